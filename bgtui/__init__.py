@@ -1,0 +1,3 @@
+"""bgtui: a backgammon position analyser for the terminal."""
+
+__version__ = "0.1.0"

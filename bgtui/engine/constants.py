@@ -1,0 +1,42 @@
+"""Array layout and fixed tables of the engine.
+
+A position is ``int8[26]`` seen from the side on roll (the "player"):
+
+* index 1..24: points numbered from the player's view (24 = farthest, 1 = deepest home point);
+  a positive count is the player's checkers, a negative count the opponent's;
+* index 25 (``PLAYER_BAR``): the player's checkers on the bar (>= 0);
+* index 0 (``OPPONENT_BAR``): the opponent's checkers on the bar, stored negative (<= 0);
+* checkers borne off are not stored: 15 minus the checkers on the board.
+
+The opponent moves from the player's point 1 towards point 24 and enters from index 0 into
+points 1..6; the player enters from index 25 into points 24..19 and bears off from 1..6 to 0.
+"""
+
+import numpy as np
+
+POSITION_DTYPE = np.int8
+POSITION_SIZE = 26
+NUM_POINTS = 24
+PLAYER_BAR = 25
+OPPONENT_BAR = 0
+OFF = 0
+NUM_CHECKERS = 15
+
+#: a play is recorded as up to four (from, to) steps, each one die; -1 pads unused steps.
+MOVE_SIZE = 8
+
+#: upper bound on the number of distinct plays of one roll (the true maximum is far lower).
+MAX_PLAYS = 4096
+
+NUM_OUTPUTS = 5
+WIN, WIN_GAMMON, WIN_BACKGAMMON, LOSE_GAMMON, LOSE_BACKGAMMON = range(5)
+
+#: the 21 distinct rolls (higher die first) and their weights out of 36.
+ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, a + 1)], dtype=np.int64)
+ROLL_WEIGHTS = np.array([1 if a == b else 2 for a, b in ROLLS], dtype=np.float64)
+
+OPENING_POSITION = np.zeros(POSITION_SIZE, dtype=POSITION_DTYPE)
+for _p, _n in ((24, 2), (13, 5), (8, 3), (6, 5)):
+    OPENING_POSITION[_p] = _n
+    OPENING_POSITION[25 - _p] = -_n
+OPENING_POSITION.setflags(write=False)
