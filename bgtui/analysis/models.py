@@ -1,0 +1,159 @@
+"""Immutable results that the services hand to the TUI and the command line.
+
+Every figure follows ../shared/conventions.md: probabilities are from the point of view of the
+player on roll before the dice are rolled (a play's figures: the mover's view after making it);
+the five probabilities are cumulative (win >= win gammon >= win backgammon); equities are on a
+1-cube.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Optional
+
+PROBABILITY_NAMES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+
+
+@dataclass(frozen=True)
+class Probabilities:
+    win: float
+    win_gammon: float
+    win_backgammon: float
+    lose_gammon: float
+    lose_backgammon: float
+
+    @classmethod
+    def from_array(cls, a) -> "Probabilities":
+        return cls(*(float(x) for x in a[:5]))
+
+    def as_tuple(self) -> tuple[float, float, float, float, float]:
+        return (self.win, self.win_gammon, self.win_backgammon, self.lose_gammon, self.lose_backgammon)
+
+    @property
+    def lose(self) -> float:
+        return 1.0 - self.win
+
+    @property
+    def cubeless_equity(self) -> float:
+        return (2.0 * self.win - 1.0 + self.win_gammon - self.lose_gammon
+                + self.win_backgammon - self.lose_backgammon)
+
+    def flipped(self) -> "Probabilities":
+        """The same outcome seen from the other side."""
+        return Probabilities(1.0 - self.win, self.lose_gammon, self.lose_backgammon,
+                             self.win_gammon, self.win_backgammon)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Equities:
+    """Equities on a 1-cube. ``cubeless`` is always present; the others where computed.
+
+    ``centred``, ``owned`` (player on roll owns the cube) and ``opponent_owned`` are the cube
+    states of Dahl's article (seed 000); ``cubeful`` is the equity in the actual cube state.
+    """
+
+    cubeless: float
+    cubeful: Optional[float] = None
+    centred: Optional[float] = None
+    owned: Optional[float] = None
+    opponent_owned: Optional[float] = None
+
+    def to_dict(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """A position's value for the player on roll, before rolling."""
+
+    position_id: str
+    ply: int
+    probabilities: Probabilities
+    equity: Equities
+    evaluated_by: str = ""  # e.g. "2-ply", "bearoff database", "rollout 1296"
+
+
+@dataclass(frozen=True)
+class PlayRow:
+    """One candidate play: figures from the mover's view after the play."""
+
+    move: str  # GNU Backgammon notation, "" when there is no legal play
+    position_id: str  # resulting position, opponent on roll
+    probabilities: Probabilities
+    equity: Equities
+    equity_diff: float = 0.0  # this play's equity minus the best play's (<= 0)
+    evaluated_by: str = ""  # "0-ply", "2-ply", "rollout 1296 trials", ...
+    probabilities_se: Optional[Probabilities] = None
+    equity_se: Optional[Equities] = None
+    equity_diff_se: Optional[float] = None  # paired standard error of the difference
+    trials: int = 0
+    pruned: bool = False  # rollout stopped early: clearly worse than the best
+
+
+@dataclass(frozen=True)
+class CubeDecision:
+    """Cube action for the player on roll (money play), cubeful equities on a 1-cube."""
+
+    no_double: float
+    double_take: float
+    double_pass: float
+    action: str  # "No double", "Double, take", "Too good to double, pass", "No redouble", ...
+    probabilities: Probabilities
+    equity: Equities
+    ply: int = 0
+    evaluated_by: str = ""
+    dahl_cube_value: Optional[float] = None  # 0.35 * (P(W) + P(G)/2), seed 000
+    take_point: Optional[float] = None
+    cash_point: Optional[float] = None
+    wrong_pass_percent: Optional[float] = None  # gnubg's "percentage of wrong passes needed"
+    wrong_take_percent: Optional[float] = None
+    standard_errors: Optional[dict] = None  # for rollout-based decisions
+
+
+@dataclass(frozen=True)
+class RolloutSettings:
+    """Everything a rollout can be told (issue 4). Defaults: a standard full rollout."""
+
+    trials: int = 1296
+    seed: int = 1
+    truncate: int = 0  # 0 = play to the end; else number of rolls (plies)
+    ply: int = 0  # checker-play ply inside the rollout (0..2)
+    late_ply: Optional[int] = None  # cheaper ply after move `late_after`
+    late_after: Optional[int] = None
+    variance_reduction: bool = True
+    quasi_random: bool = True
+    stratify_all: bool = False  # stratify every roll, not only the first three
+    bearoff_truncation: bool = True
+    one_sided_truncation: bool = False
+    initial_position: bool = False  # first roll of each trial is not a double
+    cubeful: bool = False  # full-game with settlement limit and four cube-state equities
+    settlement_limit: float = 0.5
+    gammon_play_on: float = 0.9
+    zehr_split: bool = False
+    stop_se: Optional[float] = None  # stop when the equity's standard error is below this
+    time_limit: Optional[float] = None  # seconds
+    prune_sigma: Optional[float] = None  # stop candidates worse than best by this many SE
+    workers: int = 0  # 0 = all cores
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class RolloutSnapshot:
+    """Immutable progress of a rollout job, posted at least 5 times a second."""
+
+    analysis_id: int
+    trials_done: int
+    trials_total: int
+    elapsed: float
+    games_per_second: float
+    time_left: Optional[float]
+    rows: tuple[PlayRow, ...]  # candidates best first, or one row for a position rollout
+    settings: RolloutSettings = field(default_factory=RolloutSettings)
+    finished: bool = False
+    cancelled: bool = False
+    variance_reduction_factor: Optional[float] = None  # "equivalent to N plain trials" / N
