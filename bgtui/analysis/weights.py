@@ -1,0 +1,124 @@
+"""Locate, check, load and save the evaluator's weights (``weights/*.npz``).
+
+A weights file holds, for each net in ``NET_NAMES``, arrays ``<net>_w1``, ``<net>_b1``,
+``<net>_w2``, ``<net>_b2`` and a JSON ``meta`` string: format, input-encoding version, number
+of inputs, hidden sizes, games trained, training settings and the SHA-256 of the arrays.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from bgtui.engine.inputs import INPUT_VERSION, NUM_INPUTS
+from bgtui.engine.nn import NET_NAMES
+
+WEIGHTS_FORMAT = 1
+DEFAULT_WEIGHTS = "bgtui-0.npz"
+_PARTS = ("w1", "b1", "w2", "b2")
+
+
+class WeightsError(ValueError):
+    """The weights file is missing, damaged, or does not fit this version of the code."""
+
+
+def weights_dirs() -> list[Path]:
+    """Where weights are looked for: $BGTUI_WEIGHTS_DIR, the installed package, the checkout."""
+    dirs = []
+    env = os.environ.get("BGTUI_WEIGHTS_DIR")
+    if env:
+        dirs.append(Path(env))
+    here = Path(__file__).resolve().parent.parent
+    dirs.append(here / "data" / "weights")
+    dirs.append(here.parent / "weights")
+    return dirs
+
+
+def find_weights(name: str = DEFAULT_WEIGHTS) -> Path:
+    p = Path(name)
+    if p.is_file():
+        return p
+    for d in weights_dirs():
+        if (d / name).is_file():
+            return d / name
+    raise WeightsError(
+        f"weights file {name!r} not found (looked in: {', '.join(str(d) for d in weights_dirs())})"
+    )
+
+
+def _checksum(arrays: dict) -> str:
+    h = hashlib.sha256()
+    for key in sorted(arrays):
+        a = np.ascontiguousarray(arrays[key])
+        h.update(key.encode())
+        h.update(str(a.dtype).encode())
+        h.update(str(a.shape).encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def save_weights(path, ev, meta: dict) -> None:
+    """Write ``ev`` (tuple of nets) and ``meta`` atomically to ``path``."""
+    arrays = {}
+    for name, net in zip(NET_NAMES, ev):
+        for part, a in zip(_PARTS, net):
+            arrays[f"{name}_{part}"] = np.asarray(a, dtype=np.float32)
+    meta = dict(meta)
+    meta.update(
+        format=WEIGHTS_FORMAT,
+        input_version=INPUT_VERSION,
+        num_inputs=NUM_INPUTS,
+        hidden={name: int(net[1].shape[0]) for name, net in zip(NET_NAMES, ev)},
+        sha256=_checksum(arrays),
+    )
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    os.close(fd)
+    try:
+        with open(tmp, "wb") as f:
+            np.savez_compressed(f, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def load_weights(path=DEFAULT_WEIGHTS):
+    """Return ``(ev, meta)``; raise :class:`WeightsError` saying what does not fit."""
+    path = find_weights(str(path))
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            data = {k: z[k] for k in z.files}
+    except Exception as exc:  # zip/npz damage
+        raise WeightsError(f"{path}: not a readable weights file ({exc})") from None
+    if "meta" not in data:
+        raise WeightsError(f"{path}: no metadata; not a bgtui weights file")
+    meta = json.loads(str(data.pop("meta")))
+    if meta.get("format") != WEIGHTS_FORMAT:
+        raise WeightsError(f"{path}: weights format {meta.get('format')}, this bgtui reads {WEIGHTS_FORMAT}")
+    if meta.get("input_version") != INPUT_VERSION or meta.get("num_inputs") != NUM_INPUTS:
+        raise WeightsError(
+            f"{path}: made for input encoding v{meta.get('input_version')} with "
+            f"{meta.get('num_inputs')} inputs; this bgtui uses v{INPUT_VERSION} with {NUM_INPUTS}"
+        )
+    if _checksum(data) != meta.get("sha256"):
+        raise WeightsError(f"{path}: checksum mismatch; the file is damaged")
+    ev = []
+    for name in NET_NAMES:
+        try:
+            net = tuple(np.ascontiguousarray(data[f"{name}_{p}"], dtype=np.float32) for p in _PARTS)
+        except KeyError as exc:
+            raise WeightsError(f"{path}: missing array {exc}") from None
+        w1, b1, w2, b2 = net
+        h = b1.shape[0]
+        if w1.shape != (NUM_INPUTS, h) or w2.shape != (5, h) or b2.shape != (5,):
+            raise WeightsError(f"{path}: {name} net has inconsistent shapes")
+        ev.append(net)
+    meta["path"] = str(path)
+    return tuple(ev), meta

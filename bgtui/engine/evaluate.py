@@ -1,0 +1,147 @@
+"""0-ply evaluation and best-play selection.
+
+``ev`` (the evaluator context) is a tuple ``(contact_net, race_net)``; see ``nn``.
+``ews`` is an evaluation workspace from :func:`make_eval_workspace`.
+"""
+
+import numpy as np
+
+from bgtui.engine._jit import kernel
+from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE, POSITION_SIZE
+from bgtui.engine.inputs import NUM_INPUTS, _fill_inputs
+from bgtui.engine.movegen import _generate_plays, make_workspace
+from bgtui.engine.nn import _forward
+from bgtui.engine.position import game_result, is_race
+
+
+def make_eval_workspace(hidden: int = 512):
+    """Scratch for evaluation: (swapped, x, h, dh, tmp5, child_swapped, target5)."""
+    return (
+        np.zeros(POSITION_SIZE, dtype=np.int8),
+        np.zeros(NUM_INPUTS, dtype=np.float32),
+        np.zeros(hidden, dtype=np.float32),
+        np.zeros(hidden, dtype=np.float32),
+        np.zeros(5, dtype=np.float32),
+        np.zeros(POSITION_SIZE, dtype=np.int8),
+        np.zeros(5, dtype=np.float32),
+    )
+
+
+def make_play_buffers():
+    return (np.zeros((MAX_PLAYS, POSITION_SIZE), dtype=np.int8),
+            np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8))
+
+
+@kernel
+def equity(p):
+    """Cubeless equity of five probabilities."""
+    return 2.0 * p[0] - 1.0 + p[1] - p[3] + p[2] - p[4]
+
+
+@kernel
+def _sanitize(pos, out5):
+    """Make the outputs consistent: cumulative order, impossible gammons and backgammons zero."""
+    w = out5[0]
+    if out5[1] > w:
+        out5[1] = w
+    if out5[2] > out5[1]:
+        out5[2] = out5[1]
+    if out5[3] > 1.0 - w:
+        out5[3] = 1.0 - w
+    if out5[4] > out5[3]:
+        out5[4] = out5[3]
+    mine = 0
+    theirs = 0
+    my_back = False  # player checker on the bar or in the opponent's home board
+    opp_back = False
+    for i in range(26):
+        c = pos[i]
+        if c > 0:
+            mine += c
+            if i >= 19:
+                my_back = True
+        elif c < 0:
+            theirs -= c
+            if i <= 6:
+                opp_back = True
+    if theirs < 15:  # the opponent has borne off: no gammon for us
+        out5[1] = 0.0
+        out5[2] = 0.0
+    if mine < 15:
+        out5[3] = 0.0
+        out5[4] = 0.0
+    if is_race(pos):
+        if not opp_back:
+            out5[2] = 0.0
+        if not my_back:
+            out5[4] = 0.0
+
+
+@kernel
+def _evaluate_net(pos, ev, ews, out5):
+    """0-ply probabilities of ``pos`` (player on roll, game not over) by the nets."""
+    if is_race(pos):
+        net = ev[1]
+    else:
+        net = ev[0]
+    _fill_inputs(pos, ews[0], ews[1])
+    _forward(ews[1], net[0], net[1], net[2], net[3], ews[2], out5)
+    _sanitize(pos, out5)
+
+
+@kernel
+def _evaluate0(pos, ev, ews, out5):
+    """0-ply probabilities of ``pos`` for the player on roll."""
+    _evaluate_net(pos, ev, ews, out5)
+
+
+@kernel
+def _evaluate_after(child, ev, ews, out5):
+    """Probabilities from the mover's view after a play reaching ``child`` (mover's view)."""
+    r = game_result(child)
+    if r > 0:
+        out5[0] = 1.0
+        out5[1] = 1.0 if r >= 2 else 0.0
+        out5[2] = 1.0 if r >= 3 else 0.0
+        out5[3] = 0.0
+        out5[4] = 0.0
+        return
+    sw = ews[5]
+    for i in range(26):
+        sw[i] = -child[25 - i]
+    t = ews[4]
+    _evaluate0(sw, ev, ews, t)
+    out5[0] = 1.0 - t[0]
+    out5[1] = t[3]
+    out5[2] = t[4]
+    out5[3] = t[1]
+    out5[4] = t[2]
+
+
+@kernel
+def _best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, best5):
+    """Generate the plays of (d1, d2), evaluate each at 0-ply; return (best index, n).
+
+    ``best5`` receives the best play's probabilities (mover's view after the play).
+    """
+    n = _generate_plays(pos, d1, d2, mws, out_pos, out_moves)
+    best = 0
+    beste = -1e9
+    t = ews[6]
+    for i in range(n):
+        _evaluate_after(out_pos[i], ev, ews, t)
+        e = equity(t)
+        if e > beste:
+            beste = e
+            best = i
+            for k in range(5):
+                best5[k] = t[k]
+    return best, n
+
+
+def evaluate0(pos, ev):
+    """Python wrapper: 0-ply probabilities (float32[5]) of ``pos`` for the player on roll."""
+    ews = make_eval_workspace(max(net[1].shape[0] for net in ev))
+    out = np.zeros(5, dtype=np.float32)
+    _evaluate0(np.ascontiguousarray(pos, dtype=np.int8), ev, ews, out)
+    return out

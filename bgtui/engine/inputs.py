@@ -1,0 +1,271 @@
+"""Neural-net inputs: a raw board encoding plus hand-crafted features.
+
+Layout of the input vector (``NUM_INPUTS`` float32), for the side on roll ("player") and then
+the opponent, each seen from its own side:
+
+* ``RAW_PER_SIDE`` = 98 raw inputs per side: for each of that side's points 1..24 four
+  thermometer inputs (n >= 1, n >= 2, n >= 3, (n - 3) / 2 when n > 3), then checkers on the
+  bar / 2, then checkers borne off / 15;
+* ``NUM_FEATURES`` hand-crafted features per side (see ``FEATURE_NAMES``).
+
+The raw part of a side depends only on (point, count), so a first-layer contribution per point
+and count can be precomputed for inference (``nn.make_tables``).
+"""
+
+import numpy as np
+
+from bgtui.engine._jit import kernel
+
+RAW_PER_SIDE = 98
+FEATURE_NAMES = (
+    "pips",  # pip count / 100
+    "pip_lead",  # (opponent pips - own pips) / 50
+    "back_checkers",  # checkers on the bar or in the opponent's home board / 5
+    "back_anchor",  # made points in the opponent's home board / 2
+    "escapes",  # rolls (of 36) that let the rearmost checker pass the opponent's last block / 36
+    "blocked_rear",  # 1 - escapes, weighted by how far back the rearmost checker is
+    "home_points",  # made points in the own home board / 6
+    "prime",  # longest run of made points / 6
+    "shots",  # rolls (of 36) on which the opponent can hit one of our blots / 36
+    "blots",  # blots (not counting home blots in a race) / 4
+    "outfield",  # checkers on points 7..18 / 15
+    "stacking",  # checkers beyond the third on any point / 10
+    "off_progress",  # checkers borne off / 15, squared (bear-off progress)
+    "bar",  # checkers on the bar (1 if any)
+)
+NUM_FEATURES = len(FEATURE_NAMES)
+PER_SIDE = RAW_PER_SIDE + NUM_FEATURES
+NUM_INPUTS = 2 * PER_SIDE
+#: input-encoding version: bump whenever the meaning of any input changes.
+INPUT_VERSION = 1
+
+
+@kernel
+def _shots(pos):
+    """Rolls (of 36) on which the opponent can hit at least one of the player's blots.
+
+    The opponent moves upward (index increasing) from slot 0 (their bar). Points with two or
+    more of the player's checkers block intermediate landings. With checkers on the bar the
+    opponent can hit only with entering checkers (an approximation that ignores the second die
+    being used by another checker after entry).
+    """
+    nblots = 0
+    for i in range(1, 25):
+        if pos[i] == 1:
+            nblots += 1
+    if nblots == 0:
+        return 0.0
+    on_bar = pos[0] < 0
+    total = 0.0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            w = 1.0 if d1 == d2 else 2.0
+            hit = False
+            for j in range(0, 24):
+                if hit:
+                    break
+                if pos[j] >= 0:
+                    continue
+                if on_bar and j != 0:
+                    break
+                if d1 == d2:
+                    loc = j
+                    for k in range(4):
+                        loc += d1
+                        if loc > 24:
+                            break
+                        if pos[loc] == 1:
+                            hit = True
+                            break
+                        if pos[loc] >= 2:
+                            break
+                        if on_bar and pos[0] < -1:
+                            break  # two or more on the bar: each die enters its own checker
+                else:
+                    a = j + d1
+                    b = j + d2
+                    if a <= 24 and pos[a] == 1:
+                        hit = True
+                    elif b <= 24 and pos[b] == 1:
+                        hit = True
+                    elif j + d1 + d2 <= 24 and pos[j + d1 + d2] == 1:
+                        if not (on_bar and pos[0] < -1):
+                            if (a <= 24 and pos[a] < 2) or (b <= 24 and pos[b] < 2):
+                                hit = True
+            if hit:
+                total += w
+    return total
+
+
+@kernel
+def _escapes(pos, b):
+    """Rolls (of 36) on which a player checker on point ``b`` can pass the opponent's last
+    blocking point (two or more opponent checkers) among the 12 points in front of it."""
+    last = 0
+    for k in range(max(1, b - 12), b):
+        if pos[k] <= -2:
+            last = k
+            break
+    if last == 0:
+        return 36.0
+    need = b - last  # must move more than this many pips
+    total = 0.0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            w = 1.0 if d1 == d2 else 2.0
+            ok = False
+            if d1 == d2:
+                loc = b
+                for k in range(4):
+                    loc -= d1
+                    if loc < 1:
+                        break
+                    if pos[loc] <= -2:
+                        break
+                    if b - loc > need:
+                        ok = True
+                        break
+            else:
+                for first in range(2):
+                    da = d1 if first == 0 else d2
+                    db = d2 if first == 0 else d1
+                    a = b - da
+                    if a < 1:
+                        continue
+                    if pos[a] <= -2:
+                        continue
+                    if da > need:
+                        ok = True
+                        break
+                    c = a - db
+                    if c >= 1 and pos[c] > -2 and da + db > need:
+                        ok = True
+                        break
+            if ok:
+                total += w
+    return total
+
+
+@kernel
+def _fill_side(pos, out, base, opp_pips, race):
+    """Inputs of the side on roll in ``pos`` into ``out[base : base + PER_SIDE]``."""
+    mine = 0
+    pips = 0
+    for i in range(1, 25):
+        n = pos[i]
+        o = base + 4 * (i - 1)
+        if n > 0:
+            mine += n
+            pips += n * i
+            out[o] = 1.0
+            out[o + 1] = 1.0 if n >= 2 else 0.0
+            out[o + 2] = 1.0 if n >= 3 else 0.0
+            out[o + 3] = (n - 3) * 0.5 if n > 3 else 0.0
+        else:
+            out[o] = 0.0
+            out[o + 1] = 0.0
+            out[o + 2] = 0.0
+            out[o + 3] = 0.0
+    bar = pos[25]
+    mine += bar
+    pips += 25 * bar
+    out[base + 96] = bar * 0.5
+    off = 15 - mine
+    out[base + 97] = off / 15.0
+    f = base + RAW_PER_SIDE
+    out[f + 0] = pips / 100.0
+    out[f + 1] = (opp_pips - pips) / 50.0
+    if race:
+        for k in range(2, NUM_FEATURES):
+            out[f + k] = 0.0
+        stack = 0
+        for i in range(1, 25):
+            if pos[i] > 3:
+                stack += pos[i] - 3
+        out[f + 11] = stack / 10.0
+        out[f + 12] = (off / 15.0) ** 2
+        return
+    back = bar
+    anchors = 0
+    for i in range(19, 25):
+        if pos[i] > 0:
+            back += pos[i]
+        if pos[i] >= 2:
+            anchors += 1
+    out[f + 2] = back / 5.0
+    out[f + 3] = anchors / 2.0
+    rear = 0
+    for i in range(25, 0, -1):
+        if pos[i] > 0:
+            rear = i
+            break
+    if rear > 0:
+        esc = _escapes(pos, rear)
+    else:
+        esc = 36.0
+    out[f + 4] = esc / 36.0
+    out[f + 5] = (1.0 - esc / 36.0) * (rear / 24.0)
+    home = 0
+    for i in range(1, 7):
+        if pos[i] >= 2:
+            home += 1
+    out[f + 6] = home / 6.0
+    best = 0
+    run = 0
+    for i in range(1, 25):
+        if pos[i] >= 2:
+            run += 1
+            if run > best:
+                best = run
+        else:
+            run = 0
+    out[f + 7] = best / 6.0
+    out[f + 8] = _shots(pos) / 36.0
+    blots = 0
+    outfield = 0
+    stack = 0
+    for i in range(1, 25):
+        n = pos[i]
+        if n == 1:
+            blots += 1
+        if n > 0 and 7 <= i <= 18:
+            outfield += n
+        if n > 3:
+            stack += n - 3
+    out[f + 9] = blots / 4.0
+    out[f + 10] = outfield / 15.0
+    out[f + 11] = stack / 10.0
+    out[f + 12] = (off / 15.0) ** 2
+    out[f + 13] = 1.0 if bar > 0 else 0.0
+
+
+@kernel
+def _fill_inputs(pos, swapped, out):
+    """Fill ``out`` (float32[NUM_INPUTS]) for ``pos`` (player on roll).
+
+    ``swapped`` : int8[26] scratch, receives the board from the opponent's side.
+    """
+    for i in range(26):
+        swapped[i] = -pos[25 - i]
+    my_pips = 0
+    opp_pips = 0
+    for i in range(26):
+        c = pos[i]
+        if c > 0:
+            my_pips += c * i
+        elif c < 0:
+            opp_pips -= c * (25 - i)
+    # race: every player checker has passed every opponent checker
+    my_back = 0
+    for i in range(25, -1, -1):
+        if pos[i] > 0:
+            my_back = i
+            break
+    opp_back = 25
+    for i in range(0, 26):
+        if pos[i] < 0:
+            opp_back = i
+            break
+    race = my_back < opp_back
+    _fill_side(pos, out, 0, opp_pips, race)
+    _fill_side(swapped, out, PER_SIDE, my_pips, race)

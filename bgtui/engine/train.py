@@ -1,0 +1,68 @@
+"""Training kernels: TD(0) self-play and supervised steps (numba, over arrays)."""
+
+import numpy as np
+
+from bgtui.engine._jit import kernel
+from bgtui.engine.constants import OPENING_POSITION
+from bgtui.engine.evaluate import _best_play0
+from bgtui.engine.inputs import _fill_inputs
+from bgtui.engine.nn import _backward, _forward
+from bgtui.engine.position import game_result, is_race
+from bgtui.engine.rng import roll_index
+
+_START = np.array(OPENING_POSITION, dtype=np.int8)
+
+
+@kernel
+def _td_selfplay(ev, n_games, rng, alpha_contact, alpha_race, start, mws, ews, out_pos,
+                 out_moves, stats):
+    """Play ``n_games`` greedy 0-ply self-play games, updating the nets in ``ev`` in place.
+
+    After each play the position before the roll (player on roll) is moved toward the value
+    of the chosen play (the mover's view after it), or toward the result when the game ends.
+    ``stats`` (float64[8]) accumulates: games, plays, first-player points, gammons,
+    backgammons, race updates, contact updates.
+    """
+    pos = np.empty(26, dtype=np.int8)
+    t5 = np.empty(5, dtype=np.float32)
+    o5 = np.empty(5, dtype=np.float32)
+    for g in range(n_games):
+        for i in range(26):
+            pos[i] = start[i]
+        first = True
+        side = 0
+        while True:
+            r = roll_index(rng)
+            d1 = r // 6 + 1
+            d2 = r % 6 + 1
+            while first and d1 == d2:
+                r = roll_index(rng)
+                d1 = r // 6 + 1
+                d2 = r % 6 + 1
+            first = False
+            best, n = _best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, t5)
+            if is_race(pos):
+                net = ev[1]
+                alpha = alpha_race
+                stats[5] += 1
+            else:
+                net = ev[0]
+                alpha = alpha_contact
+                stats[6] += 1
+            _fill_inputs(pos, ews[0], ews[1])
+            _forward(ews[1], net[0], net[1], net[2], net[3], ews[2], o5)
+            _backward(ews[1], net[0], net[1], net[2], net[3], ews[2], o5, t5, alpha, ews[3])
+            stats[1] += 1
+            child = out_pos[best]
+            res = game_result(child)
+            if res > 0:
+                stats[0] += 1
+                stats[2] += res if side == 0 else -res
+                if res >= 2:
+                    stats[3] += 1
+                if res >= 3:
+                    stats[4] += 1
+                break
+            for i in range(26):
+                pos[i] = -child[25 - i]
+            side = 1 - side
