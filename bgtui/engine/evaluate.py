@@ -145,3 +145,160 @@ def evaluate0(pos, ev):
     out = np.zeros(5, dtype=np.float32)
     _evaluate0(np.ascontiguousarray(pos, dtype=np.int8), ev, ews, out)
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# n-ply lookahead (GNU Backgammon's counting: 1-ply averages, over the 21 rolls, the 0-ply value
+# of the play chosen for each roll). Inside the lookahead the play for each roll is chosen at
+# 0-ply, as GNU Backgammon does, and its resulting position is evaluated at (n - 1)-ply.
+# --------------------------------------------------------------------------------------------
+
+MAX_PLY = 3
+
+
+def make_lookahead_workspace(hidden: int = 512):
+    """``(mws, ews, play_pos[L], play_moves[L], swapped[L], acc[L], t5[L])`` for L levels."""
+    levels = MAX_PLY + 1
+    return (
+        make_workspace(),
+        make_eval_workspace(hidden),
+        np.zeros((levels, MAX_PLAYS, POSITION_SIZE), dtype=np.int8),
+        np.zeros((levels, MAX_PLAYS, MOVE_SIZE), dtype=np.int8),
+        np.zeros((levels, POSITION_SIZE), dtype=np.int8),
+        np.zeros((levels, 5), dtype=np.float64),
+        np.zeros((levels, 5), dtype=np.float32),
+    )
+
+
+@kernel
+def _roll_value(pos, d1, d2, ev, lws, level, out5):
+    """Pick the 0-ply best play of (d1, d2) at this level; leave the swapped result in
+    ``lws[4][level]`` and return 0, or return the game result (1..3) when the play wins."""
+    mws, ews, ppos, pmov, sw, acc, t5 = lws
+    best, n = _best_play0(pos, d1, d2, ev, mws, ews, ppos[level], pmov[level], out5)
+    child = ppos[level, best]
+    r = game_result(child)
+    if r == 0:
+        for i in range(26):
+            sw[level, i] = -child[25 - i]
+    return r
+
+
+@kernel
+def _add_flipped(acc, w, t):
+    """acc += w * (the outcome ``t`` of the opponent on roll, seen from the mover)."""
+    acc[0] += w * (1.0 - t[0])
+    acc[1] += w * t[3]
+    acc[2] += w * t[4]
+    acc[3] += w * t[1]
+    acc[4] += w * t[2]
+
+
+@kernel
+def _add_result(acc, w, r):
+    acc[0] += w
+    if r >= 2:
+        acc[1] += w
+    if r >= 3:
+        acc[2] += w
+
+
+@kernel
+def _eval_ply1(pos, ev, lws, level, out5):
+    mws, ews, ppos, pmov, sw, acc, t5 = lws
+    for k in range(5):
+        acc[level, k] = 0.0
+    for d1 in range(1, 7):
+        for d2 in range(1, d1 + 1):
+            w = 1.0 if d1 == d2 else 2.0
+            # the 0-ply value of the chosen play is the best play's 0-ply value itself
+            n = _generate_plays(pos, d1, d2, mws, ppos[level], pmov[level])
+            beste = -1e9
+            for i in range(n):
+                _evaluate_after(ppos[level, i], ev, ews, ews[6])
+                e = equity(ews[6])
+                if e > beste:
+                    beste = e
+                    for k in range(5):
+                        t5[level, k] = ews[6][k]
+            for k in range(5):
+                acc[level, k] += w * t5[level, k]
+    for k in range(5):
+        out5[k] = acc[level, k] / 36.0
+    # 1-ply value is from the player on roll's view (each roll's value is the mover's view)
+
+
+@kernel
+def _eval_ply2(pos, ev, lws, level, out5):
+    mws, ews, ppos, pmov, sw, acc, t5 = lws
+    a = acc[level]
+    for k in range(5):
+        a[k] = 0.0
+    for d1 in range(1, 7):
+        for d2 in range(1, d1 + 1):
+            w = 1.0 if d1 == d2 else 2.0
+            r = _roll_value(pos, d1, d2, ev, lws, level, t5[level])
+            if r > 0:
+                _add_result(a, w, r)
+            else:
+                _eval_ply1(sw[level], ev, lws, level + 1, t5[level])
+                _add_flipped(a, w, t5[level])
+    for k in range(5):
+        out5[k] = a[k] / 36.0
+
+
+@kernel
+def _eval_ply3(pos, ev, lws, level, out5):
+    mws, ews, ppos, pmov, sw, acc, t5 = lws
+    a = acc[level]
+    for k in range(5):
+        a[k] = 0.0
+    for d1 in range(1, 7):
+        for d2 in range(1, d1 + 1):
+            w = 1.0 if d1 == d2 else 2.0
+            r = _roll_value(pos, d1, d2, ev, lws, level, t5[level])
+            if r > 0:
+                _add_result(a, w, r)
+            else:
+                _eval_ply2(sw[level], ev, lws, level + 1, t5[level])
+                _add_flipped(a, w, t5[level])
+    for k in range(5):
+        out5[k] = a[k] / 36.0
+
+
+@kernel
+def _evaluate_plied(pos, ply, ev, lws, out5):
+    """Probabilities of ``pos`` (player on roll, before rolling) at ``ply`` (0..3)."""
+    if ply <= 0:
+        _evaluate0(pos, ev, lws[1], out5)
+    elif ply == 1:
+        _eval_ply1(pos, ev, lws, 0, out5)
+    elif ply == 2:
+        _eval_ply2(pos, ev, lws, 0, out5)
+    else:
+        _eval_ply3(pos, ev, lws, 0, out5)
+
+
+@kernel
+def _evaluate_after_plied(child, ply, ev, lws, out5):
+    """A play's value (mover's view) with its resulting position evaluated at ``ply``."""
+    r = game_result(child)
+    if r > 0:
+        for k in range(5):
+            out5[k] = 0.0
+        out5[0] = 1.0
+        if r >= 2:
+            out5[1] = 1.0
+        if r >= 3:
+            out5[2] = 1.0
+        return
+    sw = np.empty(26, dtype=np.int8)
+    for i in range(26):
+        sw[i] = -child[25 - i]
+    t = np.empty(5, dtype=np.float32)
+    _evaluate_plied(sw, ply, ev, lws, t)
+    out5[0] = 1.0 - t[0]
+    out5[1] = t[3]
+    out5[2] = t[4]
+    out5[3] = t[1]
+    out5[4] = t[2]
