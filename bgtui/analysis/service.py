@@ -1,0 +1,155 @@
+"""The real analysis service over the engine (see ``protocol.AnalysisService``)."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+from typing import Callable, Optional
+
+import numpy as np
+
+from bgtui.analysis.models import Equities, Evaluation, PlayRow, Probabilities
+
+#: GNU Backgammon-like move filter: plays kept for the deeper evaluation, after 0-ply.
+FILTER_MAX_PLAYS = 8
+FILTER_MARGIN = 0.16
+
+
+class Analyzer:
+    """Evaluate positions, rank plays, decide cube actions and run rollouts.
+
+    Heavy imports (numba kernels) happen on first use or in :meth:`warm_up`, so creating an
+    Analyzer is instant. Each thread gets its own engine workspaces.
+    """
+
+    def __init__(self, weights: Optional[str] = None) -> None:
+        self._weights_name = weights
+        self._ev = None
+        self.weights_meta: dict = {}
+        self._lock = threading.Lock()
+        self._local = threading.local()
+
+    # -- set-up ------------------------------------------------------------------------------
+    @property
+    def ev(self):
+        if self._ev is None:
+            with self._lock:
+                if self._ev is None:
+                    from bgtui.analysis.weights import DEFAULT_WEIGHTS, load_weights
+
+                    ev, meta = load_weights(self._weights_name or DEFAULT_WEIGHTS)
+                    self.weights_meta = meta
+                    self._ev = ev
+        return self._ev
+
+    def _lws(self):
+        lws = getattr(self._local, "lws", None)
+        if lws is None:
+            from bgtui.engine.evaluate import make_lookahead_workspace
+
+            lws = make_lookahead_workspace(max(net[1].shape[0] for net in self.ev))
+            self._local.lws = lws
+        return lws
+
+    def warm_up(self, progress: Optional[Callable[[str, float], None]] = None) -> None:
+        if progress:
+            progress("loading weights", 0.0)
+        ev = self.ev
+        from bgtui.engine.warmup import compile_all
+
+        compile_all(ev, progress)
+
+    # -- evaluation --------------------------------------------------------------------------
+    def probabilities(self, board: np.ndarray, ply: int = 0) -> np.ndarray:
+        """float32[5] for the player on roll of ``board`` (int8[26]) at ``ply``."""
+        from bgtui.engine.evaluate import _evaluate_plied
+
+        out = np.zeros(5, dtype=np.float32)
+        _evaluate_plied(np.ascontiguousarray(board, dtype=np.int8), int(ply), self.ev,
+                        self._lws(), out)
+        return out
+
+    def evaluate(self, state, ply: int = 0) -> Evaluation:
+        from bgtui.analysis.formats import format_position_id
+
+        _check_ply(ply)
+        p = Probabilities.from_array(self.probabilities(state.position, ply))
+        return Evaluation(
+            position_id=format_position_id(state),
+            ply=ply,
+            probabilities=p,
+            equity=Equities(cubeless=p.cubeless_equity),
+            evaluated_by=f"{ply}-ply",
+        )
+
+    def _after_probs(self, child: np.ndarray, ply: int) -> np.ndarray:
+        from bgtui.engine.evaluate import _evaluate_after_plied
+
+        out = np.zeros(5, dtype=np.float32)
+        _evaluate_after_plied(np.ascontiguousarray(child), int(ply), self.ev, self._lws(), out)
+        return out
+
+    def rank_plays(self, state, dice: tuple[int, int], ply: int = 0) -> list[PlayRow]:
+        """Every legal play, best first. All plays are evaluated at 0-ply; for ``ply`` > 0 the
+        best ``FILTER_MAX_PLAYS`` within ``FILTER_MARGIN`` of the best are re-evaluated at
+        ``ply`` (the others keep their 0-ply figures and say so)."""
+        from bgtui.analysis.formats import format_position_id
+        from bgtui.analysis.notation import format_play
+        from bgtui.analysis.state import GameState
+        from bgtui.engine.movegen import generate_plays
+        from bgtui.engine.position import swap_sides
+
+        _check_ply(ply)
+        board = state.position
+        children, moves = generate_plays(board, int(dice[0]), int(dice[1]))
+        probs = np.array([self._after_probs(c, 0) for c in children])
+        eqs = np.array([Probabilities.from_array(p).cubeless_equity for p in probs])
+        plies = np.zeros(len(children), dtype=int)
+        if ply > 0:
+            order = np.argsort(-eqs, kind="stable")
+            keep = [i for i in order[:FILTER_MAX_PLAYS] if eqs[i] >= eqs[order[0]] - FILTER_MARGIN]
+            for i in keep:
+                probs[i] = self._after_probs(children[i], ply)
+                eqs[i] = Probabilities.from_array(probs[i]).cubeless_equity
+                plies[i] = ply
+        # deeper evaluations rank ahead of shallower ones, then by equity
+        order = sorted(range(len(children)), key=lambda i: (-plies[i], -eqs[i]))
+        best = eqs[order[0]]
+        rows = []
+        for i in order:
+            after = GameState.from_position(
+                swap_sides(children[i]), cube_value=state.cube_value,
+                cube_owner=_flip_owner(state.cube_owner), dice=None,
+            )
+            p = Probabilities.from_array(probs[i])
+            rows.append(PlayRow(
+                move=format_play(board, moves[i]),
+                position_id=format_position_id(after),
+                probabilities=p,
+                equity=Equities(cubeless=p.cubeless_equity),
+                equity_diff=float(eqs[i] - best),
+                evaluated_by=f"{plies[i]}-ply",
+            ))
+        return rows
+
+    def apply_play(self, state, move: str):
+        from bgtui.analysis.notation import parse_play
+        from bgtui.analysis.state import GameState
+        from bgtui.engine.position import swap_sides
+
+        if state.dice is None:
+            raise ValueError("no dice set: set the dice before playing a move")
+        child = parse_play(state.position, move, state.dice)
+        return GameState.from_position(
+            swap_sides(child), cube_value=state.cube_value,
+            cube_owner=_flip_owner(state.cube_owner), dice=None,
+        )
+
+
+def _flip_owner(owner: str) -> str:
+    return {"player": "opponent", "opponent": "player"}.get(owner, owner)
+
+
+def _check_ply(ply: int) -> None:
+    if not isinstance(ply, int) or not 0 <= ply <= 3:
+        raise ValueError(f"ply must be 0, 1, 2 or 3, got {ply!r}")
