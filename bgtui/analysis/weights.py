@@ -83,6 +83,7 @@ def save_weights(path, ev, meta: dict) -> None:
     try:
         with open(tmp, "wb") as f:
             np.savez_compressed(f, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays)
+        os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

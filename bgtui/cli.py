@@ -1,0 +1,317 @@
+"""The ``bgtui`` command line: one entry point, subcommands over the analysis services.
+
+Every analysis command prints JSON with ``--json`` and reads ``--batch FILE`` (``-`` for
+standard input): one query per line (``POSITION [DICE]``), one JSON object per output line,
+flushed at once; a bad line gets ``{"error": "..."}`` and the batch goes on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Callable, Optional
+
+EXAMPLE_POSITION = "4HPwATDgc/ABMA"  # the opening position
+EXAMPLE_TEXT = """examples:
+  bgtui                                   start the app on the opening position
+  bgtui show 4HPwATDgc/ABMA               the board, pip counts and both IDs
+  bgtui moves 4HPwATDgc/ABMA 31 --ply 1   every legal play of 31, ranked
+  bgtui eval 'XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10' --json
+  echo '4HPwATDgc/ABMA 31' | bgtui moves --batch - --json
+
+Positions may be a GNU Backgammon Position ID, POSID:MATCHID, or an XGID.
+Ply counts as GNU Backgammon counts (0-ply = static evaluation; XG calls it 1-ply).
+"""
+
+
+class UserError(Exception):
+    """Bad input from the user: printed as one line, exit status 2."""
+
+
+# -- helpers -----------------------------------------------------------------------------------
+def _parse_state(text: str):
+    from bgtui.analysis.formats import parse_position
+
+    try:
+        return parse_position(text)
+    except ValueError as exc:
+        raise UserError(f"bad position {text!r}: {exc}") from None
+
+
+def _parse_dice(text: str):
+    from bgtui.analysis.notation import parse_dice
+
+    try:
+        return parse_dice(text)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _analyzer(args):
+    from bgtui.analysis.service import Analyzer
+    from bgtui.analysis.weights import WeightsError
+
+    an = Analyzer(weights=getattr(args, "weights", None))
+    try:
+        an.ev
+    except WeightsError as exc:
+        raise UserError(str(exc)) from None
+    return an
+
+
+def _pct(x: float) -> str:
+    return f"{100.0 * x:5.1f}%"
+
+
+def _eq(x: float) -> str:
+    return f"{x:+.3f}"
+
+
+def _probs_line(p) -> str:
+    return (f"W {_pct(p.win)}  WG {_pct(p.win_gammon)}  WBG {_pct(p.win_backgammon)}  "
+            f"L {_pct(p.lose)}  LG {_pct(p.lose_gammon)}  LBG {_pct(p.lose_backgammon)}")
+
+
+# -- commands ----------------------------------------------------------------------------------
+def cmd_show(args, query: list[str], an=None):
+    from bgtui.analysis.board_ascii import board_ascii
+    from bgtui.analysis.formats import format_match_id, format_position_id, format_xgid
+    from bgtui.engine.position import pip_counts
+
+    if len(query) != 1:
+        raise UserError("show takes one POSITION")
+    state = _parse_state(query[0])
+    mine, theirs = pip_counts(state.position)
+    data = {
+        "position_id": format_position_id(state),
+        "match_id": format_match_id(state),
+        "xgid": format_xgid(state),
+        "pips": {"player": int(mine), "opponent": int(theirs)},
+    }
+    if args.json:
+        return data
+    return board_ascii(state)
+
+
+def cmd_eval(args, query: list[str], an):
+    from bgtui.analysis.formats import format_position_id
+
+    if len(query) != 1:
+        raise UserError("eval takes one POSITION")
+    state = _parse_state(query[0])
+    e = an.evaluate(state, args.ply)
+    data = {
+        "position_id": format_position_id(state),
+        "ply": e.ply,
+        "probabilities": e.probabilities.to_dict(),
+        "equity": e.equity.to_dict(),
+    }
+    if args.json:
+        return data
+    return (f"{data['position_id']}  {e.ply}-ply, player on roll\n"
+            f"{_probs_line(e.probabilities)}\n"
+            f"cubeless equity {_eq(e.equity.cubeless)}")
+
+
+def cmd_moves(args, query: list[str], an):
+    from bgtui.analysis.formats import format_position_id
+    from bgtui.analysis.notation import format_dice
+
+    if len(query) not in (1, 2):
+        raise UserError("moves takes POSITION DICE")
+    state = _parse_state(query[0])
+    if len(query) == 2:
+        dice = _parse_dice(query[1])
+    elif state.dice is not None:
+        dice = state.dice
+    else:
+        raise UserError("no dice: give DICE (e.g. 31) after the position")
+    rows = an.rank_plays(state, dice, args.ply)
+    data = {
+        "position_id": format_position_id(state),
+        "dice": format_dice(dice),
+        "ply": args.ply,
+        "moves": [
+            {
+                "move": r.move,
+                "position_id": r.position_id,
+                "probabilities": r.probabilities.to_dict(),
+                "equity": r.equity.to_dict(),
+                "equity_diff": r.equity_diff,
+                "evaluated_by": r.evaluated_by,
+            }
+            for r in rows
+        ],
+    }
+    if args.json:
+        return data
+    lines = [f"{data['position_id']}  dice {data['dice']}  {len(rows)} legal plays"]
+    for i, r in enumerate(rows[: args.top] if args.top else rows, 1):
+        lines.append(f"{i:3d}. {r.move or '(no legal play)':28s} {_eq(r.equity.cubeless)} "
+                     f"({_eq(r.equity_diff)})  {r.evaluated_by:>6s}  {_probs_line(r.probabilities)}")
+    return "\n".join(lines)
+
+
+def cmd_train(args, query, an=None):
+    from bgtui.analysis.training import td_train
+
+    if args.method == "td":
+        td_train(args.checkpoint, args.games, hidden=args.hidden, race_hidden=args.race_hidden,
+                 alpha=args.alpha, seed=args.seed, chunk=args.chunk, save_every=args.save_every)
+    return None
+
+
+def cmd_app(args, query, an=None):
+    state = _parse_state(args.position or EXAMPLE_POSITION)
+    try:
+        from bgtui.ui.app import run_app
+    except ImportError:
+        run_app = None
+    if run_app is None:
+        # no TUI available: show the position and its legal plays
+        print(cmd_show(args, [args.position or EXAMPLE_POSITION]))
+        return None
+    from bgtui.analysis.service import Analyzer
+
+    if getattr(args, "fake", False):
+        from bgtui.analysis.fake import FakeAnalyzer
+
+        analyzer = FakeAnalyzer()
+    else:
+        analyzer = Analyzer(weights=args.weights)
+    return run_app(analyzer, state, args.theme)
+
+
+# -- argument parsing -----------------------------------------------------------------------
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one clear line and exit status 2, never a traceback
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _add_common(p, *, batch=True, ply=True):
+    p.add_argument("--json", action="store_true", help="print JSON (conventions.md contract)")
+    if batch:
+        p.add_argument("--batch", metavar="FILE",
+                       help="read one query per line from FILE ('-' = stdin); one JSON line each")
+    if ply:
+        p.add_argument("--ply", type=int, default=0, choices=range(0, 4), metavar="N",
+                       help="lookahead, 0-3, as GNU Backgammon counts (default 0)")
+    p.add_argument("--weights", default=None, help="weights file (default: the shipped one)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="bgtui",
+        description="bgtui: a backgammon position analyser for the terminal. "
+        "With no command, starts the app on the opening position.",
+        epilog=EXAMPLE_TEXT,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=_version())
+    parser.add_argument("--theme", default=None, help="app theme (bgtui-dark, bgtui-light, bgtui-16)")
+    parser.add_argument("--weights", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--fake", action="store_true", help=argparse.SUPPRESS)
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    def add(name, help_, example):
+        return sub.add_parser(name, help=help_, description=help_, epilog=f"example:\n  {example}",
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+
+    p = add("app", "start the app (default command)", "bgtui app 4HPwATDgc/ABMA")
+    p.add_argument("position", nargs="?", default=None, help="position to open (default: opening)")
+    p.add_argument("--theme", default=None)
+    p.add_argument("--weights", default=None)
+    p.add_argument("--fake", action="store_true", help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_app)
+
+    p = add("show", "show a position: board, pip counts, Position ID, Match ID, XGID",
+            "bgtui show 4HPwATDgc/ABMA")
+    p.add_argument("position", nargs="?", help="Position ID, POSID:MATCHID or XGID")
+    _add_common(p, ply=False)
+    p.set_defaults(func=cmd_show, needs_engine=False)
+
+    p = add("eval", "evaluate a position for the player on roll (before rolling)",
+            "bgtui eval 4HPwATDgc/ABMA --ply 2 --json")
+    p.add_argument("position", nargs="?", help="Position ID, POSID:MATCHID or XGID")
+    _add_common(p)
+    p.set_defaults(func=cmd_eval, needs_engine=True)
+
+    p = add("moves", "every legal play of a roll, ranked best first",
+            "bgtui moves 4HPwATDgc/ABMA 31 --ply 1")
+    p.add_argument("position", nargs="?", help="Position ID, POSID:MATCHID or XGID")
+    p.add_argument("dice", nargs="?", help="two digits, higher first: 31, 66")
+    p.add_argument("--top", type=int, default=0, help="show only the best N plays (text output)")
+    _add_common(p)
+    p.set_defaults(func=cmd_moves, needs_engine=True)
+
+    p = add("train", "train the evaluator (TD self-play), resumable from its checkpoint",
+            "bgtui train td --checkpoint runs/td.npz --games 1000000")
+    p.add_argument("method", choices=["td"], help="td: TD(0) self-play from random weights")
+    p.add_argument("--checkpoint", required=True, help="weights file to resume from and write")
+    p.add_argument("--games", type=int, required=True, help="total games to reach")
+    p.add_argument("--hidden", type=int, default=128)
+    p.add_argument("--race-hidden", type=int, default=64)
+    p.add_argument("--alpha", type=float, default=0.1)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--chunk", type=int, default=2000)
+    p.add_argument("--save-every", type=int, default=20000)
+    p.set_defaults(func=cmd_train, needs_engine=False)
+    return parser
+
+
+def _version() -> str:
+    from bgtui import __version__
+
+    return f"bgtui {__version__}"
+
+
+def _run_batch(args, func, an, out) -> int:
+    src = sys.stdin if args.batch == "-" else None
+    try:
+        f = src or open(args.batch, encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot read batch file {args.batch!r}: {exc.strerror}") from None
+    args.json = True
+    with f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            try:
+                result = func(args, line.split(), an)
+            except (UserError, ValueError) as exc:
+                result = {"error": str(exc)}
+            out.write(json.dumps(result) + "\n")
+            out.flush()
+    return 0
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func: Callable = getattr(args, "func", cmd_app)
+    out = sys.stdout
+    try:
+        an = _analyzer(args) if getattr(args, "needs_engine", False) else None
+        if getattr(args, "batch", None):
+            return _run_batch(args, func, an, out)
+        query = [q for q in (getattr(args, "position", None), getattr(args, "dice", None)) if q]
+        if func in (cmd_show, cmd_eval, cmd_moves) and not query:
+            raise UserError("give a POSITION (or --batch FILE)")
+        result = func(args, query, an)
+    except UserError as exc:
+        print(f"bgtui: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    if isinstance(result, int):
+        return result
+    if result is not None:
+        out.write((json.dumps(result) if isinstance(result, dict) else str(result)) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
