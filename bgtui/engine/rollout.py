@@ -1,0 +1,354 @@
+"""Rollouts: trials played out from a root position, with the techniques of seeds 000-004.
+
+One trial is a pure function of (root, trial index, settings, rollout seed, nets): the dice of
+trial ``t`` come from its dice sequence ``s(t)``, so results are identical whatever the chunking
+or the number of workers, and candidate plays rolled out with the same seed see the same dice.
+
+Dice (seed 004):
+* quasi-random: a permutation of the 36 rolls per turn, made once per rollout seed
+  (``make_permutations``). With digits ``d_k = (s // 36**k) % 36`` the roll of turn k < 3 is
+  ``perm[k][(d_0 + ... + d_k) % 36]``: the first roll rotates with period 36, the first two
+  with 1296, the first three with 46656, and every aligned block of 36 trials holds each first,
+  second and third roll exactly once (stratification); any 36 consecutive trials hold each first
+  roll once and any 1296 consecutive ones each ordered pair of first two rolls once. Later turns
+  are pseudo-random (counter-based, per sequence and turn), or, with ``stratify_all``,
+  "deck of cards" (seed 000): in every aligned block of 36 trials each turn sees each roll once.
+* rollout as initial position: sequences whose first roll is a double are skipped, so 30 / 1080
+  / 38880 trials complete the cycles.
+
+Variance reduction (seeds 001, 002): at every roll the luck is the value of the best play for
+the roll that came minus the average of that value over all 36 rolls (same evaluation); the
+trial's estimate is the outcome minus the summed luck. Each luck term has mean zero given the
+history, so the estimate is unbiased (Sheppard's E = Average(e) + Delta, recursively), unlike
+the partial luck subtraction refuted in seed 002.
+
+Cube states (seed 000): with ``cubeful`` settings, equities for four cube states on a 1-cube are
+estimated in the same games: cubeless; cube centred; root player owns it; opponent owns it. A
+player with access to the cube whose cubeless equity (0-ply, before rolling) reaches the
+settlement limit settles the game for 1 point, unless it is above the play-on limit and a
+gammon is still possible, in which case the game goes on for the gammon.
+"""
+
+import numpy as np
+
+from bgtui.engine._jit import kernel
+from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE, POSITION_SIZE
+from bgtui.engine.evaluate import (
+    _evaluate0,
+    _evaluate_after,
+    equity,
+    make_eval_workspace,
+    make_lookahead_workspace,
+    _evaluate_after_plied,
+)
+from bgtui.engine.movegen import _generate_plays, make_workspace
+from bgtui.engine.position import game_result
+
+# settings vector (float64) indices
+S_TRUNCATE, S_PLY, S_LATE_PLY, S_LATE_AFTER, S_VR, S_QUASI, S_STRATIFY_ALL, S_BEAROFF, \
+    S_ONE_SIDED, S_INITIAL, S_CUBEFUL, S_SETTLE, S_PLAY_ON = range(13)
+NUM_SETTINGS = 13
+
+# per-trial output (float64) indices, all from the root player's view (player on roll at root)
+O_WIN, O_WG, O_WBG, O_LG, O_LBG = range(5)
+O_CUBELESS, O_CENTRED, O_OWNED, O_OPP_OWNED, O_RAW, O_TURNS = range(5, 11)
+NUM_OUT = 11
+
+MAX_TURNS = 2000  # safety bound: backgammon games always end, but be defensive
+
+
+def make_permutations(seed: int) -> np.ndarray:
+    """``int64[4, 36]``: roll permutations for turns 0, 1, 2 and the stratified later turns."""
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed) & 0xFFFFFFFF, 0x5EED]))
+    return np.stack([rng.permutation(36) for _ in range(4)]).astype(np.int64)
+
+
+def make_rollout_workspace(hidden: int = 512):
+    """(mws, ews, lws, play_pos, play_moves, cur, nxt, t5, best5, luck, tmpa, tmpb)."""
+    return (
+        make_workspace(),
+        make_eval_workspace(hidden),
+        make_lookahead_workspace(hidden),
+        np.zeros((MAX_PLAYS, POSITION_SIZE), dtype=np.int8),
+        np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8),
+        np.zeros(POSITION_SIZE, dtype=np.int8),
+        np.zeros(POSITION_SIZE, dtype=np.int8),
+        np.zeros(5, dtype=np.float32),
+        np.zeros(5, dtype=np.float32),
+        np.zeros(5, dtype=np.float64),
+        np.zeros(5, dtype=np.float64),
+        np.zeros(5, dtype=np.float32),
+    )
+
+
+@kernel
+def _mix(a, b, c):
+    """A 64-bit hash of three integers (splitmix64 rounds): counter-based random numbers."""
+    z = np.uint64(a) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(b) * np.uint64(0xC2B2AE3D27D4EB4F)
+    z += np.uint64(c) * np.uint64(0x165667B19E3779F9) + np.uint64(0x27D4EB2F165667C5)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return z
+
+
+@kernel
+def sequence_index(trial, initial_position, perms):
+    """The dice sequence used by trial ``trial`` (skipping double-first sequences if asked)."""
+    if not initial_position:
+        return trial
+    block = trial // 30
+    k = trial % 30
+    j = 0
+    for d0 in range(36):
+        r = perms[0, d0]
+        if r // 6 != r % 6:
+            if j == k:
+                return block * 36 + d0
+            j += 1
+    return -1
+
+
+@kernel
+def roll_of(seq, turn, quasi, stratify_all, perms, seed):
+    """Roll 0..35 (die1 = r // 6 + 1, die2 = r % 6 + 1) of turn ``turn`` in sequence ``seq``."""
+    if quasi:
+        if turn < 3:
+            s = 0
+            q = seq
+            for k in range(turn + 1):
+                s += q % 36
+                q //= 36
+            return perms[turn, s % 36]
+        if stratify_all:
+            off = np.int64(_mix(seed, turn, seq // 36) % np.uint64(36))
+            return perms[3, (seq % 36 + off) % 36]
+    return np.int64(_mix(seed, seq + 0x51, turn) % np.uint64(36))
+
+
+@kernel
+def _flip_into(t, out):
+    out[0] = 1.0 - t[0]
+    out[1] = t[3]
+    out[2] = t[4]
+    out[3] = t[1]
+    out[4] = t[2]
+
+
+@kernel
+def _choose(pos, d1, d2, ply, ev, ws, best5):
+    """Index of the chosen play (in ws[3]) and its value (mover's view) in ``best5``.
+
+    0-ply: best by 0-ply. ply >= 1: all plays at 0-ply, the best few (8 within 0.16) re-evaluated
+    at ``ply`` - 1 lookahead of the resulting position (so the play is chosen at ``ply``).
+    """
+    mws, ews, lws, ppos, pmov = ws[0], ws[1], ws[2], ws[3], ws[4]
+    t5 = ws[11]
+    n = _generate_plays(pos, d1, d2, mws, ppos, pmov)
+    best = 0
+    beste = -1e9
+    if ply <= 0:
+        for i in range(n):
+            _evaluate_after(ppos[i], ev, ews, t5)
+            e = equity(t5)
+            if e > beste:
+                beste = e
+                best = i
+                for k in range(5):
+                    best5[k] = t5[k]
+        return best
+    # filter: keep up to 8 plays within 0.16 of the best at 0-ply
+    eqs = np.empty(n, dtype=np.float64)  # small, per decision (ply >= 1 only)
+    for i in range(n):
+        _evaluate_after(ppos[i], ev, ews, t5)
+        eqs[i] = equity(t5)
+    order = np.argsort(-eqs)
+    top = eqs[order[0]]
+    for j in range(min(8, n)):
+        i = order[j]
+        if eqs[i] < top - 0.16:
+            break
+        _evaluate_after_plied(ppos[i], ply, ev, lws, t5)
+        e = equity(t5)
+        if e > beste:
+            beste = e
+            best = i
+            for k in range(5):
+                best5[k] = t5[k]
+    return best
+
+
+@kernel
+def _rollout_trial(root, seq, st, perms, seed, ev, ws, out):
+    """Play one trial from ``root`` (player on roll about to roll) with dice sequence ``seq``;
+    fill ``out`` (float64[NUM_OUT]) from the root player's view."""
+    cur, nxt, t5, best5, luck, tmpa, tmpb = ws[5], ws[6], ws[7], ws[8], ws[9], ws[10], ws[11]
+    ews = ws[1]
+    truncate = np.int64(st[S_TRUNCATE])
+    vr = st[S_VR] != 0.0
+    quasi = st[S_QUASI] != 0.0
+    strat = st[S_STRATIFY_ALL] != 0.0
+    cubeful = st[S_CUBEFUL] != 0.0
+    settle = st[S_SETTLE]
+    play_on = st[S_PLAY_ON]
+    for i in range(26):
+        cur[i] = root[i]
+    for k in range(5):
+        luck[k] = 0.0
+    # cube states: value (root view) once settled; luck (equity) accumulated up to settlement
+    settled_c = False
+    settled_o = False
+    settled_x = False
+    val_c = 0.0
+    val_o = 0.0
+    val_x = 0.0
+    luck_c = 0.0
+    luck_o = 0.0
+    luck_x = 0.0
+    side = 0  # 0: the root player is on roll
+    # value of the position before the roll, on-roll view (needed for cube decisions)
+    if cubeful:
+        _evaluate0(cur, ev, ews, tmpb)
+    turn = 0
+    final_kind = 0  # 1 game over, 2 truncated
+    result = 0
+    while True:
+        if truncate > 0 and turn >= truncate:
+            final_kind = 2
+            break
+        if turn >= MAX_TURNS:
+            final_kind = 2
+            break
+        if cubeful:
+            e = equity(tmpb)  # on-roll player's cubeless equity
+            if e >= settle:
+                gammon_possible = tmpb[1] > 1e-6
+                if not (e > play_on and gammon_possible):
+                    sgn = 1.0 if side == 0 else -1.0
+                    eq_luck = 2.0 * luck[0] + luck[1] - luck[3] + luck[2] - luck[4]
+                    if not settled_c:
+                        settled_c = True
+                        val_c = sgn
+                        luck_c = eq_luck
+                    if side == 0 and not settled_o:
+                        settled_o = True
+                        val_o = sgn
+                        luck_o = eq_luck
+                    if side == 1 and not settled_x:
+                        settled_x = True
+                        val_x = sgn
+                        luck_x = eq_luck
+        ply = np.int64(st[S_PLY])
+        if st[S_LATE_AFTER] >= 0 and turn >= st[S_LATE_AFTER]:
+            ply = np.int64(st[S_LATE_PLY])
+        r = roll_of(seq, turn, quasi, strat, perms, seed)
+        a1 = r // 6 + 1
+        a2 = r % 6 + 1
+        if a1 < a2:
+            a1, a2 = a2, a1
+        if vr:
+            # value of the best play for every roll (mover's view), and the actual roll's play
+            for k in range(5):
+                tmpa[k] = 0.0
+            for d1 in range(1, 7):
+                for d2 in range(1, d1 + 1):
+                    w = 1.0 if d1 == d2 else 2.0
+                    b = _choose(cur, d1, d2, ply, ev, ws, best5)
+                    for k in range(5):
+                        tmpa[k] += w * best5[k]
+                    if d1 == a1 and d2 == a2:
+                        for k in range(5):
+                            t5[k] = best5[k]
+                        child = ws[3][b]
+                        for i in range(26):
+                            nxt[i] = child[i]
+            # luck of this roll (mover's view) -> root view
+            if side == 0:
+                luck[0] += t5[0] - tmpa[0] / 36.0
+                luck[1] += t5[1] - tmpa[1] / 36.0
+                luck[2] += t5[2] - tmpa[2] / 36.0
+                luck[3] += t5[3] - tmpa[3] / 36.0
+                luck[4] += t5[4] - tmpa[4] / 36.0
+            else:
+                luck[0] -= t5[0] - tmpa[0] / 36.0
+                luck[1] += t5[3] - tmpa[3] / 36.0
+                luck[2] += t5[4] - tmpa[4] / 36.0
+                luck[3] += t5[1] - tmpa[1] / 36.0
+                luck[4] += t5[2] - tmpa[2] / 36.0
+        else:
+            b = _choose(cur, a1, a2, ply, ev, ws, t5)
+            child = ws[3][b]
+            for i in range(26):
+                nxt[i] = child[i]
+        res = game_result(nxt)
+        turn += 1
+        if res > 0:
+            final_kind = 1
+            result = res
+            break
+        # next position, opponent on roll; its 0-ply value is the chosen play's value flipped
+        for i in range(26):
+            cur[i] = -nxt[25 - i]
+        if cubeful:
+            if ply == 0:
+                _flip_into(t5, tmpb)
+            else:
+                _evaluate0(cur, ev, ews, tmpb)
+        side = 1 - side
+    # outcome (root view)
+    if final_kind == 1:
+        o0 = 1.0
+        o1 = 1.0 if result >= 2 else 0.0
+        o2 = 1.0 if result >= 3 else 0.0
+        if side == 0:
+            out[0] = o0
+            out[1] = o1
+            out[2] = o2
+            out[3] = 0.0
+            out[4] = 0.0
+        else:
+            out[0] = 0.0
+            out[1] = 0.0
+            out[2] = 0.0
+            out[3] = o1
+            out[4] = o2
+    else:
+        _evaluate0(cur, ev, ews, t5)  # on-roll view of the truncated position
+        if side == 0:
+            for k in range(5):
+                out[k] = t5[k]
+        else:
+            out[0] = 1.0 - t5[0]
+            out[1] = t5[3]
+            out[2] = t5[4]
+            out[3] = t5[1]
+            out[4] = t5[2]
+    raw = 2.0 * out[0] - 1.0 + out[1] - out[3] + out[2] - out[4]
+    for k in range(5):
+        out[k] -= luck[k]
+    total_luck = 2.0 * luck[0] + luck[1] - luck[3] + luck[2] - luck[4]
+    out[O_CUBELESS] = raw - total_luck
+    out[O_RAW] = raw
+    out[O_TURNS] = turn
+    if cubeful:
+        out[O_CENTRED] = (val_c - luck_c) if settled_c else (raw - total_luck)
+        out[O_OWNED] = (val_o - luck_o) if settled_o else (raw - total_luck)
+        out[O_OPP_OWNED] = (val_x - luck_x) if settled_x else (raw - total_luck)
+    else:
+        out[O_CENTRED] = 0.0
+        out[O_OWNED] = 0.0
+        out[O_OPP_OWNED] = 0.0
+
+
+@kernel
+def _rollout_chunk(roots, first_trial, n_trials, st, perms, seed, ev, ws, out):
+    """Trials ``first_trial .. first_trial + n_trials - 1`` of every root.
+
+    ``roots`` int8[R, 26]; ``out`` float64[R, n_trials, NUM_OUT]. Root r, trial t uses dice
+    sequence ``sequence_index(t)`` for every r (same dice for every candidate).
+    """
+    initial = st[S_INITIAL] != 0.0
+    for j in range(n_trials):
+        seq = sequence_index(first_trial + j, initial, perms)
+        for r in range(roots.shape[0]):
+            _rollout_trial(roots[r], seq, st, perms, seed, ev, ws, out[r, j])
