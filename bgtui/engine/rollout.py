@@ -341,14 +341,37 @@ def _rollout_trial(root, seq, st, perms, seed, ev, ws, out):
 
 
 @kernel
-def _rollout_chunk(roots, first_trial, n_trials, st, perms, seed, ev, ws, out):
-    """Trials ``first_trial .. first_trial + n_trials - 1`` of every root.
+def _rollout_chunk(roots, first_trial, n_trials, st, perms, seed, ev, ws, out, cancel):
+    """Trials ``first_trial .. first_trial + n_trials - 1`` of every root; returns the number
+    of trials completed (fewer than ``n_trials`` only when ``cancel[0]`` was set).
 
     ``roots`` int8[R, 26]; ``out`` float64[R, n_trials, NUM_OUT]. Root r, trial t uses dice
     sequence ``sequence_index(t)`` for every r (same dice for every candidate).
     """
     initial = st[S_INITIAL] != 0.0
     for j in range(n_trials):
+        if cancel[0] != 0:
+            return j
         seq = sequence_index(first_trial + j, initial, perms)
         for r in range(roots.shape[0]):
             _rollout_trial(roots[r], seq, st, perms, seed, ev, ws, out[r, j])
+    return n_trials
+
+
+@kernel
+def _accumulate(out, n_done, sums, sumsq, cross):
+    """Add trials ``out[:, :n_done]`` to running sums in trial order (deterministic).
+
+    ``sums``/``sumsq`` float64[R, NUM_OUT]; ``cross`` float64[4, R, R]: sums of products of the
+    four equities (cubeless, centred, owned, opponent owned) between roots of the same trials.
+    """
+    nr = out.shape[0]
+    for j in range(n_done):
+        for r in range(nr):
+            for k in range(NUM_OUT):
+                v = out[r, j, k]
+                sums[r, k] += v
+                sumsq[r, k] += v * v
+            for q in range(nr):
+                for e in range(4):
+                    cross[e, r, q] += out[r, j, O_CUBELESS + e] * out[q, j, O_CUBELESS + e]

@@ -1,0 +1,411 @@
+"""Rollout jobs: chunked, parallel, deterministic, streamed as immutable snapshots.
+
+A :class:`RolloutJob` owns running sums over trials. Worker threads run the engine's ``nogil``
+chunk kernel on disjoint trial ranges; results are merged strictly in trial order, so the sums
+(and so every figure) are bit-identical whatever the number of workers or the chunk sizes, and
+a job stopped after N trials and continued to M gives exactly the M-trial result. The job state
+can be saved to JSON (atomically) and loaded again.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import Iterator, Optional, Sequence
+
+import numpy as np
+
+from bgtui.analysis.cancel import CancelToken
+from bgtui.analysis.models import (
+    Equities,
+    PlayRow,
+    Probabilities,
+    RolloutSettings,
+    RolloutSnapshot,
+)
+
+STATE_VERSION = 1
+SNAPSHOT_INTERVAL = 0.15  # seconds between snapshots (>= 5 per second)
+DECISION_INTERVAL = 72  # trials between stop/prune decisions
+_job_ids = iter(range(1, 1 << 62))
+
+
+def settings_vector(s: RolloutSettings) -> np.ndarray:
+    from bgtui.engine import rollout as R
+
+    v = np.zeros(R.NUM_SETTINGS, dtype=np.float64)
+    v[R.S_TRUNCATE] = s.truncate
+    v[R.S_PLY] = s.ply
+    v[R.S_LATE_PLY] = s.late_ply if s.late_ply is not None else s.ply
+    v[R.S_LATE_AFTER] = s.late_after if s.late_after is not None else -1
+    v[R.S_VR] = 1.0 if s.variance_reduction else 0.0
+    v[R.S_QUASI] = 1.0 if s.quasi_random else 0.0
+    v[R.S_STRATIFY_ALL] = 1.0 if s.stratify_all else 0.0
+    v[R.S_BEAROFF] = 1.0 if s.bearoff_truncation else 0.0
+    v[R.S_ONE_SIDED] = 1.0 if s.one_sided_truncation else 0.0
+    v[R.S_INITIAL] = 1.0 if s.initial_position else 0.0
+    v[R.S_CUBEFUL] = 1.0 if s.cubeful else 0.0
+    v[R.S_SETTLE] = s.settlement_limit
+    v[R.S_PLAY_ON] = s.gammon_play_on
+    return v
+
+
+def validate_settings(s: RolloutSettings) -> RolloutSettings:
+    """Raise ValueError naming the first bad setting."""
+    checks = [
+        (s.trials >= 1, f"trials must be at least 1, got {s.trials}"),
+        (s.truncate >= 0, f"truncate must be 0 (play to the end) or a number of rolls, got {s.truncate}"),
+        (0 <= s.ply <= 2, f"checker-play ply inside a rollout must be 0, 1 or 2, got {s.ply}"),
+        (s.late_ply is None or 0 <= s.late_ply <= 2, f"late ply must be 0, 1 or 2, got {s.late_ply}"),
+        (s.late_after is None or s.late_after >= 0, f"late-after must be >= 0, got {s.late_after}"),
+        (-3.0 <= s.settlement_limit <= 3.0, f"settlement limit must be a cubeless equity, got {s.settlement_limit}"),
+        (s.stop_se is None or s.stop_se > 0, f"stop-se must be positive, got {s.stop_se}"),
+        (s.time_limit is None or s.time_limit > 0, f"time limit must be positive, got {s.time_limit}"),
+        (s.prune_sigma is None or s.prune_sigma > 0, f"prune-sigma must be positive, got {s.prune_sigma}"),
+        (s.workers >= 0, f"workers must be >= 0 (0 = all cores), got {s.workers}"),
+    ]
+    for ok, msg in checks:
+        if not ok:
+            raise ValueError(msg)
+    return s
+
+
+class RolloutJob:
+    """Roll out ``roots`` (int8[R, 26], player on roll at each root about to roll).
+
+    ``mover_view``: the roots are positions after candidate plays (opponent on roll); figures
+    are reported from the mover's view (flipped). ``labels``: a move string per root.
+    """
+
+    def __init__(self, roots, labels: Sequence[str], position_ids: Sequence[str],
+                 settings: RolloutSettings, mover_view: bool) -> None:
+        from bgtui.engine.rollout import NUM_OUT
+
+        self.roots = np.ascontiguousarray(np.asarray(roots, dtype=np.int8).reshape(-1, 26))
+        self.labels = list(labels)
+        self.position_ids = list(position_ids)
+        self.settings = validate_settings(settings)
+        self.mover_view = mover_view
+        r = len(self.roots)
+        self.n = np.zeros(r, dtype=np.int64)  # trials done per root (a prefix 0..n-1)
+        self.sums = np.zeros((r, NUM_OUT))
+        self.sumsq = np.zeros((r, NUM_OUT))
+        self.cross = np.zeros((4, r, r))
+        self.joint = np.zeros((r, r), dtype=np.int64)  # trials computed together
+        self.pruned = np.zeros(r, dtype=bool)
+        self.elapsed = 0.0
+        self.analysis_id = next(_job_ids)
+
+    # -- running -----------------------------------------------------------------------------
+    def run(self, ev, cancel: Optional[CancelToken] = None, target: Optional[int] = None
+            ) -> Iterator[RolloutSnapshot]:
+        """Run to ``target`` trials (default: settings.trials), yielding snapshots.
+
+        Decisions that change what is rolled out (stopping at a standard-error target, pruning
+        and un-pruning candidates) are taken only at multiples of ``DECISION_INTERVAL`` trials,
+        on exactly the statistics of those trials, so they too are deterministic. Only the time
+        limit and cancellation depend on the clock.
+        """
+        from bgtui.engine.rollout import (
+            NUM_OUT, _rollout_chunk, make_permutations, make_rollout_workspace,
+        )
+
+        s = self.settings
+        target = int(target or s.trials)
+        workers = s.workers or os.cpu_count() or 1
+        perms = make_permutations(s.seed)
+        st = settings_vector(s)
+        hidden = max(net[1].shape[0] for net in ev)
+        local = threading.local()
+        stop_flag = np.zeros(1, dtype=np.int64)
+        cancel = cancel or CancelToken()
+        decisions = s.stop_se is not None or (s.prune_sigma is not None and len(self.roots) > 1)
+
+        def work(first, count, idx):
+            ws = getattr(local, "ws", None)
+            if ws is None:
+                ws = local.ws = make_rollout_workspace(hidden)
+            out = np.zeros((len(idx), count, NUM_OUT))
+            done = _rollout_chunk(self.roots[idx], first, count, st, perms, s.seed, ev, ws, out,
+                                  stop_flag)
+            return out, done
+
+        t_start = time.perf_counter()
+        base_elapsed = self.elapsed
+        started_n = self.n.copy()
+        chunk = 4
+        pending: dict[int, tuple] = {}
+        key = 0
+        group = None
+        next_first = 0
+        limit = 0
+        last_snap = 0.0
+        stopped = False
+        pool = ThreadPoolExecutor(max_workers=workers)
+        try:
+            while True:
+                if cancel.is_set():
+                    stop_flag[0] = 1
+                    break
+                clock = base_elapsed + time.perf_counter() - t_start
+                if s.time_limit is not None and clock >= s.time_limit:
+                    stopped = True
+                if not pending:
+                    if stopped:
+                        break
+                    # plan: all merged up to a boundary; decide, then pick the group to run
+                    if decisions:
+                        self._update_pruning()
+                        if self._se_reached():
+                            break
+                    active = [i for i in range(len(self.roots)) if not self.pruned[i]]
+                    lo = min(int(self.n[i]) for i in active)
+                    if lo >= target:
+                        break
+                    group = np.array([i for i in active if self.n[i] == lo], dtype=np.int64)
+                    higher = [int(self.n[i]) for i in active if self.n[i] > lo]
+                    next_first = lo
+                    limit = min([target] + higher)  # catch up to the others first
+                    if decisions:
+                        limit = min(limit, (lo // DECISION_INTERVAL + 1) * DECISION_INTERVAL)
+                while not stopped and len(pending) < 2 * workers and next_first < limit:
+                    count = min(chunk, limit - next_first)
+                    pending[key] = (pool.submit(work, next_first, count, group), count, group)
+                    key += 1
+                    next_first += count
+                if pending:
+                    wait([p[0] for p in pending.values()], timeout=SNAPSHOT_INTERVAL,
+                         return_when=FIRST_COMPLETED)
+                    for k in sorted(pending):  # merge strictly in trial order
+                        fut, count, idx = pending[k]
+                        if not fut.done():
+                            break
+                        out, done = fut.result()
+                        del pending[k]
+                        self._merge(out, done, idx)
+                el = time.perf_counter() - t_start
+                trials_run = int((self.n - started_n).max())
+                if trials_run > 0:
+                    per_trial = el * workers / trials_run
+                    chunk = int(max(1, min(1296, 0.08 / max(per_trial, 1e-7))))
+                self.elapsed = base_elapsed + el
+                now = time.perf_counter()
+                if now - last_snap >= SNAPSHOT_INTERVAL:
+                    last_snap = now
+                    yield self.snapshot(target, started_n)
+        finally:
+            stop_flag[0] = 1  # in-flight chunks after a stop are dropped, never merged
+            pool.shutdown(wait=True)
+            self.elapsed = base_elapsed + time.perf_counter() - t_start
+        yield self.snapshot(target, started_n, finished=not cancel.is_set(),
+                            cancelled=cancel.is_set())
+
+    def _se_reached(self) -> bool:
+        s = self.settings
+        if s.stop_se is None:
+            return False
+        best = self._best()
+        return self.n[best] >= 36 and self._se(best, 0) < s.stop_se
+
+    def _merge(self, out, done, idx):
+        """Add the first ``done`` trials of a chunk, in trial order, to the running sums."""
+        from bgtui.engine.rollout import _accumulate
+
+        if done <= 0:
+            return
+        sub_s = self.sums[idx]
+        sub_q = self.sumsq[idx]
+        sub_c = np.ascontiguousarray(self.cross[:, idx][:, :, idx])
+        _accumulate(out, done, sub_s, sub_q, sub_c)
+        self.sums[idx] = sub_s
+        self.sumsq[idx] = sub_q
+        self.cross[np.ix_(range(4), idx, idx)] = sub_c
+        self.joint[np.ix_(idx, idx)] += done
+        self.n[idx] += done
+
+    # -- statistics --------------------------------------------------------------------------
+    def _mean(self, i, k):
+        return self.sums[i, k] / self.n[i] if self.n[i] else 0.0
+
+    def _se(self, i, e):
+        """Standard error of equity ``e`` (0 cubeless, 1 centred, 2 owned, 3 opp owned)."""
+        from bgtui.engine.rollout import O_CUBELESS
+
+        return self._se_k(i, O_CUBELESS + e)
+
+    def _se_k(self, i, k):
+        n = self.n[i]
+        if n < 2:
+            return float("nan")
+        m = self.sums[i, k] / n
+        var = max(0.0, (self.sumsq[i, k] / n - m * m)) * n / (n - 1)
+        return math.sqrt(var / n)
+
+    def _paired_se(self, i, j, e=0):
+        """Standard error of (equity_i - equity_j), paired over common dice sequences:
+        Var = var_i/n_i + var_j/n_j - 2 cov_ij n_ij/(n_i n_j), cov from the joint trials."""
+        from bgtui.engine.rollout import O_CUBELESS
+
+        k = O_CUBELESS + e
+        ni, nj, nij = int(self.n[i]), int(self.n[j]), int(self.joint[i, j])
+        if ni < 2 or nj < 2:
+            return float("nan")
+        vi = self._se_k(i, k) ** 2 * ni
+        vj = self._se_k(j, k) ** 2 * nj
+        cov = 0.0
+        if nij >= 2:
+            mi, mj = self._mean(i, k), self._mean(j, k)
+            cov = (self.cross[e, i, j] / nij - mi * mj) * nij / (nij - 1)
+        var = vi / ni + vj / nj - 2.0 * cov * nij / (ni * nj)
+        return math.sqrt(max(0.0, var))
+
+    def _sign(self):
+        return -1.0 if self.mover_view else 1.0
+
+    def _equity(self, i):
+        from bgtui.engine.rollout import O_CUBELESS
+
+        return self._sign() * self._mean(i, O_CUBELESS)
+
+    def _best(self):
+        cands = [i for i in range(len(self.roots)) if self.n[i] > 0]
+        if not cands:
+            return 0
+        return max(cands, key=lambda i: self._equity(i))
+
+    def _update_pruning(self):
+        s = self.settings
+        if s.prune_sigma is None or len(self.roots) < 2:
+            return
+        best = self._best()
+        for i in range(len(self.roots)):
+            if i == best or self.n[i] < 72:
+                if i == best:
+                    self.pruned[i] = False
+                continue
+            se = self._paired_se(i, best)
+            gap = self._equity(best) - self._equity(i)
+            if math.isnan(se):
+                continue
+            self.pruned[i] = gap > s.prune_sigma * se
+
+    def _row(self, i, best) -> PlayRow:
+        from bgtui.engine.rollout import O_CENTRED, O_CUBELESS, O_OPP_OWNED, O_OWNED
+
+        m = [self._mean(i, k) for k in range(5)]
+        se = [self._se_k(i, k) for k in range(5)]
+        if self.mover_view:  # figures of the root (opponent on roll) -> the mover's
+            m = [1.0 - m[0], m[3], m[4], m[1], m[2]]
+            se = [se[0], se[3], se[4], se[1], se[2]]
+        sg = self._sign()
+        cube = self.settings.cubeful
+        eq_keys = (O_CUBELESS, O_CENTRED, O_OWNED, O_OPP_OWNED)
+        means = [sg * self._mean(i, k) for k in eq_keys]
+        ses = [self._se_k(i, k) for k in eq_keys]
+        if self.mover_view:  # the root player's "owned" is the mover's "opponent owned"
+            means[2], means[3] = means[3], means[2]
+            ses[2], ses[3] = ses[3], ses[2]
+        eq = Equities(cubeless=means[0], centred=means[1] if cube else None,
+                      owned=means[2] if cube else None, opponent_owned=means[3] if cube else None)
+        eq_se = Equities(cubeless=ses[0], centred=ses[1] if cube else None,
+                         owned=ses[2] if cube else None, opponent_owned=ses[3] if cube else None)
+        diff = means[0] - self._equity(best)
+        diff_se = 0.0 if i == best else self._paired_se(i, best)
+        s = self.settings
+        how = f"rollout {int(self.n[i])}" + (f" t{s.truncate}" if s.truncate else "") + f" {s.ply}-ply"
+        return PlayRow(
+            move=self.labels[i], position_id=self.position_ids[i],
+            probabilities=Probabilities(*m), probabilities_se=Probabilities(*se),
+            equity=eq, equity_se=eq_se, equity_diff=diff, equity_diff_se=diff_se,
+            evaluated_by=how, trials=int(self.n[i]), pruned=bool(self.pruned[i]),
+        )
+
+    def vr_factor(self) -> Optional[float]:
+        """Variance of plain trial outcomes / variance of the variance-reduced estimates."""
+        from bgtui.engine.rollout import O_CUBELESS, O_RAW
+
+        best = self._best()
+        a, b = self._se_k(best, O_RAW), self._se_k(best, O_CUBELESS)
+        if not (a > 0 and b > 0):
+            return None
+        return (a / b) ** 2
+
+    def snapshot(self, target, started_n=None, finished=False, cancelled=False) -> RolloutSnapshot:
+        best = self._best()
+        order = sorted(range(len(self.roots)), key=lambda i: -self._equity(i) if self.n[i] else 1e9)
+        rows = tuple(self._row(i, best) for i in order)
+        done = int(self.n.min()) if len(self.n) else 0
+        if started_n is None:
+            started_n = np.zeros_like(self.n)
+        run_trials = int((self.n - started_n).sum())
+        gps = run_trials / self.elapsed if self.elapsed > 0 else 0.0
+        active = int((~self.pruned).sum()) or 1
+        left = None
+        if gps > 0:
+            left = max(0, target - done) * active / gps
+        return RolloutSnapshot(
+            analysis_id=self.analysis_id, trials_done=done, trials_total=target,
+            elapsed=self.elapsed, games_per_second=gps, time_left=left, rows=rows,
+            settings=self.settings, finished=finished, cancelled=cancelled,
+            variance_reduction_factor=self.vr_factor() if self.settings.variance_reduction else None,
+        )
+
+    # -- persistence -------------------------------------------------------------------------
+    def to_state(self) -> dict:
+        return {
+            "version": STATE_VERSION,
+            "roots": self.roots.tolist(),
+            "labels": self.labels,
+            "position_ids": self.position_ids,
+            "settings": asdict(self.settings),
+            "mover_view": self.mover_view,
+            "n": self.n.tolist(),
+            "sums": self.sums.tolist(),
+            "sumsq": self.sumsq.tolist(),
+            "cross": self.cross.tolist(),
+            "joint": self.joint.tolist(),
+            "pruned": self.pruned.tolist(),
+            "elapsed": self.elapsed,
+        }
+
+    @classmethod
+    def from_state(cls, d: dict) -> "RolloutJob":
+        if d.get("version") != STATE_VERSION:
+            raise ValueError(f"saved rollout has state version {d.get('version')}, expected {STATE_VERSION}")
+        job = cls(np.array(d["roots"], dtype=np.int8), d["labels"], d["position_ids"],
+                  RolloutSettings(**d["settings"]), bool(d["mover_view"]))
+        job.n = np.array(d["n"], dtype=np.int64)
+        job.sums = np.array(d["sums"], dtype=np.float64)
+        job.sumsq = np.array(d["sumsq"], dtype=np.float64)
+        job.cross = np.array(d["cross"], dtype=np.float64)
+        job.joint = np.array(d["joint"], dtype=np.int64)
+        job.pruned = np.array(d["pruned"], dtype=bool)
+        job.elapsed = float(d["elapsed"])
+        return job
+
+    def save(self, path) -> None:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(self.to_state(), f)
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+
+    @classmethod
+    def load(cls, path) -> "RolloutJob":
+        try:
+            with open(path, encoding="utf-8") as f:
+                return cls.from_state(json.load(f))
+        except (OSError, json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise ValueError(f"cannot load saved rollout {path}: {exc}") from None
