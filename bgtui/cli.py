@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import sys
+from dataclasses import replace
 from typing import Callable, Optional
 
 EXAMPLE_POSITION = "4HPwATDgc/ABMA"  # the opening position
@@ -20,6 +21,7 @@ EXAMPLE_TEXT = """examples:
   bgtui moves 4HPwATDgc/ABMA 31 --ply 1   every legal play of 31, ranked
   bgtui eval 'XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10' --json
   echo '4HPwATDgc/ABMA 31' | bgtui moves --batch - --json
+  bgtui rollout 4HPwATDgc/ABMA --dice 31 --top 3 --truncate 7 --trials 1296
 
 Positions may be a GNU Backgammon Position ID, POSID:MATCHID, or an XGID.
 Ply counts as GNU Backgammon counts (0-ply = static evaluation; XG calls it 1-ply).
@@ -154,6 +156,131 @@ def cmd_moves(args, query: list[str], an):
     return "\n".join(lines)
 
 
+def _rollout_settings(args):
+    from bgtui.analysis.models import RolloutSettings
+
+    try:
+        return RolloutSettings(
+            trials=args.trials, seed=args.seed, truncate=args.truncate, ply=args.rollout_ply,
+            late_ply=args.late_ply, late_after=args.late_after,
+            variance_reduction=not args.no_vr, quasi_random=not args.no_quasi,
+            stratify_all=args.stratify_all, bearoff_truncation=not args.no_bearoff,
+            one_sided_truncation=args.one_sided, initial_position=args.initial_position,
+            cubeful=args.cubeful, settlement_limit=args.settlement, gammon_play_on=args.play_on,
+            stop_se=args.stop_se, time_limit=args.time_limit, prune_sigma=args.prune_sigma,
+            workers=args.workers,
+        )
+    except (TypeError, ValueError) as exc:
+        raise UserError(str(exc)) from None
+
+
+def _progress_printer(args):
+    """A rich progress bar on stderr when it is a terminal (and not in --batch mode)."""
+    if getattr(args, "batch", None) or not sys.stderr.isatty():
+        return None
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    prog = Progress(TextColumn("rollout"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                    TextColumn("{task.fields[info]}"), TimeRemainingColumn(),
+                    console=Console(stderr=True), transient=True)
+    return prog
+
+
+def cmd_rollout(args, query: list[str], an):
+    from dataclasses import asdict
+
+    from bgtui.analysis.formats import format_position_id
+    from bgtui.analysis.notation import format_dice
+    from bgtui.analysis.rollout import validate_settings
+
+    if len(query) not in (1, 2):
+        raise UserError("rollout takes POSITION [DICE]")
+    state = _parse_state(query[0])
+    dice_text = query[1] if len(query) == 2 else args.dice
+    settings = _rollout_settings(args)
+    try:
+        validate_settings(settings)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    candidates = bool(dice_text or args.moves or args.top)
+    if candidates:
+        if dice_text:
+            state = replace(state, dice=_parse_dice(dice_text))
+        elif state.dice is None:
+            raise UserError("rolling out candidate plays needs --dice (e.g. --dice 31)")
+        moves = args.moves or None
+        top = None if moves else (args.top or 4)
+    else:
+        moves = top = None
+    try:
+        if args.resume:
+            gen = an.iter_rollout(state, settings, resume=args.resume)
+        else:
+            job = an.make_rollout_job(state, settings, moves=moves, top=top)
+            gen = job.run(an.ev)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    prog = _progress_printer(args)
+    snap = None
+    if prog is not None:
+        with prog:
+            task = prog.add_task("rollout", total=settings.trials, info="")
+            for snap in gen:
+                best = snap.rows[0]
+                prog.update(task, completed=snap.trials_done,
+                            info=f"{best.move or 'equity'} {best.equity.cubeless:+.3f} "
+                                 f"±{best.equity_se.cubeless:.3f}  {snap.games_per_second:.0f} games/s")
+    else:
+        for snap in gen:
+            pass
+    if args.save:
+        job = an.last_rollout_job if args.resume else job
+        job.save(args.save)
+
+    def pdict(p):
+        return p.to_dict() if p is not None else None
+
+    data = {
+        "position_id": format_position_id(state),
+        "settings": asdict(snap.settings),
+        "trials": snap.trials_done,
+        "games_per_second": round(snap.games_per_second, 1),
+    }
+    if snap.variance_reduction_factor:
+        data["variance_reduction_factor"] = snap.variance_reduction_factor
+    if candidates:
+        data["dice"] = format_dice(state.dice)
+        data["moves"] = [
+            {"move": r.move, "position_id": r.position_id, "probabilities": pdict(r.probabilities),
+             "probabilities_se": pdict(r.probabilities_se), "equity": r.equity.to_dict(),
+             "equity_se": r.equity_se.to_dict(), "equity_diff": r.equity_diff,
+             "equity_diff_se": r.equity_diff_se, "trials": r.trials, "pruned": r.pruned}
+            for r in snap.rows
+        ]
+    else:
+        r = snap.rows[0]
+        data.update(probabilities=pdict(r.probabilities), probabilities_se=pdict(r.probabilities_se),
+                    equity=r.equity.to_dict(), equity_se=r.equity_se.to_dict())
+    if args.json:
+        return data
+    lines = [f"{data['position_id']}  rollout: {snap.trials_done} trials, "
+             f"{snap.games_per_second:.0f} games/s" + (
+                 f", variance reduction x{snap.variance_reduction_factor:.1f}"
+                 if snap.variance_reduction_factor else "")]
+    for i, r in enumerate(snap.rows, 1):
+        eq = r.equity
+        cube = ""
+        if eq.centred is not None:
+            cube = (f"  centred {_eq(eq.centred)} owned {_eq(eq.owned)} "
+                    f"opp-owned {_eq(eq.opponent_owned)}")
+        head = f"{i:3d}. {r.move:28s} " if candidates else ""
+        diff = (f" ({_eq(r.equity_diff)} ±{r.equity_diff_se:.3f})" if candidates and i > 1 else "")
+        lines.append(f"{head}{_eq(eq.cubeless)} ±{r.equity_se.cubeless:.3f}{diff}{cube}\n"
+                     f"     {_probs_line(r.probabilities)}")
+    return "\n".join(lines)
+
+
 def cmd_train(args, query, an=None):
     from bgtui.analysis.training import td_train
 
@@ -246,6 +373,40 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(p)
     p.set_defaults(func=cmd_moves, needs_engine=True)
 
+    p = add("rollout", "roll out a position (player on roll about to roll) or candidate plays",
+            "bgtui rollout 4HPwATDgc/ABMA --dice 31 --top 3 --trials 1296 --truncate 7")
+    p.add_argument("position", nargs="?", help="Position ID, POSID:MATCHID or XGID")
+    p.add_argument("--dice", help="roll out the candidate plays of these dice (e.g. 31)")
+    p.add_argument("--moves", nargs="+", metavar="MOVE", help='candidate plays, e.g. "8/5 6/5" "24/23 13/10"')
+    p.add_argument("--top", type=int, default=0, help="roll out the best K plays at 0-ply (default 4 with --dice)")
+    p.add_argument("--trials", type=int, default=1296, help="number of trials (default 1296)")
+    p.add_argument("--seed", type=int, default=1, help="rollout seed (same seed, same dice)")
+    p.add_argument("--truncate", type=int, default=0, help="stop each trial after H rolls (0 = play to the end)")
+    p.add_argument("--ply", dest="rollout_ply", type=int, default=0, choices=range(0, 3), metavar="P",
+                   help="checker-play ply inside the rollout, 0-2")
+    p.add_argument("--late-ply", type=int, default=None, choices=range(0, 3), metavar="P",
+                   help="cheaper checker-play ply after --late-after rolls")
+    p.add_argument("--late-after", type=int, default=None, metavar="N")
+    p.add_argument("--no-vr", action="store_true", help="no variance reduction")
+    p.add_argument("--no-quasi", action="store_true", help="pseudo-random dice instead of quasi-random")
+    p.add_argument("--stratify-all", action="store_true", help="stratify every roll, not only the first three")
+    p.add_argument("--no-bearoff", action="store_true", help="no bearoff-database truncation")
+    p.add_argument("--one-sided", action="store_true", help="also truncate with the one-sided bearoff approximation")
+    p.add_argument("--initial-position", action="store_true", help="first roll of each trial is not a double")
+    p.add_argument("--cubeful", action="store_true",
+                   help="full games with a settlement limit; equities for the four cube states")
+    p.add_argument("--settlement", type=float, default=0.5, help="settlement limit, cubeless equity (default 0.5)")
+    p.add_argument("--play-on", type=float, default=0.9, help="play on for the gammon above this equity (default 0.9)")
+    p.add_argument("--stop-se", type=float, default=None, help="stop when the equity's standard error is below this")
+    p.add_argument("--time-limit", type=float, default=None, help="stop after this many seconds")
+    p.add_argument("--prune-sigma", type=float, default=None,
+                   help="stop candidates worse than the best by this many paired standard errors")
+    p.add_argument("--workers", type=int, default=0, help="parallel workers (default: all cores)")
+    p.add_argument("--save", metavar="FILE", help="save the rollout state to FILE (JSON) to resume later")
+    p.add_argument("--resume", metavar="FILE", help="continue a saved rollout (--trials to extend it)")
+    _add_common(p, ply=False)
+    p.set_defaults(func=cmd_rollout, needs_engine=True)
+
     p = add("train", "train the evaluator (TD self-play), resumable from its checkpoint",
             "bgtui train td --checkpoint runs/td.npz --games 1000000")
     p.add_argument("method", choices=["td"], help="td: TD(0) self-play from random weights")
@@ -298,7 +459,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         if getattr(args, "batch", None):
             return _run_batch(args, func, an, out)
         query = [q for q in (getattr(args, "position", None), getattr(args, "dice", None)) if q]
-        if func in (cmd_show, cmd_eval, cmd_moves) and not query:
+        if func in (cmd_show, cmd_eval, cmd_moves, cmd_rollout) and not query:
             raise UserError("give a POSITION (or --batch FILE)")
         result = func(args, query, an)
     except UserError as exc:

@@ -13,4 +13,3 @@ class CancelToken:
     def is_set(self) -> bool:
         return self._event.is_set()
 
-    __bool__ = is_set

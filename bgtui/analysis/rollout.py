@@ -125,7 +125,7 @@ class RolloutJob:
         hidden = max(net[1].shape[0] for net in ev)
         local = threading.local()
         stop_flag = np.zeros(1, dtype=np.int64)
-        cancel = cancel or CancelToken()
+        cancel = cancel if cancel is not None else CancelToken()
         decisions = s.stop_se is not None or (s.prune_sigma is not None and len(self.roots) > 1)
 
         def work(first, count, idx):

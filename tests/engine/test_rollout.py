@@ -1,0 +1,200 @@
+"""Rollout kernel: quasi-random dice properties, and rollouts that equal n-ply by construction."""
+
+import numpy as np
+import pytest
+from numba import njit
+
+from bgtui.analysis.weights import load_weights
+from bgtui.engine.constants import OPENING_POSITION
+from bgtui.engine.evaluate import _evaluate_plied, make_lookahead_workspace
+from bgtui.engine.rollout import (
+    NUM_OUT,
+    NUM_SETTINGS,
+    O_CENTRED,
+    O_CUBELESS,
+    O_OPP_OWNED,
+    O_OWNED,
+    S_CUBEFUL,
+    S_LATE_AFTER,
+    S_PLAY_ON,
+    S_QUASI,
+    S_SETTLE,
+    S_STRATIFY_ALL,
+    S_TRUNCATE,
+    S_VR,
+    _rollout_chunk,
+    make_permutations,
+    make_rollout_workspace,
+    roll_of,
+    sequence_index,
+)
+
+
+@pytest.fixture(scope="module")
+def ev():
+    return load_weights("bgtui-0.npz")[0]
+
+
+@njit(cache=False)
+def _rolls(first, n, turns, initial, strat, perms, seed):
+    out = np.empty((n, turns), dtype=np.int64)
+    for j in range(n):
+        s = sequence_index(first + j, initial, perms)
+        for t in range(turns):
+            out[j, t] = roll_of(s, t, True, strat, perms, seed)
+    return out
+
+
+def _settings(**kw):
+    st = np.zeros(NUM_SETTINGS)
+    st[S_LATE_AFTER] = -1
+    st[S_QUASI] = 1
+    st[S_SETTLE] = 0.5
+    st[S_PLAY_ON] = 0.9
+    names = {"truncate": S_TRUNCATE, "vr": S_VR, "quasi": S_QUASI, "cubeful": S_CUBEFUL,
+             "settle": S_SETTLE}
+    for k, v in kw.items():
+        st[names[k]] = v
+    return st
+
+
+def _run(roots, first, n, st, seed, ev):
+    perms = make_permutations(seed)
+    ws = make_rollout_workspace(max(net[1].shape[0] for net in ev))
+    out = np.zeros((len(roots), n, NUM_OUT))
+    done = _rollout_chunk(np.ascontiguousarray(roots, dtype=np.int8), first, n, st, perms, seed,
+                          ev, ws, out, np.zeros(1, dtype=np.int64))
+    assert done == n
+    return out
+
+
+@pytest.mark.parametrize("seed", [1, 77])
+def test_quasi_dice_first_roll_once_in_any_36_consecutive_trials(seed):
+    perms = make_permutations(seed)
+    r = _rolls(0, 36 * 40, 1, False, False, perms, seed)[:, 0]
+    for start in (0, 1, 17, 35, 36, 100, 1000):
+        assert sorted(r[start:start + 36]) == list(range(36))
+
+
+@pytest.mark.parametrize("seed", [1, 77])
+def test_quasi_dice_second_and_third_rolls_stratified_in_aligned_blocks(seed):
+    perms = make_permutations(seed)
+    r = _rolls(0, 46656, 3, False, False, perms, seed)
+    for block in range(0, 46656, 36 * 97):
+        for t in range(3):
+            assert sorted(r[block:block + 36, t]) == list(range(36))
+    # any 1296 consecutive trials: every ordered pair of first two rolls exactly once
+    for start in (0, 5, 1296, 2000):
+        pairs = r[start:start + 1296, 0] * 36 + r[start:start + 1296, 1]
+        assert sorted(pairs) == list(range(1296))
+    # aligned 1296 blocks: every (first, third) pair once; 46656: every triple once
+    pairs = r[:1296, 0] * 36 + r[:1296, 2]
+    assert sorted(pairs) == list(range(1296))
+    triples = r[:, 0] * 1296 + r[:, 1] * 36 + r[:, 2]
+    assert sorted(triples) == list(range(46656))
+
+
+def test_quasi_dice_initial_position_skips_doubles_30_1080_cycles():
+    perms = make_permutations(5)
+    r = _rolls(0, 1080 * 2, 2, True, False, perms, 5)
+    nondoubles = [x for x in range(36) if x // 6 != x % 6]
+    for start in (0, 30, 300):
+        assert sorted(r[start:start + 30, 0]) == nondoubles
+    for start in (0, 1080):
+        pairs = sorted(r[start:start + 1080, 0] * 36 + r[start:start + 1080, 1])
+        assert pairs == sorted(a * 36 + b for a in nondoubles for b in range(36))
+
+
+def test_quasi_dice_stratify_all_later_turns_each_roll_once_per_36():
+    perms = make_permutations(9)
+    r = _rolls(0, 36 * 20, 12, False, True, perms, 9)
+    for block in range(0, 36 * 20, 36):
+        for t in range(12):
+            assert sorted(r[block:block + 36, t]) == list(range(36))
+
+
+def test_pseudo_random_dice_are_uniform_and_differ_from_quasi():
+    perms = make_permutations(3)
+
+    @njit(cache=False)
+    def pseudo(n):
+        out = np.empty(n, dtype=np.int64)
+        for j in range(n):
+            out[j] = roll_of(j, 0, False, False, perms, 3)
+        return out
+
+    counts = np.bincount(pseudo(36000), minlength=36)
+    # chi-square with 35 degrees of freedom; 99.99th percentile is about 75
+    chi2 = ((counts - 1000) ** 2 / 1000).sum()
+    assert chi2 < 75
+
+
+def test_rollout_36_trials_truncated_after_one_roll_equals_1ply(ev):
+    # Given the opening position, a 36-trial quasi-random rollout truncated after one roll
+    # uses each first roll once and evaluates the 0-ply-chosen play at 0-ply: the 1-ply value.
+    pos = np.array(OPENING_POSITION)
+    out = _run(pos[None], 0, 36, _settings(truncate=1), 11, ev)
+    lws = make_lookahead_workspace(512)
+    p1 = np.zeros(5, dtype=np.float32)
+    _evaluate_plied(pos, 1, ev, lws, p1)
+    np.testing.assert_allclose(out[0, :, :5].mean(axis=0), p1, atol=2e-6)
+
+
+def test_rollout_1296_trials_truncated_after_two_rolls_equals_2ply(ev):
+    pos = np.array(OPENING_POSITION)
+    out = _run(pos[None], 0, 1296, _settings(truncate=2), 4, ev)
+    lws = make_lookahead_workspace(512)
+    p2 = np.zeros(5, dtype=np.float32)
+    _evaluate_plied(pos, 2, ev, lws, p2)
+    np.testing.assert_allclose(out[0, :, :5].mean(axis=0), p2, atol=2e-6)
+
+
+def test_variance_reduction_one_roll_has_zero_variance(ev):
+    # With variance reduction and truncation after one roll, every trial's estimate is the
+    # average over the 36 rolls: the 1-ply value exactly, whatever roll it got.
+    pos = np.array(OPENING_POSITION)
+    out = _run(pos[None], 0, 36, _settings(truncate=1, vr=1), 2, ev)
+    assert out[:, :, O_CUBELESS].std() < 1e-6
+
+
+def test_variance_reduced_and_plain_rollouts_agree_within_standard_errors(ev):
+    # a middle-game position, 4-roll truncated, pseudo-random dice (independent samples)
+    pos = np.array(OPENING_POSITION)
+    pos[13], pos[11], pos[24], pos[21] = 4, 1, 1, 1
+    plain = _run(pos[None], 0, 1500, _settings(truncate=4, quasi=0), 21, ev)[0, :, O_CUBELESS]
+    vr = _run(pos[None], 0, 300, _settings(truncate=4, quasi=0, vr=1), 22, ev)[0, :, O_CUBELESS]
+    se = np.hypot(plain.std() / np.sqrt(len(plain)), vr.std() / np.sqrt(len(vr)))
+    assert abs(plain.mean() - vr.mean()) < 3.5 * se
+    assert vr.std() < plain.std()  # and the reduction is real
+
+
+def test_rollout_results_do_not_depend_on_chunking(ev):
+    pos = np.array(OPENING_POSITION)
+    st = _settings(truncate=5)
+    whole = _run(pos[None], 0, 40, st, 8, ev)
+    parts = np.concatenate([_run(pos[None], 0, 13, st, 8, ev), _run(pos[None], 13, 27, st, 8, ev)],
+                           axis=1)
+    assert np.array_equal(whole, parts)
+
+
+def test_candidates_see_the_same_dice(ev):
+    # Two identical roots rolled out together must give identical trials.
+    pos = np.array(OPENING_POSITION)
+    out = _run(np.stack([pos, pos]), 0, 20, _settings(truncate=6), 3, ev)
+    assert np.array_equal(out[0], out[1])
+
+
+def test_cube_states_settle_at_once_when_the_root_player_cashes(ev):
+    # Given a gammonless race the player on roll is sure to win (15 checkers on his 1 point
+    # borne off two at a time, the opponent far behind but past contact), the settlement limit
+    # (0.5) is reached before the first roll: the game is settled for 1 point with the cube
+    # centred or owned by the player; with the opponent owning the cube it is played out.
+    pos = np.zeros(26, dtype=np.int8)
+    pos[1] = 2  # player: 2 checkers on the 1 point, 13 off
+    pos[2] = -1  # opponent: 1 checker on our 2 point (his 23), 14 off -> race, no gammons
+    out = _run(pos[None], 0, 36, _settings(cubeful=1), 6, ev)
+    assert np.all(out[0, :, O_CENTRED] == 1.0)
+    assert np.all(out[0, :, O_OWNED] == 1.0)
+    # with the opponent owning the cube the game is played out: the player bears off at once
+    assert np.all(out[0, :, O_OPP_OWNED] == 1.0)
+    assert np.all(out[0, :, O_CUBELESS] == 1.0)
