@@ -156,6 +156,48 @@ def cmd_moves(args, query: list[str], an):
     return "\n".join(lines)
 
 
+def cmd_cube(args, query: list[str], an):
+    from bgtui.analysis.formats import format_position_id
+
+    if len(query) != 1:
+        raise UserError("cube takes one POSITION")
+    state = _parse_state(query[0])
+    c = an.cube(state, args.ply)
+    data = {
+        "position_id": format_position_id(state),
+        "ply": c.ply,
+        "no_double": c.no_double,
+        "double_take": c.double_take,
+        "double_pass": c.double_pass,
+        "action": c.action,
+        "probabilities": c.probabilities.to_dict(),
+        "equity": c.equity.to_dict(),
+        "take_point": c.take_point,
+        "cash_point": c.cash_point,
+        "wrong_pass_percent": c.wrong_pass_percent,
+        "wrong_take_percent": c.wrong_take_percent,
+        "dahl_cube_value": c.dahl_cube_value,
+    }
+    if args.json:
+        return data
+    best = max(c.no_double, min(c.double_take, c.double_pass))
+    lines = [f"{data['position_id']}  cube action, {c.evaluated_by}",
+             _probs_line(c.probabilities),
+             f"cubeless equity {_eq(c.equity.cubeless)}",
+             f"  No double     {_eq(c.no_double)}  ({_eq(c.no_double - best)})",
+             f"  Double, take  {_eq(c.double_take)}  ({_eq(c.double_take - best)})",
+             f"  Double, pass  {_eq(c.double_pass)}  ({_eq(c.double_pass - best)})",
+             f"Proper cube action: {c.action}",
+             f"Dahl's estimate of the cube's value: 0.35 x (W + G/2) = {c.dahl_cube_value:.3f}"]
+    if c.wrong_pass_percent is not None:
+        lines.append(f"Percentage of wrong passes needed to make the double right: "
+                     f"{c.wrong_pass_percent:.1f}%")
+    if c.wrong_take_percent is not None:
+        lines.append(f"Percentage of wrong takes needed to make the double right: "
+                     f"{c.wrong_take_percent:.1f}%")
+    return "\n".join(lines)
+
+
 def _rollout_settings(args):
     from bgtui.analysis.models import RolloutSettings
 
@@ -373,6 +415,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(p)
     p.set_defaults(func=cmd_moves, needs_engine=True)
 
+    p = add("cube", "cube action for the player on roll (money play)",
+            "bgtui cube 4HPwATDgc/ABMA --ply 2")
+    p.add_argument("position", nargs="?", help="Position ID, POSID:MATCHID or XGID (Match ID carries the cube)")
+    _add_common(p)
+    p.set_defaults(func=cmd_cube, needs_engine=True)
+
     p = add("rollout", "roll out a position (player on roll about to roll) or candidate plays",
             "bgtui rollout 4HPwATDgc/ABMA --dice 31 --top 3 --trials 1296 --truncate 7")
     p.add_argument("position", nargs="?", help="Position ID, POSID:MATCHID or XGID")
@@ -459,7 +507,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         if getattr(args, "batch", None):
             return _run_batch(args, func, an, out)
         query = [q for q in (getattr(args, "position", None), getattr(args, "dice", None)) if q]
-        if func in (cmd_show, cmd_eval, cmd_moves, cmd_rollout) and not query:
+        if func in (cmd_show, cmd_eval, cmd_moves, cmd_cube, cmd_rollout) and not query:
             raise UserError("give a POSITION (or --batch FILE)")
         result = func(args, query, an)
     except UserError as exc:

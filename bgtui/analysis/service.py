@@ -73,12 +73,16 @@ class Analyzer:
         from bgtui.analysis.formats import format_position_id
 
         _check_ply(ply)
-        p = Probabilities.from_array(self.probabilities(state.position, ply))
+        from bgtui.analysis.cube import decide
+
+        probs = self.probabilities(state.position, ply)
+        p = Probabilities.from_array(probs)
+        d = decide(probs, state.position, state.cube_owner, state.jacoby, state.beavers)
         return Evaluation(
             position_id=format_position_id(state),
             ply=ply,
             probabilities=p,
-            equity=Equities(cubeless=p.cubeless_equity),
+            equity=Equities(cubeless=p.cubeless_equity, cubeful=d["cubeful"]),
             evaluated_by=f"{ply}-ply",
         )
 
@@ -131,6 +135,27 @@ class Analyzer:
                 evaluated_by=f"{plies[i]}-ply",
             ))
         return rows
+
+    def cube(self, state, ply: int = 0):
+        """Money cube decision for the player on roll (Janowski model over ``ply`` cubeless
+        probabilities)."""
+        from bgtui.analysis.cube import decide
+        from bgtui.analysis.models import CubeDecision
+
+        _check_ply(ply)
+        probs = self.probabilities(state.position, ply)
+        d = decide(probs, state.position, state.cube_owner, state.jacoby, state.beavers)
+        p = Probabilities.from_array(probs)
+        return CubeDecision(
+            no_double=d["no_double"], double_take=d["double_take"], double_pass=d["double_pass"],
+            action=d["action"], probabilities=p,
+            equity=Equities(cubeless=p.cubeless_equity, cubeful=d["cubeful"],
+                            centred=d["centred"], owned=d["owned"],
+                            opponent_owned=d["opponent_owned"]),
+            ply=ply, evaluated_by=f"{ply}-ply, Janowski x={d['efficiency']:.2f}",
+            dahl_cube_value=d["dahl"], take_point=d["take_point"], cash_point=d["cash_point"],
+            wrong_pass_percent=d["wrong_pass_percent"], wrong_take_percent=d["wrong_take_percent"],
+        )
 
     def apply_play(self, state, move: str):
         from bgtui.analysis.notation import parse_play

@@ -1,0 +1,91 @@
+"""Cube decisions for money play (the player on roll), from equities of the three options."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+NO_DOUBLE, DOUBLE_TAKE, DOUBLE_PASS = "No double", "Double, take", "Double, pass"
+TG_TAKE, TG_PASS = "Too good to double, take", "Too good to double, pass"
+ACTIONS = (NO_DOUBLE, DOUBLE_TAKE, DOUBLE_PASS, TG_TAKE, TG_PASS)
+
+
+def cube_action(nd: float, dt: float, dp: float, redouble: bool = False) -> str:
+    """The proper action given no-double, double/take and double/pass equities (doubler's view).
+
+    The opponent takes when double/take is worse for the doubler than double/pass (dt < dp),
+    else passes; the player doubles when what the opponent does next beats not doubling.
+    "Too good" when playing on (no double) beats even the cash.
+    """
+    take = dt < dp
+    after_double = dt if take else dp
+    if nd > after_double:
+        if nd > dp:
+            action = TG_TAKE if take else TG_PASS
+        else:
+            action = NO_DOUBLE
+    else:
+        action = DOUBLE_TAKE if take else DOUBLE_PASS
+    if redouble:
+        action = action.replace("No double", "No redouble").replace("Double,", "Redouble,") \
+            .replace("to double", "to redouble")
+    return action
+
+
+def wrong_decision_percent(nd: float, dt: float, dp: float) -> tuple[Optional[float], Optional[float]]:
+    """GNU Backgammon's figures: the share of wrong passes needed to make a (wrong) double
+    right, and the share of wrong takes needed to make doubling a too-good position right."""
+    wrong_pass = wrong_take = None
+    if dt < dp and nd > dt and dp > dt:  # no double; a double gains only if he wrongly passes
+        wrong_pass = 100.0 * min(1.0, (nd - dt) / (dp - dt))
+    if nd > dp and dt > dp:  # too good; doubling gains only if he wrongly takes
+        wrong_take = 100.0 * min(1.0, (nd - dp) / (dt - dp))
+    return wrong_pass, wrong_take
+
+
+def dahl_cube_value(p_win: float, p_gammon: float) -> float:
+    """Dahl's rule of thumb for the value of owning the cube (seed 000)."""
+    return 0.35 * (p_win + p_gammon / 2.0)
+
+
+def decide(probs, board, cube_owner: str = "centred", jacoby: bool = True,
+           beavers: bool = True, x: Optional[float] = None) -> dict:
+    """Janowski cube decision for the player on roll of ``board`` with probabilities ``probs``.
+
+    Returns ``{"no_double", "double_take", "double_pass", "action", "cubeful", "centred",
+    "owned", "opponent_owned", "efficiency", "take_point", "cash_point", "wrong_pass_percent",
+    "wrong_take_percent", "dahl"}``; equities on a 1-cube, for the player on roll.
+    """
+    import numpy as np
+
+    from bgtui.engine import cube as C
+
+    p = np.asarray(probs, dtype=np.float64)
+    if x is None:
+        x = float(C.cube_efficiency(np.ascontiguousarray(board, dtype=np.int8)))
+    eq = np.zeros(3)
+    C.cube_equities(p, x, jacoby, eq)
+    W, L = C.win_loss_sizes(p)
+    tp_live, cp_live = C.live_points(W, L)
+    # take point and cash point as the player's winning chances, interpolated as the equities
+    tp = x * tp_live + (1 - x) * (L - 0.5) / (W + L)
+    cp = x * cp_live + (1 - x) * (L + 0.5) / (W + L)
+    dp = 1.0
+    dt = 2.0 * float(C.cubeful_equity(p, x, C.OPP_OWNED, False))
+    if beavers and dt < 0.0 and cube_owner == "centred":
+        dt *= 2.0  # the taker beavers: cube on 4, owned by him
+    if cube_owner == "opponent":
+        nd = float(eq[2])
+        action = NO_DOUBLE
+        cubeful = nd
+    else:
+        nd = float(eq[0] if cube_owner == "centred" else eq[1])
+        action = cube_action(nd, dt, dp, redouble=cube_owner == "player")
+        cubeful = max(nd, min(dt, dp))
+    wp, wt = wrong_decision_percent(nd, dt, dp)
+    return {
+        "no_double": nd, "double_take": dt, "double_pass": dp, "action": action,
+        "cubeful": cubeful, "centred": float(eq[0]), "owned": float(eq[1]),
+        "opponent_owned": float(eq[2]), "efficiency": x, "take_point": tp, "cash_point": cp,
+        "wrong_pass_percent": wp, "wrong_take_percent": wt,
+        "dahl": dahl_cube_value(float(p[0]), float(p[1])),
+    }
