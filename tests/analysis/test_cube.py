@@ -1,0 +1,118 @@
+"""Cube model and cube actions against hand-computed answers."""
+
+import numpy as np
+import pytest
+
+from bgtui.analysis.cube import (
+    DOUBLE_PASS,
+    DOUBLE_TAKE,
+    NO_DOUBLE,
+    TG_PASS,
+    TG_TAKE,
+    cube_action,
+    dahl_cube_value,
+    decide,
+    wrong_decision_percent,
+)
+from bgtui.engine import cube as C
+
+# a gammonless race: player 5 checkers on his 1 point, opponent 5 on his 1 point (our 24)
+RACE = np.zeros(26, dtype=np.int8)
+RACE[6], RACE[19] = 5, -5
+
+
+def _p(win, wg=0.0, wbg=0.0, lg=0.0, lbg=0.0):
+    return np.array([win, wg, wbg, lg, lbg])
+
+
+def test_dead_cube_take_point_of_gammonless_race_is_25_percent():
+    # Dead cube (x = 0): the taker gets 2 * (p W - (1 - p) L) on the 2-cube vs -1 for passing:
+    # indifferent at p = 25% with W = L = 1.
+    d = decide(_p(0.75), RACE, x=0.0)
+    assert d["take_point"] == pytest.approx(0.25)
+    assert d["double_take"] == pytest.approx(1.0)  # 2 * (0.75 - 0.25) = 1 = double/pass
+    assert d["cash_point"] == pytest.approx(0.75)
+
+
+def test_live_cube_take_point_is_20_percent_without_gammons():
+    tp, cp = C.live_points(1.0, 1.0)
+    assert tp == pytest.approx(0.2) and cp == pytest.approx(0.8)
+
+
+def test_live_cube_points_with_gammons_solve_the_indifference_equations():
+    # Player wins gammons (W = 1.5), loses none (L = 1). At the live take point the taker who
+    # then owns the cube is worth exactly -1/2 (on the 1-cube); same at the cash point for the
+    # opponent.
+    W, L = 1.5, 1.0
+    tp, cp = C.live_points(W, L)
+    assert C.live_equity(tp, W, L, C.OWNED) == pytest.approx(-0.5)
+    # from the opponent's side: his owned-cube equity at 1 - cp is -1/2
+    assert C.live_equity(1.0 - cp, L, W, C.OWNED) == pytest.approx(-0.5)
+
+
+def test_janowski_equities_at_x_068_hand_computed():
+    # p = 0.7, no gammons, x = 0.68, cube centred, no Jacoby effect without gammons.
+    # live centred: -1 + 2 (0.7 - 0.2) / 0.6 = 0.666667; dead: 2 * 0.7 - 1 = 0.4
+    # cubeful = 0.68 * 0.666667 + 0.32 * 0.4 = 0.581333
+    p = _p(0.7)
+    assert C.cubeful_equity(p, 0.68, C.CENTRED, True) == pytest.approx(0.581333, abs=1e-6)
+    # owned: live -1 + 2 * 0.7 / 0.8 = 0.75 -> 0.68 * 0.75 + 0.32 * 0.4 = 0.638
+    assert C.cubeful_equity(p, 0.68, C.OWNED, True) == pytest.approx(0.638, abs=1e-6)
+    # opponent owns: live -1 + 2 (0.7 - 0.2) / 0.8 = 0.25 -> 0.68 * 0.25 + 0.128 = 0.298
+    assert C.cubeful_equity(p, 0.68, C.OPP_OWNED, True) == pytest.approx(0.298, abs=1e-6)
+
+
+def test_cube_states_are_ordered_owned_centred_opponent_owned():
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        w = rng.uniform(0.01, 0.99)
+        wg = rng.uniform(0, w) * 0.5
+        lg = rng.uniform(0, 1 - w) * 0.5
+        p = _p(w, wg, wg * 0.1, lg, lg * 0.1)
+        eq = np.zeros(3)
+        C.cube_equities(p, 0.68, False, eq)
+        assert eq[1] >= eq[0] - 1e-9 >= eq[2] - 2e-9
+
+
+@pytest.mark.parametrize(
+    "nd, dt, dp, action",
+    [
+        (0.30, 0.10, 1.0, NO_DOUBLE),  # take, and not doubling is better
+        (0.60, 0.80, 1.0, DOUBLE_TAKE),  # take, and the double gains
+        (0.70, 1.30, 1.0, DOUBLE_PASS),  # he should pass, and cashing gains
+        (1.20, 1.40, 1.0, TG_PASS),  # he would pass, but playing on beats cashing
+        (1.10, 0.90, 1.0, TG_TAKE),  # he would take, and playing on beats both
+    ],
+)
+def test_cube_action_names(nd, dt, dp, action):
+    assert cube_action(nd, dt, dp) == action
+
+
+def test_redouble_names():
+    assert cube_action(0.3, 0.1, 1.0, redouble=True) == "No redouble"
+    assert cube_action(0.6, 0.8, 1.0, redouble=True) == "Redouble, take"
+    assert cube_action(0.7, 1.3, 1.0, redouble=True) == "Redouble, pass"
+    assert cube_action(1.2, 1.4, 1.0, redouble=True) == "Too good to redouble, pass"
+
+
+def test_wrong_pass_and_take_percentages():
+    # no double 0.5, double/take 0.3, pass 1.0: a wrong pass share f makes doubling break even
+    # when f * 1 + (1 - f) * 0.3 = 0.5 -> f = 0.2/0.7
+    wp, wt = wrong_decision_percent(0.5, 0.3, 1.0)
+    assert wp == pytest.approx(100 * 0.2 / 0.7) and wt is None
+    # too good: nd 1.2, take 1.5, pass 1.0: f * 1.5 + (1 - f) * 1.0 = 1.2 -> f = 0.4
+    wp, wt = wrong_decision_percent(1.2, 1.5, 1.0)
+    assert wt == pytest.approx(40.0)
+
+
+def test_dahl_rule_of_thumb_example_from_seed_000():
+    # "you win 30% of the games cubeless, whereof 10% are gammon wins ... 0.35 * (0.3 + 0.05)"
+    assert dahl_cube_value(0.30, 0.10) == pytest.approx(0.1225)
+
+
+def test_race_cube_efficiency_depends_on_pips():
+    assert C.cube_efficiency(RACE) == pytest.approx(0.6)  # 30 pips -> clamped to 0.60
+    long = np.zeros(26, dtype=np.int8)
+    long[12], long[13] = 8, -8  # past each other: a race
+    # 8 * 12 = 96 pips: 0.55 + 0.12 = 0.67 (contact would give 0.68)
+    assert C.cube_efficiency(long) == pytest.approx(0.67)
