@@ -1,0 +1,585 @@
+"""Bear-off databases, built by retrograde analysis, and the kernels that look them up.
+
+Indexing
+--------
+A one-sided bear-off position is one side's checkers on its home points 1..6, given as
+``counts6`` (``counts6[i]`` = checkers on point ``i + 1``, 0..15 in all). With cumulative sums
+``s_j = c_1 + ... + c_j`` the strictly increasing numbers ``a_j = s_j + j - 1`` (j = 1..6) form a
+6-subset of ``{0, ..., 20}`` and the index is its colexicographic rank
+``sum_j C(a_j, j)`` (stars and bars / combinatorial number system). So:
+
+* all ``C(21, 6) = 54,264`` positions with 0..15 checkers have indices ``0 .. 54263``;
+* index 0 is "all checkers off";
+* the positions with at most ``N`` checkers are exactly the indices ``< C(N + 6, 6)``
+  (:func:`num_positions`), e.g. 924 for ``N = 6`` (the two-sided database).
+
+One-sided database (:func:`build_one_sided`)
+-------------------------------------------
+``dist : float32[54264, 2, MAX_ROLLS]``:
+
+* ``dist[i, 0, k]`` = probability that position ``i`` needs exactly ``k`` rolls to bear off
+  all its checkers, playing each roll to minimise the expected number of rolls;
+* ``dist[i, 1, k]`` = probability that the side needs exactly ``k`` rolls until it has borne off
+  at least one checker, playing to minimise the expected number of rolls to that event. A side
+  with fewer than 15 checkers on its board already has one off (``k = 0``). This is what a side
+  needs to save a gammon.
+
+``mean : float64[54264, 2]``: the expected values of the two distributions.
+``MAX_ROLLS`` (= 32) covers every position: the longest possible bear-off (15 checkers on the
+6 point rolling 2-1 every time) takes 30 rolls, see the tests.
+
+Two-sided database (:func:`build_two_sided`)
+-------------------------------------------
+For a pair (player on roll ``x``, opponent ``y``), both with at most 6 checkers on their home
+points (so at least 9 off each: no gammons), indices as above (``0 .. 923``):
+
+* ``win : float32[924, 924]``, ``win[x, y]`` = the exact cubeless probability that the player
+  on roll wins, both sides playing to maximise their winning chances;
+* ``cubeful : float32[924, 924, 3]``: the exact money equities (normalised to a 1-cube) of the
+  player on roll, before his doubling decision, with the cube centred (``[..., 0]``), owned by
+  the player on roll (``[..., 1]``) and owned by the opponent (``[..., 2]``); both sides double,
+  take and play optimally (cubeful-optimal plays, separately for each cube state).
+
+Recurrences, ``w`` running over the 21 rolls with weights 1 (doubles) or 2 out of 36, ``x'``
+over the positions reachable from ``x`` with that roll::
+
+    P(x, y)    = sum_w w/36 * max_x' (1 if x' empty else 1 - P(y, x'))
+    ND_c(x, y) = sum_w w/36 * max_x' (1 if x' empty else -E_flip(c)(y, x'))
+    E_centred  = max(ND_centred, min(1, 2 * ND_opponent))
+    E_owned    = max(ND_owned,   min(1, 2 * ND_opponent))
+    E_opponent = ND_opponent
+
+where ``flip`` swaps "owned" and "opponent" (centred stays centred). A double that is taken
+gives the opponent the cube on 2 and the doubler rolls at once (``2 * ND_opponent``); a pass
+gives +1. Beavers do not change these values: a side only doubles when
+``2 * ND_opponent >= ND >= ND_opponent``, i.e. when its position is favourable
+(``ND_opponent >= 0``), and such a double is never worth a beaver. Every play lowers the pip
+count, so all dependencies have a smaller total pip count and the tables are filled in order
+of increasing ``pip(x) + pip(y)``. Boundary values: ``x`` empty (the player on roll has
+already borne off) gives 1 / +1; otherwise ``y`` empty gives 0 / -1.
+
+Lookups
+-------
+:func:`is_two_sided`, :func:`two_sided_probs`, :func:`two_sided_cubeful`, :func:`is_bearoff`
+and :func:`one_sided_race_probs` take full ``int8[26]`` positions (engine layout).
+:func:`one_sided_race_probs` is an APPROXIMATION: it treats the two sides' numbers of rolls as
+independent, each side playing to minimise its own expected rolls, so it ignores that a side
+should play differently when the race is close (e.g. to maximise the chance of finishing in
+exactly the rolls it has left, or to save a gammon rather than to finish fast). It is exact only
+in the trivial cases; the two-sided database is exact.
+"""
+
+import numpy as np
+
+from bgtui.engine._jit import kernel
+from bgtui.engine.constants import NUM_CHECKERS, ROLL_WEIGHTS, ROLLS
+
+HOME_POINTS = 6
+ONE_SIDED_CHECKERS = NUM_CHECKERS  # 15
+TWO_SIDED_CHECKERS = 6
+MAX_ROLLS = 32
+#: layout of ``dist`` axis 1 and ``mean`` axis 1
+ALL_OFF, FIRST_OFF = 0, 1
+#: layout of the cubeful table's last axis
+CENTRED, OWNED, OPPONENT_OWNED = 0, 1, 2
+
+# BINOM[a, j] = C(a, j), a <= 21, j <= 6 (read-only constant for the kernels)
+BINOM = np.zeros((22, 7), dtype=np.int64)
+for _a in range(22):
+    BINOM[_a, 0] = 1
+    for _j in range(1, 7):
+        BINOM[_a, _j] = BINOM[_a - 1, _j - 1] + BINOM[_a - 1, _j] if _a > 0 else 0
+BINOM.setflags(write=False)
+
+
+def num_positions(max_checkers: int) -> int:
+    """Number of one-sided positions with at most ``max_checkers`` (0..15) checkers."""
+    if not 0 <= max_checkers <= ONE_SIDED_CHECKERS:
+        raise ValueError(f"max_checkers must be 0..15, got {max_checkers}")
+    return int(BINOM[max_checkers + 6, 6])
+
+
+ONE_SIDED_SIZE = num_positions(ONE_SIDED_CHECKERS)  # 54264
+TWO_SIDED_SIZE = num_positions(TWO_SIDED_CHECKERS)  # 924
+
+
+# --------------------------------------------------------------------------------------------
+# indexing
+
+
+@kernel
+def bearoff_index(counts6):
+    """Index of a one-sided position. ``counts6`` : int[6], checkers on points 1..6, sum <= 15."""
+    s = 0
+    r = 0
+    for j in range(6):
+        s += counts6[j]
+        r += BINOM[s + j, j + 1]
+    return r
+
+
+@kernel
+def bearoff_position(index, out6):
+    """Inverse of :func:`bearoff_index`: write the counts of points 1..6 into ``out6``
+    (int[6]); return the number of checkers. ``index`` must be in ``0 .. 54263``."""
+    r = index
+    s_above = 0  # s_{j+1}
+    total = 0
+    for j in range(6, 0, -1):
+        # a_j = the largest a with C(a, j) <= remainder (colex unranking)
+        a = j - 1
+        while a < 20 and BINOM[a + 1, j] <= r:
+            a += 1
+        r -= BINOM[a, j]
+        s = a - (j - 1)  # checkers on points 1..j
+        if j == 6:
+            total = s
+        else:
+            out6[j] = s_above - s  # point j + 1
+        s_above = s
+    out6[0] = s_above
+    return total
+
+
+@kernel
+def _counts_index(c):
+    """Index of counts held in ``c[1..6]`` (``c[0]`` unused)."""
+    s = 0
+    r = 0
+    for j in range(1, 7):
+        s += c[j]
+        r += BINOM[s + j - 1, j]
+    return r
+
+
+# --------------------------------------------------------------------------------------------
+# bear-off move generation on counts
+
+
+@kernel
+def _move(c, p, d):
+    """Move one checker from point ``p`` with die ``d`` if legal; return destination or -1."""
+    if c[p] == 0:
+        return -1
+    if p > d:
+        c[p] -= 1
+        c[p - d] += 1
+        return p - d
+    if p < d:
+        for q in range(p + 1, 7):
+            if c[q] > 0:
+                return -1
+    c[p] -= 1
+    return 0
+
+
+@kernel
+def _undo(c, p, dst):
+    c[p] += 1
+    if dst > 0:
+        c[dst] -= 1
+
+
+@kernel
+def _dfs(c, dice, ndice, monotone, out, n):
+    """Append to ``out`` the index of every position reached by playing ``dice[:ndice]`` in
+    that order (bearing off ends early when the side is empty); return the new count.
+
+    With ``monotone`` the starting points are non-increasing (enough for doubles)."""
+    src = np.empty(4, dtype=np.int64)
+    dst = np.empty(4, dtype=np.int64)
+    nxt = np.empty(4, dtype=np.int64)
+    total = 0
+    for p in range(1, 7):
+        total += c[p]
+    if total == 0:
+        out[n] = 0
+        return n + 1
+    depth = 0
+    nxt[0] = 6
+    while depth >= 0:
+        p = nxt[depth]
+        d = dice[depth]
+        t = -1
+        while p >= 1:
+            t = _move(c, p, d)
+            if t >= 0:
+                break
+            p -= 1
+        if p < 1:
+            depth -= 1
+            if depth >= 0:
+                _undo(c, src[depth], dst[depth])
+                if dst[depth] == 0:
+                    total += 1
+                nxt[depth] = src[depth] - 1
+            continue
+        src[depth] = p
+        dst[depth] = t
+        if t == 0:
+            total -= 1
+        if depth == ndice - 1 or total == 0:
+            out[n] = _counts_index(c)
+            n += 1
+            _undo(c, p, t)
+            if t == 0:
+                total += 1
+            nxt[depth] = p - 1
+        else:
+            depth += 1
+            nxt[depth] = p if monotone else 6
+    return n
+
+
+@kernel
+def _successors(c, d1, d2, out):
+    """Indices (maybe repeated) of every position the roll ``d1 d2`` can reach from ``c[1..6]``.
+
+    In a bear-off every die can be played while a checker is left, so every sequence of the
+    dice is legal; non-doubles are tried in both orders. ``out`` needs room for 200."""
+    dice = np.empty(4, dtype=np.int64)
+    if d1 == d2:
+        for k in range(4):
+            dice[k] = d1
+        return _dfs(c, dice, 4, True, out, 0)
+    dice[0] = d1
+    dice[1] = d2
+    n = _dfs(c, dice, 2, False, out, 0)
+    dice[0] = d2
+    dice[1] = d1
+    return _dfs(c, dice, 2, False, out, n)
+
+
+@kernel
+def _positions_and_pips(npos):
+    counts = np.zeros((npos, 6), dtype=np.int64)
+    pips = np.zeros(npos, dtype=np.int64)
+    tot = np.zeros(npos, dtype=np.int64)
+    for i in range(npos):
+        bearoff_position(i, counts[i])
+        for j in range(6):
+            pips[i] += (j + 1) * counts[i, j]
+            tot[i] += counts[i, j]
+    return counts, pips, tot
+
+
+def successors(index: int, d1: int, d2: int) -> np.ndarray:
+    """Sorted distinct indices reachable from one-sided position ``index`` with roll ``d1 d2``."""
+    c = np.zeros(7, dtype=np.int64)
+    out6 = np.zeros(6, dtype=np.int64)
+    bearoff_position(index, out6)
+    c[1:] = out6
+    buf = np.empty(256, dtype=np.int64)
+    n = _successors(c, d1, d2, buf)
+    return np.unique(buf[:n])
+
+
+# --------------------------------------------------------------------------------------------
+# one-sided database
+
+
+@kernel
+def _build_one_sided(npos, order, counts, tot, rolls, weights, nrolls, dist, mean):
+    c = np.zeros(7, dtype=np.int64)
+    buf = np.empty(256, dtype=np.int64)
+    dist[0, 0, 0] = 1.0
+    mean[0, 0] = 0.0
+    for i in range(npos):
+        if tot[i] < 15:
+            dist[i, 1, 0] = 1.0
+            mean[i, 1] = 0.0
+    for oi in range(npos):
+        i = order[oi]
+        if i == 0:
+            continue
+        e_all = 1.0
+        e_first = 1.0
+        full = tot[i] == 15
+        for r in range(rolls.shape[0]):
+            w = weights[r] / 36.0
+            for j in range(6):
+                c[j + 1] = counts[i, j]
+            n = _successors(c, rolls[r, 0], rolls[r, 1], buf)
+            best = buf[0]
+            bestv = mean[best, 0]
+            gbest = buf[0]
+            gbestv = mean[gbest, 1]
+            for k in range(1, n):
+                s = buf[k]
+                if mean[s, 0] < bestv:
+                    bestv = mean[s, 0]
+                    best = s
+                if mean[s, 1] < gbestv:
+                    gbestv = mean[s, 1]
+                    gbest = s
+            e_all += w * bestv
+            for k in range(nrolls - 1):
+                dist[i, 0, k + 1] += w * dist[best, 0, k]
+            if full:
+                e_first += w * gbestv
+                for k in range(nrolls - 1):
+                    dist[i, 1, k + 1] += w * dist[gbest, 1, k]
+        mean[i, 0] = e_all
+        if full:
+            mean[i, 1] = e_first
+
+
+def build_one_sided(max_checkers: int = ONE_SIDED_CHECKERS, nrolls: int = MAX_ROLLS):
+    """Build the one-sided database for positions with at most ``max_checkers`` checkers.
+
+    Returns ``(dist float32[n, 2, nrolls], mean float64[n, 2])`` (layout in the module doc).
+    Positions are solved in order of increasing pip count, so every successor is done first.
+    Raises ``ValueError`` if ``nrolls`` is too small to hold some distribution.
+    """
+    npos = num_positions(max_checkers)
+    counts, pips, tot = _positions_and_pips(npos)
+    order = np.argsort(pips, kind="stable")
+    dist = np.zeros((npos, 2, nrolls), dtype=np.float64)
+    mean = np.zeros((npos, 2), dtype=np.float64)
+    _build_one_sided(npos, order, counts, tot, ROLLS, ROLL_WEIGHTS, nrolls, dist, mean)
+    lost = np.abs(dist.sum(axis=2) - 1.0).max()
+    if lost > 1e-9:
+        raise ValueError(f"nrolls={nrolls} is too small: probability {lost:.3g} lost")
+    return dist.astype(np.float32), mean
+
+
+# --------------------------------------------------------------------------------------------
+# two-sided database
+
+
+@kernel
+def _successor_table(npos, counts, rolls):
+    """CSR table of distinct successors: ``idx[start[21*x + r] : start[21*x + r + 1]]``."""
+    nr = rolls.shape[0]
+    c = np.zeros(7, dtype=np.int64)
+    buf = np.empty(256, dtype=np.int64)
+    start = np.zeros(npos * nr + 1, dtype=np.int64)
+    cap = npos * nr * 8
+    idx = np.empty(cap, dtype=np.int64)
+    m = 0
+    for x in range(npos):
+        for r in range(nr):
+            for j in range(6):
+                c[j + 1] = counts[x, j]
+            n = _successors(c, rolls[r, 0], rolls[r, 1], buf)
+            u = np.unique(buf[:n])
+            if m + u.shape[0] > cap:
+                new = np.empty(cap * 2, dtype=np.int64)
+                new[:m] = idx[:m]
+                idx = new
+                cap *= 2
+            for k in range(u.shape[0]):
+                idx[m] = u[k]
+                m += 1
+            start[x * nr + r + 1] = m
+    return start, idx[:m].copy()
+
+
+@kernel
+def _build_two_sided(npos, pips, order, pip_start, start, idx, weights, win, eq):
+    nr = weights.shape[0]
+    maxpip = pips.max()
+    for x in range(npos):
+        for y in range(npos):
+            if x == 0:
+                win[x, y] = 1.0
+                for s in range(3):
+                    eq[x, y, s] = 1.0
+            elif y == 0:
+                win[x, y] = 0.0
+                for s in range(3):
+                    eq[x, y, s] = -1.0
+    for t in range(2, 2 * maxpip + 1):
+        for x in range(1, npos):
+            py = t - pips[x]
+            if py < 1 or py > maxpip:
+                continue
+            for k in range(pip_start[py], pip_start[py + 1]):
+                y = order[k]
+                p = 0.0
+                nd_c = 0.0
+                nd_o = 0.0  # player owns
+                nd_x = 0.0  # opponent owns
+                for r in range(nr):
+                    bp = -1.0
+                    bc = -2.0
+                    bo = -2.0
+                    bx = -2.0
+                    for m in range(start[x * nr + r], start[x * nr + r + 1]):
+                        s = idx[m]
+                        if s == 0:
+                            v = 1.0
+                            vc = 1.0
+                            vo = 1.0
+                            vx = 1.0
+                        else:
+                            v = 1.0 - win[y, s]
+                            vc = -eq[y, s, 0]
+                            vo = -eq[y, s, 2]  # I own -> opponent sees "opponent owns"
+                            vx = -eq[y, s, 1]  # opponent owns -> opponent sees "owned"
+                        if v > bp:
+                            bp = v
+                        if vc > bc:
+                            bc = vc
+                        if vo > bo:
+                            bo = vo
+                        if vx > bx:
+                            bx = vx
+                    w = weights[r] / 36.0
+                    p += w * bp
+                    nd_c += w * bc
+                    nd_o += w * bo
+                    nd_x += w * bx
+                win[x, y] = p
+                dbl = 2.0 * nd_x
+                if dbl > 1.0:
+                    dbl = 1.0
+                eq[x, y, 0] = nd_c if nd_c >= dbl else dbl
+                eq[x, y, 1] = nd_o if nd_o >= dbl else dbl
+                eq[x, y, 2] = nd_x
+
+
+def build_two_sided(max_checkers: int = TWO_SIDED_CHECKERS):
+    """Build the two-sided database for sides with at most ``max_checkers`` checkers.
+
+    Returns ``(win float32[n, n], cubeful float32[n, n, 3])`` with ``n =
+    num_positions(max_checkers)`` (layout and recurrences in the module doc).
+    """
+    npos = num_positions(max_checkers)
+    counts, pips, _ = _positions_and_pips(npos)
+    order = np.argsort(pips, kind="stable")
+    pip_start = np.zeros(pips.max() + 2, dtype=np.int64)
+    np.add.at(pip_start, pips + 1, 1)
+    pip_start = np.cumsum(pip_start)
+    start, idx = _successor_table(npos, counts, ROLLS)
+    win = np.zeros((npos, npos), dtype=np.float64)
+    eq = np.zeros((npos, npos, 3), dtype=np.float64)
+    _build_two_sided(npos, pips, order, pip_start, start, idx, ROLL_WEIGHTS, win, eq)
+    return win.astype(np.float32), eq.astype(np.float32)
+
+
+# --------------------------------------------------------------------------------------------
+# lookups on full positions
+
+
+@kernel
+def _home_counts(pos, out2):
+    """``out2`` = (player's checkers on 1..6, opponent's on their 1..6); return True if every
+    checker of both sides on the board is in its home board (none on a bar)."""
+    if pos[0] != 0 or pos[25] != 0:
+        return False
+    a = 0
+    b = 0
+    for i in range(1, 25):
+        v = pos[i]
+        if v > 0:
+            if i > 6:
+                return False
+            a += v
+        elif v < 0:
+            if i < 19:
+                return False
+            b -= v
+    out2[0] = a
+    out2[1] = b
+    return True
+
+
+@kernel
+def player_index(pos):
+    """One-sided index of the player's checkers on points 1..6 (call only for home positions)."""
+    s = 0
+    r = 0
+    for j in range(1, 7):
+        v = pos[j]
+        if v > 0:
+            s += v
+        r += BINOM[s + j - 1, j]
+    return r
+
+
+@kernel
+def opponent_index(pos):
+    """One-sided index of the opponent's checkers on their points 1..6 (our 24..19)."""
+    s = 0
+    r = 0
+    for j in range(1, 7):
+        v = pos[25 - j]
+        if v < 0:
+            s -= v
+        r += BINOM[s + j - 1, j]
+    return r
+
+
+@kernel
+def is_bearoff(pos):
+    """True if both sides have all their checkers (on the board) in their home boards."""
+    n2 = np.empty(2, dtype=np.int64)
+    return _home_counts(pos, n2)
+
+
+@kernel
+def is_two_sided(pos):
+    """True if both sides are home with at most 6 checkers each (two-sided database range)."""
+    n2 = np.empty(2, dtype=np.int64)
+    if not _home_counts(pos, n2):
+        return False
+    return n2[0] <= TWO_SIDED_CHECKERS and n2[1] <= TWO_SIDED_CHECKERS
+
+
+@kernel
+def two_sided_probs(pos, db, out5):
+    """Write (win, 0, 0, 0, 0) for the player on roll; ``db`` : float32[924, 924]."""
+    out5[0] = db[player_index(pos), opponent_index(pos)]
+    for k in range(1, 5):
+        out5[k] = 0.0
+
+
+@kernel
+def two_sided_cubeful(pos, db_cubeful, out3):
+    """Write (centred, owned, opponent owned) money equities; ``db_cubeful`` : [924, 924, 3]."""
+    x = player_index(pos)
+    y = opponent_index(pos)
+    for k in range(3):
+        out3[k] = db_cubeful[x, y, k]
+
+
+@kernel
+def one_sided_race_probs(pos, db1, out5):
+    """Approximate five probabilities of a home-board bear-off from two one-sided lookups.
+
+    ``db1`` : float32[54264, 2, R] (:func:`build_one_sided`'s ``dist``). With ``A`` / ``B`` the
+    rolls the player / opponent need to finish and ``G_p`` / ``G_o`` the rolls each needs for a
+    first checker off (independent): the player on roll wins iff ``A <= B``, wins a gammon iff
+    ``A <= G_o``, loses a gammon iff ``G_p > B``. Backgammons are impossible here.
+    Approximation: see the module doc.
+    """
+    x = player_index(pos)
+    y = opponent_index(pos)
+    nr = db1.shape[2]
+    win = 0.0
+    wg = 0.0
+    lg = 0.0
+    # tails: T_B(a) = P(B >= a), T_Go(a) = P(G_o >= a), T_Gp(a) = P(G_p >= a)
+    tb = 1.0
+    tgo = 1.0
+    tgp = 1.0
+    for a in range(nr):
+        pa = db1[x, 0, a]
+        win += pa * tb
+        wg += pa * tgo
+        tgp -= db1[x, 1, a]  # now P(G_p >= a + 1)
+        lg += db1[y, 0, a] * tgp
+        tb -= db1[y, 0, a]
+        tgo -= db1[y, 1, a]
+    if win > 1.0:
+        win = 1.0
+    if wg < 0.0:
+        wg = 0.0
+    if lg < 0.0:
+        lg = 0.0
+    out5[0] = win
+    out5[1] = wg if wg < win else win
+    out5[2] = 0.0
+    out5[3] = lg if lg < 1.0 - win else 1.0 - win
+    out5[4] = 0.0
