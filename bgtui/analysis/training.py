@@ -74,3 +74,68 @@ def td_train(checkpoint, games: int, hidden: int = 128, race_hidden: int = 64,
             save_weights(checkpoint, ev, meta)
             last_save = done
     return meta
+
+
+def _targets(ev, positions, ply, workers):
+    """Targets for ``positions`` at ``ply`` lookahead, computed by ``workers`` threads."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bgtui.engine.evaluate import make_lookahead_workspace
+    from bgtui.engine.train_targets import _plied_batch
+
+    hidden = max(n[1].shape[0] for n in ev)
+    out = np.zeros((len(positions), 5), dtype=np.float32)
+    bounds = np.linspace(0, len(positions), workers + 1).astype(int)
+
+    def part(a, b):
+        _plied_batch(positions[a:b], ply, ev, make_lookahead_workspace(hidden), out[a:b])
+
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(lambda ab: part(*ab), zip(bounds[:-1], bounds[1:])))
+    return out
+
+
+def supervised_train(checkpoint, rounds: int, positions: int = 50_000, ply: int = 1,
+                     epochs: int = 2, alpha: float = 0.02, explore: float = 0.1, seed: int = 7,
+                     workers: int = 1, log=sys.stdout) -> dict:
+    """Improve the nets in ``checkpoint`` toward their own ``ply``-ply evaluations.
+
+    Each round samples ``positions`` positions from 0-ply self-play (with ``explore`` random
+    plays for variety), evaluates them at ``ply`` with the current nets, and runs ``epochs``
+    passes of SGD toward those targets; then writes the checkpoint.
+    """
+    from bgtui.engine.train import _sample_positions, _supervised_epoch
+
+    ev, meta = load_weights(checkpoint)
+    ev = tuple(tuple(a.copy() for a in net) for net in ev)
+    rng = make_rng(seed + int(meta.get("supervised_rounds", 0)) * 1000)
+    mws = make_workspace()
+    ews = make_eval_workspace(max(n[1].shape[0] for n in ev))
+    out_pos, out_moves = make_play_buffers()
+    for rnd in range(rounds):
+        t = time.time()
+        dest = np.zeros((positions, 26), dtype=np.int8)
+        m = 0
+        while m < positions:
+            m += _sample_positions(ev, 50, rng, _START, explore, mws, ews, out_pos, out_moves,
+                                   dest[m:])
+        t_sample = time.time() - t
+        tg = _targets(ev, dest, ply, workers)
+        t_targets = time.time() - t - t_sample
+        stats = np.zeros(4)
+        for ep in range(epochs):
+            order = np.random.default_rng(int(rng[0] % (2**32)) + ep).permutation(positions)
+            stats[:] = 0
+            _supervised_epoch(dest, tg, order.astype(np.int64), ev, alpha, alpha, ews, stats)
+        meta["supervised_rounds"] = int(meta.get("supervised_rounds", 0)) + 1
+        meta.setdefault("supervised", []).append(
+            {"positions": positions, "ply": ply, "epochs": epochs, "alpha": alpha})
+        save_weights(checkpoint, ev, meta)
+        print(json.dumps({
+            "round": meta["supervised_rounds"], "positions": positions,
+            "contact_mse": round(stats[0] / max(stats[1], 1), 6),
+            "race_mse": round(stats[2] / max(stats[3], 1), 6),
+            "sample_s": round(t_sample, 1), "targets_s": round(t_targets, 1),
+            "total_s": round(time.time() - t, 1),
+        }), file=log, flush=True)
+    return meta

@@ -8,7 +8,7 @@ from bgtui.engine.evaluate import _best_play0
 from bgtui.engine.inputs import _fill_inputs
 from bgtui.engine.nn import _backward, _forward
 from bgtui.engine.position import game_result, is_race
-from bgtui.engine.rng import roll_index
+from bgtui.engine.rng import roll_index, uniform
 
 _START = np.array(OPENING_POSITION, dtype=np.int8)
 
@@ -66,3 +66,73 @@ def _td_selfplay(ev, n_games, rng, alpha_contact, alpha_race, start, mws, ews, o
             for i in range(26):
                 pos[i] = -child[25 - i]
             side = 1 - side
+
+
+@kernel
+def _sample_positions(ev, n_games, rng, start, explore, mws, ews, out_pos, out_moves, dest):
+    """Self-play ``n_games`` at 0-ply (a random play instead of the best with probability
+    ``explore``) and store every position before a roll (player on roll) into ``dest``
+    (int8[cap, 26]); returns the number stored (stops when full)."""
+    pos = np.empty(26, dtype=np.int8)
+    t5 = np.empty(5, dtype=np.float32)
+    cap = dest.shape[0]
+    m = 0
+    for g in range(n_games):
+        for i in range(26):
+            pos[i] = start[i]
+        first = True
+        while True:
+            r = roll_index(rng)
+            d1 = r // 6 + 1
+            d2 = r % 6 + 1
+            while first and d1 == d2:
+                r = roll_index(rng)
+                d1 = r // 6 + 1
+                d2 = r % 6 + 1
+            if not first:
+                if m >= cap:
+                    return m
+                for i in range(26):
+                    dest[m, i] = pos[i]
+                m += 1
+            first = False
+            best, n = _best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, t5)
+            if n > 1 and uniform(rng) < explore:
+                best = np.int64(uniform(rng) * n)
+                if best >= n:
+                    best = n - 1
+            child = out_pos[best]
+            if game_result(child) > 0:
+                break
+            for i in range(26):
+                pos[i] = -child[25 - i]
+    return m
+
+
+@kernel
+def _supervised_epoch(positions, targets, order, ev, alpha_contact, alpha_race, ews, stats):
+    """One pass of stochastic gradient descent toward ``targets`` (float32[N, 5]) in ``order``.
+
+    ``stats`` (float64[4]): summed squared error and count, contact then race.
+    """
+    o5 = np.empty(5, dtype=np.float32)
+    for j in range(order.shape[0]):
+        k = order[j]
+        pos = positions[k]
+        if is_race(pos):
+            net = ev[1]
+            alpha = alpha_race
+            s = 2
+        else:
+            net = ev[0]
+            alpha = alpha_contact
+            s = 0
+        _fill_inputs(pos, ews[0], ews[1])
+        _forward(ews[1], net[0], net[1], net[2], net[3], ews[2], o5)
+        err = 0.0
+        for q in range(5):
+            d = targets[k, q] - o5[q]
+            err += d * d
+        stats[s] += err
+        stats[s + 1] += 1
+        _backward(ews[1], net[0], net[1], net[2], net[3], ews[2], o5, targets[k], alpha, ews[3])
