@@ -1,0 +1,61 @@
+"""Rollout speed: games per second for the issue's standard cases.
+
+    python benchmarks/rollout.py [--weights bgtui-0.npz] [--seconds 10]
+
+Prints games/s for full-game 0-ply cubeless rollouts without and with variance reduction and
+for 7-roll truncated rollouts, on one core and on all cores (compile time excluded), the ratio
+of all cores to one core, and the variance-reduction factor measured in the same runs.
+"""
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+from bgtui.analysis.models import RolloutSettings
+from bgtui.analysis.rollout import RolloutJob
+from bgtui.analysis.weights import load_weights
+from bgtui.engine.constants import OPENING_POSITION
+
+# a middle-game position (both sides have split their back checkers)
+MIDGAME = np.array(OPENING_POSITION)
+MIDGAME[13], MIDGAME[11], MIDGAME[24], MIDGAME[21] = 4, 1, 1, 1
+
+
+def rate(ev, settings, seconds):
+    """Games/s of ``settings`` from the middle-game position within ``seconds``."""
+    s = RolloutSettings(**{**settings, "trials": 10**9, "time_limit": seconds})
+    job = RolloutJob(MIDGAME[None], [""], ["midgame"], s, False)
+    snap = None
+    for snap in job.run(ev):
+        pass
+    return snap
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--weights", default="bgtui-0.npz")
+    ap.add_argument("--seconds", type=float, default=10.0)
+    args = ap.parse_args()
+    ev = load_weights(args.weights)[0]
+    # compile (or load from cache) before timing
+    rate(ev, dict(truncate=2, workers=1, variance_reduction=True), 0.5)
+    cases = [
+        ("full game, 0-ply, no VR", dict(truncate=0, variance_reduction=False)),
+        ("full game, 0-ply, VR", dict(truncate=0, variance_reduction=True)),
+        ("7-roll truncated, 0-ply, no VR", dict(truncate=7, variance_reduction=False)),
+    ]
+    ncores = os.cpu_count() or 1
+    print(f"{'case':34s} {'1 core':>10s} {str(ncores) + ' cores':>10s} {'ratio':>6s} {'VR factor':>9s}")
+    for name, st in cases:
+        one = rate(ev, dict(st, workers=1), args.seconds)
+        many = rate(ev, dict(st, workers=ncores), args.seconds)
+        vr = one.variance_reduction_factor
+        print(f"{name:34s} {one.games_per_second:10.0f} {many.games_per_second:10.0f} "
+              f"{many.games_per_second / one.games_per_second:6.2f} "
+              f"{'' if vr is None else f'{vr:9.1f}'}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
