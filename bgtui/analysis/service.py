@@ -171,6 +171,61 @@ class Analyzer:
         )
 
 
+
+    def make_rollout_job(self, state, settings, moves=None, top=None):
+        """Build a RolloutJob: the position itself, or candidate plays of ``state.dice``."""
+        from bgtui.analysis.formats import format_position_id
+        from bgtui.analysis.notation import format_play, parse_play
+        from bgtui.analysis.rollout import RolloutJob, validate_settings
+        from bgtui.analysis.state import GameState
+        from bgtui.engine.movegen import generate_plays
+        from bgtui.engine.position import swap_sides
+
+        validate_settings(settings)
+        if moves is None and top is None:
+            return RolloutJob(state.position[None, :], [""], [format_position_id(state)], settings,
+                              mover_view=False)
+        if state.dice is None:
+            raise ValueError("rolling out candidate plays needs dice")
+        board = state.position
+        if moves:
+            children = [parse_play(board, m, state.dice) for m in moves]
+            c_all, m_all = generate_plays(board, *state.dice)
+            labels = []
+            for ch in children:
+                j = next(i for i in range(len(c_all)) if np.array_equal(c_all[i], ch))
+                labels.append(format_play(board, m_all[j]))
+            if len({bytes(np.asarray(c, dtype=np.int8)) for c in children}) < len(children):
+                raise ValueError("two of the given moves reach the same position")
+        else:
+            rows = self.rank_plays(state, state.dice, 0)[: max(1, int(top))]
+            labels = [r.move for r in rows]
+            children = [parse_play(board, m, state.dice) if m else board for m in labels]
+        roots = np.array([swap_sides(np.asarray(c, dtype=np.int8)) for c in children], dtype=np.int8)
+        pids = [format_position_id(GameState.from_position(r)) for r in roots]
+        return RolloutJob(roots, labels, pids, settings, mover_view=True)
+
+
+    def iter_rollout(self, state, settings, moves=None, cancel=None, resume=None, top=None):
+        """See ``protocol.AnalysisService.iter_rollout``; ``resume`` is a saved job state (dict),
+        a RolloutJob, or a path; ``settings.trials`` may exceed the saved count to extend it."""
+        from bgtui.analysis.rollout import RolloutJob
+
+        if resume is not None:
+            if isinstance(resume, RolloutJob):
+                job = resume
+            elif isinstance(resume, dict):
+                job = RolloutJob.from_state(resume)
+            else:
+                job = RolloutJob.load(resume)
+            if settings is not None and settings.trials != job.settings.trials:
+                job.settings = replace(job.settings, trials=settings.trials)
+        else:
+            job = self.make_rollout_job(state, settings, moves, top)
+        self.last_rollout_job = job
+        yield from job.run(self.ev, cancel)
+
+
 def _flip_owner(owner: str) -> str:
     return {"player": "opponent", "opponent": "player"}.get(owner, owner)
 
@@ -178,61 +233,3 @@ def _flip_owner(owner: str) -> str:
 def _check_ply(ply: int) -> None:
     if not isinstance(ply, int) or not 0 <= ply <= 3:
         raise ValueError(f"ply must be 0, 1, 2 or 3, got {ply!r}")
-
-
-def _make_rollout_job(an: "Analyzer", state, settings, moves=None, top=None):
-    """Build a RolloutJob: the position itself, or candidate plays of ``state.dice``."""
-    from bgtui.analysis.formats import format_position_id
-    from bgtui.analysis.notation import format_play, parse_play
-    from bgtui.analysis.rollout import RolloutJob, validate_settings
-    from bgtui.analysis.state import GameState
-    from bgtui.engine.movegen import generate_plays
-    from bgtui.engine.position import swap_sides
-
-    validate_settings(settings)
-    if moves is None and top is None:
-        return RolloutJob(state.position[None, :], [""], [format_position_id(state)], settings,
-                          mover_view=False)
-    if state.dice is None:
-        raise ValueError("rolling out candidate plays needs dice")
-    board = state.position
-    if moves:
-        children = [parse_play(board, m, state.dice) for m in moves]
-        c_all, m_all = generate_plays(board, *state.dice)
-        labels = []
-        for ch in children:
-            j = next(i for i in range(len(c_all)) if np.array_equal(c_all[i], ch))
-            labels.append(format_play(board, m_all[j]))
-        if len({bytes(np.asarray(c, dtype=np.int8)) for c in children}) < len(children):
-            raise ValueError("two of the given moves reach the same position")
-    else:
-        rows = an.rank_plays(state, state.dice, 0)[: max(1, int(top))]
-        labels = [r.move for r in rows]
-        children = [parse_play(board, m, state.dice) if m else board for m in labels]
-    roots = np.array([swap_sides(np.asarray(c, dtype=np.int8)) for c in children], dtype=np.int8)
-    pids = [format_position_id(GameState.from_position(r)) for r in roots]
-    return RolloutJob(roots, labels, pids, settings, mover_view=True)
-
-
-def _iter_rollout(self, state, settings, moves=None, cancel=None, resume=None, top=None):
-    """See ``protocol.AnalysisService.iter_rollout``; ``resume`` is a saved job state (dict),
-    a RolloutJob, or a path; ``settings.trials`` may exceed the saved count to extend it."""
-    from bgtui.analysis.rollout import RolloutJob
-
-    if resume is not None:
-        if isinstance(resume, RolloutJob):
-            job = resume
-        elif isinstance(resume, dict):
-            job = RolloutJob.from_state(resume)
-        else:
-            job = RolloutJob.load(resume)
-        if settings is not None and settings.trials != job.settings.trials:
-            job.settings = replace(job.settings, trials=settings.trials)
-    else:
-        job = _make_rollout_job(self, state, settings, moves, top)
-    self.last_rollout_job = job
-    yield from job.run(self.ev, cancel)
-
-
-Analyzer.iter_rollout = _iter_rollout
-Analyzer.make_rollout_job = _make_rollout_job

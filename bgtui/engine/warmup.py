@@ -20,6 +20,8 @@ def compile_all(ev, progress=None) -> dict:
         ("evaluator", lambda: evaluate.evaluate0(pos, ev)),
         ("lookahead", lambda: evaluate._evaluate_plied(
             pos, 1, ev, _lws(ev), np.zeros(5, dtype=np.float32))),
+        ("cube model", lambda: _cube(pos)),
+        ("rollouts", lambda: _rollout(pos, ev)),
     ]
     for i, (name, fn) in enumerate(stages):
         t = time.perf_counter()
@@ -34,3 +36,24 @@ def _lws(ev):
     from bgtui.engine.evaluate import make_lookahead_workspace
 
     return make_lookahead_workspace(max(net[1].shape[0] for net in ev))
+
+
+def _cube(pos):
+    from bgtui.engine import cube
+
+    out = np.zeros(3)
+    cube.cube_equities(np.array([0.6, 0.2, 0.01, 0.1, 0.01]), cube.cube_efficiency(pos), True, out)
+
+
+def _rollout(pos, ev):
+    from bgtui.engine import rollout as R
+
+    hidden = max(net[1].shape[0] for net in ev)
+    st = np.zeros(R.NUM_SETTINGS)
+    st[R.S_TRUNCATE] = 1
+    st[R.S_LATE_AFTER] = -1
+    out = np.zeros((1, 1, R.NUM_OUT))
+    R._rollout_chunk(pos[None, :].copy(), 0, 1, st, R.make_permutations(1), 1, ev,
+                     R.make_rollout_workspace(hidden), out, np.zeros(1, dtype=np.int64))
+    sums = np.zeros((1, R.NUM_OUT))
+    R._accumulate(out, 1, sums, sums.copy(), np.zeros((4, 1, 1)))
