@@ -1,0 +1,204 @@
+"""Load-or-build the bear-off databases, cached as ``.npz`` files in the user cache directory.
+
+The directory is ``$BGTUI_CACHE_DIR`` if set, else ``platformdirs.user_cache_path("bgtui")``.
+Each file holds the arrays, the format version, the build parameters and a SHA-256 of the
+arrays; all are checked on load, and a file that does not match (damaged, older format, other
+parameters) is rebuilt with a warning on the ``bgtui.analysis.bearoff_cache`` logger that says
+why. Files are written atomically (temporary file in the same directory, then ``os.replace``),
+so a crash or a second process never leaves half a file behind. If the directory cannot be
+written the database is built in memory and used anyway.
+
+``get_one_sided()`` / ``get_two_sided()`` return the arrays, memoised per process (thread-safe).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import tempfile
+import threading
+from pathlib import Path
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+from bgtui.engine import bearoff
+
+log = logging.getLogger(__name__)
+
+#: bump when the file layout or the builders' results change
+FORMAT_VERSION = 1
+
+
+class OneSided(NamedTuple):
+    """``dist`` float32[54264, 2, 32]: P(exactly k rolls) to bear off all (``[:, 0]``) / to get
+    a first checker off (``[:, 1]``); ``mean`` float64[54264, 2]: their expected values."""
+
+    dist: np.ndarray
+    mean: np.ndarray
+
+
+class TwoSided(NamedTuple):
+    """``win`` float32[924, 924]: cubeless P(player on roll wins)[x, y]; ``cubeful``
+    float32[924, 924, 3]: money equities (centred, owned, opponent owned) on a 1-cube."""
+
+    win: np.ndarray
+    cubeful: np.ndarray
+
+
+class BearoffCacheError(RuntimeError):
+    """A cached database file does not match what this version of bgtui expects."""
+
+
+def cache_dir() -> Path:
+    """``$BGTUI_CACHE_DIR`` or ``platformdirs.user_cache_path("bgtui")``."""
+    env = os.environ.get("BGTUI_CACHE_DIR")
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_path("bgtui"))
+
+
+def _checksum(arrays: dict) -> str:
+    h = hashlib.sha256()
+    for key in sorted(arrays):
+        a = np.ascontiguousarray(arrays[key])
+        h.update(key.encode())
+        h.update(str(a.dtype).encode())
+        h.update(str(a.shape).encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def _params_text(params: dict) -> str:
+    return ";".join(f"{k}={params[k]}" for k in sorted(params))
+
+
+def _load(path: Path, params: dict, names: tuple) -> dict:
+    """Read and check ``path``; raise :class:`BearoffCacheError` saying what is wrong."""
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            data = {k: f[k] for k in f.files}
+    except Exception as e:  # damaged zip, truncated file, not an npz ...
+        raise BearoffCacheError(f"cannot be read ({type(e).__name__}: {e})") from None
+    version = int(data.get("format_version", -1))
+    if version != FORMAT_VERSION:
+        raise BearoffCacheError(f"has format version {version}, this bgtui writes {FORMAT_VERSION}")
+    if str(data.get("params", "")) != _params_text(params):
+        raise BearoffCacheError(
+            f"was built with {str(data.get('params', ''))!r}, expected {_params_text(params)!r}"
+        )
+    missing = [n for n in names if n not in data]
+    if missing:
+        raise BearoffCacheError(f"lacks the array(s) {', '.join(missing)}")
+    arrays = {n: data[n] for n in names}
+    if _checksum(arrays) != str(data.get("sha256", "")):
+        raise BearoffCacheError("fails its SHA-256 check (the file is damaged)")
+    return arrays
+
+
+def _save(path: Path, arrays: dict, params: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez(
+                f,
+                format_version=np.int64(FORMAT_VERSION),
+                params=np.str_(_params_text(params)),
+                sha256=np.str_(_checksum(arrays)),
+                **arrays,
+            )
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def load_or_build(filename: str, builder: Callable[[], dict], params: dict, names: tuple) -> dict:
+    """Return the arrays ``names`` from ``cache_dir()/filename`` or build, save and return them.
+
+    ``builder()`` returns a dict holding at least ``names``; ``params`` (a flat dict) must
+    match the file's. Any mismatch or damage is logged and the file rebuilt.
+    """
+    path = cache_dir() / filename
+    if path.exists():
+        try:
+            return _load(path, params, names)
+        except BearoffCacheError as e:
+            log.warning("bear-off database %s %s; rebuilding it", path, e)
+    built = builder()
+    arrays = {n: np.ascontiguousarray(built[n]) for n in names}
+    try:
+        _save(path, arrays, params)
+    except OSError as e:
+        log.warning("cannot write bear-off database %s (%s); using it from memory only", path, e)
+    return arrays
+
+
+_lock = threading.Lock()
+_memo: dict = {}
+
+
+def get_one_sided() -> OneSided:
+    """The one-sided database (built on first use, ~2 s; then loaded from the cache)."""
+    with _lock:
+        if "one" not in _memo:
+            params = dict(max_checkers=bearoff.ONE_SIDED_CHECKERS, nrolls=bearoff.MAX_ROLLS)
+
+            def build():
+                dist, mean = bearoff.build_one_sided(**params)
+                return dict(dist=dist, mean=mean)
+
+            a = load_or_build(f"bearoff-one-sided-v{FORMAT_VERSION}.npz", build, params, ("dist", "mean"))
+            _memo["one"] = OneSided(a["dist"], a["mean"])
+        return _memo["one"]
+
+
+def get_two_sided() -> TwoSided:
+    """The two-sided database (built on first use, about a second; then loaded from the cache)."""
+    with _lock:
+        if "two" not in _memo:
+            params = dict(max_checkers=bearoff.TWO_SIDED_CHECKERS)
+
+            def build():
+                win, cubeful = bearoff.build_two_sided(**params)
+                return dict(win=win, cubeful=cubeful)
+
+            a = load_or_build(f"bearoff-two-sided-v{FORMAT_VERSION}.npz", build, params, ("win", "cubeful"))
+            _memo["two"] = TwoSided(a["win"], a["cubeful"])
+        return _memo["two"]
+
+
+def clear_memo() -> None:
+    """Forget the in-process copies (the next ``get_*`` reloads from the cache directory)."""
+    with _lock:
+        _memo.clear()
+
+
+def lookup(pos) -> dict | None:
+    """Database answer for a no-contact home-board position, or None if it is not one.
+
+    Returns ``{"probabilities": float64[5], "cubeful": float64[3] or None, "exact": bool}``:
+    exact two-sided values (with the three cubeful money equities) when both sides have at
+    most 6 checkers, else the one-sided approximation (no cubeful values).
+    """
+    from bgtui.engine.position import validate
+
+    p = validate(pos)
+    out5 = np.zeros(5, dtype=np.float64)
+    if bearoff.is_two_sided(p):
+        two = get_two_sided()
+        out3 = np.zeros(3, dtype=np.float64)
+        bearoff.two_sided_probs(p, two.win, out5)
+        bearoff.two_sided_cubeful(p, two.cubeful, out3)
+        return {"probabilities": out5, "cubeful": out3, "exact": True}
+    if bearoff.is_bearoff(p):
+        bearoff.one_sided_race_probs(p, get_one_sided().dist, out5)
+        return {"probabilities": out5, "cubeful": None, "exact": False}
+    return None

@@ -1,0 +1,552 @@
+"""Bear-off databases: indexing, one-sided and two-sided builders, lookups and the disk cache.
+
+Known answers come from hand calculation (worked out in the comments), from a slow pure-Python
+game-tree search written independently of the kernels (``_py_*`` below), from the engine's
+general move generator, and from invariants. The full databases are built once per session in
+a temporary cache directory (which also exercises ``bgtui.analysis.bearoff_cache``).
+"""
+
+import logging
+import os
+from functools import lru_cache
+from itertools import permutations
+
+import numpy as np
+import pytest
+
+from bgtui.analysis import bearoff_cache
+from bgtui.engine import bearoff as B
+from bgtui.engine.constants import ROLLS
+from bgtui.engine.movegen import generate_plays
+
+
+def idx(*counts):
+    """Index of a side with ``counts[i]`` checkers on point i + 1 (trailing zeros omitted)."""
+    c = np.zeros(6, dtype=np.int64)
+    c[: len(counts)] = counts
+    return B.bearoff_index(c)
+
+
+def board(player, opponent):
+    """Full ``int8[26]`` position: ``player`` / ``opponent`` = counts on their own points 1..6."""
+    pos = np.zeros(26, dtype=np.int8)
+    for i, n in enumerate(player):
+        pos[1 + i] = n
+    for i, n in enumerate(opponent):
+        pos[24 - i] = -n
+    return pos
+
+
+@pytest.fixture(scope="module")
+def dbs(tmp_path_factory):
+    """Full databases, built through the cache module into a fresh cache directory."""
+    d = tmp_path_factory.mktemp("cache")
+    old = os.environ.get("BGTUI_CACHE_DIR")
+    os.environ["BGTUI_CACHE_DIR"] = str(d)
+    bearoff_cache.clear_memo()
+    try:
+        one = bearoff_cache.get_one_sided()
+        two = bearoff_cache.get_two_sided()
+        files = sorted(p.name for p in d.iterdir())
+    finally:
+        bearoff_cache.clear_memo()
+        if old is None:
+            del os.environ["BGTUI_CACHE_DIR"]
+        else:
+            os.environ["BGTUI_CACHE_DIR"] = old
+    return one, two, files
+
+
+# ------------------------------------------------------------------------------------------
+# slow, independent pure-Python reference (tuples of 6 counts, point 1 first)
+
+WEIGHTED_ROLLS = [(a, b, 1 if a == b else 2) for a in range(1, 7) for b in range(1, a + 1)]
+
+
+def _py_step(c, p, d):
+    """Move one checker from point p (1-based) with die d, or None if illegal."""
+    if c[p - 1] == 0:
+        return None
+    c = list(c)
+    c[p - 1] -= 1
+    if p > d:
+        c[p - d - 1] += 1
+    elif p < d and any(c[q - 1] for q in range(p + 1, 7)):
+        return None
+    return tuple(c)
+
+
+@lru_cache(maxsize=None)
+def _py_plays(c, a, b):
+    """Every position reachable with roll (a, b): all dice orders, all checker choices."""
+    orders = {(a,) * 4} if a == b else set(permutations((a, b)))
+    out = set()
+
+    def rec(pos, dice):
+        if not dice or sum(pos) == 0:
+            out.add(pos)
+            return
+        for p in range(1, 7):
+            nxt = _py_step(pos, p, dice[0])
+            if nxt is not None:
+                rec(nxt, dice[1:])
+
+    for o in orders:
+        rec(c, o)
+    return out
+
+
+@lru_cache(maxsize=None)
+def _py_rolls(c):
+    """(expected rolls, distribution as a dict) to bear off everything, min-expectation play."""
+    if sum(c) == 0:
+        return 0.0, {0: 1.0}
+    mean = 1.0
+    dist = {}
+    for a, b, w in WEIGHTED_ROLLS:
+        best = min(_py_plays(c, a, b), key=lambda x: _py_rolls(x)[0])
+        m, d = _py_rolls(best)
+        mean += w / 36 * m
+        for k, p in d.items():
+            dist[k + 1] = dist.get(k + 1, 0.0) + w / 36 * p
+    return mean, dist
+
+
+@lru_cache(maxsize=None)
+def _py_win(x, y):
+    """Cubeless P(player on roll with x wins) against y, full game-tree search."""
+    if sum(x) == 0:
+        return 1.0
+    if sum(y) == 0:
+        return 0.0
+    total = 0.0
+    for a, b, w in WEIGHTED_ROLLS:
+        total += w / 36 * max(1.0 if sum(z) == 0 else 1.0 - _py_win(y, z) for z in _py_plays(x, a, b))
+    return total
+
+
+@lru_cache(maxsize=None)
+def _py_money(x, y, cube):
+    """Money equity on a 1-cube, cube in {"centre", "mine", "theirs"}, full game-tree search."""
+    if sum(x) == 0:
+        return 1.0
+    if sum(y) == 0:
+        return -1.0
+
+    nd = _py_no_double(x, y, cube)
+    if cube == "theirs":
+        return nd
+    # double: the opponent passes (+1) or takes (we roll, they own the cube at 2)
+    return max(nd, min(1.0, 2.0 * _py_no_double(x, y, "theirs")))
+
+
+@lru_cache(maxsize=None)
+def _py_no_double(x, y, cube):
+    """Money equity when the player on roll does not double (or cannot) and rolls."""
+    flip = {"centre": "centre", "mine": "theirs", "theirs": "mine"}[cube]
+    v = 0.0
+    for a, b, w in WEIGHTED_ROLLS:
+        v += w / 36 * max(1.0 if sum(z) == 0 else -_py_money(y, z, flip) for z in _py_plays(x, a, b))
+    return v
+
+
+def _small_sides(max_checkers):
+    out = []
+    o = np.zeros(6, dtype=np.int64)
+    for i in range(B.num_positions(max_checkers)):
+        B.bearoff_position(i, o)
+        out.append(tuple(int(v) for v in o))
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# indexing
+
+
+def test_bearoff_index_bijection_for_all_54264_positions():
+    # Given every index, When unranked and ranked again, Then the index comes back, the
+    # position has at most 15 checkers, and all positions are distinct.
+    assert B.ONE_SIDED_SIZE == 54264
+    o = np.zeros(6, dtype=np.int64)
+    seen = set()
+    for i in range(B.ONE_SIDED_SIZE):
+        n = B.bearoff_position(i, o)
+        assert o.min() >= 0 and o.sum() == n <= 15
+        assert B.bearoff_index(o) == i
+        seen.add(tuple(o))
+    assert len(seen) == 54264  # = C(21, 6): every position with 0..15 checkers on 6 points
+
+
+def test_bearoff_index_all_off_is_zero_and_small_positions_come_first():
+    assert idx() == 0
+    assert B.num_positions(6) == B.TWO_SIDED_SIZE == 924
+    assert [B.num_positions(n) for n in range(4)] == [1, 7, 28, 84]  # C(n+6, 6)
+    # positions with at most N checkers are exactly the indices below C(N + 6, 6)
+    o = np.zeros(6, dtype=np.int64)
+    for n_max in (1, 3, 6):
+        lim = B.num_positions(n_max)
+        assert B.bearoff_position(lim - 1, o) == n_max
+        assert B.bearoff_position(lim, o) == n_max + 1
+
+
+def test_player_and_opponent_index_read_home_boards():
+    # player: 2 on his 1 point, 1 on his 5; opponent: 3 on their 6 point (our 19)
+    pos = board([2, 0, 0, 0, 1], [0, 0, 0, 0, 0, 3])
+    assert B.player_index(pos) == idx(2, 0, 0, 0, 1)
+    assert B.opponent_index(pos) == idx(0, 0, 0, 0, 0, 3)
+
+
+def test_successors_match_general_move_generator():
+    # Given one-sided positions (opponent parked on their own home board, never in the way),
+    # When every roll is played, Then the dedicated bear-off generator reaches exactly the
+    # positions of bgtui.engine.movegen.
+    o = np.zeros(6, dtype=np.int64)
+    for i in range(1, B.ONE_SIDED_SIZE, 53):
+        B.bearoff_position(i, o)
+        pos = board(o, [3, 3, 3, 2, 2, 2])
+        for d1, d2 in ROLLS:
+            kids, _ = generate_plays(pos, int(d1), int(d2))
+            ref = sorted({int(B.player_index(k)) for k in kids})
+            assert list(B.successors(i, int(d1), int(d2))) == ref, (o, d1, d2)
+
+
+def test_successors_match_python_reference_on_small_positions():
+    for c in _small_sides(4):
+        if sum(c) == 0:
+            continue
+        for a, b, _ in WEIGHTED_ROLLS:
+            ref = sorted(idx(*z) for z in _py_plays(c, a, b))
+            assert list(B.successors(idx(*c), a, b)) == ref
+
+
+# ------------------------------------------------------------------------------------------
+# one-sided database
+
+
+def test_one_sided_shapes_and_normalisation(dbs):
+    one, _, _ = dbs
+    assert one.dist.shape == (54264, 2, B.MAX_ROLLS) and one.dist.dtype == np.float32
+    assert one.mean.shape == (54264, 2)
+    np.testing.assert_allclose(one.dist.sum(axis=2), 1.0, atol=1e-5)
+    k = np.arange(B.MAX_ROLLS)
+    np.testing.assert_allclose((one.dist * k).sum(axis=2), one.mean, rtol=1e-5)
+
+
+def test_one_sided_checker_on_1_point_needs_one_roll(dbs):
+    # . . . . . o   one checker on the 1 point: any roll bears it off
+    one, _, _ = dbs
+    assert one.dist[idx(1), 0, 1] == 1.0
+    assert one.mean[idx(1), 0] == 1.0
+
+
+def test_one_sided_two_checkers_on_1_point_need_one_roll(dbs):
+    one, _, _ = dbs
+    assert one.dist[idx(2), 0, 1] == 1.0
+
+
+def test_one_sided_checker_on_6_point(dbs):
+    # o . . . . .   one checker on the 6 point.
+    # Fails to come off in one roll only when the dice cannot carry it 6 pips:
+    # 11 (4 pips), 21 and 12 (3), 31 and 13 (4), 32 and 23 (5), 41 and 14 (5) = 9 of 36.
+    # 22 succeeds (6/4/2/off), 33 (6/3/off), 42 (6/2/off), 51 (6/1/off). Every failing roll
+    # leaves it on the 1, 2 or 3 point, gone next roll: P(1) = 27/36, P(2) = 9/36, E = 1.25.
+    one, _, _ = dbs
+    i = idx(0, 0, 0, 0, 0, 1)
+    assert one.dist[i, 0, 1] == pytest.approx(27 / 36)
+    assert one.dist[i, 0, 2] == pytest.approx(9 / 36)
+    assert one.mean[i, 0] == pytest.approx(1.25)
+
+
+def test_one_sided_checkers_on_1_point_expected_rolls(dbs):
+    # n checkers on the 1 point: a double takes 4, any other roll 2.
+    # 3: 1 roll with a double (6/36), else 2:  E = 1 + 30/36 = 11/6
+    # 4: 1 roll with a double, else 2:          E = 11/6
+    # 5: double leaves 1 (E 1), other leaves 3: E = 1 + 6/36 * 1 + 30/36 * 11/6 = 97/36
+    one, _, _ = dbs
+    assert one.mean[idx(3), 0] == pytest.approx(11 / 6)
+    assert one.mean[idx(4), 0] == pytest.approx(11 / 6)
+    assert one.mean[idx(5), 0] == pytest.approx(97 / 36)
+
+
+def test_one_sided_matches_python_search_up_to_3_checkers(dbs):
+    one, _, _ = dbs
+    for c in _small_sides(3):
+        mean, dist = _py_rolls(c)
+        i = idx(*c)
+        assert one.mean[i, 0] == pytest.approx(mean, abs=1e-12)
+        ref = np.zeros(B.MAX_ROLLS)
+        for k, p in dist.items():
+            ref[k] = p
+        np.testing.assert_allclose(one.dist[i, 0], ref, atol=1e-6)
+
+
+def test_one_sided_longest_bearoff_is_30_rolls(dbs):
+    # 15 checkers on the 6 point (90 pips) rolling 21 thirty times moves exactly 3 pips a roll
+    # and needs 30 rolls; no position needs more, so MAX_ROLLS = 32 loses nothing.
+    one, _, _ = dbs
+    last = np.nonzero((one.dist > 0).any(axis=(0, 1)))[0].max()
+    assert last == 30
+    assert one.dist[idx(0, 0, 0, 0, 0, 15), 0, 30] > 0
+
+
+def test_one_sided_first_checker_off_from_6_point_stack(dbs):
+    # o . . . . .  x15: a checker comes off at once with any 6 (11 rolls), 51 and 42 (6/x/off,
+    # 2 each), 33 (6/3/off) and 22 (6/4/2/off): 17/36. 44 and 55 cannot bear off (checkers
+    # are still on the 6 point). After a miss a second roll may still miss (e.g. 11 twice).
+    one, _, _ = dbs
+    i = idx(0, 0, 0, 0, 0, 15)
+    assert one.dist[i, 1, 0] == 0.0
+    assert one.dist[i, 1, 1] == pytest.approx(17 / 36)
+    # 15 on the 1 point: the first checker is off after one roll, always
+    assert one.dist[idx(15), 1, 1] == 1.0
+    # a side with a checker already off needs no roll
+    assert one.dist[idx(0, 0, 0, 0, 0, 14), 1, 0] == 1.0
+
+
+def test_one_sided_expected_rolls_never_drop_when_a_checker_is_added(dbs):
+    one, _, _ = dbs
+    o = np.zeros(6, dtype=np.int64)
+    for i in range(0, B.num_positions(14), 7):
+        B.bearoff_position(i, o)
+        for p in range(6):
+            o[p] += 1
+            assert one.mean[B.bearoff_index(o), 0] >= one.mean[i, 0]
+            o[p] -= 1
+
+
+# ------------------------------------------------------------------------------------------
+# two-sided database
+
+
+def test_two_sided_shapes(dbs):
+    _, two, _ = dbs
+    assert two.win.shape == (924, 924) and two.win.dtype == np.float32
+    assert two.cubeful.shape == (924, 924, 3) and two.cubeful.dtype == np.float32
+
+
+def test_two_sided_checker_on_1_point_always_wins(dbs):
+    # player on roll: . . . . . o  (one checker on his 1 point) vs any opponent position
+    _, two, _ = dbs
+    assert np.all(two.win[idx(1), 1:] == 1.0)
+    # and it is a double and pass, or simply +1: the centred equity is +1
+    assert np.all(two.cubeful[idx(1), 1:, 0] == 1.0)
+
+
+def test_two_sided_6_point_vs_6_point(dbs):
+    # player:   o . . . . .   (one checker on his 6 point)
+    # opponent: x . . . . .   (one checker on their 6 point)
+    # cubeless: win at once 27/36; otherwise (9/36) the opponent misses too (9/36) and the
+    # player's checker, now on the 1-3 point, comes off: 27/36 + 9/36 * 9/36 = 0.8125.
+    # money, opponent owns the cube: 27/36 * 1 - 9/36 * 1 = 0.5 (after a miss the opponent
+    # redoubles: we take at 2 * (27/36 - 9/36) = 1 or pass at 1, they get +1 either way).
+    # centred / owned: double, take worth 2 * 0.5 = 1, pass 1: equity +1.
+    _, two, _ = dbs
+    x = y = idx(0, 0, 0, 0, 0, 1)
+    assert two.win[x, y] == pytest.approx(0.8125)
+    np.testing.assert_allclose(two.cubeful[x, y], [1.0, 1.0, 0.5], atol=1e-6)
+
+
+def test_two_sided_matches_game_tree_search_up_to_2_checkers(dbs):
+    _, two, _ = dbs
+    sides = _small_sides(2)
+    small_win, small_eq = B.build_two_sided(2)
+    for x in sides:
+        for y in sides:
+            i, j = idx(*x), idx(*y)
+            if sum(x) and sum(y):
+                assert two.win[i, j] == pytest.approx(_py_win(x, y), abs=1e-6)
+                ref = [_py_money(x, y, s) for s in ("centre", "mine", "theirs")]
+                np.testing.assert_allclose(two.cubeful[i, j], ref, atol=1e-6)
+            # a small build gives the same numbers as the full one
+            assert small_win[i, j] == two.win[i, j]
+            np.testing.assert_array_equal(small_eq[i, j], two.cubeful[i, j])
+
+
+def test_two_sided_small_build_matches_game_tree_search_with_3_checkers():
+    win, eq = B.build_two_sided(3)
+    assert win.shape == (84, 84) and eq.shape == (84, 84, 3)
+    sides = _small_sides(3)
+    for x in sides[1::4]:
+        for y in sides[1::3]:
+            assert win[idx(*x), idx(*y)] == pytest.approx(_py_win(x, y), abs=1e-6)
+            assert eq[idx(*x), idx(*y), 0] == pytest.approx(_py_money(x, y, "centre"), abs=1e-6)
+
+
+def test_two_sided_adding_a_checker_never_helps(dbs):
+    # a checker added to the player never raises his chances; one added to the opponent
+    # never lowers them
+    _, two, _ = dbs
+    w = two.win.astype(np.float64)
+    o = np.zeros(6, dtype=np.int64)
+    for i in range(1, B.num_positions(5)):
+        B.bearoff_position(i, o)
+        for p in range(6):
+            o[p] += 1
+            k = B.bearoff_index(o)
+            o[p] -= 1
+            assert np.all(w[k, 1:] <= w[i, 1:] + 1e-6)
+            assert np.all(w[1:, k] >= w[1:, i] - 1e-6)
+
+
+def test_two_sided_being_on_roll_never_hurts(dbs):
+    # P(x on roll beats y) >= 1 - P(y on roll beats x)
+    _, two, _ = dbs
+    w = two.win[1:, 1:].astype(np.float64)
+    assert np.all(w + w.T >= 1.0 - 1e-6)
+
+
+def test_two_sided_cubeful_ordering_invariants(dbs):
+    # owning the cube is worth at least having it centred, which is worth at least the
+    # opponent owning it; the owner can always play cubeless, so owned >= 2p - 1 >= opp-owned;
+    # every money equity is within [-1, +1] (no gammons)
+    _, two, _ = dbs
+    e = two.cubeful[1:, 1:].astype(np.float64)
+    cubeless = 2.0 * two.win[1:, 1:].astype(np.float64) - 1.0
+    tol = 1e-6
+    assert np.all(e[..., 2] <= e[..., 0] + tol)
+    assert np.all(e[..., 0] <= e[..., 1] + tol)
+    assert np.all(e[..., 1] >= cubeless - tol)
+    assert np.all(e[..., 2] <= cubeless + tol)
+    assert np.all(np.abs(e) <= 1.0 + tol)
+
+
+# ------------------------------------------------------------------------------------------
+# lookups on full positions
+
+
+def test_is_two_sided_and_is_bearoff_ranges():
+    assert B.is_two_sided(board([1, 1, 1, 1, 1, 1], [0, 0, 0, 0, 0, 6]))
+    assert not B.is_two_sided(board([1, 1, 1, 1, 1, 2], [1]))  # 7 checkers
+    assert B.is_bearoff(board([1, 1, 1, 1, 1, 2], [1]))
+    pos = board([1], [1])
+    pos[7] = 1  # a player's checker on his 7 point
+    assert not B.is_two_sided(pos) and not B.is_bearoff(pos)
+    pos = board([1], [1])
+    pos[25] = 1  # on the bar
+    assert not B.is_bearoff(pos)
+    pos = board([1], [1])
+    pos[18] = -1  # an opponent's checker on their 7 point
+    assert not B.is_bearoff(pos)
+
+
+def test_two_sided_lookups_on_full_positions(dbs):
+    # player:   o . . . . .   vs   opponent: x . . . . .  (6 point each)
+    _, two, _ = dbs
+    pos = board([0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 1])
+    out5 = np.full(5, 9.0)
+    B.two_sided_probs(pos, two.win, out5)
+    np.testing.assert_allclose(out5, [0.8125, 0, 0, 0, 0], atol=1e-6)
+    out3 = np.zeros(3)
+    B.two_sided_cubeful(pos, two.cubeful, out3)
+    np.testing.assert_allclose(out3, [1.0, 1.0, 0.5], atol=1e-6)
+
+
+def test_one_sided_race_probs_hand_cases(dbs):
+    one, _, _ = dbs
+    out5 = np.zeros(5)
+    # 6 point vs 6 point: 27/36 + 9/36 * 9/36 (the approximation is exact here)
+    B.one_sided_race_probs(board([0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 1]), one.dist, out5)
+    np.testing.assert_allclose(out5, [0.8125, 0, 0, 0, 0], atol=1e-6)
+    # player: one checker on the 6 point; opponent: 15 on their 6 point, none off.
+    # The player wins; a gammon unless he misses (9/36) and the opponent gets a first checker
+    # off with his one roll (17/36): gammon = 27/36 + 9/36 * 19/36.
+    B.one_sided_race_probs(board([0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 15]), one.dist, out5)
+    np.testing.assert_allclose(out5, [1.0, 27 / 36 + 9 / 36 * 19 / 36, 0, 0, 0], atol=1e-6)
+    # player: 15 on his 1 point; opponent: 1 on their 1 point. The player cannot finish in one
+    # roll and loses, but gets a checker off before the opponent's roll: no gammon.
+    B.one_sided_race_probs(board([15], [1]), one.dist, out5)
+    np.testing.assert_allclose(out5, [0, 0, 0, 0, 0], atol=1e-6)
+    # player: 15 on his 6 point vs opponent 1 on the 1 point: loses, and a gammon unless his
+    # one roll bears a checker off (17/36)
+    B.one_sided_race_probs(board([0, 0, 0, 0, 0, 15], [1]), one.dist, out5)
+    np.testing.assert_allclose(out5, [0, 0, 0, 19 / 36, 0], atol=1e-6)
+
+
+def test_one_sided_race_probs_close_to_exact_in_two_sided_range(dbs):
+    # the one-sided approximation against the exact two-sided values on a sample; bear-off
+    # races are dominated by pip count, so they should agree to a few percent
+    one, two, _ = dbs
+    out5 = np.zeros(5)
+    o1 = np.zeros(6, dtype=np.int64)
+    o2 = np.zeros(6, dtype=np.int64)
+    worst = 0.0
+    for x in range(1, 924, 17):
+        B.bearoff_position(x, o1)
+        for y in range(1, 924, 13):
+            B.bearoff_position(y, o2)
+            B.one_sided_race_probs(board(o1, o2), one.dist, out5)
+            worst = max(worst, abs(out5[0] - two.win[x, y]))
+    assert worst < 0.05
+
+
+# ------------------------------------------------------------------------------------------
+# cache
+
+
+def test_bearoff_cache_files_written_atomically(dbs):
+    _, _, files = dbs
+    assert files == ["bearoff-one-sided-v1.npz", "bearoff-two-sided-v1.npz"]  # no temp files
+
+
+def test_bearoff_cache_roundtrip_and_rebuild_on_damage(tmp_path, monkeypatch, caplog):
+    monkeypatch.setenv("BGTUI_CACHE_DIR", str(tmp_path))
+    calls = []
+
+    def builder():
+        calls.append(1)
+        return {"a": np.arange(10, dtype=np.float32)}
+
+    params = {"n": 10}
+    a = bearoff_cache.load_or_build("t.npz", builder, params, ("a",))
+    b = bearoff_cache.load_or_build("t.npz", builder, params, ("a",))
+    assert len(calls) == 1  # second call loaded the file
+    np.testing.assert_array_equal(a["a"], b["a"])
+
+    # damaged file: rebuilt, with a message that says why
+    (tmp_path / "t.npz").write_bytes(b"garbage")
+    with caplog.at_level(logging.WARNING, logger="bgtui.analysis.bearoff_cache"):
+        bearoff_cache.load_or_build("t.npz", builder, params, ("a",))
+    assert len(calls) == 2 and "cannot be read" in caplog.text
+
+    # other parameters: rebuilt
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="bgtui.analysis.bearoff_cache"):
+        bearoff_cache.load_or_build("t.npz", builder, {"n": 11}, ("a",))
+    assert len(calls) == 3 and "was built with" in caplog.text
+
+    # wrong checksum: rebuilt
+    with np.load(tmp_path / "t.npz") as f:
+        data = {k: f[k] for k in f.files}
+    data["a"] = data["a"] + 1
+    np.savez(tmp_path / "t.npz", **data)
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="bgtui.analysis.bearoff_cache"):
+        bearoff_cache.load_or_build("t.npz", builder, {"n": 11}, ("a",))
+    assert len(calls) == 4 and "SHA-256" in caplog.text
+
+    # older format version: rebuilt
+    with np.load(tmp_path / "t.npz") as f:
+        data = {k: f[k] for k in f.files}
+    data["format_version"] = np.int64(0)
+    np.savez(tmp_path / "t.npz", **data)
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="bgtui.analysis.bearoff_cache"):
+        bearoff_cache.load_or_build("t.npz", builder, {"n": 11}, ("a",))
+    assert len(calls) == 5 and "format version 0" in caplog.text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.npz"]
+
+
+def test_bearoff_cache_lookup_wrapper(dbs, tmp_path, monkeypatch):
+    # the cache directory of the `dbs` fixture is gone; build into a new one through lookup()
+    one, two, _ = dbs
+    bearoff_cache.clear_memo()
+    monkeypatch.setenv("BGTUI_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(bearoff_cache, "_memo", {"one": one, "two": two})
+    r = bearoff_cache.lookup(board([0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 1]))
+    assert r["exact"] and r["probabilities"][0] == pytest.approx(0.8125)
+    r = bearoff_cache.lookup(board([0, 0, 0, 0, 0, 15], [1]))
+    assert not r["exact"] and r["cubeful"] is None
+    assert r["probabilities"][3] == pytest.approx(19 / 36, abs=1e-6)
+    from bgtui.engine.constants import OPENING_POSITION
+
+    assert bearoff_cache.lookup(OPENING_POSITION) is None
