@@ -1,7 +1,7 @@
 """Load-or-build the bear-off databases, cached as ``.npz`` files in the user cache directory.
 
 The directory is ``$BGTUI_CACHE_DIR`` if set, else ``platformdirs.user_cache_path("bgtui")``.
-Each file holds the arrays, the format version, the build parameters and a SHA-256 of the
+Each (compressed) file holds the arrays, the format version, the build parameters and a SHA-256 of the
 arrays; all are checked on load, and a file that does not match (damaged, older format, other
 parameters) is rebuilt with a warning on the ``bgtui.analysis.bearoff_cache`` logger that says
 why. Files are written atomically (temporary file in the same directory, then ``os.replace``),
@@ -104,7 +104,7 @@ def _save(path: Path, arrays: dict, params: dict) -> None:
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            np.savez(
+            np.savez_compressed(
                 f,
                 format_version=np.int64(FORMAT_VERSION),
                 params=np.str_(_params_text(params)),

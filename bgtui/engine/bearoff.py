@@ -181,14 +181,15 @@ def _undo(c, p, dst):
 
 
 @kernel
-def _dfs(c, dice, ndice, monotone, out, n):
+def _dfs(c, dice, ndice, monotone, ws, out, n):
     """Append to ``out`` the index of every position reached by playing ``dice[:ndice]`` in
     that order (bearing off ends early when the side is empty); return the new count.
 
-    With ``monotone`` the starting points are non-increasing (enough for doubles)."""
-    src = np.empty(4, dtype=np.int64)
-    dst = np.empty(4, dtype=np.int64)
-    nxt = np.empty(4, dtype=np.int64)
+    With ``monotone`` the starting points are non-increasing (enough for doubles).
+    ``ws`` : int64[4, 4] scratch (rows 0..2 used here)."""
+    src = ws[0]
+    dst = ws[1]
+    nxt = ws[2]
     total = 0
     for p in range(1, 7):
         total += c[p]
@@ -232,22 +233,23 @@ def _dfs(c, dice, ndice, monotone, out, n):
 
 
 @kernel
-def _successors(c, d1, d2, out):
+def _successors(c, d1, d2, ws, out):
     """Indices (maybe repeated) of every position the roll ``d1 d2`` can reach from ``c[1..6]``.
 
     In a bear-off every die can be played while a checker is left, so every sequence of the
-    dice is legal; non-doubles are tried in both orders. ``out`` needs room for 200."""
-    dice = np.empty(4, dtype=np.int64)
+    dice is legal; non-doubles are tried in both orders (doubles: 126 sequences at most,
+    non-doubles 72). ``ws`` : int64[4, 4] scratch; ``out`` : int64, room for 256."""
+    dice = ws[3]
     if d1 == d2:
         for k in range(4):
             dice[k] = d1
-        return _dfs(c, dice, 4, True, out, 0)
+        return _dfs(c, dice, 4, True, ws, out, 0)
     dice[0] = d1
     dice[1] = d2
-    n = _dfs(c, dice, 2, False, out, 0)
+    n = _dfs(c, dice, 2, False, ws, out, 0)
     dice[0] = d2
     dice[1] = d1
-    return _dfs(c, dice, 2, False, out, n)
+    return _dfs(c, dice, 2, False, ws, out, n)
 
 
 @kernel
@@ -270,7 +272,8 @@ def successors(index: int, d1: int, d2: int) -> np.ndarray:
     bearoff_position(index, out6)
     c[1:] = out6
     buf = np.empty(256, dtype=np.int64)
-    n = _successors(c, d1, d2, buf)
+    ws = np.empty((4, 4), dtype=np.int64)
+    n = _successors(c, d1, d2, ws, buf)
     return np.unique(buf[:n])
 
 
@@ -282,6 +285,7 @@ def successors(index: int, d1: int, d2: int) -> np.ndarray:
 def _build_one_sided(npos, order, counts, tot, rolls, weights, nrolls, dist, mean):
     c = np.zeros(7, dtype=np.int64)
     buf = np.empty(256, dtype=np.int64)
+    ws = np.empty((4, 4), dtype=np.int64)
     dist[0, 0, 0] = 1.0
     mean[0, 0] = 0.0
     for i in range(npos):
@@ -299,7 +303,7 @@ def _build_one_sided(npos, order, counts, tot, rolls, weights, nrolls, dist, mea
             w = weights[r] / 36.0
             for j in range(6):
                 c[j + 1] = counts[i, j]
-            n = _successors(c, rolls[r, 0], rolls[r, 1], buf)
+            n = _successors(c, rolls[r, 0], rolls[r, 1], ws, buf)
             best = buf[0]
             bestv = mean[best, 0]
             gbest = buf[0]
@@ -353,6 +357,7 @@ def _successor_table(npos, counts, rolls):
     nr = rolls.shape[0]
     c = np.zeros(7, dtype=np.int64)
     buf = np.empty(256, dtype=np.int64)
+    ws = np.empty((4, 4), dtype=np.int64)
     start = np.zeros(npos * nr + 1, dtype=np.int64)
     cap = npos * nr * 8
     idx = np.empty(cap, dtype=np.int64)
@@ -361,7 +366,7 @@ def _successor_table(npos, counts, rolls):
         for r in range(nr):
             for j in range(6):
                 c[j + 1] = counts[x, j]
-            n = _successors(c, rolls[r, 0], rolls[r, 1], buf)
+            n = _successors(c, rolls[r, 0], rolls[r, 1], ws, buf)
             u = np.unique(buf[:n])
             if m + u.shape[0] > cap:
                 new = np.empty(cap * 2, dtype=np.int64)
@@ -463,26 +468,24 @@ def build_two_sided(max_checkers: int = TWO_SIDED_CHECKERS):
 
 
 @kernel
-def _home_counts(pos, out2):
-    """``out2`` = (player's checkers on 1..6, opponent's on their 1..6); return True if every
-    checker of both sides on the board is in its home board (none on a bar)."""
+def _home_counts(pos):
+    """``(ok, player's checkers, opponent's checkers)``: ``ok`` is True if every checker of
+    both sides on the board is in its home board (none on a bar, none outside)."""
     if pos[0] != 0 or pos[25] != 0:
-        return False
+        return False, 0, 0
     a = 0
     b = 0
     for i in range(1, 25):
         v = pos[i]
         if v > 0:
             if i > 6:
-                return False
+                return False, 0, 0
             a += v
         elif v < 0:
             if i < 19:
-                return False
+                return False, 0, 0
             b -= v
-    out2[0] = a
-    out2[1] = b
-    return True
+    return True, a, b
 
 
 @kernel
@@ -514,17 +517,15 @@ def opponent_index(pos):
 @kernel
 def is_bearoff(pos):
     """True if both sides have all their checkers (on the board) in their home boards."""
-    n2 = np.empty(2, dtype=np.int64)
-    return _home_counts(pos, n2)
+    ok, _, _ = _home_counts(pos)
+    return ok
 
 
 @kernel
 def is_two_sided(pos):
     """True if both sides are home with at most 6 checkers each (two-sided database range)."""
-    n2 = np.empty(2, dtype=np.int64)
-    if not _home_counts(pos, n2):
-        return False
-    return n2[0] <= TWO_SIDED_CHECKERS and n2[1] <= TWO_SIDED_CHECKERS
+    ok, a, b = _home_counts(pos)
+    return ok and a <= TWO_SIDED_CHECKERS and b <= TWO_SIDED_CHECKERS
 
 
 @kernel
