@@ -464,7 +464,7 @@ def test_one_sided_race_probs_hand_cases(dbs):
 
 def test_one_sided_race_probs_close_to_exact_in_two_sided_range(dbs):
     # the one-sided approximation against the exact two-sided values on a sample; bear-off
-    # races are dominated by pip count, so they should agree to a few percent
+    # races are dominated by pip count: they agree to about 1% at worst (measured 1.2%)
     one, two, _ = dbs
     out5 = np.zeros(5)
     o1 = np.zeros(6, dtype=np.int64)
@@ -476,7 +476,7 @@ def test_one_sided_race_probs_close_to_exact_in_two_sided_range(dbs):
             B.bearoff_position(y, o2)
             B.one_sided_race_probs(board(o1, o2), one.dist, out5)
             worst = max(worst, abs(out5[0] - two.win[x, y]))
-    assert worst < 0.05
+    assert worst < 0.02
 
 
 # ------------------------------------------------------------------------------------------
