@@ -132,6 +132,8 @@ class RolloutSettings:
     cubeful: bool = False  # full-game with settlement limit and four cube-state equities
     settlement_limit: float = 0.5
     gammon_play_on: float = 0.9
+    live_cube: bool = False  # cube decisions made inside the trials (Janowski, 0-ply)
+    jacoby: bool = True
     zehr_split: bool = False
     stop_se: Optional[float] = None  # stop when the equity's standard error is below this
     time_limit: Optional[float] = None  # seconds

@@ -54,6 +54,9 @@ def settings_vector(s: RolloutSettings) -> np.ndarray:
     v[R.S_CUBEFUL] = 1.0 if s.cubeful else 0.0
     v[R.S_SETTLE] = s.settlement_limit
     v[R.S_PLAY_ON] = s.gammon_play_on
+    v[R.S_LIVE_CUBE] = 1.0 if getattr(s, "live_cube", False) else 0.0
+    v[R.S_JACOBY] = 1.0 if getattr(s, "jacoby", True) else 0.0
+    v[R.S_ZEHR] = 1.0 if s.zehr_split else 0.0
     return v
 
 
@@ -85,7 +88,7 @@ class RolloutJob:
     """
 
     def __init__(self, roots, labels: Sequence[str], position_ids: Sequence[str],
-                 settings: RolloutSettings, mover_view: bool) -> None:
+                 settings: RolloutSettings, mover_view: bool, cubes=None) -> None:
         from bgtui.engine.rollout import NUM_OUT
 
         self.roots = np.ascontiguousarray(np.asarray(roots, dtype=np.int8).reshape(-1, 26))
@@ -94,10 +97,13 @@ class RolloutJob:
         self.settings = validate_settings(settings)
         self.mover_view = mover_view
         r = len(self.roots)
+        # per root: cube value and owner (0 centred, 1 root player owns, 2 opponent owns)
+        self.cubes = (np.tile([1.0, 0.0], (r, 1)) if cubes is None
+                      else np.ascontiguousarray(np.asarray(cubes, dtype=np.float64).reshape(r, 2)))
         self.n = np.zeros(r, dtype=np.int64)  # trials done per root (a prefix 0..n-1)
         self.sums = np.zeros((r, NUM_OUT))
         self.sumsq = np.zeros((r, NUM_OUT))
-        self.cross = np.zeros((4, r, r))
+        self.cross = np.zeros((5, r, r))
         self.joint = np.zeros((r, r), dtype=np.int64)  # trials computed together
         self.pruned = np.zeros(r, dtype=bool)
         self.elapsed = 0.0
@@ -133,8 +139,8 @@ class RolloutJob:
             if ws is None:
                 ws = local.ws = make_rollout_workspace(hidden)
             out = np.zeros((len(idx), count, NUM_OUT))
-            done = _rollout_chunk(self.roots[idx], first, count, st, perms, s.seed, ev, ws, out,
-                                  stop_flag)
+            done = _rollout_chunk(self.roots[idx], self.cubes[idx], first, count, st, perms,
+                                  s.seed, ev, ws, out, stop_flag)
             return out, done
 
         t_start = time.perf_counter()
@@ -226,7 +232,7 @@ class RolloutJob:
         _accumulate(out, done, sub_s, sub_q, sub_c)
         self.sums[idx] = sub_s
         self.sumsq[idx] = sub_q
-        self.cross[np.ix_(range(4), idx, idx)] = sub_c
+        self.cross[np.ix_(range(5), idx, idx)] = sub_c
         self.joint[np.ix_(idx, idx)] += done
         self.n[idx] += done
 
@@ -235,10 +241,11 @@ class RolloutJob:
         return self.sums[i, k] / self.n[i] if self.n[i] else 0.0
 
     def _se(self, i, e):
-        """Standard error of equity ``e`` (0 cubeless, 1 centred, 2 owned, 3 opp owned)."""
-        from bgtui.engine.rollout import O_CUBELESS
+        """Standard error of equity ``e`` (index into ``PAIRED``: 0 cubeless, 1 centred,
+        2 owned, 3 opponent owned, 4 live cube)."""
+        from bgtui.engine.rollout import PAIRED
 
-        return self._se_k(i, O_CUBELESS + e)
+        return self._se_k(i, PAIRED[e])
 
     def _se_k(self, i, k):
         n = self.n[i]
@@ -251,9 +258,9 @@ class RolloutJob:
     def _paired_se(self, i, j, e=0):
         """Standard error of (equity_i - equity_j), paired over common dice sequences:
         Var = var_i/n_i + var_j/n_j - 2 cov_ij n_ij/(n_i n_j), cov from the joint trials."""
-        from bgtui.engine.rollout import O_CUBELESS
+        from bgtui.engine.rollout import PAIRED
 
-        k = O_CUBELESS + e
+        k = PAIRED[e]
         ni, nj, nij = int(self.n[i]), int(self.n[j]), int(self.joint[i, j])
         if ni < 2 or nj < 2:
             return float("nan")
@@ -297,7 +304,7 @@ class RolloutJob:
             self.pruned[i] = gap > s.prune_sigma * se
 
     def _row(self, i, best) -> PlayRow:
-        from bgtui.engine.rollout import O_CENTRED, O_CUBELESS, O_OPP_OWNED, O_OWNED
+        from bgtui.engine.rollout import O_CENTRED, O_CUBELESS, O_LIVE, O_OPP_OWNED, O_OWNED
 
         m = [self._mean(i, k) for k in range(5)]
         se = [self._se_k(i, k) for k in range(5)]
@@ -312,10 +319,13 @@ class RolloutJob:
         if self.mover_view:  # the root player's "owned" is the mover's "opponent owned"
             means[2], means[3] = means[3], means[2]
             ses[2], ses[3] = ses[3], ses[2]
+        live = self.settings.live_cube
         eq = Equities(cubeless=means[0], centred=means[1] if cube else None,
-                      owned=means[2] if cube else None, opponent_owned=means[3] if cube else None)
+                      owned=means[2] if cube else None, opponent_owned=means[3] if cube else None,
+                      cubeful=sg * self._mean(i, O_LIVE) if live else None)
         eq_se = Equities(cubeless=ses[0], centred=ses[1] if cube else None,
-                         owned=ses[2] if cube else None, opponent_owned=ses[3] if cube else None)
+                         owned=ses[2] if cube else None, opponent_owned=ses[3] if cube else None,
+                         cubeful=self._se_k(i, O_LIVE) if live else None)
         diff = means[0] - self._equity(best)
         diff_se = 0.0 if i == best else self._paired_se(i, best)
         s = self.settings
@@ -366,6 +376,7 @@ class RolloutJob:
             "position_ids": self.position_ids,
             "settings": asdict(self.settings),
             "mover_view": self.mover_view,
+            "cubes": self.cubes.tolist(),
             "n": self.n.tolist(),
             "sums": self.sums.tolist(),
             "sumsq": self.sumsq.tolist(),
@@ -380,7 +391,7 @@ class RolloutJob:
         if d.get("version") != STATE_VERSION:
             raise ValueError(f"saved rollout has state version {d.get('version')}, expected {STATE_VERSION}")
         job = cls(np.array(d["roots"], dtype=np.int8), d["labels"], d["position_ids"],
-                  RolloutSettings(**d["settings"]), bool(d["mover_view"]))
+                  RolloutSettings(**d["settings"]), bool(d["mover_view"]), d.get("cubes"))
         job.n = np.array(d["n"], dtype=np.int64)
         job.sums = np.array(d["sums"], dtype=np.float64)
         job.sumsq = np.array(d["sumsq"], dtype=np.float64)

@@ -157,6 +157,64 @@ class Analyzer:
             wrong_pass_percent=d["wrong_pass_percent"], wrong_take_percent=d["wrong_take_percent"],
         )
 
+    def iter_cube_rollout(self, state, settings, cancel=None):
+        """Cube decision from rollouts, streamed as (snapshot, CubeDecision or None) pairs.
+
+        With ``settings.live_cube`` the no-double and double/take branches are rolled out side
+        by side on identical dice (the cube live inside the trials); otherwise one full-game
+        rollout with a settlement limit gives Dahl's four cube-state equities and no double =
+        the equity in the current state, double/take = 2 x the opponent-owns equity.
+        """
+        from bgtui.analysis.formats import format_position_id
+        from bgtui.analysis.rollout import RolloutJob
+
+        if state.cube_owner == "opponent":
+            raise ValueError("the opponent owns the cube: the player on roll cannot double")
+        pid = format_position_id(state)
+        owner = 0 if state.cube_owner == "centred" else 1
+        if settings.live_cube:
+            settings = replace(settings, truncate=settings.truncate, cubeful=False,
+                               jacoby=state.jacoby)
+            job = RolloutJob(np.stack([state.position, state.position]), ["No double", "Double, take"],
+                             [pid, pid], settings, False, cubes=[[1.0, owner], [2.0, 2]])
+        else:
+            settings = replace(settings, cubeful=True, truncate=0)
+            job = RolloutJob(state.position[None, :], [""], [pid], settings, False)
+        self.last_rollout_job = job
+        for snap in job.run(self.ev, cancel):
+            yield snap, self._cube_from_job(job, state, snap)
+
+    def _cube_from_job(self, job, state, snap):
+        from bgtui.analysis.cube import cube_action, dahl_cube_value, wrong_decision_percent
+        from bgtui.analysis.models import CubeDecision
+
+        if job.n.min() < 2:
+            return None
+        if job.settings.live_cube:
+            nd, dt = job._mean(0, 11), job._mean(1, 11)
+            se = {"no_double": job._se(0, 4), "double_take": job._se(1, 4),
+                  "double_take_minus_no_double": job._paired_se(1, 0, 4)}
+            row = next(r for r in snap.rows if r.move == "No double")
+        else:
+            row = snap.rows[0]
+            nd = row.equity.centred if state.cube_owner == "centred" else row.equity.owned
+            dt = 2.0 * row.equity.opponent_owned
+            se = {"no_double": row.equity_se.centred if state.cube_owner == "centred"
+                  else row.equity_se.owned, "double_take": 2.0 * row.equity_se.opponent_owned}
+        dp = 1.0
+        wp, wt = wrong_decision_percent(nd, dt, dp)
+        p = row.probabilities
+        return CubeDecision(
+            no_double=nd, double_take=dt, double_pass=dp,
+            action=cube_action(nd, dt, dp, redouble=state.cube_owner == "player"),
+            probabilities=p, equity=row.equity, ply=job.settings.ply,
+            evaluated_by=f"rollout {int(job.n.min())} trials"
+            + (" (live cube)" if job.settings.live_cube else " (settlement limit "
+               f"{job.settings.settlement_limit:g})"),
+            dahl_cube_value=dahl_cube_value(p.win, p.win_gammon),
+            wrong_pass_percent=wp, wrong_take_percent=wt, standard_errors=se,
+        )
+
     def apply_play(self, state, move: str):
         from bgtui.analysis.notation import parse_play
         from bgtui.analysis.state import GameState

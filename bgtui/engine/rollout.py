@@ -42,17 +42,27 @@ from bgtui.engine.evaluate import (
     _evaluate_after_plied,
 )
 from bgtui.engine.movegen import _generate_plays, make_workspace
+from bgtui.engine.cube import CENTRED as CUBE_CENTRED
+from bgtui.engine.cube import OPP_OWNED as CUBE_OPP_OWNED
+from bgtui.engine.cube import OWNED as CUBE_OWNED
+from bgtui.engine.cube import cube_efficiency, cubeful_equity
 from bgtui.engine.position import game_result
 
 # settings vector (float64) indices
 S_TRUNCATE, S_PLY, S_LATE_PLY, S_LATE_AFTER, S_VR, S_QUASI, S_STRATIFY_ALL, S_BEAROFF, \
-    S_ONE_SIDED, S_INITIAL, S_CUBEFUL, S_SETTLE, S_PLAY_ON = range(13)
-NUM_SETTINGS = 13
+    S_ONE_SIDED, S_INITIAL, S_CUBEFUL, S_SETTLE, S_PLAY_ON, S_LIVE_CUBE, S_JACOBY, \
+    S_ZEHR = range(16)
+NUM_SETTINGS = 16
+
+# cube state of a root (float64[2] per root): value, owner (relative to the root player)
+C_CENTRED, C_ROOT_OWNS, C_OPP_OWNS = 0, 1, 2
 
 # per-trial output (float64) indices, all from the root player's view (player on roll at root)
 O_WIN, O_WG, O_WBG, O_LG, O_LBG = range(5)
-O_CUBELESS, O_CENTRED, O_OWNED, O_OPP_OWNED, O_RAW, O_TURNS = range(5, 11)
-NUM_OUT = 11
+O_CUBELESS, O_CENTRED, O_OWNED, O_OPP_OWNED, O_RAW, O_TURNS, O_LIVE = range(5, 12)
+NUM_OUT = 12
+#: equities with paired statistics between roots (index into the ``cross`` sums)
+PAIRED = (O_CUBELESS, O_CENTRED, O_OWNED, O_OPP_OWNED, O_LIVE)
 
 MAX_TURNS = 2000  # safety bound: backgammon games always end, but be defensive
 
@@ -64,7 +74,7 @@ def make_permutations(seed: int) -> np.ndarray:
 
 
 def make_rollout_workspace(hidden: int = 512):
-    """(mws, ews, lws, play_pos, play_moves, cur, nxt, t5, best5, luck, tmpa, tmpb)."""
+    """(mws, ews, lws, play_pos, play_moves, cur, nxt, t5, best5, luck, tmpa, scratch5, cube5)."""
     return (
         make_workspace(),
         make_eval_workspace(hidden),
@@ -77,6 +87,7 @@ def make_rollout_workspace(hidden: int = 512):
         np.zeros(5, dtype=np.float32),
         np.zeros(5, dtype=np.float64),
         np.zeros(5, dtype=np.float64),
+        np.zeros(5, dtype=np.float32),
         np.zeros(5, dtype=np.float32),
     )
 
@@ -179,10 +190,17 @@ def _choose(pos, d1, d2, ply, ev, ws, best5):
 
 
 @kernel
-def _rollout_trial(root, seq, st, perms, seed, ev, ws, out):
+def _rollout_trial(root, cube, seq, st, perms, seed, ev, ws, out):
     """Play one trial from ``root`` (player on roll about to roll) with dice sequence ``seq``;
-    fill ``out`` (float64[NUM_OUT]) from the root player's view."""
-    cur, nxt, t5, best5, luck, tmpa, tmpb = ws[5], ws[6], ws[7], ws[8], ws[9], ws[10], ws[11]
+    fill ``out`` (float64[NUM_OUT]) from the root player's view.
+
+    ``cube`` (float64[2]): the root's cube value and owner (C_CENTRED, C_ROOT_OWNS,
+    C_OPP_OWNS), used by the live-cube mode: both players double, take and pass inside the
+    trial by the Janowski model at 0-ply; ``out[O_LIVE]`` is the points won, in units of the
+    1-cube (so a root with a 2-cube counts double), Jacoby rule as set.
+    """
+    cur, nxt, t5, best5, luck, tmpa = ws[5], ws[6], ws[7], ws[8], ws[9], ws[10]
+    tmpb = ws[12]
     ews = ws[1]
     truncate = np.int64(st[S_TRUNCATE])
     vr = st[S_VR] != 0.0
@@ -206,8 +224,16 @@ def _rollout_trial(root, seq, st, perms, seed, ev, ws, out):
     luck_o = 0.0
     luck_x = 0.0
     side = 0  # 0: the root player is on roll
+    live = st[S_LIVE_CUBE] != 0.0
+    jacoby = st[S_JACOBY] != 0.0
+    cube_v = cube[0]
+    owner = np.int64(cube[1])
+    live_done = False
+    live_val = 0.0
+    live_luck = 0.0
+    need_probs = cubeful or live
     # value of the position before the roll, on-roll view (needed for cube decisions)
-    if cubeful:
+    if need_probs:
         _evaluate0(cur, ev, ews, tmpb)
     turn = 0
     final_kind = 0  # 1 game over, 2 truncated
@@ -238,6 +264,21 @@ def _rollout_trial(root, seq, st, perms, seed, ev, ws, out):
                         settled_x = True
                         val_x = sgn
                         luck_x = eq_luck
+        if live and not live_done:
+            access = owner == C_CENTRED or (owner == C_ROOT_OWNS and side == 0) or (
+                owner == C_OPP_OWNS and side == 1)
+            if access:
+                x = cube_efficiency(cur)
+                nd = cubeful_equity(tmpb, x, CUBE_CENTRED if owner == C_CENTRED else CUBE_OWNED,
+                                    jacoby and owner == C_CENTRED)
+                dt = 2.0 * cubeful_equity(tmpb, x, CUBE_OPP_OWNED, False)
+                if min(dt, 1.0) > nd:  # double
+                    if dt >= 1.0:  # pass: the doubler wins the cube's value
+                        live_done = True
+                        live_val = cube_v if side == 0 else -cube_v
+                    else:  # take: the cube doubles and the taker owns it
+                        cube_v *= 2.0
+                        owner = C_OPP_OWNS if side == 0 else C_ROOT_OWNS
         ply = np.int64(st[S_PLY])
         if st[S_LATE_AFTER] >= 0 and turn >= st[S_LATE_AFTER]:
             ply = np.int64(st[S_LATE_PLY])
@@ -246,6 +287,7 @@ def _rollout_trial(root, seq, st, perms, seed, ev, ws, out):
         a2 = r % 6 + 1
         if a1 < a2:
             a1, a2 = a2, a1
+        eq_luck_before = 2.0 * luck[0] + luck[1] - luck[3] + luck[2] - luck[4]
         if vr:
             # value of the best play for every roll (mover's view), and the actual roll's play
             for k in range(5):
@@ -280,6 +322,9 @@ def _rollout_trial(root, seq, st, perms, seed, ev, ws, out):
             child = ws[3][b]
             for i in range(26):
                 nxt[i] = child[i]
+        if live and not live_done:
+            live_luck += cube_v * (2.0 * luck[0] + luck[1] - luck[3] + luck[2] - luck[4]
+                                   - eq_luck_before)
         res = game_result(nxt)
         turn += 1
         if res > 0:
@@ -289,7 +334,7 @@ def _rollout_trial(root, seq, st, perms, seed, ev, ws, out):
         # next position, opponent on roll; its 0-ply value is the chosen play's value flipped
         for i in range(26):
             cur[i] = -nxt[25 - i]
-        if cubeful:
+        if need_probs:
             if ply == 0:
                 _flip_into(t5, tmpb)
             else:
@@ -330,6 +375,25 @@ def _rollout_trial(root, seq, st, perms, seed, ev, ws, out):
     out[O_CUBELESS] = raw - total_luck
     out[O_RAW] = raw
     out[O_TURNS] = turn
+    if live:
+        if live_done:
+            out[O_LIVE] = live_val - live_luck
+        elif final_kind == 1:
+            pts = 1.0 if (jacoby and owner == C_CENTRED) else result
+            out[O_LIVE] = (cube_v * pts if side == 0 else -cube_v * pts) - live_luck
+        else:  # truncated: Janowski cubeful equity of the final position, current cube
+            _evaluate0(cur, ev, ews, tmpb)
+            x = cube_efficiency(cur)
+            if owner == C_CENTRED:
+                k = CUBE_CENTRED
+            elif (owner == C_ROOT_OWNS) == (side == 0):
+                k = CUBE_OWNED
+            else:
+                k = CUBE_OPP_OWNED
+            v = cube_v * cubeful_equity(tmpb, x, k, jacoby and owner == C_CENTRED)
+            out[O_LIVE] = (v if side == 0 else -v) - live_luck
+    else:
+        out[O_LIVE] = 0.0
     if cubeful:
         out[O_CENTRED] = (val_c - luck_c) if settled_c else (raw - total_luck)
         out[O_OWNED] = (val_o - luck_o) if settled_o else (raw - total_luck)
@@ -341,11 +405,12 @@ def _rollout_trial(root, seq, st, perms, seed, ev, ws, out):
 
 
 @kernel
-def _rollout_chunk(roots, first_trial, n_trials, st, perms, seed, ev, ws, out, cancel):
+def _rollout_chunk(roots, cubes, first_trial, n_trials, st, perms, seed, ev, ws, out, cancel):
     """Trials ``first_trial .. first_trial + n_trials - 1`` of every root; returns the number
     of trials completed (fewer than ``n_trials`` only when ``cancel[0]`` was set).
 
-    ``roots`` int8[R, 26]; ``out`` float64[R, n_trials, NUM_OUT]. Root r, trial t uses dice
+    ``roots`` int8[R, 26]; ``cubes`` float64[R, 2] (cube value, owner) for the live-cube
+    mode; ``out`` float64[R, n_trials, NUM_OUT]. Root r, trial t uses dice
     sequence ``sequence_index(t)`` for every r (same dice for every candidate).
     """
     initial = st[S_INITIAL] != 0.0
@@ -354,7 +419,7 @@ def _rollout_chunk(roots, first_trial, n_trials, st, perms, seed, ev, ws, out, c
             return j
         seq = sequence_index(first_trial + j, initial, perms)
         for r in range(roots.shape[0]):
-            _rollout_trial(roots[r], seq, st, perms, seed, ev, ws, out[r, j])
+            _rollout_trial(roots[r], cubes[r], seq, st, perms, seed, ev, ws, out[r, j])
     return n_trials
 
 
@@ -362,8 +427,9 @@ def _rollout_chunk(roots, first_trial, n_trials, st, perms, seed, ev, ws, out, c
 def _accumulate(out, n_done, sums, sumsq, cross):
     """Add trials ``out[:, :n_done]`` to running sums in trial order (deterministic).
 
-    ``sums``/``sumsq`` float64[R, NUM_OUT]; ``cross`` float64[4, R, R]: sums of products of the
-    four equities (cubeless, centred, owned, opponent owned) between roots of the same trials.
+    ``sums``/``sumsq`` float64[R, NUM_OUT]; ``cross`` float64[5, R, R]: sums of products between
+    roots of the same trials, for the equities in ``PAIRED`` order (cubeless, centred, owned,
+    opponent owned, live cube).
     """
     nr = out.shape[0]
     for j in range(n_done):
@@ -375,3 +441,4 @@ def _accumulate(out, n_done, sums, sumsq, cross):
             for q in range(nr):
                 for e in range(4):
                     cross[e, r, q] += out[r, j, O_CUBELESS + e] * out[q, j, O_CUBELESS + e]
+                cross[4, r, q] += out[r, j, O_LIVE] * out[q, j, O_LIVE]

@@ -53,7 +53,7 @@ def _rollout(pos, ev):
     st[R.S_TRUNCATE] = 1
     st[R.S_LATE_AFTER] = -1
     out = np.zeros((1, 1, R.NUM_OUT))
-    R._rollout_chunk(pos[None, :].copy(), 0, 1, st, R.make_permutations(1), 1, ev,
+    R._rollout_chunk(pos[None, :].copy(), np.array([[1.0, 0.0]]), 0, 1, st, R.make_permutations(1), 1, ev,
                      R.make_rollout_workspace(hidden), out, np.zeros(1, dtype=np.int64))
     sums = np.zeros((1, R.NUM_OUT))
-    R._accumulate(out, 1, sums, sums.copy(), np.zeros((4, 1, 1)))
+    R._accumulate(out, 1, sums, sums.copy(), np.zeros((5, 1, 1)))

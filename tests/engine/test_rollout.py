@@ -62,8 +62,9 @@ def _run(roots, first, n, st, seed, ev):
     perms = make_permutations(seed)
     ws = make_rollout_workspace(max(net[1].shape[0] for net in ev))
     out = np.zeros((len(roots), n, NUM_OUT))
-    done = _rollout_chunk(np.ascontiguousarray(roots, dtype=np.int8), first, n, st, perms, seed,
-                          ev, ws, out, np.zeros(1, dtype=np.int64))
+    cubes = np.tile([1.0, 0.0], (len(roots), 1))
+    done = _rollout_chunk(np.ascontiguousarray(roots, dtype=np.int8), cubes, first, n, st, perms,
+                          seed, ev, ws, out, np.zeros(1, dtype=np.int64))
     assert done == n
     return out
 
@@ -198,3 +199,48 @@ def test_cube_states_settle_at_once_when_the_root_player_cashes(ev):
     # with the opponent owning the cube the game is played out: the player bears off at once
     assert np.all(out[0, :, O_OPP_OWNED] == 1.0)
     assert np.all(out[0, :, O_CUBELESS] == 1.0)
+
+
+def test_live_cube_counts_the_cube_value_of_the_root(ev):
+    # Given the player on roll bears off his last two checkers from the 1 point with any roll,
+    # and the opponent (14 off) cannot be gammoned: with a 2-cube owned by the opponent the
+    # player cannot double and wins the game on the 2-cube: +2 in 1-cube units; with the cube
+    # centred he wins at least one point whatever he does (cash or play on).
+    pos = np.zeros(26, dtype=np.int8)
+    pos[1] = 2
+    pos[2] = -1
+    perms = make_permutations(1)
+    ws = make_rollout_workspace(512)
+    st = _settings()
+    from bgtui.engine.rollout import O_LIVE, S_JACOBY, S_LIVE_CUBE
+
+    st[S_LIVE_CUBE] = 1
+    st[S_JACOBY] = 1
+    out = np.zeros((2, 36, NUM_OUT))
+    cubes = np.array([[2.0, 2.0], [1.0, 0.0]])
+    _rollout_chunk(np.stack([pos, pos]), cubes, 0, 36, st, perms, 1, ev, ws, out,
+                   np.zeros(1, dtype=np.int64))
+    assert np.all(out[0, :, O_LIVE] == 2.0)
+    assert np.all(out[1, :, O_LIVE] == 1.0)
+
+
+def test_live_cube_opponent_cashes_when_far_ahead(ev):
+    # Given the player on roll is far behind (one checker on his 24 point, 14 off) against the
+    # opponent's two checkers on the opponent's 2 point (our 23), cube centred: the opponent
+    # cashes or wins; gammons are impossible (14 checkers off), so every trial is worth between
+    # -1 (he cashes or wins the game) and +2 (a redoubled game won), and the mean is negative.
+    pos = np.zeros(26, dtype=np.int8)
+    pos[24] = 1
+    pos[23] = -2
+    perms = make_permutations(1)
+    ws = make_rollout_workspace(512)
+    from bgtui.engine.rollout import O_LIVE, S_JACOBY, S_LIVE_CUBE
+
+    st = _settings()
+    st[S_LIVE_CUBE] = 1
+    st[S_JACOBY] = 1
+    out = np.zeros((1, 72, NUM_OUT))
+    _rollout_chunk(pos[None], np.array([[1.0, 0.0]]), 0, 72, st, perms, 1, ev, ws, out,
+                   np.zeros(1, dtype=np.int64))
+    assert np.all(out[0, :, O_LIVE] >= -1.0) and np.all(out[0, :, O_LIVE] <= 2.0)
+    assert out[0, :, O_LIVE].mean() < 0.0
