@@ -119,6 +119,7 @@ class RolloutJob:
         on exactly the statistics of those trials, so they too are deterministic. Only the time
         limit and cancellation depend on the clock.
         """
+        from bgtui.engine.evaluate import hidden_size
         from bgtui.engine.rollout import (
             NUM_OUT, _rollout_chunk, make_permutations, make_rollout_workspace,
         )
@@ -128,7 +129,7 @@ class RolloutJob:
         workers = s.workers or os.cpu_count() or 1
         perms = make_permutations(s.seed)
         st = settings_vector(s)
-        hidden = max(net[1].shape[0] for net in ev)
+        hidden = hidden_size(ev)
         local = threading.local()
         stop_flag = np.zeros(1, dtype=np.int64)
         cancel = cancel if cancel is not None else CancelToken()

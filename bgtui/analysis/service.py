@@ -35,11 +35,12 @@ class Analyzer:
         if self._ev is None:
             with self._lock:
                 if self._ev is None:
-                    from bgtui.analysis.weights import DEFAULT_WEIGHTS, load_weights
+                    from bgtui.analysis.weights import (
+                        DEFAULT_WEIGHTS, load_weights, with_databases)
 
                     ev, meta = load_weights(self._weights_name or DEFAULT_WEIGHTS)
                     self.weights_meta = meta
-                    self._ev = ev
+                    self._ev = with_databases(ev[:2], bearoff=True)
         return self._ev
 
     def _lws(self):

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from bgtui.analysis.weights import load_weights, save_weights
+from bgtui.engine.evaluate import hidden_size
+
+from bgtui.analysis.weights import load_weights, save_weights, with_databases
 from bgtui.engine.evaluate import make_eval_workspace, make_play_buffers
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.nn import init_net
@@ -31,21 +33,24 @@ def td_alpha(games: int, base: float) -> float:
 
 def td_train(checkpoint, games: int, hidden: int = 128, race_hidden: int = 64,
              alpha: float = 0.1, seed: int = 1, chunk: int = 1000, save_every: int = 20_000,
-             log=sys.stdout) -> dict:
-    """Train until ``games`` self-play games in total (counting those in the checkpoint)."""
+             bearoff: bool = True, log=sys.stdout) -> dict:
+    """Train until ``games`` self-play games in total (counting those in the checkpoint).
+
+    With ``bearoff`` the bear-off databases give exact (two-sided) or near-exact (one-sided)
+    values in home-board bear-offs, so those positions teach the nets true values."""
     checkpoint = Path(checkpoint)
     if checkpoint.exists():
         ev, meta = load_weights(checkpoint)
-        ev = tuple(tuple(a.copy() for a in net) for net in ev)
+        ev = with_databases(tuple(tuple(a.copy() for a in net) for net in ev[:2]), bearoff)
         done = int(meta.get("games_trained", 0))
         rng = np.array([int(meta["rng_state"])], dtype=np.uint64)
     else:
-        ev = (init_net(hidden, seed), init_net(race_hidden, seed + 1))
+        ev = with_databases((init_net(hidden, seed), init_net(race_hidden, seed + 1)), bearoff)
         meta = {}
         done = 0
         rng = make_rng(seed)
     mws = make_workspace()
-    ews = make_eval_workspace(max(n[1].shape[0] for n in ev))
+    ews = make_eval_workspace(hidden_size(ev))
     out_pos, out_moves = make_play_buffers()
     stats = np.zeros(8)
     t0 = time.time()
@@ -83,7 +88,7 @@ def _targets(ev, positions, ply, workers):
     from bgtui.engine.evaluate import make_lookahead_workspace
     from bgtui.engine.train_targets import _plied_batch
 
-    hidden = max(n[1].shape[0] for n in ev)
+    hidden = hidden_size(ev)
     out = np.zeros((len(positions), 5), dtype=np.float32)
     bounds = np.linspace(0, len(positions), workers + 1).astype(int)
 
@@ -107,10 +112,10 @@ def supervised_train(checkpoint, rounds: int, positions: int = 50_000, ply: int 
     from bgtui.engine.train import _sample_positions, _supervised_epoch
 
     ev, meta = load_weights(checkpoint)
-    ev = tuple(tuple(a.copy() for a in net) for net in ev)
+    ev = with_databases(tuple(tuple(a.copy() for a in net) for net in ev[:2]), True)
     rng = make_rng(seed + int(meta.get("supervised_rounds", 0)) * 1000)
     mws = make_workspace()
-    ews = make_eval_workspace(max(n[1].shape[0] for n in ev))
+    ews = make_eval_workspace(hidden_size(ev))
     out_pos, out_moves = make_play_buffers()
     for rnd in range(rounds):
         t = time.time()

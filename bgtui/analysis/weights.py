@@ -122,4 +122,21 @@ def load_weights(path=DEFAULT_WEIGHTS):
             raise WeightsError(f"{path}: {name} net has inconsistent shapes")
         ev.append(net)
     meta["path"] = str(path)
-    return tuple(ev), meta
+    return with_databases(tuple(ev)), meta
+
+
+def with_databases(nets, bearoff: bool = False):
+    """The evaluator context ``(contact_net, race_net, two_sided_win, one_sided_dist)``.
+
+    With ``bearoff`` the bear-off databases are loaded (or built and cached) and evaluation uses
+    them wherever they apply; otherwise empty placeholders of the right types switch them off.
+    """
+    if bearoff:
+        from bgtui.analysis.bearoff_cache import get_one_sided, get_two_sided
+
+        two = np.ascontiguousarray(get_two_sided().win, dtype=np.float32)
+        one = np.ascontiguousarray(get_one_sided().dist, dtype=np.float32)
+    else:
+        two = np.zeros((0, 0), dtype=np.float32)
+        one = np.zeros((0, 2, 1), dtype=np.float32)
+    return (nets[0], nets[1], two, one)

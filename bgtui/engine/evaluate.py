@@ -1,17 +1,27 @@
 """0-ply evaluation and best-play selection.
 
-``ev`` (the evaluator context) is a tuple ``(contact_net, race_net)``; see ``nn``.
+``ev`` (the evaluator context) is a tuple ``(contact_net, race_net, two_sided_win,
+one_sided_dist)``: the nets (see ``nn``) and the bear-off databases (see ``bearoff``; arrays of
+size 0 switch a database off). Where both sides are home with at most 6 checkers the two-sided
+database's exact cubeless value is used; in other home-board bear-offs the one-sided
+approximation; elsewhere the race or contact net.
 ``ews`` is an evaluation workspace from :func:`make_eval_workspace`.
 """
 
 import numpy as np
 
 from bgtui.engine._jit import kernel
+from bgtui.engine.bearoff import is_bearoff, is_two_sided, one_sided_race_probs, two_sided_probs
 from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE, POSITION_SIZE
 from bgtui.engine.inputs import NUM_INPUTS, _fill_inputs
 from bgtui.engine.movegen import _generate_plays, make_workspace
 from bgtui.engine.nn import _forward
 from bgtui.engine.position import game_result, is_race
+
+
+def hidden_size(ev) -> int:
+    """The largest hidden layer of the nets in an evaluator context (for workspaces)."""
+    return max(ev[0][1].shape[0], ev[1][1].shape[0])
 
 
 def make_eval_workspace(hidden: int = 512):
@@ -92,6 +102,14 @@ def _evaluate_net(pos, ev, ews, out5):
 @kernel
 def _evaluate0(pos, ev, ews, out5):
     """0-ply probabilities of ``pos`` for the player on roll."""
+    if ev[2].shape[0] > 0 or ev[3].shape[0] > 0:
+        if is_bearoff(pos):
+            if ev[2].shape[0] > 0 and is_two_sided(pos):
+                two_sided_probs(pos, ev[2], out5)
+                return
+            if ev[3].shape[0] > 0:
+                one_sided_race_probs(pos, ev[3], out5)
+                return
     _evaluate_net(pos, ev, ews, out5)
 
 
@@ -141,7 +159,7 @@ def _best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, best5):
 
 def evaluate0(pos, ev):
     """Python wrapper: 0-ply probabilities (float32[5]) of ``pos`` for the player on roll."""
-    ews = make_eval_workspace(max(net[1].shape[0] for net in ev))
+    ews = make_eval_workspace(hidden_size(ev))
     out = np.zeros(5, dtype=np.float32)
     _evaluate0(np.ascontiguousarray(pos, dtype=np.int8), ev, ews, out)
     return out

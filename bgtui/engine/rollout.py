@@ -32,6 +32,7 @@ gammon is still possible, in which case the game goes on for the gammon.
 import numpy as np
 
 from bgtui.engine._jit import kernel
+from bgtui.engine.bearoff import is_bearoff, is_two_sided
 from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE, POSITION_SIZE
 from bgtui.engine.evaluate import (
     _evaluate0,
@@ -245,6 +246,17 @@ def _rollout_trial(root, cube, seq, st, perms, seed, ev, ws, out):
         if turn >= MAX_TURNS:
             final_kind = 2
             break
+        if (st[S_BEAROFF] != 0.0 or st[S_ONE_SIDED] != 0.0) and not (
+                cubeful and not (settled_c and settled_o and settled_x)):
+            # bear-off database truncation (seeds 001, 002): the database's value is exact
+            # (two-sided) or a close approximation (one-sided, only if asked for)
+            if is_bearoff(cur):
+                if st[S_BEAROFF] != 0.0 and ev[2].shape[0] > 0 and is_two_sided(cur):
+                    final_kind = 2
+                    break
+                if st[S_ONE_SIDED] != 0.0 and ev[3].shape[0] > 0:
+                    final_kind = 2
+                    break
         if cubeful:
             e = equity(tmpb)  # on-roll player's cubeless equity
             if e >= settle:

@@ -4,6 +4,8 @@ import time
 
 import numpy as np
 
+from bgtui.engine.evaluate import hidden_size
+
 from bgtui.engine.constants import OPENING_POSITION
 
 
@@ -35,7 +37,7 @@ def compile_all(ev, progress=None) -> dict:
 def _lws(ev):
     from bgtui.engine.evaluate import make_lookahead_workspace
 
-    return make_lookahead_workspace(max(net[1].shape[0] for net in ev))
+    return make_lookahead_workspace(hidden_size(ev))
 
 
 def _cube(pos):
@@ -48,7 +50,7 @@ def _cube(pos):
 def _rollout(pos, ev):
     from bgtui.engine import rollout as R
 
-    hidden = max(net[1].shape[0] for net in ev)
+    hidden = hidden_size(ev)
     st = np.zeros(R.NUM_SETTINGS)
     st[R.S_TRUNCATE] = 1
     st[R.S_LATE_AFTER] = -1

@@ -1,6 +1,8 @@
 """Rollout kernel: quasi-random dice properties, and rollouts that equal n-ply by construction."""
 
 import numpy as np
+
+from bgtui.engine.evaluate import hidden_size
 import pytest
 from numba import njit
 
@@ -60,7 +62,7 @@ def _settings(**kw):
 
 def _run(roots, first, n, st, seed, ev):
     perms = make_permutations(seed)
-    ws = make_rollout_workspace(max(net[1].shape[0] for net in ev))
+    ws = make_rollout_workspace(hidden_size(ev))
     out = np.zeros((len(roots), n, NUM_OUT))
     cubes = np.tile([1.0, 0.0], (len(roots), 1))
     done = _rollout_chunk(np.ascontiguousarray(roots, dtype=np.int8), cubes, first, n, st, perms,
