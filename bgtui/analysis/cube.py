@@ -60,17 +60,22 @@ def decide(probs, board, cube_owner: str = "centred", jacoby: bool = True,
     from bgtui.engine import cube as C
 
     p = np.asarray(probs, dtype=np.float64)
+    board = np.ascontiguousarray(board, dtype=np.int8)
     if x is None:
-        x = float(C.cube_efficiency(np.ascontiguousarray(board, dtype=np.int8)))
+        x = float(C.cube_efficiency(board))
     eq = np.zeros(3)
-    C.cube_equities(p, x, jacoby, eq)
+    exact = exact_cube_equities(board)
+    if exact is not None:
+        eq[:] = exact  # two-sided bear-off database: optimal cube play, no model
+    else:
+        C.cube_equities(p, x, jacoby, eq)
     W, L = C.win_loss_sizes(p)
     tp_live, cp_live = C.live_points(W, L)
     # take point and cash point as the player's winning chances, interpolated as the equities
     tp = x * tp_live + (1 - x) * (L - 0.5) / (W + L)
     cp = x * cp_live + (1 - x) * (L + 0.5) / (W + L)
     dp = 1.0
-    dt = 2.0 * float(C.cubeful_equity(p, x, C.OPP_OWNED, False))
+    dt = 2.0 * (float(eq[2]) if exact is not None else float(C.cubeful_equity(p, x, C.OPP_OWNED, False)))
     if beavers and dt < 0.0 and cube_owner == "centred":
         dt *= 2.0  # the taker beavers: cube on 4, owned by him
     if cube_owner == "opponent":
@@ -88,4 +93,20 @@ def decide(probs, board, cube_owner: str = "centred", jacoby: bool = True,
         "opponent_owned": float(eq[2]), "efficiency": x, "take_point": tp, "cash_point": cp,
         "wrong_pass_percent": wp, "wrong_take_percent": wt,
         "dahl": dahl_cube_value(float(p[0]), float(p[1])),
+        "exact": exact is not None,
     }
+
+
+def exact_cube_equities(board):
+    """(centred, owned, opponent owned) from the two-sided bear-off database, or None."""
+    import numpy as np
+
+    from bgtui.engine import bearoff
+
+    if not bearoff.is_two_sided(board):
+        return None
+    from bgtui.analysis.bearoff_cache import get_two_sided
+
+    out = np.zeros(3)
+    bearoff.two_sided_cubeful(board, get_two_sided().cubeful, out)
+    return out

@@ -153,7 +153,8 @@ class Analyzer:
             equity=Equities(cubeless=p.cubeless_equity, cubeful=d["cubeful"],
                             centred=d["centred"], owned=d["owned"],
                             opponent_owned=d["opponent_owned"]),
-            ply=ply, evaluated_by=f"{ply}-ply, Janowski x={d['efficiency']:.2f}",
+            ply=ply, evaluated_by=("exact (bear-off database)" if d["exact"]
+                                   else f"{ply}-ply, Janowski x={d['efficiency']:.2f}"),
             dahl_cube_value=d["dahl"], take_point=d["take_point"], cash_point=d["cash_point"],
             wrong_pass_percent=d["wrong_pass_percent"], wrong_take_percent=d["wrong_take_percent"],
         )
