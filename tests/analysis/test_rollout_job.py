@@ -94,3 +94,50 @@ def test_rollout_job_stop_at_standard_error_is_deterministic(ev):
     assert sa.trials_done == sb.trials_done
     assert sa.trials_done % 72 == 0 and sa.trials_done < 5000
     assert sa.rows[0].equity_se.cubeless < 0.02
+
+
+def _position_job(pos, **kw):
+    s = RolloutSettings(seed=kw.pop("seed", 5), **kw)
+    return RolloutJob(np.asarray(pos, dtype=np.int8)[None], [""], ["x"], s, False)
+
+
+def test_rollout_intervals_cover_a_long_rollout_about_95_percent(ev):
+    # 200 independent short rollouts (pseudo-random dice, so the trials are i.i.d. and the
+    # standard error is honest) of a 3-roll truncated middle-game position: their 95%
+    # intervals must cover the value of a long rollout about 95% of the time.
+    pos = np.array(OPENING_POSITION)
+    pos[13], pos[11], pos[24], pos[21] = 4, 1, 1, 1
+    long = _position_job(pos, trials=20000, truncate=3, quasi_random=False, seed=999,
+                         variance_reduction=False, workers=2)
+    truth = _last(long.run(ev)).rows[0].equity.cubeless
+    hits = 0
+    reps = 200
+    for seed in range(reps):
+        job = _position_job(pos, trials=36, truncate=3, quasi_random=False, seed=seed,
+                            variance_reduction=False, workers=1)
+        row = _last(job.run(ev)).rows[0]
+        hits += abs(row.equity.cubeless - truth) <= 1.96 * row.equity_se.cubeless
+    # binomial(200, 0.95): 3 standard deviations is about 0.046 (t-intervals with 35 degrees
+    # of freedom cover a little less than 95%)
+    assert 0.88 <= hits / reps <= 0.995
+
+
+def test_rollout_of_a_database_position_is_exact(ev):
+    # Given a two-sided bear-off position, bear-off truncation ends every trial at once with
+    # the database's exact value: the rollout returns it with zero standard error; without
+    # truncation, full games played with the database converge to it.
+    from bgtui.analysis.bearoff_cache import lookup
+    from bgtui.analysis.weights import with_databases
+
+    evdb = with_databases(ev[:2], bearoff=True)
+    pos = np.zeros(26, dtype=np.int8)
+    pos[1:7] = [0, 1, 1, 0, 1, 1]  # player: 4 checkers on 2, 3, 5, 6
+    pos[19:25] = [-1, 0, -1, -1, 0, -1]  # opponent: his 6, 4, 3, 1 points
+    exact = lookup(pos)["probabilities"][0]
+    job = _position_job(pos, trials=72, bearoff_truncation=True, variance_reduction=False)
+    row = _last(job.run(evdb)).rows[0]
+    assert row.probabilities.win == pytest.approx(exact, abs=1e-6)
+    assert row.equity_se.cubeless == pytest.approx(0.0, abs=1e-9)
+    full = _position_job(pos, trials=2592, bearoff_truncation=False, variance_reduction=False)
+    row = _last(full.run(evdb)).rows[0]
+    assert abs(row.probabilities.win - exact) < 4 * row.probabilities_se.win + 1e-9
