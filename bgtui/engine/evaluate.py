@@ -176,7 +176,7 @@ MAX_PLY = 3
 
 def make_lookahead_workspace(hidden: int = 512):
     """``(mws, ews, play_pos[L], play_moves[L], swapped[L], acc[L], t5[L])`` for L levels."""
-    levels = MAX_PLY + 1
+    levels = MAX_PLY + 2  # one spare level for _evaluate_after_plied
     return (
         make_workspace(),
         make_eval_workspace(hidden),
@@ -299,7 +299,9 @@ def _evaluate_plied(pos, ply, ev, lws, out5):
 
 @kernel
 def _evaluate_after_plied(child, ply, ev, lws, out5):
-    """A play's value (mover's view) with its resulting position evaluated at ``ply``."""
+    """A play's value (mover's view) with its resulting position evaluated at ``ply``.
+
+    Uses the lookahead workspace's top level for the swapped position (no allocation)."""
     r = game_result(child)
     if r > 0:
         for k in range(5):
@@ -310,10 +312,11 @@ def _evaluate_after_plied(child, ply, ev, lws, out5):
         if r >= 3:
             out5[2] = 1.0
         return
-    sw = np.empty(26, dtype=np.int8)
+    top = lws[4].shape[0] - 1  # the deepest lookahead level is never used by ply <= MAX_PLY
+    sw = lws[4][top]
     for i in range(26):
         sw[i] = -child[25 - i]
-    t = np.empty(5, dtype=np.float32)
+    t = lws[6][top]
     _evaluate_plied(sw, ply, ev, lws, t)
     out5[0] = 1.0 - t[0]
     out5[1] = t[3]

@@ -75,7 +75,8 @@ def make_permutations(seed: int) -> np.ndarray:
 
 
 def make_rollout_workspace(hidden: int = 512):
-    """(mws, ews, lws, play_pos, play_moves, cur, nxt, t5, best5, luck, tmpa, scratch5, cube5)."""
+    """(mws, ews, lws, play_pos, play_moves, cur, nxt, t5, best5, luck, tmpa, scratch5, cube5,
+    play_equities, play_flags)."""
     return (
         make_workspace(),
         make_eval_workspace(hidden),
@@ -90,6 +91,8 @@ def make_rollout_workspace(hidden: int = 512):
         np.zeros(5, dtype=np.float64),
         np.zeros(5, dtype=np.float32),
         np.zeros(5, dtype=np.float32),
+        np.zeros(MAX_PLAYS, dtype=np.float64),
+        np.zeros(MAX_PLAYS, dtype=np.int8),
     )
 
 
@@ -169,17 +172,27 @@ def _choose(pos, d1, d2, ply, ev, ws, best5):
                 for k in range(5):
                     best5[k] = t5[k]
         return best
-    # filter: keep up to 8 plays within 0.16 of the best at 0-ply
-    eqs = np.empty(n, dtype=np.float64)  # small, per decision (ply >= 1 only)
+    # filter: keep up to 8 plays within 0.16 of the best at 0-ply (no allocation: the 0-ply
+    # equities go in ws[13], the picked flags in ws[14])
+    eqs = ws[13]
+    picked = ws[14]
+    top = -1e9
     for i in range(n):
         _evaluate_after(ppos[i], ev, ews, t5)
         eqs[i] = equity(t5)
-    order = np.argsort(-eqs)
-    top = eqs[order[0]]
+        picked[i] = 0
+        if eqs[i] > top:
+            top = eqs[i]
     for j in range(min(8, n)):
-        i = order[j]
-        if eqs[i] < top - 0.16:
+        i = -1
+        m = -1e9
+        for q in range(n):
+            if picked[q] == 0 and eqs[q] > m:
+                m = eqs[q]
+                i = q
+        if i < 0 or m < top - 0.16:
             break
+        picked[i] = 1
         _evaluate_after_plied(ppos[i], ply, ev, lws, t5)
         e = equity(t5)
         if e > beste:

@@ -229,8 +229,8 @@ def test_live_cube_counts_the_cube_value_of_the_root(ev):
 def test_live_cube_opponent_cashes_when_far_ahead(ev):
     # Given the player on roll is far behind (one checker on his 24 point, 14 off) against the
     # opponent's two checkers on the opponent's 2 point (our 23), cube centred: the opponent
-    # cashes or wins; gammons are impossible (14 checkers off), so every trial is worth between
-    # -1 (he cashes or wins the game) and +2 (a redoubled game won), and the mean is negative.
+    # cashes or wins; gammons are impossible (13 and 14 checkers off), so every trial is worth
+    # the cube's final value, won or lost: +-1, +-2, +-4 ..., and on average the player loses.
     pos = np.zeros(26, dtype=np.int8)
     pos[24] = 1
     pos[23] = -2
@@ -244,5 +244,38 @@ def test_live_cube_opponent_cashes_when_far_ahead(ev):
     out = np.zeros((1, 72, NUM_OUT))
     _rollout_chunk(pos[None], np.array([[1.0, 0.0]]), 0, 72, st, perms, 1, ev, ws, out,
                    np.zeros(1, dtype=np.int64))
-    assert np.all(out[0, :, O_LIVE] >= -1.0) and np.all(out[0, :, O_LIVE] <= 2.0)
+    v = np.abs(out[0, :, O_LIVE])
+    assert np.all(np.isin(v, [1.0, 2.0, 4.0, 8.0]))
     assert out[0, :, O_LIVE].mean() < 0.0
+
+
+def test_choose_at_1ply_picks_the_best_1ply_play_among_the_filtered(ev):
+    # Given a middle-game position and a roll, the rollout's 1-ply checker play is the play
+    # with the best 1-ply value among the (up to 8) plays within 0.16 of the best at 0-ply:
+    # recomputed here with the public wrappers.
+    from bgtui.engine.evaluate import _evaluate_after, _evaluate_after_plied, equity
+    from bgtui.engine.movegen import generate_plays
+    from bgtui.engine.rollout import _choose
+
+    pos = np.array(OPENING_POSITION)
+    pos[13], pos[11], pos[24], pos[21] = 4, 1, 1, 1
+    ws = make_rollout_workspace(hidden_size(ev))
+    for d1, d2 in ((3, 1), (6, 5), (4, 4)):
+        children, _ = generate_plays(pos, d1, d2)
+        t = np.zeros(5, dtype=np.float32)
+        e0 = []
+        for c in children:
+            _evaluate_after(c, ev, ws[1], t)
+            e0.append(equity(t))
+        e0 = np.array(e0)
+        order = np.argsort(-e0, kind="stable")[:8]
+        keep = [i for i in order if e0[i] >= e0[order[0]] - 0.16]
+        e1 = {}
+        for i in keep:
+            _evaluate_after_plied(children[i], 1, ev, ws[2], t)
+            e1[i] = equity(t)
+        want = max(keep, key=lambda i: (e1[i], -list(keep).index(i)))
+        best5 = np.zeros(5, dtype=np.float32)
+        got = _choose(pos, d1, d2, 1, ev, ws, best5)
+        assert np.array_equal(ws[3][got], children[want]) or e1[want] == pytest.approx(
+            equity(best5), abs=1e-7)
