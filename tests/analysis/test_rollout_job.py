@@ -141,3 +141,34 @@ def test_rollout_of_a_database_position_is_exact(ev):
     full = _position_job(pos, trials=2592, bearoff_truncation=False, variance_reduction=False)
     row = _last(full.run(evdb)).rows[0]
     assert abs(row.probabilities.win - exact) < 4 * row.probabilities_se.win + 1e-9
+
+
+def test_pruning_stops_a_clearly_worse_candidate_deterministically(ev):
+    # Given the best and the worst play of 31 from the opening (by 0-ply), rolled out together
+    # with prune_sigma=2: the worst is dropped at a decision boundary (fewer trials than the
+    # best), its figures stay reported, and the outcome is the same with 1 or 2 workers.
+    from bgtui.engine.evaluate import _evaluate_after, equity
+    from bgtui.engine.movegen import generate_plays
+    from bgtui.engine.position import swap_sides
+
+    children, _ = generate_plays(np.array(OPENING_POSITION), 3, 1)
+    t = np.zeros(5, dtype=np.float32)
+    from bgtui.engine.evaluate import make_eval_workspace
+
+    ews = make_eval_workspace(512)
+    eqs = []
+    for c in children:
+        _evaluate_after(c, ev, ews, t)
+        eqs.append(equity(t))
+    best, worst = int(np.argmax(eqs)), int(np.argmin(eqs))
+    roots = np.stack([swap_sides(children[best]), swap_sides(children[worst])])
+    results = []
+    for workers in (1, 2):
+        s = RolloutSettings(trials=1440, seed=2, truncate=3, prune_sigma=2.0, workers=workers)
+        job = RolloutJob(roots, ["best", "worst"], ["a", "b"], s, True)
+        snap = _last(job.run(ev))
+        results.append((job.n.tolist(), job.sums.tobytes(), [r.move for r in snap.rows]))
+    assert results[0] == results[1]
+    n_best, n_worst = results[0][0]
+    assert n_best == 1440 and n_worst < n_best and n_worst % 72 == 0
+    assert results[0][2][0] == "best"
