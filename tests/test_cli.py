@@ -1,0 +1,116 @@
+"""The command line: JSON contract of conventions.md, --batch streaming, clear errors."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from bgtui.cli import main
+
+OPENING = "4HPwATDgc/ABMA"
+PROBS = {"win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"}
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_eval_json_contract(capsys):
+    code, out, _ = run(capsys, "eval", OPENING, "--json")
+    assert code == 0
+    d = json.loads(out)
+    assert d["position_id"] == OPENING and d["ply"] == 0
+    assert set(d["probabilities"]) == PROBS
+    p = d["probabilities"]
+    assert p["win"] >= p["win_gammon"] >= p["win_backgammon"] >= 0
+    eq = 2 * p["win"] - 1 + p["win_gammon"] - p["lose_gammon"] + p["win_backgammon"] - p["lose_backgammon"]
+    assert d["equity"]["cubeless"] == pytest.approx(eq, abs=1e-6)
+    assert "cubeful" in d["equity"]
+
+
+def test_moves_json_lists_every_legal_play_once_best_first(capsys):
+    code, out, _ = run(capsys, "moves", OPENING, "31", "--json")
+    d = json.loads(out)
+    assert d["dice"] == "31" and len(d["moves"]) == 16
+    assert len({m["move"] for m in d["moves"]}) == 16
+    eqs = [m["equity"]["cubeless"] for m in d["moves"]]
+    assert eqs == sorted(eqs, reverse=True)
+    assert d["moves"][0]["equity_diff"] == 0.0
+    assert all(m["equity_diff"] <= 0 for m in d["moves"])
+    # each resulting position is given with the opponent on roll
+    import numpy as np
+
+    from bgtui.analysis.formats import parse_position
+    from bgtui.analysis.notation import parse_play
+    from bgtui.engine.constants import OPENING_POSITION
+    from bgtui.engine.position import swap_sides
+
+    for m in d["moves"]:
+        child = parse_play(np.array(OPENING_POSITION), m["move"], (3, 1))
+        assert np.array_equal(parse_position(m["position_id"]).position, swap_sides(child))
+
+
+def test_moves_with_no_legal_play(capsys):
+    # the player on roll has a checker on the bar against a closed board: one empty play
+    from bgtui.analysis.formats import format_position_id
+    from bgtui.engine.position import make_position
+
+    pos = make_position({25: 1, 6: 14}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 13: 3})
+    pid = format_position_id(pos)
+    code, out, _ = run(capsys, "moves", pid, "64", "--json")
+    d = json.loads(out)
+    assert len(d["moves"]) == 1 and d["moves"][0]["move"] == ""
+
+
+def test_bad_input_gives_one_line_and_status_2(capsys):
+    for argv in (["moves", OPENING, "07"], ["moves", OPENING, "3"], ["moves", OPENING, "x1"],
+                 ["eval", "4HPwATDgc/ABM"], ["eval", "nonsense-id-xx"], ["cube", "XGID=junk"]):
+        code, out, err = run(capsys, *argv)
+        assert code == 2, argv
+        assert err.startswith("bgtui: error: ") and err.count("\n") == 1, err
+        assert "Traceback" not in err
+
+
+def test_unknown_option_is_a_clear_error():
+    r = subprocess.run([sys.executable, "-m", "bgtui", "eval", OPENING, "--plyy", "2"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "unrecognized arguments: --plyy" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_batch_streams_one_json_line_per_query_and_survives_bad_lines():
+    lines = f"{OPENING} 31\nnot-a-position 31\n{OPENING} 66\n"
+    p = subprocess.Popen([sys.executable, "-m", "bgtui", "moves", "--batch", "-", "--json"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    # one query, one answer, before more input arrives (lines are flushed)
+    p.stdin.write(f"{OPENING} 21\n")
+    p.stdin.flush()
+    first = json.loads(p.stdout.readline())
+    assert first["dice"] == "21"
+    out, _ = p.communicate(lines, timeout=300)
+    rows = [json.loads(x) for x in out.splitlines()]
+    assert [r.get("dice") for r in rows] == ["31", None, "66"]
+    assert "error" in rows[1] and "position" in rows[1]["error"]
+
+
+def test_cube_json_contract(capsys):
+    code, out, _ = run(capsys, "cube", OPENING, "--json")
+    d = json.loads(out)
+    for k in ("no_double", "double_take", "double_pass", "action", "probabilities", "equity"):
+        assert k in d
+    assert d["double_pass"] == 1.0 and d["action"] == "No double"
+
+
+def test_rollout_json_contract_for_candidates(capsys):
+    code, out, _ = run(capsys, "rollout", OPENING, "--dice", "31", "--moves", "8/5 6/5", "24/23 13/10",
+                       "--trials", "72", "--truncate", "2", "--workers", "1", "--json")
+    d = json.loads(out)
+    assert d["trials"] == 72 and d["dice"] == "31" and d["settings"]["truncate"] == 2
+    assert [m["move"] for m in d["moves"]][0] in ("8/5 6/5", "24/23 13/10")
+    for m in d["moves"]:
+        assert set(m["probabilities"]) == PROBS and set(m["probabilities_se"]) == PROBS
+        assert "cubeless" in m["equity"] and "cubeless" in m["equity_se"]
+        assert "equity_diff" in m and "equity_diff_se" in m
