@@ -1,0 +1,31 @@
+"""The installed package (from a wheel, not the checkout) finds and loads the shipped weights."""
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_wheel_ships_weights_and_an_installed_copy_loads_them(tmp_path):
+    wheel_dir = tmp_path / "wheel"
+    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                        "-q", "-w", str(wheel_dir), str(ROOT)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    wheel = next(wheel_dir.glob("bgtui-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "bgtui/data/weights/bgtui-0.npz" in names
+    target = tmp_path / "site"
+    r = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",
+                        str(target), str(wheel)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    code = ("import bgtui, bgtui.analysis.weights as w; ev, meta = w.load_weights(); "
+            "print(bgtui.__file__); print(meta['path'])")
+    env = dict(os.environ, PYTHONPATH=str(target))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    pkg, path = out.stdout.split()
+    assert pkg.startswith(str(target)) and path.startswith(str(target))
