@@ -162,7 +162,26 @@ def cmd_cube(args, query: list[str], an):
     if len(query) != 1:
         raise UserError("cube takes one POSITION")
     state = _parse_state(query[0])
-    c = an.cube(state, args.ply)
+    if args.rollout:
+        settings = _rollout_settings(args)
+        settings = replace(settings, live_cube=args.live, cubeful=not args.live)
+        try:
+            gen = an.iter_cube_rollout(state, settings)
+            c = None
+            prog = _progress_printer(args)
+            if prog is not None:
+                with prog:
+                    task = prog.add_task("rollout", total=settings.trials, info="")
+                    for snap, c in gen:
+                        prog.update(task, completed=snap.trials_done,
+                                    info=c.action if c is not None else "")
+            else:
+                for snap, c in gen:
+                    pass
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+    else:
+        c = an.cube(state, args.ply)
     data = {
         "position_id": format_position_id(state),
         "ply": c.ply,
@@ -177,7 +196,10 @@ def cmd_cube(args, query: list[str], an):
         "wrong_pass_percent": c.wrong_pass_percent,
         "wrong_take_percent": c.wrong_take_percent,
         "dahl_cube_value": c.dahl_cube_value,
+        "evaluated_by": c.evaluated_by,
     }
+    if c.standard_errors:
+        data["standard_errors"] = c.standard_errors
     if args.json:
         return data
     best = max(c.no_double, min(c.double_take, c.double_pass))
@@ -203,7 +225,8 @@ def _rollout_settings(args):
 
     try:
         return RolloutSettings(
-            trials=args.trials, seed=args.seed, truncate=args.truncate, ply=args.rollout_ply,
+            trials=args.trials, seed=args.seed, truncate=args.truncate,
+            ply=getattr(args, "rollout_ply", getattr(args, "ply", 0)),
             late_ply=args.late_ply, late_after=args.late_after,
             variance_reduction=not args.no_vr, quasi_random=not args.no_quasi,
             stratify_all=args.stratify_all, bearoff_truncation=not args.no_bearoff,
@@ -370,6 +393,34 @@ def _add_common(p, *, batch=True, ply=True):
     p.add_argument("--weights", default=None, help="weights file (default: the shipped one)")
 
 
+def _add_rollout_options(p, checker_ply=True):
+    """Rollout settings shared by `rollout` and `cube --rollout` (where --ply is shared)."""
+    p.add_argument("--trials", type=int, default=1296, help="number of trials (default 1296)")
+    p.add_argument("--seed", type=int, default=1, help="rollout seed (same seed, same dice)")
+    p.add_argument("--truncate", type=int, default=0, help="stop each trial after H rolls (0 = play to the end)")
+    if checker_ply:
+        p.add_argument("--ply", dest="rollout_ply", type=int, default=0, choices=range(0, 3),
+                       metavar="P", help="checker-play ply inside the rollout, 0-2")
+    p.add_argument("--late-ply", type=int, default=None, choices=range(0, 3), metavar="P",
+                   help="cheaper checker-play ply after --late-after rolls")
+    p.add_argument("--late-after", type=int, default=None, metavar="N")
+    p.add_argument("--no-vr", action="store_true", help="no variance reduction")
+    p.add_argument("--no-quasi", action="store_true", help="pseudo-random dice instead of quasi-random")
+    p.add_argument("--stratify-all", action="store_true", help="stratify every roll, not only the first three")
+    p.add_argument("--no-bearoff", action="store_true", help="no bearoff-database truncation")
+    p.add_argument("--one-sided", action="store_true", help="also truncate with the one-sided bearoff approximation")
+    p.add_argument("--initial-position", action="store_true", help="first roll of each trial is not a double")
+    p.add_argument("--cubeful", action="store_true",
+                   help="full games with a settlement limit; equities for the four cube states")
+    p.add_argument("--settlement", type=float, default=0.5, help="settlement limit, cubeless equity (default 0.5)")
+    p.add_argument("--play-on", type=float, default=0.9, help="play on for the gammon above this equity (default 0.9)")
+    p.add_argument("--stop-se", type=float, default=None, help="stop when the equity's standard error is below this")
+    p.add_argument("--time-limit", type=float, default=None, help="stop after this many seconds")
+    p.add_argument("--prune-sigma", type=float, default=None,
+                   help="stop candidates worse than the best by this many paired standard errors")
+    p.add_argument("--workers", type=int, default=0, help="parallel workers (default: all cores)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="bgtui",
@@ -418,6 +469,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("cube", "cube action for the player on roll (money play)",
             "bgtui cube 4HPwATDgc/ABMA --ply 2")
     p.add_argument("position", nargs="?", help="Position ID, POSID:MATCHID or XGID (Match ID carries the cube)")
+    p.add_argument("--rollout", action="store_true",
+                   help="decide from a rollout: full games with a settlement limit (Dahl's four "
+                        "cube states), or with --live the cube live inside the trials")
+    p.add_argument("--live", action="store_true",
+                   help="with --rollout: roll out no double and double/take on identical dice, "
+                        "both players using the cube inside the trials")
+    _add_rollout_options(p, checker_ply=False)
     _add_common(p)
     p.set_defaults(func=cmd_cube, needs_engine=True)
 
@@ -427,29 +485,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dice", help="roll out the candidate plays of these dice (e.g. 31)")
     p.add_argument("--moves", nargs="+", metavar="MOVE", help='candidate plays, e.g. "8/5 6/5" "24/23 13/10"')
     p.add_argument("--top", type=int, default=0, help="roll out the best K plays at 0-ply (default 4 with --dice)")
-    p.add_argument("--trials", type=int, default=1296, help="number of trials (default 1296)")
-    p.add_argument("--seed", type=int, default=1, help="rollout seed (same seed, same dice)")
-    p.add_argument("--truncate", type=int, default=0, help="stop each trial after H rolls (0 = play to the end)")
-    p.add_argument("--ply", dest="rollout_ply", type=int, default=0, choices=range(0, 3), metavar="P",
-                   help="checker-play ply inside the rollout, 0-2")
-    p.add_argument("--late-ply", type=int, default=None, choices=range(0, 3), metavar="P",
-                   help="cheaper checker-play ply after --late-after rolls")
-    p.add_argument("--late-after", type=int, default=None, metavar="N")
-    p.add_argument("--no-vr", action="store_true", help="no variance reduction")
-    p.add_argument("--no-quasi", action="store_true", help="pseudo-random dice instead of quasi-random")
-    p.add_argument("--stratify-all", action="store_true", help="stratify every roll, not only the first three")
-    p.add_argument("--no-bearoff", action="store_true", help="no bearoff-database truncation")
-    p.add_argument("--one-sided", action="store_true", help="also truncate with the one-sided bearoff approximation")
-    p.add_argument("--initial-position", action="store_true", help="first roll of each trial is not a double")
-    p.add_argument("--cubeful", action="store_true",
-                   help="full games with a settlement limit; equities for the four cube states")
-    p.add_argument("--settlement", type=float, default=0.5, help="settlement limit, cubeless equity (default 0.5)")
-    p.add_argument("--play-on", type=float, default=0.9, help="play on for the gammon above this equity (default 0.9)")
-    p.add_argument("--stop-se", type=float, default=None, help="stop when the equity's standard error is below this")
-    p.add_argument("--time-limit", type=float, default=None, help="stop after this many seconds")
-    p.add_argument("--prune-sigma", type=float, default=None,
-                   help="stop candidates worse than the best by this many paired standard errors")
-    p.add_argument("--workers", type=int, default=0, help="parallel workers (default: all cores)")
+    _add_rollout_options(p)
     p.add_argument("--save", metavar="FILE", help="save the rollout state to FILE (JSON) to resume later")
     p.add_argument("--resume", metavar="FILE", help="continue a saved rollout (--trials to extend it)")
     _add_common(p, ply=False)

@@ -114,3 +114,15 @@ def test_rollout_json_contract_for_candidates(capsys):
         assert set(m["probabilities"]) == PROBS and set(m["probabilities_se"]) == PROBS
         assert "cubeless" in m["equity"] and "cubeless" in m["equity_se"]
         assert "equity_diff" in m and "equity_diff_se" in m
+
+
+def test_cube_from_a_live_cube_rollout_reports_paired_standard_errors(capsys):
+    code, out, _ = run(capsys, "cube", OPENING, "--rollout", "--live", "--trials", "36",
+                       "--truncate", "4", "--workers", "1", "--json")
+    d = json.loads(out)
+    assert code == 0 and d["double_pass"] == 1.0
+    se = d["standard_errors"]
+    assert {"no_double", "double_take", "double_take_minus_no_double"} <= set(se)
+    # identical dice in both branches: the difference is known better than either value
+    assert se["double_take_minus_no_double"] < se["double_take"]
+    assert "live cube" in d["evaluated_by"]
