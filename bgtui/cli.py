@@ -352,6 +352,12 @@ def cmd_train(args, query, an=None):
     if args.method == "td":
         td_train(args.checkpoint, args.games, hidden=args.hidden, race_hidden=args.race_hidden,
                  alpha=args.alpha, seed=args.seed, chunk=args.chunk, save_every=args.save_every)
+    else:
+        from bgtui.analysis.training import supervised_train
+
+        supervised_train(args.checkpoint, args.rounds, positions=args.positions,
+                         ply=args.target_ply, epochs=args.epochs, alpha=args.alpha,
+                         seed=args.seed, workers=args.workers)
     return None
 
 
@@ -493,9 +499,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("train", "train the evaluator (TD self-play), resumable from its checkpoint",
             "bgtui train td --checkpoint runs/td.npz --games 1000000")
-    p.add_argument("method", choices=["td"], help="td: TD(0) self-play from random weights")
+    p.add_argument("method", choices=["td", "supervised"],
+                   help="td: TD(0) self-play from random weights; supervised: improve the nets "
+                        "toward their own n-ply evaluations of self-play positions")
     p.add_argument("--checkpoint", required=True, help="weights file to resume from and write")
-    p.add_argument("--games", type=int, required=True, help="total games to reach")
+    p.add_argument("--games", type=int, default=1_000_000, help="td: total games to reach")
+    p.add_argument("--rounds", type=int, default=10, help="supervised: rounds to run")
+    p.add_argument("--positions", type=int, default=50_000, help="supervised: positions per round")
+    p.add_argument("--target-ply", type=int, default=1, choices=range(1, 4), metavar="N",
+                   help="supervised: ply of the targets (1-3)")
+    p.add_argument("--epochs", type=int, default=2, help="supervised: passes per round")
+    p.add_argument("--workers", type=int, default=1, help="supervised: threads for the targets")
     p.add_argument("--hidden", type=int, default=128)
     p.add_argument("--race-hidden", type=int, default=64)
     p.add_argument("--alpha", type=float, default=0.1)
