@@ -1,0 +1,57 @@
+"""Race accuracy: 0-ply win probability against long rollouts, outside the bear-off databases.
+
+    python benchmarks/race_accuracy.py [--positions 20] [--trials 1296]
+
+Samples race positions (no contact, not yet in the two-sided database) from 0-ply self-play,
+rolls each out to the end (variance reduction, bear-off truncation) and prints the 0-ply win
+probability, the rollout's with its standard error, and the mean / largest absolute difference.
+Target (issue 3): within 1 percentage point.
+"""
+
+import argparse
+
+import numpy as np
+
+from bgtui.analysis.models import RolloutSettings
+from bgtui.analysis.rollout import RolloutJob
+from bgtui.analysis.weights import load_weights, with_databases
+from bgtui.engine.bearoff import is_two_sided
+from bgtui.engine.evaluate import evaluate0, hidden_size, make_eval_workspace, make_play_buffers
+from bgtui.engine.movegen import make_workspace
+from bgtui.engine.position import is_race
+from bgtui.engine.rng import make_rng
+from bgtui.engine.train import _START, _sample_positions
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--positions", type=int, default=20)
+    ap.add_argument("--trials", type=int, default=1296)
+    ap.add_argument("--weights", default="bgtui-0.npz")
+    a = ap.parse_args()
+    ev = with_databases(load_weights(a.weights)[0][:2], bearoff=True)
+    dest = np.zeros((20000, 26), dtype=np.int8)
+    op, om = make_play_buffers()
+    n = _sample_positions(ev, 400, make_rng(9), _START, 0.0, make_workspace(),
+                          make_eval_workspace(hidden_size(ev)), op, om, dest)
+    races = [p for p in dest[:n] if is_race(p) and not is_two_sided(p)]
+    rng = np.random.default_rng(1)
+    picks = [races[i] for i in rng.choice(len(races), size=min(a.positions, len(races)), replace=False)]
+    diffs = []
+    for p in picks:
+        w0 = float(evaluate0(p, ev)[0])
+        s = RolloutSettings(trials=a.trials, seed=3, truncate=0, variance_reduction=True)
+        job = RolloutJob(p[None], [""], ["x"], s, False)
+        for snap in job.run(ev):
+            pass
+        r = snap.rows[0]
+        diffs.append(w0 - r.probabilities.win)
+        print(f"0-ply {100 * w0:5.1f}%  rollout {100 * r.probabilities.win:5.1f}% "
+              f"±{100 * r.probabilities_se.win:.1f}  diff {100 * diffs[-1]:+5.1f}", flush=True)
+    d = np.abs(diffs)
+    print(f"{len(d)} race positions: mean |diff| {100 * d.mean():.2f} points, "
+          f"largest {100 * d.max():.2f} points")
+
+
+if __name__ == "__main__":
+    main()
