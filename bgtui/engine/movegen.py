@@ -12,7 +12,10 @@ recursion through small helpers). Rules applied inside the kernel:
 * bearing off only with all fifteen checkers home; a die larger than the highest occupied point
   bears off from the highest point;
 * plays that reach the same position are one play (hash table with an exact comparison on a
-  hash match); a roll with no legal play yields one "play": the position itself, no steps.
+  hash match); a roll with no legal play yields one "play": the position itself, no steps;
+* for a non-double the larger die is tried first; with the smaller die first, a second step by
+  another checker that neither enters nor bears off is skipped, because the larger-first run
+  already produced it (own moves never unblock a point, and such a pair doesn't depend on order).
 
 Outputs are from the mover's point of view, before sides are swapped. A play is ``int8[8]``:
 up to four (from, to) steps, one die each, in the order played, -1 padded (25 = bar, 0 = off).
@@ -142,6 +145,12 @@ def _generate_plays(pos, d1, d2, ws, out_pos, out_moves):
             if found:
                 nextp[level] = p - 1
                 nchild[level] += 1
+                if run == 1 and level == 1 and p != steps[1] and steps[0] != 25 and p - d >= 1:
+                    # smaller die first, then the larger die with another checker, neither
+                    # entering nor bearing off: the first run (larger die first) already made
+                    # this play, since neither step can unlock the other. Skip it (it still
+                    # counts as a continuation, so the node is not a one-die leaf).
+                    continue
                 if run == 0 and level == 0:
                     larger_playable = True
                 dest = p - d
