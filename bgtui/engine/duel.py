@@ -1,0 +1,73 @@
+"""Cubeless money duels with duplicate dice, for strength benchmarks.
+
+Game pair ``g`` draws its dice from a counter-based stream of (seed, g): both games of the pair
+see the same dice sequence, with the players' seats swapped, so the luck of the dice cancels.
+Players: kind 0 = a bgtui evaluator context at 0-ply, kind 1 = PubEval.
+"""
+
+import numpy as np
+
+from bgtui.engine._jit import kernel
+from bgtui.engine.constants import OPENING_POSITION
+from bgtui.engine.evaluate import _best_play0
+from bgtui.engine.position import game_result
+from bgtui.engine.pubeval import WC, WR, _best_play_pubeval
+from bgtui.engine.rollout import _mix
+
+START = np.array(OPENING_POSITION, dtype=np.int8)
+
+
+@kernel
+def _choose(kind, ev, pos, d1, d2, mws, ews, out_pos, out_moves, b5, wr, wc):
+    if kind == 1:
+        best, n = _best_play_pubeval(pos, d1, d2, wr, wc, mws, out_pos, out_moves)
+    else:
+        best, n = _best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, b5)
+    return best
+
+
+@kernel
+def _duel_pairs(ev_a, kind_a, ev_b, kind_b, first_pair, n_pairs, seed, start, wr, wc, mws, ews,
+                out_pos, out_moves, out):
+    """Play game pairs ``first_pair ..``; ``out[j]`` = (A's points in game 1, in game 2,
+    gammons, backgammons) for pair j. A moves first in game 1, B in game 2."""
+    pos = np.empty(26, dtype=np.int8)
+    b5 = np.empty(5, dtype=np.float32)
+    for j in range(n_pairs):
+        g = first_pair + j
+        gams = 0.0
+        bgs = 0.0
+        for rep in range(2):
+            for i in range(26):
+                pos[i] = start[i]
+            turn = 0
+            a_to_move = rep == 0
+            while True:
+                r = np.int64(_mix(seed, g, turn) % np.uint64(36))
+                d1 = r // 6 + 1
+                d2 = r % 6 + 1
+                k = 0
+                while turn == 0 and d1 == d2:  # the opening roll is never a double
+                    k += 1
+                    r = np.int64(_mix(seed, g, 1000 + k) % np.uint64(36))
+                    d1 = r // 6 + 1
+                    d2 = r % 6 + 1
+                if a_to_move:
+                    best = _choose(kind_a, ev_a, pos, d1, d2, mws, ews, out_pos, out_moves, b5, wr, wc)
+                else:
+                    best = _choose(kind_b, ev_b, pos, d1, d2, mws, ews, out_pos, out_moves, b5, wr, wc)
+                child = out_pos[best]
+                res = game_result(child)
+                if res > 0:
+                    out[j, rep] = res if a_to_move else -res
+                    if res >= 2:
+                        gams += 1
+                    if res >= 3:
+                        bgs += 1
+                    break
+                for i in range(26):
+                    pos[i] = -child[25 - i]
+                a_to_move = not a_to_move
+                turn += 1
+        out[j, 2] = gams
+        out[j, 3] = bgs

@@ -1,0 +1,72 @@
+"""PubEval's published scoring, and duplicate-dice duels."""
+
+import numpy as np
+
+from bgtui.analysis.weights import load_weights, with_databases
+from bgtui.engine.constants import OPENING_POSITION
+from bgtui.engine.duel import START, _duel_pairs
+from bgtui.engine.evaluate import make_eval_workspace, make_play_buffers
+from bgtui.engine.movegen import make_workspace
+from bgtui.engine.pubeval import WC, WR, pubeval_score
+
+
+def _slow_pubeval(race, pos):
+    # the published C routine, transcribed literally (setx + dot product)
+    x = [0.0] * 122
+    for j in range(1, 25):
+        n = int(pos[25 - j])
+        jm1 = j - 1
+        if n == -1:
+            x[5 * jm1 + 0] = 1.0
+        if n == 1:
+            x[5 * jm1 + 1] = 1.0
+        if n >= 2:
+            x[5 * jm1 + 2] = 1.0
+        if n == 3:
+            x[5 * jm1 + 3] = 1.0
+        if n >= 4:
+            x[5 * jm1 + 4] = (n - 3) / 2.0
+    x[120] = -int(pos[0]) / 2.0
+    off = 15 - sum(int(v) for v in pos if v > 0)
+    x[121] = off / 15.0
+    w = WR if race else WC
+    return sum(a * b for a, b in zip(w, x))
+
+
+def test_pubeval_score_matches_the_published_routine():
+    rng = np.random.default_rng(2)
+    positions = [np.array(OPENING_POSITION)]
+    p = np.array(OPENING_POSITION)
+    p[13], p[10], p[0], p[4] = 3, 2, -1, -2  # with a checker of the opponent on the bar
+    p[1] = 0
+    positions.append(p)
+    for pos in positions:
+        for race in (0, 1):
+            assert abs(pubeval_score(race, pos, WR, WC) - _slow_pubeval(race, pos)) < 1e-9
+    # hand check of one term: the opening's contact score includes wc[2] for our 24-point
+    # pair? no: x[0..4] encode OUR point 24 (pos[25 - 1]): 2 checkers -> x[2] = 1
+    assert _slow_pubeval(0, np.array(OPENING_POSITION)) == pubeval_score(0, OPENING_POSITION, WR, WC)
+
+
+def _duel(ev_a, kind_a, ev_b, kind_b, first, n, seed):
+    out = np.zeros((n, 4))
+    op, om = make_play_buffers()
+    _duel_pairs(ev_a, kind_a, ev_b, kind_b, first, n, seed, START, WR, WC, make_workspace(),
+                make_eval_workspace(512), op, om, out)
+    return out
+
+
+def test_duel_is_deterministic_and_independent_of_chunking():
+    ev = load_weights("bgtui-0.npz")[0]
+    a = _duel(ev, 0, ev, 1, 0, 20, 7)
+    b = np.concatenate([_duel(ev, 0, ev, 1, 0, 7, 7), _duel(ev, 0, ev, 1, 7, 13, 7)])
+    assert np.array_equal(a, b)
+
+
+def test_a_player_against_itself_scores_exactly_zero_per_pair():
+    # identical players on identical dice with swapped seats mirror each other
+    ev = with_databases(load_weights("bgtui-0.npz")[0][:2])
+    out = _duel(ev, 0, ev, 0, 0, 25, 3)
+    assert np.all(out[:, 0] + out[:, 1] == 0)
+    out = _duel(ev, 1, ev, 1, 0, 25, 3)  # PubEval against itself
+    assert np.all(out[:, 0] + out[:, 1] == 0)
