@@ -83,3 +83,27 @@ class GameState:
     @property
     def is_money(self) -> bool:
         return self.match_length == 0
+
+    @property
+    def pips(self) -> tuple[int, int]:
+        """(player on roll's pip count, opponent's)."""
+        from bgtui.engine.position import pip_counts
+
+        a, b = pip_counts(self.position)
+        return int(a), int(b)
+
+    @property
+    def borne_off(self) -> tuple[int, int]:
+        from bgtui.engine.position import checkers_off
+
+        a, b = checkers_off(self.position)
+        return int(a), int(b)
+
+    def swapped(self) -> "GameState":
+        """The same position with the other side on roll (dice cleared)."""
+        from bgtui.engine.position import swap_sides
+
+        owner = {"player": "opponent", "opponent": "player"}.get(self.cube_owner, "centred")
+        return replace(self, board=swap_sides(self.position).tobytes(), cube_owner=owner,
+                       dice=None, dice_raw=None, on_roll=1 - self.on_roll,
+                       score=(self.score[1], self.score[0]))
