@@ -362,16 +362,10 @@ def cmd_train(args, query, an=None):
 
 
 def cmd_app(args, query, an=None):
-    state = _parse_state(args.position or EXAMPLE_POSITION)
-    try:
-        from bgtui.ui.app import run_app
-    except ImportError:
-        run_app = None
-    if run_app is None:
-        # no TUI available: show the position and its legal plays
-        print(cmd_show(args, [args.position or EXAMPLE_POSITION]))
-        return None
+    position = getattr(args, "position", None) or EXAMPLE_POSITION
+    state = _parse_state(position)
     from bgtui.analysis.service import Analyzer
+    from bgtui.ui.app import run_app
 
     if getattr(args, "fake", False):
         from bgtui.analysis.fake import FakeAnalyzer
