@@ -13,7 +13,6 @@ written the database is built in memory and used anyway.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import tempfile
@@ -22,6 +21,8 @@ from pathlib import Path
 from typing import Callable, NamedTuple
 
 import numpy as np
+
+from bgtui.analysis.checksum import arrays_sha256
 
 from bgtui.engine import bearoff
 
@@ -61,17 +62,6 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_path("bgtui"))
 
 
-def _checksum(arrays: dict) -> str:
-    h = hashlib.sha256()
-    for key in sorted(arrays):
-        a = np.ascontiguousarray(arrays[key])
-        h.update(key.encode())
-        h.update(str(a.dtype).encode())
-        h.update(str(a.shape).encode())
-        h.update(a.tobytes())
-    return h.hexdigest()
-
-
 def _params_text(params: dict) -> str:
     return ";".join(f"{k}={params[k]}" for k in sorted(params))
 
@@ -94,7 +84,7 @@ def _load(path: Path, params: dict, names: tuple) -> dict:
     if missing:
         raise BearoffCacheError(f"lacks the array(s) {', '.join(missing)}")
     arrays = {n: data[n] for n in names}
-    if _checksum(arrays) != str(data.get("sha256", "")):
+    if arrays_sha256(arrays) != str(data.get("sha256", "")):
         raise BearoffCacheError("fails its SHA-256 check (the file is damaged)")
     return arrays
 
@@ -108,7 +98,7 @@ def _save(path: Path, arrays: dict, params: dict) -> None:
                 f,
                 format_version=np.int64(FORMAT_VERSION),
                 params=np.str_(_params_text(params)),
-                sha256=np.str_(_checksum(arrays)),
+                sha256=np.str_(arrays_sha256(arrays)),
                 **arrays,
             )
         os.replace(tmp, path)

@@ -7,13 +7,14 @@ of inputs, hidden sizes, games trained, training settings and the SHA-256 of the
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
 from pathlib import Path
 
 import numpy as np
+
+from bgtui.analysis.checksum import arrays_sha256
 
 from bgtui.engine.inputs import INPUT_VERSION, NUM_INPUTS
 from bgtui.engine.nn import NET_NAMES
@@ -51,17 +52,6 @@ def find_weights(name: str = DEFAULT_WEIGHTS) -> Path:
     )
 
 
-def _checksum(arrays: dict) -> str:
-    h = hashlib.sha256()
-    for key in sorted(arrays):
-        a = np.ascontiguousarray(arrays[key])
-        h.update(key.encode())
-        h.update(str(a.dtype).encode())
-        h.update(str(a.shape).encode())
-        h.update(a.tobytes())
-    return h.hexdigest()
-
-
 def save_weights(path, ev, meta: dict) -> None:
     """Write ``ev`` (tuple of nets) and ``meta`` atomically to ``path``."""
     arrays = {}
@@ -74,7 +64,7 @@ def save_weights(path, ev, meta: dict) -> None:
         input_version=INPUT_VERSION,
         num_inputs=NUM_INPUTS,
         hidden={name: int(net[1].shape[0]) for name, net in zip(NET_NAMES, ev)},
-        sha256=_checksum(arrays),
+        sha256=arrays_sha256(arrays),
     )
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -108,7 +98,7 @@ def load_weights(path=DEFAULT_WEIGHTS):
             f"{path}: made for input encoding v{meta.get('input_version')} with "
             f"{meta.get('num_inputs')} inputs; this bgtui uses v{INPUT_VERSION} with {NUM_INPUTS}"
         )
-    if _checksum(data) != meta.get("sha256"):
+    if arrays_sha256(data) != meta.get("sha256"):
         raise WeightsError(f"{path}: checksum mismatch; the file is damaged")
     ev = []
     for name in NET_NAMES:

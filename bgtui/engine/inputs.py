@@ -15,6 +15,7 @@ and count can be precomputed for inference (``nn.make_tables``).
 import numpy as np
 
 from bgtui.engine._jit import kernel
+from bgtui.engine.position import is_race
 
 RAW_PER_SIDE = 98
 FEATURE_NAMES = (
@@ -255,17 +256,6 @@ def _fill_inputs(pos, swapped, out):
             my_pips += c * i
         elif c < 0:
             opp_pips -= c * (25 - i)
-    # race: every player checker has passed every opponent checker
-    my_back = 0
-    for i in range(25, -1, -1):
-        if pos[i] > 0:
-            my_back = i
-            break
-    opp_back = 25
-    for i in range(0, 26):
-        if pos[i] < 0:
-            opp_back = i
-            break
-    race = my_back < opp_back
+    race = is_race(pos)
     _fill_side(pos, out, 0, opp_pips, race)
     _fill_side(swapped, out, PER_SIDE, my_pips, race)

@@ -35,6 +35,7 @@ from bgtui.engine._jit import kernel
 from bgtui.engine.bearoff import is_bearoff, is_two_sided
 from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE, POSITION_SIZE
 from bgtui.engine.evaluate import (
+    _best_play0,
     _evaluate0,
     _evaluate_after,
     equity,
@@ -159,19 +160,12 @@ def _choose(pos, d1, d2, ply, ev, ws, best5):
     """
     mws, ews, lws, ppos, pmov = ws[0], ws[1], ws[2], ws[3], ws[4]
     t5 = ws[11]
+    if ply <= 0:
+        best, n = _best_play0(pos, d1, d2, ev, mws, ews, ppos, pmov, best5)
+        return best
     n = _generate_plays(pos, d1, d2, mws, ppos, pmov)
     best = 0
     beste = -1e9
-    if ply <= 0:
-        for i in range(n):
-            _evaluate_after(ppos[i], ev, ews, t5)
-            e = equity(t5)
-            if e > beste:
-                beste = e
-                best = i
-                for k in range(5):
-                    best5[k] = t5[k]
-        return best
     # filter: keep up to 8 plays within 0.16 of the best at 0-ply (no allocation: the 0-ply
     # equities go in ws[13], the picked flags in ws[14])
     eqs = ws[13]

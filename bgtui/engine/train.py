@@ -14,6 +14,15 @@ _START = np.array(OPENING_POSITION, dtype=np.int8)
 
 
 @kernel
+def _roll(rng, opening):
+    """Two dice; the opening roll of a game is never a double."""
+    r = roll_index(rng)
+    while opening and r // 6 == r % 6:
+        r = roll_index(rng)
+    return r // 6 + 1, r % 6 + 1
+
+
+@kernel
 def _td_selfplay(ev, n_games, rng, alpha_contact, alpha_race, start, mws, ews, out_pos,
                  out_moves, stats):
     """Play ``n_games`` greedy 0-ply self-play games, updating the nets in ``ev`` in place.
@@ -32,13 +41,7 @@ def _td_selfplay(ev, n_games, rng, alpha_contact, alpha_race, start, mws, ews, o
         first = True
         side = 0
         while True:
-            r = roll_index(rng)
-            d1 = r // 6 + 1
-            d2 = r % 6 + 1
-            while first and d1 == d2:
-                r = roll_index(rng)
-                d1 = r // 6 + 1
-                d2 = r % 6 + 1
+            d1, d2 = _roll(rng, first)
             first = False
             best, n = _best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, t5)
             if is_race(pos):
@@ -82,13 +85,7 @@ def _sample_positions(ev, n_games, rng, start, explore, mws, ews, out_pos, out_m
             pos[i] = start[i]
         first = True
         while True:
-            r = roll_index(rng)
-            d1 = r // 6 + 1
-            d2 = r % 6 + 1
-            while first and d1 == d2:
-                r = roll_index(rng)
-                d1 = r // 6 + 1
-                d2 = r % 6 + 1
+            d1, d2 = _roll(rng, first)
             if not first:
                 if m >= cap:
                     return m
