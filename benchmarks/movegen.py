@@ -2,9 +2,10 @@
 
     python benchmarks/movegen.py [--reps 20]
 
-Prints legal-play generations per second and resulting positions per second for four sets of
-positions (opening, middle game from random games, player on the bar, bear-off), each with all
-36 rolls, calling the kernel from a jitted loop (compile time excluded).
+Prints legal-play generations per second and resulting positions per second for five sets of
+positions (opening; middle game from 0-ply self-play; middle game from random play, which
+scatters checkers and has twice as many plays per roll; player on the bar; bear-off), each with
+all 36 rolls, calling the kernel from a jitted loop (compile time excluded).
 Targets (issue 2): >= 0.5 M generations/s on middle-game positions, >= 10 M positions/s overall.
 """
 
@@ -49,10 +50,28 @@ def position_sets(seed=1):
             pos = swap_sides(child)
     return {
         "opening": np.array([OPENING_POSITION]),
-        "midgame": np.array(mid[:1000]),
+        "midgame": selfplay_midgame(1000),
+        "mid-random": np.array(mid[:1000]),
         "bar": np.array(bar[:1000]),
         "bear-off": np.array(bearoff[:1000]),
     }
+
+
+def selfplay_midgame(n):
+    """Contact positions from 0-ply self-play with the shipped nets (typical games)."""
+    from bgtui.analysis.weights import load_weights
+    from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
+    from bgtui.engine.position import is_race
+    from bgtui.engine.rng import make_rng
+    from bgtui.engine.train import _START, _sample_positions
+
+    ev = load_weights()[0]
+    dest = np.zeros((4 * n, 26), dtype=np.int8)
+    op, om = make_play_buffers()
+    m = _sample_positions(ev, 200, make_rng(5), _START, 0.0, make_workspace(),
+                          make_eval_workspace(hidden_size(ev)), op, om, dest)
+    contact = [p for p in dest[:m] if not is_race(p)]
+    return np.array(contact[:n])
 
 
 def main():
