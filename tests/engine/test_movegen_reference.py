@@ -114,8 +114,23 @@ def test_opening_rolls_distinct_play_counts():
 
 
 def test_bar_checker_must_enter_first():
-    #   player: 1 on the bar, 14 on his 13 point; opponent: home board points 1-5 closed
-    #   -> with 5-1 only the 6 can enter? no: 6 is the only open entry point (our 19)
+    # Given one checker on the bar and the opponent's points 1-5 made (our 24-20), when the
+    # roll is 6-1, then the checker enters with the 6 (our 19, the only open point) before
+    # anything else moves.
+    #
+    #  +13-14-15-16-17-18------19-20-21-22-23-24-+     X: opponent
+    #  | O  .  .  .  .  . |   | .  X  X  X  X  X |  0 off
+    #  | O                |   |    X  X  X  X  X |
+    #  | O                |   |                  |
+    #  | O                |   |                  |
+    #  |14                |   |                  |
+    # v|                  |BAR|                  |     cube 1 (centred), not rolled
+    #  | X                |   |                  |
+    #  | X                |   |                  |
+    #  | X                |   |                  |
+    #  | X                |   |                  |
+    #  | X  .  .  .  .  . | O | .  .  .  .  .  . |  0 off
+    #  +12-11-10--9--8--7-------6--5--4--3--2--1-+     O: on roll
     pos = make_position({25: 1, 13: 14}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 13: 5})
     children, moves = generate_plays(pos, 6, 1)
     assert all(m[0] == 25 for m in moves)  # every play starts from the bar
@@ -123,6 +138,20 @@ def test_bar_checker_must_enter_first():
 
 
 def test_dance_on_a_closed_board_leaves_the_position():
+    #
+    #  +13-14-15-16-17-18------19-20-21-22-23-24-+     X: opponent
+    #  | O  .  .  .  .  . |   | X  X  X  X  X  X |  0 off
+    #  | O                |   | X  X  X  X  X  X |
+    #  | O                |   |                  |
+    #  | O                |   |                  |
+    #  |14                |   |                  |
+    # v|                  |BAR|                  |     cube 1 (centred), not rolled
+    #  |                  |   |                  |
+    #  |                  |   |                  |
+    #  | X                |   |                  |
+    #  | X                |   |                  |
+    #  | X  .  .  .  .  . | O | .  .  .  .  .  . |  0 off
+    #  +12-11-10--9--8--7-------6--5--4--3--2--1-+     O: on roll
     pos = make_position({25: 1, 13: 14}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 13: 3})
     children, moves = generate_plays(pos, 6, 4)
     assert len(children) == 1 and np.array_equal(children[0], pos) and moves[0][0] == -1
@@ -131,6 +160,20 @@ def test_dance_on_a_closed_board_leaves_the_position():
 def test_two_on_the_bar_one_enters():
     # opponent's board closed except his 4 point (our 21): with 4-2 only one checker enters
     # (the 2 is blocked) and nothing else may move
+    #
+    #  +13-14-15-16-17-18------19-20-21-22-23-24-+     X: opponent
+    #  | O  .  .  .  .  . |   | X  X  .  X  X  X |  0 off
+    #  | O                |   | X  X     X  X  X |
+    #  | O                |   |                  |
+    #  | O                |   |                  |
+    #  |13                |   |                  |
+    # v|                  |BAR|                  |     cube 1 (centred), not rolled
+    #  | X                |   |                  |
+    #  | X                |   |                  |
+    #  | X                |   |                  |
+    #  | X                | O |                  |
+    #  | X  .  .  .  .  . | O | .  .  .  .  .  . |  0 off
+    #  +12-11-10--9--8--7-------6--5--4--3--2--1-+     O: on roll
     pos = make_position({25: 2, 13: 13}, {1: 2, 2: 2, 3: 2, 5: 2, 6: 2, 13: 5})
     children, moves = generate_plays(pos, 4, 2)
     assert len(children) == 1 and children[0][25] == 1 and children[0][21] == 1
@@ -140,6 +183,20 @@ def test_both_dice_must_be_used_when_possible():
     # player: one checker on his 8 point, 14 on the 1 point; opponent holds our 2 point.
     # 6-1: the 6 alone (8/2) is blocked and nothing else can move a 6 while a checker is
     # outside, but 8/7 then 7/1 uses both dice: that is the only legal play.
+    #
+    #  +13-14-15-16-17-18------19-20-21-22-23-24-+     X: opponent
+    #  | X  .  .  .  .  . |   | .  .  .  .  .  . |  0 off
+    #  | X                |   |                  |
+    #  | X                |   |                  |
+    #  | X                |   |                  |
+    #  |13                |   |                  |
+    # v|                  |BAR|                  |     cube 1 (centred), not rolled
+    #  |                  |   |               14 |
+    #  |                  |   |                O |
+    #  |                  |   |                O |
+    #  |                  |   |             X  O |
+    #  | .  .  .  .  O  . |   | .  .  .  .  X  O |  0 off
+    #  +12-11-10--9--8--7-------6--5--4--3--2--1-+     O: on roll
     pos = make_position({8: 1, 1: 14}, {23: 2, 12: 13})
     children, moves = generate_plays(pos, 6, 1)
     assert len(children) == 1 and children[0][1] == 15
@@ -150,6 +207,20 @@ def test_only_the_larger_die_when_just_one_can_be_played():
     # player: one checker on his 13 point; opponent holds our 2 point (his 23). 6-5: 13/7 or
     # 13/8 can each be played, but neither can be followed (7/2 and 8/2 are blocked, and no
     # bear-off with a checker outside): only the larger die may be played, 13/7.
+    #
+    #  +13-14-15-16-17-18------19-20-21-22-23-24-+     X: opponent
+    #  | O  .  .  .  .  . |   | .  .  .  .  .  . |  0 off
+    #  |                  |   |                  |
+    #  |                  |   |                  |
+    #  |                  |   |                  |
+    #  |                  |   |                  |
+    # v|                  |BAR|                  |     cube 1 (centred), not rolled
+    #  |                  |   |   13          14 |
+    #  |                  |   |    X           O |
+    #  |                  |   |    X           O |
+    #  |                  |   |    X        X  O |
+    #  | .  .  .  .  .  . |   | .  X  .  .  X  O |  0 off
+    #  +12-11-10--9--8--7-------6--5--4--3--2--1-+     O: on roll
     pos = make_position({13: 1, 1: 14}, {23: 2, 20: 13})
     children, moves = generate_plays(pos, 6, 5)
     assert len(children) == 1 and children[0][7] == 1 and moves[0][2] == -1
@@ -159,6 +230,20 @@ def test_only_the_larger_die_when_just_one_can_be_played():
 def test_larger_die_blocked_so_smaller_is_played():
     # our lone checker on the 13 point; our 7 point held (his 18) so no 6; 13/8 with the 5,
     # then 8/2 is blocked (his 23 = our 2): the single legal play is 13/8
+    #
+    #  +13-14-15-16-17-18------19-20-21-22-23-24-+     X: opponent
+    #  | O  .  .  .  .  . |   | .  .  .  .  .  . |  0 off
+    #  |                  |   |                  |
+    #  |                  |   |                  |
+    #  |                  |   |                  |
+    #  |                  |   |                  |
+    # v|                  |BAR|                  |     cube 1 (centred), not rolled
+    #  |                  |   |   11          14 |
+    #  |                  |   |    X           O |
+    #  |                  |   |    X           O |
+    #  |                X |   |    X        X  O |
+    #  | .  .  .  .  .  X |   | .  X  .  .  X  O |  0 off
+    #  +12-11-10--9--8--7-------6--5--4--3--2--1-+     O: on roll
     pos = make_position({13: 1, 1: 14}, {18: 2, 23: 2, 20: 11})
     children, moves = generate_plays(pos, 6, 5)
     assert len(children) == 1 and children[0][8] == 1 and moves[0][2] == -1
@@ -167,6 +252,20 @@ def test_larger_die_blocked_so_smaller_is_played():
 def test_doubles_partly_playable():
     # only two of four sixes can be played: our checker on 20 goes 20/14/8, then 8/2 is
     # blocked (his 23 = our 2) and the checkers on the 1 point cannot move while one is out
+    #
+    #  +13-14-15-16-17-18------19-20-21-22-23-24-+     X: opponent
+    #  | X  .  .  .  .  . |   | .  O  .  .  .  . |  0 off
+    #  | X                |   |                  |
+    #  | X                |   |                  |
+    #  | X                |   |                  |
+    #  |13                |   |                  |
+    # v|                  |BAR|                  |     cube 1 (centred), not rolled
+    #  |                  |   |               14 |
+    #  |                  |   |                O |
+    #  |                  |   |                O |
+    #  |                  |   |             X  O |
+    #  | .  .  .  .  .  . |   | .  .  .  .  X  O |  0 off
+    #  +12-11-10--9--8--7-------6--5--4--3--2--1-+     O: on roll
     pos = make_position({20: 1, 1: 14}, {23: 2, 12: 13})
     children, moves = generate_plays(pos, 6, 6)
     assert len(children) == 1 and children[0][8] == 1
@@ -176,11 +275,39 @@ def test_doubles_partly_playable():
 def test_bear_off_exact_and_with_a_larger_die():
     # checkers on our 5 and 3 points, 6-5: the 6 bears off from the 5 (the highest point),
     # the 5 then bears off the 3: one play takes both off
+    #
+    #  +13-14-15-16-17-18------19-20-21-22-23-24-+     X: opponent
+    #  | .  .  .  .  .  . |   | .  .  .  .  .  . |  0 off
+    #  |                  |   |                  |
+    #  |                  |   |                  |
+    #  |                  |   |                  |
+    #  |                  |   |                  |
+    # v|                  |BAR|                  |     cube 1 (centred), not rolled
+    #  |15                |   |                  |
+    #  | X                |   |                  |
+    #  | X                |   |                  |
+    #  | X                |   |                  |
+    #  | X  .  .  .  .  . |   | .  O  .  O  .  . |  13 off
+    #  +12-11-10--9--8--7-------6--5--4--3--2--1-+     O: on roll
     pos = make_position({5: 1, 3: 1}, {13: 15})
     children, _ = generate_plays(pos, 6, 5)
     assert any((c[1:26] <= 0).all() for c in children)
     # checkers on our 6 and 2, 4-1: the 4 cannot bear off the 2 while the 6 is occupied, and
     # after 6/5 the 5 point is higher still: no play bears anything off
+    #
+    #  +13-14-15-16-17-18------19-20-21-22-23-24-+     X: opponent
+    #  | .  .  .  .  .  . |   | .  .  .  .  .  . |  0 off
+    #  |                  |   |                  |
+    #  |                  |   |                  |
+    #  |                  |   |                  |
+    #  |                  |   |                  |
+    # v|                  |BAR|                  |     cube 1 (centred), not rolled
+    #  |15                |   |                  |
+    #  | X                |   |                  |
+    #  | X                |   |                  |
+    #  | X                |   |                  |
+    #  | X  .  .  .  .  . |   | O  .  .  .  O  . |  13 off
+    #  +12-11-10--9--8--7-------6--5--4--3--2--1-+     O: on roll
     pos = make_position({6: 1, 2: 1}, {13: 15})
     children, moves = generate_plays(pos, 4, 1)
     assert all(c[1:7].sum() == 2 for c in children)
@@ -188,6 +315,20 @@ def test_bear_off_exact_and_with_a_larger_die():
 
 def test_no_bear_off_with_a_checker_outside():
     # one checker on our 7 point: nothing may be borne off before it is home
+    #
+    #  +13-14-15-16-17-18------19-20-21-22-23-24-+     X: opponent
+    #  | .  .  .  .  .  . |   | .  .  .  .  .  . |  0 off
+    #  |                  |   |                  |
+    #  |                  |   |                  |
+    #  |                  |   |                  |
+    #  |                  |   |                  |
+    # v|                  |BAR|                  |     cube 1 (centred), not rolled
+    #  |                  |   |15             14 |
+    #  |                  |   | X              O |
+    #  |                  |   | X              O |
+    #  |                  |   | X              O |
+    #  | .  .  .  .  .  O |   | X  .  .  .  .  O |  0 off
+    #  +12-11-10--9--8--7-------6--5--4--3--2--1-+     O: on roll
     pos = make_position({7: 1, 1: 14}, {19: 15})
     children, moves = generate_plays(pos, 6, 1)
     assert _keys(children) == set(legal_plays(list(pos.astype(int)), 6, 1))
@@ -196,6 +337,20 @@ def test_no_bear_off_with_a_checker_outside():
 
 def test_hits_are_recorded_en_route():
     # opponent blot on our 18 (his 7); 6-5 from 24: 24/18*/13 and 24/19/13 are two plays
+    #
+    #  +13-14-15-16-17-18------19-20-21-22-23-24-+     X: opponent
+    #  | .  .  .  .  .  X |   | .  .  .  .  .  O |  0 off
+    #  |                  |   |                  |
+    #  |                  |   |                  |
+    #  |                  |   |                  |
+    #  |                  |   |                  |
+    # v|                  |BAR|                  |     cube 1 (centred), not rolled
+    #  |                  |   |14       14       |
+    #  |                  |   | X        O       |
+    #  |                  |   | X        O       |
+    #  |                  |   | X        O       |
+    #  | .  .  .  .  .  . |   | X  .  .  O  .  . |  0 off
+    #  +12-11-10--9--8--7-------6--5--4--3--2--1-+     O: on roll
     pos = make_position({24: 1, 3: 14}, {7: 1, 19: 14})
     children, _ = generate_plays(pos, 6, 5)
     hit = [c for c in children if c[0] == -1 and c[13] == 1]
