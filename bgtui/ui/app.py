@@ -50,6 +50,7 @@ bgtui - keys
   s  stop the rollout        c  continue (extend) it         p  next rollout preset
   u  cube action             x  swap sides        o  opening position
   ctrl+z / ctrl+y  undo / redo         y  copy the IDs       t  next theme      q  quit
+  ctrl+s  save the analysis (and the rollout, resumable)    ctrl+o  open one    m  export Markdown
 
 Numbers (as in GNU Backgammon): probabilities are for the player on roll before rolling,
 a play's figures are the mover's after the play: win, gammon (W/G/BG) ... Equities are on a
@@ -128,6 +129,9 @@ class BgTuiApp(App):
         Binding("ctrl+z", "undo", "Undo", id="position.undo", show=False),
         Binding("ctrl+y", "redo", "Redo", id="position.redo", show=False),
         Binding("y", "copy_ids", "Copy IDs", id="position.copy", show=False),
+        Binding("ctrl+s", "save", "Save", id="analysis.save", show=False),
+        Binding("ctrl+o", "open", "Open", id="analysis.open", show=False),
+        Binding("m", "export", "Export", id="analysis.export", show=False),
         Binding("t", "next_theme", "Theme", id="app.theme", show=False),
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("q", "quit_app", "Quit", id="app.quit"),
@@ -149,6 +153,7 @@ class BgTuiApp(App):
         self.plays = []
         self.preset = "Quick truncated"
         self.cancel: Optional[CancelToken] = None
+        self.last_cube = None
         self.last_snapshot = None
         self.rollout_running = False
         self._theme_names: list[str] = []
@@ -331,15 +336,66 @@ class BgTuiApp(App):
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
 
+    def _save(self, name: str) -> None:
+        from bgtui.analysis.persist import save_analysis
+
+        job = getattr(self.analyzer, "last_rollout_job", None)
+        path = save_analysis(name, self.state, self.plays, self.last_snapshot,
+                             job.to_state() if job is not None and hasattr(job, "to_state") else None,
+                             self.preset)
+        self.notify(f"saved {path}")
+
+    def _default_name(self) -> str:
+        from bgtui.analysis.formats import format_position_id
+
+        return format_position_id(self.state).replace("/", "_").replace("+", "-")
+
+    def action_save(self) -> None:
+        self.push_screen(TextPrompt("Save the analysis as:", lambda t: None if t.strip() else
+                                    "give a name", self._default_name()),
+                         lambda name: name and self._save(name.strip()))
+
+    def action_open(self) -> None:
+        from bgtui.analysis.persist import load_analysis
+
+        def check(text):
+            try:
+                load_analysis(text.strip())
+            except ValueError as exc:
+                return str(exc)
+            return None
+
+        def done(text):
+            if text:
+                data = load_analysis(text.strip())
+                self.set_state(data["state"])
+                self.notify(f"opened {text.strip()}" + (" (rollout state saved: press c to resume)"
+                                                        if data.get("rollout_state") else ""))
+                self._saved_rollout = data.get("rollout_state")
+
+        self.push_screen(TextPrompt("Open analysis (name or path):", check), done)
+
+    def action_export(self) -> None:
+        from bgtui.analysis.persist import export_markdown, write_markdown
+
+        path = write_markdown(self._default_name(), export_markdown(
+            self.state, self.plays, self.last_snapshot, self.last_cube))
+        self.notify(f"exported {path}")
+
     def action_quit_app(self) -> None:
         if self.rollout_running:
             def done(answer):
-                if answer and answer.strip().lower().startswith("y"):
+                a = (answer or "").strip().lower()
+                if a.startswith("y") or a.startswith("n"):
                     if self.cancel:
                         self.cancel.cancel()
+                    if a.startswith("y"):
+                        self._save(self._default_name())
                     self.exit()
-            self.push_screen(TextPrompt("A rollout is running. Quit anyway? (y/n)",
-                                        lambda t: None), done)
+            self.push_screen(TextPrompt("A rollout is running. Save it before quitting? "
+                                        "(y = save and quit, n = quit, escape = stay)",
+                                        lambda t: None if t.strip().lower()[:1] in ("y", "n")
+                                        else "answer y or n"), done)
         else:
             self.exit()
 
@@ -362,6 +418,7 @@ class BgTuiApp(App):
     @on(Evaluated)
     def show_evaluation(self, m: Evaluated) -> None:
         e, c = m.evaluation, m.cube
+        self.last_cube = c
         p = e.probabilities
         self.query_one("#engine", Static).update(
             f"{e.evaluated_by}: win {pct(p.win)} (g {pct(p.win_gammon)}, bg {pct(p.win_backgammon)})"
@@ -403,6 +460,12 @@ class BgTuiApp(App):
         self.start_rollout(self.state, settings, moves, None)
 
     def action_resume(self) -> None:
+        saved = getattr(self, "_saved_rollout", None)
+        if saved is not None and not self.rollout_running:
+            self._saved_rollout = None
+            settings = RolloutSettings(**saved["settings"])
+            self.start_rollout(self.state, settings, None, saved)
+            return
         snap = self.last_snapshot
         if snap is None or self.rollout_running:
             return

@@ -130,3 +130,38 @@ def test_analysis_keys_wait_for_the_engine():
             await pilot.pause()
             assert app.check_action("evaluate", ()) is True
     asyncio.run(run())
+
+
+def test_save_open_and_export_an_analysis(tmp_path, monkeypatch):
+    monkeypatch.setenv("BGTUI_DATA_DIR", str(tmp_path))
+
+    async def run():
+        app = BgTuiApp(FakeAnalyzer())
+        async with app.run_test(size=(120, 40)) as pilot:
+            await _ready(app, pilot)
+            await pilot.press("d")
+            await pilot.pause()
+            await _type(pilot, "42")
+            await pilot.press("enter")
+            await pilot.pause()
+            await pilot.press("e")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            await pilot.press(*["backspace"] * 20)
+            await _type(pilot, "mine")
+            await pilot.press("enter")
+            await pilot.pause()
+            assert (tmp_path / "analyses" / "mine.json").exists()
+            await pilot.press("m")
+            await pilot.pause()
+            md = list((tmp_path / "analyses").glob("*.md"))
+            assert md and "| 1 |" in md[0].read_text()
+            await pilot.press("o", "ctrl+o")
+            await pilot.pause()
+            await _type(pilot, "mine")
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.state.dice == (4, 2)
+    asyncio.run(run())
