@@ -15,7 +15,7 @@ and count can be precomputed for inference (``nn.make_tables``).
 import numpy as np
 
 from bgtui.engine._jit import kernel
-from bgtui.engine.position import is_race
+from bgtui.engine.position import is_race, pip_counts
 
 RAW_PER_SIDE = 98
 FEATURE_NAMES = (
@@ -248,14 +248,7 @@ def _fill_inputs(pos, swapped, out):
     """
     for i in range(26):
         swapped[i] = -pos[25 - i]
-    my_pips = 0
-    opp_pips = 0
-    for i in range(26):
-        c = pos[i]
-        if c > 0:
-            my_pips += c * i
-        elif c < 0:
-            opp_pips -= c * (25 - i)
+    my_pips, opp_pips = pip_counts(pos)
     race = is_race(pos)
     _fill_side(pos, out, 0, opp_pips, race)
     _fill_side(swapped, out, PER_SIDE, my_pips, race)

@@ -203,6 +203,20 @@ def test_cube_states_settle_at_once_when_the_root_player_cashes(ev):
     assert np.all(out[0, :, O_CUBELESS] == 1.0)
 
 
+def _live(roots, cubes, n, ev):
+    """Live-cube trials 0..n-1 of ``roots`` with cube states ``cubes`` (Jacoby on)."""
+    from bgtui.engine.rollout import S_JACOBY, S_LIVE_CUBE
+
+    st = _settings()
+    st[S_LIVE_CUBE] = 1
+    st[S_JACOBY] = 1
+    out = np.zeros((len(roots), n, NUM_OUT))
+    _rollout_chunk(np.ascontiguousarray(roots, dtype=np.int8), cubes, 0, n, st,
+                   make_permutations(1), 1, ev, make_rollout_workspace(512), out,
+                   np.zeros(1, dtype=np.int64))
+    return out
+
+
 def test_live_cube_counts_the_cube_value_of_the_root(ev):
     # Given the player on roll bears off his last two checkers from the 1 point with any roll,
     # and the opponent (14 off) cannot be gammoned: with a 2-cube owned by the opponent the
@@ -211,17 +225,9 @@ def test_live_cube_counts_the_cube_value_of_the_root(ev):
     pos = np.zeros(26, dtype=np.int8)
     pos[1] = 2
     pos[2] = -1
-    perms = make_permutations(1)
-    ws = make_rollout_workspace(512)
-    st = _settings()
-    from bgtui.engine.rollout import O_LIVE, S_JACOBY, S_LIVE_CUBE
+    out = _live(np.stack([pos, pos]), np.array([[2.0, 2.0], [1.0, 0.0]]), 36, ev)
+    from bgtui.engine.rollout import O_LIVE
 
-    st[S_LIVE_CUBE] = 1
-    st[S_JACOBY] = 1
-    out = np.zeros((2, 36, NUM_OUT))
-    cubes = np.array([[2.0, 2.0], [1.0, 0.0]])
-    _rollout_chunk(np.stack([pos, pos]), cubes, 0, 36, st, perms, 1, ev, ws, out,
-                   np.zeros(1, dtype=np.int64))
     assert np.all(out[0, :, O_LIVE] == 2.0)
     assert np.all(out[1, :, O_LIVE] == 1.0)
 
@@ -234,16 +240,9 @@ def test_live_cube_opponent_cashes_when_far_ahead(ev):
     pos = np.zeros(26, dtype=np.int8)
     pos[24] = 1
     pos[23] = -2
-    perms = make_permutations(1)
-    ws = make_rollout_workspace(512)
-    from bgtui.engine.rollout import O_LIVE, S_JACOBY, S_LIVE_CUBE
+    out = _live(pos[None], np.array([[1.0, 0.0]]), 72, ev)
+    from bgtui.engine.rollout import O_LIVE
 
-    st = _settings()
-    st[S_LIVE_CUBE] = 1
-    st[S_JACOBY] = 1
-    out = np.zeros((1, 72, NUM_OUT))
-    _rollout_chunk(pos[None], np.array([[1.0, 0.0]]), 0, 72, st, perms, 1, ev, ws, out,
-                   np.zeros(1, dtype=np.int64))
     v = np.abs(out[0, :, O_LIVE])
     assert np.all(np.isin(v, [1.0, 2.0, 4.0, 8.0]))
     assert out[0, :, O_LIVE].mean() < 0.0
