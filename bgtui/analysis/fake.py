@@ -1,14 +1,25 @@
 """A deterministic stand-in for the analysis service, for UI tests and UI development.
 
-Same methods as ``bgtui.analysis.service.Analyzer``; numbers are plausible and derived from a
-hash of the position, legal plays come from the real move generator, and rollouts yield
-scripted snapshots (fast, cancellable, resumable). Never used by the shipped app unless the
-hidden ``--fake`` developer option is given.
+Same methods as ``bgtui.analysis.service.Analyzer`` (``protocol.AnalysisService``). Numbers are
+plausible and fixed: derived from a hash of the position (and ply), so the same question always
+gets the same answer. Legal plays come from the real move generator; rollouts yield scripted
+snapshots whose trials grow in steps, whose figures settle as trials grow, which stop promptly
+when cancelled and continue from where they stopped (``resume``), or past their end (extend).
+Timing in the snapshots is scripted too (``rate`` games per second), so screenshots of a
+rollout are reproducible.
+
+Knobs: ``delay`` seconds slept per warm-up stage and per rollout step (0 for tests);
+``gate`` a threading.Event that pauses rollouts after each snapshot until it is set (or the
+rollout is cancelled), so a test can act in the middle of a rollout; ``fail`` (or a set of
+method names in ``fail_on``) makes those methods raise, to test error handling.
+
+Never used by the shipped app unless the hidden ``--fake`` developer option is given.
 """
 
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 from dataclasses import replace
 from typing import Optional
@@ -25,6 +36,7 @@ from bgtui.analysis.models import (
 
 
 def _h(*parts) -> float:
+    """A number in [0, 1) fixed by ``parts``."""
     d = hashlib.sha256(repr(parts).encode()).digest()
     return int.from_bytes(d[:4], "little") / 2**32
 
@@ -36,89 +48,231 @@ def _probs(key) -> Probabilities:
     return Probabilities(w, wg, wg * 0.05, lg, lg * 0.05)
 
 
-class FakeAnalyzer:
-    def __init__(self, delay: float = 0.0, fail: bool = False, gate=None) -> None:
-        """``gate``: a threading.Event; when given, rollouts pause after each snapshot until it
-        is set (or the rollout is cancelled), so tests can act in the middle of a rollout."""
-        self.delay = delay
-        self.fail = fail
-        self.gate = gate
-        self.warmed = False
+def _cube_states(p: Probabilities) -> Equities:
+    e = p.cubeless_equity
+    return Equities(cubeless=e, cubeful=None, centred=0.9 * e, owned=0.9 * e + 0.1,
+                    opponent_owned=0.9 * e - 0.1)
 
+
+class FakeRolloutJob:
+    """The fake's resumable rollout state (the real service's is ``analysis.rollout.RolloutJob``)."""
+
+    def __init__(self, analysis_id: int, rows: tuple[PlayRow, ...], settings: RolloutSettings,
+                 done: int = 0) -> None:
+        self.analysis_id = analysis_id
+        self.rows = rows
+        self.settings = settings
+        self.done = done
+
+    def to_state(self) -> dict:
+        from dataclasses import asdict
+
+        return {"fake": True, "analysis_id": self.analysis_id, "done": self.done,
+                "settings": asdict(self.settings), "rows": [asdict(r) for r in self.rows]}
+
+    @classmethod
+    def from_state(cls, d: dict) -> "FakeRolloutJob":
+        def row(r):
+            r = dict(r)
+            r["probabilities"] = Probabilities(**r["probabilities"])
+            r["equity"] = Equities(**r["equity"])
+            r["probabilities_se"] = r["probabilities_se"] and Probabilities(**r["probabilities_se"])
+            r["equity_se"] = r["equity_se"] and Equities(**r["equity_se"])
+            return PlayRow(**r)
+
+        if not d.get("fake"):
+            raise ValueError("this saved rollout was not made by the fake analyser")
+        return cls(int(d["analysis_id"]), tuple(row(r) for r in d["rows"]),
+                   RolloutSettings(**d["settings"]), int(d["done"]))
+
+
+class FakeAnalyzer:
+    rate = 5000.0  # scripted games per second
+
+    def __init__(self, delay: float = 0.0, fail: bool = False, gate: Optional[threading.Event] = None,
+                 fail_on: tuple[str, ...] = (), steps: int = 8) -> None:
+        self.delay = delay
+        self.fail_on = set(fail_on) | ({"evaluate", "rank_plays", "cube", "iter_rollout"}
+                                       if fail else set())
+        self.gate = gate
+        self.steps = steps
+        self.warmed = False
+        self.last_rollout_job: Optional[FakeRolloutJob] = None
+        self._ids = iter(range(1, 1 << 62))
+        self.calls: list[str] = []
+
+    def _check(self, name: str) -> None:
+        self.calls.append(name)
+        if name in self.fail_on:
+            raise RuntimeError(f"fake engine failure in {name}")
+
+    # -- protocol ----------------------------------------------------------------------------
     def warm_up(self, progress=None) -> None:
-        for i, stage in enumerate(("weights", "legal plays", "evaluator", "rollouts")):
-            time.sleep(self.delay)
+        self._check("warm_up")
+        stages = ("loading weights", "move generator", "evaluator", "rollouts")
+        for i, stage in enumerate(stages):
             if progress:
-                progress(stage, (i + 1) / 4)
+                progress(stage, i / len(stages))
+            time.sleep(self.delay)
+        if progress:
+            progress("ready", 1.0)
         self.warmed = True
 
     def evaluate(self, state, ply: int = 0) -> Evaluation:
         from bgtui.analysis.formats import format_position_id
 
-        if self.fail:
-            raise RuntimeError("fake engine failure")
-        p = _probs(state.board)
+        self._check("evaluate")
+        p = _probs((state.board, ply))
+        eqs = _cube_states(p)
         return Evaluation(format_position_id(state), ply, p,
-                          Equities(p.cubeless_equity, cubeful=p.cubeless_equity * 1.1), f"{ply}-ply")
+                          replace(eqs, cubeful=self._cubeful(state, eqs)), f"{ply}-ply")
+
+    @staticmethod
+    def _cubeful(state, e: Equities) -> float:
+        if state.cube_owner == "opponent":
+            return e.opponent_owned
+        nd = e.centred if state.cube_owner == "centred" else e.owned
+        return max(nd, min(2 * e.opponent_owned, 1.0))
 
     def rank_plays(self, state, dice, ply: int = 0) -> list[PlayRow]:
         from bgtui.analysis.formats import format_position_id
         from bgtui.analysis.notation import format_play
-        from bgtui.analysis.state import GameState
         from bgtui.engine.movegen import generate_plays
         from bgtui.engine.position import swap_sides
 
-        children, moves = generate_plays(state.position, *dice)
+        self._check("rank_plays")
+        children, moves = generate_plays(state.position, int(dice[0]), int(dice[1]))
         rows = []
         for c, m in zip(children, moves):
-            p = _probs(c.tobytes())
-            rows.append(PlayRow(format_play(state.position, m),
-                                format_position_id(GameState.from_position(swap_sides(c))), p,
+            p = _probs((c.tobytes(), ply))
+            move = format_play(state.position, m) if m[0] >= 0 else ""
+            rows.append(PlayRow(move, format_position_id(swap_sides(c)), p,
                                 Equities(p.cubeless_equity), 0.0, f"{ply}-ply"))
-        rows.sort(key=lambda r: -r.equity.cubeless)
+        rows.sort(key=lambda r: (-r.equity.cubeless, r.move))
         best = rows[0].equity.cubeless
         return [replace(r, equity_diff=r.equity.cubeless - best) for r in rows]
 
     def cube(self, state, ply: int = 0) -> CubeDecision:
-        from bgtui.analysis.cube import cube_action, dahl_cube_value
+        from bgtui.analysis.cube import cube_action, dahl_cube_value, wrong_decision_percent
 
-        p = _probs(state.board)
-        nd = p.cubeless_equity * 1.1
-        dt = 2 * (p.cubeless_equity - 0.1)
-        return CubeDecision(nd, dt, 1.0, cube_action(nd, dt, 1.0), p,
-                            Equities(p.cubeless_equity, cubeful=max(nd, min(dt, 1.0))), ply,
-                            f"{ply}-ply (fake)", dahl_cube_value(p.win, p.win_gammon))
+        self._check("cube")
+        p = _probs((state.board, ply))
+        e = _cube_states(p)
+        dp = 1.0
+        dt = 2.0 * e.opponent_owned
+        if state.cube_owner == "opponent":
+            nd, action = e.opponent_owned, "No double"
+        else:
+            nd = e.centred if state.cube_owner == "centred" else e.owned
+            action = cube_action(nd, dt, dp, redouble=state.cube_owner == "player")
+        wp, wt = wrong_decision_percent(nd, dt, dp)
+        return CubeDecision(nd, dt, dp, action, p, replace(e, cubeful=self._cubeful(state, e)),
+                            ply, f"{ply}-ply (fake)", dahl_cube_value(p.win, p.win_gammon),
+                            take_point=0.215, cash_point=0.785, wrong_pass_percent=wp,
+                            wrong_take_percent=wt)
 
     def apply_play(self, state, move: str):
-        from bgtui.analysis.service import Analyzer
+        from bgtui.analysis.notation import parse_play
+        from bgtui.analysis.state import GameState
+        from bgtui.engine.position import swap_sides
 
-        return Analyzer.apply_play(self, state, move)
+        self._check("apply_play")
+        if state.dice is None:
+            raise ValueError("no dice set: set the dice before playing a move")
+        child = parse_play(state.position, move, state.dice)
+        owner = {"player": "opponent", "opponent": "player"}.get(state.cube_owner, "centred")
+        return GameState.from_position(swap_sides(child), cube_value=state.cube_value,
+                                       cube_owner=owner, dice=None, jacoby=state.jacoby,
+                                       beavers=state.beavers, on_roll=1 - state.on_roll)
 
     def iter_rollout(self, state, settings: RolloutSettings, moves=None, cancel=None,
                      resume=None, top=None):
-        rows0 = ([r for r in self.rank_plays(state, state.dice) if r.move in moves]
-                 if moves else [PlayRow("", "", _probs(state.board),
-                                        Equities(_probs(state.board).cubeless_equity))])
-        start = getattr(resume, "trials_done", 0) if resume is not None else 0
-        total = settings.trials
-        step = max(1, total // 10)
-        done = start
-        aid = int(_h(state.board, "id") * 1e9)
-        t0 = time.perf_counter()
+        from bgtui.analysis.rollout import validate_settings
+
+        self._check("iter_rollout")
+        if resume is not None:
+            job = resume if isinstance(resume, FakeRolloutJob) else FakeRolloutJob.from_state(resume)
+            if settings is not None and settings.trials != job.settings.trials:
+                job.settings = replace(job.settings, trials=settings.trials)
+        else:
+            validate_settings(settings)
+            if moves is not None or top is not None:
+                if state.dice is None:
+                    raise ValueError("rolling out candidate plays needs dice")
+                ranked = self.rank_plays(state, state.dice)
+                if moves is not None:
+                    by_move = {r.move: r for r in ranked}
+                    missing = [m for m in moves if m not in by_move]
+                    if missing:
+                        raise ValueError(f"{missing[0]!r} is not a legal play of "
+                                         f"{state.dice[0]}{state.dice[1]}")
+                    base = tuple(by_move[m] for m in moves)
+                else:
+                    base = tuple(ranked[: max(1, int(top))])
+            else:
+                p = _probs(state.board)
+                base = (PlayRow("", "", p, Equities(p.cubeless_equity)),)
+            job = FakeRolloutJob(next(self._ids), base, settings)
+        self.last_rollout_job = job
+        yield from self._run(job, cancel)
+
+    def _run(self, job: FakeRolloutJob, cancel):
+        total = job.settings.trials
+        step = max(1, total // self.steps)
+        started = job.done
         while True:
             cancelled = cancel is not None and cancel.is_set()
-            finished = done >= total
-            se = 0.5 / max(1, done) ** 0.5
-            rows = tuple(replace(r, trials=done, evaluated_by=f"rollout {done}",
-                                 equity_se=Equities(se), probabilities_se=Probabilities(se / 2, se / 4, 0, se / 4, 0),
-                                 equity_diff_se=se) for r in rows0)
-            el = time.perf_counter() - t0
-            yield RolloutSnapshot(aid, done, total, el, done / el if el else 0.0,
-                                  0.0 if finished else None, rows, settings, finished, cancelled)
+            finished = job.done >= total
+            yield self._snapshot(job, finished and not cancelled, cancelled and not finished,
+                                 started)
             if finished or cancelled:
                 return
             time.sleep(self.delay)
             while self.gate is not None and not self.gate.is_set() and not (
                     cancel is not None and cancel.is_set()):
-                time.sleep(0.01)
-            done = min(total, done + step)
+                time.sleep(0.005)
+            if cancel is not None and cancel.is_set():
+                continue
+            job.done = min(total, job.done + step)
+
+    def _snapshot(self, job: FakeRolloutJob, finished: bool, cancelled: bool, started: int
+                  ) -> RolloutSnapshot:
+        s = job.settings
+        n = job.done
+        vr = 3.0 if s.variance_reduction else 1.0
+        sd = 0.9 / vr
+        rows = []
+        for i, r in enumerate(job.rows):
+            key = (r.move, r.position_id, s.seed)
+            if n:
+                wobble = (_h(key, n) - 0.5) * 2.0 * sd / n ** 0.5
+                target = r.equity.cubeless + 0.02 * (_h(key, "bias") - 0.5)
+                shift = target + wobble - r.equity.cubeless
+            else:
+                shift = 0.0
+            p0 = r.probabilities
+            w = min(1.0, max(0.0, p0.win + shift / 2))
+            p = Probabilities(w, min(w, p0.win_gammon), min(p0.win_gammon, p0.win_backgammon),
+                              min(1 - w, p0.lose_gammon), min(p0.lose_gammon, p0.lose_backgammon))
+            e_se = sd / max(1, n) ** 0.5
+            p_se = Probabilities(e_se / 2, e_se / 4, e_se / 20, e_se / 4, e_se / 20)
+            if s.cubeful:
+                eqs = _cube_states(p)
+                se = Equities(e_se, None, e_se * 1.1, e_se * 1.1, e_se * 1.1)
+            else:
+                eqs = Equities(p.cubeless_equity)
+                se = Equities(e_se)
+            rows.append(replace(r, probabilities=p, equity=eqs, probabilities_se=p_se,
+                                equity_se=se, trials=n, evaluated_by=f"rollout {n} trials"))
+        rows.sort(key=lambda r: -r.equity.cubeless)
+        best = rows[0].equity.cubeless
+        diff_se = 0.6 * sd / max(1, n) ** 0.5
+        rows = tuple(replace(r, equity_diff=r.equity.cubeless - best,
+                             equity_diff_se=None if i == 0 else diff_se)
+                     for i, r in enumerate(rows))
+        elapsed = n / self.rate
+        run = (n - started) / self.rate
+        left = 0.0 if finished else (s.trials - n) * len(rows) / self.rate
+        return RolloutSnapshot(job.analysis_id, n, s.trials, elapsed,
+                               self.rate if run > 0 else 0.0, left, rows, s, finished, cancelled,
+                               vr * vr if s.variance_reduction else None)

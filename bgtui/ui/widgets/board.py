@@ -1,63 +1,159 @@
-"""The board: render-only, from a GameState; colours from theme variables."""
+"""The board: render-only, drawn from a GameState; colours come from theme variables.
+
+Points are numbered from the side on roll (``●``, bottom, moving 24 -> 1); the opponent (``○``)
+moves the other way. The bar sits in the middle column (the opponent's half at the top, the
+player's at the bottom); the right-hand column shows checkers borne off and the cube (at the
+top when the opponent owns it, in the middle when centred, at the bottom when the player on
+roll owns it). ``unicode = False`` draws plain ASCII (``O``/``X``) for terminals without
+Unicode. ``cursor`` (a slot 0..25) highlights a point for the board editor.
+"""
 
 from __future__ import annotations
+
+from typing import Optional
 
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from bgtui.analysis.state import GameState
+from bgtui.ui.board_model import OPPONENT_BAR, PLAYER_BAR, board_list, borne_off, pips
+
+TOP_LEFT, TOP_RIGHT = (13, 14, 15, 16, 17, 18), (19, 20, 21, 22, 23, 24)
+BOTTOM_LEFT, BOTTOM_RIGHT = (12, 11, 10, 9, 8, 7), (6, 5, 4, 3, 2, 1)
+LEVELS = 5
+WIDTH = 48
+
+
+class Glyphs:
+    def __init__(self, unicode: bool) -> None:
+        if unicode:
+            self.me, self.opp, self.empty = "●", "○", "·"
+            self.h, self.v = "─", "│"
+            self.tl, self.tr, self.bl, self.br, self.tt, self.bt = "┌", "┐", "└", "┘", "┬", "┴"
+            self.ml, self.mr, self.mx = "├", "┤", "┼"
+        else:
+            self.me, self.opp, self.empty = "O", "X", "."
+            self.h, self.v = "-", "|"
+            self.tl = self.tr = self.bl = self.br = self.tt = self.bt = "+"
+            self.ml = self.mr = self.mx = "+"
 
 
 class BoardView(Widget):
-    """Points numbered from the side on roll; ``unicode`` False gives a plain ASCII board."""
+    """A backgammon board drawn from ``state`` (a GameState)."""
 
-    COMPONENT_CLASSES = {"board--player", "board--opponent", "board--point", "board--frame"}
+    COMPONENT_CLASSES = {
+        "board--player", "board--opponent", "board--point-a", "board--point-b",
+        "board--frame", "board--text", "board--cursor", "board--cube",
+    }
     DEFAULT_CSS = """
-    BoardView { height: auto; width: auto; }
+    BoardView { height: 13; width: 48; }
     """
-    state: reactive[GameState | None] = reactive(None)
+    can_focus = False
+
+    state = reactive(None)
     unicode: reactive[bool] = reactive(True)
+    cursor: reactive[Optional[int]] = reactive(None)
+    labels: reactive[tuple[str, str]] = reactive(("", ""))  # (player, opponent) names, play mode
 
     def render(self) -> Text:
         s = self.state
         if s is None:
             return Text("no position")
-        pos = s.position.astype(int)
-        me = self.get_component_rich_style("board--player")
-        opp = self.get_component_rich_style("board--opponent")
-        pt = self.get_component_rich_style("board--point")
-        fr = self.get_component_rich_style("board--frame")
-        mine_ch, opp_ch, dot = ("●", "○", "·") if self.unicode else ("O", "X", ".")
-        t = Text()
+        g = Glyphs(self.unicode)
+        cells = board_list(s.board)
+        st = {k.split("--")[1]: self.get_component_rich_style(k) for k in self.COMPONENT_CLASSES}
+        cur = self.cursor
+        t = Text(no_wrap=True, overflow="crop")
 
-        def row(points, r, top):
-            for i in points:
-                n = pos[i]
-                k = abs(n)
-                show_count = k > 5 and r == (4 if top else 0)
-                level = r if top else 4 - r
-                if n == 0 or k <= level:
-                    t.append(f" {dot} " if level == 0 else "   ", pt)
-                elif show_count:
-                    t.append(f"{k:2d} ", me if n > 0 else opp)
+        def frame(txt: str) -> None:
+            t.append(txt, st["frame"])
+
+        def number_line(left, right, lc, mid, rc) -> None:
+            frame(lc + "".join(f"{n:{g.h}^3}" for n in left) + mid + g.h * 3 + mid
+                  + "".join(f"{n:{g.h}^3}" for n in right) + rc)
+
+        def point_cell(i: int, level: int) -> None:
+            n = cells[i]
+            k = abs(n)
+            style = st["player"] if n > 0 else st["opponent"]
+            if k > level:
+                if k > LEVELS and level == LEVELS - 1:
+                    text = f"{k:^3}"
                 else:
-                    t.append(f" {mine_ch if n > 0 else opp_ch} ", me if n > 0 else opp)
+                    text = f" {g.me if n > 0 else g.opp} "
+            else:
+                text = f" {g.empty} " if level == 0 else "   "
+                style = st["point-a"] if i % 2 else st["point-b"]
+            if cur is not None and cur == i:
+                style = style + st["cursor"]
+            t.append(text, style)
 
-        t.append("".join(f"{i:>2} " for i in range(13, 19)) + "   "
-                 + "".join(f"{i:>2} " for i in range(19, 25)) + "\n", fr)
-        for r in range(5):
-            row(range(13, 19), r, True)
-            t.append(f" {opp_ch if -pos[0] > r else ' '} ", opp)
-            row(range(19, 25), r, True)
+        def bar_cell(i: int, level: int) -> None:
+            n = abs(cells[i])
+            style = st["opponent"] if i == OPPONENT_BAR else st["player"]
+            ch = g.opp if i == OPPONENT_BAR else g.me
+            if n > level:
+                text = f"{n:^3}" if (n > LEVELS and level == LEVELS - 1) else f" {ch} "
+            else:
+                text = "   "
+            if cur is not None and cur == i:
+                style = style + st["cursor"]
+            t.append(text, style)
+
+        off_me, off_opp = borne_off(cells)
+        mine, theirs = pips(cells)
+        owner = s.cube_owner
+        cube_txt = f"[{s.cube_value}]"
+        cube_row = {"opponent": 2, "centred": 6, "player": 10}[owner]
+
+        def side(row: int) -> None:
+            if row == cube_row:
+                t.append(f" {cube_txt:<4}", st["cube"])
+            elif row == 1:
+                t.append(f" {g.opp}{off_opp:>2} ", st["opponent"])
+            elif row == 11:
+                t.append(f" {g.me}{off_me:>2} ", st["player"])
+            else:
+                t.append(" " * 5)
+
+        # row 0: the top frame carries the point numbers 13..24
+        number_line(TOP_LEFT, TOP_RIGHT, g.tl, g.tt, g.tr)
+        t.append("\n")
+        for level in range(LEVELS):
+            row = 1 + level
+            frame(g.v)
+            for i in TOP_LEFT:
+                point_cell(i, level)
+            frame(g.v)
+            bar_cell(OPPONENT_BAR, level)
+            frame(g.v)
+            for i in TOP_RIGHT:
+                point_cell(i, level)
+            frame(g.v)
+            side(row)
             t.append("\n")
-        line = "-" if not self.unicode else "─"
-        t.append(line * 18 + "BAR" + line * 18 + "\n", fr)
-        for r in range(5):
-            row(range(12, 6, -1), r, False)
-            t.append(f" {mine_ch if pos[25] > 4 - r else ' '} ", me)
-            row(range(6, 0, -1), r, False)
+        # the middle row: pip counts on the left half, the dice on the right half
+        left = f" {g.me}{mine} {g.opp}{theirs}"
+        dice = f" dice {s.dice[0]}{s.dice[1]}" if s.dice else " no dice"
+        frame(g.ml)
+        t.append(f"{left:<18}"[:18], st["text"])
+        frame(g.mx + "BAR" + g.mx)
+        t.append(f"{dice:<18}"[:18], st["text"])
+        frame(g.mr)
+        side(6)
+        t.append("\n")
+        for level in range(LEVELS - 1, -1, -1):
+            row = 7 + (LEVELS - 1 - level)
+            frame(g.v)
+            for i in BOTTOM_LEFT:
+                point_cell(i, level)
+            frame(g.v)
+            bar_cell(PLAYER_BAR, level)
+            frame(g.v)
+            for i in BOTTOM_RIGHT:
+                point_cell(i, level)
+            frame(g.v)
+            side(row)
             t.append("\n")
-        t.append("".join(f"{i:>2} " for i in range(12, 6, -1)) + "   "
-                 + "".join(f"{i:>2} " for i in range(6, 0, -1)), fr)
+        number_line(BOTTOM_LEFT, BOTTOM_RIGHT, g.bl, g.bt, g.br)
         return t

@@ -1,0 +1,247 @@
+"""Saving an analysis as JSON (user data dir), loading it back, exporting it as text/Markdown."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from bgtui.analysis.models import (
+    CubeDecision,
+    Equities,
+    Evaluation,
+    PlayRow,
+    Probabilities,
+    RolloutSettings,
+    RolloutSnapshot,
+)
+from bgtui.ui.fmt import eq, pct, pct_se, se
+
+FORMAT = "bgtui-analysis"
+VERSION = 1
+
+
+@dataclass
+class AnalysisDoc:
+    """Everything on the screen worth keeping: the position and what was computed about it."""
+
+    position: str  # XGID (keeps cube, dice, score and side on roll)
+    ply: int = 0
+    evaluation: Optional[Evaluation] = None
+    plays: tuple[PlayRow, ...] = ()
+    marked: tuple[str, ...] = ()
+    cube: Optional[CubeDecision] = None
+    rollout: Optional[RolloutSnapshot] = None
+    rollout_state: Optional[dict] = None  # the service's resumable rollout state, if it has one
+    position_id: str = ""
+    match_id: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+# -- dicts -------------------------------------------------------------------------------------
+def _probs(d) -> Optional[Probabilities]:
+    return None if d is None else Probabilities(**d)
+
+
+def _eqs(d) -> Optional[Equities]:
+    return None if d is None else Equities(**d)
+
+
+def _row(d) -> PlayRow:
+    d = dict(d)
+    d["probabilities"] = _probs(d["probabilities"])
+    d["equity"] = _eqs(d["equity"])
+    d["probabilities_se"] = _probs(d.get("probabilities_se"))
+    d["equity_se"] = _eqs(d.get("equity_se"))
+    return PlayRow(**d)
+
+
+def _evaluation(d) -> Optional[Evaluation]:
+    if d is None:
+        return None
+    d = dict(d)
+    d["probabilities"] = _probs(d["probabilities"])
+    d["equity"] = _eqs(d["equity"])
+    return Evaluation(**d)
+
+
+def _cube(d) -> Optional[CubeDecision]:
+    if d is None:
+        return None
+    d = dict(d)
+    d["probabilities"] = _probs(d["probabilities"])
+    d["equity"] = _eqs(d["equity"])
+    return CubeDecision(**d)
+
+
+def _snapshot(d) -> Optional[RolloutSnapshot]:
+    if d is None:
+        return None
+    d = dict(d)
+    d["rows"] = tuple(_row(r) for r in d["rows"])
+    d["settings"] = RolloutSettings(**d["settings"])
+    return RolloutSnapshot(**d)
+
+
+def to_dict(doc: AnalysisDoc) -> dict:
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "position": doc.position,
+        "position_id": doc.position_id,
+        "match_id": doc.match_id,
+        "ply": doc.ply,
+        "evaluation": None if doc.evaluation is None else asdict(doc.evaluation),
+        "plays": [asdict(r) for r in doc.plays],
+        "marked": list(doc.marked),
+        "cube": None if doc.cube is None else asdict(doc.cube),
+        "rollout": None if doc.rollout is None else asdict(doc.rollout),
+        "rollout_state": doc.rollout_state,
+        "extra": doc.extra,
+    }
+
+
+def from_dict(d: dict) -> AnalysisDoc:
+    if not isinstance(d, dict) or d.get("format") != FORMAT:
+        raise ValueError("not a bgtui analysis file (no \"format\": \"bgtui-analysis\")")
+    if d.get("version") != VERSION:
+        raise ValueError(f"analysis file version {d.get('version')!r}; this bgtui reads {VERSION}")
+    try:
+        return AnalysisDoc(
+            position=str(d["position"]), ply=int(d.get("ply", 0)),
+            evaluation=_evaluation(d.get("evaluation")),
+            plays=tuple(_row(r) for r in d.get("plays", ())),
+            marked=tuple(d.get("marked", ())), cube=_cube(d.get("cube")),
+            rollout=_snapshot(d.get("rollout")), rollout_state=d.get("rollout_state"),
+            position_id=d.get("position_id", ""), match_id=d.get("match_id", ""),
+            extra=d.get("extra") or {},
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"the analysis file is damaged: {exc}") from None
+
+
+def _jsonable(o: Any):
+    """numpy scalars/arrays in a service's rollout state become plain JSON."""
+    if hasattr(o, "tolist"):
+        return o.tolist()
+    if hasattr(o, "item"):
+        return o.item()
+    raise TypeError(f"cannot save {type(o).__name__}")
+
+
+def save(path: Path, doc: AnalysisDoc) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(to_dict(doc), f, indent=1, default=_jsonable)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
+
+
+def load(path: Path) -> AnalysisDoc:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path} is not JSON: {exc}") from None
+    return from_dict(data)
+
+
+def safe_name(name: str, suffix: str) -> str:
+    """A file name from user text: no directories, only safe characters, the right suffix."""
+    base = re.sub(r"[^A-Za-z0-9._ -]+", "-", Path(name.strip()).name).strip(" .-")
+    if not base:
+        raise ValueError("the file name is empty")
+    return base if base.endswith(suffix) else base + suffix
+
+
+def saved_files(directory: Path) -> list[Path]:
+    d = Path(directory)
+    if not d.is_dir():
+        return []
+    return sorted(d.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+
+
+# -- export ------------------------------------------------------------------------------------
+def export(doc: AnalysisDoc, board_text: str, markdown: bool = True) -> str:
+    """The analysis as Markdown (tables) or plain text."""
+    out: list[str] = []
+    h = (lambda s: f"## {s}") if markdown else (lambda s: f"{s}\n{'=' * len(s)}")
+
+    def table(header: list[str], rows: list[list[str]]) -> None:
+        if markdown:
+            out.append("| " + " | ".join(header) + " |")
+            out.append("|" + "|".join("---" for _ in header) + "|")
+            for r in rows:
+                out.append("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |")
+        else:
+            widths = [max(len(x) for x in col) for col in zip(header, *rows)]
+            out.append("  ".join(x.ljust(w) for x, w in zip(header, widths)).rstrip())
+            for r in rows:
+                out.append("  ".join(x.ljust(w) for x, w in zip(r, widths)).rstrip())
+        out.append("")
+
+    out.append("# bgtui analysis" if markdown else "bgtui analysis")
+    out.append("")
+    out.append(f"Position ID `{doc.position_id}`, Match ID `{doc.match_id}`" if markdown
+               else f"Position ID {doc.position_id}, Match ID {doc.match_id}")
+    out.append(f"`{doc.position}`" if markdown else doc.position)
+    out.append("")
+    out.append("```" if markdown else "")
+    out.append(board_text)
+    out.append("```" if markdown else "")
+    out.append("")
+    if doc.evaluation is not None:
+        e = doc.evaluation
+        p = e.probabilities
+        out.append(h(f"Evaluation ({e.evaluated_by or str(e.ply) + '-ply'})"))
+        out.append("")
+        table(["Win", "W G", "W BG", "Lose", "L G", "L BG", "Cubeless", "Cubeful"],
+              [[pct(p.win), pct(p.win_gammon), pct(p.win_backgammon), pct(p.lose),
+                pct(p.lose_gammon), pct(p.lose_backgammon), eq(e.equity.cubeless),
+                eq(e.equity.cubeful)]])
+    if doc.plays:
+        out.append(h("Candidate plays"))
+        out.append("")
+        rows = []
+        for i, r in enumerate(doc.plays, 1):
+            p = r.probabilities
+            rows.append([str(i), r.move or "(no legal play)", eq(r.equity.cubeless),
+                         "" if i == 1 else eq(r.equity_diff), pct(p.win), pct(p.win_gammon),
+                         pct(p.win_backgammon), pct(p.lose_gammon), pct(p.lose_backgammon),
+                         f"rollout {r.trials}" if r.trials else r.evaluated_by])
+        table(["#", "Play", "Equity", "Diff", "Win", "W G", "W BG", "L G", "L BG", "Eval"], rows)
+    if doc.rollout is not None:
+        s = doc.rollout
+        state = "finished" if s.finished else ("stopped" if s.cancelled else "running")
+        out.append(h(f"Rollout ({state}, {s.trials_done}/{s.trials_total} trials)"))
+        out.append("")
+        rows = []
+        for i, r in enumerate(s.rows):
+            p, ps, es = r.probabilities, r.probabilities_se, r.equity_se
+            rows.append([r.move or "position", eq(r.equity.cubeless),
+                         se(es.cubeless) if es else "",
+                         "" if i == 0 else eq(r.equity_diff),
+                         "" if i == 0 else se(r.equity_diff_se),
+                         f"{pct(p.win)} {pct_se(ps.win) if ps else ''}".strip(),
+                         pct(p.win_gammon), pct(p.lose_gammon), str(r.trials)])
+        table(["Play", "Equity", "SE", "Diff", "SE", "Win", "W G", "L G", "Trials"], rows)
+    if doc.cube is not None:
+        c = doc.cube
+        out.append(h(f"Cube action ({c.evaluated_by or str(c.ply) + '-ply'})"))
+        out.append("")
+        table(["No double", "Double, take", "Double, pass", "Proper action"],
+              [[eq(c.no_double), eq(c.double_take), eq(c.double_pass), c.action]])
+    return "\n".join(out).rstrip() + "\n"

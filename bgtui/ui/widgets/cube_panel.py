@@ -1,0 +1,93 @@
+"""The cube panel: no double / double-take / double-pass, the proper action, Dahl's estimate."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+from bgtui.analysis.models import CubeDecision, PlayRow
+from bgtui.ui.fmt import eq, pct, se
+
+
+def cube_from_rollout(state, row: PlayRow) -> Optional[CubeDecision]:
+    """A cube decision from a cubeful position rollout (Dahl's cube states, seed 000): no double
+    = the equity in the current cube state, double/take = twice the opponent-owns equity."""
+    from bgtui.analysis.cube import cube_action, dahl_cube_value
+
+    e = row.equity
+    if e.centred is None or e.opponent_owned is None or state.cube_owner == "opponent":
+        return None
+    nd = e.centred if state.cube_owner == "centred" else e.owned
+    if nd is None:
+        return None
+    dt, dp = 2.0 * e.opponent_owned, 1.0
+    es = row.equity_se
+    p = row.probabilities
+    return CubeDecision(
+        no_double=nd, double_take=dt, double_pass=dp,
+        action=cube_action(nd, dt, dp, redouble=state.cube_owner == "player"),
+        probabilities=p, equity=e, ply=0,
+        evaluated_by=f"rollout {row.trials} trials (cubeful)",
+        dahl_cube_value=dahl_cube_value(p.win, p.win_gammon),
+        standard_errors=None if es is None else {
+            "no_double": es.centred if state.cube_owner == "centred" else es.owned,
+            "double_take": None if es.opponent_owned is None else 2.0 * es.opponent_owned},
+    )
+
+
+class CubePanel(Static):
+    """Renders a CubeDecision (or a message saying why there is none)."""
+
+    def show(self, c: Optional[CubeDecision], message: str = "") -> None:
+        if c is None:
+            self.update(message or "Press u for the cube action (evaluated at the current ply).")
+            return
+        best = max(c.no_double, min(c.double_take, c.double_pass))
+        ses = c.standard_errors or {}
+        redouble = c.action.startswith(("No redouble", "Redouble", "Too good to redouble"))
+        word = "redouble" if redouble else "double"
+        tab = Table(box=None, padding=(0, 1), show_header=True, header_style="bold")
+        tab.add_column("Action")
+        tab.add_column("Equity", justify="right")
+        tab.add_column("±", justify="right")
+        tab.add_column("vs best", justify="right")
+        for name, v, k in ((f"No {word}", c.no_double, "no_double"),
+                           (f"{word.capitalize()}, take", c.double_take, "double_take"),
+                           (f"{word.capitalize()}, pass", c.double_pass, None)):
+            tab.add_row(name, eq(v), se(ses.get(k)) if k else "", eq(v - best) if v != best else "")
+        out = Text()
+        out.append(f"Cube action ({c.evaluated_by or str(c.ply) + '-ply'})\n", "bold")
+        self.update(_group(out, tab, self._footer(c)))
+
+    @staticmethod
+    def _footer(c: CubeDecision) -> Text:
+        t = Text()
+        t.append("Proper action: ", "bold")
+        t.append(c.action + "\n", "bold")
+        p = c.probabilities
+        t.append(f"W {pct(p.win)}  G {pct(p.win_gammon)}   L {pct(p.lose)}  G {pct(p.lose_gammon)}\n")
+        e = c.equity
+        parts = [f"cubeless {eq(e.cubeless)}"]
+        for label, v in (("centred", e.centred), ("own cube", e.owned),
+                         ("opp. cube", e.opponent_owned)):
+            if v is not None:
+                parts.append(f"{label} {eq(v)}")
+        t.append("Cube-state equities: " + ", ".join(parts) + "\n")
+        dahl = c.dahl_cube_value if c.dahl_cube_value is not None else 0.35 * (p.win + p.win_gammon / 2)
+        t.append(f"Dahl's estimate of the cube's value, 0.35*(P(W)+P(G)/2) = {dahl:.3f}\n")
+        if c.take_point is not None or c.cash_point is not None:
+            t.append(f"Take point {pct(c.take_point)}  cash point {pct(c.cash_point)}\n")
+        if c.wrong_pass_percent is not None:
+            t.append(f"Doubling is right if the opponent passes wrongly {c.wrong_pass_percent:.1f}% of the time\n")
+        if c.wrong_take_percent is not None:
+            t.append(f"Doubling is right if the opponent takes wrongly {c.wrong_take_percent:.1f}% of the time\n")
+        return t
+
+
+def _group(*parts):
+    from rich.console import Group
+
+    return Group(*parts)

@@ -1,0 +1,211 @@
+"""The candidate-plays table and the live rollout table.
+
+Both keep one row per play under a stable key (the move text) and change cells in place with
+``update_cell`` (memray's pattern), so a table never flickers or loses the cursor while a
+rollout streams in.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+from bgtui.analysis.models import PlayRow, RolloutSnapshot
+from bgtui.ui.fmt import eq, pct, pct_se, se
+
+POSITION_KEY = "(position)"
+NO_PLAY = "(no legal play)"
+
+
+def num(value: str) -> Text:
+    """A right-aligned figure with one space before it (the tables use no cell padding, so
+    that the plays fit 70 columns)."""
+    return Text(" " + value if value else "", justify="right")
+
+
+def txt(value: str) -> Text:
+    return Text(" " + value if value else "")
+
+
+def row_key(move: str) -> str:
+    return move if move else POSITION_KEY
+
+
+def how(row: PlayRow) -> str:
+    if row.trials:
+        return f"R {row.trials}" + (" pruned" if row.pruned else "")
+    return row.evaluated_by
+
+
+class PlaysTable(DataTable):
+    """Candidate plays of the dice, best first: rank, play, equity, diff, W/G/BG, how evaluated.
+
+    ``marked`` holds the moves chosen for a rollout (space toggles the row under the cursor).
+    """
+
+    COLUMNS = (("mark", ""), ("rank", "#"), ("move", "Play"), ("equity", "Equity"),
+               ("diff", "Diff"), ("w", "Win"), ("wg", "W G"), ("wbg", "W BG"),
+               ("lg", "L G"), ("lbg", "L BG"), ("how", "Eval"))
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, cell_padding=0, **kwargs)
+        self.rows_by_key: dict[str, PlayRow] = {}
+        self.marked: list[str] = []
+        self.mark_glyph = "*"
+
+    def on_mount(self) -> None:
+        for key, label in self.COLUMNS:
+            self.add_column(num(label) if key not in ("mark", "move", "how") else txt(label),
+                            key=key)
+
+    # -- content -----------------------------------------------------------------------------
+    def show_plays(self, rows: Iterable[PlayRow]) -> None:
+        """Replace the table with a new evaluation (a new position or dice)."""
+        self.clear()
+        self.rows_by_key = {}
+        self.marked = []
+        for i, r in enumerate(rows, 1):
+            k = row_key(r.move)
+            self.rows_by_key[k] = r
+            self.add_row(*self._cells(r, i), key=k)
+        if self.row_count:
+            self.move_cursor(row=0)
+
+    def _cells(self, r: PlayRow, rank: int) -> tuple:
+        p = r.probabilities
+        return (self._mark(r.move), num(str(rank)), txt(r.move or NO_PLAY),
+                num(eq(r.equity.cubeless)), num(eq(r.equity_diff) if rank > 1 else ""),
+                num(pct(p.win)), num(pct(p.win_gammon)), num(pct(p.win_backgammon)),
+                num(pct(p.lose_gammon)), num(pct(p.lose_backgammon)), txt(how(r)))
+
+    def _mark(self, move: str) -> str:
+        return self.mark_glyph if move in self.marked else " "
+
+    def update_rows(self, rows: Iterable[PlayRow]) -> None:
+        """Put rollout figures into the rows of the same plays, in place."""
+        for r in rows:
+            k = row_key(r.move)
+            if k not in self.rows_by_key or k == POSITION_KEY:
+                continue
+            self.rows_by_key[k] = r
+            rank = self.get_row_index(k) + 1
+            for (col, _), value in zip(self.COLUMNS, self._cells(r, rank)):
+                if col not in ("mark", "rank", "diff"):
+                    self.update_cell(k, col, value)
+
+    def resort(self) -> None:
+        """Rolled-out plays first (by equity), then the others; ranks and diffs redone."""
+        def order(r: PlayRow):
+            return (0 if r.trials else 1, -r.equity.cubeless)
+
+        ranked = sorted(self.rows_by_key.items(), key=lambda kv: order(kv[1]))
+        position = {k: i for i, (k, _) in enumerate(ranked)}
+        self.sort("move", key=lambda cell: position[row_key(_plain(cell))])
+        best = ranked[0][1].equity.cubeless if ranked else 0.0
+        for i, (k, r) in enumerate(ranked, 1):
+            self.update_cell(k, "rank", num(str(i)))
+            self.update_cell(k, "diff", num("" if i == 1 else eq(r.equity.cubeless - best)))
+
+    # -- marks -------------------------------------------------------------------------------
+    def current_move(self) -> Optional[str]:
+        if not self.row_count:
+            return None
+        key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
+        return "" if key == POSITION_KEY else key
+
+    def toggle_mark(self) -> Optional[str]:
+        move = self.current_move()
+        if move is None:
+            return None
+        if move in self.marked:
+            self.marked.remove(move)
+        else:
+            self.marked.append(move)
+        self.update_cell(row_key(move), "mark", self._mark(move))
+        return move
+
+
+class ResultsTable(DataTable):
+    """Live rollout figures: per candidate (or for the position) the five probabilities with
+    their standard errors, the cubeless equity, the difference to the best with its paired
+    standard error, the cube-state equities of a cubeful rollout, and the trials done."""
+
+    COLUMNS = (("move", "Play"), ("equity", "Equity"), ("diff", "Diff"), ("w", "Win"),
+               ("wg", "W G"), ("wbg", "W BG"), ("lg", "L G"), ("lbg", "L BG"),
+               ("centred", "Centred"), ("owned", "Own cube"), ("opp", "Opp cube"),
+               ("trials", "Trials"))
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(cursor_type="row", cell_padding=0, **kwargs)
+        self.run_id: Optional[int] = None
+        self.equities: dict[str, float] = {}
+        self.cubeful = False
+
+    def on_mount(self) -> None:
+        self.reset()
+
+    def reset(self, cubeful: bool = False) -> None:
+        """Empty the table; the cube-state columns are there only for cubeful rollouts."""
+        self.clear(columns=True)
+        self.cubeful = cubeful
+        for key, label in self.COLUMNS:
+            if key in ("centred", "owned", "opp") and not cubeful:
+                continue
+            self.add_column(txt(label) if key == "move" else num(label), key=key)
+        self.equities = {}
+        self.run_id = None
+
+    @staticmethod
+    def cells(r: PlayRow, best: bool) -> tuple:
+        p, s = r.probabilities, r.probabilities_se
+        e, es = r.equity, r.equity_se
+
+        def two(value: str, err: str) -> Text:
+            return num(f"{value}\n {err}" if err else value)
+
+        def cube(v, sv):
+            return two(eq(v), se(sv)) if v is not None else num("")
+
+        return (
+            txt(r.move or "position"),
+            two(eq(e.cubeless), se(es.cubeless) if es else ""),
+            num("") if best else two(eq(r.equity_diff), se(r.equity_diff_se)),
+            two(pct(p.win), pct_se(s.win) if s else ""),
+            two(pct(p.win_gammon), pct_se(s.win_gammon) if s else ""),
+            two(pct(p.win_backgammon), pct_se(s.win_backgammon) if s else ""),
+            two(pct(p.lose_gammon), pct_se(s.lose_gammon) if s else ""),
+            two(pct(p.lose_backgammon), pct_se(s.lose_backgammon) if s else ""),
+            cube(e.centred, es.centred if es else None),
+            cube(e.owned, es.owned if es else None),
+            cube(e.opponent_owned, es.opponent_owned if es else None),
+            num(str(r.trials) + (" pruned" if r.pruned else "")),
+        )
+
+    def show_snapshot(self, run_id: int, snap: RolloutSnapshot) -> None:
+        """Rows are added once (stable keys) and then updated cell by cell."""
+        if run_id != self.run_id:
+            self.reset(cubeful=snap.settings.cubeful)
+            self.run_id = run_id
+        best_key = row_key(snap.rows[0].move) if snap.rows else None
+        for r in snap.rows:
+            k = row_key(r.move)
+            self.equities[k] = r.equity.cubeless
+            cells = [c for (col, _), c in zip(self.COLUMNS, self.cells(r, k == best_key))
+                     if self.cubeful or col not in ("centred", "owned", "opp")]
+            if k in self.rows:
+                for col, value in zip(self.columns, cells):
+                    self.update_cell(k, col, value)
+            else:
+                self.add_row(*cells, key=k, height=2)
+        if snap.finished or snap.cancelled:
+            eqs = self.equities
+            self.sort("move", key=lambda cell: -eqs.get(
+                row_key("" if _plain(cell) == "position" else _plain(cell)), 0.0))
+
+
+def _plain(cell) -> str:
+    text = cell.plain if isinstance(cell, Text) else str(cell)
+    text = text.strip()
+    return "" if text in (NO_PLAY,) else text
