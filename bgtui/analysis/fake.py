@@ -10,7 +10,8 @@ rollout are reproducible.
 
 Knobs: ``delay`` seconds slept per warm-up stage and per rollout step (0 for tests);
 ``gate`` a threading.Event that pauses rollouts after each snapshot until it is set (or the
-rollout is cancelled), so a test can act in the middle of a rollout; ``fail`` (or a set of
+rollout is cancelled), so a test can act in the middle of a rollout; ``warmup_gate`` holds the
+warm-up until it is set; ``fail`` (or a set of
 method names in ``fail_on``) makes those methods raise, to test error handling.
 
 Never used by the shipped app unless the hidden ``--fake`` developer option is given.
@@ -90,8 +91,10 @@ class FakeAnalyzer:
     rate = 5000.0  # scripted games per second
 
     def __init__(self, delay: float = 0.0, fail: bool = False, gate: Optional[threading.Event] = None,
-                 fail_on: tuple[str, ...] = (), steps: int = 8) -> None:
+                 fail_on: tuple[str, ...] = (), steps: int = 8,
+                 warmup_gate: Optional[threading.Event] = None) -> None:
         self.delay = delay
+        self.warmup_gate = warmup_gate
         self.fail_on = set(fail_on) | ({"evaluate", "rank_plays", "cube", "iter_rollout"}
                                        if fail else set())
         self.gate = gate
@@ -114,6 +117,8 @@ class FakeAnalyzer:
             if progress:
                 progress(stage, i / len(stages))
             time.sleep(self.delay)
+            if i == 0 and self.warmup_gate is not None:
+                self.warmup_gate.wait()
         if progress:
             progress("ready", 1.0)
         self.warmed = True

@@ -40,6 +40,19 @@ NARROW = 100
 ENGINE_ACTIONS = {"evaluate", "cube", "rollout", "resume", "extend", "play"}
 
 
+def position_error(text: str) -> Optional[str]:
+    """Why ``text`` is not a position (None: it is one)."""
+    from bgtui.analysis.formats import parse_position
+
+    try:
+        parse_position(text)
+    except ValueError as exc:
+        return str(exc)
+    except Exception as exc:  # a reader bug must not take the app down
+        return f"cannot read this position ({type(exc).__name__}: {exc})"
+    return None
+
+
 class MainScreen(Screen):
     BINDINGS = [
         # position
@@ -216,19 +229,12 @@ class MainScreen(Screen):
         from bgtui.analysis.formats import parse_position
         from bgtui.ui.screens.dialogs import TextPrompt
 
-        def check(text: str) -> Optional[str]:
-            try:
-                parse_position(text)
-            except ValueError as exc:
-                return str(exc)
-            return None
-
         def done(text: Optional[str]) -> None:
             if text:
                 self.set_state(parse_position(text))
 
         self.app.push_screen(TextPrompt(
-            "Position: a Position ID, POSID:MATCHID or an XGID", check,
+            "Position: a Position ID, POSID:MATCHID or an XGID", position_error,
             hint="e.g. 4HPwATDgc/ABMA (the opening), 4HPwATDgc/ABMA:cAkAAAAAAAAA, "
                  "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:3:0:10",
             placeholder="paste here, enter loads, escape cancels"), done)

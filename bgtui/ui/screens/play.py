@@ -16,10 +16,10 @@ from typing import Optional
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Label, OptionList, RichLog
+from textual.widgets import Footer, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
@@ -75,7 +75,8 @@ class PlayScreen(Screen):
                 yield BoardView(id="play-board")
                 yield PositionInfo(id="play-info")
             with Vertical(id="play-right"):
-                yield RichLog(id="play-log", wrap=True, markup=False)
+                with VerticalScroll(id="play-log"):
+                    yield Static("", id="play-log-text")
                 yield OptionList(id="play-moves")
         yield Label("", id="play-prompt")
         yield Input(placeholder="your play, e.g. 8/5 6/5 (enter plays it, escape returns)",
@@ -91,8 +92,9 @@ class PlayScreen(Screen):
 
     # -- display -----------------------------------------------------------------------------
     def log_line(self, text: str) -> None:
-        self.query_one("#play-log", RichLog).write(text)
         self.transcript.append(text)
+        self.query_one("#play-log-text", Static).update("\n".join(self.transcript[-300:]))
+        self.query_one("#play-log", VerticalScroll).scroll_end(animate=False)
 
     @property
     def transcript(self) -> list[str]:
@@ -144,7 +146,7 @@ class PlayScreen(Screen):
             "hint": g.phase in ("human_cube", "human_move", "human_answer"),
         }
         if action in allowed:
-            return True if allowed[action] else None
+            return allowed[action]  # hidden from the Footer when it does not apply
         return True
 
     # -- the flow ----------------------------------------------------------------------------

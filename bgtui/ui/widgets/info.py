@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from bgtui.analysis.models import Evaluation
 from bgtui.ui.board_model import board_list, borne_off, pips
-from bgtui.ui.fmt import OWNER_TEXT, dice_text, eq, pct
+from bgtui.ui.fmt import eq, pct
 
 
 def position_ids(state) -> tuple[str, str, str]:
@@ -56,8 +56,9 @@ class PositionInfo(Static):
         t.append(f"pips {mine:>3}  off {off_me:>2}\n")
         t.append(f"{opp} {names[1]:<9}", "bold")
         t.append(f"pips {theirs:>3}  off {off_opp:>2}\n")
-        t.append(f"Dice {dice_text(state.dice)}   Cube {state.cube_value}, "
-                 f"{OWNER_TEXT[state.cube_owner].replace('owned by the ', '')}\n")
+        owner = {"centred": "centred", "player": f"{me} owns", "opponent": f"{opp} owns"}
+        dice = f"{state.dice[0]}{state.dice[1]}" if state.dice else "-"
+        t.append(f"Dice {dice}   Cube {state.cube_value} ({owner[state.cube_owner]})\n")
         t.append(game_text(state) + "\n")
         t.append("Position ID ", "dim")
         t.append(pid + "\n")
@@ -72,10 +73,10 @@ class PositionInfo(Static):
             p = evaluation.probabilities
             t.append(f"{evaluation.evaluated_by or str(evaluation.ply) + '-ply'}: ", "bold")
             t.append(f"W {pct(p.win)} G {pct(p.win_gammon)} BG {pct(p.win_backgammon)}\n")
-            t.append(f"  L {pct(p.lose)} G {pct(p.lose_gammon)} BG {pct(p.lose_backgammon)}\n")
-            t.append(f"  Equity {eq(evaluation.equity.cubeless)} cubeless")
+            t.append(f" L {pct(p.lose)} G {pct(p.lose_gammon)} BG {pct(p.lose_backgammon)}\n")
+            t.append(f" Equity {eq(evaluation.equity.cubeless)}")
             if evaluation.equity.cubeful is not None:
-                t.append(f", {eq(evaluation.equity.cubeful)} cubeful")
+                t.append(f", cubeful {eq(evaluation.equity.cubeful)}")
             t.append("\n")
         if note:
             t.append(note)
