@@ -41,6 +41,23 @@ NUM_INPUTS = 2 * PER_SIDE
 INPUT_VERSION = 1
 
 
+def _roll_bits():
+    """``direct[d]``: the rolls (bit ``6 * (d1 - 1) + d2 - 1``, d1 <= d2) that contain a die d;
+    ``weight[bit]``: how many of the 36 ordered rolls each bit stands for (2, or 1 for doubles)."""
+    direct = np.zeros(7, dtype=np.int64)
+    weight = np.zeros(36, dtype=np.float64)
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            bit = 6 * (d1 - 1) + d2 - 1
+            weight[bit] = 1.0 if d1 == d2 else 2.0
+            direct[d1] |= np.int64(1) << bit
+            direct[d2] |= np.int64(1) << bit
+    return direct, weight
+
+
+_DIRECT_ROLLS, _ROLL_WEIGHT = _roll_bits()
+
+
 @kernel
 def _shots(pos):
     """Rolls (of 36) on which the opponent can hit at least one of the player's blots.
@@ -48,53 +65,65 @@ def _shots(pos):
     The opponent moves upward (index increasing) from slot 0 (their bar). Points with two or
     more of the player's checkers block intermediate landings. With checkers on the bar the
     opponent can hit only with entering checkers (an approximation that ignores the second die
-    being used by another checker after entry).
+    being used by another checker after entry); with two or more on the bar each die enters its
+    own checker, so only direct shots count.
+
+    Computed over (opponent checker, blot) pairs into a set of rolls (a bit per roll): a direct
+    shot at distance d <= 6 is hit by every roll with a d; a shot at d = d1 + d2 needs one of the
+    two intermediate points open; a double's shot at k * d needs its k - 1 landing points open.
+    ``tests/engine/test_features.py`` checks it against the roll-by-roll reference.
     """
-    nblots = 0
+    first = 25
+    last = 0
     for i in range(1, 25):
         if pos[i] == 1:
-            nblots += 1
-    if nblots == 0:
+            if first == 25:
+                first = i
+            last = i
+    if last == 0:
         return 0.0
     on_bar = pos[0] < 0
-    total = 0.0
-    for d1 in range(1, 7):
-        for d2 in range(d1, 7):
-            w = 1.0 if d1 == d2 else 2.0
-            hit = False
-            for j in range(0, 24):
-                if hit:
+    multi = pos[0] < -1
+    mask = np.int64(0)
+    for j in range(0, 24):
+        if pos[j] >= 0:
+            continue
+        if on_bar and j != 0:
+            break
+        for b in range(max(j + 1, first), last + 1):
+            if pos[b] != 1:
+                continue
+            d = b - j
+            if d <= 6:
+                mask |= _DIRECT_ROLLS[d]
+            if multi:
+                continue
+            # two different dice d1 < d2 with d1 + d2 = d
+            lo = d - 6
+            if lo < 1:
+                lo = 1
+            for d1 in range(lo, 7):
+                d2 = d - d1
+                if d2 <= d1:
                     break
-                if pos[j] >= 0:
+                if pos[j + d1] < 2 or pos[j + d2] < 2:
+                    mask |= np.int64(1) << (6 * (d1 - 1) + d2 - 1)
+            # doubles: k steps of dd, every landing before the last open
+            for dd in range(1, 7):
+                k = d // dd
+                if k < 2 or k > 4 or k * dd != d:
                     continue
-                if on_bar and j != 0:
-                    break
-                if d1 == d2:
-                    loc = j
-                    for k in range(4):
-                        loc += d1
-                        if loc > 24:
-                            break
-                        if pos[loc] == 1:
-                            hit = True
-                            break
-                        if pos[loc] >= 2:
-                            break
-                        if on_bar and pos[0] < -1:
-                            break  # two or more on the bar: each die enters its own checker
-                else:
-                    a = j + d1
-                    b = j + d2
-                    if a <= 24 and pos[a] == 1:
-                        hit = True
-                    elif b <= 24 and pos[b] == 1:
-                        hit = True
-                    elif j + d1 + d2 <= 24 and pos[j + d1 + d2] == 1:
-                        if not (on_bar and pos[0] < -1):
-                            if (a <= 24 and pos[a] < 2) or (b <= 24 and pos[b] < 2):
-                                hit = True
-            if hit:
-                total += w
+                ok = True
+                for t in range(1, k):
+                    if pos[j + t * dd] >= 2:
+                        ok = False
+                        break
+                if ok:
+                    mask |= np.int64(1) << (7 * (dd - 1))
+    total = 0.0
+    for bit in range(36):
+        if (mask >> bit) & 1:
+            total += _ROLL_WEIGHT[bit]
     return total
 
 

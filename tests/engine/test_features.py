@@ -1,0 +1,48 @@
+"""The evaluator's hand-crafted features: fast kernels against slow references and hand counts."""
+
+import numpy as np
+
+from bgtui.analysis.board_ascii import board_ascii
+from bgtui.engine.inputs import _shots
+from bgtui.engine.position import swap_sides
+from tests.engine.test_movegen_reference import _game_positions, _random_position
+from tests.reference.slow_features import shots_reference
+
+
+def test_shots_match_the_roll_by_roll_reference():
+    positions = _game_positions(11, 30)
+    rng = np.random.default_rng(12)
+    for kind in ("bar", "scatter", "bearoff"):
+        positions += [_random_position(rng, kind) for _ in range(300)]
+    checked = 0
+    for pos in positions:
+        for p in (pos, swap_sides(pos)):
+            p = np.asarray(p, dtype=np.int8)
+            assert _shots(p) == shots_reference(p), board_ascii(p)
+            checked += 1
+    assert checked > 5000
+
+
+def test_shots_hand_counted():
+    # A lone blot 6 pips in front of an opponent checker: 11 rolls with a 6, plus 5-1, 4-2
+    # (4 ordered rolls) and 3-3, 2-2 (1 each): 17 shots.
+    pos = np.zeros(26, dtype=np.int8)
+    pos[13] = 1
+    pos[6] = 14
+    pos[7] = -1  # opponent on our 7 point moving upward (toward 24) sees the blot 6 away
+    pos[24] = -14
+    assert _shots(pos) == 17
+    # the same with our points 9 and 10 made: 5-1 (via 8 or 12) and 4-2 (via 9 blocked, 11
+    # open) still hit, 3-3 needs 10 (blocked), 2-2 needs 9 (blocked): 11 + 4 = 15
+    pos[6] = 10
+    pos[9] = 2
+    pos[10] = 2
+    assert _shots(pos) == 15
+    # two checkers on the bar: only direct entering shots count; a blot on our 3 point is hit
+    # by every roll with a 3 (11), not by 2-1 or 1-1
+    pos = np.zeros(26, dtype=np.int8)
+    pos[3] = 1
+    pos[6] = 14
+    pos[0] = -2
+    pos[12] = -13
+    assert _shots(pos) == 11
