@@ -9,9 +9,12 @@ Timing in the snapshots is scripted too (``rate`` games per second), so screensh
 rollout are reproducible.
 
 Knobs: ``delay`` seconds slept per warm-up stage and per rollout step (0 for tests);
-``gate`` a threading.Event that pauses rollouts after each snapshot until it is set (or the
-rollout is cancelled), so a test can act in the middle of a rollout; ``warmup_gate`` holds the
-warm-up until it is set; ``fail`` (or a set of
+``gate`` pauses rollouts after each snapshot until it lets them go on (or the rollout is
+cancelled), so a test can act in the middle of a rollout: a threading.Event lets them run while
+it is set, a threading.Semaphore lets one step run per release; ``warmup_gate`` holds the
+warm-up until it is set; neither waits longer than ``gate_timeout`` seconds (then the call
+raises TimeoutError, so a test that forgets to release a gate fails instead of hanging);
+``fail`` (or a set of
 method names in ``fail_on``) makes those methods raise, to test error handling.
 
 Never used by the shipped app unless the hidden ``--fake`` developer option is given.
@@ -90,11 +93,13 @@ class FakeRolloutJob:
 class FakeAnalyzer:
     rate = 5000.0  # scripted games per second
 
-    def __init__(self, delay: float = 0.0, fail: bool = False, gate: Optional[threading.Event] = None,
+    def __init__(self, delay: float = 0.0, fail: bool = False, gate=None,
                  fail_on: tuple[str, ...] = (), steps: int = 8,
-                 warmup_gate: Optional[threading.Event] = None) -> None:
+                 warmup_gate: Optional[threading.Event] = None,
+                 gate_timeout: float = 30.0) -> None:
         self.delay = delay
         self.warmup_gate = warmup_gate
+        self.gate_timeout = gate_timeout
         self.fail_on = set(fail_on) | ({"evaluate", "rank_plays", "cube", "iter_rollout"}
                                        if fail else set())
         self.gate = gate
@@ -118,7 +123,8 @@ class FakeAnalyzer:
                 progress(stage, i / len(stages))
             time.sleep(self.delay)
             if i == 0 and self.warmup_gate is not None:
-                self.warmup_gate.wait()
+                if not self.warmup_gate.wait(self.gate_timeout):
+                    raise TimeoutError(f"fake warm-up gate not released in {self.gate_timeout} s")
         if progress:
             progress("ready", 1.0)
         self.warmed = True
@@ -233,12 +239,26 @@ class FakeAnalyzer:
             if finished or cancelled:
                 return
             time.sleep(self.delay)
-            while self.gate is not None and not self.gate.is_set() and not (
-                    cancel is not None and cancel.is_set()):
-                time.sleep(0.005)
+            self._pass_gate(cancel)
             if cancel is not None and cancel.is_set():
                 continue
             job.done = min(total, job.done + step)
+
+    def _pass_gate(self, cancel) -> None:
+        """Wait until the gate lets the next step run (an Event: while it is set; a Semaphore:
+        one step per release) or the rollout is cancelled; TimeoutError after gate_timeout."""
+        gate = self.gate
+        if gate is None:
+            return
+        deadline = time.monotonic() + self.gate_timeout
+        while not (cancel is not None and cancel.is_set()):
+            if isinstance(gate, threading.Event):
+                if gate.wait(0.005):
+                    return
+            elif gate.acquire(timeout=0.005):
+                return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"fake rollout gate not released in {self.gate_timeout} s")
 
     def _snapshot(self, job: FakeRolloutJob, finished: bool, cancelled: bool, started: int
                   ) -> RolloutSnapshot:

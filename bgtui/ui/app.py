@@ -157,12 +157,17 @@ class BgTuiApp(App):
 
     @on(Worker.StateChanged)
     def _worker_state(self, event: Worker.StateChanged) -> None:
-        """An exception in any worker becomes a notification; the app carries on."""
-        if event.state != WorkerState.ERROR:
-            return
-        err = event.worker.error
-        what = event.worker.description or event.worker.name
-        if event.worker.group == "warmup":
+        if event.state == WorkerState.ERROR:
+            self.worker_failed(event.worker)
+
+    def worker_failed(self, worker: Worker) -> None:
+        """An exception in a worker becomes a notification; the app carries on.
+
+        Worker.StateChanged does not bubble: it reaches only the node that started the worker,
+        so the screens call this from their own handlers for their workers."""
+        err = worker.error
+        what = worker.description or worker.name
+        if worker.group == "warmup":
             self.engine_status = f"engine failed: {err}"
             self._status_changed()
         self.notify(f"{what} failed: {err}", severity="error", timeout=10)

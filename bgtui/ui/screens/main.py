@@ -695,6 +695,7 @@ class MainScreen(Screen):
     def _worker_changed(self, event: Worker.StateChanged) -> None:
         if event.state != WorkerState.ERROR:
             return
+        self.app.worker_failed(event.worker)
         if event.worker.group == "evaluate":
             self.evaluating = False
         self.update_status()

@@ -433,8 +433,10 @@ class PlayScreen(Screen):
 
     @on(Worker.StateChanged)
     def _worker_failed(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR:
+            self.app.worker_failed(event.worker)
         if event.state == WorkerState.ERROR and event.worker.group == "play":
-            # the app notifies; here the game waits for the user instead of hanging
+            # the game waits for the user instead of hanging
             if self.game.phase == "engine":
                 self.game.phase = "over"
                 self.log_line("The engine failed; n starts a new game.")

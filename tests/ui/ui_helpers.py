@@ -1,0 +1,103 @@
+"""Helpers for the UI tests (imported by the test modules; fixtures are in conftest.py).
+
+Every wait here has a timeout. State posted from a worker thread is only asserted after
+``wait_for`` has seen it (never after a single pause), and every gate a test closes is opened
+again in ``finally`` (the ``gates`` fixture), so a failing test fails quickly instead of
+hanging CI.
+"""
+
+import asyncio
+import functools
+
+from bgtui.analysis.fake import FakeAnalyzer
+
+OPENING = "4HPwATDgc/ABMA"
+#: the opening position with 31 to play (XGID, money, no Jacoby)
+XGID_31 = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"
+#: the longest a test body may run (a hang becomes a failure long before pytest-timeout)
+TEST_TIMEOUT = 60.0
+#: the longest a fake gate waits before the fake raises (a forgotten gate fails the worker)
+GATE_TIMEOUT = 20.0
+#: the default bound for one wait_for
+WAIT = 10.0
+
+
+def run(coro_fn):
+    """Run an async test body (no pytest-asyncio needed), bounded by TEST_TIMEOUT."""
+    @functools.wraps(coro_fn)
+    def wrapper(*args, **kwargs):
+        async def bounded():
+            return await asyncio.wait_for(coro_fn(*args, **kwargs), TEST_TIMEOUT)
+        return asyncio.run(bounded())
+    return wrapper
+
+
+def fake(**kw) -> FakeAnalyzer:
+    """A FakeAnalyzer whose gates give up after GATE_TIMEOUT."""
+    kw.setdefault("gate_timeout", GATE_TIMEOUT)
+    return FakeAnalyzer(**kw)
+
+
+async def settle(app, pilot, timeout=WAIT):
+    """Wait (bounded) for every worker and for the messages they posted."""
+    for _ in range(2):
+        await asyncio.wait_for(app.workers.wait_for_complete(), timeout)
+        await pilot.pause()
+
+
+async def ready(app, pilot):
+    """Wait until the engine's warm-up has finished."""
+    await wait_for(pilot, lambda: app.engine_ready, what="engine ready")
+
+
+async def type_text(pilot, text):
+    """Type ``text`` key by key (about 60 ms a key: keep it for short text)."""
+    for ch in text:
+        await pilot.press("space" if ch == " " else ch)
+
+
+async def paste(pilot, text):
+    """Paste ``text`` into the focused widget, as a terminal's bracketed paste does."""
+    from textual import events
+
+    focused = pilot.app.screen.focused
+    assert focused is not None, "nothing focused to paste into"
+    focused.post_message(events.Paste(text))
+    await pilot.pause()
+
+
+async def wait_for(pilot, cond, timeout=WAIT, what=""):
+    """Poll ``cond`` while the app runs (for states reached from worker threads)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not cond():
+        if loop.time() > end:
+            raise AssertionError(f"not reached in {timeout} s: {what or cond}")
+        await pilot.pause(0.01)
+
+
+def notes(app) -> list[str]:
+    """The texts of the notifications the app has raised (and not yet expired)."""
+    return [n.message for n in app._notifications]
+
+
+def main_screen(app):
+    return app.main_screen
+
+
+async def load(pilot, text):
+    """Load a position through the load prompt (l, paste, enter)."""
+    app = pilot.app
+    await pilot.press("l")
+    await wait_for(pilot, lambda: type(app.screen).__name__ == "TextPrompt", what="load prompt")
+    await paste(pilot, text)
+    await pilot.press("enter")
+
+
+async def evaluated(pilot, key="e"):
+    """Press ``key`` and wait for the evaluation of the current position."""
+    m = pilot.app.main_screen
+    before = m.eval_run
+    await pilot.press(key)
+    await wait_for(pilot, lambda: m.eval_run > before and not m.evaluating
+                   and m.evaluation is not None, what="evaluation shown")
