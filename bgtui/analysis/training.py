@@ -16,7 +16,7 @@ import numpy as np
 
 from bgtui.engine.evaluate import hidden_size
 
-from bgtui.analysis.weights import load_weights, save_weights, with_databases
+from bgtui.analysis.weights import load_weights, save_weights, with_databases, with_tables
 from bgtui.engine.evaluate import make_eval_workspace, make_play_buffers
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.nn import init_net
@@ -41,11 +41,13 @@ def td_train(checkpoint, games: int, hidden: int = 128, race_hidden: int = 64,
     checkpoint = Path(checkpoint)
     if checkpoint.exists():
         ev, meta = load_weights(checkpoint)
-        ev = with_databases(tuple(tuple(a.copy() for a in net) for net in ev[:2]), bearoff)
+        ev = with_databases(tuple(tuple(a.copy() for a in net) for net in ev[:2]), bearoff,
+                            tables=False)  # the weights change after every play
         done = int(meta.get("games_trained", 0))
         rng = np.array([int(meta["rng_state"])], dtype=np.uint64)
     else:
-        ev = with_databases((init_net(hidden, seed), init_net(race_hidden, seed + 1)), bearoff)
+        ev = with_databases((init_net(hidden, seed), init_net(race_hidden, seed + 1)), bearoff,
+                            tables=False)
         meta = {}
         done = 0
         rng = make_rng(seed)
@@ -132,6 +134,7 @@ def supervised_train(checkpoint, rounds: int, positions: int = 50_000, ply: int 
             order = np.random.default_rng(int(rng[0] % (2**32)) + ep).permutation(positions)
             stats[:] = 0
             _supervised_epoch(dest, tg, order.astype(np.int64), ev, alpha, alpha, ews, stats)
+        ev = with_tables(ev)  # the next round's sampling and targets see the new weights
         meta["supervised_rounds"] = int(meta.get("supervised_rounds", 0)) + 1
         meta.setdefault("supervised", []).append(
             {"positions": positions, "ply": ply, "epochs": epochs, "alpha": alpha})

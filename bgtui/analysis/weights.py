@@ -17,7 +17,7 @@ import numpy as np
 from bgtui.analysis.checksum import arrays_sha256
 
 from bgtui.engine.inputs import INPUT_VERSION, NUM_INPUTS
-from bgtui.engine.nn import NET_NAMES
+from bgtui.engine.nn import NET_NAMES, make_tables
 
 WEIGHTS_FORMAT = 1
 DEFAULT_WEIGHTS = "bgtui-0.npz"
@@ -115,11 +115,15 @@ def load_weights(path=DEFAULT_WEIGHTS):
     return with_databases(tuple(ev)), meta
 
 
-def with_databases(nets, bearoff: bool = False):
-    """The evaluator context ``(contact_net, race_net, two_sided_win, one_sided_dist)``.
+def with_databases(nets, bearoff: bool = False, tables: bool = True):
+    """The evaluator context ``(contact_net, race_net, two_sided_win, one_sided_dist,
+    (contact_tables, race_tables))``.
 
     With ``bearoff`` the bear-off databases are loaded (or built and cached) and evaluation uses
     them wherever they apply; otherwise empty placeholders of the right types switch them off.
+    With ``tables`` the nets' first-layer tables are built for fast inference; training, which
+    changes the weights in place, uses ``tables=False`` (dense inputs) or calls
+    :func:`with_tables` again after changing them.
     """
     if bearoff:
         from bgtui.analysis.bearoff_cache import get_one_sided, get_two_sided
@@ -129,4 +133,15 @@ def with_databases(nets, bearoff: bool = False):
     else:
         two = np.zeros((0, 0), dtype=np.float32)
         one = np.zeros((0, 2, 1), dtype=np.float32)
-    return (nets[0], nets[1], two, one)
+    return with_tables((nets[0], nets[1], two, one), tables)
+
+
+def with_tables(ev, tables: bool = True):
+    """``ev`` with its first-layer tables rebuilt from its nets' current weights (or, without
+    ``tables``, with empty ones: dense evaluation)."""
+    if tables:
+        tabs = (make_tables(ev[0]), make_tables(ev[1]))
+    else:
+        empty = np.zeros((0, 1), dtype=np.float32)
+        tabs = (empty, empty)
+    return (ev[0], ev[1], ev[2], ev[3], tabs)

@@ -1,8 +1,10 @@
 """0-ply evaluation and best-play selection.
 
 ``ev`` (the evaluator context) is a tuple ``(contact_net, race_net, two_sided_win,
-one_sided_dist)``: the nets (see ``nn``) and the bear-off databases (see ``bearoff``; arrays of
-size 0 switch a database off). Where both sides are home with at most 6 checkers the two-sided
+one_sided_dist, (contact_tables, race_tables))``: the nets (see ``nn``), the bear-off databases
+(see ``bearoff``; arrays of size 0 switch a database off) and the nets' first-layer tables
+(``nn.make_tables``; size 0 means "evaluate with dense inputs", as training does while it
+changes the weights). Where both sides are home with at most 6 checkers the two-sided
 database's exact cubeless value is used; in other home-board bear-offs the one-sided
 approximation; elsewhere the race or contact net.
 ``ews`` is an evaluation workspace from :func:`make_eval_workspace`.
@@ -13,9 +15,9 @@ import numpy as np
 from bgtui.engine._jit import kernel
 from bgtui.engine.bearoff import is_bearoff, is_two_sided, one_sided_race_probs, two_sided_probs
 from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE, POSITION_SIZE
-from bgtui.engine.inputs import NUM_INPUTS, _fill_inputs
+from bgtui.engine.inputs import NUM_FEATURES, NUM_INPUTS, _fill_features, _fill_inputs
 from bgtui.engine.movegen import _generate_plays, make_workspace
-from bgtui.engine.nn import _forward
+from bgtui.engine.nn import _finish, _forward, _preact_child, _preact_tables
 from bgtui.engine.position import game_result, is_race
 
 
@@ -25,7 +27,8 @@ def hidden_size(ev) -> int:
 
 
 def make_eval_workspace(hidden: int = 512):
-    """Scratch for evaluation: (swapped, x, h, dh, tmp5, child_swapped, target5)."""
+    """Scratch for evaluation: (swapped, x, h, dh, tmp5, child_swapped, target5, feats,
+    parent_feats, parent_h, parent_swapped)."""
     return (
         np.zeros(POSITION_SIZE, dtype=np.int8),
         np.zeros(NUM_INPUTS, dtype=np.float32),
@@ -34,6 +37,10 @@ def make_eval_workspace(hidden: int = 512):
         np.zeros(5, dtype=np.float32),
         np.zeros(POSITION_SIZE, dtype=np.int8),
         np.zeros(5, dtype=np.float32),
+        np.zeros(2 * NUM_FEATURES, dtype=np.float32),
+        np.zeros(2 * NUM_FEATURES, dtype=np.float32),
+        np.zeros(hidden, dtype=np.float32),
+        np.zeros(POSITION_SIZE, dtype=np.int8),
     )
 
 
@@ -90,12 +97,16 @@ def _sanitize(pos, out5):
 @kernel
 def _evaluate_net(pos, ev, ews, out5):
     """0-ply probabilities of ``pos`` (player on roll, game not over) by the nets."""
-    if is_race(pos):
-        net = ev[1]
+    race = is_race(pos)
+    net = ev[1] if race else ev[0]
+    tab = ev[4][1] if race else ev[4][0]
+    if tab.shape[0] > 0:
+        _fill_features(pos, ews[0], ews[7])
+        _preact_tables(pos, tab, net[0], net[1], ews[7], ews[2])
+        _finish(ews[2], net[2], net[3], out5)
     else:
-        net = ev[0]
-    _fill_inputs(pos, ews[0], ews[1])
-    _forward(ews[1], net[0], net[1], net[2], net[3], ews[2], out5)
+        _fill_inputs(pos, ews[0], ews[1])
+        _forward(ews[1], net[0], net[1], net[2], net[3], ews[2], out5)
     _sanitize(pos, out5)
 
 
@@ -137,24 +148,75 @@ def _evaluate_after(child, ev, ews, out5):
 
 
 @kernel
-def _best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, best5):
-    """Generate the plays of (d1, d2), evaluate each at 0-ply; return (best index, n).
+def _db_applies(pos, ev):
+    """Is ``pos`` valued by a bear-off database rather than a net?"""
+    if ev[2].shape[0] == 0 and ev[3].shape[0] == 0:
+        return False
+    if not is_bearoff(pos):
+        return False
+    return ev[3].shape[0] > 0 or (ev[2].shape[0] > 0 and is_two_sided(pos))
 
-    ``best5`` receives the best play's probabilities (mover's view after the play).
+
+@kernel
+def _best_child(pos, n, out_pos, ev, ews, best5):
+    """The 0-ply best of the ``n`` plays ``out_pos`` from ``pos``; returns its index and puts its
+    probabilities (mover's view after the play) into ``best5``.
+
+    With first-layer tables the children of a contact position are evaluated incrementally:
+    each child's pre-activation is the parent's (the position before the play, seen by the
+    opponent) plus the table rows of the few points the play changed
+    (``nn._preact_child``); other children go through :func:`_evaluate_after`.
     """
-    n = _generate_plays(pos, d1, d2, mws, out_pos, out_moves)
     best = 0
     beste = -1e9
     t = ews[6]
+    tab = ev[4][0]
+    inc = tab.shape[0] > 0 and n > 1 and not is_race(pos)
+    net = ev[0]
+    psw = ews[10]
+    if inc:
+        for i in range(26):
+            psw[i] = -pos[25 - i]
+        _fill_features(psw, ews[0], ews[8])
+        _preact_tables(psw, tab, net[0], net[1], ews[8], ews[9])
     for i in range(n):
-        _evaluate_after(out_pos[i], ev, ews, t)
+        child = out_pos[i]
+        if inc and game_result(child) == 0 and not is_race(child):
+            sw = ews[5]
+            for k in range(26):
+                sw[k] = -child[25 - k]
+            if _db_applies(sw, ev):
+                _evaluate_after(child, ev, ews, t)
+            else:
+                _fill_features(sw, ews[0], ews[7])
+                _preact_child(sw, psw, ews[9], tab, net[0], ews[7], ews[8], ews[2])
+                o = ews[4]
+                _finish(ews[2], net[2], net[3], o)
+                _sanitize(sw, o)
+                t[0] = 1.0 - o[0]
+                t[1] = o[3]
+                t[2] = o[4]
+                t[3] = o[1]
+                t[4] = o[2]
+        else:
+            _evaluate_after(child, ev, ews, t)
         e = equity(t)
         if e > beste:
             beste = e
             best = i
             for k in range(5):
                 best5[k] = t[k]
-    return best, n
+    return best
+
+
+@kernel
+def _best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, best5):
+    """Generate the plays of (d1, d2), evaluate each at 0-ply; return (best index, n).
+
+    ``best5`` receives the best play's probabilities (mover's view after the play).
+    """
+    n = _generate_plays(pos, d1, d2, mws, out_pos, out_moves)
+    return _best_child(pos, n, out_pos, ev, ews, best5), n
 
 
 def evaluate0(pos, ev):
@@ -231,14 +293,7 @@ def _eval_ply1(pos, ev, lws, level, out5):
             w = 1.0 if d1 == d2 else 2.0
             # the 0-ply value of the chosen play is the best play's 0-ply value itself
             n = _generate_plays(pos, d1, d2, mws, ppos[level], pmov[level])
-            beste = -1e9
-            for i in range(n):
-                _evaluate_after(ppos[level, i], ev, ews, ews[6])
-                e = equity(ews[6])
-                if e > beste:
-                    beste = e
-                    for k in range(5):
-                        t5[level, k] = ews[6][k]
+            _best_child(pos, n, ppos[level], ev, ews, t5[level])
             for k in range(5):
                 acc[level, k] += w * t5[level, k]
     for k in range(5):

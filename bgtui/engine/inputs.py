@@ -202,7 +202,22 @@ def _fill_side(pos, out, base, opp_pips, race):
     out[base + 96] = bar * 0.5
     off = 15 - mine
     out[base + 97] = off / 15.0
-    f = base + RAW_PER_SIDE
+    _side_features(pos, out, base + RAW_PER_SIDE, opp_pips, race)
+
+
+@kernel
+def _side_features(pos, out, f, opp_pips, race):
+    """The ``NUM_FEATURES`` hand-crafted features of the side on roll in ``pos`` into
+    ``out[f : f + NUM_FEATURES]``."""
+    pips = 25 * pos[25]
+    mine = pos[25]
+    for i in range(1, 25):
+        n = pos[i]
+        if n > 0:
+            mine += n
+            pips += n * i
+    bar = pos[25]
+    off = 15 - mine
     out[f + 0] = pips / 100.0
     out[f + 1] = (opp_pips - pips) / 50.0
     if race:
@@ -281,3 +296,16 @@ def _fill_inputs(pos, swapped, out):
     race = is_race(pos)
     _fill_side(pos, out, 0, opp_pips, race)
     _fill_side(swapped, out, PER_SIDE, my_pips, race)
+
+
+@kernel
+def _fill_features(pos, swapped, out):
+    """Only the hand-crafted features of both sides (``2 * NUM_FEATURES`` floats, player first)
+    into ``out``, for evaluation with first-layer tables (``nn.make_tables``); ``swapped`` as in
+    :func:`_fill_inputs`."""
+    for i in range(26):
+        swapped[i] = -pos[25 - i]
+    my_pips, opp_pips = pip_counts(pos)
+    race = is_race(pos)
+    _side_features(pos, out, 0, opp_pips, race)
+    _side_features(swapped, out, NUM_FEATURES, my_pips, race)

@@ -1,0 +1,86 @@
+"""The evaluator's fast inference path against the plain dense forward pass."""
+
+import math
+
+import numpy as np
+
+from bgtui.analysis.board_ascii import board_ascii
+from bgtui.analysis.weights import load_weights
+from bgtui.engine.inputs import NUM_FEATURES, NUM_INPUTS, _fill_features, _fill_inputs
+from bgtui.engine.nn import (_finish, _forward, _preact_child, _preact_tables, _sigmoid,
+                             _sigmoid_inplace, make_tables)
+from bgtui.engine.movegen import generate_plays
+from tests.engine.test_movegen_reference import _game_positions, _random_position
+
+
+def test_fast_sigmoid_is_the_logistic_function_to_float_precision():
+    z = np.linspace(-30, 30, 600001).astype(np.float32)
+    exact = 1.0 / (1.0 + np.exp(-z.astype(np.float64)))
+    h = z.copy()
+    _sigmoid_inplace(h, h.shape[0])
+    assert np.abs(h - exact).max() < 3e-7
+    assert h.min() == 0.0 and h.max() == 1.0  # never outside [0, 1]
+    assert np.diff(h).min() > -4e-7  # monotone up to a few float32 ulps
+    for v in (-50.0, -3.3, 0.0, 0.7, 12.0, 50.0):
+        assert abs(_sigmoid(v) - 1.0 / (1.0 + math.exp(-v))) < 3e-7
+    assert _sigmoid(0.0) == 0.5
+
+
+def _positions():
+    out = _game_positions(21, 12)
+    rng = np.random.default_rng(22)
+    for kind in ("bar", "scatter", "bearoff"):
+        out += [_random_position(rng, kind) for _ in range(60)]
+    return [np.asarray(p, dtype=np.int8) for p in out]
+
+
+def test_table_forward_equals_dense_forward():
+    net = load_weights("bgtui-0.npz")[0][0]
+    w1, b1, w2, b2 = net
+    tab = make_tables(net)
+    x = np.zeros(NUM_INPUTS, dtype=np.float32)
+    sw = np.zeros(26, dtype=np.int8)
+    feats = np.zeros(2 * NUM_FEATURES, dtype=np.float32)
+    h = np.zeros(b1.shape[0], dtype=np.float32)
+    hd = np.zeros_like(h)
+    o_dense = np.zeros(5, dtype=np.float32)
+    o_tab = np.zeros(5, dtype=np.float32)
+    for pos in _positions():
+        _fill_inputs(pos, sw, x)
+        _forward(x, w1, b1, w2, b2, hd, o_dense)
+        _fill_features(pos, sw, feats)
+        _preact_tables(pos, tab, w1, b1, feats, h)
+        _finish(h, w2, b2, o_tab)
+        assert np.abs(o_dense - o_tab).max() < 2e-5, board_ascii(pos)
+
+
+def test_child_preactivation_from_the_parent_equals_a_fresh_one():
+    net = load_weights("bgtui-0.npz")[0][0]
+    w1, b1, w2, b2 = net
+    tab = make_tables(net)
+    sw = np.zeros(26, dtype=np.int8)
+    fp = np.zeros(2 * NUM_FEATURES, dtype=np.float32)
+    fc = np.zeros_like(fp)
+    hp = np.zeros(b1.shape[0], dtype=np.float32)
+    hc = np.zeros_like(hp)
+    hf = np.zeros_like(hp)
+    rng = np.random.default_rng(5)
+    n = 0
+    for pos in _positions()[::3]:
+        if not (pos < 0).any():
+            continue
+        d1, d2 = (int(v) for v in rng.integers(1, 7, size=2))
+        parent = (-pos[::-1]).astype(np.int8)  # the opponent's view before the play
+        _fill_features(parent, sw, fp)
+        _preact_tables(parent, tab, w1, b1, fp, hp)
+        children, _ = generate_plays(pos, d1, d2)
+        for c in children:
+            if not (c > 0).any():
+                continue  # the play bears off the last checker
+            child = (-np.asarray(c)[::-1]).astype(np.int8)
+            _fill_features(child, sw, fc)
+            _preact_child(child, parent, hp, tab, w1, fc, fp, hc)
+            _preact_tables(child, tab, w1, b1, fc, hf)
+            assert np.abs(hc - hf).max() < 1e-4, board_ascii(child)
+            n += 1
+    assert n > 1000
