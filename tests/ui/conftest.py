@@ -28,9 +28,11 @@ def make_app(tmp_path):
         kw.setdefault("unicode", True)
         if isinstance(state, str):
             state = parse_position(state)
-        return BgTuiApp(analyzer or fake(), state, theme,
-                        config_path=tmp_path / "config" / "tui.toml",
-                        data_path=tmp_path / "data", **kw)
+        app = BgTuiApp(analyzer or fake(), state, theme,
+                       config_path=tmp_path / "config" / "tui.toml",
+                       data_path=tmp_path / "data", **kw)
+        app.animation_level = "none"  # no tab-underline or scroll animations to wait for
+        return app
     return make
 
 

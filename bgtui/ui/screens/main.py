@@ -17,7 +17,7 @@ from typing import Optional
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, ProgressBar, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState, get_current_worker
@@ -160,7 +160,8 @@ class MainScreen(Screen):
                 with TabPane("Settings", id="tab-settings"):
                     yield RolloutForm(self.rollout_settings or PRESETS[self.preset], id="form")
                 with TabPane("Cube", id="tab-cube"):
-                    yield CubePanel(id="cube")
+                    with VerticalScroll(id="cube-scroll"):  # taller than the pane at 80x24
+                        yield CubePanel(id="cube")
         yield Static("", id="status")
         yield Footer()
 
@@ -176,7 +177,22 @@ class MainScreen(Screen):
         self._layout(event.size.width)
 
     def _layout(self, width: int) -> None:
-        self.set_class(width < NARROW, "-narrow")
+        narrow = width < NARROW
+        changed = narrow != self.has_class("-narrow")
+        self.set_class(narrow, "-narrow")
+        if changed:
+            self.update_status()
+        # in 80 columns the keys need the room of the "^p palette" hint (ctrl+p still works)
+        self.query_one(Footer).show_command_palette = width >= NARROW
+
+    @on(TabbedContent.TabActivated)
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        """The keys of the tab shown (arrows, page up/down) go to its table or pane; the
+        rollout-settings form is entered with g, so its inputs never swallow command keys."""
+        target = {"tab-moves": PlaysTable, "tab-rollout": ResultsTable,
+                  "tab-cube": "#cube-scroll"}.get(event.pane.id or "")
+        if target is not None:
+            self.query_one(target).focus()
 
     def apply_board_style(self) -> None:
         self.unicode = self.app.unicode
@@ -566,7 +582,10 @@ class MainScreen(Screen):
         s = self.last_snapshot
         if self.rollout_running and s is not None:
             parts.append(f"rollout {s.trials_done}/{s.trials_total}")
-        self.query_one("#status", Static).update(" | ".join(parts))
+        text = " | ".join(parts)
+        if self.has_class("-narrow") and len(text) + 24 <= app.size.width - 2:
+            text += " | ? help, ^p commands"  # the Footer has no room for them in 80 columns
+        self.query_one("#status", Static).update(text)
 
     # -- play mode ---------------------------------------------------------------------------
     def action_play(self) -> None:
