@@ -162,17 +162,19 @@ def _best_child(pos, n, out_pos, ev, ews, best5):
     """The 0-ply best of the ``n`` plays ``out_pos`` from ``pos``; returns its index and puts its
     probabilities (mover's view after the play) into ``best5``.
 
-    With first-layer tables the children of a contact position are evaluated incrementally:
+    With first-layer tables the children are evaluated incrementally:
     each child's pre-activation is the parent's (the position before the play, seen by the
     opponent) plus the table rows of the few points the play changed
-    (``nn._preact_child``); other children go through :func:`_evaluate_after`.
+    (``nn._preact_child``); children that leave contact for a race, end the game or reach a
+    bear-off database go through :func:`_evaluate_after`.
     """
     best = 0
     beste = -1e9
     t = ews[6]
-    tab = ev[4][0]
-    inc = tab.shape[0] > 0 and n > 1 and not is_race(pos)
-    net = ev[0]
+    race = is_race(pos)  # then every child is a race too
+    tab = ev[4][1] if race else ev[4][0]
+    net = ev[1] if race else ev[0]
+    inc = tab.shape[0] > 0 and n > 1
     psw = ews[10]
     if inc:
         for i in range(26):
@@ -181,7 +183,7 @@ def _best_child(pos, n, out_pos, ev, ews, best5):
         _preact_tables(psw, tab, net[0], net[1], ews[8], ews[9])
     for i in range(n):
         child = out_pos[i]
-        if inc and game_result(child) == 0 and not is_race(child):
+        if inc and game_result(child) == 0 and (race or not is_race(child)):
             sw = ews[5]
             for k in range(26):
                 sw[k] = -child[25 - k]

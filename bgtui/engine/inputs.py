@@ -56,6 +56,9 @@ def _roll_bits():
 
 
 _DIRECT_ROLLS, _ROLL_WEIGHT = _roll_bits()
+#: ``_DOUBLE_STEPS[d, dd]``: k when the double dd-dd covers distance d in k = 2..4 steps, else 0
+_DOUBLE_STEPS = np.array([[d // dd if dd and d % dd == 0 and 2 <= d // dd <= 4 else 0
+                           for dd in range(7)] for d in range(25)], dtype=np.int64)
 
 
 @kernel
@@ -80,6 +83,12 @@ def _shots(pos):
             if first == 25:
                 first = i
             last = i
+    return _shots_at(pos, first, last)
+
+
+@kernel
+def _shots_at(pos, first, last):
+    """:func:`_shots` given the player's first and last blot (``last == 0``: no blot)."""
     if last == 0:
         return 0.0
     on_bar = pos[0] < 0
@@ -110,8 +119,8 @@ def _shots(pos):
                     mask |= np.int64(1) << (6 * (d1 - 1) + d2 - 1)
             # doubles: k steps of dd, every landing before the last open
             for dd in range(1, 7):
-                k = d // dd
-                if k < 2 or k > 4 or k * dd != d:
+                k = _DOUBLE_STEPS[d, dd]
+                if k == 0:
                     continue
                 ok = True
                 for t in range(1, k):
@@ -208,75 +217,67 @@ def _fill_side(pos, out, base, opp_pips, race):
 @kernel
 def _side_features(pos, out, f, opp_pips, race):
     """The ``NUM_FEATURES`` hand-crafted features of the side on roll in ``pos`` into
-    ``out[f : f + NUM_FEATURES]``."""
-    pips = 25 * pos[25]
-    mine = pos[25]
+    ``out[f : f + NUM_FEATURES]`` (one pass over the points, then escapes and shots)."""
+    bar = pos[25]
+    mine = bar
+    pips = 25 * bar
+    back = bar  # on the bar or in the opponent's home board
+    anchors = 0
+    home = 0
+    best = 0
+    run = 0
+    blots = 0
+    first_blot = 25
+    last_blot = 0
+    outfield = 0
+    stack = 0
+    rear = 25 if bar > 0 else 0
     for i in range(1, 25):
         n = pos[i]
         if n > 0:
             mine += n
             pips += n * i
-    bar = pos[25]
+            if bar == 0:
+                rear = i
+            if n > 3:
+                stack += n - 3
+            if n >= 2:
+                run += 1
+                if run > best:
+                    best = run
+                if i <= 6:
+                    home += 1
+                elif i >= 19:
+                    anchors += 1
+            else:
+                run = 0
+                blots += 1
+                if first_blot == 25:
+                    first_blot = i
+                last_blot = i
+            if i >= 19:
+                back += n
+            elif 7 <= i <= 18:
+                outfield += n
+        else:
+            run = 0
     off = 15 - mine
     out[f + 0] = pips / 100.0
     out[f + 1] = (opp_pips - pips) / 50.0
     if race:
         for k in range(2, NUM_FEATURES):
             out[f + k] = 0.0
-        stack = 0
-        for i in range(1, 25):
-            if pos[i] > 3:
-                stack += pos[i] - 3
         out[f + 11] = stack / 10.0
         out[f + 12] = (off / 15.0) ** 2
         return
-    back = bar
-    anchors = 0
-    for i in range(19, 25):
-        if pos[i] > 0:
-            back += pos[i]
-        if pos[i] >= 2:
-            anchors += 1
     out[f + 2] = back / 5.0
     out[f + 3] = anchors / 2.0
-    rear = 0
-    for i in range(25, 0, -1):
-        if pos[i] > 0:
-            rear = i
-            break
-    if rear > 0:
-        esc = _escapes(pos, rear)
-    else:
-        esc = 36.0
+    esc = _escapes(pos, rear) if rear > 0 else 36.0
     out[f + 4] = esc / 36.0
     out[f + 5] = (1.0 - esc / 36.0) * (rear / 24.0)
-    home = 0
-    for i in range(1, 7):
-        if pos[i] >= 2:
-            home += 1
     out[f + 6] = home / 6.0
-    best = 0
-    run = 0
-    for i in range(1, 25):
-        if pos[i] >= 2:
-            run += 1
-            if run > best:
-                best = run
-        else:
-            run = 0
     out[f + 7] = best / 6.0
-    out[f + 8] = _shots(pos) / 36.0
-    blots = 0
-    outfield = 0
-    stack = 0
-    for i in range(1, 25):
-        n = pos[i]
-        if n == 1:
-            blots += 1
-        if n > 0 and 7 <= i <= 18:
-            outfield += n
-        if n > 3:
-            stack += n - 3
+    out[f + 8] = _shots_at(pos, first_blot, last_blot) / 36.0
     out[f + 9] = blots / 4.0
     out[f + 10] = outfield / 15.0
     out[f + 11] = stack / 10.0

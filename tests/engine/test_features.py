@@ -46,3 +46,30 @@ def test_shots_hand_counted():
     pos[0] = -2
     pos[12] = -13
     assert _shots(pos) == 11
+
+
+def test_feature_inputs_match_the_point_by_point_reference():
+    from bgtui.engine.inputs import NUM_FEATURES, NUM_INPUTS, PER_SIDE, RAW_PER_SIDE, _fill_inputs
+    from bgtui.engine.position import is_race, pip_counts
+    from tests.reference.slow_features import side_features_reference
+
+    positions = _game_positions(13, 10)
+    rng = np.random.default_rng(14)
+    for kind in ("bar", "scatter", "bearoff"):
+        positions += [_random_position(rng, kind) for _ in range(100)]
+    x = np.zeros(NUM_INPUTS, dtype=np.float32)
+    sw = np.zeros(26, dtype=np.int8)
+    for pos in positions:
+        pos = np.asarray(pos, dtype=np.int8)
+        _fill_inputs(pos, sw, x)
+        ref = np.zeros(NUM_INPUTS, dtype=np.float32)
+        mine, theirs = pip_counts(pos)
+        race = is_race(pos)
+        me = [int(v) for v in pos]
+        them = [-v for v in reversed(me)]
+        side_features_reference(me, ref, RAW_PER_SIDE, int(theirs), race)
+        side_features_reference(them, ref, PER_SIDE + RAW_PER_SIDE, int(mine), race)
+        for base in (RAW_PER_SIDE, PER_SIDE + RAW_PER_SIDE):
+            got = x[base:base + NUM_FEATURES]
+            want = ref[base:base + NUM_FEATURES]
+            assert np.array_equal(got, want), f"{got} != {want}\n{board_ascii(pos)}"

@@ -56,3 +56,129 @@ def shots_reference(pos):
             if hit:
                 total += w
     return total
+
+
+def escapes_reference(pos, b):
+    """Rolls (of 36) on which a player checker on point ``b`` can pass the opponent's last
+    blocking point (two or more opponent checkers) among the 12 points in front of it."""
+    last = 0
+    for k in range(max(1, b - 12), b):
+        if pos[k] <= -2:
+            last = k
+            break
+    if last == 0:
+        return 36.0
+    need = b - last  # must move more than this many pips
+    total = 0.0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            w = 1.0 if d1 == d2 else 2.0
+            ok = False
+            if d1 == d2:
+                loc = b
+                for k in range(4):
+                    loc -= d1
+                    if loc < 1:
+                        break
+                    if pos[loc] <= -2:
+                        break
+                    if b - loc > need:
+                        ok = True
+                        break
+            else:
+                for first in range(2):
+                    da = d1 if first == 0 else d2
+                    db = d2 if first == 0 else d1
+                    a = b - da
+                    if a < 1:
+                        continue
+                    if pos[a] <= -2:
+                        continue
+                    if da > need:
+                        ok = True
+                        break
+                    c = a - db
+                    if c >= 1 and pos[c] > -2 and da + db > need:
+                        ok = True
+                        break
+            if ok:
+                total += w
+    return total
+
+
+def side_features_reference(pos, out, f, opp_pips, race):
+    """The ``14`` hand-crafted features of the side on roll in ``pos`` into
+    ``out[f : f + 14]``."""
+    pips = 25 * pos[25]
+    mine = pos[25]
+    for i in range(1, 25):
+        n = pos[i]
+        if n > 0:
+            mine += n
+            pips += n * i
+    bar = pos[25]
+    off = 15 - mine
+    out[f + 0] = pips / 100.0
+    out[f + 1] = (opp_pips - pips) / 50.0
+    if race:
+        for k in range(2, 14):
+            out[f + k] = 0.0
+        stack = 0
+        for i in range(1, 25):
+            if pos[i] > 3:
+                stack += pos[i] - 3
+        out[f + 11] = stack / 10.0
+        out[f + 12] = (off / 15.0) ** 2
+        return
+    back = bar
+    anchors = 0
+    for i in range(19, 25):
+        if pos[i] > 0:
+            back += pos[i]
+        if pos[i] >= 2:
+            anchors += 1
+    out[f + 2] = back / 5.0
+    out[f + 3] = anchors / 2.0
+    rear = 0
+    for i in range(25, 0, -1):
+        if pos[i] > 0:
+            rear = i
+            break
+    if rear > 0:
+        esc = escapes_reference(pos, rear)
+    else:
+        esc = 36.0
+    out[f + 4] = esc / 36.0
+    out[f + 5] = (1.0 - esc / 36.0) * (rear / 24.0)
+    home = 0
+    for i in range(1, 7):
+        if pos[i] >= 2:
+            home += 1
+    out[f + 6] = home / 6.0
+    best = 0
+    run = 0
+    for i in range(1, 25):
+        if pos[i] >= 2:
+            run += 1
+            if run > best:
+                best = run
+        else:
+            run = 0
+    out[f + 7] = best / 6.0
+    out[f + 8] = shots_reference(pos) / 36.0
+    blots = 0
+    outfield = 0
+    stack = 0
+    for i in range(1, 25):
+        n = pos[i]
+        if n == 1:
+            blots += 1
+        if n > 0 and 7 <= i <= 18:
+            outfield += n
+        if n > 3:
+            stack += n - 3
+    out[f + 9] = blots / 4.0
+    out[f + 10] = outfield / 15.0
+    out[f + 11] = stack / 10.0
+    out[f + 12] = (off / 15.0) ** 2
+    out[f + 13] = 1.0 if bar > 0 else 0.0
