@@ -1,24 +1,59 @@
-"""Snapshots of the main screen at 80x24 and 120x40 in every shipped theme (fake engine)."""
+"""Snapshots (fake engine, fixed theme and size): the main screen with an evaluated position at
+80x24 and 120x40 in every shipped theme; the board editor and play mode at 120x40.
+
+Regenerate with ``python3 -m pytest tests/ui/test_snapshots.py --snapshot-update`` and look at
+the pictures before committing them. Nothing on these screens depends on time, paths or chance:
+the fake's numbers are hashes of the position, play mode's dice come from a fixed seed.
+"""
 
 import pytest
 
-from bgtui.analysis.fake import FakeAnalyzer
-from bgtui.analysis.formats import parse_position
-from bgtui.ui.app import BgTuiApp
-
-STATE = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"
+from ui_helpers import XGID_31, evaluated, ready, wait_for
 
 
-async def _evaluated(pilot):
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.press("e")
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+async def _evaluated_and_marked(pilot):
+    await ready(pilot.app, pilot)
+    await evaluated(pilot)
+    await pilot.press("down", "space", "up")  # mark the second play, cursor on the best
 
 
-@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 @pytest.mark.parametrize("theme", ["bgtui-dark", "bgtui-light", "bgtui-16"])
-def test_main_screen(snap_compare, size, theme):
-    app = BgTuiApp(FakeAnalyzer(), parse_position(STATE), theme)
-    assert snap_compare(app, terminal_size=size, run_before=_evaluated)
+def test_main_screen(snap_compare, make_app, size, theme):
+    app = make_app(state=XGID_31, theme=theme)
+    assert snap_compare(app, terminal_size=size, run_before=_evaluated_and_marked)
+
+
+async def _editing(pilot):
+    app = pilot.app
+    await pilot.press("b")
+    await wait_for(pilot, lambda: type(app.screen).__name__ == "EditorScreen", what="editor")
+    # cursor to the 5 point, one more checker there; the cube to 2, owned by the opponent
+    await pilot.press(*["left"] * 4, "p", "c")
+
+
+def test_board_editor(snap_compare, make_app):
+    app = make_app(state=XGID_31)
+    assert snap_compare(app, terminal_size=(120, 40), run_before=_editing)
+
+
+async def _playing(pilot):
+    from bgtui.ui.game import MoneyGame
+
+    app = pilot.app
+    await ready(app, pilot)
+    # a fixed seed whose opening roll goes to the human
+    seed = next(s for s in range(1, 100) if MoneyGame(s).start()[0] > MoneyGame(s).start()[1])
+    app.remember(play_seed=seed)
+    await pilot.press("P")
+    await wait_for(pilot, lambda: type(app.screen).__name__ == "PlayScreen", what="play mode")
+    ps = app.screen
+    moves = ps.query_one("#play-moves")
+    await wait_for(pilot, lambda: ps.game.phase == "human_move" and moves.option_count,
+                   what="plays listed")
+    await pilot.press("h")  # a hint in the log
+
+
+def test_play_screen(snap_compare, make_app):
+    app = make_app()
+    assert snap_compare(app, terminal_size=(120, 40), run_before=_playing)

@@ -71,13 +71,13 @@ class EditorScreen(Screen):
                 tooltip="Next cube value (1, 2, 4 ... 64)"),
         Binding("w", "cube_owner", "Owner", id="editor.cube_owner",
                 tooltip="Cube owner: centred, player on roll, opponent"),
-        Binding("s", "swap", "Swap sides", id="editor.swap",
+        Binding("s", "swap", "Swap", id="editor.swap",
                 tooltip="The other side is on roll (the board turns round, dice cleared)"),
         Binding("j", "toggle('jacoby')", "Jacoby", id="editor.jacoby", show=False,
                 tooltip="Money play: Jacoby rule on/off"),
         Binding("b", "toggle('beavers')", "Beavers", id="editor.beavers", show=False,
                 tooltip="Money play: beavers allowed on/off"),
-        Binding("n", "opening", "Opening", id="editor.opening",
+        Binding("n", "opening", "Opening", id="editor.opening", show=False,
                 tooltip="Reset to the opening position"),
         Binding("e", "empty", "Empty", id="editor.empty", show=False,
                 tooltip="Take every checker off the board"),
@@ -102,7 +102,7 @@ class EditorScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static("Board editor: arrows move the cursor; p/o add ●/○, backspace removes; "
-                     "enter accepts, escape cancels.", id="editor-title")
+                     "n opening, e empty; enter accepts, escape cancels.", id="editor-title")
         with Horizontal(id="editor-body"):
             yield BoardView(id="editor-board")
             yield Static(id="editor-info")
