@@ -203,6 +203,8 @@ class MainScreen(Screen):
 
     # -- bindings ----------------------------------------------------------------------------
     def check_action(self, action: str, parameters) -> Optional[bool]:
+        if action in ("resume", "extend") and self.resume_token is None:
+            return False  # hidden, also while the engine warms up (they crowded the Footer)
         if action in ENGINE_ACTIONS and not self.app.engine_ready:
             return None
         if action == "stop":
