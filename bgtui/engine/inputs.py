@@ -41,21 +41,20 @@ NUM_INPUTS = 2 * PER_SIDE
 INPUT_VERSION = 1
 
 
-def _roll_bits():
-    """``direct[d]``: the rolls (bit ``6 * (d1 - 1) + d2 - 1``, d1 <= d2) that contain a die d;
-    ``weight[bit]``: how many of the 36 ordered rolls each bit stands for (2, or 1 for doubles)."""
+def _direct_rolls():
+    """``direct[d]``: the rolls (bit ``6 * (d1 - 1) + d2 - 1``, d1 <= d2) that contain a die d."""
     direct = np.zeros(7, dtype=np.int64)
-    weight = np.zeros(36, dtype=np.float64)
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
             bit = 6 * (d1 - 1) + d2 - 1
-            weight[bit] = 1.0 if d1 == d2 else 2.0
             direct[d1] |= np.int64(1) << bit
             direct[d2] |= np.int64(1) << bit
-    return direct, weight
+    return direct
 
 
-_DIRECT_ROLLS, _ROLL_WEIGHT = _roll_bits()
+_DIRECT_ROLLS = _direct_rolls()
+_DOUBLES = np.int64(sum(1 << (7 * d) for d in range(6)))
+_NON_DOUBLES = np.int64(sum(1 << (6 * (a - 1) + b - 1) for a in range(1, 7) for b in range(a + 1, 7)))
 #: ``_DOUBLE_STEPS[d, dd]``: k when the double dd-dd covers distance d in k = 2..4 steps, else 0
 _DOUBLE_STEPS = np.array([[d // dd if dd and d % dd == 0 and 2 <= d // dd <= 4 else 0
                            for dd in range(7)] for d in range(25)], dtype=np.int64)
@@ -129,11 +128,17 @@ def _shots_at(pos, first, last):
                         break
                 if ok:
                     mask |= np.int64(1) << (7 * (dd - 1))
-    total = 0.0
-    for bit in range(36):
-        if (mask >> bit) & 1:
-            total += _ROLL_WEIGHT[bit]
-    return total
+    # each non-double bit stands for two of the 36 rolls, each double bit for one
+    return float(2 * _popcount(mask & _NON_DOUBLES) + _popcount(mask & _DOUBLES))
+
+
+@kernel
+def _popcount(x):
+    """Number of set bits of a non-negative int64 below 2**62 (SWAR)."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return ((x * 0x0101010101010101) >> 56) & 0xFF
 
 
 @kernel
