@@ -58,7 +58,27 @@ class Analyzer:
         ev = self.ev
         from bgtui.engine.warmup import compile_all
 
-        compile_all(ev, progress)
+        compile_all(ev, lambda stage, f: progress(stage, 0.6 * f) if progress else None)
+        # then the services themselves on a tiny case, so that every kernel they reach (with
+        # the argument types they pass) is compiled or loaded now, not at the first key press
+        from bgtui.analysis.formats import parse_position
+        from bgtui.analysis.models import RolloutSettings
+
+        state = replace(parse_position("4HPwATDgc/ABMA"), dice=(3, 1))
+        quick = RolloutSettings(trials=1, workers=1, truncate=2, seed=1)
+        stages = [
+            ("ranking plays", lambda: self.rank_plays(state, (3, 1), 1)),
+            ("cube action", lambda: self.cube(state, 1)),
+            ("play rollouts", lambda: list(self.iter_rollout(state, quick, top=2))),
+            ("cube rollouts", lambda: list(self.iter_cube_rollout(
+                state, replace(quick, trials=2, truncate=1, live_cube=True)))),
+            ("full-game rollouts", lambda: list(self.iter_rollout(
+                state, replace(quick, truncate=0, cubeful=True, variance_reduction=False)))),
+        ]
+        for i, (name, fn) in enumerate(stages):
+            if progress:
+                progress(name, 0.6 + 0.4 * i / len(stages))
+            fn()
 
     # -- evaluation --------------------------------------------------------------------------
     def probabilities(self, board: np.ndarray, ply: int = 0) -> np.ndarray:
