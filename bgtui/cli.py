@@ -162,6 +162,8 @@ def cmd_cube(args, query: list[str], an):
     if len(query) != 1:
         raise UserError("cube takes one POSITION")
     state = _parse_state(query[0])
+    if args.zehr and not (args.rollout and args.live):
+        raise UserError("--zehr splits live-cube rollouts: use it with --rollout --live")
     if args.rollout:
         settings = _rollout_settings(args)
         settings = replace(settings, live_cube=args.live, cubeful=not args.live)
@@ -233,7 +235,7 @@ def _rollout_settings(args):
             one_sided_truncation=args.one_sided, initial_position=args.initial_position,
             cubeful=args.cubeful, settlement_limit=args.settlement, gammon_play_on=args.play_on,
             stop_se=args.stop_se, time_limit=args.time_limit, prune_sigma=args.prune_sigma,
-            workers=args.workers,
+            workers=args.workers, zehr_split=getattr(args, "zehr", False),
         )
     except (TypeError, ValueError) as exc:
         raise UserError(str(exc)) from None
@@ -475,6 +477,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--live", action="store_true",
                    help="with --rollout: roll out no double and double/take on identical dice, "
                         "both players using the cube inside the trials")
+    p.add_argument("--zehr", action="store_true",
+                   help="with --rollout --live: Zehr split (seed 002): after a take, play two games "
+                        "at the undoubled cube instead of one at the doubled cube (at most "
+                        "8 games a trial); same expectation, smaller standard error")
     _add_rollout_options(p, checker_ply=False)
     _add_common(p)
     p.set_defaults(func=cmd_cube, needs_engine=True)

@@ -67,6 +67,9 @@ NUM_OUT = 12
 PAIRED = (O_CUBELESS, O_CENTRED, O_OWNED, O_OPP_OWNED, O_LIVE)
 
 MAX_TURNS = 2000  # safety bound: backgammon games always end, but be defensive
+#: Zehr split (seed 002): at most this many extra lines per trial, so a trial costs at most
+#: (1 + MAX_SPLITS) games however often the cube is taken
+MAX_SPLITS = 7
 
 
 def make_permutations(seed: int) -> np.ndarray:
@@ -77,7 +80,7 @@ def make_permutations(seed: int) -> np.ndarray:
 
 def make_rollout_workspace(hidden: int = 512):
     """(mws, ews, lws, play_pos, play_moves, cur, nxt, t5, best5, luck, tmpa, scratch5, cube5,
-    play_equities, play_flags)."""
+    play_equities, play_flags, split_pos, split_state, line_cur, line_nxt)."""
     return (
         make_workspace(),
         make_eval_workspace(hidden),
@@ -94,6 +97,10 @@ def make_rollout_workspace(hidden: int = 512):
         np.zeros(5, dtype=np.float32),
         np.zeros(MAX_PLAYS, dtype=np.float64),
         np.zeros(MAX_PLAYS, dtype=np.int8),
+        np.zeros((MAX_SPLITS, POSITION_SIZE), dtype=np.int8),
+        np.zeros((MAX_SPLITS, 4), dtype=np.float64),
+        np.zeros(POSITION_SIZE, dtype=np.int8),
+        np.zeros(POSITION_SIZE, dtype=np.int8),
     )
 
 
@@ -198,6 +205,132 @@ def _choose(pos, d1, d2, ply, ev, ws, best5):
 
 
 @kernel
+def _push_split(ws, q, pos, side, turn, owner, cube_v):
+    """Record a Zehr split: the line from ``pos`` (``side`` on roll, about to roll at ``turn``)
+    with the taker ``owner`` of an undoubled ``cube_v``."""
+    for i in range(26):
+        ws[15][q, i] = pos[i]
+    ws[16][q, 0] = side
+    ws[16][q, 1] = turn
+    ws[16][q, 2] = owner
+    ws[16][q, 3] = cube_v
+
+
+@kernel
+def _live_end(cur, side, final_kind, result, owner, cube_v, jacoby, ev, ews, tmp5):
+    """Points of a finished live-cube line (root view): the game's result on the cube, or, when
+    truncated, the Janowski cubeful equity of the final position with the current cube."""
+    if final_kind == 1:
+        pts = 1.0 if (jacoby and owner == C_CENTRED) else result
+        # the line ended with the player who moved last winning; ``side`` is that mover
+        return cube_v * pts if side == 0 else -cube_v * pts
+    _evaluate0(cur, ev, ews, tmp5)
+    x = cube_efficiency(cur)
+    if owner == C_CENTRED:
+        k = CUBE_CENTRED
+    elif (owner == C_ROOT_OWNS) == (side == 0):
+        k = CUBE_OWNED
+    else:
+        k = CUBE_OPP_OWNED
+    v = cube_v * cubeful_equity(tmp5, x, k, jacoby and owner == C_CENTRED)
+    return v if side == 0 else -v
+
+
+@kernel
+def _live_line(ws, q, n_split, seq, st, perms, seed, ev):
+    """Play Zehr split ``q`` of the current trial to its end, live cube only; returns (points
+    from the root's view minus its variance-reduction luck, the new split count).
+
+    Its dice are pseudo-random from (rollout seed, split number, dice sequence, turn), so the
+    trial stays a pure function of its index. Cube handling, truncation, bear-off database
+    truncation and variance reduction are those of the main line (:func:`_rollout_trial`).
+    """
+    ews = ws[1]
+    t5, best5, tmpa, tmpb = ws[7], ws[8], ws[10], ws[12]
+    cur, nxt = ws[17], ws[18]
+    for i in range(26):
+        cur[i] = ws[15][q, i]
+    side = np.int64(ws[16][q, 0])
+    turn = np.int64(ws[16][q, 1])
+    owner = np.int64(ws[16][q, 2])
+    cube_v = ws[16][q, 3]
+    truncate = np.int64(st[S_TRUNCATE])
+    vr = st[S_VR] != 0.0
+    jacoby = st[S_JACOBY] != 0.0
+    branch_seed = np.int64(_mix(seed, 0x2E4E + q, 0x7E11) % np.uint64(2**62))
+    _evaluate0(cur, ev, ews, tmpb)
+    lk = 0.0
+    final_kind = 2
+    result = 0
+    while True:
+        if (truncate > 0 and turn >= truncate) or turn >= MAX_TURNS:
+            break
+        if (st[S_BEAROFF] != 0.0 or st[S_ONE_SIDED] != 0.0) and is_bearoff(cur):
+            if st[S_BEAROFF] != 0.0 and ev[2].shape[0] > 0 and is_two_sided(cur):
+                break
+            if st[S_ONE_SIDED] != 0.0 and ev[3].shape[0] > 0:
+                break
+        access = owner == C_CENTRED or (owner == C_ROOT_OWNS and side == 0) or (
+            owner == C_OPP_OWNS and side == 1)
+        if access:  # (never at the split itself: the taker owns the cube there)
+            x = cube_efficiency(cur)
+            nd = cubeful_equity(tmpb, x, CUBE_CENTRED if owner == C_CENTRED else CUBE_OWNED,
+                                jacoby and owner == C_CENTRED)
+            dt = 2.0 * cubeful_equity(tmpb, x, CUBE_OPP_OWNED, False)
+            if min(dt, 1.0) > nd:
+                if dt >= 1.0:  # pass
+                    v = cube_v if side == 0 else -cube_v
+                    return v - lk, n_split
+                owner = C_OPP_OWNS if side == 0 else C_ROOT_OWNS
+                if n_split < MAX_SPLITS:
+                    _push_split(ws, n_split, cur, side, turn, owner, cube_v)
+                    n_split += 1
+                else:
+                    cube_v *= 2.0
+        ply = np.int64(st[S_PLY])
+        if st[S_LATE_AFTER] >= 0 and turn >= st[S_LATE_AFTER]:
+            ply = np.int64(st[S_LATE_PLY])
+        r = np.int64(_mix(branch_seed, seq + 0x51, turn) % np.uint64(36))
+        a1 = r // 6 + 1
+        a2 = r % 6 + 1
+        if a1 < a2:
+            a1, a2 = a2, a1
+        if vr:
+            avg = 0.0
+            for d1 in range(1, 7):
+                for d2 in range(1, d1 + 1):
+                    w = 1.0 if d1 == d2 else 2.0
+                    b = _choose(cur, d1, d2, ply, ev, ws, best5)
+                    avg += w * equity(best5)
+                    if d1 == a1 and d2 == a2:
+                        for k in range(5):
+                            t5[k] = best5[k]
+                        for i in range(26):
+                            nxt[i] = ws[3][b, i]
+            mover_luck = equity(t5) - avg / 36.0
+            lk += cube_v * (mover_luck if side == 0 else -mover_luck)
+        else:
+            b = _choose(cur, a1, a2, ply, ev, ws, t5)
+            for i in range(26):
+                nxt[i] = ws[3][b, i]
+        res = game_result(nxt)
+        turn += 1
+        if res > 0:
+            final_kind = 1
+            result = res
+            break
+        for i in range(26):
+            cur[i] = -nxt[25 - i]
+        if ply == 0:
+            _flip_into(t5, tmpb)
+        else:
+            _evaluate0(cur, ev, ews, tmpb)
+        side = 1 - side
+    v = _live_end(cur, side, final_kind, result, owner, cube_v, jacoby, ev, ews, tmpb)
+    return v - lk, n_split
+
+
+@kernel
 def _rollout_trial(root, cube, seq, st, perms, seed, ev, ws, out):
     """Play one trial from ``root`` (player on roll about to roll) with dice sequence ``seq``;
     fill ``out`` (float64[NUM_OUT]) from the root player's view.
@@ -239,6 +372,8 @@ def _rollout_trial(root, cube, seq, st, perms, seed, ev, ws, out):
     live_done = False
     live_val = 0.0
     live_luck = 0.0
+    zehr = live and st[S_ZEHR] != 0.0
+    n_split = 0
     need_probs = cubeful or live
     # value of the position before the roll, on-roll view (needed for cube decisions)
     if need_probs:
@@ -296,8 +431,12 @@ def _rollout_trial(root, cube, seq, st, perms, seed, ev, ws, out):
                         live_done = True
                         live_val = cube_v if side == 0 else -cube_v
                     else:  # take: the cube doubles and the taker owns it
-                        cube_v *= 2.0
                         owner = C_OPP_OWNS if side == 0 else C_ROOT_OWNS
+                        if zehr and n_split < MAX_SPLITS:
+                            _push_split(ws, n_split, cur, side, turn, owner, cube_v)
+                            n_split += 1
+                        else:
+                            cube_v *= 2.0
         ply = np.int64(st[S_PLY])
         if st[S_LATE_AFTER] >= 0 and turn >= st[S_LATE_AFTER]:
             ply = np.int64(st[S_LATE_PLY])
@@ -397,20 +536,16 @@ def _rollout_trial(root, cube, seq, st, perms, seed, ev, ws, out):
     if live:
         if live_done:
             out[O_LIVE] = live_val - live_luck
-        elif final_kind == 1:
-            pts = 1.0 if (jacoby and owner == C_CENTRED) else result
-            out[O_LIVE] = (cube_v * pts if side == 0 else -cube_v * pts) - live_luck
-        else:  # truncated: Janowski cubeful equity of the final position, current cube
-            _evaluate0(cur, ev, ews, tmpb)
-            x = cube_efficiency(cur)
-            if owner == C_CENTRED:
-                k = CUBE_CENTRED
-            elif (owner == C_ROOT_OWNS) == (side == 0):
-                k = CUBE_OWNED
-            else:
-                k = CUBE_OPP_OWNED
-            v = cube_v * cubeful_equity(tmpb, x, k, jacoby and owner == C_CENTRED)
-            out[O_LIVE] = (v if side == 0 else -v) - live_luck
+        else:
+            out[O_LIVE] = _live_end(cur, side, final_kind, result, owner, cube_v, jacoby, ev,
+                                    ews, tmpb) - live_luck
+        # the other halves of the Zehr splits, each a line of its own at the undoubled cube
+        # (a line may split again while the budget lasts: n_split grows as we go)
+        q = 0
+        while q < n_split:
+            v, n_split = _live_line(ws, q, n_split, seq, st, perms, seed, ev)
+            out[O_LIVE] += v
+            q += 1
     else:
         out[O_LIVE] = 0.0
     if cubeful:
