@@ -352,14 +352,16 @@ def cmd_train(args, query, an=None):
     from bgtui.analysis.training import td_train
 
     if args.method == "td":
-        td_train(args.checkpoint, args.games, hidden=args.hidden, race_hidden=args.race_hidden,
+        td_train(args.checkpoint, args.games, hidden=args.hidden or 128,
+                 race_hidden=args.race_hidden or 64,
                  alpha=args.alpha, seed=args.seed, chunk=args.chunk, save_every=args.save_every)
     else:
         from bgtui.analysis.training import supervised_train
 
         supervised_train(args.checkpoint, args.rounds, positions=args.positions,
                          ply=args.target_ply, epochs=args.epochs, alpha=args.alpha,
-                         seed=args.seed, workers=args.workers)
+                         seed=args.seed, workers=args.workers,
+                         hidden=args.hidden or 0, race_hidden=args.race_hidden or 0)
     return None
 
 
@@ -510,8 +512,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="supervised: ply of the targets (1-3)")
     p.add_argument("--epochs", type=int, default=2, help="supervised: passes per round")
     p.add_argument("--workers", type=int, default=1, help="supervised: threads for the targets")
-    p.add_argument("--hidden", type=int, default=128)
-    p.add_argument("--race-hidden", type=int, default=64)
+    p.add_argument("--hidden", type=int, default=None,
+                   help="contact net hidden units (td: of a new net, default 128; supervised: "
+                        "widen the checkpoint's net to this many)")
+    p.add_argument("--race-hidden", type=int, default=None,
+                   help="race net hidden units (td default 64; supervised: widen)")
     p.add_argument("--alpha", type=float, default=0.1)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--chunk", type=int, default=2000)

@@ -102,19 +102,45 @@ def _targets(ev, positions, ply, workers):
     return out
 
 
+def widen_net(net, hidden: int, seed: int, scale: float = 0.05):
+    """``net`` with ``hidden`` hidden units: the new units get small random input weights and
+    zero output weights, so the widened net computes exactly what the old one did and training
+    then puts the new capacity to use."""
+    w1, b1, w2, b2 = net
+    old = b1.shape[0]
+    if hidden < old:
+        raise ValueError(f"cannot narrow a net from {old} to {hidden} hidden units")
+    if hidden == old:
+        return net
+    rng = np.random.default_rng(seed)
+    extra = hidden - old
+    w1n = np.concatenate([w1, rng.uniform(-scale, scale, (w1.shape[0], extra))], axis=1)
+    b1n = np.concatenate([b1, np.zeros(extra)])
+    w2n = np.concatenate([w2, np.zeros((5, extra))], axis=1)
+    return tuple(np.ascontiguousarray(a, dtype=np.float32) for a in (w1n, b1n, w2n, b2))
+
+
 def supervised_train(checkpoint, rounds: int, positions: int = 50_000, ply: int = 1,
                      epochs: int = 2, alpha: float = 0.02, explore: float = 0.1, seed: int = 7,
-                     workers: int = 1, log=sys.stdout) -> dict:
+                     workers: int = 1, hidden: int = 0, race_hidden: int = 0,
+                     log=sys.stdout) -> dict:
     """Improve the nets in ``checkpoint`` toward their own ``ply``-ply evaluations.
 
     Each round samples ``positions`` positions from 0-ply self-play (with ``explore`` random
     plays for variety), evaluates them at ``ply`` with the current nets, and runs ``epochs``
-    passes of SGD toward those targets; then writes the checkpoint.
+    passes of SGD toward those targets; then writes the checkpoint. ``hidden`` /
+    ``race_hidden`` (when larger than the checkpoint's) first widen the nets (:func:`widen_net`).
     """
     from bgtui.engine.train import _sample_positions, _supervised_epoch
 
     ev, meta = load_weights(checkpoint)
-    ev = with_databases(tuple(tuple(a.copy() for a in net) for net in ev[:2]), True)
+    nets = [tuple(a.copy() for a in net) for net in ev[:2]]
+    for k, h in enumerate((hidden, race_hidden)):
+        if h and h != nets[k][1].shape[0]:
+            nets[k] = widen_net(nets[k], h, seed + k)
+            meta.setdefault("widened", []).append(
+                {"net": k, "hidden": h, "after_rounds": int(meta.get("supervised_rounds", 0))})
+    ev = with_databases(tuple(nets), True)
     rng = make_rng(seed + int(meta.get("supervised_rounds", 0)) * 1000)
     mws = make_workspace()
     ews = make_eval_workspace(hidden_size(ev))
