@@ -1,0 +1,54 @@
+"""The training pipeline: TD self-play checkpoints resume, supervised rounds, widening a net."""
+
+import io
+import json
+
+import numpy as np
+
+from bgtui.analysis.training import supervised_train, td_train, widen_net
+from bgtui.analysis.weights import load_weights, with_databases
+from bgtui.engine.evaluate import evaluate0
+from bgtui.engine.nn import init_net
+from tests.engine.test_movegen_reference import _game_positions
+
+
+def test_td_training_writes_a_checkpoint_and_resumes_where_it_stopped(tmp_path):
+    ck = tmp_path / "td.npz"
+    log = io.StringIO()
+    td_train(ck, 60, hidden=8, race_hidden=4, chunk=30, save_every=30, bearoff=False, log=log)
+    ev, meta = load_weights(ck)
+    assert meta["games_trained"] == 60 and ev[0][1].shape == (8,)
+    lines = [json.loads(x) for x in log.getvalue().splitlines()]
+    assert [x["games"] for x in lines] == [30, 60]
+    # resuming continues the count and the random stream: 60 + 40 games
+    td_train(ck, 100, hidden=8, race_hidden=4, chunk=40, save_every=40, bearoff=False,
+             log=io.StringIO())
+    ev2, meta2 = load_weights(ck)
+    assert meta2["games_trained"] == 100
+    assert meta2["rng_state"] != meta["rng_state"]
+    assert not np.array_equal(ev2[0][0], ev[0][0])  # the weights learned something
+
+
+def test_a_supervised_round_moves_the_net_toward_its_targets(tmp_path):
+    ck = tmp_path / "td.npz"
+    td_train(ck, 30, hidden=8, race_hidden=4, chunk=30, save_every=30, bearoff=False,
+             log=io.StringIO())
+    log = io.StringIO()
+    supervised_train(ck, 2, positions=300, ply=1, epochs=1, alpha=0.05, log=log)
+    ev, meta = load_weights(ck)
+    assert meta["supervised_rounds"] == 2
+    rounds = [json.loads(x) for x in log.getvalue().splitlines()]
+    assert [r["round"] for r in rounds] == [1, 2]
+    assert all(r["contact_mse"] >= 0 and r["positions"] == 300 for r in rounds)
+
+
+def test_widening_a_net_keeps_its_function():
+    nets = (init_net(16, 1, 0.3), init_net(8, 2, 0.3))
+    wide = (widen_net(nets[0], 40, 3), widen_net(nets[1], 8, 4))
+    assert wide[0][0].shape[1] == 40 and wide[1] is nets[1]
+    a = with_databases(nets)
+    b = with_databases(wide)
+    for pos in _game_positions(5, 2)[::7]:
+        pa = evaluate0(np.asarray(pos, dtype=np.int8), a)
+        pb = evaluate0(np.asarray(pos, dtype=np.int8), b)
+        assert np.allclose(pa, pb, atol=1e-6)
