@@ -561,13 +561,10 @@ class MainScreen(Screen):
     def action_zoom(self) -> None:
         self.toggle_class("-zoomed")
 
-    def on_key(self, event) -> None:
-        # escape from the rollout-settings form returns to the plays
-        if event.key == "escape" and self.focused is not None and \
-                self.query_one(RolloutForm) in self.focused.ancestors:
-            event.stop()
-            self.query_one(TabbedContent).active = "tab-moves"
-            self.query_one(PlaysTable).focus()
+    @on(RolloutForm.Left)
+    def _left_form(self, _event) -> None:
+        self.query_one(TabbedContent).active = "tab-moves"
+        self.query_one(PlaysTable).focus()
 
     def update_status(self) -> None:
         app = self.app

@@ -12,6 +12,7 @@ from typing import Optional
 
 from textual import on
 from textual.containers import Horizontal, VerticalScroll
+from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Checkbox, Input, Label, Static
 
@@ -150,6 +151,17 @@ def format_field(spec: FieldSpec, value) -> str:
 
 class RolloutForm(VerticalScroll):
     """Edits a RolloutSettings; posts ``RolloutForm.Changed`` after each valid change."""
+
+    BINDINGS = [
+        Binding("escape", "leave", "Back to plays", id="rollout.leave_form",
+                tooltip="Leave the rollout settings (they are kept) and return to the plays"),
+    ]
+
+    class Left(Message):
+        """The user left the form (escape)."""
+
+    def action_leave(self) -> None:
+        self.post_message(self.Left())
 
     class Changed(Message):
         def __init__(self, settings: Optional[RolloutSettings], error: str) -> None:
