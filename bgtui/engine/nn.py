@@ -10,6 +10,7 @@ import numpy as np
 
 from bgtui.engine._jit import kernel
 from bgtui.engine.inputs import NUM_FEATURES, NUM_INPUTS, PER_SIDE, RAW_PER_SIDE
+from bgtui.engine.position import checkers_off
 
 CONTACT, RACE = 0, 1
 NET_NAMES = ("contact", "race")
@@ -205,20 +206,6 @@ def _add_scaled(h, v, w1, r, nh):
 
 
 @kernel
-def _checkers_off(pos):
-    """(player's, opponent's) borne-off counts."""
-    mine = 0
-    theirs = 0
-    for i in range(26):
-        c = pos[i]
-        if c > 0:
-            mine += c
-        else:
-            theirs -= c
-    return 15 - mine, 15 - theirs
-
-
-@kernel
 def _preact_tables(pos, tab, w1, b1, feats, h):
     """h = the first-layer pre-activation of ``pos`` (player on roll) from the tables and the
     features ``feats`` (float32[2 * NUM_FEATURES], from ``inputs._fill_features``)."""
@@ -227,7 +214,7 @@ def _preact_tables(pos, tab, w1, b1, feats, h):
         h[j] = b1[j]
     for i in range(26):
         _add_rows(h, tab, _slot_row(pos, i), -1, nh)
-    off0, off1 = _checkers_off(pos)
+    off0, off1 = checkers_off(pos)
     if off0 > 0:
         _add_rows(h, tab, _row(0, 0, off0), -1, nh)
     if off1 > 0:
@@ -256,8 +243,8 @@ def _preact_child(pos, parent, parent_h, tab, w1, feats, parent_feats, h):
     for i in range(26):
         if pos[i] != parent[i]:
             _add_rows(h, tab, _slot_row(pos, i), _slot_row(parent, i), nh)
-    off0, off1 = _checkers_off(pos)
-    p0, p1 = _checkers_off(parent)
+    off0, off1 = checkers_off(pos)
+    p0, p1 = checkers_off(parent)
     if off0 != p0:
         _add_rows(h, tab, _row(0, 0, off0) if off0 > 0 else -1, _row(0, 0, p0) if p0 > 0 else -1, nh)
     if off1 != p1:

@@ -205,6 +205,24 @@ def _choose(pos, d1, d2, ply, ev, ws, best5):
 
 
 @kernel
+def _cube_action(cur, probs, owner, side, jacoby):
+    """Live-cube decision of the player on roll (``side``) in ``cur`` with 0-ply ``probs``:
+    0 no double (or no access to the cube), 1 double and take, 2 double and pass
+    (Janowski model with the position's cube efficiency)."""
+    access = owner == C_CENTRED or (owner == C_ROOT_OWNS and side == 0) or (
+        owner == C_OPP_OWNS and side == 1)
+    if not access:
+        return 0
+    x = cube_efficiency(cur)
+    nd = cubeful_equity(probs, x, CUBE_CENTRED if owner == C_CENTRED else CUBE_OWNED,
+                        jacoby and owner == C_CENTRED)
+    dt = 2.0 * cubeful_equity(probs, x, CUBE_OPP_OWNED, False)
+    if min(dt, 1.0) <= nd:
+        return 0
+    return 2 if dt >= 1.0 else 1
+
+
+@kernel
 def _push_split(ws, q, pos, side, turn, owner, cube_v):
     """Record a Zehr split: the line from ``pos`` (``side`` on roll, about to roll at ``turn``)
     with the taker ``owner`` of an undoubled ``cube_v``."""
@@ -270,23 +288,18 @@ def _live_line(ws, q, n_split, seq, st, perms, seed, ev):
                 break
             if st[S_ONE_SIDED] != 0.0 and ev[3].shape[0] > 0:
                 break
-        access = owner == C_CENTRED or (owner == C_ROOT_OWNS and side == 0) or (
-            owner == C_OPP_OWNS and side == 1)
-        if access:  # (never at the split itself: the taker owns the cube there)
-            x = cube_efficiency(cur)
-            nd = cubeful_equity(tmpb, x, CUBE_CENTRED if owner == C_CENTRED else CUBE_OWNED,
-                                jacoby and owner == C_CENTRED)
-            dt = 2.0 * cubeful_equity(tmpb, x, CUBE_OPP_OWNED, False)
-            if min(dt, 1.0) > nd:
-                if dt >= 1.0:  # pass
-                    v = cube_v if side == 0 else -cube_v
-                    return v - lk, n_split
-                owner = C_OPP_OWNS if side == 0 else C_ROOT_OWNS
-                if n_split < MAX_SPLITS:
-                    _push_split(ws, n_split, cur, side, turn, owner, cube_v)
-                    n_split += 1
-                else:
-                    cube_v *= 2.0
+        # (no access at the split itself: the taker owns the cube there)
+        act = _cube_action(cur, tmpb, owner, side, jacoby)
+        if act == 2:  # double, pass
+            v = cube_v if side == 0 else -cube_v
+            return v - lk, n_split
+        if act == 1:  # double, take: split again while the budget lasts
+            owner = C_OPP_OWNS if side == 0 else C_ROOT_OWNS
+            if n_split < MAX_SPLITS:
+                _push_split(ws, n_split, cur, side, turn, owner, cube_v)
+                n_split += 1
+            else:
+                cube_v *= 2.0
         ply = np.int64(st[S_PLY])
         if st[S_LATE_AFTER] >= 0 and turn >= st[S_LATE_AFTER]:
             ply = np.int64(st[S_LATE_PLY])
@@ -419,24 +432,18 @@ def _rollout_trial(root, cube, seq, st, perms, seed, ev, ws, out):
                         val_x = sgn
                         luck_x = eq_luck
         if live and not live_done:
-            access = owner == C_CENTRED or (owner == C_ROOT_OWNS and side == 0) or (
-                owner == C_OPP_OWNS and side == 1)
-            if access:
-                x = cube_efficiency(cur)
-                nd = cubeful_equity(tmpb, x, CUBE_CENTRED if owner == C_CENTRED else CUBE_OWNED,
-                                    jacoby and owner == C_CENTRED)
-                dt = 2.0 * cubeful_equity(tmpb, x, CUBE_OPP_OWNED, False)
-                if min(dt, 1.0) > nd:  # double
-                    if dt >= 1.0:  # pass: the doubler wins the cube's value
-                        live_done = True
-                        live_val = cube_v if side == 0 else -cube_v
-                    else:  # take: the cube doubles and the taker owns it
-                        owner = C_OPP_OWNS if side == 0 else C_ROOT_OWNS
-                        if zehr and n_split < MAX_SPLITS:
-                            _push_split(ws, n_split, cur, side, turn, owner, cube_v)
-                            n_split += 1
-                        else:
-                            cube_v *= 2.0
+            act = _cube_action(cur, tmpb, owner, side, jacoby)
+            if act != 0:  # double
+                if act == 2:  # pass: the doubler wins the cube's value
+                    live_done = True
+                    live_val = cube_v if side == 0 else -cube_v
+                else:  # take: the cube doubles and the taker owns it
+                    owner = C_OPP_OWNS if side == 0 else C_ROOT_OWNS
+                    if zehr and n_split < MAX_SPLITS:
+                        _push_split(ws, n_split, cur, side, turn, owner, cube_v)
+                        n_split += 1
+                    else:
+                        cube_v *= 2.0
         ply = np.int64(st[S_PLY])
         if st[S_LATE_AFTER] >= 0 and turn >= st[S_LATE_AFTER]:
             ply = np.int64(st[S_LATE_PLY])
