@@ -31,13 +31,30 @@ def td_alpha(games: int, base: float) -> float:
     return max(base / 10.0, base * 200_000 / games)
 
 
+def pubeval_ppg(ev, pairs: int = 500, seed: int = 12345) -> tuple[float, float]:
+    """Points per game (and its standard error over game pairs) of 0-ply ``ev`` against
+    PubEval in ``pairs`` duplicate-dice game pairs: the strength logged while training
+    (``benchmarks/strength.py`` runs the long version)."""
+    from bgtui.engine.duel import START, _duel_pairs
+    from bgtui.engine.pubeval import WC, WR
+
+    out = np.zeros((pairs, 4))
+    op, om = make_play_buffers()
+    _duel_pairs(ev, 0, ev, 1, 0, pairs, seed, START, WR, WC, make_workspace(),
+                make_eval_workspace(hidden_size(ev)), op, om, out)
+    per_pair = out[:, :2].mean(axis=1)
+    return float(per_pair.mean()), float(per_pair.std(ddof=1) / np.sqrt(pairs))
+
+
 def td_train(checkpoint, games: int, hidden: int = 128, race_hidden: int = 64,
              alpha: float = 0.1, seed: int = 1, chunk: int = 1000, save_every: int = 20_000,
-             bearoff: bool = True, log=sys.stdout) -> dict:
+             bearoff: bool = True, strength_pairs: int = 500, log=sys.stdout) -> dict:
     """Train until ``games`` self-play games in total (counting those in the checkpoint).
 
     With ``bearoff`` the bear-off databases give exact (two-sided) or near-exact (one-sided)
-    values in home-board bear-offs, so those positions teach the nets true values."""
+    values in home-board bear-offs, so those positions teach the nets true values. At every
+    checkpoint the log gets a line with the strength against PubEval over ``strength_pairs``
+    duplicate-dice game pairs."""
     checkpoint = Path(checkpoint)
     if checkpoint.exists():
         ev, meta = load_weights(checkpoint)
@@ -72,6 +89,9 @@ def td_train(checkpoint, games: int, hidden: int = 128, race_hidden: int = 64,
             "elapsed": round(time.time() - t0, 1),
         }), file=log, flush=True)
         if done - last_save >= save_every or done >= games:
+            ppg, se = pubeval_ppg(ev, strength_pairs)
+            print(json.dumps({"games": done, "vs_pubeval_ppg": round(ppg, 3),
+                              "se": round(se, 3), "pairs": strength_pairs}), file=log, flush=True)
             meta.update(
                 games_trained=done,
                 rng_state=str(int(rng[0])),

@@ -15,14 +15,18 @@ from tests.engine.test_movegen_reference import _game_positions
 def test_td_training_writes_a_checkpoint_and_resumes_where_it_stopped(tmp_path):
     ck = tmp_path / "td.npz"
     log = io.StringIO()
-    td_train(ck, 60, hidden=8, race_hidden=4, chunk=30, save_every=30, bearoff=False, log=log)
+    td_train(ck, 60, hidden=8, race_hidden=4, chunk=30, save_every=30, bearoff=False,
+             strength_pairs=50, log=log)
     ev, meta = load_weights(ck)
     assert meta["games_trained"] == 60 and ev[0][1].shape == (8,)
     lines = [json.loads(x) for x in log.getvalue().splitlines()]
-    assert [x["games"] for x in lines] == [30, 60]
+    assert [x["games"] for x in lines if "alpha" in x] == [30, 60]
+    strength = [x for x in lines if "vs_pubeval_ppg" in x]
+    assert [x["games"] for x in strength] == [30, 60]  # logged at each checkpoint
+    assert all(-3.0 <= x["vs_pubeval_ppg"] <= 3.0 and x["se"] > 0 for x in strength)
     # resuming continues the count and the random stream: 60 + 40 games
     td_train(ck, 100, hidden=8, race_hidden=4, chunk=40, save_every=40, bearoff=False,
-             log=io.StringIO())
+             strength_pairs=50, log=io.StringIO())
     ev2, meta2 = load_weights(ck)
     assert meta2["games_trained"] == 100
     assert meta2["rng_state"] != meta["rng_state"]
@@ -32,7 +36,7 @@ def test_td_training_writes_a_checkpoint_and_resumes_where_it_stopped(tmp_path):
 def test_a_supervised_round_moves_the_net_toward_its_targets(tmp_path):
     ck = tmp_path / "td.npz"
     td_train(ck, 30, hidden=8, race_hidden=4, chunk=30, save_every=30, bearoff=False,
-             log=io.StringIO())
+             strength_pairs=50, log=io.StringIO())
     log = io.StringIO()
     supervised_train(ck, 2, positions=300, ply=1, epochs=1, alpha=0.05, log=log)
     ev, meta = load_weights(ck)
