@@ -352,8 +352,10 @@ def cmd_train(args, query, an=None):
     from bgtui.analysis.training import td_train
 
     if args.method == "td":
+        if not 0.0 <= args.lam <= 1.0:
+            raise UserError(f"--lambda must be between 0 and 1, got {args.lam}")
         td_train(args.checkpoint, args.games, hidden=args.hidden or 128,
-                 race_hidden=args.race_hidden or 64,
+                 race_hidden=args.race_hidden or 64, lam=args.lam,
                  alpha=args.alpha, seed=args.seed, chunk=args.chunk, save_every=args.save_every)
     else:
         from bgtui.analysis.training import supervised_train
@@ -517,6 +519,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "widen the checkpoint's net to this many)")
     p.add_argument("--race-hidden", type=int, default=None,
                    help="race net hidden units (td default 64; supervised: widen)")
+    p.add_argument("--lambda", dest="lam", type=float, default=0.0,
+                   help="td: TD(lambda) with offline lambda-returns (default 0: TD(0))")
     p.add_argument("--alpha", type=float, default=0.1)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--chunk", type=int, default=2000)

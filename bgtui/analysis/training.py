@@ -21,7 +21,7 @@ from bgtui.engine.evaluate import make_eval_workspace, make_play_buffers
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.nn import init_net
 from bgtui.engine.rng import make_rng
-from bgtui.engine.train import _START, _td_selfplay
+from bgtui.engine.train import _START, _td_lambda_selfplay, _td_selfplay
 
 
 def td_alpha(games: int, base: float) -> float:
@@ -48,8 +48,11 @@ def pubeval_ppg(ev, pairs: int = 500, seed: int = 12345) -> tuple[float, float]:
 
 def td_train(checkpoint, games: int, hidden: int = 128, race_hidden: int = 64,
              alpha: float = 0.1, seed: int = 1, chunk: int = 1000, save_every: int = 20_000,
-             bearoff: bool = True, strength_pairs: int = 500, log=sys.stdout) -> dict:
-    """Train until ``games`` self-play games in total (counting those in the checkpoint).
+             bearoff: bool = True, strength_pairs: int = 500, lam: float = 0.0,
+             log=sys.stdout) -> dict:
+    """Train until ``games`` self-play games in total (counting those in the checkpoint), by
+    TD(0) (``lam`` = 0: each position moves toward its chosen play's value at once) or by
+    TD(lambda) with offline lambda-returns (``lam`` > 0, see ``train._td_lambda_selfplay``).
 
     With ``bearoff`` the bear-off databases give exact (two-sided) or near-exact (one-sided)
     values in home-board bear-offs, so those positions teach the nets true values. At every
@@ -71,6 +74,9 @@ def td_train(checkpoint, games: int, hidden: int = 128, race_hidden: int = 64,
     mws = make_workspace()
     ews = make_eval_workspace(hidden_size(ev))
     out_pos, out_moves = make_play_buffers()
+    game_pos = np.zeros((4096, 26), dtype=np.int8)
+    game_val = np.zeros((4096, 5), dtype=np.float32)
+    game_tg = np.zeros((4096, 5), dtype=np.float32)
     stats = np.zeros(8)
     t0 = time.time()
     last_save = done
@@ -79,7 +85,11 @@ def td_train(checkpoint, games: int, hidden: int = 128, race_hidden: int = 64,
         a = td_alpha(done, alpha)
         stats[:] = 0
         t = time.time()
-        _td_selfplay(ev, n, rng, a, a, _START, mws, ews, out_pos, out_moves, stats)
+        if lam > 0.0:
+            _td_lambda_selfplay(ev, n, rng, a, a, lam, _START, mws, ews, out_pos, out_moves,
+                                stats, game_pos, game_val, game_tg)
+        else:
+            _td_selfplay(ev, n, rng, a, a, _START, mws, ews, out_pos, out_moves, stats)
         dt = time.time() - t
         done += n
         print(json.dumps({
@@ -95,8 +105,8 @@ def td_train(checkpoint, games: int, hidden: int = 128, race_hidden: int = 64,
             meta.update(
                 games_trained=done,
                 rng_state=str(int(rng[0])),
-                training={"method": "td0-selfplay", "alpha": alpha, "seed": seed,
-                          "schedule": "td_alpha"},
+                training={"method": "td-lambda-selfplay" if lam > 0 else "td0-selfplay",
+                          "lambda": lam, "alpha": alpha, "seed": seed, "schedule": "td_alpha"},
             )
             save_weights(checkpoint, ev, meta)
             last_save = done

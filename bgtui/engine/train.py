@@ -72,6 +72,93 @@ def _td_selfplay(ev, n_games, rng, alpha_contact, alpha_race, start, mws, ews, o
 
 
 @kernel
+def _flip5(t, out):
+    """The outcome ``t`` of one player seen by the other."""
+    w, wg, wbg, lg, lbg = t[0], t[1], t[2], t[3], t[4]
+    out[0] = 1.0 - w
+    out[1] = lg
+    out[2] = lbg
+    out[3] = wg
+    out[4] = wbg
+
+
+@kernel
+def _lambda_returns(vals, n, lam, out):
+    """``out[t]`` = the lambda-return of move t of a game of ``n`` moves, each side's own view:
+    ``vals[t]`` is the value of the play chosen at move t (mover's view; the last one is the
+    game's result); out[n-1] = vals[n-1] and out[t] = (1 - lam) vals[t] + lam * flip(out[t+1])
+    (the next move is the other side's)."""
+    fl = np.empty(5, dtype=np.float32)
+    for k in range(5):
+        out[n - 1, k] = vals[n - 1, k]
+    for t in range(n - 2, -1, -1):
+        _flip5(out[t + 1], fl)
+        for k in range(5):
+            out[t, k] = (1.0 - lam) * vals[t, k] + lam * fl[k]
+
+
+@kernel
+def _td_lambda_selfplay(ev, n_games, rng, alpha_contact, alpha_race, lam, start, mws, ews,
+                        out_pos, out_moves, stats, game_pos, game_val, game_tg):
+    """Like :func:`_td_selfplay` with TD(lambda) targets (the offline lambda-return): each
+    game is played greedily with the weights as they are, then every position before a roll
+    is moved toward ``(1 - lam) * V(its chosen play) + lam * (the next position's target,
+    seen from this side)``, the last toward the game's result. ``lam = 0`` is TD(0) with the
+    updates made after the game. ``game_pos`` int8[L, 26], ``game_val`` / ``game_tg``
+    float32[L, 5]: scratch for the game's positions, values and targets (a game longer than L
+    moves trains on its first L)."""
+    pos = np.empty(26, dtype=np.int8)
+    t5 = np.empty(5, dtype=np.float32)
+    o5 = np.empty(5, dtype=np.float32)
+    cap = game_pos.shape[0]
+    for g in range(n_games):
+        for i in range(26):
+            pos[i] = start[i]
+        first = True
+        side = 0
+        n = 0
+        while True:
+            d1, d2 = _roll(rng, first)
+            first = False
+            best, m = _best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, t5)
+            if n < cap:
+                for i in range(26):
+                    game_pos[n, i] = pos[i]
+                for k in range(5):
+                    game_val[n, k] = t5[k]
+                n += 1
+            child = out_pos[best]
+            res = game_result(child)
+            if res > 0:
+                stats[0] += 1
+                stats[2] += res if side == 0 else -res
+                if res >= 2:
+                    stats[3] += 1
+                if res >= 3:
+                    stats[4] += 1
+                break
+            for i in range(26):
+                pos[i] = -child[25 - i]
+            side = 1 - side
+        _lambda_returns(game_val, n, lam, game_tg)
+        for t in range(n - 1, -1, -1):
+            p = game_pos[t]
+            if is_race(p):
+                net = ev[1]
+                alpha = alpha_race
+                stats[5] += 1
+            else:
+                net = ev[0]
+                alpha = alpha_contact
+                stats[6] += 1
+            _fill_inputs(p, ews[0], ews[1])
+            _forward(ews[1], net[0], net[1], net[2], net[3], ews[2], o5)
+            _backward(ews[1], net[0], net[1], net[2], net[3], ews[2], o5, game_tg[t], alpha,
+                      ews[3])
+            stats[1] += 1
+
+
+@kernel
 def _sample_positions(ev, n_games, rng, start, explore, mws, ews, out_pos, out_moves, dest):
     """Self-play ``n_games`` at 0-ply (a random play instead of the best with probability
     ``explore``) and store every position before a roll (player on roll) into ``dest``

@@ -56,3 +56,36 @@ def test_widening_a_net_keeps_its_function():
         pa = evaluate0(np.asarray(pos, dtype=np.int8), a)
         pb = evaluate0(np.asarray(pos, dtype=np.int8), b)
         assert np.allclose(pa, pb, atol=1e-6)
+
+
+def test_lambda_returns_hand_computed():
+    from bgtui.engine.train import _lambda_returns
+
+    # three moves: A, B, A; the last (A) wins a gammon. Values are each mover's view.
+    vals = np.array([[0.6, 0.2, 0.0, 0.1, 0.0],
+                     [0.3, 0.1, 0.0, 0.3, 0.0],
+                     [1.0, 1.0, 0.0, 0.0, 0.0]], dtype=np.float32)
+    out = np.zeros_like(vals)
+    _lambda_returns(vals, 3, 0.5, out)
+    # out[2] = the result; out[1] (B's view) = 0.5 * vals[1] + 0.5 * flip(out[2])
+    #   flip(1, 1, 0, 0, 0) = (0, 0, 0, 1, 0) -> (0.15, 0.05, 0, 0.65, 0)
+    # out[0] (A) = 0.5 * vals[0] + 0.5 * flip(out[1]) = 0.5 * (0.6, .2, 0, .1, 0)
+    #   + 0.5 * (0.85, 0.65, 0, 0.05, 0) = (0.725, 0.425, 0, 0.075, 0)
+    assert np.allclose(out[2], vals[2])
+    assert np.allclose(out[1], [0.15, 0.05, 0.0, 0.65, 0.0])
+    assert np.allclose(out[0], [0.725, 0.425, 0.0, 0.075, 0.0])
+    # lambda 0: each move's own value (TD(0)); lambda 1: the result, from each side's view
+    _lambda_returns(vals, 3, 0.0, out)
+    assert np.allclose(out, vals)
+    _lambda_returns(vals, 3, 1.0, out)
+    assert np.allclose(out[0], vals[2]) and np.allclose(out[1], [0, 0, 0, 1, 0])
+
+
+def test_td_lambda_training_runs_and_records_lambda(tmp_path):
+    ck = tmp_path / "tdl.npz"
+    td_train(ck, 40, hidden=8, race_hidden=4, chunk=20, save_every=40, bearoff=False,
+             strength_pairs=50, lam=0.7, log=io.StringIO())
+    ev, meta = load_weights(ck)
+    assert meta["games_trained"] == 40
+    assert meta["training"]["method"] == "td-lambda-selfplay"
+    assert meta["training"]["lambda"] == 0.7
