@@ -55,9 +55,14 @@ def _direct_rolls():
 _DIRECT_ROLLS = _direct_rolls()
 _DOUBLES = np.int64(sum(1 << (7 * d) for d in range(6)))
 _NON_DOUBLES = np.int64(sum(1 << (6 * (a - 1) + b - 1) for a in range(1, 7) for b in range(a + 1, 7)))
-#: ``_DOUBLE_STEPS[d, dd]``: k when the double dd-dd covers distance d in k = 2..4 steps, else 0
-_DOUBLE_STEPS = np.array([[d // dd if dd and d % dd == 0 and 2 <= d // dd <= 4 else 0
-                           for dd in range(7)] for d in range(25)], dtype=np.int64)
+#: ``_DOUBLE_DICE[d, :_DOUBLE_COUNT[d]]``: the doubles dd-dd that cover distance d in 2..4 steps
+_DOUBLE_DICE = np.zeros((25, 3), dtype=np.int64)
+_DOUBLE_COUNT = np.zeros(25, dtype=np.int64)
+for _d in range(25):
+    for _dd in range(1, 7):
+        if _d % _dd == 0 and 2 <= _d // _dd <= 4:
+            _DOUBLE_DICE[_d, _DOUBLE_COUNT[_d]] = _dd
+            _DOUBLE_COUNT[_d] += 1
 
 
 @kernel
@@ -116,18 +121,19 @@ def _shots_at(pos, first, last):
                     break
                 if pos[j + d1] < 2 or pos[j + d2] < 2:
                     mask |= np.int64(1) << (6 * (d1 - 1) + d2 - 1)
-            # doubles: k steps of dd, every landing before the last open
-            for dd in range(1, 7):
-                k = _DOUBLE_STEPS[d, dd]
-                if k == 0:
+            # doubles: k = d / dd steps of dd, every landing before the last open
+            for q in range(_DOUBLE_COUNT[d]):
+                dd = _DOUBLE_DICE[d, q]
+                bit = np.int64(1) << (7 * (dd - 1))
+                if mask & bit:
                     continue
                 ok = True
-                for t in range(1, k):
-                    if pos[j + t * dd] >= 2:
+                for t in range(dd, d, dd):
+                    if pos[j + t] >= 2:
                         ok = False
                         break
                 if ok:
-                    mask |= np.int64(1) << (7 * (dd - 1))
+                    mask |= bit
     # each non-double bit stands for two of the 36 rolls, each double bit for one
     return float(2 * _popcount(mask & _NON_DOUBLES) + _popcount(mask & _DOUBLES))
 
