@@ -356,12 +356,30 @@ def cmd_train(args, query, an=None):
             raise UserError(f"--lambda must be between 0 and 1, got {args.lam}")
         td_train(args.checkpoint, args.games, hidden=args.hidden or 128,
                  race_hidden=args.race_hidden or 64, lam=args.lam,
-                 alpha=args.alpha, seed=args.seed, chunk=args.chunk, save_every=args.save_every)
+                 alpha=args.alpha or 0.1, seed=args.seed, chunk=args.chunk, save_every=args.save_every)
+    elif args.method == "dataset":
+        from bgtui.analysis.training import build_dataset
+
+        if not args.data:
+            raise UserError("train dataset needs --data DIR (where the shards go)")
+        build_dataset(args.data, args.checkpoint, args.positions, ply=args.target_ply,
+                      seed=args.seed, workers=args.workers)
+    elif args.method == "fit":
+        from bgtui.analysis.training import fit
+
+        if not args.data:
+            raise UserError("train fit needs --data DIR (a training set made by train dataset)")
+        try:
+            fit(args.checkpoint, args.data, args.epochs, alpha=args.alpha or 0.01,
+                alpha_end=args.alpha_end, init=args.init, seed=args.seed,
+                strength_pairs=args.strength_pairs)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
     else:
         from bgtui.analysis.training import supervised_train
 
         supervised_train(args.checkpoint, args.rounds, positions=args.positions,
-                         ply=args.target_ply, epochs=args.epochs, alpha=args.alpha,
+                         ply=args.target_ply, epochs=args.epochs, alpha=args.alpha or 0.1,
                          seed=args.seed, workers=args.workers,
                          hidden=args.hidden or 0, race_hidden=args.race_hidden or 0)
     return None
@@ -503,13 +521,25 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("train", "train the evaluator (TD self-play), resumable from its checkpoint",
             "bgtui train td --checkpoint runs/td.npz --games 1000000")
-    p.add_argument("method", choices=["td", "supervised"],
+    p.add_argument("method", choices=["td", "supervised", "dataset", "fit"],
                    help="td: TD(0) self-play from random weights; supervised: improve the nets "
-                        "toward their own n-ply evaluations of self-play positions")
-    p.add_argument("--checkpoint", required=True, help="weights file to resume from and write")
+                        "toward their own n-ply evaluations of self-play positions, round by "
+                        "round; dataset: grow a training set (--data) of self-play positions of "
+                        "the --checkpoint weights with their n-ply evaluations; fit: train "
+                        "--checkpoint on a whole training set for --epochs passes")
+    p.add_argument("--checkpoint", required=True,
+                   help="weights file to resume from and write (dataset: the weights that play "
+                        "and evaluate)")
+    p.add_argument("--data", help="dataset/fit: the training set's directory")
+    p.add_argument("--init", help="fit: weights a new checkpoint starts from (default: shipped)")
+    p.add_argument("--alpha-end", type=float, default=0.0005,
+                   help="fit: the step size of the last pass (decaying from --alpha)")
+    p.add_argument("--strength-pairs", type=int, default=0,
+                   help="fit: game pairs against PubEval after each pass (0: none)")
     p.add_argument("--games", type=int, default=1_000_000, help="td: total games to reach")
     p.add_argument("--rounds", type=int, default=10, help="supervised: rounds to run")
-    p.add_argument("--positions", type=int, default=50_000, help="supervised: positions per round")
+    p.add_argument("--positions", type=int, default=50_000,
+                   help="supervised: positions per round; dataset: size of the set to reach")
     p.add_argument("--target-ply", type=int, default=1, choices=range(1, 4), metavar="N",
                    help="supervised: ply of the targets (1-3)")
     p.add_argument("--epochs", type=int, default=2, help="supervised: passes per round")
@@ -521,7 +551,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="race net hidden units (td default 64; supervised: widen)")
     p.add_argument("--lambda", dest="lam", type=float, default=0.0,
                    help="td: TD(lambda) with offline lambda-returns (default 0: TD(0))")
-    p.add_argument("--alpha", type=float, default=0.1)
+    p.add_argument("--alpha", type=float, default=None,
+                   help="step size (td, supervised: default 0.1; fit: of the first pass, "
+                        "default 0.01)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--chunk", type=int, default=2000)
     p.add_argument("--save-every", type=int, default=20000)

@@ -16,7 +16,8 @@ import numpy as np
 
 from bgtui.engine.evaluate import hidden_size
 
-from bgtui.analysis.weights import load_weights, save_weights, with_databases, with_tables
+from bgtui.analysis.weights import (DEFAULT_WEIGHTS, load_weights, save_weights, with_databases,
+                                    with_tables)
 from bgtui.engine.evaluate import make_eval_workspace, make_play_buffers
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.nn import init_net
@@ -202,4 +203,119 @@ def supervised_train(checkpoint, rounds: int, positions: int = 50_000, ply: int 
             "sample_s": round(t_sample, 1), "targets_s": round(t_targets, 1),
             "total_s": round(time.time() - t, 1),
         }), file=log, flush=True)
+    return meta
+
+
+def _shards(data_dir: Path) -> list[Path]:
+    return sorted(Path(data_dir).glob("shard-*.npz"))
+
+
+def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 20_000,
+                  explore: float = 0.1, seed: int = 101, workers: int = 1,
+                  log=sys.stdout) -> int:
+    """Grow the training set in ``data_dir`` to ``positions`` positions (in shards of ``shard``),
+    each a position from 0-ply self-play of ``weights`` (``explore`` random plays for variety)
+    with its ``ply``-ply probabilities as the target.
+
+    Every shard is written atomically and made from its own seed (``seed`` and its index), so an
+    interrupted build resumes where it stopped and gives the same shards. Returns the number of
+    positions in the set."""
+    from bgtui.engine.train import _sample_positions
+
+    data_dir = Path(data_dir)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    ev0, meta = load_weights(weights)
+    ev = with_databases(ev0[:2], True)
+    mws = make_workspace()
+    ews = make_eval_workspace(hidden_size(ev))
+    out_pos, out_moves = make_play_buffers()
+    have = len(_shards(data_dir)) * shard
+    while have < positions:
+        idx = len(_shards(data_dir))
+        t = time.time()
+        rng = make_rng(seed * 1_000_003 + idx)
+        dest = np.zeros((shard, 26), dtype=np.int8)
+        m = 0
+        while m < shard:
+            m += _sample_positions(ev, 50, rng, _START, explore, mws, ews, out_pos, out_moves,
+                                   dest[m:])
+        tg = _targets(ev, dest, ply, workers)
+        info = {"weights_sha256": meta.get("sha256"), "ply": ply, "explore": explore,
+                "seed": seed, "index": idx}
+        path = data_dir / f"shard-{idx:05d}.npz"
+        tmp = path.with_suffix(".tmp.npz")
+        np.savez(tmp, positions=dest, targets=tg, meta=np.array(json.dumps(info)))
+        tmp.replace(path)
+        have += shard
+        print(json.dumps({"shard": idx, "positions": have, "ply": ply,
+                          "seconds": round(time.time() - t, 1)}), file=log, flush=True)
+    return have
+
+
+def load_dataset(data_dir) -> tuple[np.ndarray, np.ndarray]:
+    """All shards of ``data_dir``: positions int8[N, 26] and targets float32[N, 5]."""
+    shards = _shards(Path(data_dir))
+    if not shards:
+        raise ValueError(f"no training shards (shard-*.npz) in {data_dir}")
+    pos, tg = [], []
+    for p in shards:
+        with np.load(p, allow_pickle=False) as z:
+            pos.append(z["positions"])
+            tg.append(z["targets"])
+    return np.concatenate(pos), np.concatenate(tg)
+
+
+def fit_alpha(epoch: int, epochs: int, alpha: float, alpha_end: float) -> float:
+    """Geometric decay from ``alpha`` (first epoch) to ``alpha_end`` (last epoch)."""
+    if epochs <= 1:
+        return alpha
+    return float(alpha * (alpha_end / alpha) ** (epoch / (epochs - 1)))
+
+
+def fit(checkpoint, data_dir, epochs: int, alpha: float = 0.01, alpha_end: float = 0.0005,
+        init=None, holdout: float = 0.02, seed: int = 5, strength_pairs: int = 0,
+        log=sys.stdout) -> dict:
+    """Train the nets on the whole training set of ``data_dir`` for ``epochs`` passes of SGD,
+    the step size decaying from ``alpha`` to ``alpha_end``, writing ``checkpoint`` after every
+    pass; a checkpoint part-way through the passes resumes where it stopped. A new checkpoint
+    starts from ``init`` (default: the shipped weights). ``holdout`` of the positions (fixed by
+    ``seed``) are kept out of training and their mean squared error is logged."""
+    from bgtui.engine.train import _supervised_epoch
+
+    checkpoint = Path(checkpoint)
+    if checkpoint.exists():
+        ev, meta = load_weights(checkpoint)
+    else:
+        ev, meta = load_weights(init or DEFAULT_WEIGHTS)
+        meta.pop("fit", None)
+    nets = tuple(tuple(a.copy() for a in net) for net in ev[:2])
+    ev = with_databases(nets, True, tables=False)
+    state = meta.get("fit") or {"data": str(data_dir), "epochs": epochs, "epochs_done": 0,
+                                "alpha": alpha, "alpha_end": alpha_end, "seed": seed}
+    pos, tg = load_dataset(data_dir)
+    n = len(pos)
+    perm = np.random.default_rng(seed).permutation(n)
+    n_hold = int(n * holdout)
+    hold, train = perm[:n_hold].astype(np.int64), perm[n_hold:].astype(np.int64)
+    ews = make_eval_workspace(hidden_size(ev))
+    for ep in range(int(state["epochs_done"]), epochs):
+        t = time.time()
+        a = fit_alpha(ep, epochs, alpha, alpha_end)
+        order = train[np.random.default_rng(seed * 7919 + ep).permutation(len(train))]
+        stats = np.zeros(4)
+        _supervised_epoch(pos, tg, order, ev, a, a, ews, stats)
+        hs = np.zeros(4)
+        _supervised_epoch(pos, tg, hold, ev, 0.0, 0.0, ews, hs)  # alpha 0: measure only
+        state.update(epochs_done=ep + 1, epochs=epochs, positions=n)
+        meta["fit"] = state
+        save_weights(checkpoint, ev, meta)
+        rec = {"epoch": ep + 1, "alpha": round(a, 6), "positions": n,
+               "train_mse": round((stats[0] + stats[2]) / max(stats[1] + stats[3], 1), 6),
+               "holdout_contact_mse": round(hs[0] / max(hs[1], 1), 6),
+               "holdout_race_mse": round(hs[2] / max(hs[3], 1), 6),
+               "seconds": round(time.time() - t, 1)}
+        if strength_pairs:
+            ppg, se = pubeval_ppg(with_tables(ev), strength_pairs)
+            rec.update(vs_pubeval_ppg=round(ppg, 3), se=round(se, 3))
+        print(json.dumps(rec), file=log, flush=True)
     return meta
