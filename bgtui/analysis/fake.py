@@ -12,7 +12,8 @@ Knobs: ``delay`` seconds slept per warm-up stage and per rollout step (0 for tes
 ``gate`` pauses rollouts after each snapshot until it lets them go on (or the rollout is
 cancelled), so a test can act in the middle of a rollout: a threading.Event lets them run while
 it is set, a threading.Semaphore lets one step run per release; ``warmup_gate`` holds the
-warm-up until it is set; neither waits longer than ``gate_timeout`` seconds (then the call
+warm-up until it is set, ``rollout_warmup_gate`` its rollout part (after ``ready("analysis")``);
+no gate waits longer than ``gate_timeout`` seconds (then the call
 raises TimeoutError, so a test that forgets to release a gate fails instead of hanging);
 ``fail`` (or a set of
 method names in ``fail_on``) makes those methods raise, to test error handling.
@@ -96,9 +97,11 @@ class FakeAnalyzer:
     def __init__(self, delay: float = 0.0, fail: bool = False, gate=None,
                  fail_on: tuple[str, ...] = (), steps: int = 8,
                  warmup_gate: Optional[threading.Event] = None,
+                 rollout_warmup_gate: Optional[threading.Event] = None,
                  gate_timeout: float = 30.0) -> None:
         self.delay = delay
         self.warmup_gate = warmup_gate
+        self.rollout_warmup_gate = rollout_warmup_gate
         self.gate_timeout = gate_timeout
         self.fail_on = set(fail_on) | ({"evaluate", "rank_plays", "cube", "iter_rollout"}
                                        if fail else set())
@@ -115,7 +118,7 @@ class FakeAnalyzer:
             raise RuntimeError(f"fake engine failure in {name}")
 
     # -- protocol ----------------------------------------------------------------------------
-    def warm_up(self, progress=None) -> None:
+    def warm_up(self, progress=None, ready=None) -> None:
         self._check("warm_up")
         stages = ("loading weights", "move generator", "evaluator", "rollouts")
         for i, stage in enumerate(stages):
@@ -125,6 +128,13 @@ class FakeAnalyzer:
             if i == 0 and self.warmup_gate is not None:
                 if not self.warmup_gate.wait(self.gate_timeout):
                     raise TimeoutError(f"fake warm-up gate not released in {self.gate_timeout} s")
+            if stage == "evaluator":
+                if ready:
+                    ready("analysis")
+                gate = self.rollout_warmup_gate
+                if gate is not None and not gate.wait(self.gate_timeout):
+                    raise TimeoutError(f"fake rollout warm-up gate not released in "
+                                       f"{self.gate_timeout} s")
         if progress:
             progress("ready", 1.0)
         self.warmed = True

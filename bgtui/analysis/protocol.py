@@ -21,11 +21,13 @@ from bgtui.analysis.models import (
 
 
 class AnalysisService(Protocol):
-    def warm_up(self, progress: Optional[Callable[[str, float], None]] = None) -> None:
+    def warm_up(self, progress: Optional[Callable[[str, float], None]] = None,
+                ready: Optional[Callable[[str], None]] = None) -> None:
         """Compile/load everything (kernels, weights, bearoff databases).
 
-        ``progress(stage_description, fraction_done)`` is called as stages complete.
-        Blocking; call it from a worker thread.
+        ``progress(stage_description, fraction_done)`` is called as stages complete;
+        ``ready("analysis")`` as soon as evaluation, ranking plays and cube actions are warm
+        (the rollouts warm up after it). Blocking; call it from a worker thread.
         """
 
     def evaluate(self, state, ply: int = 0) -> Evaluation:

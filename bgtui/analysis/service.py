@@ -52,13 +52,17 @@ class Analyzer:
             self._local.lws = lws
         return lws
 
-    def warm_up(self, progress: Optional[Callable[[str, float], None]] = None) -> None:
+    def warm_up(self, progress: Optional[Callable[[str, float], None]] = None,
+                ready: Optional[Callable[[str], None]] = None) -> None:
+        """The evaluation kernels and services first, then ``ready("analysis")``, then the
+        rollouts: the first evaluation need not wait for the rollout kernels."""
         if progress:
             progress("loading weights", 0.0)
         ev = self.ev
-        from bgtui.engine.warmup import compile_all
+        from bgtui.engine.warmup import ANALYSIS_STAGES, compile_all
 
-        compile_all(ev, lambda stage, f: progress(stage, 0.6 * f) if progress else None)
+        compile_all(ev, lambda stage, f: progress(stage, 0.5 * f) if progress else None,
+                    only=ANALYSIS_STAGES)
         # then the services themselves on a tiny case, so that every kernel they reach (with
         # the argument types they pass) is compiled or loaded now, not at the first key press
         from bgtui.analysis.formats import parse_position
@@ -66,9 +70,16 @@ class Analyzer:
 
         state = replace(parse_position("4HPwATDgc/ABMA"), dice=(3, 1))
         quick = RolloutSettings(trials=1, workers=1, truncate=2, seed=1)
+        for name, fn in (("ranking plays", lambda: self.rank_plays(state, (3, 1), 1)),
+                         ("cube action", lambda: self.cube(state, 1))):
+            if progress:
+                progress(name, 0.5)
+            fn()
+        if ready:
+            ready("analysis")
+        compile_all(ev, lambda stage, f: progress(stage, 0.5 + 0.2 * f) if progress else None,
+                    only=("rollouts",))
         stages = [
-            ("ranking plays", lambda: self.rank_plays(state, (3, 1), 1)),
-            ("cube action", lambda: self.cube(state, 1)),
             ("play rollouts", lambda: list(self.iter_rollout(state, quick, top=2))),
             ("cube rollouts", lambda: list(self.iter_cube_rollout(
                 state, replace(quick, trials=2, truncate=1, live_cube=True)))),
@@ -77,7 +88,7 @@ class Analyzer:
         ]
         for i, (name, fn) in enumerate(stages):
             if progress:
-                progress(name, 0.6 + 0.4 * i / len(stages))
+                progress(name, 0.7 + 0.3 * i / len(stages))
             fn()
 
     # -- evaluation --------------------------------------------------------------------------

@@ -9,8 +9,13 @@ from bgtui.engine.evaluate import hidden_size
 from bgtui.engine.constants import OPENING_POSITION
 
 
-def compile_all(ev, progress=None) -> dict:
-    """Call each kernel once; ``progress(stage, fraction)`` after each. Returns seconds per stage."""
+#: the stages that evaluation, ranking plays and cube actions need (the rest: "rollouts")
+ANALYSIS_STAGES = ("legal plays", "positions", "evaluator", "lookahead", "cube model")
+
+
+def compile_all(ev, progress=None, only=None) -> dict:
+    """Call each kernel once (or those of the stages named in ``only``); ``progress(stage,
+    fraction)`` after each. Returns seconds per stage."""
     from bgtui.engine import evaluate, movegen, position
 
     timings = {}
@@ -25,6 +30,8 @@ def compile_all(ev, progress=None) -> dict:
         ("cube model", lambda: _cube(pos)),
         ("rollouts", lambda: _rollout(pos, ev)),
     ]
+    if only is not None:
+        stages = [s for s in stages if s[0] in only]
     for i, (name, fn) in enumerate(stages):
         t = time.perf_counter()
         fn()

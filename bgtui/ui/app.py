@@ -62,6 +62,8 @@ class BgTuiApp(App):
     ]
 
     engine_ready: reactive[bool] = reactive(False)
+    #: the rollout kernels are warm too (they warm up after the evaluation's)
+    rollouts_ready: reactive[bool] = reactive(False)
 
     def __init__(self, analyzer, state=None, theme: Optional[str] = None, *,
                  unicode: Optional[bool] = None, config_path: Optional[Path] = None,
@@ -133,8 +135,9 @@ class BgTuiApp(App):
     @work(thread=True, group="warmup", exit_on_error=False, description="Engine warm-up")
     def warm_up(self) -> None:
         self.post_message(WarmupProgressed("starting", 0.0))
-        self.analyzer.warm_up(lambda stage, f: self.post_message(WarmupProgressed(stage, f)))
-        self.post_message(EngineReady())
+        self.analyzer.warm_up(lambda stage, f: self.post_message(WarmupProgressed(stage, f)),
+                              ready=lambda part: self.post_message(EngineReady(part)))
+        self.post_message(EngineReady("all"))
 
     @on(WarmupProgressed)
     def _warmup_progressed(self, m: WarmupProgressed) -> None:
@@ -142,12 +145,20 @@ class BgTuiApp(App):
         self._status_changed()
 
     @on(EngineReady)
-    def _engine_ready(self, _m: EngineReady) -> None:
+    def _engine_ready(self, m: EngineReady) -> None:
         self.engine_ready = True
-        self.engine_status = "engine ready"
+        if m.part == "all":
+            self.rollouts_ready = True
+            self.engine_status = "engine ready"
+        elif not self.rollouts_ready:
+            self.engine_status = "engine ready; rollouts warming up"
         self._status_changed()
 
     def watch_engine_ready(self, _value: bool) -> None:
+        for screen in self.screen_stack:
+            screen.refresh_bindings()
+
+    def watch_rollouts_ready(self, _value: bool) -> None:
         for screen in self.screen_stack:
             screen.refresh_bindings()
 

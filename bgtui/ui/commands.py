@@ -34,7 +34,7 @@ class BgTuiCommands(Provider):
                     yield (f"Evaluate at {n}-ply", f"Evaluate and rank plays at {n}-ply{extra}",
                            partial(main.action_ply, n))
                 yield ("Cube action", "No double / double-take / double-pass", main.action_cube)
-                if not main.rollout_running:
+                if app.rollouts_ready and not main.rollout_running:
                     yield ("Roll out selected", "Roll out the marked plays (or the highlighted "
                            "play; the position without dice)", main.action_rollout)
                 yield ("Play against the engine", "A money game with the cube",

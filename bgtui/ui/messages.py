@@ -25,7 +25,12 @@ class WarmupProgressed(Message):
 
 
 class EngineReady(Message):
-    """Warm-up finished: analysis actions may run."""
+    """Warm-up reached ``part``: "analysis" (evaluation, ranking plays, cube actions, play
+    mode may run) or "all" (rollouts too)."""
+
+    def __init__(self, part: str = "all") -> None:
+        super().__init__()
+        self.part = part
 
 
 class Evaluated(Message):

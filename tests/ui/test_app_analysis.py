@@ -200,6 +200,30 @@ def test_analysis_keys_disabled_until_warm_up_finishes(make_app, gates):
     body()
 
 
+def test_evaluation_does_not_wait_for_the_rollouts_warm_up(make_app, gates):
+    @run
+    async def body():
+        hold = gates.event()
+        an = fake(rollout_warmup_gate=hold)
+        app = make_app(analyzer=an, state=XGID_31)
+        async with app.run_test(size=(120, 40)) as pilot:
+            m = app.main_screen
+            await wait_for(pilot, lambda: app.engine_ready, what="evaluation warm")
+            assert not app.rollouts_ready
+            assert m.active_bindings["e"].enabled is True
+            assert m.active_bindings["r"].enabled is False
+            assert "rollouts warming up" in str(m.query_one("#status").render())
+            await evaluated(pilot)
+            await pilot.press("r")
+            await pilot.pause()
+            assert "iter_rollout" not in an.calls and not m.rollout_running
+            hold.set()
+            await ready(app, pilot)
+            assert m.active_bindings["r"].enabled is True
+            assert "engine ready" in str(m.query_one("#status").render())
+    body()
+
+
 def test_command_palette_runs_a_domain_command(make_app):
     @run
     async def body():

@@ -47,7 +47,7 @@ async def settle(app, pilot, timeout=WAIT):
 
 async def ready(app, pilot):
     """Wait until the engine's warm-up has finished."""
-    await wait_for(pilot, lambda: app.engine_ready, what="engine ready")
+    await wait_for(pilot, lambda: app.rollouts_ready, what="engine ready")
 
 
 async def type_text(pilot, text):

@@ -38,6 +38,8 @@ TABS = ("tab-moves", "tab-rollout", "tab-settings", "tab-cube")
 NARROW = 100
 #: actions that need the engine: greyed out (check_action None) until warm-up is done
 ENGINE_ACTIONS = {"evaluate", "cube", "rollout", "resume", "extend", "play"}
+#: ... and those that wait for the rollout kernels, warmed up after the evaluation's
+ROLLOUT_ACTIONS = {"rollout", "resume", "extend"}
 
 
 def position_error(text: str) -> Optional[str]:
@@ -206,6 +208,8 @@ class MainScreen(Screen):
         if action in ("resume", "extend") and self.resume_token is None:
             return False  # hidden, also while the engine warms up (they crowded the Footer)
         if action in ENGINE_ACTIONS and not self.app.engine_ready:
+            return None
+        if action in ROLLOUT_ACTIONS and not self.app.rollouts_ready:
             return None
         if action == "stop":
             return self.rollout_running
@@ -411,7 +415,7 @@ class MainScreen(Screen):
         self.update_status()
 
     def action_rollout(self) -> None:
-        if not self.app.engine_ready or self.rollout_running:
+        if not self.app.rollouts_ready or self.rollout_running:
             return
         settings = self.current_settings()
         if settings is None:
