@@ -363,7 +363,7 @@ def cmd_train(args, query, an=None):
         if not args.data:
             raise UserError("train dataset needs --data DIR (where the shards go)")
         build_dataset(args.data, args.checkpoint, args.positions, ply=args.target_ply,
-                      seed=args.seed, workers=args.workers)
+                      seed=args.seed, workers=args.workers, children=args.children)
     elif args.method == "fit":
         from bgtui.analysis.training import fit
 
@@ -372,7 +372,8 @@ def cmd_train(args, query, an=None):
         try:
             fit(args.checkpoint, args.data, args.epochs, alpha=args.alpha or 0.01,
                 alpha_end=args.alpha_end, init=args.init, seed=args.seed,
-                strength_pairs=args.strength_pairs)
+                strength_pairs=args.strength_pairs, hidden=args.hidden or 0,
+                race_hidden=args.race_hidden or 0)
         except ValueError as exc:
             raise UserError(str(exc)) from None
     else:
@@ -531,6 +532,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="weights file to resume from and write (dataset: the weights that play "
                         "and evaluate)")
     p.add_argument("--data", help="dataset/fit: the training set's directory")
+    p.add_argument("--children", type=int, default=0,
+                   help="dataset: store this many random plays of every roll (the positions "
+                        "move selection compares) instead of the positions played")
     p.add_argument("--init", help="fit: weights a new checkpoint starts from (default: shipped)")
     p.add_argument("--alpha-end", type=float, default=0.0005,
                    help="fit: the step size of the last pass (decaying from --alpha)")
@@ -545,7 +549,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--epochs", type=int, default=2, help="supervised: passes per round")
     p.add_argument("--workers", type=int, default=1, help="supervised: threads for the targets")
     p.add_argument("--hidden", type=int, default=None,
-                   help="contact net hidden units (td: of a new net, default 128; supervised: "
+                   help="contact net hidden units (td: of a new net, default 128; supervised, fit: "
                         "widen the checkpoint's net to this many)")
     p.add_argument("--race-hidden", type=int, default=None,
                    help="race net hidden units (td default 64; supervised: widen)")

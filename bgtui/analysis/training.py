@@ -211,16 +211,18 @@ def _shards(data_dir: Path) -> list[Path]:
 
 
 def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 20_000,
-                  explore: float = 0.1, seed: int = 101, workers: int = 1,
+                  explore: float = 0.1, seed: int = 101, workers: int = 1, children: int = 0,
                   log=sys.stdout) -> int:
     """Grow the training set in ``data_dir`` to ``positions`` positions (in shards of ``shard``),
     each a position from 0-ply self-play of ``weights`` (``explore`` random plays for variety)
-    with its ``ply``-ply probabilities as the target.
+    with its ``ply``-ply probabilities as the target. With ``children`` > 0 the positions are
+    instead, for every roll of the self-play, that many of its plays picked at random (the
+    positions that move selection compares, bad plays included).
 
     Every shard is written atomically and made from its own seed (``seed`` and its index), so an
     interrupted build resumes where it stopped and gives the same shards. Returns the number of
     positions in the set."""
-    from bgtui.engine.train import _sample_positions
+    from bgtui.engine.train import _sample_children, _sample_positions
 
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -237,11 +239,15 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
         dest = np.zeros((shard, 26), dtype=np.int8)
         m = 0
         while m < shard:
-            m += _sample_positions(ev, 50, rng, _START, explore, mws, ews, out_pos, out_moves,
-                                   dest[m:])
+            if children:
+                m += _sample_children(ev, 20, rng, _START, children, mws, ews, out_pos,
+                                      out_moves, dest[m:])
+            else:
+                m += _sample_positions(ev, 50, rng, _START, explore, mws, ews, out_pos,
+                                       out_moves, dest[m:])
         tg = _targets(ev, dest, ply, workers)
         info = {"weights_sha256": meta.get("sha256"), "ply": ply, "explore": explore,
-                "seed": seed, "index": idx}
+                "children": children, "seed": seed, "index": idx}
         path = data_dir / f"shard-{idx:05d}.npz"
         tmp = path.with_suffix(".tmp.npz")
         np.savez(tmp, positions=dest, targets=tg, meta=np.array(json.dumps(info)))
@@ -253,8 +259,9 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
 
 
 def load_dataset(data_dir) -> tuple[np.ndarray, np.ndarray]:
-    """All shards of ``data_dir``: positions int8[N, 26] and targets float32[N, 5]."""
-    shards = _shards(Path(data_dir))
+    """All shards of ``data_dir`` (several directories separated by commas): positions
+    int8[N, 26] and targets float32[N, 5]."""
+    shards = [p for d in str(data_dir).split(",") for p in _shards(Path(d))]
     if not shards:
         raise ValueError(f"no training shards (shard-*.npz) in {data_dir}")
     pos, tg = [], []
@@ -274,11 +281,12 @@ def fit_alpha(epoch: int, epochs: int, alpha: float, alpha_end: float) -> float:
 
 def fit(checkpoint, data_dir, epochs: int, alpha: float = 0.01, alpha_end: float = 0.0005,
         init=None, holdout: float = 0.02, seed: int = 5, strength_pairs: int = 0,
-        log=sys.stdout) -> dict:
+        hidden: int = 0, race_hidden: int = 0, log=sys.stdout) -> dict:
     """Train the nets on the whole training set of ``data_dir`` for ``epochs`` passes of SGD,
     the step size decaying from ``alpha`` to ``alpha_end``, writing ``checkpoint`` after every
     pass; a checkpoint part-way through the passes resumes where it stopped. A new checkpoint
-    starts from ``init`` (default: the shipped weights). ``holdout`` of the positions (fixed by
+    starts from ``init`` (default: the shipped weights), widened to ``hidden`` / ``race_hidden``
+    units if they are larger (:func:`widen_net`). ``holdout`` of the positions (fixed by
     ``seed``) are kept out of training and their mean squared error is logged."""
     from bgtui.engine.train import _supervised_epoch
 
@@ -288,6 +296,8 @@ def fit(checkpoint, data_dir, epochs: int, alpha: float = 0.01, alpha_end: float
     else:
         ev, meta = load_weights(init or DEFAULT_WEIGHTS)
         meta.pop("fit", None)
+        ev = tuple(widen_net(net, h, seed + k) if h else net
+                   for k, (net, h) in enumerate(zip(ev[:2], (hidden, race_hidden))))
     nets = tuple(tuple(a.copy() for a in net) for net in ev[:2])
     ev = with_databases(nets, True, tables=False)
     state = meta.get("fit") or {"data": str(data_dir), "epochs": epochs, "epochs_done": 0,
@@ -318,4 +328,32 @@ def fit(checkpoint, data_dir, epochs: int, alpha: float = 0.01, alpha_end: float
             ppg, se = pubeval_ppg(with_tables(ev), strength_pairs)
             rec.update(vs_pubeval_ppg=round(ppg, 3), se=round(se, 3))
         print(json.dumps(rec), file=log, flush=True)
+    return meta
+
+
+def upgrade_inputs(src, dst) -> dict:
+    """Write to ``dst`` the weights of ``src`` made for an older input encoding with fewer
+    features per side, with zero first-layer weights for the features added since: the nets
+    compute exactly what they did, and training (``fit``) then learns the new features."""
+    from bgtui.engine.inputs import INPUT_VERSION, NUM_FEATURES, PER_SIDE, RAW_PER_SIDE
+    from bgtui.engine.nn import NET_NAMES
+
+    with np.load(src, allow_pickle=False) as z:
+        data = {k: z[k] for k in z.files}
+    meta = json.loads(str(data.pop("meta")))
+    old_inputs = int(meta["num_inputs"])
+    old_feats = old_inputs // 2 - RAW_PER_SIDE
+    if old_feats > NUM_FEATURES or old_inputs % 2:
+        raise ValueError(f"{src}: {old_inputs} inputs do not fit under this encoding")
+    nets = []
+    for name in NET_NAMES:
+        w1 = data[f"{name}_w1"]
+        old_side = old_inputs // 2
+        new = np.zeros((2 * PER_SIDE, w1.shape[1]), dtype=np.float32)
+        new[:old_side] = w1[:old_side]
+        new[PER_SIDE:PER_SIDE + old_side] = w1[old_side:]
+        nets.append((new, data[f"{name}_b1"], data[f"{name}_w2"], data[f"{name}_b2"]))
+    meta.setdefault("upgraded", []).append(
+        {"from_input_version": meta.get("input_version"), "to_input_version": INPUT_VERSION})
+    save_weights(dst, with_databases(tuple(nets)), meta)
     return meta

@@ -33,12 +33,13 @@ FEATURE_NAMES = (
     "stacking",  # checkers beyond the third on any point / 10
     "off_progress",  # checkers borne off / 15, squared (bear-off progress)
     "bar",  # checkers on the bar (1 if any)
+    "hit_loss",  # pips lost to a hit, summed over the 36 rolls (largest loss per roll) / 360
 )
 NUM_FEATURES = len(FEATURE_NAMES)
 PER_SIDE = RAW_PER_SIDE + NUM_FEATURES
 NUM_INPUTS = 2 * PER_SIDE
 #: input-encoding version: bump whenever the meaning of any input changes.
-INPUT_VERSION = 1
+INPUT_VERSION = 2
 
 
 def _direct_rolls():
@@ -93,19 +94,31 @@ def _shots(pos):
 @kernel
 def _shots_at(pos, first, last):
     """:func:`_shots` given the player's first and last blot (``last == 0``: no blot)."""
+    return _shots_and_loss(pos, first, last)[0]
+
+
+@kernel
+def _shots_and_loss(pos, first, last):
+    """(:func:`_shots`, the pips the player loses to the hit summed over the 36 rolls: for
+    each roll the largest loss ``25 - b`` among the blots ``b`` it can hit).
+
+    Blot by blot from the rearmost (largest loss): the rolls that hit blot ``b`` and no blot
+    behind it count its loss."""
     if last == 0:
-        return 0.0
+        return 0.0, 0.0
     on_bar = pos[0] < 0
     multi = pos[0] < -1
-    mask = np.int64(0)
-    for j in range(0, 24):
-        if pos[j] >= 0:
+    covered = np.int64(0)
+    loss = 0.0
+    for b in range(first, last + 1):
+        if pos[b] != 1:
             continue
-        if on_bar and j != 0:
-            break
-        for b in range(max(j + 1, first), last + 1):
-            if pos[b] != 1:
+        mask = np.int64(0)
+        for j in range(0, b):
+            if pos[j] >= 0:
                 continue
+            if on_bar and j != 0:
+                break
             d = b - j
             if d <= 6:
                 mask |= _DIRECT_ROLLS[d]
@@ -134,8 +147,12 @@ def _shots_at(pos, first, last):
                         break
                 if ok:
                     mask |= bit
-    # each non-double bit stands for two of the 36 rolls, each double bit for one
-    return float(2 * _popcount(mask & _NON_DOUBLES) + _popcount(mask & _DOUBLES))
+        new = mask & ~covered
+        if new != 0:
+            # each non-double bit stands for two of the 36 rolls, each double bit for one
+            loss += (2 * _popcount(new & _NON_DOUBLES) + _popcount(new & _DOUBLES)) * (25 - b)
+            covered |= mask
+    return float(2 * _popcount(covered & _NON_DOUBLES) + _popcount(covered & _DOUBLES)), loss
 
 
 @kernel
@@ -288,12 +305,14 @@ def _side_features(pos, out, f, opp_pips, race):
     out[f + 5] = (1.0 - esc / 36.0) * (rear / 24.0)
     out[f + 6] = home / 6.0
     out[f + 7] = best / 6.0
-    out[f + 8] = _shots_at(pos, first_blot, last_blot) / 36.0
+    shots, loss = _shots_and_loss(pos, first_blot, last_blot)
+    out[f + 8] = shots / 36.0
     out[f + 9] = blots / 4.0
     out[f + 10] = outfield / 15.0
     out[f + 11] = stack / 10.0
     out[f + 12] = (off / 15.0) ** 2
     out[f + 13] = 1.0 if bar > 0 else 0.0
+    out[f + 14] = loss / 360.0
 
 
 @kernel

@@ -220,3 +220,41 @@ def _supervised_epoch(positions, targets, order, ev, alpha_contact, alpha_race, 
         stats[s] += err
         stats[s + 1] += 1
         _backward(ews[1], net[0], net[1], net[2], net[3], ews[2], o5, targets[k], alpha, ews[3])
+
+
+@kernel
+def _sample_children(ev, n_games, rng, start, per_roll, mws, ews, out_pos, out_moves, dest):
+    """Self-play ``n_games`` greedily at 0-ply and store, for every roll, up to ``per_roll``
+    of its plays chosen at random (the played one among the candidates like any other) as
+    positions with the opponent on roll, into ``dest`` (int8[cap, 26]): the positions whose
+    values move selection compares, good plays and bad. Returns the number stored."""
+    pos = np.empty(26, dtype=np.int8)
+    t5 = np.empty(5, dtype=np.float32)
+    cap = dest.shape[0]
+    m = 0
+    for g in range(n_games):
+        for i in range(26):
+            pos[i] = start[i]
+        first = True
+        while True:
+            d1, d2 = _roll(rng, first)
+            first = False
+            best, n = _best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, t5)
+            for q in range(min(per_roll, n)):
+                k = np.int64(uniform(rng) * n)
+                if k >= n:
+                    k = n - 1
+                c = out_pos[k]
+                if game_result(c) > 0:
+                    continue
+                if m >= cap:
+                    return m
+                for i in range(26):
+                    dest[m, i] = -c[25 - i]
+                m += 1
+            child = out_pos[best]
+            if game_result(child) > 0:
+                break
+            for i in range(26):
+                pos[i] = -child[25 - i]
+    return m

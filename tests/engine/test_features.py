@@ -23,6 +23,46 @@ def test_shots_match_the_roll_by_roll_reference():
     assert checked > 5000
 
 
+def test_hit_loss_matches_the_roll_by_roll_reference():
+    from bgtui.engine.inputs import _shots_and_loss
+    from tests.reference.slow_features import hit_loss_reference
+
+    positions = _game_positions(15, 30)
+    rng = np.random.default_rng(16)
+    for kind in ("bar", "scatter", "bearoff"):
+        positions += [_random_position(rng, kind) for _ in range(300)]
+    nonzero = 0
+    for pos in positions:
+        for p in (pos, swap_sides(pos)):
+            p = np.asarray(p, dtype=np.int8)
+            blots = [i for i in range(1, 25) if p[i] == 1]
+            shots, loss = _shots_and_loss(p, blots[0] if blots else 25, blots[-1] if blots else 0)
+            assert shots == shots_reference(p), board_ascii(p)
+            assert loss == hit_loss_reference(p), board_ascii(p)
+            nonzero += loss > 0
+    assert nonzero > 1000
+
+
+def test_hit_loss_hand_counted():
+    # The blot of test_shots_hand_counted (13 point, 17 shots) loses 12 pips when hit; a second
+    # blot on our 20 point, 2 pips in front of an opponent checker on 18, loses 5: the rolls
+    # that hit the 13 point count 12, the others that hit the 20 point count 5.
+    from bgtui.engine.inputs import _shots_and_loss
+
+    pos = np.zeros(26, dtype=np.int8)
+    pos[13] = 1
+    pos[6] = 13
+    pos[20] = 1
+    pos[7] = -1
+    pos[18] = -1
+    pos[24] = -13
+    # rolls hitting 20 from 18: any 2 (11), 1-1 (1): 12 rolls; from 7 (13 away) none. Hitting
+    # 13 from 7: 17 rolls (above). Both: 6-2 and 4-2 (2 rolls each), 2-2 (1): 5 rolls.
+    shots, loss = _shots_and_loss(pos, 13, 20)
+    assert shots == 17 + 12 - 5
+    assert loss == 17 * 12 + (12 - 5) * 5
+
+
 def test_shots_hand_counted():
     # A lone blot 6 pips in front of an opponent checker: 11 rolls with a 6, plus 5-1, 4-2
     # (4 ordered rolls) and 3-3, 2-2 (1 each): 17 shots.

@@ -106,9 +106,49 @@ def escapes_reference(pos, b):
     return total
 
 
+def hit_loss_reference(pos):
+    """Pips the player loses to a hit, summed over the 36 rolls: for each roll the largest
+    ``25 - b`` among the blots ``b`` it can hit (the same movement rules as
+    :func:`shots_reference`; a blot does not stop a double's checker, so the blots beyond it
+    on the way are hit too)."""
+    on_bar = pos[0] < 0
+    total = 0.0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            w = 1.0 if d1 == d2 else 2.0
+            best = 0
+            for j in range(0, 24):
+                if pos[j] >= 0:
+                    continue
+                if on_bar and j != 0:
+                    break
+                reach = []
+                if d1 == d2:
+                    loc = j
+                    for k in range(4):
+                        loc += d1
+                        if loc > 24 or pos[loc] >= 2:
+                            break
+                        reach.append(loc)
+                        if on_bar and pos[0] < -1:
+                            break
+                else:
+                    a, b = j + d1, j + d2
+                    reach += [x for x in (a, b) if x <= 24]
+                    c = j + d1 + d2
+                    if c <= 24 and not (on_bar and pos[0] < -1):
+                        if (a <= 24 and pos[a] < 2) or (b <= 24 and pos[b] < 2):
+                            reach.append(c)
+                for x in reach:
+                    if pos[x] == 1:
+                        best = max(best, 25 - x)
+            total += w * best
+    return total
+
+
 def side_features_reference(pos, out, f, opp_pips, race):
-    """The ``14`` hand-crafted features of the side on roll in ``pos`` into
-    ``out[f : f + 14]``."""
+    """The ``15`` hand-crafted features of the side on roll in ``pos`` into
+    ``out[f : f + 15]``."""
     pips = 25 * pos[25]
     mine = pos[25]
     for i in range(1, 25):
@@ -121,7 +161,7 @@ def side_features_reference(pos, out, f, opp_pips, race):
     out[f + 0] = pips / 100.0
     out[f + 1] = (opp_pips - pips) / 50.0
     if race:
-        for k in range(2, 14):
+        for k in range(2, 15):
             out[f + k] = 0.0
         stack = 0
         for i in range(1, 25):
@@ -182,3 +222,4 @@ def side_features_reference(pos, out, f, opp_pips, race):
     out[f + 11] = stack / 10.0
     out[f + 12] = (off / 15.0) ** 2
     out[f + 13] = 1.0 if bar > 0 else 0.0
+    out[f + 14] = hit_loss_reference(pos) / 360.0
