@@ -5,6 +5,7 @@
 Samples race positions (no contact, not yet in the two-sided database) from 0-ply self-play,
 rolls each out to the end (variance reduction, bear-off truncation) and prints the 0-ply win
 probability, the rollout's with its standard error, and the mean / largest absolute difference.
+Also the same over the undecided ones (rollout win between 5% and 95%), where errors matter.
 Target (issue 3): within 1 percentage point.
 """
 
@@ -38,6 +39,7 @@ def main():
     rng = np.random.default_rng(1)
     picks = [races[i] for i in rng.choice(len(races), size=min(a.positions, len(races)), replace=False)]
     diffs = []
+    wins = []
     for p in picks:
         w0 = float(evaluate0(p, ev)[0])
         s = RolloutSettings(trials=a.trials, seed=3, truncate=0, variance_reduction=True)
@@ -46,11 +48,16 @@ def main():
             pass
         r = snap.rows[0]
         diffs.append(w0 - r.probabilities.win)
+        wins.append(r.probabilities.win)
         print(f"0-ply {100 * w0:5.1f}%  rollout {100 * r.probabilities.win:5.1f}% "
               f"±{100 * r.probabilities_se.win:.1f}  diff {100 * diffs[-1]:+5.1f}", flush=True)
     d = np.abs(diffs)
     print(f"{len(d)} race positions: mean |diff| {100 * d.mean():.2f} points, "
           f"largest {100 * d.max():.2f} points")
+    open_ = d[(np.array(wins) > 0.05) & (np.array(wins) < 0.95)]
+    if len(open_):
+        print(f"{len(open_)} of them undecided (rollout win 5-95%): mean |diff| "
+              f"{100 * open_.mean():.2f} points, largest {100 * open_.max():.2f} points")
 
 
 if __name__ == "__main__":

@@ -363,7 +363,8 @@ def cmd_train(args, query, an=None):
         if not args.data:
             raise UserError("train dataset needs --data DIR (where the shards go)")
         build_dataset(args.data, args.checkpoint, args.positions, ply=args.target_ply,
-                      seed=args.seed, workers=args.workers, children=args.children)
+                      seed=args.seed, workers=args.workers, children=args.children,
+                      race_rollouts=args.race_rollouts, shard=args.shard)
     elif args.method == "fit":
         from bgtui.analysis.training import fit
 
@@ -535,6 +536,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--children", type=int, default=0,
                    help="dataset: store this many random plays of every roll (the positions "
                         "move selection compares) instead of the positions played")
+    p.add_argument("--race-rollouts", type=int, default=0, metavar="TRIALS",
+                   help="dataset: only races outside the two-sided database, labelled by "
+                        "rollouts of TRIALS trials")
+    p.add_argument("--shard", type=int, default=20_000, help="dataset: positions per shard")
     p.add_argument("--init", help="fit: weights a new checkpoint starts from (default: shipped)")
     p.add_argument("--alpha-end", type=float, default=0.0005,
                    help="fit: the step size of the last pass (decaying from --alpha)")

@@ -210,14 +210,49 @@ def _shards(data_dir: Path) -> list[Path]:
     return sorted(Path(data_dir).glob("shard-*.npz"))
 
 
+def _rollout_targets(ev, positions, trials: int, seed: int, workers: int) -> np.ndarray:
+    """Targets for ``positions`` from full rollouts of ``trials`` trials each (variance
+    reduction, quasi-random dice, bear-off database truncation; 0-ply play)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bgtui.analysis.models import RolloutSettings
+    from bgtui.analysis.rollout import RolloutJob
+
+    out = np.zeros((len(positions), 5), dtype=np.float32)
+    settings = RolloutSettings(trials=trials, seed=seed, truncate=0, variance_reduction=True,
+                               workers=1)
+
+    def one(i):
+        snap = None
+        for snap in RolloutJob(positions[i][None], [""], [""], settings, False).run(ev):
+            pass
+        p = snap.rows[0].probabilities
+        out[i] = (p.win, p.win_gammon, p.win_backgammon, p.lose_gammon, p.lose_backgammon)
+
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(one, range(len(positions))))
+    return np.clip(out, 0.0, 1.0)  # variance reduction can overshoot 0 or 1 by a hair
+
+
+def _keep_races(positions: np.ndarray) -> np.ndarray:
+    """The races of ``positions`` that the two-sided bear-off database does not settle."""
+    from bgtui.engine.bearoff import is_two_sided
+    from bgtui.engine.position import is_race
+
+    keep = [i for i, p in enumerate(positions) if is_race(p) and not is_two_sided(p)]
+    return positions[keep]
+
+
 def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 20_000,
                   explore: float = 0.1, seed: int = 101, workers: int = 1, children: int = 0,
-                  log=sys.stdout) -> int:
+                  race_rollouts: int = 0, log=sys.stdout) -> int:
     """Grow the training set in ``data_dir`` to ``positions`` positions (in shards of ``shard``),
     each a position from 0-ply self-play of ``weights`` (``explore`` random plays for variety)
     with its ``ply``-ply probabilities as the target. With ``children`` > 0 the positions are
     instead, for every roll of the self-play, that many of its plays picked at random (the
-    positions that move selection compares, bad plays included).
+    positions that move selection compares, bad plays included). With ``race_rollouts`` > 0
+    only races outside the two-sided database are kept, labelled by rollouts of that many
+    trials (the race net's targets then come from play, not from its own lookahead).
 
     Every shard is written atomically and made from its own seed (``seed`` and its index), so an
     interrupted build resumes where it stopped and gives the same shards. Returns the number of
@@ -238,6 +273,16 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
         rng = make_rng(seed * 1_000_003 + idx)
         dest = np.zeros((shard, 26), dtype=np.int8)
         m = 0
+        if race_rollouts:
+            shard_rows = shard
+            found = np.zeros((0, 26), dtype=np.int8)
+            while len(found) < shard_rows:
+                more = np.zeros((shard_rows * 4, 26), dtype=np.int8)
+                k = _sample_positions(ev, 200, rng, _START, explore, mws, ews, out_pos,
+                                      out_moves, more)
+                found = np.concatenate([found, _keep_races(more[:k])])
+            dest = found[:shard_rows]
+            m = shard
         while m < shard:
             if children:
                 m += _sample_children(ev, 20, rng, _START, children, mws, ews, out_pos,
@@ -245,9 +290,13 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
             else:
                 m += _sample_positions(ev, 50, rng, _START, explore, mws, ews, out_pos,
                                        out_moves, dest[m:])
-        tg = _targets(ev, dest, ply, workers)
+        if race_rollouts:
+            tg = _rollout_targets(ev, dest, race_rollouts, seed * 1_000_003 + idx, workers)
+        else:
+            tg = _targets(ev, dest, ply, workers)
         info = {"weights_sha256": meta.get("sha256"), "ply": ply, "explore": explore,
-                "children": children, "seed": seed, "index": idx}
+                "children": children, "race_rollouts": race_rollouts, "seed": seed,
+                "index": idx}
         path = data_dir / f"shard-{idx:05d}.npz"
         tmp = path.with_suffix(".tmp.npz")
         np.savez(tmp, positions=dest, targets=tg, meta=np.array(json.dumps(info)))
