@@ -89,3 +89,95 @@ def test_td_lambda_training_runs_and_records_lambda(tmp_path):
     assert meta["games_trained"] == 40
     assert meta["training"]["method"] == "td-lambda-selfplay"
     assert meta["training"]["lambda"] == 0.7
+
+
+def _small_weights(tmp_path):
+    from bgtui.analysis.weights import save_weights
+
+    ck = tmp_path / "small.npz"
+    ev = with_databases((init_net(8, 3), init_net(4, 4)))
+    save_weights(ck, ev, {"games_trained": 0})
+    return ck
+
+
+def test_a_dataset_build_resumes_to_the_same_shards(tmp_path):
+    from bgtui.analysis.training import build_dataset, load_dataset
+
+    ck = _small_weights(tmp_path)
+    build_dataset(tmp_path / "a", ck, 60, shard=30, children=2, log=io.StringIO())
+    build_dataset(tmp_path / "b", ck, 30, shard=30, children=2, log=io.StringIO())
+    build_dataset(tmp_path / "b", ck, 60, shard=30, children=2, log=io.StringIO())  # resumed
+    pa, ta = load_dataset(tmp_path / "a")
+    pb, tb = load_dataset(tmp_path / "b")
+    assert pa.shape == (60, 26) and np.array_equal(pa, pb) and np.array_equal(ta, tb)
+    assert np.all((ta >= 0) & (ta <= 1)) and np.all(ta[:, 1] <= ta[:, 0] + 1e-6)
+    both, _ = load_dataset(f"{tmp_path / 'a'},{tmp_path / 'b'}")
+    assert len(both) == 120
+
+
+class _KilledAfter(io.StringIO):
+    """A log that stops the process (raises) once it has ``n`` lines: a fit killed mid-way."""
+
+    def __init__(self, n):
+        super().__init__()
+        self.n = n
+
+    def write(self, text):
+        super().write(text)
+        if self.getvalue().count("\n") >= self.n:
+            raise KeyboardInterrupt
+
+
+def test_fit_resumed_equals_uninterrupted_and_lowers_the_error(tmp_path):
+    from bgtui.analysis.training import build_dataset, fit
+
+    ck = _small_weights(tmp_path)
+    build_dataset(tmp_path / "d", ck, 200, shard=100, log=io.StringIO())
+    log = io.StringIO()
+    fit(tmp_path / "one.npz", tmp_path / "d", 4, init=ck, holdout=0.2, log=log)
+    try:
+        fit(tmp_path / "two.npz", tmp_path / "d", 4, init=ck, holdout=0.2, log=_KilledAfter(2))
+    except KeyboardInterrupt:
+        pass
+    _, part = load_weights(tmp_path / "two.npz")
+    assert part["fit"]["epochs_done"] == 2
+    fit(tmp_path / "two.npz", tmp_path / "d", 4, holdout=0.2, log=io.StringIO())  # resumed
+    a, meta = load_weights(tmp_path / "one.npz")
+    b, meta_b = load_weights(tmp_path / "two.npz")
+    assert meta["fit"]["epochs_done"] == meta_b["fit"]["epochs_done"] == 4
+    for net_a, net_b in zip(a[:2], b[:2]):
+        assert all(np.array_equal(x, y) for x, y in zip(net_a, net_b))
+    recs = [json.loads(x) for x in log.getvalue().splitlines()]
+    assert recs[-1]["train_mse"] < recs[0]["train_mse"]
+
+
+def test_upgrading_older_weights_keeps_what_the_nets_compute(tmp_path):
+    """Weights made without the last feature, upgraded, evaluate exactly like the current nets
+    with that feature's weights set to zero."""
+    from bgtui.analysis.checksum import arrays_sha256
+    from bgtui.analysis.training import upgrade_inputs
+    from bgtui.engine.inputs import NUM_FEATURES, PER_SIDE
+    from bgtui.engine.nn import NET_NAMES
+
+    ev, meta = load_weights()
+    last = PER_SIDE - 1  # the last feature of the player's side; of the opponent's: 2*PER_SIDE-1
+    arrays, zeroed = {}, []
+    for name, net in zip(NET_NAMES, ev[:2]):
+        w1, b1, w2, b2 = (np.array(a) for a in net)
+        old = np.delete(w1, [last, 2 * PER_SIDE - 1], axis=0)
+        w1[[last, 2 * PER_SIDE - 1]] = 0.0
+        zeroed.append((w1, b1, w2, b2))
+        arrays.update({f"{name}_w1": old, f"{name}_b1": b1, f"{name}_w2": w2, f"{name}_b2": b2})
+    old_meta = dict(meta, input_version=meta["input_version"] - 1,
+                    num_inputs=2 * (PER_SIDE - 1), sha256=arrays_sha256(arrays))
+    src = tmp_path / "old.npz"
+    np.savez(src, meta=np.array(json.dumps(old_meta)), **arrays)
+    upgrade_inputs(src, tmp_path / "new.npz")
+    up, up_meta = load_weights(tmp_path / "new.npz")
+    assert up_meta["upgraded"][-1]["to_input_version"] == meta["input_version"]
+    want = with_databases(tuple(tuple(np.ascontiguousarray(a, dtype=np.float32) for a in n)
+                                for n in zeroed))
+    for pos in _game_positions(5, 2)[:40]:
+        p = np.asarray(pos, dtype=np.int8)
+        assert np.array_equal(evaluate0(p, up), evaluate0(p, want))
+    assert NUM_FEATURES >= 1
