@@ -498,12 +498,14 @@ class MainScreen(Screen):
         what = (f"{len(moves)} play{'s' if len(moves) > 1 else ''} of {dice_text(state.dice)}"
                 if moves else "the position")
         word = "finished" if s.finished else ("stopped" if s.cancelled else "running")
-        head = (f"Rollout of {what}, {word}: {s.trials_done}/{s.trials_total} trials, "
-                f"{rate(s.games_per_second)} games/s")
+        narrow = self.app.size.width < NARROW  # one line, so that 80x24 shows two plays
+        head = (f"{what[0].upper()}{what[1:]} {word}: " if narrow else f"Rollout of {what}, {word}: ")
+        head += f"{s.trials_done}/{s.trials_total} trials, {rate(s.games_per_second)} games/s"
         if not (s.finished or s.cancelled):
             head += f", {duration(s.time_left)} left"
         if s.variance_reduction_factor:
-            head += f", VR worth x{s.variance_reduction_factor:.1f} trials"
+            head += (f", VR x{s.variance_reduction_factor:.0f}" if narrow
+                     else f", VR worth x{s.variance_reduction_factor:.1f} trials")
         tail = f"\n{preset_name(s.settings)}: {describe(s.settings)}"
         if s.cancelled:
             tail += ".  c continues"
