@@ -159,10 +159,13 @@ def _td_lambda_selfplay(ev, n_games, rng, alpha_contact, alpha_race, lam, start,
 
 
 @kernel
-def _sample_positions(ev, n_games, rng, start, explore, mws, ews, out_pos, out_moves, dest):
-    """Self-play ``n_games`` at 0-ply (a random play instead of the best with probability
-    ``explore``) and store every position before a roll (player on roll) into ``dest``
-    (int8[cap, 26]); returns the number stored (stops when full)."""
+def _self_play_sample(ev, n_games, rng, start, explore, per_roll, mws, ews, out_pos,
+                      out_moves, dest):
+    """Self-play ``n_games`` at 0-ply (with ``per_roll`` = 0, a random play instead of the best
+    with probability ``explore``) and store into ``dest`` (int8[cap, 26]), with the player on roll, either every
+    position before a roll (``per_roll`` = 0) or, for every roll, ``per_roll`` of its plays
+    picked at random (the positions that move selection compares, good plays and bad).
+    Returns the number stored (stops when full)."""
     pos = np.empty(26, dtype=np.int8)
     t5 = np.empty(5, dtype=np.float32)
     cap = dest.shape[0]
@@ -173,7 +176,7 @@ def _sample_positions(ev, n_games, rng, start, explore, mws, ews, out_pos, out_m
         first = True
         while True:
             d1, d2 = _roll(rng, first)
-            if not first:
+            if not first and per_roll == 0:
                 if m >= cap:
                     return m
                 for i in range(26):
@@ -181,16 +184,40 @@ def _sample_positions(ev, n_games, rng, start, explore, mws, ews, out_pos, out_m
                 m += 1
             first = False
             best, n = _best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, t5)
-            if n > 1 and uniform(rng) < explore:
-                best = np.int64(uniform(rng) * n)
-                if best >= n:
-                    best = n - 1
+            for q in range(min(per_roll, n)):
+                k = min(np.int64(uniform(rng) * n), n - 1)
+                c = out_pos[k]
+                if game_result(c) > 0:
+                    continue
+                if m >= cap:
+                    return m
+                for i in range(26):
+                    dest[m, i] = -c[25 - i]
+                m += 1
+            if per_roll == 0 and n > 1 and uniform(rng) < explore:
+                best = min(np.int64(uniform(rng) * n), n - 1)
             child = out_pos[best]
             if game_result(child) > 0:
                 break
             for i in range(26):
                 pos[i] = -child[25 - i]
     return m
+
+
+@kernel
+def _sample_positions(ev, n_games, rng, start, explore, mws, ews, out_pos, out_moves, dest):
+    """Every position before a roll of ``n_games`` of 0-ply self-play (see
+    :func:`_self_play_sample`); returns the number stored."""
+    return _self_play_sample(ev, n_games, rng, start, explore, 0, mws, ews, out_pos, out_moves,
+                             dest)
+
+
+@kernel
+def _sample_children(ev, n_games, rng, start, per_roll, mws, ews, out_pos, out_moves, dest):
+    """``per_roll`` random plays of every roll of ``n_games`` of greedy 0-ply self-play, with
+    the opponent on roll (see :func:`_self_play_sample`); returns the number stored."""
+    return _self_play_sample(ev, n_games, rng, start, 0.0, per_roll, mws, ews, out_pos,
+                             out_moves, dest)
 
 
 @kernel
@@ -220,41 +247,3 @@ def _supervised_epoch(positions, targets, order, ev, alpha_contact, alpha_race, 
         stats[s] += err
         stats[s + 1] += 1
         _backward(ews[1], net[0], net[1], net[2], net[3], ews[2], o5, targets[k], alpha, ews[3])
-
-
-@kernel
-def _sample_children(ev, n_games, rng, start, per_roll, mws, ews, out_pos, out_moves, dest):
-    """Self-play ``n_games`` greedily at 0-ply and store, for every roll, up to ``per_roll``
-    of its plays chosen at random (the played one among the candidates like any other) as
-    positions with the opponent on roll, into ``dest`` (int8[cap, 26]): the positions whose
-    values move selection compares, good plays and bad. Returns the number stored."""
-    pos = np.empty(26, dtype=np.int8)
-    t5 = np.empty(5, dtype=np.float32)
-    cap = dest.shape[0]
-    m = 0
-    for g in range(n_games):
-        for i in range(26):
-            pos[i] = start[i]
-        first = True
-        while True:
-            d1, d2 = _roll(rng, first)
-            first = False
-            best, n = _best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, t5)
-            for q in range(min(per_roll, n)):
-                k = np.int64(uniform(rng) * n)
-                if k >= n:
-                    k = n - 1
-                c = out_pos[k]
-                if game_result(c) > 0:
-                    continue
-                if m >= cap:
-                    return m
-                for i in range(26):
-                    dest[m, i] = -c[25 - i]
-                m += 1
-            child = out_pos[best]
-            if game_result(child) > 0:
-                break
-            for i in range(26):
-                pos[i] = -child[25 - i]
-    return m

@@ -9,13 +9,18 @@ from tests.engine.test_movegen_reference import _game_positions, _random_positio
 from tests.reference.slow_features import shots_reference
 
 
-def test_shots_match_the_roll_by_roll_reference():
-    positions = _game_positions(11, 30)
-    rng = np.random.default_rng(12)
+def _feature_positions(game_seed, seed, n=300):
+    """Positions from games and random bar, scattered and bear-off positions."""
+    positions = _game_positions(game_seed, 30)
+    rng = np.random.default_rng(seed)
     for kind in ("bar", "scatter", "bearoff"):
-        positions += [_random_position(rng, kind) for _ in range(300)]
+        positions += [_random_position(rng, kind) for _ in range(n)]
+    return positions
+
+
+def test_shots_match_the_roll_by_roll_reference():
     checked = 0
-    for pos in positions:
+    for pos in _feature_positions(11, 12):
         for p in (pos, swap_sides(pos)):
             p = np.asarray(p, dtype=np.int8)
             assert _shots(p) == shots_reference(p), board_ascii(p)
@@ -27,12 +32,8 @@ def test_hit_loss_matches_the_roll_by_roll_reference():
     from bgtui.engine.inputs import _shots_and_loss
     from tests.reference.slow_features import hit_loss_reference
 
-    positions = _game_positions(15, 30)
-    rng = np.random.default_rng(16)
-    for kind in ("bar", "scatter", "bearoff"):
-        positions += [_random_position(rng, kind) for _ in range(300)]
     nonzero = 0
-    for pos in positions:
+    for pos in _feature_positions(15, 16):
         for p in (pos, swap_sides(pos)):
             p = np.asarray(p, dtype=np.int8)
             blots = [i for i in range(1, 25) if p[i] == 1]
