@@ -2,8 +2,8 @@
 
     python benchmarks/race_accuracy.py [--positions 20] [--trials 1296]
 
-Samples race positions (no contact, not yet in the two-sided database) from 0-ply self-play,
-rolls each out to the end (variance reduction, bear-off truncation) and prints the 0-ply win
+Samples race positions (no contact, not yet in the two-sided database) from 0-ply self-play
+of the shipped weights (the same positions whichever ``--weights`` are measured), rolls each out to the end (variance reduction, bear-off truncation) and prints the 0-ply win
 probability, the rollout's with its standard error, and the mean / largest absolute difference.
 Also the same over the undecided ones (rollout win between 5% and 95%), where errors matter.
 Target (issue 3): within 1 percentage point.
@@ -31,10 +31,13 @@ def main():
     ap.add_argument("--weights", default="bgtui-0.npz")
     a = ap.parse_args()
     ev = with_databases(load_weights(a.weights)[0][:2], bearoff=True)
+    # the positions come from self-play of the shipped weights, whichever weights are measured,
+    # so that two weights files are compared on the same positions
+    ship = with_databases(load_weights()[0][:2], bearoff=True)
     dest = np.zeros((20000, 26), dtype=np.int8)
     op, om = make_play_buffers()
-    n = _sample_positions(ev, 400, make_rng(9), _START, 0.0, make_workspace(),
-                          make_eval_workspace(hidden_size(ev)), op, om, dest)
+    n = _sample_positions(ship, 400, make_rng(9), _START, 0.0, make_workspace(),
+                          make_eval_workspace(hidden_size(ship)), op, om, dest)
     races = [p for p in dest[:n] if is_race(p) and not is_two_sided(p)]
     rng = np.random.default_rng(1)
     picks = [races[i] for i in rng.choice(len(races), size=min(a.positions, len(races)), replace=False)]

@@ -1,5 +1,6 @@
 """Snapshots (fake engine, fixed theme and size): the main screen with an evaluated position at
-80x24 and 120x40 in every shipped theme; the board editor and play mode at 120x40.
+80x24 and 120x40 in every shipped theme; two rolled-out plays at both sizes; the board editor
+and play mode at 120x40.
 
 Regenerate with ``python3 -m pytest tests/ui/test_snapshots.py --snapshot-update`` and look at
 the pictures before committing them. Nothing on these screens depends on time, paths or chance:
@@ -57,3 +58,18 @@ async def _playing(pilot):
 def test_play_screen(snap_compare, make_app):
     app = make_app()
     assert snap_compare(app, terminal_size=(120, 40), run_before=_playing)
+
+
+async def _rolled_out(pilot):
+    await _evaluated_and_marked(pilot)
+    m = pilot.app.main_screen
+    await pilot.press("space", "r")  # the best play marked too: two plays rolled out together
+    await wait_for(pilot, lambda: not m.rollout_running and m.last_snapshot is not None
+                   and m.last_snapshot.finished, what="rollout finished")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_rollout_results(snap_compare, make_app, size):
+    """Two plays rolled out (fake engine): at 80x24 both rows are on screen."""
+    app = make_app(state=XGID_31)
+    assert snap_compare(app, terminal_size=size, run_before=_rolled_out)
