@@ -51,15 +51,22 @@ def _parse_dice(text: str):
         raise UserError(str(exc)) from None
 
 
+_ANALYZERS: dict = {}  # one per weights file and process (a server answers many queries)
+
+
 def _analyzer(args):
     from bgtui.analysis.service import Analyzer
     from bgtui.analysis.weights import WeightsError
 
-    an = Analyzer(weights=getattr(args, "weights", None))
+    key = getattr(args, "weights", None)
+    if key in _ANALYZERS:
+        return _ANALYZERS[key]
+    an = Analyzer(weights=key)
     try:
         an.ev
     except WeightsError as exc:
         raise UserError(str(exc)) from None
+    _ANALYZERS[key] = an
     return an
 
 
@@ -521,6 +528,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(p, ply=False)
     p.set_defaults(func=cmd_rollout, needs_engine=True)
 
+    p = add("serve", "keep the engine loaded and answer eval, moves and cube queries at once",
+            "bgtui serve &   # then: bgtui cube 4HPwATDgc/ABMA --ply 2")
+    p.add_argument("--socket", default=None,
+                   help="Unix socket path (default $BGTUI_SOCKET or a private runtime dir)")
+    p.add_argument("--weights", default=None, help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_serve, needs_engine=False)
+
     p = add("train", "train the evaluator (TD self-play), resumable from its checkpoint",
             "bgtui train td --checkpoint runs/td.npz --games 1000000")
     p.add_argument("method", choices=["td", "supervised", "dataset", "fit"],
@@ -597,9 +611,62 @@ def _run_batch(args, func, an, out) -> int:
     return 0
 
 
+def cmd_serve(args, query, an=None) -> int:
+    from bgtui.analysis.server import default_socket, serve
+
+    import signal
+
+    path = args.socket or default_socket()
+    if threading_main():
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # so the socket is removed
+    an = _analyzer(args)
+    print("bgtui serve: loading the engine ...", file=sys.stderr, flush=True)
+    an.warm_up()
+    try:
+        return serve(_main_here, path, ready=lambda p: print(
+            f"bgtui serve: answering eval, moves and cube queries at {p} (ctrl+c stops)",
+            file=sys.stderr, flush=True))
+    except OSError as exc:
+        raise UserError(f"cannot serve at {path}: {exc}") from None
+
+
+def threading_main() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+def _served(args, argv: list[str]) -> Optional[int]:
+    """Hand a quick query to a running ``bgtui serve``; None if none answered."""
+    if (getattr(args, "func", None) not in (cmd_eval, cmd_moves, cmd_cube)
+            or getattr(args, "batch", None) or getattr(args, "weights", None)
+            or os.environ.get("BGTUI_NO_SERVER")):
+        return None
+    from bgtui.analysis.server import request
+
+    got = request(argv)
+    if got is None:
+        return None
+    code, out, err = got
+    sys.stdout.write(out)
+    sys.stderr.write(err)
+    sys.stdout.flush()
+    return code
+
+
 def main(argv: Optional[list[str]] = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(argv)
+    code = _served(args, argv)
+    return code if code is not None else _run(args)
+
+
+def _main_here(argv: list[str]) -> int:
+    """``main`` without asking a server (what the server itself runs)."""
+    return _run(build_parser().parse_args(argv))
+
+
+def _run(args) -> int:
     func: Callable = getattr(args, "func", cmd_app)
     out = sys.stdout
     try:

@@ -1,0 +1,149 @@
+"""A resident engine for the command line: ``bgtui serve`` keeps the kernels, weights and
+bear-off databases loaded, and ``bgtui eval | moves | cube`` hand their query to it
+instead of loading everything again (about 1 s a process; with the server a query takes the
+time of its evaluation).
+
+The protocol is one JSON line each way over a Unix socket that only the user can reach:
+``{"argv": [...], "version": V}`` -> ``{"code": C, "stdout": "...", "stderr": "..."}`` (or
+``{"refused": "why"}``). The client side imports nothing heavy (no numpy, no numba), and falls
+back to answering in-process whenever no server answers, a server of another version answers, or
+anything goes wrong: the server is an accelerator, never a dependency.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import socket
+import sys
+import tempfile
+from pathlib import Path
+from typing import Callable, Optional
+
+#: commands a server may answer (quick queries; rollouts and training stay in-process, where
+#: their progress output goes to the terminal)
+SERVED = ("eval", "moves", "cube")
+_MAX_REQUEST = 1 << 20
+
+
+def default_socket() -> Path:
+    """``$BGTUI_SOCKET``, else ``bgtui-<uid>/server.sock`` in ``$XDG_RUNTIME_DIR`` (or the
+    temporary directory)."""
+    env = os.environ.get("BGTUI_SOCKET")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    return Path(base) / f"bgtui-{uid}" / "server.sock"
+
+
+def _version() -> str:
+    from bgtui import __version__
+
+    return __version__
+
+
+def _read_line(conn: socket.socket) -> bytes:
+    buf = bytearray()
+    while not buf.endswith(b"\n"):
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        buf += chunk
+        if len(buf) > _MAX_REQUEST:
+            raise ValueError("request too long")
+    return bytes(buf)
+
+
+def request(argv: list[str], path: Optional[Path] = None,
+            timeout: float = 3600.0) -> Optional[tuple[int, str, str]]:
+    """Ask the server at ``path`` to run ``bgtui argv``; ``(code, stdout, stderr)``, or None
+    when no server of this version answered (then the caller runs the command itself)."""
+    path = Path(path) if path is not None else default_socket()
+    if not hasattr(socket, "AF_UNIX") or not path.exists():
+        return None
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(0.5)
+            s.connect(str(path))
+            s.settimeout(timeout)
+            s.sendall((json.dumps({"argv": list(argv), "version": _version()}) + "\n").encode())
+            reply = json.loads(_read_line(s).decode() or "{}")
+    except (OSError, ValueError):
+        return None
+    if "code" not in reply:
+        return None  # refused (another version) or cut short
+    return int(reply["code"]), str(reply.get("stdout", "")), str(reply.get("stderr", ""))
+
+
+def _prepare(path: Path) -> None:
+    """A private directory for the socket; a stale socket (no server behind it) is removed."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if path.parent.stat().st_uid != (os.getuid() if hasattr(os, "getuid") else 0):
+        raise OSError(f"{path.parent} belongs to another user")
+    os.chmod(path.parent, 0o700)
+    if path.exists():
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(0.5)
+            try:
+                s.connect(str(path))
+            except OSError:
+                path.unlink()  # stale
+                return
+        raise OSError(f"a bgtui server is already running at {path}")
+
+
+def serve(run: Callable[[list[str]], int], path: Optional[Path] = None,
+          ready: Optional[Callable[[Path], None]] = None,
+          max_requests: Optional[int] = None) -> int:
+    """Answer requests one at a time with ``run(argv)`` (its output captured) until killed
+    (or after ``max_requests``). ``ready(path)`` is called once the socket listens."""
+    path = Path(path) if path is not None else default_socket()
+    _prepare(path)
+    done = 0
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as srv:
+        old = os.umask(0o177)
+        try:
+            srv.bind(str(path))
+        finally:
+            os.umask(old)
+        srv.listen(16)
+        if ready is not None:
+            ready(path)
+        try:
+            while max_requests is None or done < max_requests:
+                conn, _ = srv.accept()
+                with conn:
+                    _answer(conn, run)
+                done += 1
+        finally:
+            with contextlib.suppress(OSError):
+                path.unlink()
+    return 0
+
+
+def _answer(conn: socket.socket, run: Callable[[list[str]], int]) -> None:
+    try:
+        req = json.loads(_read_line(conn).decode() or "{}")
+        argv = req.get("argv")
+        if req.get("version") != _version():
+            reply = {"refused": f"server runs bgtui {_version()}, client {req.get('version')}"}
+        elif (not isinstance(argv, list) or not argv or argv[0] not in SERVED
+              or not all(isinstance(a, str) for a in argv)):
+            reply = {"refused": "not a query this server answers"}
+        else:
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                try:
+                    code = run(argv)
+                except SystemExit as exc:  # argparse's errors
+                    code = exc.code if isinstance(exc.code, int) else 2
+                except Exception as exc:  # a bug answers as an error; the server carries on
+                    print(f"bgtui: error: {type(exc).__name__}: {exc}", file=sys.stderr)
+                    code = 1
+            reply = {"code": code, "stdout": out.getvalue(), "stderr": err.getvalue()}
+        conn.sendall((json.dumps(reply) + "\n").encode())
+    except (OSError, ValueError):
+        pass  # the client went away or sent garbage: nothing to answer

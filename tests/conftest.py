@@ -1,0 +1,9 @@
+"""Every test answers in its own process: a `bgtui serve` the developer left running must not
+answer the command-line tests (tests/analysis/test_server.py starts its own)."""
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _no_resident_engine(monkeypatch):
+    monkeypatch.setenv("BGTUI_NO_SERVER", "1")
