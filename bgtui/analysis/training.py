@@ -207,7 +207,8 @@ def supervised_train(checkpoint, rounds: int, positions: int = 50_000, ply: int 
 
 
 def _shards(data_dir: Path) -> list[Path]:
-    return sorted(Path(data_dir).glob("shard-*.npz"))
+    """The finished shards (a shard being written is a hidden ``.tmp`` file until complete)."""
+    return sorted(Path(data_dir).glob("shard-[0-9][0-9][0-9][0-9][0-9].npz"))
 
 
 def _rollout_targets(ev, positions, trials: int, seed: int, workers: int) -> np.ndarray:
@@ -298,8 +299,9 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
                 "children": children, "race_rollouts": race_rollouts, "seed": seed,
                 "index": idx}
         path = data_dir / f"shard-{idx:05d}.npz"
-        tmp = path.with_suffix(".tmp.npz")
-        np.savez(tmp, positions=dest, targets=tg, meta=np.array(json.dumps(info)))
+        tmp = data_dir / f".shard-{idx:05d}.tmp"
+        with open(tmp, "wb") as f:
+            np.savez(f, positions=dest, targets=tg, meta=np.array(json.dumps(info)))
         tmp.replace(path)
         have += shard
         print(json.dumps({"shard": idx, "positions": have, "ply": ply,

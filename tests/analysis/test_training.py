@@ -181,3 +181,17 @@ def test_upgrading_older_weights_keeps_what_the_nets_compute(tmp_path):
         p = np.asarray(pos, dtype=np.int8)
         assert np.array_equal(evaluate0(p, up), evaluate0(p, want))
     assert NUM_FEATURES >= 1
+
+
+def test_a_shard_left_half_written_is_not_part_of_the_set(tmp_path):
+    from bgtui.analysis.training import build_dataset, load_dataset
+
+    ck = _small_weights(tmp_path)
+    d = tmp_path / "d"
+    build_dataset(d, ck, 30, shard=30, log=io.StringIO())
+    (d / ".shard-00001.tmp").write_bytes(b"PK\x03\x04 cut off")  # a build killed mid-write
+    (d / "shard-00001.tmp.npz").write_bytes(b"PK\x03\x04 cut off")  # an older build's name
+    pos, _ = load_dataset(d)
+    assert len(pos) == 30
+    build_dataset(d, ck, 60, shard=30, log=io.StringIO())  # resumes with shard 1
+    assert len(load_dataset(d)[0]) == 60
