@@ -531,8 +531,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("serve", "keep the engine loaded and answer eval, moves and cube queries at once",
             "bgtui serve &   # then: bgtui cube 4HPwATDgc/ABMA --ply 2")
     p.add_argument("--socket", default=None,
-                   help="Unix socket path (default $BGTUI_SOCKET or a private runtime dir)")
-    p.add_argument("--weights", default=None, help=argparse.SUPPRESS)
+                   help="Unix socket path (default $BGTUI_SOCKET or a private runtime dir; "
+                        "clients look at $BGTUI_SOCKET, then the default)")
     p.set_defaults(func=cmd_serve, needs_engine=False)
 
     p = add("train", "train the evaluator (TD self-play), resumable from its checkpoint",
@@ -612,9 +612,9 @@ def _run_batch(args, func, an, out) -> int:
 
 
 def cmd_serve(args, query, an=None) -> int:
-    from bgtui.analysis.server import default_socket, serve
-
     import signal
+
+    from bgtui.analysis.server import default_socket, serve
 
     path = args.socket or default_socket()
     if threading_main():
