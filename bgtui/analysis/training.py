@@ -346,7 +346,8 @@ def fit(checkpoint, data_dir, epochs: int, alpha: float = 0.01, alpha_end: float
         ev, meta = load_weights(checkpoint)
     else:
         ev, meta = load_weights(init or DEFAULT_WEIGHTS)
-        meta.pop("fit", None)
+        if "fit" in meta:  # the starting weights' own fit stays on record
+            meta.setdefault("fit_history", []).append(meta.pop("fit"))
         ev = tuple(widen_net(net, h, seed + k) if h else net
                    for k, (net, h) in enumerate(zip(ev[:2], (hidden, race_hidden))))
     nets = tuple(tuple(a.copy() for a in net) for net in ev[:2])
