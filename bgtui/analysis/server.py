@@ -100,6 +100,8 @@ def serve(run: Callable[[list[str]], int], path: Optional[Path] = None,
           max_requests: Optional[int] = None) -> int:
     """Answer requests one at a time with ``run(argv)`` (its output captured) until killed
     (or after ``max_requests``). ``ready(path)`` is called once the socket listens."""
+    if not hasattr(socket, "AF_UNIX"):
+        raise OSError("this system has no Unix sockets")
     path = Path(path) if path is not None else default_socket()
     _prepare(path)
     done = 0
