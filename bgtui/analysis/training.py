@@ -244,6 +244,31 @@ def _keep_races(positions: np.ndarray) -> np.ndarray:
     return positions[keep]
 
 
+def _sample_shard(n, ev, rng, explore, children, races, ws) -> np.ndarray:
+    """``n`` positions of 0-ply self-play for one shard (see :func:`build_dataset`)."""
+    from bgtui.engine.train import _sample_children, _sample_positions
+
+    mws, ews, out_pos, out_moves = ws
+    if races:
+        found = np.zeros((0, 26), dtype=np.int8)
+        while len(found) < n:
+            more = np.zeros((n * 4, 26), dtype=np.int8)
+            k = _sample_positions(ev, 200, rng, _START, explore, mws, ews, out_pos, out_moves,
+                                  more)
+            found = np.concatenate([found, _keep_races(more[:k])])
+        return found[:n]
+    dest = np.zeros((n, 26), dtype=np.int8)
+    m = 0
+    while m < n:
+        if children:
+            m += _sample_children(ev, 20, rng, _START, children, mws, ews, out_pos, out_moves,
+                                  dest[m:])
+        else:
+            m += _sample_positions(ev, 50, rng, _START, explore, mws, ews, out_pos, out_moves,
+                                   dest[m:])
+    return dest
+
+
 def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 20_000,
                   explore: float = 0.1, seed: int = 101, workers: int = 1, children: int = 0,
                   race_rollouts: int = 0, log=sys.stdout) -> int:
@@ -258,8 +283,6 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
     Every shard is written atomically and made from its own seed (``seed`` and its index), so an
     interrupted build resumes where it stopped and gives the same shards. Returns the number of
     positions in the set."""
-    from bgtui.engine.train import _sample_children, _sample_positions
-
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     ev0, meta = load_weights(weights)
@@ -272,25 +295,8 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
         idx = len(_shards(data_dir))
         t = time.time()
         rng = make_rng(seed * 1_000_003 + idx)
-        dest = np.zeros((shard, 26), dtype=np.int8)
-        m = 0
-        if race_rollouts:
-            shard_rows = shard
-            found = np.zeros((0, 26), dtype=np.int8)
-            while len(found) < shard_rows:
-                more = np.zeros((shard_rows * 4, 26), dtype=np.int8)
-                k = _sample_positions(ev, 200, rng, _START, explore, mws, ews, out_pos,
-                                      out_moves, more)
-                found = np.concatenate([found, _keep_races(more[:k])])
-            dest = found[:shard_rows]
-            m = shard
-        while m < shard:
-            if children:
-                m += _sample_children(ev, 20, rng, _START, children, mws, ews, out_pos,
-                                      out_moves, dest[m:])
-            else:
-                m += _sample_positions(ev, 50, rng, _START, explore, mws, ews, out_pos,
-                                       out_moves, dest[m:])
+        dest = _sample_shard(shard, ev, rng, explore, children, bool(race_rollouts),
+                             (mws, ews, out_pos, out_moves))
         if race_rollouts:
             tg = _rollout_targets(ev, dest, race_rollouts, seed * 1_000_003 + idx, workers)
         else:
