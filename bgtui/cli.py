@@ -613,11 +613,12 @@ def _run_batch(args, func, an, out) -> int:
 
 def cmd_serve(args, query, an=None) -> int:
     import signal
+    import threading
 
     from bgtui.analysis.server import default_socket, serve
 
     path = args.socket or default_socket()
-    if threading_main():
+    if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # so the socket is removed
     an = _analyzer(args)
     print("bgtui serve: loading the engine ...", file=sys.stderr, flush=True)
@@ -628,12 +629,6 @@ def cmd_serve(args, query, an=None) -> int:
             file=sys.stderr, flush=True))
     except OSError as exc:
         raise UserError(f"cannot serve at {path}: {exc}") from None
-
-
-def threading_main() -> bool:
-    import threading
-
-    return threading.current_thread() is threading.main_thread()
 
 
 def _served(args, argv: list[str]) -> Optional[int]:

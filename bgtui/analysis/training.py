@@ -294,11 +294,11 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
     while have < positions:
         idx = len(_shards(data_dir))
         t = time.time()
-        rng = make_rng(seed * 1_000_003 + idx)
-        dest = _sample_shard(shard, ev, rng, explore, children, bool(race_rollouts),
-                             (mws, ews, out_pos, out_moves))
+        shard_seed = seed * 1_000_003 + idx
+        dest = _sample_shard(shard, ev, make_rng(shard_seed), explore, children,
+                             bool(race_rollouts), (mws, ews, out_pos, out_moves))
         if race_rollouts:
-            tg = _rollout_targets(ev, dest, race_rollouts, seed * 1_000_003 + idx, workers)
+            tg = _rollout_targets(ev, dest, race_rollouts, shard_seed, workers)
         else:
             tg = _targets(ev, dest, ply, workers)
         info = {"weights_sha256": meta.get("sha256"), "ply": ply, "explore": explore,
@@ -400,13 +400,12 @@ def upgrade_inputs(src, dst) -> dict:
         data = {k: z[k] for k in z.files}
     meta = json.loads(str(data.pop("meta")))
     old_inputs = int(meta["num_inputs"])
-    old_feats = old_inputs // 2 - RAW_PER_SIDE
-    if old_feats > NUM_FEATURES or old_inputs % 2:
+    old_side = old_inputs // 2
+    if old_side - RAW_PER_SIDE > NUM_FEATURES or old_inputs % 2:
         raise ValueError(f"{src}: {old_inputs} inputs do not fit under this encoding")
     nets = []
     for name in NET_NAMES:
         w1 = data[f"{name}_w1"]
-        old_side = old_inputs // 2
         new = np.zeros((2 * PER_SIDE, w1.shape[1]), dtype=np.float32)
         new[:old_side] = w1[:old_side]
         new[PER_SIDE:PER_SIDE + old_side] = w1[old_side:]
