@@ -1,6 +1,7 @@
 """Strength: cubeless money duels with duplicate dice against PubEval or earlier weights.
 
     python benchmarks/strength.py [--weights bgtui-0.npz] [--vs pubeval|FILE] [--pairs 10000]
+                                   [--ply 0|1]
 
 Each game pair plays one dice sequence twice with the seats swapped; prints bgtui's points per
 game with the standard error over pairs, games per second and gammon rates. All cores (threads,
@@ -18,8 +19,7 @@ import numpy as np
 
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine.duel import START, _duel_pairs
-from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
-from bgtui.engine.movegen import make_workspace
+from bgtui.engine.evaluate import hidden_size, make_lookahead_workspace, make_play_buffers
 from bgtui.engine.pubeval import WC, WR
 
 
@@ -30,8 +30,8 @@ def duel(ev_a, kind_a, ev_b, kind_b, pairs, seed, workers):
 
     def part(lo, hi):
         op, om = make_play_buffers()
-        _duel_pairs(ev_a, kind_a, ev_b, kind_b, lo, hi - lo, seed, START, WR, WC, make_workspace(),
-                    make_eval_workspace(hidden), op, om, out[lo:hi])
+        _duel_pairs(ev_a, kind_a, ev_b, kind_b, lo, hi - lo, seed, START, WR, WC,
+                    make_lookahead_workspace(hidden), op, om, out[lo:hi])
 
     with ThreadPoolExecutor(workers) as pool:
         list(pool.map(lambda b: part(*b), zip(bounds[:-1], bounds[1:])))
@@ -44,6 +44,8 @@ def main():
     ap.add_argument("--vs", default="pubeval")
     ap.add_argument("--pairs", type=int, default=10000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--ply", type=int, default=0, choices=(0, 1),
+                    help="bgtui's lookahead (1: every play at 0-ply, the best 8 within 0.16 at 1-ply)")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     a = ap.parse_args()
     ev = with_databases(load_weights(a.weights)[0][:2], bearoff=True)
@@ -51,13 +53,14 @@ def main():
         ev_b, kind_b = ev, 1
     else:
         ev_b, kind_b = with_databases(load_weights(a.vs)[0][:2], bearoff=True), 0
-    duel(ev, 0, ev_b, kind_b, 2, a.seed, 1)  # compile
+    kind_a = 2 if a.ply == 1 else 0
+    duel(ev, kind_a, ev_b, kind_b, 2, a.seed, 1)  # compile
     t = time.perf_counter()
-    out = duel(ev, 0, ev_b, kind_b, a.pairs, a.seed, a.workers)
+    out = duel(ev, kind_a, ev_b, kind_b, a.pairs, a.seed, a.workers)
     dt = time.perf_counter() - t
     pair_ppg = out[:, :2].mean(axis=1)
     se = pair_ppg.std(ddof=1) / np.sqrt(len(pair_ppg))
-    print(f"bgtui ({a.weights}) vs {a.vs}: {pair_ppg.mean():+.3f} ppg ± {se:.3f} over "
+    print(f"bgtui ({a.weights}, {a.ply}-ply) vs {a.vs}: {pair_ppg.mean():+.3f} ppg ± {se:.3f} over "
           f"{a.pairs} game pairs; {2 * a.pairs / dt:.0f} games/s; gammons "
           f"{out[:, 2].sum() / (2 * a.pairs):.1%}, backgammons {out[:, 3].sum() / (2 * a.pairs):.1%}")
 
