@@ -378,10 +378,13 @@ def cmd_train(args, query, an=None):
         if not args.data:
             raise UserError("train fit needs --data DIR (a training set made by train dataset)")
         try:
-            fit(args.checkpoint, args.data, args.epochs, alpha=args.alpha or 0.01,
-                alpha_end=args.alpha_end, init=args.init, seed=args.seed,
+            adam = args.optimizer == "adam"
+            fit(args.checkpoint, args.data, args.epochs,
+                alpha=args.alpha or (0.001 if adam else 0.01),
+                alpha_end=args.alpha_end or (0.00001 if adam else 0.0005), init=args.init, seed=args.seed,
                 strength_pairs=args.strength_pairs, hidden=args.hidden or 0,
-                race_hidden=args.race_hidden or 0)
+                race_hidden=args.race_hidden or 0, optimizer=args.optimizer,
+                batch=args.batch_size, nets=args.nets)
         except ValueError as exc:
             raise UserError(str(exc)) from None
     else:
@@ -554,9 +557,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="dataset: only races outside the two-sided database, labelled by "
                         "rollouts of TRIALS trials")
     p.add_argument("--shard", type=int, default=20_000, help="dataset: positions per shard")
-    p.add_argument("--init", help="fit: weights a new checkpoint starts from (default: shipped)")
-    p.add_argument("--alpha-end", type=float, default=0.0005,
-                   help="fit: the step size of the last pass (decaying from --alpha)")
+    p.add_argument("--init", help="fit: weights a new checkpoint starts from (default: shipped; "
+                                  "'random': fresh nets of --hidden / --race-hidden units)")
+    p.add_argument("--optimizer", choices=["sgd", "adam"], default="sgd",
+                   help="fit: sgd (position by position, squared error) or adam (minibatches, "
+                        "cross-entropy; try --alpha 0.001 --alpha-end 0.00001)")
+    p.add_argument("--batch-size", type=int, default=256, help="fit: adam's minibatch size")
+    p.add_argument("--nets", default="contact,race",
+                   help="fit: which nets to train (contact, race or both; default both)")
+    p.add_argument("--alpha-end", type=float, default=None,
+                   help="fit: the step size of the last pass (decaying from --alpha; default "
+                        "0.0005 for sgd, 0.00001 for adam)")
     p.add_argument("--strength-pairs", type=int, default=0,
                    help="fit: game pairs against PubEval after each pass (0: none)")
     p.add_argument("--games", type=int, default=1_000_000, help="td: total games to reach")
@@ -576,7 +587,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="td: TD(lambda) with offline lambda-returns (default 0: TD(0))")
     p.add_argument("--alpha", type=float, default=None,
                    help="step size (td, supervised: default 0.1; fit: of the first pass, "
-                        "default 0.01)")
+                        "default 0.01 for sgd, 0.001 for adam)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--chunk", type=int, default=2000)
     p.add_argument("--save-every", type=int, default=20000)

@@ -338,53 +338,112 @@ def fit_alpha(epoch: int, epochs: int, alpha: float, alpha_end: float) -> float:
 
 def fit(checkpoint, data_dir, epochs: int, alpha: float = 0.01, alpha_end: float = 0.0005,
         init=None, holdout: float = 0.02, seed: int = 5, strength_pairs: int = 0,
-        hidden: int = 0, race_hidden: int = 0, log=sys.stdout) -> dict:
-    """Train the nets on the whole training set of ``data_dir`` for ``epochs`` passes of SGD,
-    the step size decaying from ``alpha`` to ``alpha_end``, writing ``checkpoint`` after every
-    pass; a checkpoint part-way through the passes resumes where it stopped. A new checkpoint
-    starts from ``init`` (default: the shipped weights), widened to ``hidden`` / ``race_hidden``
-    units if they are larger (:func:`widen_net`). ``holdout`` of the positions (fixed by
-    ``seed``) are kept out of training and their mean squared error is logged."""
-    from bgtui.engine.train import _supervised_epoch
+        hidden: int = 0, race_hidden: int = 0, optimizer: str = "sgd", batch: int = 256,
+        nets: str = "contact,race", log=sys.stdout) -> dict:
+    """Train the nets on the whole training set of ``data_dir`` for ``epochs`` passes, the step
+    size decaying from ``alpha`` to ``alpha_end``, writing ``checkpoint`` after every pass; a
+    checkpoint part-way through the passes resumes where it stopped (exactly: the same weights
+    as an uninterrupted fit). ``optimizer`` "sgd": stochastic gradient descent position by
+    position on squared error (numba); "adam": minibatch Adam on cross-entropy
+    (:mod:`bgtui.analysis.adam`), whose state is kept beside the checkpoint in
+    ``CHECKPOINT.adam.npz``. Only the nets named in ``nets`` are trained.
 
+    A new checkpoint starts from ``init`` (default: the shipped weights; "random": fresh nets of
+    ``hidden`` / ``race_hidden`` units), widened to ``hidden`` / ``race_hidden`` units if they
+    are larger (:func:`widen_net`). ``holdout`` of the positions (fixed by ``seed``) are kept
+    out of training and their mean squared error is logged."""
+    from bgtui.engine.train import _race_mask, _supervised_epoch
+
+    if optimizer not in ("sgd", "adam"):
+        raise ValueError(f"unknown optimizer {optimizer!r} (sgd or adam)")
+    which = [n.strip() for n in nets.split(",") if n.strip()]
+    if not which or any(n not in ("contact", "race") for n in which):
+        raise ValueError(f"--nets takes contact, race or both, got {nets!r}")
     checkpoint = Path(checkpoint)
     if checkpoint.exists():
         ev, meta = load_weights(checkpoint)
     else:
-        ev, meta = load_weights(init or DEFAULT_WEIGHTS)
+        if init == "random":
+            ev = (init_net(hidden or 128, seed), init_net(race_hidden or 64, seed + 1))
+            meta = {"init": {"random": True, "seed": seed}}
+        else:
+            ev, meta = load_weights(init or DEFAULT_WEIGHTS)
+            ev = tuple(widen_net(net, h, seed + k) if h else net
+                       for k, (net, h) in enumerate(zip(ev[:2], (hidden, race_hidden))))
         if "fit" in meta:  # the starting weights' own fit stays on record
             meta.setdefault("fit_history", []).append(meta.pop("fit"))
-        ev = tuple(widen_net(net, h, seed + k) if h else net
-                   for k, (net, h) in enumerate(zip(ev[:2], (hidden, race_hidden))))
-    nets = tuple(tuple(a.copy() for a in net) for net in ev[:2])
-    ev = with_databases(nets, True, tables=False)
+    nets_ = tuple(tuple(np.array(a, dtype=np.float32) for a in net) for net in ev[:2])
     state = meta.get("fit") or {"data": str(data_dir), "epochs": epochs, "epochs_done": 0,
-                                "alpha": alpha, "alpha_end": alpha_end, "seed": seed}
+                                "alpha": alpha, "alpha_end": alpha_end, "seed": seed,
+                                "optimizer": optimizer, "nets": ",".join(which)}
+    if state["epochs_done"] and state.get("optimizer", "sgd") != optimizer:
+        raise ValueError(f"{checkpoint} is part-way through a fit with "
+                         f"--optimizer {state.get('optimizer', 'sgd')}; finish it with that")
+    if optimizer == "adam":
+        state.setdefault("batch", batch)
     pos, tg = load_dataset(data_dir)
     n = len(pos)
     perm = np.random.default_rng(seed).permutation(n)
     n_hold = int(n * holdout)
     hold, train = perm[:n_hold].astype(np.int64), perm[n_hold:].astype(np.int64)
-    ews = make_eval_workspace(hidden_size(ev))
-    for ep in range(int(state["epochs_done"]), epochs):
+    done = int(state["epochs_done"])
+    if optimizer == "adam":
+        from bgtui.analysis import adam
+
+        race = _race_mask(pos)
+        sets = []  # per net: (train rows, train inputs, train targets, holdout inputs, targets)
+        for k, name in enumerate(("contact", "race")):
+            tr = train[race[train] == bool(k)]
+            ho = hold[race[hold] == bool(k)]
+            sets.append((tr, adam.dense_inputs(pos, tr), tg[tr], adam.dense_inputs(pos, ho),
+                         tg[ho]))
+        opt_path = checkpoint.with_name(checkpoint.name + ".adam.npz")
+        if done and opt_path.exists():
+            nets_, moments, opt_done = adam.load_state(opt_path)
+            done = opt_done  # the state is written first: it may be one pass ahead
+        else:
+            moments = [adam.new_moments(net) for net in nets_]
+    else:
+        ev = with_databases(nets_, True, tables=False)
+        ews = make_eval_workspace(hidden_size(ev))
+    for ep in range(done, epochs):
         t = time.time()
         a = fit_alpha(ep, epochs, alpha, alpha_end)
-        order = train[np.random.default_rng(seed * 7919 + ep).permutation(len(train))]
-        stats = np.zeros(4)
-        _supervised_epoch(pos, tg, order, ev, a, a, ews, stats)
-        hs = np.zeros(4)
-        _supervised_epoch(pos, tg, hold, ev, 0.0, 0.0, ews, hs)  # alpha 0: measure only
+        rec = {"epoch": ep + 1, "alpha": float(f"{a:.4g}"),
+               "positions": n}
+        if optimizer == "adam":
+            se = cnt = 0.0
+            hold_mse = {}
+            for k, name in enumerate(("contact", "race")):
+                tr, x, t5, xh, th = sets[k]
+                if name in which and len(tr):
+                    order = np.random.default_rng(seed * 7919 + ep * 2 + k).permutation(len(tr))
+                    se += adam.adam_pass(nets_[k], moments[k], x, t5, order, batch, a)
+                    cnt += len(tr) - len(tr) % batch
+                hold_mse[name] = adam.squared_error(nets_[k], xh, th) / max(len(th), 1)
+            adam.save_state(opt_path, nets_, moments, ep + 1)
+            ev = nets_
+            rec["train_mse"] = round(se / max(cnt, 1), 6)
+            rec["holdout_contact_mse"] = round(hold_mse["contact"], 6)
+            rec["holdout_race_mse"] = round(hold_mse["race"], 6)
+        else:
+            order = train[np.random.default_rng(seed * 7919 + ep).permutation(len(train))]
+            stats = np.zeros(4)
+            ac = a if "contact" in which else 0.0
+            ar = a if "race" in which else 0.0
+            _supervised_epoch(pos, tg, order, ev, ac, ar, ews, stats)
+            hs = np.zeros(4)
+            _supervised_epoch(pos, tg, hold, ev, 0.0, 0.0, ews, hs)  # alpha 0: measure only
+            rec["train_mse"] = round((stats[0] + stats[2]) / max(stats[1] + stats[3], 1), 6)
+            rec["holdout_contact_mse"] = round(hs[0] / max(hs[1], 1), 6)
+            rec["holdout_race_mse"] = round(hs[2] / max(hs[3], 1), 6)
         state.update(epochs_done=ep + 1, epochs=epochs, positions=n)
         meta["fit"] = state
         save_weights(checkpoint, ev, meta)
-        rec = {"epoch": ep + 1, "alpha": round(a, 6), "positions": n,
-               "train_mse": round((stats[0] + stats[2]) / max(stats[1] + stats[3], 1), 6),
-               "holdout_contact_mse": round(hs[0] / max(hs[1], 1), 6),
-               "holdout_race_mse": round(hs[2] / max(hs[3], 1), 6),
-               "seconds": round(time.time() - t, 1)}
+        rec["seconds"] = round(time.time() - t, 1)
         if strength_pairs:
-            ppg, se = pubeval_ppg(with_tables(ev), strength_pairs)
-            rec.update(vs_pubeval_ppg=round(ppg, 3), se=round(se, 3))
+            ppg, se_ = pubeval_ppg(with_databases(tuple(ev[:2]), True), strength_pairs)
+            rec.update(vs_pubeval_ppg=round(ppg, 3), se=round(se_, 3))
         print(json.dumps(rec), file=log, flush=True)
     return meta
 

@@ -247,3 +247,20 @@ def _supervised_epoch(positions, targets, order, ev, alpha_contact, alpha_race, 
         stats[s] += err
         stats[s + 1] += 1
         _backward(ews[1], net[0], net[1], net[2], net[3], ews[2], o5, targets[k], alpha, ews[3])
+
+
+@kernel
+def _fill_inputs_batch(positions, idx, out):
+    """The dense net inputs of ``positions[idx[r]]`` into ``out[r]`` (float32[len(idx), NUM_INPUTS])."""
+    sw = np.empty(26, dtype=np.int8)
+    for r in range(idx.shape[0]):
+        _fill_inputs(positions[idx[r]], sw, out[r])
+
+
+@kernel
+def _race_mask(positions):
+    """bool[N]: which of ``positions`` are races (no contact)."""
+    out = np.zeros(positions.shape[0], dtype=np.bool_)
+    for i in range(positions.shape[0]):
+        out[i] = is_race(positions[i])
+    return out

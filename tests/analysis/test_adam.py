@@ -1,0 +1,95 @@
+"""Minibatch Adam for the nets: its arithmetic against the engine and finite differences, and
+a fit with it resumes exactly."""
+
+import io
+import json
+
+import numpy as np
+import pytest
+
+from bgtui.analysis import adam
+from bgtui.analysis.training import build_dataset, fit
+from bgtui.analysis.weights import load_weights
+from bgtui.engine.evaluate import make_eval_workspace
+from bgtui.engine.nn import _forward, init_net
+from tests.analysis.test_training import _KilledAfter, _small_weights
+from tests.engine.test_movegen_reference import _game_positions
+
+
+def test_the_numpy_forward_pass_is_the_engines():
+    net = init_net(16, 3, scale=0.3)
+    positions = np.array(_game_positions(2, 2)[:300], dtype=np.int8)
+    x = adam.dense_inputs(positions, np.arange(len(positions)))
+    _, y = adam.forward(net, x)
+    ews = make_eval_workspace(16)
+    o5 = np.zeros(5, dtype=np.float32)
+    for i in range(len(positions)):
+        _forward(x[i], net[0], net[1], net[2], net[3], ews[2], o5)
+        assert np.allclose(y[i], o5, atol=2e-6)
+
+
+def _cross_entropy(net, x, t):
+    _, y = adam.forward(net, x)
+    return float(-(t * np.log(y) + (1 - t) * np.log(1 - y)).sum() / len(x))
+
+
+def test_gradients_are_those_of_the_cross_entropy_by_finite_differences():
+    rng = np.random.default_rng(1)
+    net = tuple(a.astype(np.float64) for a in init_net(6, 2, scale=0.5))
+    net[1][:] = rng.normal(0, 0.5, 6)
+    positions = np.array(_game_positions(5, 1)[:40], dtype=np.int8)
+    x = adam.dense_inputs(positions, np.arange(len(positions))).astype(np.float64)
+    t = rng.uniform(0, 1, (len(x), 5))
+    grads, se = adam.gradients(net, x, t)
+    _, y = adam.forward(net, x)
+    assert se == pytest.approx(((y - t) ** 2).sum())
+    h = 1e-6
+    for p, g in zip(net, grads):
+        flat, gflat = p.reshape(-1), g.reshape(-1)
+        for i in rng.choice(flat.size, min(flat.size, 12), replace=False):
+            if flat.size > 12 and abs(gflat[i]) < 1e-9:
+                continue  # an input that is zero in every position
+            old = flat[i]
+            flat[i] = old + h
+            up = _cross_entropy(net, x, t)
+            flat[i] = old - h
+            down = _cross_entropy(net, x, t)
+            flat[i] = old
+            assert gflat[i] == pytest.approx((up - down) / (2 * h), rel=1e-5, abs=1e-9)
+
+
+def test_an_adam_fit_resumed_equals_an_uninterrupted_one_and_lowers_the_error(tmp_path):
+    ck = _small_weights(tmp_path)
+    build_dataset(tmp_path / "d", ck, 400, shard=200, log=io.StringIO())
+    kw = dict(init=ck, holdout=0.2, optimizer="adam", alpha=0.01, alpha_end=0.001, batch=16)
+    log = io.StringIO()
+    fit(tmp_path / "one.npz", tmp_path / "d", 4, log=log, **kw)
+    with pytest.raises(KeyboardInterrupt):
+        fit(tmp_path / "two.npz", tmp_path / "d", 4, log=_KilledAfter(2), **kw)
+    assert load_weights(tmp_path / "two.npz")[1]["fit"]["epochs_done"] == 2
+    fit(tmp_path / "two.npz", tmp_path / "d", 4, log=io.StringIO(), **kw)  # resumed
+    a, meta = load_weights(tmp_path / "one.npz")
+    b, meta_b = load_weights(tmp_path / "two.npz")
+    assert meta["fit"]["epochs_done"] == meta_b["fit"]["epochs_done"] == 4
+    assert meta["fit"]["optimizer"] == "adam"
+    for net_a, net_b in zip(a[:2], b[:2]):
+        assert all(np.array_equal(x, y) for x, y in zip(net_a, net_b))
+    recs = [json.loads(x) for x in log.getvalue().splitlines()]
+    assert recs[-1]["holdout_contact_mse"] < recs[0]["holdout_contact_mse"]
+    # a fit part-way with one optimiser cannot be finished with the other
+    with pytest.raises(ValueError, match="optimizer adam"):
+        fit(tmp_path / "one.npz", tmp_path / "d", 6, holdout=0.2, optimizer="sgd")
+
+
+def test_a_fit_of_the_contact_net_only_leaves_the_race_net_alone(tmp_path):
+    ck = _small_weights(tmp_path)
+    build_dataset(tmp_path / "d", ck, 200, shard=200, log=io.StringIO())
+    start = load_weights(ck)[0]
+    for opt in ("adam", "sgd"):
+        fit(tmp_path / f"{opt}.npz", tmp_path / "d", 1, init=ck, optimizer=opt, nets="contact", batch=16,
+            log=io.StringIO())
+        got = load_weights(tmp_path / f"{opt}.npz")[0]
+        assert all(np.array_equal(x, y) for x, y in zip(got[1], start[1]))
+        assert not np.array_equal(got[0][0], start[0][0])
+    with pytest.raises(ValueError, match="--nets"):
+        fit(tmp_path / "x.npz", tmp_path / "d", 1, init=ck, nets="crashed")
