@@ -140,7 +140,7 @@ def with_tables(ev, tables: bool = True):
     """``ev`` with its first-layer tables rebuilt from its nets' current weights (or, without
     ``tables``, with empty ones: dense evaluation)."""
     if tables:
-        tabs = (make_tables(ev[0]), make_tables(ev[1]))
+        tabs = (make_tables(ev[0]), make_tables(ev[1], race=True))
     else:
         empty = np.zeros((0, 1), dtype=np.float32)
         tabs = (empty, empty)

@@ -15,7 +15,7 @@ import numpy as np
 from bgtui.engine._jit import kernel
 from bgtui.engine.bearoff import is_bearoff, is_two_sided, one_sided_race_probs, two_sided_probs
 from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE, POSITION_SIZE
-from bgtui.engine.inputs import NUM_FEATURES, NUM_INPUTS, _fill_features, _fill_inputs
+from bgtui.engine.inputs import NUM_INPUTS, NUM_NONLINEAR, _fill_inputs, _fill_nonlinear
 from bgtui.engine.movegen import _generate_plays, make_workspace
 from bgtui.engine.nn import _finish, _forward, _preact_child, _preact_tables
 from bgtui.engine.position import game_result, is_race
@@ -37,8 +37,8 @@ def make_eval_workspace(hidden: int = 512):
         np.zeros(5, dtype=np.float32),
         np.zeros(POSITION_SIZE, dtype=np.int8),
         np.zeros(5, dtype=np.float32),
-        np.zeros(2 * NUM_FEATURES, dtype=np.float32),
-        np.zeros(2 * NUM_FEATURES, dtype=np.float32),
+        np.zeros(2 * NUM_NONLINEAR, dtype=np.float32),
+        np.zeros(2 * NUM_NONLINEAR, dtype=np.float32),
         np.zeros(hidden, dtype=np.float32),
         np.zeros(POSITION_SIZE, dtype=np.int8),
     )
@@ -101,7 +101,7 @@ def _evaluate_net(pos, ev, ews, out5):
     net = ev[1] if race else ev[0]
     tab = ev[4][1] if race else ev[4][0]
     if tab.shape[0] > 0:
-        _fill_features(pos, ews[0], ews[7])
+        _fill_nonlinear(pos, ews[0], ews[7])
         _preact_tables(pos, tab, net[0], net[1], ews[7], ews[2])
         _finish(ews[2], net[2], net[3], out5)
     else:
@@ -182,7 +182,7 @@ def _best_child(pos, n, out_pos, ev, ews, best5):
     if inc:
         for i in range(26):
             psw[i] = -pos[25 - i]
-        _fill_features(psw, ews[0], ews[8])
+        _fill_nonlinear(psw, ews[0], ews[8])
         _preact_tables(psw, tab, net[0], net[1], ews[8], ews[9])
     for i in range(n):
         child = out_pos[i]
@@ -193,7 +193,7 @@ def _best_child(pos, n, out_pos, ev, ews, best5):
             if _db_applies(sw, ev[2], ev[3]):
                 _evaluate_after(child, ev, ews, t)
             else:
-                _fill_features(sw, ews[0], ews[7])
+                _fill_nonlinear(sw, ews[0], ews[7])
                 _preact_child(sw, psw, ews[9], tab, net[0], ews[7], ews[8], ews[2])
                 o = ews[4]
                 _finish(ews[2], net[2], net[3], o)

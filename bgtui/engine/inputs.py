@@ -8,8 +8,9 @@ the opponent, each seen from its own side:
   bar / 2, then checkers borne off / 15;
 * ``NUM_FEATURES`` hand-crafted features per side (see ``FEATURE_NAMES``).
 
-The raw part of a side depends only on (point, count), so a first-layer contribution per point
-and count can be precomputed for inference (``nn.make_tables``).
+The raw part of a side depends only on (point, count), and so does each feature that is a sum
+over the points (all but ``NONLINEAR_FEATURES``), so a first-layer contribution per point and
+count can be precomputed for inference (``nn.make_tables``).
 """
 
 import numpy as np
@@ -36,6 +37,11 @@ FEATURE_NAMES = (
     "hit_loss",  # pips lost to a hit, summed over the 36 rolls (largest loss per roll) / 360
 )
 NUM_FEATURES = len(FEATURE_NAMES)
+#: The features that are not a sum over points of a function of (point, checker count): all
+#: the others are folded into the first-layer tables (``nn.make_tables``), so inference with
+#: tables computes only these (``_fill_nonlinear``), and none at all in races.
+NONLINEAR_FEATURES = (4, 5, 7, 8, 14)  # escapes, blocked_rear, prime, shots, hit_loss
+NUM_NONLINEAR = len(NONLINEAR_FEATURES)
 PER_SIDE = RAW_PER_SIDE + NUM_FEATURES
 NUM_INPUTS = 2 * PER_SIDE
 #: input-encoding version: bump whenever the meaning of any input changes.
@@ -330,13 +336,51 @@ def _fill_inputs(pos, swapped, out):
 
 
 @kernel
-def _fill_features(pos, swapped, out):
-    """Only the hand-crafted features of both sides (``2 * NUM_FEATURES`` floats, player first)
-    into ``out``, for evaluation with first-layer tables (``nn.make_tables``); ``swapped`` as in
-    :func:`_fill_inputs`."""
+def _side_nonlinear(pos, out, f):
+    """The ``NONLINEAR_FEATURES`` of the side on roll in a contact position ``pos`` into
+    ``out[f : f + NUM_NONLINEAR]``, as :func:`_side_features` computes them."""
+    bar = pos[25]
+    rear = 25 if bar > 0 else 0
+    best = 0
+    run = 0
+    first_blot = 25
+    last_blot = 0
+    for i in range(1, 25):
+        n = pos[i]
+        if n > 0:
+            if bar == 0:
+                rear = i
+            if n >= 2:
+                run += 1
+                if run > best:
+                    best = run
+            else:
+                run = 0
+                if first_blot == 25:
+                    first_blot = i
+                last_blot = i
+        else:
+            run = 0
+    esc = _escapes(pos, rear) if rear > 0 else 36.0
+    out[f + 0] = esc / 36.0
+    out[f + 1] = (1.0 - esc / 36.0) * (rear / 24.0)
+    out[f + 2] = best / 6.0
+    shots, loss = _shots_and_loss(pos, first_blot, last_blot)
+    out[f + 3] = shots / 36.0
+    out[f + 4] = loss / 360.0
+
+
+@kernel
+def _fill_nonlinear(pos, swapped, out):
+    """The non-linear features of both sides (``2 * NUM_NONLINEAR`` floats, player first) into
+    ``out``, for evaluation with first-layer tables (``nn.make_tables``), which hold all the
+    other inputs; all zero in a race (where every race input is in the tables). ``swapped`` as
+    in :func:`_fill_inputs`."""
+    if is_race(pos):
+        for k in range(2 * NUM_NONLINEAR):
+            out[k] = 0.0
+        return
     for i in range(26):
         swapped[i] = -pos[25 - i]
-    my_pips, opp_pips = pip_counts(pos)
-    race = is_race(pos)
-    _side_features(pos, out, 0, opp_pips, race)
-    _side_features(swapped, out, NUM_FEATURES, my_pips, race)
+    _side_nonlinear(pos, out, 0)
+    _side_nonlinear(swapped, out, NUM_NONLINEAR)

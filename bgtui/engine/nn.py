@@ -9,7 +9,8 @@ lose backgammon (lose = 1 - win).
 import numpy as np
 
 from bgtui.engine._jit import kernel
-from bgtui.engine.inputs import NUM_FEATURES, NUM_INPUTS, PER_SIDE, RAW_PER_SIDE
+from bgtui.engine.inputs import (NONLINEAR_FEATURES, NUM_FEATURES, NUM_INPUTS, NUM_NONLINEAR,
+                                 PER_SIDE, RAW_PER_SIDE)
 from bgtui.engine.position import checkers_off
 
 CONTACT, RACE = 0, 1
@@ -140,14 +141,51 @@ def _backward(x, w1, b1, w2, b2, h, out5, target5, alpha, dh):
 TABLE_COUNTS = 16
 
 
-def make_tables(net):
+def _linear_features(slot, n, race):
+    """float64[NUM_FEATURES]: what ``n`` checkers of a side on ``slot`` (1..24 its points, 25
+    its bar, 0 borne off) add to that side's features, for the features that are sums over the
+    slots (all but ``inputs.NONLINEAR_FEATURES``; see ``inputs._side_features``). The pips
+    also enter the other side's pip lead, with the opposite sign (the caller adds that)."""
+    f = np.zeros(NUM_FEATURES)
+    pips = 25 * n if slot == 25 else (n * slot if slot > 0 else 0)
+    f[0] = pips / 100.0
+    f[1] = -pips / 50.0
+    if slot == 0:
+        f[12] = (n / 15.0) ** 2
+        return f
+    if 1 <= slot <= 24:
+        f[11] = max(n - 3, 0) / 10.0
+    if race:
+        return f
+    if slot == 25:
+        f[2] = n / 5.0
+        f[13] = 1.0
+        return f
+    if slot >= 19:
+        f[2] = n / 5.0
+        f[3] = (n >= 2) / 2.0
+    if slot <= 6:
+        f[6] = (n >= 2) / 6.0
+    if n == 1:
+        f[9] = 1.0 / 4.0
+    if 7 <= slot <= 18:
+        f[10] = n / 15.0
+    return f
+
+
+def make_tables(net, race: bool = False):
     """float32[2 * 26 * 16, H]: the first-layer row of each (side, slot, count), at row
-    ``(side * 26 + slot) * 16 + count`` (see :func:`_row`)."""
+    ``(side * 26 + slot) * 16 + count`` (see :func:`_row`): the raw inputs of those checkers
+    and, folded in, their share of every feature that is a sum over slots (the tables of the
+    race net, ``race``, fold the race features). What remains for inference to add is the
+    non-linear features (``inputs._fill_nonlinear``)."""
     w1 = np.asarray(net[0], dtype=np.float64)
     hidden = w1.shape[1]
     t = np.zeros((2, 26, TABLE_COUNTS, hidden), dtype=np.float64)
     for side in range(2):
         base = side * PER_SIDE
+        own = base + RAW_PER_SIDE
+        other = (1 - side) * PER_SIDE + RAW_PER_SIDE
         for i in range(1, 25):
             o = base + 4 * (i - 1)
             for n in range(1, TABLE_COUNTS):
@@ -162,6 +200,11 @@ def make_tables(net):
         for n in range(1, TABLE_COUNTS):
             t[side, 25, n] = n * 0.5 * w1[base + 96]
             t[side, 0, n] = n / 15.0 * w1[base + 97]
+        for slot in range(26):
+            for n in range(1, TABLE_COUNTS):
+                f = _linear_features(slot, n, race)
+                t[side, slot, n] += f @ w1[own:own + NUM_FEATURES]
+                t[side, slot, n] -= f[1] * w1[other + 1]  # the other side's pip lead
     return np.ascontiguousarray(t.reshape(2 * 26 * TABLE_COUNTS, hidden), dtype=np.float32)
 
 
@@ -208,7 +251,7 @@ def _add_scaled(h, v, w1, r, nh):
 @kernel
 def _preact_tables(pos, tab, w1, b1, feats, h):
     """h = the first-layer pre-activation of ``pos`` (player on roll) from the tables and the
-    features ``feats`` (float32[2 * NUM_FEATURES], from ``inputs._fill_features``)."""
+    non-linear features ``feats`` (float32[2 * NUM_NONLINEAR], ``inputs._fill_nonlinear``)."""
     nh = b1.shape[0]
     for j in range(nh):
         h[j] = b1[j]
@@ -219,18 +262,15 @@ def _preact_tables(pos, tab, w1, b1, feats, h):
         _add_rows(h, tab, _row(0, 0, off0), -1, nh)
     if off1 > 0:
         _add_rows(h, tab, _row(1, 0, off1), -1, nh)
-    for k in range(2 * NUM_FEATURES):
+    for k in range(2 * NUM_NONLINEAR):
         v = feats[k]
         if v != 0.0:
-            _add_scaled(h, v, w1, _feature_input(k), nh)
+            _add_scaled(h, v, w1, _FEATURE_INPUT[k], nh)
 
 
-@kernel
-def _feature_input(k):
-    """Index in the input vector of feature ``k`` of ``inputs._fill_features``' layout."""
-    if k < NUM_FEATURES:
-        return RAW_PER_SIDE + k
-    return PER_SIDE + RAW_PER_SIDE + (k - NUM_FEATURES)
+#: the input index of non-linear feature k of ``inputs._fill_nonlinear``'s layout
+_FEATURE_INPUT = np.array([side * PER_SIDE + RAW_PER_SIDE + NONLINEAR_FEATURES[k]
+                           for side in range(2) for k in range(NUM_NONLINEAR)], dtype=np.int64)
 
 
 @kernel
@@ -249,7 +289,7 @@ def _preact_child(pos, parent, parent_h, tab, w1, feats, parent_feats, h):
         _add_rows(h, tab, _row(0, 0, off0) if off0 > 0 else -1, _row(0, 0, p0) if p0 > 0 else -1, nh)
     if off1 != p1:
         _add_rows(h, tab, _row(1, 0, off1) if off1 > 0 else -1, _row(1, 0, p1) if p1 > 0 else -1, nh)
-    for k in range(2 * NUM_FEATURES):
+    for k in range(2 * NUM_NONLINEAR):
         d = feats[k] - parent_feats[k]
         if d != 0.0:
-            _add_scaled(h, d, w1, _feature_input(k), nh)
+            _add_scaled(h, d, w1, _FEATURE_INPUT[k], nh)

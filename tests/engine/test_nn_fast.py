@@ -6,10 +6,11 @@ import numpy as np
 
 from bgtui.analysis.board_ascii import board_ascii
 from bgtui.analysis.weights import load_weights
-from bgtui.engine.inputs import NUM_FEATURES, NUM_INPUTS, _fill_features, _fill_inputs
+from bgtui.engine.inputs import NUM_INPUTS, NUM_NONLINEAR, _fill_inputs, _fill_nonlinear
 from bgtui.engine.nn import (_finish, _forward, _preact_child, _preact_tables, _sigmoid,
                              _sigmoid_inplace, make_tables)
 from bgtui.engine.movegen import generate_plays
+from bgtui.engine.position import is_race
 from tests.engine.test_movegen_reference import _game_positions, _random_position
 
 
@@ -34,36 +35,42 @@ def _positions():
     return [np.asarray(p, dtype=np.int8) for p in out]
 
 
+def _nets_and_tables():
+    """(contact net, its tables), (race net, its tables): the features that are sums over the
+    points are folded into the tables, the contact ones only in the contact net's."""
+    nets = load_weights("bgtui-0.npz")[0]
+    return (nets[0], make_tables(nets[0])), (nets[1], make_tables(nets[1], race=True))
+
+
 def test_table_forward_equals_dense_forward():
-    net = load_weights("bgtui-0.npz")[0][0]
-    w1, b1, w2, b2 = net
-    tab = make_tables(net)
+    both = _nets_and_tables()
     x = np.zeros(NUM_INPUTS, dtype=np.float32)
     sw = np.zeros(26, dtype=np.int8)
-    feats = np.zeros(2 * NUM_FEATURES, dtype=np.float32)
-    h = np.zeros(b1.shape[0], dtype=np.float32)
-    hd = np.zeros_like(h)
+    feats = np.zeros(2 * NUM_NONLINEAR, dtype=np.float32)
     o_dense = np.zeros(5, dtype=np.float32)
     o_tab = np.zeros(5, dtype=np.float32)
+    races = 0
     for pos in _positions():
+        race = is_race(pos)
+        races += race
+        net, tab = both[race]
+        w1, b1, w2, b2 = net
+        h = np.zeros(b1.shape[0], dtype=np.float32)
+        hd = np.zeros_like(h)
         _fill_inputs(pos, sw, x)
         _forward(x, w1, b1, w2, b2, hd, o_dense)
-        _fill_features(pos, sw, feats)
+        _fill_nonlinear(pos, sw, feats)
         _preact_tables(pos, tab, w1, b1, feats, h)
         _finish(h, w2, b2, o_tab)
         assert np.abs(o_dense - o_tab).max() < 2e-5, board_ascii(pos)
+    assert races > 50
 
 
 def test_child_preactivation_from_the_parent_equals_a_fresh_one():
-    net = load_weights("bgtui-0.npz")[0][0]
-    w1, b1, w2, b2 = net
-    tab = make_tables(net)
+    both = _nets_and_tables()
     sw = np.zeros(26, dtype=np.int8)
-    fp = np.zeros(2 * NUM_FEATURES, dtype=np.float32)
+    fp = np.zeros(2 * NUM_NONLINEAR, dtype=np.float32)
     fc = np.zeros_like(fp)
-    hp = np.zeros(b1.shape[0], dtype=np.float32)
-    hc = np.zeros_like(hp)
-    hf = np.zeros_like(hp)
     rng = np.random.default_rng(5)
     n = 0
     for pos in _positions()[::3]:
@@ -71,14 +78,22 @@ def test_child_preactivation_from_the_parent_equals_a_fresh_one():
             continue
         d1, d2 = (int(v) for v in rng.integers(1, 7, size=2))
         parent = (-pos[::-1]).astype(np.int8)  # the opponent's view before the play
-        _fill_features(parent, sw, fp)
+        race = is_race(parent)
+        net, tab = both[race]
+        w1, b1 = net[0], net[1]
+        hp = np.zeros(b1.shape[0], dtype=np.float32)
+        hc = np.zeros_like(hp)
+        hf = np.zeros_like(hp)
+        _fill_nonlinear(parent, sw, fp)
         _preact_tables(parent, tab, w1, b1, fp, hp)
         children, _ = generate_plays(pos, d1, d2)
         for c in children:
             if not (c > 0).any():
                 continue  # the play bears off the last checker
             child = (-np.asarray(c)[::-1]).astype(np.int8)
-            _fill_features(child, sw, fc)
+            if is_race(child) != race:
+                continue  # evaluation takes the race net's own path for these
+            _fill_nonlinear(child, sw, fc)
             _preact_child(child, parent, hp, tab, w1, fc, fp, hc)
             _preact_tables(child, tab, w1, b1, fc, hf)
             assert np.abs(hc - hf).max() < 1e-4, board_ascii(child)
