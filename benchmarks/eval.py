@@ -13,7 +13,7 @@ position under 0.3 ms.
 import time
 
 import numpy as np
-from numba import njit
+from bgtui.engine._jit import kernel
 
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine.evaluate import (
@@ -31,7 +31,7 @@ from bgtui.engine.rng import make_rng
 from bgtui.engine.train import _START, _sample_positions
 
 
-@njit(cache=True)
+@kernel
 def _static(P, ev, ews, reps):
     out = np.zeros(5, dtype=np.float32)
     for r in range(reps):
@@ -39,7 +39,7 @@ def _static(P, ev, ews, reps):
             _evaluate_net(P[k], ev, ews, out)
 
 
-@njit(cache=True)
+@kernel
 def _in_selection(P, ev, mws, ews, op, om):
     b5 = np.zeros(5, dtype=np.float32)
     n = 0

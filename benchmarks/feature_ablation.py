@@ -13,7 +13,7 @@ import argparse
 import time
 
 import numpy as np
-from numba import njit
+from bgtui.engine._jit import kernel
 
 from bgtui.analysis.training import _targets
 from bgtui.analysis.weights import load_weights, with_databases
@@ -26,14 +26,14 @@ from bgtui.engine.rng import make_rng
 from bgtui.engine.train import _START, _sample_positions
 
 
-@njit(cache=True)
+@kernel
 def _fill_all(positions, out):
     sw = np.zeros(26, dtype=np.int8)
     for i in range(positions.shape[0]):
         _fill_inputs(positions[i], sw, out[i])
 
 
-@njit(cache=True)
+@kernel
 def _train(X, Y, order, net, alpha, epochs):
     nh = net[1].shape[0]
     h = np.zeros(nh, dtype=np.float32)
@@ -47,7 +47,7 @@ def _train(X, Y, order, net, alpha, epochs):
             _backward(X[k], net[0], net[1], net[2], net[3], h, o, Y[k], a, dh)
 
 
-@njit(cache=True)
+@kernel
 def _mse(X, Y, net):
     nh = net[1].shape[0]
     h = np.zeros(nh, dtype=np.float32)

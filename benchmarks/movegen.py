@@ -13,14 +13,14 @@ import argparse
 import time
 
 import numpy as np
-from numba import njit
+from bgtui.engine._jit import kernel
 
 from bgtui.engine.constants import MAX_PLAYS, OPENING_POSITION
 from bgtui.engine.movegen import _generate_plays, generate_plays, make_workspace
 from bgtui.engine.position import swap_sides
 
 
-@njit(cache=True)
+@kernel
 def _bench(P, ws, op, om, reps):
     tot = 0
     for r in range(reps):

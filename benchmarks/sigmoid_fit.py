@@ -13,7 +13,7 @@ import math
 import time
 
 import numpy as np
-from numba import njit
+from bgtui.engine._jit import kernel
 
 from bgtui.engine.nn import _sigmoid_inplace
 
@@ -36,14 +36,14 @@ def fit(n_p=5, n_q=4, iters=60):
     return p, q, float(np.abs(err).max())
 
 
-@njit(cache=True, fastmath=True, error_model="numpy")
+@kernel(fastmath=True)
 def _exp_sigmoids(h, reps):
     for _ in range(reps):
         for j in range(h.shape[0]):
             h[j] = 1.0 / (1.0 + math.exp(-h[j]))
 
 
-@njit(cache=True)
+@kernel
 def _rational_sigmoids(h, reps):
     for _ in range(reps):
         _sigmoid_inplace(h, h.shape[0])

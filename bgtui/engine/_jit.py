@@ -13,22 +13,28 @@ from pathlib import Path
 
 from numba import njit as _njit
 
-def _drop_stale_cache(here=None) -> None:
-    """Delete the engine's numba cache when any engine source file changed.
+ENGINE_DIR = Path(__file__).resolve().parent
+
+
+def _drop_stale_cache(here=None, also=()) -> None:
+    """Delete the numba cache of directory ``here`` (default: the engine's) when any source
+    file of ``here`` or of the directories ``also`` changed.
 
     numba keys a cached kernel on its own file only: a kernel that calls or inlines a kernel
     or a constant of another module (``NUM_FEATURES``, say) would load its old machine code
-    after that module changed. A stamp of every engine file's size and time, kept beside the
-    cache, clears it all when one changes (a one-off recompile instead of wrong numbers)."""
+    after that module changed. A stamp of every source file's size and time, kept beside the
+    cache, clears it all when one changes (a one-off recompile instead of wrong numbers, or,
+    where an array's size changed, writes out of bounds)."""
     if os.environ.get("NUMBA_CACHE_DIR") or os.environ.get("NUMBA_DISABLE_JIT"):
         return
-    here = Path(here) if here is not None else Path(__file__).resolve().parent
+    here = Path(here) if here is not None else ENGINE_DIR
     cache = here / "__pycache__"
     try:
         h = hashlib.sha256()
-        for f in sorted(here.glob("*.py")):
-            st = f.stat()
-            h.update(f"{f.name}:{st.st_size}:{st.st_mtime_ns};".encode())
+        for d in (here, *also):
+            for f in sorted(Path(d).glob("*.py")):
+                st = f.stat()
+                h.update(f"{f}:{st.st_size}:{st.st_mtime_ns};".encode())
         stamp = cache / "bgtui-engine.stamp"
         digest = h.hexdigest()
         if stamp.is_file() and stamp.read_text() == digest:
@@ -46,15 +52,25 @@ def _drop_stale_cache(here=None) -> None:
         pass
 
 
+_checked = {ENGINE_DIR}
 _drop_stale_cache()
 
 JIT_OPTIONS = dict(cache=True, nogil=True, fastmath=False, boundscheck=False, error_model="numpy")
 
 
 def kernel(fn=None, **extra):
-    """``@kernel`` / ``@kernel(parallel=True)``: numba ``njit`` with the project's options."""
+    """``@kernel`` / ``@kernel(parallel=True)``: numba ``njit`` with the project's options.
+
+    A kernel defined outside the engine (a benchmark's, say) calls engine kernels, so its
+    directory's cache is dropped when the engine's sources change, as the engine's is."""
     opts = dict(JIT_OPTIONS)
     opts.update(extra)
-    if fn is None:
-        return lambda f: _njit(**opts)(f)
-    return _njit(**opts)(fn)
+
+    def wrap(f):
+        where = Path(f.__code__.co_filename).resolve().parent
+        if where not in _checked:
+            _checked.add(where)
+            _drop_stale_cache(where, also=(ENGINE_DIR,))
+        return _njit(**opts)(f)
+
+    return wrap if fn is None else wrap(fn)
