@@ -558,7 +558,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "rollouts of TRIALS trials")
     p.add_argument("--shard", type=int, default=20_000, help="dataset: positions per shard")
     p.add_argument("--init", help="fit: weights a new checkpoint starts from (default: shipped; "
-                                  "'random': fresh nets of --hidden / --race-hidden units)")
+                                  "'random': fresh nets of --hidden / --race-hidden units for "
+                                  "the nets trained)")
     p.add_argument("--optimizer", choices=["sgd", "adam"], default="sgd",
                    help="fit: sgd (position by position, squared error) or adam (minibatches, "
                         "cross-entropy; try --alpha 0.001 --alpha-end 0.00001)")

@@ -349,7 +349,7 @@ def fit(checkpoint, data_dir, epochs: int, alpha: float = 0.01, alpha_end: float
     ``CHECKPOINT.adam.npz``. Only the nets named in ``nets`` are trained.
 
     A new checkpoint starts from ``init`` (default: the shipped weights; "random": fresh nets of
-    ``hidden`` / ``race_hidden`` units), widened to ``hidden`` / ``race_hidden`` units if they
+    ``hidden`` / ``race_hidden`` units for the nets trained, the shipped ones for the others), widened to ``hidden`` / ``race_hidden`` units if they
     are larger (:func:`widen_net`). ``holdout`` of the positions (fixed by ``seed``) are kept
     out of training and their mean squared error is logged."""
     from bgtui.engine.train import _race_mask, _supervised_epoch
@@ -364,8 +364,11 @@ def fit(checkpoint, data_dir, epochs: int, alpha: float = 0.01, alpha_end: float
         ev, meta = load_weights(checkpoint)
     else:
         if init == "random":
-            ev = (init_net(hidden or 128, seed), init_net(race_hidden or 64, seed + 1))
-            meta = {"init": {"random": True, "seed": seed}}
+            ev, _ = load_weights(DEFAULT_WEIGHTS)  # the nets not trained come from there
+            ev = tuple(init_net(h or default, seed + k) if name in which else ev[k]
+                       for k, (name, h, default) in enumerate(
+                           (("contact", hidden, 128), ("race", race_hidden, 64))))
+            meta = {"init": {"random": which, "seed": seed}}
         else:
             ev, meta = load_weights(init or DEFAULT_WEIGHTS)
             ev = tuple(widen_net(net, h, seed + k) if h else net

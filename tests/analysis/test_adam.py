@@ -93,3 +93,15 @@ def test_a_fit_of_the_contact_net_only_leaves_the_race_net_alone(tmp_path):
         assert not np.array_equal(got[0][0], start[0][0])
     with pytest.raises(ValueError, match="--nets"):
         fit(tmp_path / "x.npz", tmp_path / "d", 1, init=ck, nets="crashed")
+
+
+def test_a_fit_from_random_weights_of_one_net_keeps_the_shipped_other(tmp_path):
+    ck = _small_weights(tmp_path)
+    build_dataset(tmp_path / "d", ck, 200, shard=200, log=io.StringIO())
+    fit(tmp_path / "r.npz", tmp_path / "d", 1, init="random", hidden=8, optimizer="adam",
+        nets="contact", batch=16, log=io.StringIO())
+    got, meta = load_weights(tmp_path / "r.npz")
+    shipped = load_weights("bgtui-0.npz")[0]
+    assert got[0][1].shape == (8,)
+    assert all(np.array_equal(x, y) for x, y in zip(got[1], shipped[1]))
+    assert meta["init"]["random"] == ["contact"]
