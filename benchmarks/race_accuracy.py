@@ -1,9 +1,11 @@
 """Race accuracy: 0-ply win probability against long rollouts, outside the bear-off databases.
 
-    python benchmarks/race_accuracy.py [--positions 20] [--trials 1296]
+    python benchmarks/race_accuracy.py [--positions 20] [--trials 1296] [--weights FILE]
+                                       [--sample-weights FILE]
 
 Samples race positions (no contact, not yet in the two-sided database) from 0-ply self-play
-of the shipped weights (the same positions whichever ``--weights`` are measured), rolls each out to the end (variance reduction, bear-off truncation) and prints the 0-ply win
+of ``--sample-weights`` (default the shipped weights; the same positions whichever ``--weights``
+are measured), rolls each out to the end (variance reduction, bear-off truncation) and prints the 0-ply win
 probability, the rollout's with its standard error, and the mean / largest absolute difference.
 Also the same over the undecided ones (rollout win between 5% and 95%), where errors matter.
 Target (issue 3): within 1 percentage point.
@@ -13,8 +15,10 @@ import argparse
 
 import numpy as np
 
+from bgtui.analysis.formats import format_position_id
 from bgtui.analysis.models import RolloutSettings
 from bgtui.analysis.rollout import RolloutJob
+from bgtui.analysis.state import GameState
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine.bearoff import is_two_sided
 from bgtui.engine.evaluate import evaluate0, hidden_size, make_eval_workspace, make_play_buffers
@@ -29,11 +33,14 @@ def main():
     ap.add_argument("--positions", type=int, default=20)
     ap.add_argument("--trials", type=int, default=1296)
     ap.add_argument("--weights", default="bgtui-0.npz")
+    ap.add_argument("--sample-weights", default="bgtui-0.npz",
+                    help="the weights whose self-play gives the positions (keep it fixed to "
+                         "compare weights files on the same positions)")
     a = ap.parse_args()
     ev = with_databases(load_weights(a.weights)[0][:2], bearoff=True)
-    # the positions come from self-play of the shipped weights, whichever weights are measured,
+    # the positions come from self-play of --sample-weights, whichever weights are measured,
     # so that two weights files are compared on the same positions
-    ship = with_databases(load_weights()[0][:2], bearoff=True)
+    ship = with_databases(load_weights(a.sample_weights)[0][:2], bearoff=True)
     dest = np.zeros((20000, 26), dtype=np.int8)
     op, om = make_play_buffers()
     n = _sample_positions(ship, 400, make_rng(9), _START, 0.0, make_workspace(),
@@ -53,7 +60,8 @@ def main():
         diffs.append(w0 - r.probabilities.win)
         wins.append(r.probabilities.win)
         print(f"0-ply {100 * w0:5.1f}%  rollout {100 * r.probabilities.win:5.1f}% "
-              f"±{100 * r.probabilities_se.win:.1f}  diff {100 * diffs[-1]:+5.1f}", flush=True)
+              f"±{100 * r.probabilities_se.win:.1f}  diff {100 * diffs[-1]:+5.1f}  "
+              f"{format_position_id(GameState.from_position(p))}", flush=True)
     d = np.abs(diffs)
     print(f"{len(d)} race positions: mean |diff| {100 * d.mean():.2f} points, "
           f"largest {100 * d.max():.2f} points")
