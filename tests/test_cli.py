@@ -126,3 +126,23 @@ def test_cube_from_a_live_cube_rollout_reports_paired_standard_errors(capsys):
     # identical dice in both branches: the difference is known better than either value
     assert se["double_take_minus_no_double"] < se["double_take"]
     assert "live cube" in d["evaluated_by"]
+
+
+def test_train_dataset_and_an_adam_fit_from_the_command_line(capsys, tmp_path):
+    from bgtui.analysis.weights import load_weights
+
+    d, ck = str(tmp_path / "d"), str(tmp_path / "fit.npz")
+    code, out, _ = run(capsys, "train", "dataset", "--checkpoint", "bgtui-0.npz", "--data", d,
+                       "--positions", "200", "--shard", "200")
+    assert code in (0, None) and json.loads(out.splitlines()[-1])["positions"] == 200
+    code, out, _ = run(capsys, "train", "fit", "--checkpoint", ck, "--data", d, "--epochs", "2",
+                       "--optimizer", "adam", "--batch-size", "16", "--nets", "contact",
+                       "--init", "random", "--hidden", "8")
+    assert code in (0, None)
+    recs = [json.loads(x) for x in out.splitlines()]
+    assert [r["epoch"] for r in recs] == [1, 2] and recs[0]["alpha"] == 0.001  # adam's default
+    nets, meta = load_weights(ck)
+    assert nets[0][1].shape == (8,) and meta["fit"]["optimizer"] == "adam"
+    code, _, err = run(capsys, "train", "fit", "--checkpoint", str(tmp_path / "x.npz"),
+                       "--data", d, "--nets", "crashed")
+    assert code == 2 and "--nets" in err
