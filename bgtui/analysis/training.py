@@ -50,7 +50,7 @@ def pubeval_ppg(ev, pairs: int = 500, seed: int = 12345) -> tuple[float, float]:
 def td_train(checkpoint, games: int, hidden: int = 128, race_hidden: int = 64,
              alpha: float = 0.1, seed: int = 1, chunk: int = 1000, save_every: int = 20_000,
              bearoff: bool = True, strength_pairs: int = 500, lam: float = 0.0,
-             log=sys.stdout) -> dict:
+             log=None) -> dict:
     """Train until ``games`` self-play games in total (counting those in the checkpoint), by
     TD(0) (``lam`` = 0: each position moves toward its chosen play's value at once) or by
     TD(lambda) with offline lambda-returns (``lam`` > 0, see ``train._td_lambda_selfplay``).
@@ -59,6 +59,7 @@ def td_train(checkpoint, games: int, hidden: int = 128, race_hidden: int = 64,
     values in home-board bear-offs, so those positions teach the nets true values. At every
     checkpoint the log gets a line with the strength against PubEval over ``strength_pairs``
     duplicate-dice game pairs."""
+    log = sys.stdout if log is None else log  # the stdout of the call, not of the import
     checkpoint = Path(checkpoint)
     if checkpoint.exists():
         ev, meta = load_weights(checkpoint)
@@ -154,7 +155,7 @@ def widen_net(net, hidden: int, seed: int, scale: float = 0.05):
 def supervised_train(checkpoint, rounds: int, positions: int = 50_000, ply: int = 1,
                      epochs: int = 2, alpha: float = 0.02, explore: float = 0.1, seed: int = 7,
                      workers: int = 1, hidden: int = 0, race_hidden: int = 0,
-                     log=sys.stdout) -> dict:
+                     log=None) -> dict:
     """Improve the nets in ``checkpoint`` toward their own ``ply``-ply evaluations.
 
     Each round samples ``positions`` positions from 0-ply self-play (with ``explore`` random
@@ -162,6 +163,7 @@ def supervised_train(checkpoint, rounds: int, positions: int = 50_000, ply: int 
     passes of SGD toward those targets; then writes the checkpoint. ``hidden`` /
     ``race_hidden`` (when larger than the checkpoint's) first widen the nets (:func:`widen_net`).
     """
+    log = sys.stdout if log is None else log  # the stdout of the call, not of the import
     from bgtui.engine.train import _sample_positions, _supervised_epoch
 
     ev, meta = load_weights(checkpoint)
@@ -271,7 +273,7 @@ def _sample_shard(n, ev, rng, explore, children, races, ws) -> np.ndarray:
 
 def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 20_000,
                   explore: float = 0.1, seed: int = 101, workers: int = 1, children: int = 0,
-                  race_rollouts: int = 0, log=sys.stdout) -> int:
+                  race_rollouts: int = 0, log=None) -> int:
     """Grow the training set in ``data_dir`` to ``positions`` positions (in shards of ``shard``),
     each a position from 0-ply self-play of ``weights`` (``explore`` random plays for variety)
     with its ``ply``-ply probabilities as the target. With ``children`` > 0 the positions are
@@ -283,6 +285,7 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
     Every shard is written atomically and made from its own seed (``seed`` and its index), so an
     interrupted build resumes where it stopped and gives the same shards. Returns the number of
     positions in the set."""
+    log = sys.stdout if log is None else log  # the stdout of the call, not of the import
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     ev0, meta = load_weights(weights)
@@ -339,7 +342,7 @@ def fit_alpha(epoch: int, epochs: int, alpha: float, alpha_end: float) -> float:
 def fit(checkpoint, data_dir, epochs: int, alpha: float = 0.01, alpha_end: float = 0.0005,
         init=None, holdout: float = 0.02, seed: int = 5, strength_pairs: int = 0,
         hidden: int = 0, race_hidden: int = 0, optimizer: str = "sgd", batch: int = 256,
-        nets: str = "contact,race", log=sys.stdout) -> dict:
+        nets: str = "contact,race", log=None) -> dict:
     """Train the nets on the whole training set of ``data_dir`` for ``epochs`` passes, the step
     size decaying from ``alpha`` to ``alpha_end``, writing ``checkpoint`` after every pass; a
     checkpoint part-way through the passes resumes where it stopped (exactly: the same weights
@@ -352,6 +355,7 @@ def fit(checkpoint, data_dir, epochs: int, alpha: float = 0.01, alpha_end: float
     ``hidden`` / ``race_hidden`` units for the nets trained, the shipped ones for the others), widened to ``hidden`` / ``race_hidden`` units if they
     are larger (:func:`widen_net`). ``holdout`` of the positions (fixed by ``seed``) are kept
     out of training and their mean squared error is logged."""
+    log = sys.stdout if log is None else log  # the stdout of the call, not of the import
     from bgtui.engine.train import _race_mask, _supervised_epoch
 
     if optimizer not in ("sgd", "adam"):
