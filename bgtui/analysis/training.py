@@ -400,7 +400,8 @@ def fit(checkpoint, data_dir, epochs: int, alpha: float = 0.01, alpha_end: float
         race = _race_mask(pos)
         sets = []  # per net: (train rows, train inputs, train targets, holdout inputs, targets)
         for k, name in enumerate(("contact", "race")):
-            tr = train[race[train] == bool(k)]
+            # a net not trained keeps only its held-out rows (its error is still logged)
+            tr = train[race[train] == bool(k)] if name in which else train[:0]
             ho = hold[race[hold] == bool(k)]
             sets.append((tr, adam.dense_inputs(pos, tr), tg[tr], adam.dense_inputs(pos, ho),
                          tg[ho]))
