@@ -18,7 +18,7 @@ from bgtui.engine.evaluate import hidden_size
 
 from bgtui.analysis.weights import (DEFAULT_WEIGHTS, load_weights, save_weights, with_databases,
                                     with_tables)
-from bgtui.engine.evaluate import make_eval_workspace, make_lookahead_workspace, make_play_buffers
+from bgtui.engine.evaluate import make_eval_workspace, make_play_buffers
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.nn import init_net
 from bgtui.engine.rng import make_rng
@@ -39,10 +39,11 @@ def pubeval_ppg(ev, pairs: int = 500, seed: int = 12345) -> tuple[float, float]:
     from bgtui.engine.duel import START, _duel_pairs
     from bgtui.engine.pubeval import WC, WR
 
+    from bgtui.engine.rollout import make_rollout_workspace
+
     out = np.zeros((pairs, 4))
-    op, om = make_play_buffers()
     _duel_pairs(ev, 0, ev, 1, 0, pairs, seed, START, WR, WC,
-                make_lookahead_workspace(hidden_size(ev)), op, om, out)
+                make_rollout_workspace(hidden_size(ev)), out)
     per_pair = out[:, :2].mean(axis=1)
     return float(per_pair.mean()), float(per_pair.std(ddof=1) / np.sqrt(pairs))
 

@@ -5,7 +5,7 @@ import numpy as np
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine.constants import OPENING_POSITION
 from bgtui.engine.duel import START, _duel_pairs
-from bgtui.engine.evaluate import make_lookahead_workspace, make_play_buffers
+from bgtui.engine.rollout import make_rollout_workspace
 from bgtui.engine.pubeval import WC, WR, pubeval_score
 
 
@@ -49,9 +49,8 @@ def test_pubeval_score_matches_the_published_routine():
 
 def _duel(ev_a, kind_a, ev_b, kind_b, first, n, seed):
     out = np.zeros((n, 4))
-    op, om = make_play_buffers()
     _duel_pairs(ev_a, kind_a, ev_b, kind_b, first, n, seed, START, WR, WC,
-                make_lookahead_workspace(512), op, om, out)
+                make_rollout_workspace(512), out)
     return out
 
 
@@ -73,21 +72,17 @@ def test_a_player_against_itself_scores_exactly_zero_per_pair():
 
 def test_the_1ply_player_chooses_the_services_1ply_best_play():
     # the duel's 1-ply player (kind 2) filters and looks ahead as Analyzer.rank_plays(ply=1)
-    from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer
+    from bgtui.analysis.service import Analyzer
     from bgtui.analysis.state import GameState
-    from bgtui.engine.duel import FILTER_KEEP
-    from bgtui.engine.duel import FILTER_MARGIN as DUEL_MARGIN
-    from bgtui.engine.duel import _best_play1
-    from bgtui.engine.evaluate import _evaluate_after_plied, equity
+    from bgtui.engine.duel import _choose
+    from bgtui.engine.evaluate import _evaluate_after_plied, equity, make_lookahead_workspace
     from tests.engine.test_movegen_reference import _game_positions
 
-    assert (FILTER_KEEP, DUEL_MARGIN) == (FILTER_MAX_PLAYS, FILTER_MARGIN)
     an = Analyzer()
     ev = an.ev
+    ws = make_rollout_workspace(512)
     lws = make_lookahead_workspace(512)
-    op, om = make_play_buffers()
     b5 = np.zeros(5, dtype=np.float32)
-    eq = np.zeros(op.shape[0])
     rng = np.random.default_rng(4)
     positions = _game_positions(9, 3)
     checked = 0
@@ -95,8 +90,8 @@ def test_the_1ply_player_chooses_the_services_1ply_best_play():
         pos = np.asarray(positions[k], dtype=np.int8)
         d1, d2 = (int(x) for x in rng.integers(1, 7, size=2))
         rows = an.rank_plays(GameState.from_position(pos), (d1, d2), ply=1)
-        best = _best_play1(pos, d1, d2, ev, lws, op, om, b5, eq)
-        _evaluate_after_plied(op[best], 1, ev, lws, b5)
+        best = _choose(2, ev, pos, d1, d2, ws, b5, WR, WC)
+        _evaluate_after_plied(ws[3][best], 1, ev, lws, b5)
         assert abs(equity(b5) - rows[0].equity.cubeless) < 1e-5
         checked += len(rows) > 1
     assert checked > 15
