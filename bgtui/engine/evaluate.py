@@ -15,7 +15,8 @@ import numpy as np
 from bgtui.engine._jit import kernel
 from bgtui.engine.bearoff import is_bearoff, is_two_sided, one_sided_race_probs, two_sided_probs
 from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE, POSITION_SIZE
-from bgtui.engine.inputs import NUM_INPUTS, NUM_NONLINEAR, _fill_inputs, _fill_nonlinear
+from bgtui.engine.inputs import (NUM_INPUTS, NUM_NONLINEAR, _fill_inputs, _fill_nonlinear,
+                                 _side_nonlinear, _side_nonlinear_memo)
 from bgtui.engine.movegen import _generate_plays, make_workspace
 from bgtui.engine.nn import _finish, _forward, _preact_child, _preact_tables
 from bgtui.engine.position import game_result, is_race
@@ -28,7 +29,7 @@ def hidden_size(ev) -> int:
 
 def make_eval_workspace(hidden: int = 512):
     """Scratch for evaluation: (swapped, x, h, dh, tmp5, child_swapped, target5, feats,
-    parent_feats, parent_h, parent_swapped)."""
+    parent_feats, parent_h, parent_swapped, escapes_memo)."""
     return (
         np.zeros(POSITION_SIZE, dtype=np.int8),
         np.zeros(NUM_INPUTS, dtype=np.float32),
@@ -41,6 +42,7 @@ def make_eval_workspace(hidden: int = 512):
         np.zeros(2 * NUM_NONLINEAR, dtype=np.float32),
         np.zeros(hidden, dtype=np.float32),
         np.zeros(POSITION_SIZE, dtype=np.int8),
+        np.zeros(POSITION_SIZE, dtype=np.float32),
     )
 
 
@@ -56,8 +58,8 @@ def equity(p):
 
 
 @kernel
-def _sanitize(pos, out5):
-    """Make the outputs consistent: cumulative order, impossible gammons and backgammons zero."""
+def _sanitize_order(out5):
+    """Cumulative order: win >= win gammon >= win backgammon, likewise for the losses."""
     w = out5[0]
     if out5[1] > w:
         out5[1] = w
@@ -67,6 +69,12 @@ def _sanitize(pos, out5):
         out5[3] = 1.0 - w
     if out5[4] > out5[3]:
         out5[4] = out5[3]
+
+
+@kernel
+def _sanitize(pos, out5):
+    """Make the outputs consistent: cumulative order, impossible gammons and backgammons zero."""
+    _sanitize_order(out5)
     mine = 0
     theirs = 0
     my_back = False  # player checker on the bar or in the opponent's home board
@@ -102,7 +110,7 @@ def _evaluate_net(pos, ev, ews, out5):
     tab = ev[4][1] if race else ev[4][0]
     if tab.shape[0] > 0:
         _fill_nonlinear(pos, ews[0], ews[7])
-        _preact_tables(pos, tab, net[0], net[1], ews[7], ews[2])
+        _preact_tables(pos, tab, net[1], ews[7], ews[2])
         _finish(ews[2], net[2], net[3], out5)
     else:
         _fill_inputs(pos, ews[0], ews[1])
@@ -169,42 +177,126 @@ def _best_child(pos, n, out_pos, ev, ews, best5):
     each child's pre-activation is the parent's (the position before the play, seen by the
     opponent) plus the table rows of the few points the play changed
     (``nn._preact_child``); children that leave contact for a race, end the game or reach a
-    bear-off database go through :func:`_evaluate_after`.
+    bear-off database go through :func:`_evaluate_after`. In contact one pass over a child
+    finds what decides its path (checkers left, contact) and the checker counts that make
+    impossible gammons zero; the mover's escapes are memoised by rearmost point for the roll.
     """
+    race = is_race(pos)  # then every child is a race too
+    tab = ev[4][1] if race else ev[4][0]
+    if tab.shape[0] == 0 or n <= 1:
+        return _best_child_plain(pos, n, out_pos, ev, ews, best5)
+    if race:
+        return _best_child_race(pos, n, out_pos, ev, ews, best5)
     best = 0
     beste = -1e9
     t = ews[6]
-    race = is_race(pos)  # then every child is a race too
-    tab = ev[4][1] if race else ev[4][0]
-    net = ev[1] if race else ev[0]
-    inc = tab.shape[0] > 0 and n > 1
+    net = ev[0]
     psw = ews[10]
-    if inc:
-        for i in range(26):
-            psw[i] = -pos[25 - i]
-        _fill_nonlinear(psw, ews[0], ews[8])
-        _preact_tables(psw, tab, net[0], net[1], ews[8], ews[9])
+    sw = ews[5]
+    o = ews[4]
+    memo = ews[11]
+    for i in range(26):
+        psw[i] = -pos[25 - i]
+        memo[i] = -1.0
+    _side_nonlinear(psw, ews[8], 0)
+    _side_nonlinear_memo(pos, ews[8], NUM_NONLINEAR, memo)
+    _preact_tables(psw, tab, net[1], ews[8], ews[9])
     for i in range(n):
         child = out_pos[i]
-        if inc and game_result(child) == 0 and (race or not is_race(child)):
-            sw = ews[5]
-            for k in range(26):
-                sw[k] = -child[25 - k]
-            if _db_applies(sw, ev[2], ev[3]):
-                _evaluate_after(child, ev, ews, t)
-            else:
-                _fill_nonlinear(sw, ews[0], ews[7])
-                _preact_child(sw, psw, ews[9], tab, net[0], ews[7], ews[8], ews[2])
-                o = ews[4]
-                _finish(ews[2], net[2], net[3], o)
-                _sanitize(sw, o)
-                t[0] = 1.0 - o[0]
-                t[1] = o[3]
-                t[2] = o[4]
-                t[3] = o[1]
-                t[4] = o[2]
-        else:
+        mine = 0
+        theirs = 0
+        my_back = 0
+        their_back = 25
+        for k in range(26):
+            c = child[k]
+            sw[25 - k] = -c
+            if c > 0:
+                mine += c
+                my_back = k
+            elif c < 0:
+                theirs -= c
+                if their_back == 25:
+                    their_back = k
+        if mine == 0 or my_back < their_back:  # the game is over, or a race
             _evaluate_after(child, ev, ews, t)
+        else:
+            f = ews[7]
+            _side_nonlinear(sw, f, 0)
+            _side_nonlinear_memo(child, f, NUM_NONLINEAR, memo)
+            _preact_child(sw, psw, ews[9], tab, f, ews[8], ews[2])
+            _finish(ews[2], net[2], net[3], o)
+            _sanitize_order(o)
+            if mine < 15:  # the mover has borne off: no gammon for the opponent
+                o[1] = 0.0
+                o[2] = 0.0
+            if theirs < 15:
+                o[3] = 0.0
+                o[4] = 0.0
+            t[0] = 1.0 - o[0]
+            t[1] = o[3]
+            t[2] = o[4]
+            t[3] = o[1]
+            t[4] = o[2]
+        e = equity(t)
+        if e > beste:
+            beste = e
+            best = i
+            for k in range(5):
+                best5[k] = t[k]
+    return best
+
+
+@kernel
+def _best_child_plain(pos, n, out_pos, ev, ews, best5):
+    """:func:`_best_child` evaluating every child on its own (dense inputs, or one play)."""
+    best = 0
+    beste = -1e9
+    t = ews[6]
+    for i in range(n):
+        _evaluate_after(out_pos[i], ev, ews, t)
+        e = equity(t)
+        if e > beste:
+            beste = e
+            best = i
+            for k in range(5):
+                best5[k] = t[k]
+    return best
+
+
+@kernel
+def _best_child_race(pos, n, out_pos, ev, ews, best5):
+    """:func:`_best_child` in a race: the race net's tables hold every input, so a child is
+    the parent's pre-activation plus its changed rows, unless a database values it."""
+    best = 0
+    beste = -1e9
+    t = ews[6]
+    tab = ev[4][1]
+    net = ev[1]
+    psw = ews[10]
+    sw = ews[5]
+    o = ews[4]
+    f = ews[7]
+    for i in range(2 * NUM_NONLINEAR):
+        f[i] = 0.0
+        ews[8][i] = 0.0
+    for i in range(26):
+        psw[i] = -pos[25 - i]
+    _preact_tables(psw, tab, net[1], ews[8], ews[9])
+    for i in range(n):
+        child = out_pos[i]
+        for k in range(26):
+            sw[k] = -child[25 - k]
+        if game_result(child) != 0 or _db_applies(sw, ev[2], ev[3]):
+            _evaluate_after(child, ev, ews, t)
+        else:
+            _preact_child(sw, psw, ews[9], tab, f, ews[8], ews[2])
+            _finish(ews[2], net[2], net[3], o)
+            _sanitize(sw, o)
+            t[0] = 1.0 - o[0]
+            t[1] = o[3]
+            t[2] = o[4]
+            t[3] = o[1]
+            t[4] = o[2]
         e = equity(t)
         if e > beste:
             beste = e

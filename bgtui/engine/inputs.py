@@ -336,9 +336,9 @@ def _fill_inputs(pos, swapped, out):
 
 
 @kernel
-def _side_nonlinear(pos, out, f):
-    """The ``NONLINEAR_FEATURES`` of the side on roll in a contact position ``pos`` into
-    ``out[f : f + NUM_NONLINEAR]``, as :func:`_side_features` computes them."""
+def _side_scan(pos):
+    """(rearmost point of the side on roll (25: on the bar, 0: none left), longest run of made
+    points, first blot, last blot (0: no blot)) in one pass over the points."""
     bar = pos[25]
     rear = 25 if bar > 0 else 0
     best = 0
@@ -361,13 +361,44 @@ def _side_nonlinear(pos, out, f):
                 last_blot = i
         else:
             run = 0
-    esc = _escapes(pos, rear) if rear > 0 else 36.0
+    return rear, best, first_blot, last_blot
+
+
+@kernel
+def _side_write(pos, out, f, esc, rear, best, first_blot, last_blot):
+    """Write the non-linear features of a side (see :func:`_side_nonlinear`) given its
+    escapes ``esc`` and :func:`_side_scan`."""
     out[f + 0] = esc / 36.0
     out[f + 1] = (1.0 - esc / 36.0) * (rear / 24.0)
     out[f + 2] = best / 6.0
     shots, loss = _shots_and_loss(pos, first_blot, last_blot)
     out[f + 3] = shots / 36.0
     out[f + 4] = loss / 360.0
+
+
+@kernel
+def _side_nonlinear(pos, out, f):
+    """The ``NONLINEAR_FEATURES`` of the side on roll in a contact position ``pos`` into
+    ``out[f : f + NUM_NONLINEAR]``, as :func:`_side_features` computes them."""
+    rear, best, first_blot, last_blot = _side_scan(pos)
+    esc = _escapes(pos, rear) if rear > 0 else 36.0
+    _side_write(pos, out, f, esc, rear, best, first_blot, last_blot)
+
+
+@kernel
+def _side_nonlinear_memo(pos, out, f, memo):
+    """:func:`_side_nonlinear`, the escapes looked up in (or added to) ``memo``
+    (float32[26], escapes by rearmost point, -1: not yet known). The escapes depend on the
+    rearmost point and the opponent's blocks only, and no play changes the blocks of the side
+    not moving (a hit takes a blot), so one memo serves a mover's side in every play of a roll."""
+    rear, best, first_blot, last_blot = _side_scan(pos)
+    esc = 36.0
+    if rear > 0:
+        esc = memo[rear]
+        if esc < 0.0:
+            esc = _escapes(pos, rear)
+            memo[rear] = esc
+    _side_write(pos, out, f, esc, rear, best, first_blot, last_blot)
 
 
 @kernel

@@ -10,7 +10,7 @@ import numpy as np
 
 from bgtui.engine._jit import kernel
 from bgtui.engine.inputs import (NONLINEAR_FEATURES, NUM_FEATURES, NUM_INPUTS, NUM_NONLINEAR,
-                                 PER_SIDE, RAW_PER_SIDE)
+                                 PER_SIDE, RAW_PER_SIDE, _popcount)
 from bgtui.engine.position import checkers_off
 
 CONTACT, RACE = 0, 1
@@ -73,14 +73,31 @@ def _sigmoid_inplace(h, n):
 
 @kernel(fastmath=True)
 def _finish(h, w2, b2, out5):
-    """From the hidden pre-activations ``h`` (overwritten by activations) to the five outputs."""
+    """From the hidden pre-activations ``h`` (overwritten by activations) to the five outputs,
+    in one pass over the hidden layer (sigmoid, then the five output sums)."""
     nh = w2.shape[1]  # the workspace ``h`` may be longer than this net's hidden layer
-    _sigmoid_inplace(h, nh)
-    for k in range(5):
-        s = np.float32(0.0)
-        for j in range(nh):
-            s += w2[k, j] * h[j]
-        out5[k] = _sigmoid(s + b2[k])
+    s0 = np.float32(0.0)
+    s1 = np.float32(0.0)
+    s2 = np.float32(0.0)
+    s3 = np.float32(0.0)
+    s4 = np.float32(0.0)
+    for j in range(nh):
+        y = min(max(h[j] * _HALF, -_CLAMP), _CLAMP)
+        u = y * y
+        p = (((_P4 * u + _P3) * u + _P2) * u + _P1) * u + _P0
+        q = (((_Q4 * u + _Q3) * u + _Q2) * u + _Q1) * u + _ONE
+        a = min(max(_HALF + _HALF * (y * p / q), np.float32(0.0)), _ONE)
+        h[j] = a
+        s0 += w2[0, j] * a
+        s1 += w2[1, j] * a
+        s2 += w2[2, j] * a
+        s3 += w2[3, j] * a
+        s4 += w2[4, j] * a
+    out5[0] = _sigmoid(s0 + b2[0])
+    out5[1] = _sigmoid(s1 + b2[1])
+    out5[2] = _sigmoid(s2 + b2[2])
+    out5[3] = _sigmoid(s3 + b2[3])
+    out5[4] = _sigmoid(s4 + b2[4])
 
 
 @kernel
@@ -174,11 +191,14 @@ def _linear_features(slot, n, race):
 
 
 def make_tables(net, race: bool = False):
-    """float32[2 * 26 * 16, H]: the first-layer row of each (side, slot, count), at row
+    """float32[TABLE_ROWS, H]: the first-layer row of each (side, slot, count), at row
     ``(side * 26 + slot) * 16 + count`` (see :func:`_row`): the raw inputs of those checkers
     and, folded in, their share of every feature that is a sum over slots (the tables of the
     race net, ``race``, fold the race features). What remains for inference to add is the
-    non-linear features (``inputs._fill_nonlinear``)."""
+    non-linear features (``inputs._fill_nonlinear``), whose first-layer weights follow at rows
+    ``FEATURE_ROW + k``. Between them, at ``DELTA_ROW + r``, each row ``r`` minus the row of
+    one checker fewer on that slot: a play moves checkers one at a time, so a changed slot of
+    a child usually costs one row, not two."""
     w1 = np.asarray(net[0], dtype=np.float64)
     hidden = w1.shape[1]
     t = np.zeros((2, 26, TABLE_COUNTS, hidden), dtype=np.float64)
@@ -205,7 +225,24 @@ def make_tables(net, race: bool = False):
                 f = _linear_features(slot, n, race)
                 t[side, slot, n] += f @ w1[own:own + NUM_FEATURES]
                 t[side, slot, n] -= f[1] * w1[other + 1]  # the other side's pip lead
-    return np.ascontiguousarray(t.reshape(2 * 26 * TABLE_COUNTS, hidden), dtype=np.float32)
+    d = t.copy()
+    d[:, :, 1:] -= t[:, :, :-1]  # count n's row minus count n - 1's (count 0 has no row)
+    rows = np.concatenate([t.reshape(DELTA_ROW, hidden), d.reshape(DELTA_ROW, hidden),
+                           w1[_FEATURE_INPUT]])
+    return aligned(rows)
+
+
+def aligned(a, dtype=np.float32, align: int = 64):
+    """A C-contiguous copy of ``a`` whose data starts on an ``align``-byte boundary (a cache
+    line). numpy only promises 16 bytes, and a table row that starts mid-line splits each of
+    its vector loads across two lines."""
+    a = np.asarray(a, dtype=dtype)
+    size = a.nbytes
+    buf = np.empty(size + align, dtype=np.uint8)
+    start = (-buf.ctypes.data) % align
+    out = buf[start:start + size].view(dtype).reshape(a.shape)
+    out[...] = a
+    return out
 
 
 @kernel
@@ -228,68 +265,110 @@ def _slot_row(pos, i):
     return _row(1, 25 - i, -v)
 
 
-@kernel
-def _add_rows(h, tab, plus, minus, nh):
-    """h += tab[plus] - tab[minus] (either index may be -1: no row)."""
-    if plus >= 0 and minus >= 0:
-        for j in range(nh):
-            h[j] += tab[plus, j] - tab[minus, j]
-    elif plus >= 0:
-        for j in range(nh):
-            h[j] += tab[plus, j]
-    elif minus >= 0:
-        for j in range(nh):
-            h[j] -= tab[minus, j]
+#: the input index of non-linear feature k of ``inputs._fill_nonlinear``'s layout
+_FEATURE_INPUT = np.array([side * PER_SIDE + RAW_PER_SIDE + NONLINEAR_FEATURES[k]
+                           for side in range(2) for k in range(NUM_NONLINEAR)], dtype=np.int64)
+#: rows of a table: (side, slot, count) rows, their differences, the non-linear features' rows
+DELTA_ROW = 2 * 26 * TABLE_COUNTS
+FEATURE_ROW = 2 * DELTA_ROW
+TABLE_ROWS = FEATURE_ROW + 2 * NUM_NONLINEAR
 
 
-@kernel
-def _add_scaled(h, v, w1, r, nh):
+@kernel(fastmath=True)
+def _add_row(h, tab, r, c, nh):
+    """h[:nh] += c * tab[r]."""
     for j in range(nh):
-        h[j] += v * w1[r, j]
+        h[j] += c * tab[r, j]
 
 
 @kernel
-def _preact_tables(pos, tab, w1, b1, feats, h):
+def _slot_rows(h, tab, side, slot, old, new, nh):
+    """Take ``slot`` of ``side`` from ``old`` to ``new`` checkers (both >= 0, different): one
+    difference row when they differ by one (a play moves one checker at a time), else two."""
+    if new == old + 1:
+        _add_row(h, tab, DELTA_ROW + _row(side, slot, new), np.float32(1.0), nh)
+    elif old == new + 1:
+        _add_row(h, tab, DELTA_ROW + _row(side, slot, old), np.float32(-1.0), nh)
+    else:
+        if new > 0:
+            _add_row(h, tab, _row(side, slot, new), np.float32(1.0), nh)
+        if old > 0:
+            _add_row(h, tab, _row(side, slot, old), np.float32(-1.0), nh)
+
+
+@kernel
+def _point_rows(h, tab, i, u, v, nh):
+    """Take slot ``i`` of a position from ``u`` to ``v`` checkers (signed as in the position:
+    positive the player's, negative the opponent's)."""
+    if i == 25:  # the player's bar
+        _slot_rows(h, tab, 0, 25, u, v, nh)
+    elif i == 0:  # the opponent's bar
+        _slot_rows(h, tab, 1, 25, -u, -v, nh)
+    elif u >= 0 and v >= 0:
+        _slot_rows(h, tab, 0, i, u, v, nh)
+    elif u <= 0 and v <= 0:
+        _slot_rows(h, tab, 1, 25 - i, -u, -v, nh)
+    elif u > 0:  # a hit: the point changes hands
+        _add_row(h, tab, _row(0, i, u), np.float32(-1.0), nh)
+        _add_row(h, tab, _row(1, 25 - i, -v), np.float32(1.0), nh)
+    else:
+        _add_row(h, tab, _row(1, 25 - i, -u), np.float32(-1.0), nh)
+        _add_row(h, tab, _row(0, i, v), np.float32(1.0), nh)
+
+
+@kernel
+def _preact_tables(pos, tab, b1, feats, h):
     """h = the first-layer pre-activation of ``pos`` (player on roll) from the tables and the
     non-linear features ``feats`` (float32[2 * NUM_NONLINEAR], ``inputs._fill_nonlinear``)."""
     nh = b1.shape[0]
     for j in range(nh):
         h[j] = b1[j]
+    one = np.float32(1.0)
     for i in range(26):
-        _add_rows(h, tab, _slot_row(pos, i), -1, nh)
+        r = _slot_row(pos, i)
+        if r >= 0:
+            _add_row(h, tab, r, one, nh)
     off0, off1 = checkers_off(pos)
     if off0 > 0:
-        _add_rows(h, tab, _row(0, 0, off0), -1, nh)
+        _add_row(h, tab, _row(0, 0, off0), one, nh)
     if off1 > 0:
-        _add_rows(h, tab, _row(1, 0, off1), -1, nh)
+        _add_row(h, tab, _row(1, 0, off1), one, nh)
     for k in range(2 * NUM_NONLINEAR):
-        v = feats[k]
-        if v != 0.0:
-            _add_scaled(h, v, w1, _FEATURE_INPUT[k], nh)
-
-
-#: the input index of non-linear feature k of ``inputs._fill_nonlinear``'s layout
-_FEATURE_INPUT = np.array([side * PER_SIDE + RAW_PER_SIDE + NONLINEAR_FEATURES[k]
-                           for side in range(2) for k in range(NUM_NONLINEAR)], dtype=np.int64)
+        if feats[k] != 0.0:
+            _add_row(h, tab, FEATURE_ROW + k, feats[k], nh)
 
 
 @kernel
-def _preact_child(pos, parent, parent_h, tab, w1, feats, parent_feats, h):
+def _preact_child(pos, parent, parent_h, tab, feats, parent_feats, h):
     """h = the pre-activation of ``pos`` from its ``parent``'s (``parent_h``, features
-    ``parent_feats``): the parent's plus the rows of the slots that differ."""
+    ``parent_feats``): the parent's plus the rows of the slots that differ (found as a bit
+    mask, without a branch per slot) and of the features that changed."""
     nh = parent_h.shape[0]
     for j in range(nh):
         h[j] = parent_h[j]
+    changed = np.int64(0)
+    on0 = 0
+    on1 = 0
+    was0 = 0
+    was1 = 0
     for i in range(26):
-        if pos[i] != parent[i]:
-            _add_rows(h, tab, _slot_row(pos, i), _slot_row(parent, i), nh)
-    off0, off1 = checkers_off(pos)
-    p0, p1 = checkers_off(parent)
-    if off0 != p0:
-        _add_rows(h, tab, _row(0, 0, off0) if off0 > 0 else -1, _row(0, 0, p0) if p0 > 0 else -1, nh)
-    if off1 != p1:
-        _add_rows(h, tab, _row(1, 0, off1) if off1 > 0 else -1, _row(1, 0, p1) if p1 > 0 else -1, nh)
+        v = np.int64(pos[i])
+        u = np.int64(parent[i])
+        changed |= np.int64(v != u) << i
+        on0 += max(v, 0)
+        on1 += max(-v, 0)
+        was0 += max(u, 0)
+        was1 += max(-u, 0)
+    while changed != 0:
+        low = changed & -changed
+        changed ^= low
+        i = _popcount(low - 1)
+        _point_rows(h, tab, i, parent[i], pos[i], nh)
+    if on0 != was0:
+        _slot_rows(h, tab, 0, 0, 15 - was0, 15 - on0, nh)
+    if on1 != was1:
+        _slot_rows(h, tab, 1, 0, 15 - was1, 15 - on1, nh)
     for k in range(2 * NUM_NONLINEAR):
         d = feats[k] - parent_feats[k]
         if d != 0.0:
-            _add_scaled(h, d, w1, _FEATURE_INPUT[k], nh)
+            _add_row(h, tab, FEATURE_ROW + k, d, nh)

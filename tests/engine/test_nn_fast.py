@@ -60,7 +60,7 @@ def test_table_forward_equals_dense_forward():
         _fill_inputs(pos, sw, x)
         _forward(x, w1, b1, w2, b2, hd, o_dense)
         _fill_nonlinear(pos, sw, feats)
-        _preact_tables(pos, tab, w1, b1, feats, h)
+        _preact_tables(pos, tab, b1, feats, h)
         _finish(h, w2, b2, o_tab)
         assert np.abs(o_dense - o_tab).max() < 2e-5, board_ascii(pos)
     assert races > 50
@@ -85,7 +85,7 @@ def test_child_preactivation_from_the_parent_equals_a_fresh_one():
         hc = np.zeros_like(hp)
         hf = np.zeros_like(hp)
         _fill_nonlinear(parent, sw, fp)
-        _preact_tables(parent, tab, w1, b1, fp, hp)
+        _preact_tables(parent, tab, b1, fp, hp)
         children, _ = generate_plays(pos, d1, d2)
         for c in children:
             if not (c > 0).any():
@@ -94,8 +94,45 @@ def test_child_preactivation_from_the_parent_equals_a_fresh_one():
             if is_race(child) != race:
                 continue  # evaluation takes the race net's own path for these
             _fill_nonlinear(child, sw, fc)
-            _preact_child(child, parent, hp, tab, w1, fc, fp, hc)
-            _preact_tables(child, tab, w1, b1, fc, hf)
+            _preact_child(child, parent, hp, tab, fc, fp, hc)
+            _preact_tables(child, tab, b1, fc, hf)
             assert np.abs(hc - hf).max() < 1e-4, board_ascii(child)
             n += 1
     assert n > 1000
+
+
+def test_best_play_with_incremental_children_equals_each_child_evaluated_alone():
+    """``_best_child`` (parent's pre-activation plus changed rows, memoised escapes, one scan
+    per child) picks the play and probabilities that evaluating every child from scratch
+    (``_evaluate_after``: dense-free but non-incremental) gives, in contact, in races, with
+    and without the bear-off databases."""
+    from bgtui.analysis.weights import with_databases
+    from bgtui.engine.evaluate import (_best_child, _evaluate_after, equity, make_eval_workspace,
+                                       make_play_buffers)
+    from bgtui.engine.movegen import _generate_plays, make_workspace
+
+    nets = load_weights("bgtui-0.npz")[0]
+    rng = np.random.default_rng(8)
+    mws = make_workspace()
+    out_pos, out_moves = make_play_buffers()
+    best5 = np.zeros(5, dtype=np.float32)
+    t = np.zeros(5, dtype=np.float32)
+    counts = {True: 0, False: 0}
+    for bearoff in (False, True):
+        ev = with_databases(nets[:2], bearoff=bearoff)
+        ews = make_eval_workspace(128)
+        for pos in _positions()[::2]:
+            d1, d2 = (int(v) for v in rng.integers(1, 7, size=2))
+            n = _generate_plays(pos, d1, d2, mws, out_pos, out_moves)
+            if n < 2:
+                continue
+            best = _best_child(pos, n, out_pos, ev, ews, best5)
+            values = []
+            for i in range(n):
+                _evaluate_after(out_pos[i], ev, make_eval_workspace(128), t)
+                values.append(t.copy())
+            eq = np.array([equity(v) for v in values])
+            assert eq[best] >= eq.max() - 2e-5, board_ascii(pos)
+            assert np.abs(values[best] - best5).max() < 2e-5, board_ascii(pos)
+            counts[bool(is_race(pos))] += 1
+    assert counts[True] > 20 and counts[False] > 100
