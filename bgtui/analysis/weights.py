@@ -17,7 +17,7 @@ import numpy as np
 from bgtui.analysis.checksum import arrays_sha256
 
 from bgtui.engine.inputs import INPUT_VERSION, NUM_INPUTS
-from bgtui.engine.nn import NET_NAMES, make_tables
+from bgtui.engine.nn import NET_NAMES, aligned, make_tables
 
 WEIGHTS_FORMAT = 1
 DEFAULT_WEIGHTS = "bgtui-0.npz"
@@ -103,7 +103,7 @@ def load_weights(path=DEFAULT_WEIGHTS):
     ev = []
     for name in NET_NAMES:
         try:
-            net = tuple(np.ascontiguousarray(data[f"{name}_{p}"], dtype=np.float32) for p in _PARTS)
+            net = tuple(aligned(data[f"{name}_{p}"]) for p in _PARTS)  # cache-line aligned
         except KeyError as exc:
             raise WeightsError(f"{path}: missing array {exc}") from None
         w1, b1, w2, b2 = net

@@ -18,7 +18,7 @@ from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE, POSITION_SIZE
 from bgtui.engine.inputs import (NUM_INPUTS, NUM_NONLINEAR, _fill_inputs, _fill_nonlinear,
                                  _side_nonlinear, _side_nonlinear_memo)
 from bgtui.engine.movegen import _generate_plays, make_workspace
-from bgtui.engine.nn import _finish, _forward, _preact_child, _preact_tables
+from bgtui.engine.nn import _finish, _forward, _preact_child, _preact_tables, aligned
 from bgtui.engine.position import game_result, is_race
 
 
@@ -33,14 +33,14 @@ def make_eval_workspace(hidden: int = 512):
     return (
         np.zeros(POSITION_SIZE, dtype=np.int8),
         np.zeros(NUM_INPUTS, dtype=np.float32),
-        np.zeros(hidden, dtype=np.float32),
-        np.zeros(hidden, dtype=np.float32),
+        aligned(np.zeros(hidden)),
+        aligned(np.zeros(hidden)),
         np.zeros(5, dtype=np.float32),
         np.zeros(POSITION_SIZE, dtype=np.int8),
         np.zeros(5, dtype=np.float32),
         np.zeros(2 * NUM_NONLINEAR, dtype=np.float32),
         np.zeros(2 * NUM_NONLINEAR, dtype=np.float32),
-        np.zeros(hidden, dtype=np.float32),
+        aligned(np.zeros(hidden)),
         np.zeros(POSITION_SIZE, dtype=np.int8),
         np.zeros(POSITION_SIZE, dtype=np.float32),
     )

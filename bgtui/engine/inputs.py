@@ -103,56 +103,99 @@ def _shots_at(pos, first, last):
     return _shots_and_loss(pos, first, last)[0]
 
 
+def _shot_table():
+    """``SHOT[d, blocks]`` for distances d <= 12: the rolls (bits as in ``_direct_rolls``) on
+    which an opponent checker ``d`` pips behind a blot hits it, given which of the 11 points in
+    front of that checker the player blocks (bit ``t`` of ``blocks``: the point ``t + 1``
+    ahead). A direct shot is hit by every roll with that die; a combination d1 + d2 needs one
+    of the two intermediate points open; a double's k steps need every landing before the last
+    open. Beyond 12 pips only doubles hit (:func:`_far_shots`)."""
+    blocks = np.arange(2048, dtype=np.int64)
+
+    def is_open(t):  # the point t pips ahead of the hitter is not blocked
+        return ((blocks >> (t - 1)) & 1) == 0
+
+    table = np.zeros((13, 2048), dtype=np.int64)
+    for d in range(1, 13):
+        if d <= 6:
+            table[d] |= _DIRECT_ROLLS[d]
+        for d1 in range(1, 7):
+            d2 = d - d1
+            if d1 < d2 <= 6:
+                ok = is_open(d1) | is_open(d2)
+                table[d] |= np.where(ok, np.int64(1) << (6 * (d1 - 1) + d2 - 1), 0)
+        for q in range(_DOUBLE_COUNT[d]):
+            dd = _DOUBLE_DICE[d, q]
+            ok = np.ones(2048, dtype=bool)
+            for t in range(dd, d, dd):
+                ok &= is_open(t)
+            table[d] |= np.where(ok, np.int64(1) << (7 * (dd - 1)), 0)
+    return table
+
+
+_SHOT = _shot_table()
+
+
+@kernel
+def _far_shots(pos, j, d):
+    """The rolls (doubles only) on which an opponent checker on ``j`` hits a blot ``d`` > 12
+    pips ahead: every landing before the last open."""
+    mask = np.int64(0)
+    for q in range(_DOUBLE_COUNT[d]):
+        dd = _DOUBLE_DICE[d, q]
+        ok = True
+        for t in range(dd, d, dd):
+            if pos[j + t] >= 2:
+                ok = False
+                break
+        if ok:
+            mask |= np.int64(1) << (7 * (dd - 1))
+    return mask
+
+
 @kernel
 def _shots_and_loss(pos, first, last):
     """(:func:`_shots`, the pips the player loses to the hit summed over the 36 rolls: for
     each roll the largest loss ``25 - b`` among the blots ``b`` it can hit).
 
     Blot by blot from the rearmost (largest loss): the rolls that hit blot ``b`` and no blot
-    behind it count its loss."""
+    behind it count its loss. The points the player blocks, the opponent's checkers and the
+    blots are bit masks; each (opponent point, blot) pair is one lookup in ``_SHOT`` by their
+    distance and the blocks in between."""
     if last == 0:
         return 0.0, 0.0
-    on_bar = pos[0] < 0
     multi = pos[0] < -1
+    blocks = np.int64(0)
+    hitters = np.int64(0)
+    blots = np.int64(0)
+    for p in range(25):
+        v = pos[p]
+        blocks |= np.int64(v >= 2) << p
+        hitters |= np.int64(v < 0) << p
+        blots |= np.int64(v == 1) << p
+    if pos[0] < 0:
+        hitters = np.int64(1)  # on the bar: only entering checkers can hit
+    blots &= (np.int64(2) << last) - (np.int64(1) << first)
     covered = np.int64(0)
     loss = 0.0
-    for b in range(first, last + 1):
-        if pos[b] != 1:
-            continue
+    while blots != 0:
+        low_b = blots & -blots
+        blots ^= low_b
+        b = _popcount(low_b - 1)
         mask = np.int64(0)
-        for j in range(0, b):
-            if pos[j] >= 0:
-                continue
-            if on_bar and j != 0:
-                break
+        behind = hitters & (low_b - 1)
+        while behind != 0:
+            low = behind & -behind
+            behind ^= low
+            j = _popcount(low - 1)
             d = b - j
-            if d <= 6:
-                mask |= _DIRECT_ROLLS[d]
-            if multi:
-                continue
-            # two different dice d1 < d2 with d1 + d2 = d
-            lo = d - 6
-            if lo < 1:
-                lo = 1
-            for d1 in range(lo, 7):
-                d2 = d - d1
-                if d2 <= d1:
-                    break
-                if pos[j + d1] < 2 or pos[j + d2] < 2:
-                    mask |= np.int64(1) << (6 * (d1 - 1) + d2 - 1)
-            # doubles: k = d / dd steps of dd, every landing before the last open
-            for q in range(_DOUBLE_COUNT[d]):
-                dd = _DOUBLE_DICE[d, q]
-                bit = np.int64(1) << (7 * (dd - 1))
-                if mask & bit:
-                    continue
-                ok = True
-                for t in range(dd, d, dd):
-                    if pos[j + t] >= 2:
-                        ok = False
-                        break
-                if ok:
-                    mask |= bit
+            if multi:  # each die enters its own checker: direct shots only
+                if d <= 6:
+                    mask |= _DIRECT_ROLLS[d]
+            elif d <= 12:
+                mask |= _SHOT[d, (blocks >> (j + 1)) & 2047]
+            else:
+                mask |= _far_shots(pos, j, d)
         new = mask & ~covered
         if new != 0:
             # each non-double bit stands for two of the 36 rolls, each double bit for one
@@ -336,31 +379,45 @@ def _fill_inputs(pos, swapped, out):
 
 
 @kernel
+def _highest_bit(x):
+    """Index of the highest set bit of 0 < x < 2**32 (smear the bits down, count them)."""
+    x |= x >> 1
+    x |= x >> 2
+    x |= x >> 4
+    x |= x >> 8
+    x |= x >> 16
+    return _popcount(x) - 1
+
+
+@kernel
 def _side_scan(pos):
     """(rearmost point of the side on roll (25: on the bar, 0: none left), longest run of made
-    points, first blot, last blot (0: no blot)) in one pass over the points."""
-    bar = pos[25]
-    rear = 25 if bar > 0 else 0
-    best = 0
-    run = 0
-    first_blot = 25
-    last_blot = 0
+    points, first blot, last blot (0: no blot)), from bit masks of its checkers, made points
+    and blots (no branch per point)."""
+    mine = np.int64(0)
+    made = np.int64(0)
+    blots = np.int64(0)
     for i in range(1, 25):
-        n = pos[i]
-        if n > 0:
-            if bar == 0:
-                rear = i
-            if n >= 2:
-                run += 1
-                if run > best:
-                    best = run
-            else:
-                run = 0
-                if first_blot == 25:
-                    first_blot = i
-                last_blot = i
-        else:
-            run = 0
+        v = pos[i]
+        mine |= np.int64(v > 0) << i
+        made |= np.int64(v >= 2) << i
+        blots |= np.int64(v == 1) << i
+    if pos[25] > 0:
+        rear = 25
+    elif mine != 0:
+        rear = _highest_bit(mine)
+    else:
+        rear = 0
+    best = 0
+    while made != 0:  # each step shortens every run of made points by one
+        made &= made << 1
+        best += 1
+    if blots != 0:
+        first_blot = _popcount((blots & -blots) - 1)
+        last_blot = _highest_bit(blots)
+    else:
+        first_blot = 25
+        last_blot = 0
     return rear, best, first_blot, last_blot
 
 
