@@ -16,9 +16,9 @@ from bgtui.engine._jit import kernel
 from bgtui.engine.bearoff import is_bearoff, is_two_sided, one_sided_race_probs, two_sided_probs
 from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE, POSITION_SIZE
 from bgtui.engine.inputs import (NUM_INPUTS, NUM_NONLINEAR, _fill_inputs, _fill_nonlinear,
-                                 _side_nonlinear, _side_nonlinear_memo)
+                                 _highest_bit, _popcount, _side_nonlinear, _side_nonlinear_memo)
 from bgtui.engine.movegen import _generate_plays, make_workspace
-from bgtui.engine.nn import _finish, _forward, _preact_child, _preact_tables, aligned
+from bgtui.engine.nn import MAX_TERMS, _finish, _forward, _preact_child, _preact_tables, aligned
 from bgtui.engine.position import game_result, is_race
 
 
@@ -29,7 +29,7 @@ def hidden_size(ev) -> int:
 
 def make_eval_workspace(hidden: int = 512):
     """Scratch for evaluation: (swapped, x, h, dh, tmp5, child_swapped, target5, feats,
-    parent_feats, parent_h, parent_swapped, escapes_memo)."""
+    parent_feats, parent_h, parent_swapped, escapes_memo, term_rows, term_coefs)."""
     return (
         np.zeros(POSITION_SIZE, dtype=np.int8),
         np.zeros(NUM_INPUTS, dtype=np.float32),
@@ -43,6 +43,8 @@ def make_eval_workspace(hidden: int = 512):
         aligned(np.zeros(hidden)),
         np.zeros(POSITION_SIZE, dtype=np.int8),
         np.zeros(POSITION_SIZE, dtype=np.float32),
+        np.zeros(MAX_TERMS, dtype=np.int64),
+        np.zeros(MAX_TERMS, dtype=np.float32),
     )
 
 
@@ -110,7 +112,7 @@ def _evaluate_net(pos, ev, ews, out5):
     tab = ev[4][1] if race else ev[4][0]
     if tab.shape[0] > 0:
         _fill_nonlinear(pos, ews[0], ews[7])
-        _preact_tables(pos, tab, net[1], ews[7], ews[2])
+        _preact_tables(pos, tab, net[1], ews[7], ews[2], ews[12], ews[13])
         _finish(ews[2], net[2], net[3], out5)
     else:
         _fill_inputs(pos, ews[0], ews[1])
@@ -200,30 +202,28 @@ def _best_child(pos, n, out_pos, ev, ews, best5):
         memo[i] = -1.0
     _side_nonlinear(psw, ews[8], 0)
     _side_nonlinear_memo(pos, ews[8], NUM_NONLINEAR, memo)
-    _preact_tables(psw, tab, net[1], ews[8], ews[9])
+    _preact_tables(psw, tab, net[1], ews[8], ews[9], ews[12], ews[13])
     for i in range(n):
         child = out_pos[i]
         mine = 0
         theirs = 0
-        my_back = 0
-        their_back = 25
-        for k in range(26):
-            c = child[k]
+        my_points = np.int64(0)
+        their_points = np.int64(0)
+        for k in range(26):  # no branch per slot
+            c = np.int64(child[k])
             sw[25 - k] = -c
-            if c > 0:
-                mine += c
-                my_back = k
-            elif c < 0:
-                theirs -= c
-                if their_back == 25:
-                    their_back = k
-        if mine == 0 or my_back < their_back:  # the game is over, or a race
+            mine += max(c, 0)
+            theirs += max(-c, 0)
+            my_points |= np.int64(c > 0) << k
+            their_points |= np.int64(c < 0) << k
+        their_back = 25 if their_points == 0 else _popcount((their_points & -their_points) - 1)
+        if mine == 0 or _highest_bit(my_points) < their_back:  # the game is over, or a race
             _evaluate_after(child, ev, ews, t)
         else:
             f = ews[7]
             _side_nonlinear(sw, f, 0)
             _side_nonlinear_memo(child, f, NUM_NONLINEAR, memo)
-            _preact_child(sw, psw, ews[9], tab, f, ews[8], ews[2])
+            _preact_child(sw, psw, ews[9], tab, f, ews[8], ews[2], ews[12], ews[13])
             _finish(ews[2], net[2], net[3], o)
             _sanitize_order(o)
             if mine < 15:  # the mover has borne off: no gammon for the opponent
@@ -281,7 +281,7 @@ def _best_child_race(pos, n, out_pos, ev, ews, best5):
         ews[8][i] = 0.0
     for i in range(26):
         psw[i] = -pos[25 - i]
-    _preact_tables(psw, tab, net[1], ews[8], ews[9])
+    _preact_tables(psw, tab, net[1], ews[8], ews[9], ews[12], ews[13])
     for i in range(n):
         child = out_pos[i]
         for k in range(26):
@@ -289,7 +289,7 @@ def _best_child_race(pos, n, out_pos, ev, ews, best5):
         if game_result(child) != 0 or _db_applies(sw, ev[2], ev[3]):
             _evaluate_after(child, ev, ews, t)
         else:
-            _preact_child(sw, psw, ews[9], tab, f, ews[8], ews[2])
+            _preact_child(sw, psw, ews[9], tab, f, ews[8], ews[2], ews[12], ews[13])
             _finish(ews[2], net[2], net[3], o)
             _sanitize(sw, o)
             t[0] = 1.0 - o[0]

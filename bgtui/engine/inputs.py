@@ -216,7 +216,11 @@ def _popcount(x):
 @kernel
 def _escapes(pos, b):
     """Rolls (of 36) on which a player checker on point ``b`` can pass the opponent's last
-    blocking point (two or more opponent checkers) among the 12 points in front of it."""
+    blocking point (two or more opponent checkers) among the 12 points in front of it.
+
+    The points it may land on are a bit mask by distance; each roll is then a few bit tests
+    (a non-double: either die first, the sum only through an open first landing; a double:
+    every landing up to the first beyond the block open)."""
     last = 0
     for k in range(max(1, b - 12), b):
         if pos[k] <= -2:
@@ -225,41 +229,27 @@ def _escapes(pos, b):
     if last == 0:
         return 36.0
     need = b - last  # must move more than this many pips
-    total = 0.0
+    reach = min(b - 1, 24)
+    land = np.int64(0)  # bit t: the point t pips ahead is on the board and not blocked
+    for t in range(1, reach + 1):
+        land |= np.int64(pos[b - t] > -2) << t
+    total = 0
     for d1 in range(1, 7):
-        for d2 in range(d1, 7):
-            w = 1.0 if d1 == d2 else 2.0
-            ok = False
-            if d1 == d2:
-                loc = b
-                for k in range(4):
-                    loc -= d1
-                    if loc < 1:
-                        break
-                    if pos[loc] <= -2:
-                        break
-                    if b - loc > need:
-                        ok = True
-                        break
-            else:
-                for first in range(2):
-                    da = d1 if first == 0 else d2
-                    db = d2 if first == 0 else d1
-                    a = b - da
-                    if a < 1:
-                        continue
-                    if pos[a] <= -2:
-                        continue
-                    if da > need:
-                        ok = True
-                        break
-                    c = a - db
-                    if c >= 1 and pos[c] > -2 and da + db > need:
-                        ok = True
-                        break
-            if ok:
-                total += w
-    return total
+        o1 = (land >> d1) & 1
+        loc = 0
+        for k in range(4):
+            loc += d1
+            if ((land >> loc) & 1) == 0:
+                break
+            if loc > need:
+                total += 1
+                break
+        for d2 in range(d1 + 1, 7):
+            o2 = (land >> d2) & 1
+            via = ((land >> (d1 + d2)) & 1) & np.int64(d1 + d2 > need)
+            ok = (o1 & (np.int64(d1 > need) | via)) | (o2 & (np.int64(d2 > need) | via))
+            total += 2 * ok
+    return float(total)
 
 
 @kernel

@@ -196,7 +196,7 @@ def make_tables(net, race: bool = False):
     and, folded in, their share of every feature that is a sum over slots (the tables of the
     race net, ``race``, fold the race features). What remains for inference to add is the
     non-linear features (``inputs._fill_nonlinear``), whose first-layer weights follow at rows
-    ``FEATURE_ROW + k``. Between them, at ``DELTA_ROW + r``, each row ``r`` minus the row of
+    ``FEATURE_ROW + k``, then a row of zeros (``ZERO_ROW``). Between them, at ``DELTA_ROW + r``, each row ``r`` minus the row of
     one checker fewer on that slot: a play moves checkers one at a time, so a changed slot of
     a child usually costs one row, not two."""
     w1 = np.asarray(net[0], dtype=np.float64)
@@ -228,7 +228,7 @@ def make_tables(net, race: bool = False):
     d = t.copy()
     d[:, :, 1:] -= t[:, :, :-1]  # count n's row minus count n - 1's (count 0 has no row)
     rows = np.concatenate([t.reshape(DELTA_ROW, hidden), d.reshape(DELTA_ROW, hidden),
-                           w1[_FEATURE_INPUT]])
+                           w1[_FEATURE_INPUT], np.zeros((1, hidden))])
     return aligned(rows)
 
 
@@ -268,84 +268,155 @@ def _slot_row(pos, i):
 #: the input index of non-linear feature k of ``inputs._fill_nonlinear``'s layout
 _FEATURE_INPUT = np.array([side * PER_SIDE + RAW_PER_SIDE + NONLINEAR_FEATURES[k]
                            for side in range(2) for k in range(NUM_NONLINEAR)], dtype=np.int64)
-#: rows of a table: (side, slot, count) rows, their differences, the non-linear features' rows
+#: rows of a table: (side, slot, count) rows, their differences, the non-linear features'
+#: rows, a row of zeros (padding for :func:`_accumulate`)
 DELTA_ROW = 2 * 26 * TABLE_COUNTS
 FEATURE_ROW = 2 * DELTA_ROW
-TABLE_ROWS = FEATURE_ROW + 2 * NUM_NONLINEAR
+ZERO_ROW = FEATURE_ROW + 2 * NUM_NONLINEAR
+TABLE_ROWS = ZERO_ROW + 1
+
+
+#: most (row, coefficient) terms of one pre-activation: 26 slots and 2 borne-off counts, each
+#: a row added and one taken away, and the features; plus room to pad to a multiple of four
+MAX_TERMS = 2 * 28 + 2 * NUM_NONLINEAR + 4
+
+
+def make_terms():
+    """Scratch for the terms of a pre-activation: (row indices int64[MAX_TERMS], coefficients
+    float32[MAX_TERMS])."""
+    return np.zeros(MAX_TERMS, dtype=np.int64), np.zeros(MAX_TERMS, dtype=np.float32)
 
 
 @kernel(fastmath=True)
-def _add_row(h, tab, r, c, nh):
-    """h[:nh] += c * tab[r]."""
-    for j in range(nh):
-        h[j] += c * tab[r, j]
+def _accumulate(h, base, tab, idx, coef, n):
+    """h[:nh] = base + the sum over k < n of coef[k] * tab[idx[k]] (nh = base's length).
+
+    Eight rows, then four, a pass over ``h`` (the last group padded with the zero row): a
+    row at a time, every row loaded and stored all of ``h`` again, and the loads and stores,
+    not the arithmetic, bound the speed. (The first pass reads ``base`` and writes ``h`` in
+    a loop of its own: a loop whose source might be ``h`` itself is not vectorised.)"""
+    nh = base.shape[0]
+    m = (n + 3) // 4 * 4
+    for k in range(n, m):
+        idx[k] = ZERO_ROW
+        coef[k] = 0.0
+    if m == 0:
+        for j in range(nh):
+            h[j] = base[j]
+        return
+    g = 0
+    while g < m:
+        i0 = idx[g]
+        i1 = idx[g + 1]
+        i2 = idx[g + 2]
+        i3 = idx[g + 3]
+        c0 = coef[g]
+        c1 = coef[g + 1]
+        c2 = coef[g + 2]
+        c3 = coef[g + 3]
+        if m - g >= 8:
+            i4 = idx[g + 4]
+            i5 = idx[g + 5]
+            i6 = idx[g + 6]
+            i7 = idx[g + 7]
+            c4 = coef[g + 4]
+            c5 = coef[g + 5]
+            c6 = coef[g + 6]
+            c7 = coef[g + 7]
+            if g == 0:
+                for j in range(nh):
+                    h[j] = base[j] + (((c0 * tab[i0, j] + c1 * tab[i1, j])
+                                       + (c2 * tab[i2, j] + c3 * tab[i3, j]))
+                                      + ((c4 * tab[i4, j] + c5 * tab[i5, j])
+                                         + (c6 * tab[i6, j] + c7 * tab[i7, j])))
+            else:
+                for j in range(nh):
+                    h[j] += (((c0 * tab[i0, j] + c1 * tab[i1, j])
+                              + (c2 * tab[i2, j] + c3 * tab[i3, j]))
+                             + ((c4 * tab[i4, j] + c5 * tab[i5, j])
+                                + (c6 * tab[i6, j] + c7 * tab[i7, j])))
+            g += 8
+        else:
+            if g == 0:
+                for j in range(nh):
+                    h[j] = base[j] + ((c0 * tab[i0, j] + c1 * tab[i1, j])
+                                      + (c2 * tab[i2, j] + c3 * tab[i3, j]))
+            else:
+                for j in range(nh):
+                    h[j] += ((c0 * tab[i0, j] + c1 * tab[i1, j])
+                             + (c2 * tab[i2, j] + c3 * tab[i3, j]))
+            g += 4
 
 
 @kernel
-def _slot_rows(h, tab, side, slot, old, new, nh):
-    """Take ``slot`` of ``side`` from ``old`` to ``new`` checkers (both >= 0, different): one
-    difference row when they differ by one (a play moves one checker at a time), else two."""
+def _term(idx, coef, n, row, c):
+    """Append the term ``c * tab[row]``; returns the new number of terms."""
+    idx[n] = row
+    coef[n] = c
+    return n + 1
+
+
+@kernel
+def _slot_terms(idx, coef, n, side, slot, old, new):
+    """The terms that take ``slot`` of ``side`` from ``old`` to ``new`` checkers (both >= 0,
+    different): one difference row when they differ by one (a play moves one checker at a
+    time), else the two rows."""
     if new == old + 1:
-        _add_row(h, tab, DELTA_ROW + _row(side, slot, new), np.float32(1.0), nh)
-    elif old == new + 1:
-        _add_row(h, tab, DELTA_ROW + _row(side, slot, old), np.float32(-1.0), nh)
-    else:
-        if new > 0:
-            _add_row(h, tab, _row(side, slot, new), np.float32(1.0), nh)
-        if old > 0:
-            _add_row(h, tab, _row(side, slot, old), np.float32(-1.0), nh)
+        return _term(idx, coef, n, DELTA_ROW + _row(side, slot, new), 1.0)
+    if old == new + 1:
+        return _term(idx, coef, n, DELTA_ROW + _row(side, slot, old), -1.0)
+    if new > 0:
+        n = _term(idx, coef, n, _row(side, slot, new), 1.0)
+    if old > 0:
+        n = _term(idx, coef, n, _row(side, slot, old), -1.0)
+    return n
 
 
 @kernel
-def _point_rows(h, tab, i, u, v, nh):
-    """Take slot ``i`` of a position from ``u`` to ``v`` checkers (signed as in the position:
-    positive the player's, negative the opponent's)."""
+def _point_terms(idx, coef, n, i, u, v):
+    """The terms that take slot ``i`` of a position from ``u`` to ``v`` checkers (signed as in
+    the position: positive the player's, negative the opponent's)."""
     if i == 25:  # the player's bar
-        _slot_rows(h, tab, 0, 25, u, v, nh)
-    elif i == 0:  # the opponent's bar
-        _slot_rows(h, tab, 1, 25, -u, -v, nh)
-    elif u >= 0 and v >= 0:
-        _slot_rows(h, tab, 0, i, u, v, nh)
-    elif u <= 0 and v <= 0:
-        _slot_rows(h, tab, 1, 25 - i, -u, -v, nh)
-    elif u > 0:  # a hit: the point changes hands
-        _add_row(h, tab, _row(0, i, u), np.float32(-1.0), nh)
-        _add_row(h, tab, _row(1, 25 - i, -v), np.float32(1.0), nh)
-    else:
-        _add_row(h, tab, _row(1, 25 - i, -u), np.float32(-1.0), nh)
-        _add_row(h, tab, _row(0, i, v), np.float32(1.0), nh)
+        return _slot_terms(idx, coef, n, 0, 25, u, v)
+    if i == 0:  # the opponent's bar
+        return _slot_terms(idx, coef, n, 1, 25, -u, -v)
+    if u >= 0 and v >= 0:
+        return _slot_terms(idx, coef, n, 0, i, u, v)
+    if u <= 0 and v <= 0:
+        return _slot_terms(idx, coef, n, 1, 25 - i, -u, -v)
+    if u > 0:  # a hit: the point changes hands
+        n = _term(idx, coef, n, _row(0, i, u), -1.0)
+        return _term(idx, coef, n, _row(1, 25 - i, -v), 1.0)
+    n = _term(idx, coef, n, _row(1, 25 - i, -u), -1.0)
+    return _term(idx, coef, n, _row(0, i, v), 1.0)
 
 
 @kernel
-def _preact_tables(pos, tab, b1, feats, h):
+def _preact_tables(pos, tab, b1, feats, h, idx, coef):
     """h = the first-layer pre-activation of ``pos`` (player on roll) from the tables and the
-    non-linear features ``feats`` (float32[2 * NUM_NONLINEAR], ``inputs._fill_nonlinear``)."""
-    nh = b1.shape[0]
-    for j in range(nh):
-        h[j] = b1[j]
-    one = np.float32(1.0)
+    non-linear features ``feats`` (float32[2 * NUM_NONLINEAR], ``inputs._fill_nonlinear``);
+    ``idx``, ``coef``: scratch from :func:`make_terms`."""
+    n = 0
     for i in range(26):
         r = _slot_row(pos, i)
         if r >= 0:
-            _add_row(h, tab, r, one, nh)
+            n = _term(idx, coef, n, r, 1.0)
     off0, off1 = checkers_off(pos)
     if off0 > 0:
-        _add_row(h, tab, _row(0, 0, off0), one, nh)
+        n = _term(idx, coef, n, _row(0, 0, off0), 1.0)
     if off1 > 0:
-        _add_row(h, tab, _row(1, 0, off1), one, nh)
+        n = _term(idx, coef, n, _row(1, 0, off1), 1.0)
     for k in range(2 * NUM_NONLINEAR):
         if feats[k] != 0.0:
-            _add_row(h, tab, FEATURE_ROW + k, feats[k], nh)
+            n = _term(idx, coef, n, FEATURE_ROW + k, feats[k])
+    _accumulate(h, b1, tab, idx, coef, n)
 
 
 @kernel
-def _preact_child(pos, parent, parent_h, tab, feats, parent_feats, h):
+def _preact_child(pos, parent, parent_h, tab, feats, parent_feats, h, idx, coef):
     """h = the pre-activation of ``pos`` from its ``parent``'s (``parent_h``, features
     ``parent_feats``): the parent's plus the rows of the slots that differ (found as a bit
     mask, without a branch per slot) and of the features that changed."""
-    nh = parent_h.shape[0]
-    for j in range(nh):
-        h[j] = parent_h[j]
     changed = np.int64(0)
     on0 = 0
     on1 = 0
@@ -359,16 +430,18 @@ def _preact_child(pos, parent, parent_h, tab, feats, parent_feats, h):
         on1 += max(-v, 0)
         was0 += max(u, 0)
         was1 += max(-u, 0)
+    n = 0
     while changed != 0:
         low = changed & -changed
         changed ^= low
         i = _popcount(low - 1)
-        _point_rows(h, tab, i, parent[i], pos[i], nh)
+        n = _point_terms(idx, coef, n, i, parent[i], pos[i])
     if on0 != was0:
-        _slot_rows(h, tab, 0, 0, 15 - was0, 15 - on0, nh)
+        n = _slot_terms(idx, coef, n, 0, 0, 15 - was0, 15 - on0)
     if on1 != was1:
-        _slot_rows(h, tab, 1, 0, 15 - was1, 15 - on1, nh)
+        n = _slot_terms(idx, coef, n, 1, 0, 15 - was1, 15 - on1)
     for k in range(2 * NUM_NONLINEAR):
         d = feats[k] - parent_feats[k]
         if d != 0.0:
-            _add_row(h, tab, FEATURE_ROW + k, d, nh)
+            n = _term(idx, coef, n, FEATURE_ROW + k, d)
+    _accumulate(h, parent_h, tab, idx, coef, n)

@@ -114,3 +114,25 @@ def test_feature_inputs_match_the_point_by_point_reference():
             got = x[base:base + NUM_FEATURES]
             want = ref[base:base + NUM_FEATURES]
             assert np.array_equal(got, want), f"{got} != {want}\n{board_ascii(pos)}"
+
+
+def test_escapes_match_the_roll_by_roll_reference_from_every_point():
+    """Not only from the rearmost checker (the feature): from every point the player holds,
+    near the edge of the board too, against the reference's roll-by-roll walk."""
+    from bgtui.engine.inputs import _escapes
+    from tests.reference.slow_features import escapes_reference
+
+    positions = _game_positions(15, 10)
+    rng = np.random.default_rng(16)
+    for kind in ("bar", "scatter", "bearoff"):
+        positions += [_random_position(rng, kind) for _ in range(100)]
+    checked = set()
+    for pos in positions:
+        pos = np.asarray(pos, dtype=np.int8)
+        me = [int(v) for v in pos]
+        for b in range(1, 26):
+            if pos[b] > 0:
+                got = _escapes(pos, b)
+                assert got == escapes_reference(me, b), f"point {b}\n{board_ascii(pos)}"
+                checked.add(got)
+    assert len(checked) > 15  # many different answers, not just 36

@@ -8,7 +8,7 @@ from bgtui.analysis.board_ascii import board_ascii
 from bgtui.analysis.weights import load_weights
 from bgtui.engine.inputs import NUM_INPUTS, NUM_NONLINEAR, _fill_inputs, _fill_nonlinear
 from bgtui.engine.nn import (_finish, _forward, _preact_child, _preact_tables, _sigmoid,
-                             _sigmoid_inplace, make_tables)
+                             _sigmoid_inplace, make_tables, make_terms)
 from bgtui.engine.movegen import generate_plays
 from bgtui.engine.position import is_race
 from tests.engine.test_movegen_reference import _game_positions, _random_position
@@ -60,7 +60,7 @@ def test_table_forward_equals_dense_forward():
         _fill_inputs(pos, sw, x)
         _forward(x, w1, b1, w2, b2, hd, o_dense)
         _fill_nonlinear(pos, sw, feats)
-        _preact_tables(pos, tab, b1, feats, h)
+        _preact_tables(pos, tab, b1, feats, h, *make_terms())
         _finish(h, w2, b2, o_tab)
         assert np.abs(o_dense - o_tab).max() < 2e-5, board_ascii(pos)
     assert races > 50
@@ -72,6 +72,7 @@ def test_child_preactivation_from_the_parent_equals_a_fresh_one():
     fp = np.zeros(2 * NUM_NONLINEAR, dtype=np.float32)
     fc = np.zeros_like(fp)
     rng = np.random.default_rng(5)
+    terms = make_terms()
     n = 0
     for pos in _positions()[::3]:
         if not (pos < 0).any():
@@ -85,7 +86,7 @@ def test_child_preactivation_from_the_parent_equals_a_fresh_one():
         hc = np.zeros_like(hp)
         hf = np.zeros_like(hp)
         _fill_nonlinear(parent, sw, fp)
-        _preact_tables(parent, tab, b1, fp, hp)
+        _preact_tables(parent, tab, b1, fp, hp, *terms)
         children, _ = generate_plays(pos, d1, d2)
         for c in children:
             if not (c > 0).any():
@@ -94,8 +95,8 @@ def test_child_preactivation_from_the_parent_equals_a_fresh_one():
             if is_race(child) != race:
                 continue  # evaluation takes the race net's own path for these
             _fill_nonlinear(child, sw, fc)
-            _preact_child(child, parent, hp, tab, fc, fp, hc)
-            _preact_tables(child, tab, b1, fc, hf)
+            _preact_child(child, parent, hp, tab, fc, fp, hc, *terms)
+            _preact_tables(child, tab, b1, fc, hf, *terms)
             assert np.abs(hc - hf).max() < 1e-4, board_ascii(child)
             n += 1
     assert n > 1000
