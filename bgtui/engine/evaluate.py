@@ -183,12 +183,21 @@ def _best_child(pos, n, out_pos, ev, ews, best5):
     finds what decides its path (checkers left, contact) and the checker counts that make
     impossible gammons zero; the mover's escapes are memoised by rearmost point for the roll.
     """
+    return _best_child_from(pos, n, out_pos, ev, ews, best5, 0)[0]
+
+
+@kernel
+def _best_child_from(pos, n, out_pos, ev, ews, best5, ready):
+    """:func:`_best_child`; with ``ready`` (1) the parent's state in ``ews`` (its
+    pre-activation, features and escapes memo) is already that of ``pos`` with this ``ev``,
+    left by the call before (the 21 rolls of one position in a lookahead). Returns (best
+    index, 1 when ``ews`` now holds the parent's state of ``pos``, else 0)."""
     race = is_race(pos)  # then every child is a race too
     tab = ev[4][1] if race else ev[4][0]
-    if tab.shape[0] == 0 or n <= 1:
-        return _best_child_plain(pos, n, out_pos, ev, ews, best5)
+    if tab.shape[0] == 0 or n <= 1:  # leaves the parent's state alone
+        return _best_child_plain(pos, n, out_pos, ev, ews, best5), np.int64(ready)
     if race:
-        return _best_child_race(pos, n, out_pos, ev, ews, best5)
+        return _best_child_race(pos, n, out_pos, ev, ews, best5, ready), np.int64(1)
     best = 0
     beste = -1e9
     t = ews[6]
@@ -197,12 +206,13 @@ def _best_child(pos, n, out_pos, ev, ews, best5):
     sw = ews[5]
     o = ews[4]
     memo = ews[11]
-    for i in range(26):
-        psw[i] = -pos[25 - i]
-        memo[i] = -1.0
-    _side_nonlinear(psw, ews[8], 0)
-    _side_nonlinear_memo(pos, ews[8], NUM_NONLINEAR, memo)
-    _preact_tables(psw, tab, net[1], ews[8], ews[9], ews[12], ews[13])
+    if not ready:
+        for i in range(26):
+            psw[i] = -pos[25 - i]
+            memo[i] = -1.0
+        _side_nonlinear(psw, ews[8], 0)
+        _side_nonlinear_memo(pos, ews[8], NUM_NONLINEAR, memo)
+        _preact_tables(psw, tab, net[1], ews[8], ews[9], ews[12], ews[13])
     for i in range(n):
         child = out_pos[i]
         mine = 0
@@ -243,7 +253,7 @@ def _best_child(pos, n, out_pos, ev, ews, best5):
             best = i
             for k in range(5):
                 best5[k] = t[k]
-    return best
+    return best, np.int64(1)
 
 
 @kernel
@@ -264,7 +274,7 @@ def _best_child_plain(pos, n, out_pos, ev, ews, best5):
 
 
 @kernel
-def _best_child_race(pos, n, out_pos, ev, ews, best5):
+def _best_child_race(pos, n, out_pos, ev, ews, best5, ready):
     """:func:`_best_child` in a race: the race net's tables hold every input, so a child is
     the parent's pre-activation plus its changed rows, unless a database values it."""
     best = 0
@@ -278,10 +288,12 @@ def _best_child_race(pos, n, out_pos, ev, ews, best5):
     f = ews[7]
     for i in range(2 * NUM_NONLINEAR):
         f[i] = 0.0
-        ews[8][i] = 0.0
-    for i in range(26):
-        psw[i] = -pos[25 - i]
-    _preact_tables(psw, tab, net[1], ews[8], ews[9], ews[12], ews[13])
+    if not ready:
+        for i in range(2 * NUM_NONLINEAR):
+            ews[8][i] = 0.0
+        for i in range(26):
+            psw[i] = -pos[25 - i]
+        _preact_tables(psw, tab, net[1], ews[8], ews[9], ews[12], ews[13])
     for i in range(n):
         child = out_pos[i]
         for k in range(26):
@@ -385,12 +397,13 @@ def _eval_ply1(pos, ev, lws, level, out5):
     mws, ews, ppos, pmov, sw, acc, t5 = lws
     for k in range(5):
         acc[level, k] = 0.0
+    ready = 0  # the parent's state in ews is computed once for the 21 rolls
     for d1 in range(1, 7):
         for d2 in range(1, d1 + 1):
             w = 1.0 if d1 == d2 else 2.0
             # the 0-ply value of the chosen play is the best play's 0-ply value itself
             n = _generate_plays(pos, d1, d2, mws, ppos[level], pmov[level])
-            _best_child(pos, n, ppos[level], ev, ews, t5[level])
+            best, ready = _best_child_from(pos, n, ppos[level], ev, ews, t5[level], ready)
             for k in range(5):
                 acc[level, k] += w * t5[level, k]
     for k in range(5):
