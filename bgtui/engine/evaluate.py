@@ -16,7 +16,8 @@ from bgtui.engine._jit import kernel
 from bgtui.engine.bearoff import is_bearoff, is_two_sided, one_sided_race_probs, two_sided_probs
 from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE, POSITION_SIZE
 from bgtui.engine.inputs import (NUM_INPUTS, NUM_NONLINEAR, _fill_inputs, _fill_nonlinear,
-                                 _highest_bit, _popcount, _side_nonlinear, _side_nonlinear_memo)
+                                 _highest_bit, _popcount, _side_nonlinear, _side_nonlinear_cached,
+                                 _side_nonlinear_memo, make_escapes_cache)
 from bgtui.engine.movegen import _generate_plays, make_workspace
 from bgtui.engine.nn import MAX_TERMS, _finish, _forward, _preact_child, _preact_tables, aligned
 from bgtui.engine.position import game_result, is_race
@@ -29,7 +30,8 @@ def hidden_size(ev) -> int:
 
 def make_eval_workspace(hidden: int = 512):
     """Scratch for evaluation: (swapped, x, h, dh, tmp5, child_swapped, target5, feats,
-    parent_feats, parent_h, parent_swapped, escapes_memo, term_rows, term_coefs)."""
+    parent_feats, parent_h, parent_swapped, escapes_memo, term_rows, term_coefs,
+    escapes_cache_keys, escapes_cache_values)."""
     return (
         np.zeros(POSITION_SIZE, dtype=np.int8),
         np.zeros(NUM_INPUTS, dtype=np.float32),
@@ -45,6 +47,7 @@ def make_eval_workspace(hidden: int = 512):
         np.zeros(POSITION_SIZE, dtype=np.float32),
         np.zeros(MAX_TERMS, dtype=np.int64),
         np.zeros(MAX_TERMS, dtype=np.float32),
+        *make_escapes_cache(),
     )
 
 
@@ -183,7 +186,13 @@ def _best_child(pos, n, out_pos, ev, ews, best5):
     finds what decides its path (checkers left, contact) and the checker counts that make
     impossible gammons zero; the mover's escapes are memoised by rearmost point for the roll.
     """
-    return _best_child_from(pos, n, out_pos, ev, ews, best5, 0)[0]
+    race = is_race(pos)  # then every child is a race too
+    tab = ev[4][1] if race else ev[4][0]
+    if tab.shape[0] == 0 or n <= 1:
+        return _best_child_plain(pos, n, out_pos, ev, ews, best5)
+    if race:
+        return _best_child_race(pos, n, out_pos, ev, ews, best5, 0)
+    return _best_child_contact(pos, n, out_pos, ev, ews, best5, 0)
 
 
 @kernel
@@ -195,9 +204,16 @@ def _best_child_from(pos, n, out_pos, ev, ews, best5, ready):
     race = is_race(pos)  # then every child is a race too
     tab = ev[4][1] if race else ev[4][0]
     if tab.shape[0] == 0 or n <= 1:  # leaves the parent's state alone
-        return _best_child_plain(pos, n, out_pos, ev, ews, best5), np.int64(ready)
+        return _best_child_plain(pos, n, out_pos, ev, ews, best5), ready
     if race:
-        return _best_child_race(pos, n, out_pos, ev, ews, best5, ready), np.int64(1)
+        return _best_child_race(pos, n, out_pos, ev, ews, best5, ready), 1
+    return _best_child_contact(pos, n, out_pos, ev, ews, best5, ready), 1
+
+
+@kernel
+def _best_child_contact(pos, n, out_pos, ev, ews, best5, ready):
+    """:func:`_best_child` in contact (tables, two or more plays)."""
+    tab = ev[4][0]
     best = 0
     beste = -1e9
     t = ews[6]
@@ -219,6 +235,7 @@ def _best_child_from(pos, n, out_pos, ev, ews, best5, ready):
         theirs = 0
         my_points = np.int64(0)
         their_points = np.int64(0)
+        my_blocks = np.int64(0)
         for k in range(26):  # no branch per slot
             c = np.int64(child[k])
             sw[25 - k] = -c
@@ -226,12 +243,13 @@ def _best_child_from(pos, n, out_pos, ev, ews, best5, ready):
             theirs += max(-c, 0)
             my_points |= np.int64(c > 0) << k
             their_points |= np.int64(c < 0) << k
+            my_blocks |= np.int64(c >= 2) << k
         their_back = 25 if their_points == 0 else _popcount((their_points & -their_points) - 1)
         if mine == 0 or _highest_bit(my_points) < their_back:  # the game is over, or a race
             _evaluate_after(child, ev, ews, t)
         else:
             f = ews[7]
-            _side_nonlinear(sw, f, 0)
+            _side_nonlinear_cached(sw, f, 0, my_blocks, ews[14], ews[15])
             _side_nonlinear_memo(child, f, NUM_NONLINEAR, memo)
             _preact_child(sw, psw, ews[9], tab, f, ews[8], ews[2], ews[12], ews[13])
             _finish(ews[2], net[2], net[3], o)
@@ -253,7 +271,7 @@ def _best_child_from(pos, n, out_pos, ev, ews, best5, ready):
             best = i
             for k in range(5):
                 best5[k] = t[k]
-    return best, np.int64(1)
+    return best
 
 
 @kernel
@@ -397,7 +415,7 @@ def _eval_ply1(pos, ev, lws, level, out5):
     mws, ews, ppos, pmov, sw, acc, t5 = lws
     for k in range(5):
         acc[level, k] = 0.0
-    ready = 0  # the parent's state in ews is computed once for the 21 rolls
+    ready = np.int64(0)  # the parent's state in ews is computed once for the 21 rolls
     for d1 in range(1, 7):
         for d2 in range(1, d1 + 1):
             w = 1.0 if d1 == d2 else 2.0

@@ -448,6 +448,38 @@ def _side_nonlinear_memo(pos, out, f, memo):
     _side_write(pos, out, f, esc, rear, best, first_blot, last_blot)
 
 
+#: entries of the escapes cache (:func:`_side_nonlinear_cached`), a power of two
+ESCAPES_CACHE = 256
+
+
+def make_escapes_cache():
+    """(keys int64[ESCAPES_CACHE] all -1, escapes float32[ESCAPES_CACHE])."""
+    return (np.full(ESCAPES_CACHE, -1, dtype=np.int64),
+            np.zeros(ESCAPES_CACHE, dtype=np.float32))
+
+
+@kernel
+def _side_nonlinear_cached(pos, out, f, blocks, keys, vals):
+    """:func:`_side_nonlinear`, the escapes taken from a direct-mapped cache when there.
+
+    The escapes of a rearmost point depend on that point and on which points the opponent
+    blocks, nothing else; ``blocks`` is any one-to-one encoding of the latter (a bit mask of
+    the opponent's made points), so a cached value holds for every position with the same
+    key, whatever else differs."""
+    rear, best, first_blot, last_blot = _side_scan(pos)
+    esc = 36.0
+    if rear > 0:
+        key = rear | (blocks << 5)
+        slot = ((key * np.int64(-7046029254386353131)) >> 56) & (ESCAPES_CACHE - 1)
+        if keys[slot] == key:
+            esc = vals[slot]
+        else:
+            esc = _escapes(pos, rear)
+            keys[slot] = key
+            vals[slot] = esc
+    _side_write(pos, out, f, esc, rear, best, first_blot, last_blot)
+
+
 @kernel
 def _fill_nonlinear(pos, swapped, out):
     """The non-linear features of both sides (``2 * NUM_NONLINEAR`` floats, player first) into
