@@ -66,24 +66,28 @@ def decide(probs, board, cube_owner: str = "centred", jacoby: bool = True,
     eq = np.zeros(3)
     exact = exact_cube_equities(board)
     if exact is not None:
-        eq[:] = exact  # two-sided bear-off database: optimal cube play, no model
+        # two-sided bear-off database: optimal cube play, no model. ``eq`` holds the values
+        # before the cube decision, ``nd3`` those of not doubling now (the opponent rolls next
+        # with the cube as it is)
+        eq[:], nd3 = exact
     else:
         C.cube_equities(p, x, jacoby, eq)
+        nd3 = eq  # Janowski: the state's equity is the value of playing on
     W, L = C.win_loss_sizes(p)
     tp_live, cp_live = C.live_points(W, L)
     # take point and cash point as the player's winning chances, interpolated as the equities
     tp = x * tp_live + (1 - x) * (L - 0.5) / (W + L)
     cp = x * cp_live + (1 - x) * (L + 0.5) / (W + L)
     dp = 1.0
-    dt = 2.0 * (float(eq[2]) if exact is not None else float(C.cubeful_equity(p, x, C.OPP_OWNED, False)))
+    dt = 2.0 * (float(nd3[2]) if exact is not None else float(C.cubeful_equity(p, x, C.OPP_OWNED, False)))
     if beavers and dt < 0.0 and cube_owner == "centred":
         dt *= 2.0  # the taker beavers: cube on 4, owned by him
     if cube_owner == "opponent":
-        nd = float(eq[2])
+        nd = float(nd3[2])
         action = NO_DOUBLE
         cubeful = nd
     else:
-        nd = float(eq[0] if cube_owner == "centred" else eq[1])
+        nd = float(nd3[0] if cube_owner == "centred" else nd3[1])
         action = cube_action(nd, dt, dp, redouble=cube_owner == "player")
         cubeful = max(nd, min(dt, dp))
     wp, wt = wrong_decision_percent(nd, dt, dp)
@@ -98,7 +102,9 @@ def decide(probs, board, cube_owner: str = "centred", jacoby: bool = True,
 
 
 def exact_cube_equities(board):
-    """(centred, owned, opponent owned) from the two-sided bear-off database, or None."""
+    """``(cubeful, no_double)`` from the two-sided bear-off database, or None: each
+    float64[3] (centred, owned, opponent owned); ``cubeful`` is the value before the player's
+    cube decision (optimal), ``no_double`` the value of not doubling now."""
     import numpy as np
 
     from bgtui.engine import bearoff
@@ -107,6 +113,9 @@ def exact_cube_equities(board):
         return None
     from bgtui.analysis.bearoff_cache import get_two_sided
 
+    two = get_two_sided()
     out = np.zeros(3)
-    bearoff.two_sided_cubeful(board, get_two_sided().cubeful, out)
-    return out
+    nd = np.zeros(3)
+    bearoff.two_sided_cubeful(board, two.cubeful, out)
+    bearoff.two_sided_no_double(board, two.no_double, nd)
+    return out, nd

@@ -156,3 +156,40 @@ def test_janowski_model_agrees_with_exact_database_on_average():
         C.cube_equities(p, C.cube_efficiency(pos), True, eq)
         errs.append(abs(eq[0] - two.cubeful[x, y, 0]))
     assert np.mean(errs) < 0.095
+
+
+# ------------------------------------------------------------------------------------------
+# exact bear-off database: no double is the value of playing on, not of the best decision
+
+def _bearoff_board(player, opponent):
+    """``player`` / ``opponent`` = checker counts on their own points 1..6."""
+    pos = np.zeros(26, dtype=np.int8)
+    for i, n in enumerate(player):
+        pos[1 + i] = n
+    for i, n in enumerate(opponent):
+        pos[24 - i] = -n
+    return pos
+
+
+# player: one checker on his 6 point (off with 27 rolls of 36); opponent: one checker on his
+# 1 point (off with any roll). Not doubling: 27/36 * 1 - 9/36 * 1 = +0.5 whatever the cube;
+# double/take: 2 * 0.5 = +1.0 (on a 2-cube the player wins 27/36 and loses 9/36) = double/pass.
+SIX_VS_ACE = _bearoff_board([0, 0, 0, 0, 0, 1], [1])
+
+
+@pytest.mark.parametrize("owner", ["centred", "player"])
+def test_exact_database_reports_no_double_below_double_when_doubling_is_right(owner):
+    d = decide(np.array([0.75, 0, 0, 0, 0]), SIX_VS_ACE, cube_owner=owner)
+    assert d["exact"]
+    assert d["no_double"] == pytest.approx(0.5, abs=1e-6)
+    assert d["double_take"] == pytest.approx(1.0, abs=1e-6)
+    assert d["double_pass"] == 1.0
+    assert d["cubeful"] == pytest.approx(1.0, abs=1e-6)
+    assert d["action"] in (DOUBLE_PASS, "Redouble, pass")
+
+
+def test_exact_database_no_double_when_the_opponent_owns_the_cube():
+    d = decide(np.array([0.75, 0, 0, 0, 0]), SIX_VS_ACE, cube_owner="opponent")
+    assert d["no_double"] == pytest.approx(0.5, abs=1e-6) and d["cubeful"] == pytest.approx(0.5)
+
+
