@@ -97,9 +97,15 @@ class RolloutJob:
         self.settings = validate_settings(settings)
         self.mover_view = mover_view
         r = len(self.roots)
-        # per root: cube value and owner (0 centred, 1 root player owns, 2 opponent owns)
-        self.cubes = (np.tile([1.0, 0.0], (r, 1)) if cubes is None
-                      else np.ascontiguousarray(np.asarray(cubes, dtype=np.float64).reshape(r, 2)))
+        # per root: cube value, owner (0 centred, 1 root player owns, 2 opponent owns) and a
+        # hold flag (1: the root player does not double before his first roll, the "No double"
+        # branch of a live-cube decision); two columns (no hold flag) are accepted
+        c = np.zeros((r, 3), dtype=np.float64)
+        c[:, 0] = 1.0
+        if cubes is not None:
+            given = np.asarray(cubes, dtype=np.float64).reshape(r, -1)
+            c[:, : given.shape[1]] = given
+        self.cubes = np.ascontiguousarray(c)
         self.n = np.zeros(r, dtype=np.int64)  # trials done per root (a prefix 0..n-1)
         self.sums = np.zeros((r, NUM_OUT))
         self.sumsq = np.zeros((r, NUM_OUT))

@@ -194,9 +194,11 @@ class Analyzer:
         """Cube decision from rollouts, streamed as (snapshot, CubeDecision or None) pairs.
 
         With ``settings.live_cube`` the no-double and double/take branches are rolled out side
-        by side on identical dice (the cube live inside the trials); otherwise one full-game
-        rollout with a settlement limit gives Dahl's four cube-state equities and no double =
-        the equity in the current state, double/take = 2 x the opponent-owns equity.
+        by side on identical dice (the cube live inside the trials; in the no-double branch the
+        player on roll does not double before his first roll, later decisions are the model's);
+        otherwise one full-game rollout with a settlement limit gives Dahl's four cube-state
+        equities and no double = the equity in the current state, double/take = 2 x the
+        opponent-owns equity.
         """
         from bgtui.analysis.formats import format_position_id
         from bgtui.analysis.rollout import RolloutJob
@@ -209,7 +211,7 @@ class Analyzer:
             settings = replace(settings, truncate=settings.truncate, cubeful=False,
                                jacoby=state.jacoby)
             job = RolloutJob(np.stack([state.position, state.position]), ["No double", "Double, take"],
-                             [pid, pid], settings, False, cubes=[[1.0, owner], [2.0, 2]])
+                             [pid, pid], settings, False, cubes=[[1.0, owner, 1.0], [2.0, 2, 0.0]])
         else:
             settings = replace(settings, cubeful=True, truncate=0)
             job = RolloutJob(state.position[None, :], [""], [pid], settings, False)
@@ -240,7 +242,10 @@ class Analyzer:
         return CubeDecision(
             no_double=nd, double_take=dt, double_pass=dp,
             action=cube_action(nd, dt, dp, redouble=state.cube_owner == "player"),
-            probabilities=p, equity=row.equity, ply=job.settings.ply,
+            probabilities=p, ply=job.settings.ply,
+            # the position's cubeful value: the better of playing on and doubling (the "No
+            # double" row's own cubeful figure is only the first)
+            equity=replace(row.equity, cubeful=max(nd, min(dt, dp))),
             evaluated_by=f"rollout {int(job.n.min())} trials"
             + (" (live cube)" if job.settings.live_cube else " (settlement limit "
                f"{job.settings.settlement_limit:g})"),

@@ -193,3 +193,54 @@ def test_exact_database_no_double_when_the_opponent_owns_the_cube():
     assert d["no_double"] == pytest.approx(0.5, abs=1e-6) and d["cubeful"] == pytest.approx(0.5)
 
 
+# ------------------------------------------------------------------------------------------
+# live-cube rollouts: the no-double branch does not double before its first roll
+
+def _live_cube_rollout(board, trials=36, **kw):
+    from dataclasses import replace
+
+    from bgtui.analysis.models import RolloutSettings
+    from bgtui.analysis.service import Analyzer
+    from bgtui.analysis.state import GameState
+
+    state = GameState.from_position(board)
+    s = RolloutSettings(trials=trials, seed=1, workers=1, live_cube=True, **kw)
+    c = None
+    for _, c in Analyzer().iter_cube_rollout(state, s):
+        pass
+    return c
+
+
+def test_live_rollout_no_double_branch_does_not_double_at_once_hand_case():
+    # SIX_VS_ACE played out (no database truncation): 36 trials hold every first roll once
+    # (quasi-random dice), so the no-double branch is exactly 27/36 - 9/36 = 0.5 and the
+    # double/take branch 2 * 0.5 = 1.0, as the exact database says (before the fix the
+    # no-double branch doubled before its first roll and gave 1.0 as well)
+    from bgtui.analysis.cube import exact_cube_equities
+
+    c = _live_cube_rollout(SIX_VS_ACE, bearoff_truncation=False)
+    _, nd_exact = exact_cube_equities(SIX_VS_ACE)
+    assert c.no_double == pytest.approx(nd_exact[0], abs=1e-9) == pytest.approx(0.5)
+    assert c.double_take == pytest.approx(1.0, abs=1e-9)
+    assert c.no_double < c.double_take
+    assert c.action == DOUBLE_PASS
+
+
+def test_live_rollout_no_double_agrees_with_exact_database_in_a_longer_bearoff():
+    # player: 2 checkers on his 2 point and one on his 5 point; opponent: 3 checkers on his
+    # 6 point. The database says doubling is right (no double well below double/take and
+    # the pass); the live rollout's no-double branch, played out with exact cubeless
+    # probabilities and the model's cube decisions after the first roll, must agree with the
+    # exact no-double value within its standard error (plus the model's decision error)
+    from bgtui.analysis.cube import exact_cube_equities
+
+    board = _bearoff_board([0, 2, 0, 0, 1], [0, 0, 0, 0, 0, 3])
+    eq, nd = exact_cube_equities(board)
+    assert min(1.0, 2.0 * nd[2]) > nd[0] + 0.05  # doubling is clearly right
+    c = _live_cube_rollout(board, trials=1296, bearoff_truncation=False)
+    se = c.standard_errors["no_double"]
+    assert abs(c.no_double - nd[0]) < 3.0 * se + 0.005  # measured: 0.9389 vs 0.9379, se 0.0023
+    assert c.double_take - c.no_double > 0.05
+    assert abs(c.double_take - 2.0 * nd[2]) < 3.0 * c.standard_errors["double_take"] + 0.02
+
+
