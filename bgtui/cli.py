@@ -202,6 +202,7 @@ def cmd_cube(args, query: list[str], an):
         "equity": c.equity.to_dict(),
         "take_point": c.take_point,
         "cash_point": c.cash_point,
+        "too_good_point": c.too_good_point,
         "wrong_pass_percent": c.wrong_pass_percent,
         "wrong_take_percent": c.wrong_take_percent,
         "dahl_cube_value": c.dahl_cube_value,
@@ -219,6 +220,7 @@ def cmd_cube(args, query: list[str], an):
              f"  Double, take  {_eq(c.double_take)}  ({_eq(c.double_take - best)})",
              f"  Double, pass  {_eq(c.double_pass)}  ({_eq(c.double_pass - best)})",
              f"Proper cube action: {c.action}",
+             _points_line(c),
              f"Dahl's estimate of the cube's value: 0.35 x (W + G/2) = {c.dahl_cube_value:.3f}"]
     if c.wrong_pass_percent is not None:
         lines.append(f"Percentage of wrong passes needed to make the double right: "
@@ -227,6 +229,16 @@ def cmd_cube(args, query: list[str], an):
         lines.append(f"Percentage of wrong takes needed to make the double right: "
                      f"{c.wrong_take_percent:.1f}%")
     return "\n".join(lines)
+
+
+def _points_line(c) -> str:
+    """Take, cash and too-good points (the player's winning chances, Janowski model)."""
+    def pct(v):
+        return "-" if v is None else f"{100.0 * v:.1f}%"
+
+    tg = "never" if c.too_good_point is None else pct(c.too_good_point)
+    return (f"Take point {pct(c.take_point)}  cash point {pct(c.cash_point)}  "
+            f"too good point {tg}  (winning chances, Janowski model)")
 
 
 def _rollout_settings(args):

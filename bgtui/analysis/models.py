@@ -108,6 +108,7 @@ class CubeDecision:
     dahl_cube_value: Optional[float] = None  # 0.35 * (P(W) + P(G)/2), seed 000
     take_point: Optional[float] = None
     cash_point: Optional[float] = None
+    too_good_point: Optional[float] = None  # None: never too good (no gammons, Jacoby, ...)
     wrong_pass_percent: Optional[float] = None  # gnubg's "percentage of wrong passes needed"
     wrong_take_percent: Optional[float] = None
     standard_errors: Optional[dict] = None  # for rollout-based decisions

@@ -187,6 +187,7 @@ class Analyzer:
             ply=ply, evaluated_by=("exact (bear-off database)" if d["exact"]
                                    else f"{ply}-ply, Janowski x={d['efficiency']:.2f}"),
             dahl_cube_value=d["dahl"], take_point=d["take_point"], cash_point=d["cash_point"],
+            too_good_point=d["too_good_point"],
             wrong_pass_percent=d["wrong_pass_percent"], wrong_take_percent=d["wrong_take_percent"],
         )
 
@@ -239,6 +240,7 @@ class Analyzer:
         dp = 1.0
         wp, wt = wrong_decision_percent(nd, dt, dp)
         p = row.probabilities
+        tp, cp, tg = self._cube_points(p, state)
         return CubeDecision(
             no_double=nd, double_take=dt, double_pass=dp,
             action=cube_action(nd, dt, dp, redouble=state.cube_owner == "player"),
@@ -251,7 +253,19 @@ class Analyzer:
                f"{job.settings.settlement_limit:g})"),
             dahl_cube_value=dahl_cube_value(p.win, p.win_gammon),
             wrong_pass_percent=wp, wrong_take_percent=wt, standard_errors=se,
+            take_point=tp, cash_point=cp, too_good_point=tg,
         )
+
+    @staticmethod
+    def _cube_points(p, state):
+        """The model's take, cash and too-good points for rolled-out probabilities ``p``."""
+        from bgtui.analysis.cube import cube_points
+        from bgtui.engine import cube as C
+
+        arr = np.array(p.as_tuple(), dtype=np.float64)
+        W, L = C.win_loss_sizes(arr)
+        x = float(C.cube_efficiency(np.ascontiguousarray(state.position, dtype=np.int8)))
+        return cube_points(float(W), float(L), x, state.cube_owner, state.jacoby)
 
     def apply_play(self, state, move: str):
         from bgtui.analysis.notation import parse_play

@@ -244,3 +244,57 @@ def test_live_rollout_no_double_agrees_with_exact_database_in_a_longer_bearoff()
     assert abs(c.double_take - 2.0 * nd[2]) < 3.0 * c.standard_errors["double_take"] + 0.02
 
 
+# ------------------------------------------------------------------------------------------
+# take, cash and too-good points: the model's exact break-even points
+
+@pytest.mark.parametrize("x", [0.0, 0.3, 0.6, 0.64, 0.68, 1.0])
+def test_take_and_cash_points_are_janowskis_closed_forms_without_gammons(x):
+    # Janowski (gammonless): take point 1/2 / (2 + x/2), cash point 1 - 1/2 / (2 + x/2);
+    # e.g. x = 0.64 (a race): cash point 1 - 0.5 / 2.32 = 0.78448
+    d = decide(_p(0.6), RACE, x=x)
+    assert d["take_point"] == pytest.approx(0.5 / (2 + 0.5 * x), abs=1e-9)
+    assert d["cash_point"] == pytest.approx(1 - 0.5 / (2 + 0.5 * x), abs=1e-9)
+    assert d["too_good_point"] is None  # nothing to play for beyond a single game
+
+
+def test_race_cash_point_at_x_064():
+    d = decide(_p(0.6), RACE, x=0.64)
+    assert d["cash_point"] == pytest.approx(0.78448, abs=1e-5)
+
+
+@pytest.mark.parametrize("x", [0.0, 0.5, 0.68, 1.0])
+def test_take_and_cash_points_with_gammons_are_janowskis_general_forms(x):
+    # W = 0.75 / 0.6 = 1.25, L = 0.5 / 0.4 = 1.25; Janowski: take (L - 1/2) / (W + L + x/2),
+    # cash (L + 1/2 + x/2) / (W + L + x/2)
+    W, L = 1.25, 1.25
+    d = decide(_p(0.6, 0.15, 0.0, 0.1, 0.0), RACE, x=x)
+    assert d["take_point"] == pytest.approx((L - 0.5) / (W + L + 0.5 * x), abs=1e-9)
+    assert d["cash_point"] == pytest.approx((L + 0.5 + 0.5 * x) / (W + L + 0.5 * x), abs=1e-9)
+
+
+@pytest.mark.parametrize("x, expected", [
+    # W = 2 (every win a gammon), L = 1. Dead cube: p W - (1 - p) L = 1 at p = 2/3. Live cube:
+    # the owner cashes from CP = (L + 1) / (W + L + 1/2) = 4/7 on, where playing on is worth 1
+    # already, so 4/7. x = 0.68: above CP the equity is 0.68 (1 + 7/3 (p - 4/7)) + 0.32 (3p - 1)
+    # = 2.546667 p - 0.546667 = 1 at p = 1.546667 / 2.546667 = 0.607330
+    (0.0, 2.0 / 3.0), (1.0, 4.0 / 7.0), (0.68, 1.546667 / 2.546667)])
+def test_too_good_point_hand_computed(x, expected):
+    d = decide(_p(0.7, 0.7), RACE, cube_owner="player", x=x)
+    assert d["too_good_point"] == pytest.approx(expected, abs=1e-5)
+    # same without the Jacoby rule with the cube centred; with it, never too good
+    d = decide(_p(0.7, 0.7), RACE, cube_owner="centred", jacoby=False, x=x)
+    assert d["too_good_point"] == pytest.approx(expected, abs=1e-5)
+    assert decide(_p(0.7, 0.7), RACE, cube_owner="centred", x=x)["too_good_point"] is None
+
+
+def test_at_the_too_good_point_no_double_equals_the_cash():
+    # invariant through the equity code path: with p = too-good point (W = 2, L = 1 kept),
+    # the no-double equity is exactly the double/pass value 1
+    tg = decide(_p(0.7, 0.7), RACE, cube_owner="player", x=0.68)["too_good_point"]
+    d = decide(_p(tg, tg), RACE, cube_owner="player", x=0.68)
+    assert d["no_double"] == pytest.approx(1.0, abs=1e-9)
+    tp = decide(_p(0.3), RACE, x=0.68)["take_point"]
+    # and at the take point the taker's equity on the 2-cube is the pass, -1
+    assert 2 * C.cubeful_equity(_p(tp), 0.68, C.OWNED, False) == pytest.approx(-1.0, abs=1e-9)
+
+
