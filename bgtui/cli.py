@@ -191,13 +191,16 @@ def cmd_cube(args, query: list[str], an):
             raise UserError(str(exc)) from None
     else:
         c = an.cube(state, args.ply)
+    access = c.cube_access
     data = {
         "position_id": format_position_id(state),
         "ply": c.ply,
         "no_double": c.no_double,
-        "double_take": c.double_take,
-        "double_pass": c.double_pass,
+        # no cube access (the opponent owns the cube): there is no double to price
+        "double_take": c.double_take if access else None,
+        "double_pass": c.double_pass if access else None,
         "action": c.action,
+        "cube_access": access,
         "probabilities": c.probabilities.to_dict(),
         "equity": c.equity.to_dict(),
         "take_point": c.take_point,
@@ -212,10 +215,19 @@ def cmd_cube(args, query: list[str], an):
         data["standard_errors"] = c.standard_errors
     if args.json:
         return data
+    head = [f"{data['position_id']}  cube action, {c.evaluated_by}",
+            _probs_line(c.probabilities),
+            f"cubeless equity {_eq(c.equity.cubeless)}"]
+    if not access:
+        lines = head + [f"  No double     {_eq(c.no_double)}",
+                        f"Proper cube action: {c.action} (the opponent owns the cube: "
+                        f"no cube access)",
+                        _points_line(c),
+                        f"Dahl's estimate of the cube's value: 0.35 x (W + G/2) = "
+                        f"{c.dahl_cube_value:.3f}"]
+        return "\n".join(lines)
     best = max(c.no_double, min(c.double_take, c.double_pass))
-    lines = [f"{data['position_id']}  cube action, {c.evaluated_by}",
-             _probs_line(c.probabilities),
-             f"cubeless equity {_eq(c.equity.cubeless)}",
+    lines = head + [
              f"  No double     {_eq(c.no_double)}  ({_eq(c.no_double - best)})",
              f"  Double, take  {_eq(c.double_take)}  ({_eq(c.double_take - best)})",
              f"  Double, pass  {_eq(c.double_pass)}  ({_eq(c.double_pass - best)})",
@@ -236,6 +248,8 @@ def _points_line(c) -> str:
     def pct(v):
         return "-" if v is None else f"{100.0 * v:.1f}%"
 
+    if not c.cube_access:
+        return f"Take point {pct(c.take_point)}  (winning chances, Janowski model)"
     tg = "never" if c.too_good_point is None else pct(c.too_good_point)
     return (f"Take point {pct(c.take_point)}  cash point {pct(c.cash_point)}  "
             f"too good point {tg}  (winning chances, Janowski model)")

@@ -146,3 +146,52 @@ def test_train_dataset_and_an_adam_fit_from_the_command_line(capsys, tmp_path):
     code, _, err = run(capsys, "train", "fit", "--checkpoint", str(tmp_path / "x.npz"),
                        "--data", d, "--nets", "crashed")
     assert code == 2 and "--nets" in err
+
+
+# ------------------------------------------------------------------------------------------
+# cube: the Janowski model by hand from the command's own probabilities (published formulas:
+# live take point TP = (L - 1/2) / (W + L + 1/2), cash point CP = (L + 1) / (W + L + 1/2);
+# cubeful = x * live + (1 - x) * dead; contact x = 0.68)
+
+def _sizes(p):
+    W = (p["win"] + p["win_gammon"] + p["win_backgammon"]) / p["win"]
+    L = (1 - p["win"] + p["lose_gammon"] + p["lose_backgammon"]) / (1 - p["win"])
+    return W, L
+
+
+def _janowski(p, x, owner, W, L):
+    """Money equity on a 1-cube of a player with winning chance p < CP; the live equity is
+    linear between the cash points: (0, -L), (TP, -1), (CP, +1), each owner using only
+    its own end."""
+    tp, cp = (L - 0.5) / (W + L + 0.5), (L + 1) / (W + L + 0.5)
+    assert p < cp
+    if p <= tp and owner != "owned":  # the opponent cashes
+        live = -L + (L - 1) * p / tp
+    else:
+        live = {"centred": -1 + 2 * (p - tp) / (cp - tp), "owned": -L + (1 + L) * p / cp,
+                "opponent": -1 + (W + 1) * (p - tp) / (1 - tp)}[owner]
+    return x * live + (1 - x) * (p * W - (1 - p) * L)
+
+
+def test_cube_opponent_owns_the_cube_shows_no_cube_access(capsys):
+    from dataclasses import replace
+
+    from bgtui.analysis.formats import format_match_id, format_position_id, parse_position
+
+    st = replace(parse_position(OPENING), cube_value=2, cube_owner="opponent")
+    arg = f"{format_position_id(st)}:{format_match_id(st)}"
+    code, out, _ = run(capsys, "cube", arg, "--json")
+    d = json.loads(out)
+    assert code == 0 and d["cube_access"] is False and d["action"] == "No double"
+    assert d["double_take"] is None and d["double_pass"] is None
+    assert d["wrong_pass_percent"] is None and d["wrong_take_percent"] is None
+    p = d["probabilities"]
+    W, L = _sizes(p)
+    assert d["no_double"] == pytest.approx(_janowski(p["win"], 0.68, "opponent", W, L), abs=1e-5)
+    code, out, _ = run(capsys, "cube", arg)
+    assert "no cube access" in out and "Double, take" not in out and "wrong passes" not in out
+    # with the cube centred the same command shows the double
+    code, out, _ = run(capsys, "cube", OPENING)
+    assert "Double, take" in out and "too good point" in out
+
+

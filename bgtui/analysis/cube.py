@@ -110,8 +110,11 @@ def decide(probs, board, cube_owner: str = "centred", jacoby: bool = True,
 
     Returns ``{"no_double", "double_take", "double_pass", "action", "cubeful", "centred",
     "owned", "opponent_owned", "efficiency", "take_point", "cash_point", "too_good_point",
-    "wrong_pass_percent", "wrong_take_percent", "dahl", "exact"}``; equities on a 1-cube, for
-    the player on roll; the points as his winning chances (:func:`cube_points`).
+    "wrong_pass_percent", "wrong_take_percent", "dahl", "exact", "cube_access"}``; equities on
+    a 1-cube, for the player on roll; the points as his winning chances (:func:`cube_points`).
+    When the opponent owns the cube (``cube_access`` False) the action is "No double" and the
+    double/take and double/pass figures are what a double would give if he could double (the
+    command line and the screens do not show them).
     """
     import numpy as np
 
@@ -145,7 +148,10 @@ def decide(probs, board, cube_owner: str = "centred", jacoby: bool = True,
         nd = float(nd3[0] if cube_owner == "centred" else nd3[1])
         action = cube_action(nd, dt, dp, redouble=cube_owner == "player")
         cubeful = max(nd, min(dt, dp))
-    wp, wt = wrong_decision_percent(nd, dt, dp)
+    access = cube_owner != "opponent"
+    # without access to the cube (the opponent owns it) there is no double to weigh: no
+    # wrong-pass / wrong-take figures
+    wp, wt = wrong_decision_percent(nd, dt, dp) if access else (None, None)
     return {
         "no_double": nd, "double_take": dt, "double_pass": dp, "action": action,
         "cubeful": cubeful, "centred": float(eq[0]), "owned": float(eq[1]),
@@ -153,7 +159,7 @@ def decide(probs, board, cube_owner: str = "centred", jacoby: bool = True,
         "too_good_point": tg,
         "wrong_pass_percent": wp, "wrong_take_percent": wt,
         "dahl": dahl_cube_value(float(p[0]), float(p[1])),
-        "exact": exact is not None,
+        "exact": exact is not None, "cube_access": access,
     }
 
 

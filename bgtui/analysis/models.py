@@ -112,6 +112,7 @@ class CubeDecision:
     wrong_pass_percent: Optional[float] = None  # gnubg's "percentage of wrong passes needed"
     wrong_take_percent: Optional[float] = None
     standard_errors: Optional[dict] = None  # for rollout-based decisions
+    cube_access: bool = True  # False: the opponent owns the cube, the player cannot double
 
 
 @dataclass(frozen=True)

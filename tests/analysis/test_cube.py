@@ -298,3 +298,17 @@ def test_at_the_too_good_point_no_double_equals_the_cash():
     assert 2 * C.cubeful_equity(_p(tp), 0.68, C.OWNED, False) == pytest.approx(-1.0, abs=1e-9)
 
 
+# ------------------------------------------------------------------------------------------
+# the opponent owns the cube: no cube access
+
+def test_no_cube_access_when_the_opponent_owns_the_cube():
+    # p = 0.7 gammonless, x = 0.68: the player can only play on; his equity is the Janowski
+    # opponent-owns value 0.68 (-1 + 2 (0.7 - 0.2) / 0.8) + 0.32 * 0.4 = 0.298
+    d = decide(_p(0.7), RACE, cube_owner="opponent", x=0.68)
+    assert d["cube_access"] is False
+    assert d["action"] == NO_DOUBLE
+    assert d["no_double"] == pytest.approx(0.298, abs=1e-9) == d["cubeful"]
+    assert d["wrong_pass_percent"] is None and d["wrong_take_percent"] is None
+    assert d["cash_point"] is None and d["too_good_point"] is None
+    assert d["take_point"] == pytest.approx(0.5 / (2 + 0.34))  # he may be redoubled
+    assert decide(_p(0.7), RACE, x=0.68)["cube_access"] is True
