@@ -169,6 +169,12 @@ def cmd_cube(args, query: list[str], an):
     if len(query) != 1:
         raise UserError("cube takes one POSITION")
     state = _parse_state(query[0])
+    # money play: Jacoby and beavers on by default (conventions.md), or as the XGID / Match ID
+    # says; these options turn them off
+    if args.no_jacoby:
+        state = replace(state, jacoby=False)
+    if args.no_beavers:
+        state = replace(state, beavers=False)
     if args.zehr and not (args.rollout and args.live):
         raise UserError("--zehr splits live-cube rollouts: use it with --rollout --live")
     if args.rollout:
@@ -541,6 +547,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --rollout --live: Zehr split (seed 002): after a take, play two games "
                         "at the undoubled cube instead of one at the doubled cube (at most "
                         "8 games a trial); same expectation, smaller standard error")
+    p.add_argument("--no-jacoby", action="store_true",
+                   help="money play without the Jacoby rule: gammons count with the cube centred")
+    p.add_argument("--no-beavers", action="store_true",
+                   help="money play without beavers: a doubled player cannot redouble at once "
+                        "keeping the cube")
     _add_rollout_options(p, checker_ply=False)
     _add_common(p)
     p.set_defaults(func=cmd_cube, needs_engine=True)

@@ -195,3 +195,50 @@ def test_cube_opponent_owns_the_cube_shows_no_cube_access(capsys):
     assert "Double, take" in out and "too good point" in out
 
 
+def test_cube_no_jacoby_counts_gammons_with_the_cube_centred(capsys):
+    # Jacoby: no double (cube centred) counts every game as single (W = L = 1); without it,
+    # gammons count. A taken double is unaffected (gammons count after a double either way).
+    d_j = json.loads(run(capsys, "cube", OPENING, "--json")[1])
+    d_n = json.loads(run(capsys, "cube", OPENING, "--no-jacoby", "--json")[1])
+    p = d_j["probabilities"]
+    W, L = _sizes(p)
+    assert W > 1.05 and L > 1.05  # the opening position has gammons both ways
+    assert d_j["no_double"] == pytest.approx(_janowski(p["win"], 0.68, "centred", 1, 1), abs=1e-5)
+    assert d_n["no_double"] == pytest.approx(_janowski(p["win"], 0.68, "centred", W, L), abs=1e-5)
+    assert d_n["no_double"] != pytest.approx(d_j["no_double"], abs=1e-3)
+    assert d_n["double_take"] == pytest.approx(d_j["double_take"], abs=1e-12)
+    # the opening player is behind after a taken double (opponent owns the cube): beavered,
+    # so the cube goes to 4: 4 * E_opponent_owns
+    e_x = _janowski(p["win"], 0.68, "opponent", W, L)
+    assert e_x < 0 and d_j["double_take"] == pytest.approx(4 * e_x, abs=1e-5)
+
+
+# an underdog race: player 5 checkers each on his 8, 7, 6 points (105 pips), opponent 5 each
+# on his 6, 5, 4 points (75 pips): race x = 0.55 + 0.00125 * 105 = 0.68125
+def _underdog_race_id():
+    import numpy as np
+
+    from bgtui.analysis.formats import format_position_id
+    from bgtui.analysis.state import GameState
+
+    pos = np.zeros(26, dtype=np.int8)
+    pos[6] = pos[7] = pos[8] = 5
+    pos[19] = pos[20] = pos[21] = -5
+    return format_position_id(GameState.from_position(pos))
+
+
+def test_cube_no_beavers_halves_a_beavered_double_take(capsys):
+    # the underdog's double would be beavered: cube on 4 owned by the taker, worth
+    # 4 * E_opponent_owns; without beavers 2 * E_opponent_owns (< 0)
+    pid = _underdog_race_id()
+    d_b = json.loads(run(capsys, "cube", pid, "--json")[1])
+    d_n = json.loads(run(capsys, "cube", pid, "--no-beavers", "--json")[1])
+    p = d_b["probabilities"]
+    assert d_n["double_take"] < 0
+    assert d_b["double_take"] == pytest.approx(2 * d_n["double_take"], abs=1e-12)
+    assert d_n["no_double"] == d_b["no_double"] and d_b["action"] == d_n["action"] == "No double"
+    W, L = _sizes(p)
+    assert d_n["double_take"] == pytest.approx(
+        2 * _janowski(p["win"], 0.68125, "opponent", W, L), abs=1e-5)
+
+
