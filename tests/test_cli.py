@@ -242,3 +242,40 @@ def test_cube_no_beavers_halves_a_beavered_double_take(capsys):
         2 * _janowski(p["win"], 0.68125, "opponent", W, L), abs=1e-5)
 
 
+def test_cube_settlement_rollout_applies_beavers_and_pairs_the_difference(capsys, monkeypatch):
+    # the settlement-limit rollout applies the beaver as the model does (same trials, so the
+    # beavered double/take is exactly twice the other); the paired standard error of
+    # double/take - no double equals the one computed by brute force from every trial's
+    # outputs (captured as they are merged)
+    from bgtui.analysis.rollout import RolloutJob
+    from bgtui.engine.rollout import O_CENTRED, O_OPP_OWNED
+
+    import numpy as np
+
+    seen = []
+    orig = RolloutJob._merge
+
+    def spy(self, out, done, idx):
+        seen.append(np.array(out[:, :done]))
+        return orig(self, out, done, idx)
+
+    monkeypatch.setattr(RolloutJob, "_merge", spy)
+    pid = _underdog_race_id()
+    args = ("cube", pid, "--rollout", "--trials", "72", "--workers", "1", "--json")
+    d_b = json.loads(run(capsys, *args)[1])
+    trials = np.concatenate(seen, axis=1)[0]
+    seen.clear()
+    d_n = json.loads(run(capsys, *args, "--no-beavers")[1])
+    assert d_n["double_take"] < 0
+    assert d_b["double_take"] == pytest.approx(2 * d_n["double_take"], abs=1e-12)
+    assert d_b["no_double"] == pytest.approx(d_n["no_double"], abs=1e-12)
+    assert trials.shape[0] == 72
+    diff = 4.0 * trials[:, O_OPP_OWNED] - trials[:, O_CENTRED]  # beaver: 2 * 2 * opp-owned
+    assert d_b["double_take"] - d_b["no_double"] == pytest.approx(diff.mean(), abs=1e-9)
+    se = diff.std(ddof=1) / np.sqrt(len(diff))
+    assert d_b["standard_errors"]["double_take_minus_no_double"] == pytest.approx(se, rel=1e-6)
+    diff = 2.0 * trials[:, O_OPP_OWNED] - trials[:, O_CENTRED]
+    se = diff.std(ddof=1) / np.sqrt(len(diff))
+    assert d_n["standard_errors"]["double_take_minus_no_double"] == pytest.approx(se, rel=1e-6)
+
+

@@ -199,7 +199,10 @@ class Analyzer:
         player on roll does not double before his first roll, later decisions are the model's);
         otherwise one full-game rollout with a settlement limit gives Dahl's four cube-state
         equities and no double = the equity in the current state, double/take = 2 x the
-        opponent-owns equity.
+        opponent-owns equity. Beavers as in the model (``state.beavers``, centred cube): a
+        double/take worth less than 0 to the doubler is beavered, which doubles it (cube on 4,
+        owned by the taker; every figure of the branch scales with the cube). The standard
+        error of double/take - no double is paired over the same trials.
         """
         from bgtui.analysis.formats import format_position_id
         from bgtui.analysis.rollout import RolloutJob
@@ -226,17 +229,26 @@ class Analyzer:
 
         if job.n.min() < 2:
             return None
+        centred = state.cube_owner == "centred"
         if job.settings.live_cube:
             nd, dt = job._mean(0, 11), job._mean(1, 11)
-            se = {"no_double": job._se(0, 4), "double_take": job._se(1, 4),
-                  "double_take_minus_no_double": job._paired_se(1, 0, 4)}
+            # the taker beavers a double that is bad for the doubler: the branch on a 4-cube
+            k = 2.0 if (state.beavers and centred and dt < 0.0) else 1.0
+            dt *= k
+            se = {"no_double": job._se(0, 4), "double_take": k * job._se(1, 4),
+                  "double_take_minus_no_double": job._paired_se(1, 0, 4, a=k)}
             row = next(r for r in snap.rows if r.move == "No double")
         else:
             row = snap.rows[0]
-            nd = row.equity.centred if state.cube_owner == "centred" else row.equity.owned
+            nd = row.equity.centred if centred else row.equity.owned
             dt = 2.0 * row.equity.opponent_owned
-            se = {"no_double": row.equity_se.centred if state.cube_owner == "centred"
-                  else row.equity_se.owned, "double_take": 2.0 * row.equity_se.opponent_owned}
+            k = 2.0 if (state.beavers and centred and dt < 0.0) else 1.0
+            dt *= k
+            # per trial: double/take - no double = 2k * opponent owns - (centred or owned)
+            coef = (0.0, -1.0, 0.0, 2.0 * k) if centred else (0.0, 0.0, -1.0, 2.0 * k)
+            se = {"no_double": row.equity_se.centred if centred else row.equity_se.owned,
+                  "double_take": 2.0 * k * row.equity_se.opponent_owned,
+                  "double_take_minus_no_double": job.state_combination_se(0, coef)}
         dp = 1.0
         wp, wt = wrong_decision_percent(nd, dt, dp)
         p = row.probabilities

@@ -607,3 +607,18 @@ def _accumulate(out, n_done, sums, sumsq, cross):
                 for e in range(4):
                     cross[e, r, q] += out[r, j, O_CUBELESS + e] * out[q, j, O_CUBELESS + e]
                 cross[4, r, q] += out[r, j, O_LIVE] * out[q, j, O_LIVE]
+
+
+@kernel
+def _accumulate_states(out, n_done, cs):
+    """Add, in trial order, the products of the four cube-state equities of the same trial
+    (``O_CUBELESS .. O_OPP_OWNED``) to ``cs`` float64[R, 4, 4]: with the sums, they give the
+    covariance of any two of them (a paired standard error of, e.g., double/take - no double
+    from one settlement-limit rollout)."""
+    nr = out.shape[0]
+    for j in range(n_done):
+        for r in range(nr):
+            for a in range(4):
+                va = out[r, j, O_CUBELESS + a]
+                for b in range(4):
+                    cs[r, a, b] += va * out[r, j, O_CUBELESS + b]
