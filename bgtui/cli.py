@@ -71,7 +71,7 @@ def _analyzer(args):
 
 
 def _pct(x: float) -> str:
-    return f"{100.0 * x:5.1f}%"
+    return f"{100.0 * min(1.0, max(0.0, x)):5.1f}%"  # a probability: never "-0.0%"
 
 
 def _eq(x: float) -> str:

@@ -279,3 +279,15 @@ def test_cube_settlement_rollout_applies_beavers_and_pairs_the_difference(capsys
     assert d_n["standard_errors"]["double_take_minus_no_double"] == pytest.approx(se, rel=1e-6)
 
 
+def test_rollout_json_probabilities_are_clamped_to_0_1(capsys):
+    from bgtui.analysis.models import Probabilities
+
+    d = Probabilities(0.5, -9e-11, -1e-12, 1.0000001, 0.2).to_dict()
+    assert d == {"win": 0.5, "win_gammon": 0.0, "win_backgammon": 0.0, "lose_gammon": 1.0,
+                 "lose_backgammon": 0.2}
+    # a race (no backgammons possible) rolled out with variance reduction: every
+    # probability in [0, 1]
+    code, out, _ = run(capsys, "rollout", _underdog_race_id(), "--trials", "36",
+                       "--workers", "1", "--json")
+    p = json.loads(out)["probabilities"]
+    assert all(0.0 <= v <= 1.0 for v in p.values())

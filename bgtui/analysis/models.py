@@ -44,7 +44,9 @@ class Probabilities:
                              self.win_gammon, self.win_backgammon)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """For output: each value clamped to [0, 1]. Rollout means with variance reduction
+        can stray a rounding error outside (a win gammon of -9e-11 where none is possible)."""
+        return {k: min(1.0, max(0.0, v)) for k, v in asdict(self).items()}
 
 
 @dataclass(frozen=True)
