@@ -56,7 +56,7 @@ def main():
         dist, mean = B.build_one_sided()
         t1 = time.perf_counter() - t
         t = time.perf_counter()
-        win, cubeful = B.build_two_sided()
+        win, cubeful, _ = B.build_two_sided()
         t2 = time.perf_counter() - t
         timings[run] = (t1, t2)
         print(f"build, {run}: one-sided {t1:.2f} s, two-sided {t2:.2f} s")

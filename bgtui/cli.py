@@ -71,7 +71,7 @@ def _analyzer(args):
 
 
 def _pct(x: float) -> str:
-    return f"{100.0 * x:5.1f}%"
+    return f"{100.0 * min(1.0, max(0.0, x)):5.1f}%"  # a probability: never "-0.0%"
 
 
 def _eq(x: float) -> str:
@@ -169,6 +169,12 @@ def cmd_cube(args, query: list[str], an):
     if len(query) != 1:
         raise UserError("cube takes one POSITION")
     state = _parse_state(query[0])
+    # money play: Jacoby and beavers on by default (conventions.md), or as the XGID / Match ID
+    # says; these options turn them off
+    if args.no_jacoby:
+        state = replace(state, jacoby=False)
+    if args.no_beavers:
+        state = replace(state, beavers=False)
     if args.zehr and not (args.rollout and args.live):
         raise UserError("--zehr splits live-cube rollouts: use it with --rollout --live")
     if args.rollout:
@@ -191,17 +197,21 @@ def cmd_cube(args, query: list[str], an):
             raise UserError(str(exc)) from None
     else:
         c = an.cube(state, args.ply)
+    access = c.cube_access
     data = {
         "position_id": format_position_id(state),
         "ply": c.ply,
         "no_double": c.no_double,
-        "double_take": c.double_take,
-        "double_pass": c.double_pass,
+        # no cube access (the opponent owns the cube): there is no double to price
+        "double_take": c.double_take if access else None,
+        "double_pass": c.double_pass if access else None,
         "action": c.action,
+        "cube_access": access,
         "probabilities": c.probabilities.to_dict(),
         "equity": c.equity.to_dict(),
         "take_point": c.take_point,
         "cash_point": c.cash_point,
+        "too_good_point": c.too_good_point,
         "wrong_pass_percent": c.wrong_pass_percent,
         "wrong_take_percent": c.wrong_take_percent,
         "dahl_cube_value": c.dahl_cube_value,
@@ -211,14 +221,24 @@ def cmd_cube(args, query: list[str], an):
         data["standard_errors"] = c.standard_errors
     if args.json:
         return data
+    head = [f"{data['position_id']}  cube action, {c.evaluated_by}",
+            _probs_line(c.probabilities),
+            f"cubeless equity {_eq(c.equity.cubeless)}"]
+    if not access:
+        lines = head + [f"  No double     {_eq(c.no_double)}",
+                        f"Proper cube action: {c.action} (the opponent owns the cube: "
+                        f"no cube access)",
+                        _points_line(c),
+                        f"Dahl's estimate of the cube's value: 0.35 x (W + G/2) = "
+                        f"{c.dahl_cube_value:.3f}"]
+        return "\n".join(lines)
     best = max(c.no_double, min(c.double_take, c.double_pass))
-    lines = [f"{data['position_id']}  cube action, {c.evaluated_by}",
-             _probs_line(c.probabilities),
-             f"cubeless equity {_eq(c.equity.cubeless)}",
+    lines = head + [
              f"  No double     {_eq(c.no_double)}  ({_eq(c.no_double - best)})",
              f"  Double, take  {_eq(c.double_take)}  ({_eq(c.double_take - best)})",
              f"  Double, pass  {_eq(c.double_pass)}  ({_eq(c.double_pass - best)})",
              f"Proper cube action: {c.action}",
+             _points_line(c),
              f"Dahl's estimate of the cube's value: 0.35 x (W + G/2) = {c.dahl_cube_value:.3f}"]
     if c.wrong_pass_percent is not None:
         lines.append(f"Percentage of wrong passes needed to make the double right: "
@@ -227,6 +247,18 @@ def cmd_cube(args, query: list[str], an):
         lines.append(f"Percentage of wrong takes needed to make the double right: "
                      f"{c.wrong_take_percent:.1f}%")
     return "\n".join(lines)
+
+
+def _points_line(c) -> str:
+    """Take, cash and too-good points (the player's winning chances, Janowski model)."""
+    def pct(v):
+        return "-" if v is None else f"{100.0 * v:.1f}%"
+
+    if not c.cube_access:
+        return f"Take point {pct(c.take_point)}  (winning chances, Janowski model)"
+    tg = "never" if c.too_good_point is None else pct(c.too_good_point)
+    return (f"Take point {pct(c.take_point)}  cash point {pct(c.cash_point)}  "
+            f"too good point {tg}  (winning chances, Janowski model)")
 
 
 def _rollout_settings(args):
@@ -515,6 +547,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --rollout --live: Zehr split (seed 002): after a take, play two games "
                         "at the undoubled cube instead of one at the doubled cube (at most "
                         "8 games a trial); same expectation, smaller standard error")
+    p.add_argument("--no-jacoby", action="store_true",
+                   help="money play without the Jacoby rule: gammons count with the cube centred")
+    p.add_argument("--no-beavers", action="store_true",
+                   help="money play without beavers: a doubled player cannot redouble at once "
+                        "keeping the cube")
     _add_rollout_options(p, checker_ply=False)
     _add_common(p)
     p.set_defaults(func=cmd_cube, needs_engine=True)

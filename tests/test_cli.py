@@ -146,3 +146,148 @@ def test_train_dataset_and_an_adam_fit_from_the_command_line(capsys, tmp_path):
     code, _, err = run(capsys, "train", "fit", "--checkpoint", str(tmp_path / "x.npz"),
                        "--data", d, "--nets", "crashed")
     assert code == 2 and "--nets" in err
+
+
+# ------------------------------------------------------------------------------------------
+# cube: the Janowski model by hand from the command's own probabilities (published formulas:
+# live take point TP = (L - 1/2) / (W + L + 1/2), cash point CP = (L + 1) / (W + L + 1/2);
+# cubeful = x * live + (1 - x) * dead; contact x = 0.68)
+
+def _sizes(p):
+    W = (p["win"] + p["win_gammon"] + p["win_backgammon"]) / p["win"]
+    L = (1 - p["win"] + p["lose_gammon"] + p["lose_backgammon"]) / (1 - p["win"])
+    return W, L
+
+
+def _janowski(p, x, owner, W, L):
+    """Money equity on a 1-cube of a player with winning chance p < CP; the live equity is
+    linear between the cash points: (0, -L), (TP, -1), (CP, +1), each owner using only
+    its own end."""
+    tp, cp = (L - 0.5) / (W + L + 0.5), (L + 1) / (W + L + 0.5)
+    assert p < cp
+    if p <= tp and owner != "owned":  # the opponent cashes
+        live = -L + (L - 1) * p / tp
+    else:
+        live = {"centred": -1 + 2 * (p - tp) / (cp - tp), "owned": -L + (1 + L) * p / cp,
+                "opponent": -1 + (W + 1) * (p - tp) / (1 - tp)}[owner]
+    return x * live + (1 - x) * (p * W - (1 - p) * L)
+
+
+def test_cube_opponent_owns_the_cube_shows_no_cube_access(capsys):
+    from dataclasses import replace
+
+    from bgtui.analysis.formats import format_match_id, format_position_id, parse_position
+
+    st = replace(parse_position(OPENING), cube_value=2, cube_owner="opponent")
+    arg = f"{format_position_id(st)}:{format_match_id(st)}"
+    code, out, _ = run(capsys, "cube", arg, "--json")
+    d = json.loads(out)
+    assert code == 0 and d["cube_access"] is False and d["action"] == "No double"
+    assert d["double_take"] is None and d["double_pass"] is None
+    assert d["wrong_pass_percent"] is None and d["wrong_take_percent"] is None
+    p = d["probabilities"]
+    W, L = _sizes(p)
+    assert d["no_double"] == pytest.approx(_janowski(p["win"], 0.68, "opponent", W, L), abs=1e-5)
+    code, out, _ = run(capsys, "cube", arg)
+    assert "no cube access" in out and "Double, take" not in out and "wrong passes" not in out
+    # with the cube centred the same command shows the double
+    code, out, _ = run(capsys, "cube", OPENING)
+    assert "Double, take" in out and "too good point" in out
+
+
+def test_cube_no_jacoby_counts_gammons_with_the_cube_centred(capsys):
+    # Jacoby: no double (cube centred) counts every game as single (W = L = 1); without it,
+    # gammons count. A taken double is unaffected (gammons count after a double either way).
+    d_j = json.loads(run(capsys, "cube", OPENING, "--json")[1])
+    d_n = json.loads(run(capsys, "cube", OPENING, "--no-jacoby", "--json")[1])
+    p = d_j["probabilities"]
+    W, L = _sizes(p)
+    assert W > 1.05 and L > 1.05  # the opening position has gammons both ways
+    assert d_j["no_double"] == pytest.approx(_janowski(p["win"], 0.68, "centred", 1, 1), abs=1e-5)
+    assert d_n["no_double"] == pytest.approx(_janowski(p["win"], 0.68, "centred", W, L), abs=1e-5)
+    assert d_n["no_double"] != pytest.approx(d_j["no_double"], abs=1e-3)
+    assert d_n["double_take"] == pytest.approx(d_j["double_take"], abs=1e-12)
+    # the opening player is behind after a taken double (opponent owns the cube): beavered,
+    # so the cube goes to 4: 4 * E_opponent_owns
+    e_x = _janowski(p["win"], 0.68, "opponent", W, L)
+    assert e_x < 0 and d_j["double_take"] == pytest.approx(4 * e_x, abs=1e-5)
+
+
+# an underdog race: player 5 checkers each on his 8, 7, 6 points (105 pips), opponent 5 each
+# on his 6, 5, 4 points (75 pips): race x = 0.55 + 0.00125 * 105 = 0.68125
+def _underdog_race_id():
+    import numpy as np
+
+    from bgtui.analysis.formats import format_position_id
+    from bgtui.analysis.state import GameState
+
+    pos = np.zeros(26, dtype=np.int8)
+    pos[6] = pos[7] = pos[8] = 5
+    pos[19] = pos[20] = pos[21] = -5
+    return format_position_id(GameState.from_position(pos))
+
+
+def test_cube_no_beavers_halves_a_beavered_double_take(capsys):
+    # the underdog's double would be beavered: cube on 4 owned by the taker, worth
+    # 4 * E_opponent_owns; without beavers 2 * E_opponent_owns (< 0)
+    pid = _underdog_race_id()
+    d_b = json.loads(run(capsys, "cube", pid, "--json")[1])
+    d_n = json.loads(run(capsys, "cube", pid, "--no-beavers", "--json")[1])
+    p = d_b["probabilities"]
+    assert d_n["double_take"] < 0
+    assert d_b["double_take"] == pytest.approx(2 * d_n["double_take"], abs=1e-12)
+    assert d_n["no_double"] == d_b["no_double"] and d_b["action"] == d_n["action"] == "No double"
+    W, L = _sizes(p)
+    assert d_n["double_take"] == pytest.approx(
+        2 * _janowski(p["win"], 0.68125, "opponent", W, L), abs=1e-5)
+
+
+def test_cube_settlement_rollout_applies_beavers_and_pairs_the_difference(capsys, monkeypatch):
+    # the settlement-limit rollout applies the beaver as the model does (same trials, so the
+    # beavered double/take is exactly twice the other); the paired standard error of
+    # double/take - no double equals the one computed by brute force from every trial's
+    # outputs (captured as they are merged)
+    from bgtui.analysis.rollout import RolloutJob
+    from bgtui.engine.rollout import O_CENTRED, O_OPP_OWNED
+
+    import numpy as np
+
+    seen = []
+    orig = RolloutJob._merge
+
+    def spy(self, out, done, idx):
+        seen.append(np.array(out[:, :done]))
+        return orig(self, out, done, idx)
+
+    monkeypatch.setattr(RolloutJob, "_merge", spy)
+    pid = _underdog_race_id()
+    args = ("cube", pid, "--rollout", "--trials", "72", "--workers", "1", "--json")
+    d_b = json.loads(run(capsys, *args)[1])
+    trials = np.concatenate(seen, axis=1)[0]
+    seen.clear()
+    d_n = json.loads(run(capsys, *args, "--no-beavers")[1])
+    assert d_n["double_take"] < 0
+    assert d_b["double_take"] == pytest.approx(2 * d_n["double_take"], abs=1e-12)
+    assert d_b["no_double"] == pytest.approx(d_n["no_double"], abs=1e-12)
+    assert trials.shape[0] == 72
+    diff = 4.0 * trials[:, O_OPP_OWNED] - trials[:, O_CENTRED]  # beaver: 2 * 2 * opp-owned
+    assert d_b["double_take"] - d_b["no_double"] == pytest.approx(diff.mean(), abs=1e-9)
+    se = diff.std(ddof=1) / np.sqrt(len(diff))
+    assert d_b["standard_errors"]["double_take_minus_no_double"] == pytest.approx(se, rel=1e-6)
+    diff = 2.0 * trials[:, O_OPP_OWNED] - trials[:, O_CENTRED]
+    se = diff.std(ddof=1) / np.sqrt(len(diff))
+    assert d_n["standard_errors"]["double_take_minus_no_double"] == pytest.approx(se, rel=1e-6)
+
+
+def test_rollout_json_probabilities_are_clamped_to_0_1(capsys):
+    from bgtui.analysis.models import Probabilities
+
+    d = Probabilities(0.5, -9e-11, -1e-12, 1.0000001, 0.2).to_dict()
+    assert d == {"win": 0.5, "win_gammon": 0.0, "win_backgammon": 0.0, "lose_gammon": 1.0,
+                 "lose_backgammon": 0.2}
+    # a race (no backgammons possible) rolled out with variance reduction: every
+    # probability in [0, 1]
+    code, out, _ = run(capsys, "rollout", _underdog_race_id(), "--trials", "36",
+                       "--workers", "1", "--json")
+    p = json.loads(out)["probabilities"]
+    assert all(0.0 <= v <= 1.0 for v in p.values())

@@ -29,7 +29,7 @@ from bgtui.engine import bearoff
 log = logging.getLogger(__name__)
 
 #: bump when the file layout or the builders' results change
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the two-sided file also holds the no-double table
 
 
 class OneSided(NamedTuple):
@@ -42,10 +42,13 @@ class OneSided(NamedTuple):
 
 class TwoSided(NamedTuple):
     """``win`` float32[924, 924]: cubeless P(player on roll wins)[x, y]; ``cubeful``
-    float32[924, 924, 3]: money equities (centred, owned, opponent owned) on a 1-cube."""
+    float32[924, 924, 3]: money equities (centred, owned, opponent owned) on a 1-cube, before
+    the cube decision of the player on roll; ``no_double`` float32[924, 924, 3]: the same
+    states when he does not double now (see ``bgtui.engine.bearoff``)."""
 
     win: np.ndarray
     cubeful: np.ndarray
+    no_double: np.ndarray
 
 
 class BearoffCacheError(RuntimeError):
@@ -157,11 +160,12 @@ def get_two_sided() -> TwoSided:
             params = dict(max_checkers=bearoff.TWO_SIDED_CHECKERS)
 
             def build():
-                win, cubeful = bearoff.build_two_sided(**params)
-                return dict(win=win, cubeful=cubeful)
+                win, cubeful, no_double = bearoff.build_two_sided(**params)
+                return dict(win=win, cubeful=cubeful, no_double=no_double)
 
-            a = load_or_build(f"bearoff-two-sided-v{FORMAT_VERSION}.npz", build, params, ("win", "cubeful"))
-            _memo["two"] = TwoSided(a["win"], a["cubeful"])
+            a = load_or_build(f"bearoff-two-sided-v{FORMAT_VERSION}.npz", build, params,
+                              ("win", "cubeful", "no_double"))
+            _memo["two"] = TwoSided(a["win"], a["cubeful"], a["no_double"])
         return _memo["two"]
 
 
@@ -174,8 +178,9 @@ def clear_memo() -> None:
 def lookup(pos) -> dict | None:
     """Database answer for a no-contact home-board position, or None if it is not one.
 
-    Returns ``{"probabilities": float64[5], "cubeful": float64[3] or None, "exact": bool}``:
-    exact two-sided values (with the three cubeful money equities) when both sides have at
+    Returns ``{"probabilities": float64[5], "cubeful": float64[3] or None, "no_double":
+    float64[3] or None, "exact": bool}``: exact two-sided values (with the three cubeful money
+    equities before the cube decision, and the three no-double ones) when both sides have at
     most 6 checkers, else the one-sided approximation (no cubeful values).
     """
     from bgtui.engine.position import validate
@@ -185,10 +190,12 @@ def lookup(pos) -> dict | None:
     if bearoff.is_two_sided(p):
         two = get_two_sided()
         out3 = np.zeros(3, dtype=np.float64)
+        nd3 = np.zeros(3, dtype=np.float64)
         bearoff.two_sided_probs(p, two.win, out5)
         bearoff.two_sided_cubeful(p, two.cubeful, out3)
-        return {"probabilities": out5, "cubeful": out3, "exact": True}
+        bearoff.two_sided_no_double(p, two.no_double, nd3)
+        return {"probabilities": out5, "cubeful": out3, "no_double": nd3, "exact": True}
     if bearoff.is_bearoff(p):
         bearoff.one_sided_race_probs(p, get_one_sided().dist, out5)
-        return {"probabilities": out5, "cubeful": None, "exact": False}
+        return {"probabilities": out5, "cubeful": None, "no_double": None, "exact": False}
     return None

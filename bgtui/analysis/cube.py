@@ -42,6 +42,63 @@ def wrong_decision_percent(nd: float, dt: float, dp: float) -> tuple[Optional[fl
     return wrong_pass, wrong_take
 
 
+def model_equity(pw: float, W: float, L: float, x: float, state: int) -> float:
+    """Janowski money equity (1-cube, no Jacoby) of the player at winning chance ``pw``, his
+    average win ``W`` and loss ``L`` held fixed, cube efficiency ``x``, cube ``state``
+    (``bgtui.engine.cube``: CENTRED, OWNED, OPP_OWNED): x * live + (1 - x) * dead."""
+    from bgtui.engine import cube as C
+
+    return x * float(C.live_equity(pw, W, L, state)) + (1.0 - x) * (pw * W - (1.0 - pw) * L)
+
+
+def _break_even(f, target: float, iterations: int = 64) -> Optional[float]:
+    """The winning chance in [0, 1] where the non-decreasing ``f`` reaches ``target``, by
+    bisection; None if ``f(1) < target`` (never reached)."""
+    lo, hi = 0.0, 1.0
+    if f(hi) < target:
+        return None
+    if f(lo) >= target:
+        return 0.0
+    for _ in range(iterations):
+        mid = 0.5 * (lo + hi)
+        if f(mid) < target:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+def cube_points(W: float, L: float, x: float, cube_owner: str = "centred",
+                jacoby: bool = True) -> tuple[Optional[float], Optional[float], Optional[float]]:
+    """(take point, cash point, too-good point) as the player's winning chances, the exact
+    break-even points of the Janowski model with the position's gammon sizes ``W``, ``L``
+    (held fixed) and cube efficiency ``x``:
+
+    * take point: doubled, he owns the cube at 2: ``2 E_owned(p) = -1`` (pass);
+      Janowski's closed form (L - 1/2) / (W + L + x/2);
+    * cash point: he doubles, the opponent owns the cube at 2: ``2 E_opp_owned(p) = +1``,
+      above it the opponent should pass; closed form (L + 1/2 + x/2) / (W + L + x/2);
+    * too-good point: playing on with the cube as it is equals cashing,
+      ``E_no_double(p) = +1``; above it he plays for the gammon. None where it never happens:
+      no gammons to play for (W = 1), or a centred cube under the Jacoby rule (gammons do not
+      count before a double), or no access to the cube.
+
+    Gammonless: take 1/2 / (2 + x/2), cash 1 - 1/2 / (2 + x/2) (25% / 75% dead, 20% / 80%
+    live).
+    """
+    from bgtui.engine import cube as C
+
+    tp = _break_even(lambda q: 2.0 * model_equity(q, W, L, x, C.OWNED), -1.0)
+    if cube_owner == "opponent":
+        return tp, None, None
+    cp = _break_even(lambda q: 2.0 * model_equity(q, W, L, x, C.OPP_OWNED), 1.0)
+    tg = None
+    if not (jacoby and cube_owner == "centred") and W > 1.0 + 1e-9:
+        state = C.CENTRED if cube_owner == "centred" else C.OWNED
+        tg = _break_even(lambda q: model_equity(q, W, L, x, state), 1.0)
+    return tp, cp, tg
+
+
 def dahl_cube_value(p_win: float, p_gammon: float) -> float:
     """Dahl's rule of thumb for the value of owning the cube (seed 000)."""
     return 0.35 * (p_win + p_gammon / 2.0)
@@ -52,8 +109,12 @@ def decide(probs, board, cube_owner: str = "centred", jacoby: bool = True,
     """Janowski cube decision for the player on roll of ``board`` with probabilities ``probs``.
 
     Returns ``{"no_double", "double_take", "double_pass", "action", "cubeful", "centred",
-    "owned", "opponent_owned", "efficiency", "take_point", "cash_point", "wrong_pass_percent",
-    "wrong_take_percent", "dahl"}``; equities on a 1-cube, for the player on roll.
+    "owned", "opponent_owned", "efficiency", "take_point", "cash_point", "too_good_point",
+    "wrong_pass_percent", "wrong_take_percent", "dahl", "exact", "cube_access"}``; equities on
+    a 1-cube, for the player on roll; the points as his winning chances (:func:`cube_points`).
+    When the opponent owns the cube (``cube_access`` False) the action is "No double" and the
+    double/take and double/pass figures are what a double would give if he could double (the
+    command line and the screens do not show them).
     """
     import numpy as np
 
@@ -66,39 +127,46 @@ def decide(probs, board, cube_owner: str = "centred", jacoby: bool = True,
     eq = np.zeros(3)
     exact = exact_cube_equities(board)
     if exact is not None:
-        eq[:] = exact  # two-sided bear-off database: optimal cube play, no model
+        # two-sided bear-off database: optimal cube play, no model. ``eq`` holds the values
+        # before the cube decision, ``nd3`` those of not doubling now (the opponent rolls next
+        # with the cube as it is)
+        eq[:], nd3 = exact
     else:
         C.cube_equities(p, x, jacoby, eq)
+        nd3 = eq  # Janowski: the state's equity is the value of playing on
     W, L = C.win_loss_sizes(p)
-    tp_live, cp_live = C.live_points(W, L)
-    # take point and cash point as the player's winning chances, interpolated as the equities
-    tp = x * tp_live + (1 - x) * (L - 0.5) / (W + L)
-    cp = x * cp_live + (1 - x) * (L + 0.5) / (W + L)
+    tp, cp, tg = cube_points(float(W), float(L), x, cube_owner, jacoby)
     dp = 1.0
-    dt = 2.0 * (float(eq[2]) if exact is not None else float(C.cubeful_equity(p, x, C.OPP_OWNED, False)))
+    dt = 2.0 * (float(nd3[2]) if exact is not None else float(C.cubeful_equity(p, x, C.OPP_OWNED, False)))
     if beavers and dt < 0.0 and cube_owner == "centred":
         dt *= 2.0  # the taker beavers: cube on 4, owned by him
     if cube_owner == "opponent":
-        nd = float(eq[2])
+        nd = float(nd3[2])
         action = NO_DOUBLE
         cubeful = nd
     else:
-        nd = float(eq[0] if cube_owner == "centred" else eq[1])
+        nd = float(nd3[0] if cube_owner == "centred" else nd3[1])
         action = cube_action(nd, dt, dp, redouble=cube_owner == "player")
         cubeful = max(nd, min(dt, dp))
-    wp, wt = wrong_decision_percent(nd, dt, dp)
+    access = cube_owner != "opponent"
+    # without access to the cube (the opponent owns it) there is no double to weigh: no
+    # wrong-pass / wrong-take figures
+    wp, wt = wrong_decision_percent(nd, dt, dp) if access else (None, None)
     return {
         "no_double": nd, "double_take": dt, "double_pass": dp, "action": action,
         "cubeful": cubeful, "centred": float(eq[0]), "owned": float(eq[1]),
         "opponent_owned": float(eq[2]), "efficiency": x, "take_point": tp, "cash_point": cp,
+        "too_good_point": tg,
         "wrong_pass_percent": wp, "wrong_take_percent": wt,
         "dahl": dahl_cube_value(float(p[0]), float(p[1])),
-        "exact": exact is not None,
+        "exact": exact is not None, "cube_access": access,
     }
 
 
 def exact_cube_equities(board):
-    """(centred, owned, opponent owned) from the two-sided bear-off database, or None."""
+    """``(cubeful, no_double)`` from the two-sided bear-off database, or None: each
+    float64[3] (centred, owned, opponent owned); ``cubeful`` is the value before the player's
+    cube decision (optimal), ``no_double`` the value of not doubling now."""
     import numpy as np
 
     from bgtui.engine import bearoff
@@ -107,6 +175,9 @@ def exact_cube_equities(board):
         return None
     from bgtui.analysis.bearoff_cache import get_two_sided
 
+    two = get_two_sided()
     out = np.zeros(3)
-    bearoff.two_sided_cubeful(board, get_two_sided().cubeful, out)
-    return out
+    nd = np.zeros(3)
+    bearoff.two_sided_cubeful(board, two.cubeful, out)
+    bearoff.two_sided_no_double(board, two.no_double, nd)
+    return out, nd

@@ -44,7 +44,9 @@ class Probabilities:
                              self.win_gammon, self.win_backgammon)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """For output: each value clamped to [0, 1]. Rollout means with variance reduction
+        can stray a rounding error outside (a win gammon of -9e-11 where none is possible)."""
+        return {k: min(1.0, max(0.0, v)) for k, v in asdict(self).items()}
 
 
 @dataclass(frozen=True)
@@ -108,9 +110,11 @@ class CubeDecision:
     dahl_cube_value: Optional[float] = None  # 0.35 * (P(W) + P(G)/2), seed 000
     take_point: Optional[float] = None
     cash_point: Optional[float] = None
+    too_good_point: Optional[float] = None  # None: never too good (no gammons, Jacoby, ...)
     wrong_pass_percent: Optional[float] = None  # gnubg's "percentage of wrong passes needed"
     wrong_take_percent: Optional[float] = None
     standard_errors: Optional[dict] = None  # for rollout-based decisions
+    cube_access: bool = True  # False: the opponent owns the cube, the player cannot double
 
 
 @dataclass(frozen=True)

@@ -97,13 +97,21 @@ class RolloutJob:
         self.settings = validate_settings(settings)
         self.mover_view = mover_view
         r = len(self.roots)
-        # per root: cube value and owner (0 centred, 1 root player owns, 2 opponent owns)
-        self.cubes = (np.tile([1.0, 0.0], (r, 1)) if cubes is None
-                      else np.ascontiguousarray(np.asarray(cubes, dtype=np.float64).reshape(r, 2)))
+        # per root: cube value, owner (0 centred, 1 root player owns, 2 opponent owns) and a
+        # hold flag (1: the root player does not double before his first roll, the "No double"
+        # branch of a live-cube decision); two columns (no hold flag) are accepted
+        c = np.zeros((r, 3), dtype=np.float64)
+        c[:, 0] = 1.0
+        if cubes is not None:
+            given = np.asarray(cubes, dtype=np.float64).reshape(r, -1)
+            c[:, : given.shape[1]] = given
+        self.cubes = np.ascontiguousarray(c)
         self.n = np.zeros(r, dtype=np.int64)  # trials done per root (a prefix 0..n-1)
         self.sums = np.zeros((r, NUM_OUT))
         self.sumsq = np.zeros((r, NUM_OUT))
         self.cross = np.zeros((5, r, r))
+        # per root, sums of products of its four cube-state equities in the same trial
+        self.state_cross = np.zeros((r, 4, 4))
         self.joint = np.zeros((r, r), dtype=np.int64)  # trials computed together
         self.pruned = np.zeros(r, dtype=bool)
         self.elapsed = 0.0
@@ -223,7 +231,7 @@ class RolloutJob:
 
     def _merge(self, out, done, idx):
         """Add the first ``done`` trials of a chunk, in trial order, to the running sums."""
-        from bgtui.engine.rollout import _accumulate
+        from bgtui.engine.rollout import _accumulate, _accumulate_states
 
         if done <= 0:
             return
@@ -231,6 +239,10 @@ class RolloutJob:
         sub_q = self.sumsq[idx]
         sub_c = np.ascontiguousarray(self.cross[:, idx][:, :, idx])
         _accumulate(out, done, sub_s, sub_q, sub_c)
+        if self.settings.cubeful:
+            sub_st = np.ascontiguousarray(self.state_cross[idx])
+            _accumulate_states(out, done, sub_st)
+            self.state_cross[idx] = sub_st
         self.sums[idx] = sub_s
         self.sumsq[idx] = sub_q
         self.cross[np.ix_(range(5), idx, idx)] = sub_c
@@ -256,9 +268,10 @@ class RolloutJob:
         var = max(0.0, (self.sumsq[i, k] / n - m * m)) * n / (n - 1)
         return math.sqrt(var / n)
 
-    def _paired_se(self, i, j, e=0):
-        """Standard error of (equity_i - equity_j), paired over common dice sequences:
-        Var = var_i/n_i + var_j/n_j - 2 cov_ij n_ij/(n_i n_j), cov from the joint trials."""
+    def _paired_se(self, i, j, e=0, a=1.0, b=1.0):
+        """Standard error of (a equity_i - b equity_j), paired over common dice sequences:
+        Var = a^2 var_i/n_i + b^2 var_j/n_j - 2 a b cov_ij n_ij/(n_i n_j), cov from the joint
+        trials."""
         from bgtui.engine.rollout import PAIRED
 
         k = PAIRED[e]
@@ -271,8 +284,22 @@ class RolloutJob:
         if nij >= 2:
             mi, mj = self._mean(i, k), self._mean(j, k)
             cov = (self.cross[e, i, j] / nij - mi * mj) * nij / (nij - 1)
-        var = vi / ni + vj / nj - 2.0 * cov * nij / (ni * nj)
+        var = a * a * vi / ni + b * b * vj / nj - 2.0 * a * b * cov * nij / (ni * nj)
         return math.sqrt(max(0.0, var))
+
+    def state_combination_se(self, i, coef) -> float:
+        """Standard error of ``sum_e coef[e] * mean(equity e)`` over root ``i``'s trials,
+        equities ``e`` = 0 cubeless, 1 centred, 2 owned, 3 opponent owned (the same trials:
+        their covariances count), e.g. ``(0, -1, 0, 2)`` for double/take - no double."""
+        from bgtui.engine.rollout import O_CUBELESS
+
+        n = int(self.n[i])
+        if n < 2 or not self.settings.cubeful:
+            return float("nan")
+        c = np.asarray(coef, dtype=np.float64)
+        m = self.sums[i, O_CUBELESS:O_CUBELESS + 4] / n
+        cov = (self.state_cross[i] / n - np.outer(m, m)) * n / (n - 1)
+        return math.sqrt(max(0.0, float(c @ cov @ c)) / n)
 
     def _sign(self):
         return -1.0 if self.mover_view else 1.0
@@ -382,6 +409,7 @@ class RolloutJob:
             "sums": self.sums.tolist(),
             "sumsq": self.sumsq.tolist(),
             "cross": self.cross.tolist(),
+            "state_cross": self.state_cross.tolist(),
             "joint": self.joint.tolist(),
             "pruned": self.pruned.tolist(),
             "elapsed": self.elapsed,
@@ -397,6 +425,10 @@ class RolloutJob:
         job.sums = np.array(d["sums"], dtype=np.float64)
         job.sumsq = np.array(d["sumsq"], dtype=np.float64)
         job.cross = np.array(d["cross"], dtype=np.float64)
+        if "state_cross" in d:
+            job.state_cross = np.array(d["state_cross"], dtype=np.float64)
+        elif job.n.max(initial=0) > 0:
+            job.state_cross[:] = np.nan  # saved before these sums were kept: no covariances
         job.joint = np.array(d["joint"], dtype=np.int64)
         job.pruned = np.array(d["pruned"], dtype=bool)
         job.elapsed = float(d["elapsed"])

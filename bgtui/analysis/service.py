@@ -187,6 +187,7 @@ class Analyzer:
             ply=ply, evaluated_by=("exact (bear-off database)" if d["exact"]
                                    else f"{ply}-ply, Janowski x={d['efficiency']:.2f}"),
             dahl_cube_value=d["dahl"], take_point=d["take_point"], cash_point=d["cash_point"],
+            too_good_point=d["too_good_point"], cube_access=d["cube_access"],
             wrong_pass_percent=d["wrong_pass_percent"], wrong_take_percent=d["wrong_take_percent"],
         )
 
@@ -194,9 +195,14 @@ class Analyzer:
         """Cube decision from rollouts, streamed as (snapshot, CubeDecision or None) pairs.
 
         With ``settings.live_cube`` the no-double and double/take branches are rolled out side
-        by side on identical dice (the cube live inside the trials); otherwise one full-game
-        rollout with a settlement limit gives Dahl's four cube-state equities and no double =
-        the equity in the current state, double/take = 2 x the opponent-owns equity.
+        by side on identical dice (the cube live inside the trials; in the no-double branch the
+        player on roll does not double before his first roll, later decisions are the model's);
+        otherwise one full-game rollout with a settlement limit gives Dahl's four cube-state
+        equities and no double = the equity in the current state, double/take = 2 x the
+        opponent-owns equity. Beavers as in the model (``state.beavers``, centred cube): a
+        double/take worth less than 0 to the doubler is beavered, which doubles it (cube on 4,
+        owned by the taker; every figure of the branch scales with the cube). The standard
+        error of double/take - no double is paired over the same trials.
         """
         from bgtui.analysis.formats import format_position_id
         from bgtui.analysis.rollout import RolloutJob
@@ -209,7 +215,7 @@ class Analyzer:
             settings = replace(settings, truncate=settings.truncate, cubeful=False,
                                jacoby=state.jacoby)
             job = RolloutJob(np.stack([state.position, state.position]), ["No double", "Double, take"],
-                             [pid, pid], settings, False, cubes=[[1.0, owner], [2.0, 2]])
+                             [pid, pid], settings, False, cubes=[[1.0, owner, 1.0], [2.0, 2, 0.0]])
         else:
             settings = replace(settings, cubeful=True, truncate=0)
             job = RolloutJob(state.position[None, :], [""], [pid], settings, False)
@@ -223,30 +229,55 @@ class Analyzer:
 
         if job.n.min() < 2:
             return None
+        centred = state.cube_owner == "centred"
         if job.settings.live_cube:
             nd, dt = job._mean(0, 11), job._mean(1, 11)
-            se = {"no_double": job._se(0, 4), "double_take": job._se(1, 4),
-                  "double_take_minus_no_double": job._paired_se(1, 0, 4)}
+            # the taker beavers a double that is bad for the doubler: the branch on a 4-cube
+            k = 2.0 if (state.beavers and centred and dt < 0.0) else 1.0
+            dt *= k
+            se = {"no_double": job._se(0, 4), "double_take": k * job._se(1, 4),
+                  "double_take_minus_no_double": job._paired_se(1, 0, 4, a=k)}
             row = next(r for r in snap.rows if r.move == "No double")
         else:
             row = snap.rows[0]
-            nd = row.equity.centred if state.cube_owner == "centred" else row.equity.owned
+            nd = row.equity.centred if centred else row.equity.owned
             dt = 2.0 * row.equity.opponent_owned
-            se = {"no_double": row.equity_se.centred if state.cube_owner == "centred"
-                  else row.equity_se.owned, "double_take": 2.0 * row.equity_se.opponent_owned}
+            k = 2.0 if (state.beavers and centred and dt < 0.0) else 1.0
+            dt *= k
+            # per trial: double/take - no double = 2k * opponent owns - (centred or owned)
+            coef = (0.0, -1.0, 0.0, 2.0 * k) if centred else (0.0, 0.0, -1.0, 2.0 * k)
+            se = {"no_double": row.equity_se.centred if centred else row.equity_se.owned,
+                  "double_take": 2.0 * k * row.equity_se.opponent_owned,
+                  "double_take_minus_no_double": job.state_combination_se(0, coef)}
         dp = 1.0
         wp, wt = wrong_decision_percent(nd, dt, dp)
         p = row.probabilities
+        tp, cp, tg = self._cube_points(p, state)
         return CubeDecision(
             no_double=nd, double_take=dt, double_pass=dp,
             action=cube_action(nd, dt, dp, redouble=state.cube_owner == "player"),
-            probabilities=p, equity=row.equity, ply=job.settings.ply,
+            probabilities=p, ply=job.settings.ply,
+            # the position's cubeful value: the better of playing on and doubling (the "No
+            # double" row's own cubeful figure is only the first)
+            equity=replace(row.equity, cubeful=max(nd, min(dt, dp))),
             evaluated_by=f"rollout {int(job.n.min())} trials"
             + (" (live cube)" if job.settings.live_cube else " (settlement limit "
                f"{job.settings.settlement_limit:g})"),
             dahl_cube_value=dahl_cube_value(p.win, p.win_gammon),
             wrong_pass_percent=wp, wrong_take_percent=wt, standard_errors=se,
+            take_point=tp, cash_point=cp, too_good_point=tg,
         )
+
+    @staticmethod
+    def _cube_points(p, state):
+        """The model's take, cash and too-good points for rolled-out probabilities ``p``."""
+        from bgtui.analysis.cube import cube_points
+        from bgtui.engine import cube as C
+
+        arr = np.array(p.as_tuple(), dtype=np.float64)
+        W, L = C.win_loss_sizes(arr)
+        x = float(C.cube_efficiency(np.ascontiguousarray(state.position, dtype=np.int8)))
+        return cube_points(float(W), float(L), x, state.cube_owner, state.jacoby)
 
     def apply_play(self, state, move: str):
         from bgtui.analysis.notation import parse_play

@@ -38,7 +38,12 @@ points (so at least 9 off each: no gammons), indices as above (``0 .. 923``):
 * ``cubeful : float32[924, 924, 3]``: the exact money equities (normalised to a 1-cube) of the
   player on roll, before his doubling decision, with the cube centred (``[..., 0]``), owned by
   the player on roll (``[..., 1]``) and owned by the opponent (``[..., 2]``); both sides double,
-  take and play optimally (cubeful-optimal plays, separately for each cube state).
+  take and play optimally (cubeful-optimal plays, separately for each cube state);
+* ``no_double : float32[924, 924, 3]``: the same three cube states, but the value of NOT
+  doubling now (``ND_c`` below): the player on roll rolls and plays with the cube as it is, and
+  the opponent is then on roll with his own cube decision. ``no_double[..., 2] ==
+  cubeful[..., 2]`` (the player cannot double when the opponent owns the cube); where doubling
+  is right ``cubeful`` holds the double's value and ``no_double`` the lower one of playing on.
 
 Recurrences, ``w`` running over the 21 rolls with weights 1 (doubles) or 2 out of 36, ``x'``
 over the positions reachable from ``x`` with that roll::
@@ -381,7 +386,7 @@ def _successor_table(npos, counts, rolls):
 
 
 @kernel
-def _build_two_sided(npos, pips, order, pip_start, start, idx, weights, win, eq):
+def _build_two_sided(npos, pips, order, pip_start, start, idx, weights, win, eq, nd):
     nr = weights.shape[0]
     maxpip = pips.max()
     for x in range(npos):
@@ -390,10 +395,12 @@ def _build_two_sided(npos, pips, order, pip_start, start, idx, weights, win, eq)
                 win[x, y] = 1.0
                 for s in range(3):
                     eq[x, y, s] = 1.0
+                    nd[x, y, s] = 1.0
             elif y == 0:
                 win[x, y] = 0.0
                 for s in range(3):
                     eq[x, y, s] = -1.0
+                    nd[x, y, s] = -1.0
     for t in range(2, 2 * maxpip + 1):
         for x in range(1, npos):
             py = t - pips[x]
@@ -436,6 +443,9 @@ def _build_two_sided(npos, pips, order, pip_start, start, idx, weights, win, eq)
                     nd_o += w * bo
                     nd_x += w * bx
                 win[x, y] = p
+                nd[x, y, 0] = nd_c
+                nd[x, y, 1] = nd_o
+                nd[x, y, 2] = nd_x
                 dbl = 2.0 * nd_x
                 if dbl > 1.0:
                     dbl = 1.0
@@ -447,8 +457,8 @@ def _build_two_sided(npos, pips, order, pip_start, start, idx, weights, win, eq)
 def build_two_sided(max_checkers: int = TWO_SIDED_CHECKERS):
     """Build the two-sided database for sides with at most ``max_checkers`` checkers.
 
-    Returns ``(win float32[n, n], cubeful float32[n, n, 3])`` with ``n =
-    num_positions(max_checkers)`` (layout and recurrences in the module doc).
+    Returns ``(win float32[n, n], cubeful float32[n, n, 3], no_double float32[n, n, 3])``
+    with ``n = num_positions(max_checkers)`` (layout and recurrences in the module doc).
     """
     npos = num_positions(max_checkers)
     counts, pips, _ = _positions_and_pips(npos)
@@ -459,8 +469,9 @@ def build_two_sided(max_checkers: int = TWO_SIDED_CHECKERS):
     start, idx = _successor_table(npos, counts, ROLLS)
     win = np.zeros((npos, npos), dtype=np.float64)
     eq = np.zeros((npos, npos, 3), dtype=np.float64)
-    _build_two_sided(npos, pips, order, pip_start, start, idx, ROLL_WEIGHTS, win, eq)
-    return win.astype(np.float32), eq.astype(np.float32)
+    nd = np.zeros((npos, npos, 3), dtype=np.float64)
+    _build_two_sided(npos, pips, order, pip_start, start, idx, ROLL_WEIGHTS, win, eq, nd)
+    return win.astype(np.float32), eq.astype(np.float32), nd.astype(np.float32)
 
 
 # --------------------------------------------------------------------------------------------
@@ -543,6 +554,17 @@ def two_sided_cubeful(pos, db_cubeful, out3):
     y = opponent_index(pos)
     for k in range(3):
         out3[k] = db_cubeful[x, y, k]
+
+
+@kernel
+def two_sided_no_double(pos, db_no_double, out3):
+    """Write the no-double equities (centred, owned, opponent owned) of the player on roll:
+    he does not double now, rolls and plays, and the opponent then decides with the cube as
+    it was; ``db_no_double`` : [924, 924, 3]."""
+    x = player_index(pos)
+    y = opponent_index(pos)
+    for k in range(3):
+        out3[k] = db_no_double[x, y, k]
 
 
 @kernel

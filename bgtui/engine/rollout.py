@@ -348,10 +348,13 @@ def _rollout_trial(root, cube, seq, st, perms, seed, ev, ws, out):
     """Play one trial from ``root`` (player on roll about to roll) with dice sequence ``seq``;
     fill ``out`` (float64[NUM_OUT]) from the root player's view.
 
-    ``cube`` (float64[2]): the root's cube value and owner (C_CENTRED, C_ROOT_OWNS,
-    C_OPP_OWNS), used by the live-cube mode: both players double, take and pass inside the
-    trial by the Janowski model at 0-ply; ``out[O_LIVE]`` is the points won, in units of the
-    1-cube (so a root with a 2-cube counts double), Jacoby rule as set.
+    ``cube`` (float64[2] or [3]): the root's cube value and owner (C_CENTRED, C_ROOT_OWNS,
+    C_OPP_OWNS) and, optionally, a "hold" flag, used by the live-cube mode: both players
+    double, take and pass inside the trial by the Janowski model at 0-ply; ``out[O_LIVE]`` is
+    the points won, in units of the 1-cube (so a root with a 2-cube counts double), Jacoby rule
+    as set. With the hold flag set (``cube[2] != 0``) the root player makes no cube decision
+    before his first roll: he has decided not to double now (the "No double" branch of a
+    live-cube decision); every later decision is the model's.
     """
     cur, nxt, t5, best5, luck, tmpa = ws[5], ws[6], ws[7], ws[8], ws[9], ws[10]
     tmpb = ws[12]
@@ -382,6 +385,7 @@ def _rollout_trial(root, cube, seq, st, perms, seed, ev, ws, out):
     jacoby = st[S_JACOBY] != 0.0
     cube_v = cube[0]
     owner = np.int64(cube[1])
+    hold = cube.shape[0] > 2 and cube[2] != 0.0
     live_done = False
     live_val = 0.0
     live_luck = 0.0
@@ -431,7 +435,7 @@ def _rollout_trial(root, cube, seq, st, perms, seed, ev, ws, out):
                         settled_x = True
                         val_x = sgn
                         luck_x = eq_luck
-        if live and not live_done:
+        if live and not live_done and not (hold and turn == 0):
             act = _cube_action(cur, tmpb, owner, side, jacoby)
             if act != 0:  # double
                 if act == 2:  # pass: the doubler wins the cube's value
@@ -570,8 +574,8 @@ def _rollout_chunk(roots, cubes, first_trial, n_trials, st, perms, seed, ev, ws,
     """Trials ``first_trial .. first_trial + n_trials - 1`` of every root; returns the number
     of trials completed (fewer than ``n_trials`` only when ``cancel[0]`` was set).
 
-    ``roots`` int8[R, 26]; ``cubes`` float64[R, 2] (cube value, owner) for the live-cube
-    mode; ``out`` float64[R, n_trials, NUM_OUT]. Root r, trial t uses dice
+    ``roots`` int8[R, 26]; ``cubes`` float64[R, 3] (cube value, owner, hold flag: see
+    :func:`_rollout_trial`) for the live-cube mode; ``out`` float64[R, n_trials, NUM_OUT]. Root r, trial t uses dice
     sequence ``sequence_index(t)`` for every r (same dice for every candidate).
     """
     initial = st[S_INITIAL] != 0.0
@@ -603,3 +607,18 @@ def _accumulate(out, n_done, sums, sumsq, cross):
                 for e in range(4):
                     cross[e, r, q] += out[r, j, O_CUBELESS + e] * out[q, j, O_CUBELESS + e]
                 cross[4, r, q] += out[r, j, O_LIVE] * out[q, j, O_LIVE]
+
+
+@kernel
+def _accumulate_states(out, n_done, cs):
+    """Add, in trial order, the products of the four cube-state equities of the same trial
+    (``O_CUBELESS .. O_OPP_OWNED``) to ``cs`` float64[R, 4, 4]: with the sums, they give the
+    covariance of any two of them (a paired standard error of, e.g., double/take - no double
+    from one settlement-limit rollout)."""
+    nr = out.shape[0]
+    for j in range(n_done):
+        for r in range(nr):
+            for a in range(4):
+                va = out[r, j, O_CUBELESS + a]
+                for b in range(4):
+                    cs[r, a, b] += va * out[r, j, O_CUBELESS + b]

@@ -156,3 +156,159 @@ def test_janowski_model_agrees_with_exact_database_on_average():
         C.cube_equities(p, C.cube_efficiency(pos), True, eq)
         errs.append(abs(eq[0] - two.cubeful[x, y, 0]))
     assert np.mean(errs) < 0.095
+
+
+# ------------------------------------------------------------------------------------------
+# exact bear-off database: no double is the value of playing on, not of the best decision
+
+def _bearoff_board(player, opponent):
+    """``player`` / ``opponent`` = checker counts on their own points 1..6."""
+    pos = np.zeros(26, dtype=np.int8)
+    for i, n in enumerate(player):
+        pos[1 + i] = n
+    for i, n in enumerate(opponent):
+        pos[24 - i] = -n
+    return pos
+
+
+# player: one checker on his 6 point (off with 27 rolls of 36); opponent: one checker on his
+# 1 point (off with any roll). Not doubling: 27/36 * 1 - 9/36 * 1 = +0.5 whatever the cube;
+# double/take: 2 * 0.5 = +1.0 (on a 2-cube the player wins 27/36 and loses 9/36) = double/pass.
+SIX_VS_ACE = _bearoff_board([0, 0, 0, 0, 0, 1], [1])
+
+
+@pytest.mark.parametrize("owner", ["centred", "player"])
+def test_exact_database_reports_no_double_below_double_when_doubling_is_right(owner):
+    d = decide(np.array([0.75, 0, 0, 0, 0]), SIX_VS_ACE, cube_owner=owner)
+    assert d["exact"]
+    assert d["no_double"] == pytest.approx(0.5, abs=1e-6)
+    assert d["double_take"] == pytest.approx(1.0, abs=1e-6)
+    assert d["double_pass"] == 1.0
+    assert d["cubeful"] == pytest.approx(1.0, abs=1e-6)
+    assert d["action"] in (DOUBLE_PASS, "Redouble, pass")
+
+
+def test_exact_database_no_double_when_the_opponent_owns_the_cube():
+    d = decide(np.array([0.75, 0, 0, 0, 0]), SIX_VS_ACE, cube_owner="opponent")
+    assert d["no_double"] == pytest.approx(0.5, abs=1e-6) and d["cubeful"] == pytest.approx(0.5)
+
+
+# ------------------------------------------------------------------------------------------
+# live-cube rollouts: the no-double branch does not double before its first roll
+
+def _live_cube_rollout(board, trials=36, **kw):
+    from dataclasses import replace
+
+    from bgtui.analysis.models import RolloutSettings
+    from bgtui.analysis.service import Analyzer
+    from bgtui.analysis.state import GameState
+
+    state = GameState.from_position(board)
+    s = RolloutSettings(trials=trials, seed=1, workers=1, live_cube=True, **kw)
+    c = None
+    for _, c in Analyzer().iter_cube_rollout(state, s):
+        pass
+    return c
+
+
+def test_live_rollout_no_double_branch_does_not_double_at_once_hand_case():
+    # SIX_VS_ACE played out (no database truncation): 36 trials hold every first roll once
+    # (quasi-random dice), so the no-double branch is exactly 27/36 - 9/36 = 0.5 and the
+    # double/take branch 2 * 0.5 = 1.0, as the exact database says (before the fix the
+    # no-double branch doubled before its first roll and gave 1.0 as well)
+    from bgtui.analysis.cube import exact_cube_equities
+
+    c = _live_cube_rollout(SIX_VS_ACE, bearoff_truncation=False)
+    _, nd_exact = exact_cube_equities(SIX_VS_ACE)
+    assert c.no_double == pytest.approx(nd_exact[0], abs=1e-9) == pytest.approx(0.5)
+    assert c.double_take == pytest.approx(1.0, abs=1e-9)
+    assert c.no_double < c.double_take
+    assert c.action == DOUBLE_PASS
+
+
+def test_live_rollout_no_double_agrees_with_exact_database_in_a_longer_bearoff():
+    # player: 2 checkers on his 2 point and one on his 5 point; opponent: 3 checkers on his
+    # 6 point. The database says doubling is right (no double well below double/take and
+    # the pass); the live rollout's no-double branch, played out with exact cubeless
+    # probabilities and the model's cube decisions after the first roll, must agree with the
+    # exact no-double value within its standard error (plus the model's decision error)
+    from bgtui.analysis.cube import exact_cube_equities
+
+    board = _bearoff_board([0, 2, 0, 0, 1], [0, 0, 0, 0, 0, 3])
+    eq, nd = exact_cube_equities(board)
+    assert min(1.0, 2.0 * nd[2]) > nd[0] + 0.05  # doubling is clearly right
+    c = _live_cube_rollout(board, trials=1296, bearoff_truncation=False)
+    se = c.standard_errors["no_double"]
+    assert abs(c.no_double - nd[0]) < 3.0 * se + 0.005  # measured: 0.9389 vs 0.9379, se 0.0023
+    assert c.double_take - c.no_double > 0.05
+    assert abs(c.double_take - 2.0 * nd[2]) < 3.0 * c.standard_errors["double_take"] + 0.02
+
+
+# ------------------------------------------------------------------------------------------
+# take, cash and too-good points: the model's exact break-even points
+
+@pytest.mark.parametrize("x", [0.0, 0.3, 0.6, 0.64, 0.68, 1.0])
+def test_take_and_cash_points_are_janowskis_closed_forms_without_gammons(x):
+    # Janowski (gammonless): take point 1/2 / (2 + x/2), cash point 1 - 1/2 / (2 + x/2);
+    # e.g. x = 0.64 (a race): cash point 1 - 0.5 / 2.32 = 0.78448
+    d = decide(_p(0.6), RACE, x=x)
+    assert d["take_point"] == pytest.approx(0.5 / (2 + 0.5 * x), abs=1e-9)
+    assert d["cash_point"] == pytest.approx(1 - 0.5 / (2 + 0.5 * x), abs=1e-9)
+    assert d["too_good_point"] is None  # nothing to play for beyond a single game
+
+
+def test_race_cash_point_at_x_064():
+    d = decide(_p(0.6), RACE, x=0.64)
+    assert d["cash_point"] == pytest.approx(0.78448, abs=1e-5)
+
+
+@pytest.mark.parametrize("x", [0.0, 0.5, 0.68, 1.0])
+def test_take_and_cash_points_with_gammons_are_janowskis_general_forms(x):
+    # W = 0.75 / 0.6 = 1.25, L = 0.5 / 0.4 = 1.25; Janowski: take (L - 1/2) / (W + L + x/2),
+    # cash (L + 1/2 + x/2) / (W + L + x/2)
+    W, L = 1.25, 1.25
+    d = decide(_p(0.6, 0.15, 0.0, 0.1, 0.0), RACE, x=x)
+    assert d["take_point"] == pytest.approx((L - 0.5) / (W + L + 0.5 * x), abs=1e-9)
+    assert d["cash_point"] == pytest.approx((L + 0.5 + 0.5 * x) / (W + L + 0.5 * x), abs=1e-9)
+
+
+@pytest.mark.parametrize("x, expected", [
+    # W = 2 (every win a gammon), L = 1. Dead cube: p W - (1 - p) L = 1 at p = 2/3. Live cube:
+    # the owner cashes from CP = (L + 1) / (W + L + 1/2) = 4/7 on, where playing on is worth 1
+    # already, so 4/7. x = 0.68: above CP the equity is 0.68 (1 + 7/3 (p - 4/7)) + 0.32 (3p - 1)
+    # = 2.546667 p - 0.546667 = 1 at p = 1.546667 / 2.546667 = 0.607330
+    (0.0, 2.0 / 3.0), (1.0, 4.0 / 7.0), (0.68, 1.546667 / 2.546667)])
+def test_too_good_point_hand_computed(x, expected):
+    d = decide(_p(0.7, 0.7), RACE, cube_owner="player", x=x)
+    assert d["too_good_point"] == pytest.approx(expected, abs=1e-5)
+    # same without the Jacoby rule with the cube centred; with it, never too good
+    d = decide(_p(0.7, 0.7), RACE, cube_owner="centred", jacoby=False, x=x)
+    assert d["too_good_point"] == pytest.approx(expected, abs=1e-5)
+    assert decide(_p(0.7, 0.7), RACE, cube_owner="centred", x=x)["too_good_point"] is None
+
+
+def test_at_the_too_good_point_no_double_equals_the_cash():
+    # invariant through the equity code path: with p = too-good point (W = 2, L = 1 kept),
+    # the no-double equity is exactly the double/pass value 1
+    tg = decide(_p(0.7, 0.7), RACE, cube_owner="player", x=0.68)["too_good_point"]
+    d = decide(_p(tg, tg), RACE, cube_owner="player", x=0.68)
+    assert d["no_double"] == pytest.approx(1.0, abs=1e-9)
+    tp = decide(_p(0.3), RACE, x=0.68)["take_point"]
+    # and at the take point the taker's equity on the 2-cube is the pass, -1
+    assert 2 * C.cubeful_equity(_p(tp), 0.68, C.OWNED, False) == pytest.approx(-1.0, abs=1e-9)
+
+
+# ------------------------------------------------------------------------------------------
+# the opponent owns the cube: no cube access
+
+def test_no_cube_access_when_the_opponent_owns_the_cube():
+    # p = 0.7 gammonless, x = 0.68: the player can only play on; his equity is the Janowski
+    # opponent-owns value 0.68 (-1 + 2 (0.7 - 0.2) / 0.8) + 0.32 * 0.4 = 0.298
+    d = decide(_p(0.7), RACE, cube_owner="opponent", x=0.68)
+    assert d["cube_access"] is False
+    assert d["action"] == NO_DOUBLE
+    assert d["no_double"] == pytest.approx(0.298, abs=1e-9) == d["cubeful"]
+    assert d["wrong_pass_percent"] is None and d["wrong_take_percent"] is None
+    assert d["cash_point"] is None and d["too_good_point"] is None
+    assert d["take_point"] == pytest.approx(0.5 / (2 + 0.34))  # he may be redoubled
+    assert decide(_p(0.7), RACE, x=0.68)["cube_access"] is True

@@ -322,6 +322,7 @@ def test_two_sided_shapes(dbs):
     _, two, _ = dbs
     assert two.win.shape == (924, 924) and two.win.dtype == np.float32
     assert two.cubeful.shape == (924, 924, 3) and two.cubeful.dtype == np.float32
+    assert two.no_double.shape == (924, 924, 3) and two.no_double.dtype == np.float32
 
 
 def test_two_sided_checker_on_1_point_always_wins(dbs):
@@ -346,10 +347,47 @@ def test_two_sided_6_point_vs_6_point(dbs):
     np.testing.assert_allclose(two.cubeful[x, y], [1.0, 1.0, 0.5], atol=1e-6)
 
 
+def test_two_sided_no_double_table_hand_case(dbs):
+    # player:   o . . . . .   (one checker on his 6 point: off with 27 rolls of 36)
+    # opponent: . . . . . x   (one checker on his 1 point: off with any roll)
+    # not doubling: 27/36 he wins 1 point; 9/36 the opponent bears off (or cashes): -1, so
+    # no double = 0.5 in every cube state; a taken double: 2 * 0.5 = +1 = the pass. The
+    # value before the decision (cubeful) is +1 with access to the cube, 0.5 without.
+    _, two, _ = dbs
+    x, y = idx(0, 0, 0, 0, 0, 1), idx(1)
+    assert two.win[x, y] == pytest.approx(0.75)
+    np.testing.assert_allclose(two.no_double[x, y], [0.5, 0.5, 0.5], atol=1e-6)
+    np.testing.assert_allclose(two.cubeful[x, y], [1.0, 1.0, 0.5], atol=1e-6)
+
+
+def test_two_sided_no_double_and_cubeful_relations(dbs):
+    # the recurrences' relations between the tables: the value before the decision is the
+    # better of playing on and doubling (min of pass and take), opponent-owned rows are equal
+    _, two, _ = dbs
+    nd = two.no_double[1:, 1:].astype(np.float64)
+    e = two.cubeful[1:, 1:].astype(np.float64)
+    dbl = np.minimum(1.0, 2.0 * nd[..., 2])
+    np.testing.assert_allclose(e[..., 0], np.maximum(nd[..., 0], dbl), atol=2e-6)
+    np.testing.assert_allclose(e[..., 1], np.maximum(nd[..., 1], dbl), atol=2e-6)
+    np.testing.assert_array_equal(e[..., 2], nd[..., 2])
+    # doubling is right in many positions, and there no double is strictly below the value
+    right = dbl > nd[..., 0] + 1e-3
+    assert right.sum() > 1000 and np.all(e[..., 0][right] > nd[..., 0][right])
+
+
+def test_two_sided_build_time_and_no_double_table(tmp_path):
+    # the full build with the extra table stays well under a minute (measured ~ a few s)
+    import time
+
+    t = time.perf_counter()
+    B.build_two_sided()
+    assert time.perf_counter() - t < 30.0
+
+
 def test_two_sided_matches_game_tree_search_up_to_2_checkers(dbs):
     _, two, _ = dbs
     sides = _small_sides(2)
-    small_win, small_eq = B.build_two_sided(2)
+    small_win, small_eq, small_nd = B.build_two_sided(2)
     for x in sides:
         for y in sides:
             i, j = idx(*x), idx(*y)
@@ -357,19 +395,24 @@ def test_two_sided_matches_game_tree_search_up_to_2_checkers(dbs):
                 assert two.win[i, j] == pytest.approx(_py_win(x, y), abs=1e-6)
                 ref = [_py_money(x, y, s) for s in ("centre", "mine", "theirs")]
                 np.testing.assert_allclose(two.cubeful[i, j], ref, atol=1e-6)
+                ref = [_py_no_double(x, y, s) for s in ("centre", "mine", "theirs")]
+                np.testing.assert_allclose(two.no_double[i, j], ref, atol=1e-6)
             # a small build gives the same numbers as the full one
             assert small_win[i, j] == two.win[i, j]
             np.testing.assert_array_equal(small_eq[i, j], two.cubeful[i, j])
+            np.testing.assert_array_equal(small_nd[i, j], two.no_double[i, j])
 
 
 def test_two_sided_small_build_matches_game_tree_search_with_3_checkers():
-    win, eq = B.build_two_sided(3)
-    assert win.shape == (84, 84) and eq.shape == (84, 84, 3)
+    win, eq, nd = B.build_two_sided(3)
+    assert win.shape == (84, 84) and eq.shape == (84, 84, 3) and nd.shape == (84, 84, 3)
     sides = _small_sides(3)
     for x in sides[1::4]:
         for y in sides[1::3]:
             assert win[idx(*x), idx(*y)] == pytest.approx(_py_win(x, y), abs=1e-6)
             assert eq[idx(*x), idx(*y), 0] == pytest.approx(_py_money(x, y, "centre"), abs=1e-6)
+            for k, c in enumerate(("centre", "mine", "theirs")):
+                assert nd[idx(*x), idx(*y), k] == pytest.approx(_py_no_double(x, y, c), abs=1e-6)
 
 
 def test_two_sided_adding_a_checker_never_helps(dbs):
@@ -485,7 +528,8 @@ def test_one_sided_race_probs_close_to_exact_in_two_sided_range(dbs):
 
 def test_bearoff_cache_files_written_atomically(dbs):
     _, _, files = dbs
-    assert files == ["bearoff-one-sided-v1.npz", "bearoff-two-sided-v1.npz"]  # no temp files
+    v = bearoff_cache.FORMAT_VERSION
+    assert files == [f"bearoff-one-sided-v{v}.npz", f"bearoff-two-sided-v{v}.npz"]  # no temp files
 
 
 def test_bearoff_cache_roundtrip_and_rebuild_on_damage(tmp_path, monkeypatch, caplog):
