@@ -99,6 +99,25 @@ def cube_points(W: float, L: float, x: float, cube_owner: str = "centred",
     return tp, cp, tg
 
 
+def settlement_cube_equities(equity, equity_se, cube_owner: str, beavers: bool):
+    """No double, double/take, the beaver factor and their standard errors from the cube-state
+    equities of a full-game rollout with a settlement limit (seed 000): no double is the
+    equity in the current cube state, double/take twice the opponent-owns equity, and, with
+    ``beavers`` and a centred cube, a double/take worth less than 0 to the doubler is
+    beavered (the branch on a 4-cube: factor 2). ``equity``, ``equity_se``: ``Equities``
+    (``equity_se`` may be None). Returns (nd, dt, k, {"no_double", "double_take"} or None)."""
+    centred = cube_owner == "centred"
+    nd = equity.centred if centred else equity.owned
+    dt = 2.0 * equity.opponent_owned
+    k = 2.0 if (beavers and centred and dt < 0.0) else 1.0
+    se = None
+    if equity_se is not None:
+        se = {"no_double": equity_se.centred if centred else equity_se.owned,
+              "double_take": None if equity_se.opponent_owned is None
+              else 2.0 * k * equity_se.opponent_owned}
+    return nd, k * dt, k, se
+
+
 def dahl_cube_value(p_win: float, p_gammon: float) -> float:
     """Dahl's rule of thumb for the value of owning the cube (seed 000)."""
     return 0.35 * (p_win + p_gammon / 2.0)

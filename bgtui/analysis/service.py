@@ -224,7 +224,8 @@ class Analyzer:
             yield snap, self._cube_from_job(job, state, snap)
 
     def _cube_from_job(self, job, state, snap):
-        from bgtui.analysis.cube import cube_action, dahl_cube_value, wrong_decision_percent
+        from bgtui.analysis.cube import (cube_action, dahl_cube_value, settlement_cube_equities,
+                                         wrong_decision_percent)
         from bgtui.analysis.models import CubeDecision
 
         if job.n.min() < 2:
@@ -240,15 +241,11 @@ class Analyzer:
             row = next(r for r in snap.rows if r.move == "No double")
         else:
             row = snap.rows[0]
-            nd = row.equity.centred if centred else row.equity.owned
-            dt = 2.0 * row.equity.opponent_owned
-            k = 2.0 if (state.beavers and centred and dt < 0.0) else 1.0
-            dt *= k
+            nd, dt, k, se = settlement_cube_equities(row.equity, row.equity_se, state.cube_owner,
+                                                     state.beavers)
             # per trial: double/take - no double = 2k * opponent owns - (centred or owned)
             coef = (0.0, -1.0, 0.0, 2.0 * k) if centred else (0.0, 0.0, -1.0, 2.0 * k)
-            se = {"no_double": row.equity_se.centred if centred else row.equity_se.owned,
-                  "double_take": 2.0 * k * row.equity_se.opponent_owned,
-                  "double_take_minus_no_double": job.state_combination_se(0, coef)}
+            se["double_take_minus_no_double"] = job.state_combination_se(0, coef)
         dp = 1.0
         wp, wt = wrong_decision_percent(nd, dt, dp)
         p = row.probabilities

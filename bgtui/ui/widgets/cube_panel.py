@@ -13,18 +13,20 @@ from bgtui.ui.fmt import eq, pct, se
 
 
 def cube_from_rollout(state, row: PlayRow) -> Optional[CubeDecision]:
-    """A cube decision from a cubeful position rollout (Dahl's cube states, seed 000): no double
-    = the equity in the current cube state, double/take = twice the opponent-owns equity."""
-    from bgtui.analysis.cube import cube_action, dahl_cube_value
+    """A cube decision from a cubeful position rollout (Dahl's cube states, seed 000), as the
+    command line's settlement-limit cube rollout derives it (beavers included), without the
+    paired standard error of the difference (that needs the job's trials)."""
+    from bgtui.analysis.cube import (cube_action, dahl_cube_value, settlement_cube_equities,
+                                     wrong_decision_percent)
 
     e = row.equity
     if e.centred is None or e.opponent_owned is None or state.cube_owner == "opponent":
         return None
-    nd = e.centred if state.cube_owner == "centred" else e.owned
+    nd, dt, _, ses = settlement_cube_equities(e, row.equity_se, state.cube_owner, state.beavers)
     if nd is None:
         return None
-    dt, dp = 2.0 * e.opponent_owned, 1.0
-    es = row.equity_se
+    dp = 1.0
+    wp, wt = wrong_decision_percent(nd, dt, dp)
     p = row.probabilities
     return CubeDecision(
         no_double=nd, double_take=dt, double_pass=dp,
@@ -32,9 +34,7 @@ def cube_from_rollout(state, row: PlayRow) -> Optional[CubeDecision]:
         probabilities=p, equity=e, ply=0,
         evaluated_by=f"rollout {row.trials} trials (cubeful)",
         dahl_cube_value=dahl_cube_value(p.win, p.win_gammon),
-        standard_errors=None if es is None else {
-            "no_double": es.centred if state.cube_owner == "centred" else es.owned,
-            "double_take": None if es.opponent_owned is None else 2.0 * es.opponent_owned},
+        wrong_pass_percent=wp, wrong_take_percent=wt, standard_errors=ses,
     )
 
 
@@ -44,6 +44,13 @@ class CubePanel(Static):
     def show(self, c: Optional[CubeDecision], message: str = "") -> None:
         if c is None:
             self.update(message or "Press u for the cube action (evaluated at the current ply).")
+            return
+        if not c.cube_access:
+            out = Text()
+            out.append(f"Cube action ({c.evaluated_by or str(c.ply) + '-ply'})\n", "bold")
+            out.append(f"No double: the opponent owns the cube (no cube access).\n"
+                       f"Equity {eq(c.no_double)}\n")
+            self.update(_group(out, self._footer(c)))
             return
         best = max(c.no_double, min(c.double_take, c.double_pass))
         ses = c.standard_errors or {}
@@ -79,7 +86,10 @@ class CubePanel(Static):
         dahl = c.dahl_cube_value if c.dahl_cube_value is not None else 0.35 * (p.win + p.win_gammon / 2)
         t.append(f"Dahl's estimate of the cube's value, 0.35*(P(W)+P(G)/2) = {dahl:.3f}\n")
         if c.take_point is not None or c.cash_point is not None:
-            t.append(f"Take point {pct(c.take_point)}  cash point {pct(c.cash_point)}\n")
+            t.append(f"Take point {pct(c.take_point)}  cash point {pct(c.cash_point)}")
+            if c.too_good_point is not None:
+                t.append(f"  too good {pct(c.too_good_point)}")
+            t.append("\n")
         if c.wrong_pass_percent is not None:
             t.append(f"Doubling is right if the opponent passes wrongly {c.wrong_pass_percent:.1f}% of the time\n")
         if c.wrong_take_percent is not None:

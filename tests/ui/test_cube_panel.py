@@ -1,0 +1,59 @@
+"""The cube panel: a rollout's cube decision as the command line derives it, and a position
+where the opponent owns the cube (no double/take rows to show)."""
+
+import io
+from dataclasses import replace
+
+from rich.console import Console
+from textual.app import App, ComposeResult
+
+from bgtui.analysis.formats import parse_position
+from bgtui.analysis.models import CubeDecision, Equities, PlayRow, Probabilities
+from bgtui.ui.widgets.cube_panel import CubePanel, cube_from_rollout
+from tests.ui.ui_helpers import OPENING, run
+
+P = Probabilities(0.40, 0.10, 0.01, 0.12, 0.01)
+
+
+def _row(centred, owned, opp):
+    return PlayRow(move="", position_id=OPENING, probabilities=P,
+                   equity=Equities(cubeless=-0.2, centred=centred, owned=owned,
+                                   opponent_owned=opp),
+                   equity_se=Equities(cubeless=0.01, centred=0.02, owned=0.03, opponent_owned=0.04),
+                   trials=1296)
+
+
+def test_rollout_cube_decision_beavers_a_bad_double_when_beavers_are_on():
+    # centred cube, opponent-owns equity -0.30: double/take = 2 x -0.30 = -0.60 < 0, so the
+    # taker beavers and the doubler's branch is on a 4-cube: -1.20 (standard error doubles too)
+    state = parse_position(OPENING)
+    assert state.cube_owner == "centred" and state.beavers
+    dec = cube_from_rollout(state, _row(-0.25, -0.1, -0.30))
+    assert dec.no_double == -0.25
+    assert abs(dec.double_take - (-1.20)) < 1e-12
+    assert abs(dec.standard_errors["double_take"] - 2 * 2 * 0.04) < 1e-12
+    assert dec.action == "No double"
+    no_beavers = cube_from_rollout(replace(state, beavers=False), _row(-0.25, -0.1, -0.30))
+    assert abs(no_beavers.double_take - (-0.60)) < 1e-12
+
+
+class _Host(App):
+    def compose(self) -> ComposeResult:
+        yield CubePanel(id="cube")
+
+
+@run
+async def test_panel_says_no_cube_access_when_the_opponent_owns_the_cube():
+    dec = CubeDecision(no_double=-0.31, double_take=None, double_pass=None, action="No double",
+                       probabilities=P, equity=Equities(cubeless=-0.2, cubeful=-0.31),
+                       ply=2, cube_access=False)
+    app = _Host()
+    async with app.run_test() as pilot:
+        panel = app.query_one(CubePanel)
+        panel.show(dec)  # must not try to rank None equities
+        await pilot.pause()
+        console = Console(width=100, file=io.StringIO(), record=True)
+        console.print(panel.content)
+        text = console.export_text()
+        assert "no cube access" in text and "-0.310" in text
+        assert "double, take" not in text.lower() and "double, pass" not in text.lower()
