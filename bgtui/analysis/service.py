@@ -217,7 +217,7 @@ class Analyzer:
             job = RolloutJob(np.stack([state.position, state.position]), ["No double", "Double, take"],
                              [pid, pid], settings, False, cubes=[[1.0, owner, 1.0], [2.0, 2, 0.0]])
         else:
-            settings = replace(settings, cubeful=True, truncate=0)
+            settings = replace(settings, cubeful=True, truncate=0, jacoby=state.jacoby)
             job = RolloutJob(state.position[None, :], [""], [pid], settings, False)
         self.last_rollout_job = job
         for snap in job.run(self.ev, cancel):

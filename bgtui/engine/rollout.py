@@ -26,7 +26,9 @@ Cube states (seed 000): with ``cubeful`` settings, equities for four cube states
 estimated in the same games: cubeless; cube centred; root player owns it; opponent owns it. A
 player with access to the cube whose cubeless equity (0-ply, before rolling) reaches the
 settlement limit settles the game for 1 point, unless it is above the play-on limit and a
-gammon is still possible, in which case the game goes on for the gammon.
+gammon is still possible, in which case the game goes on for the gammon. With the Jacoby
+rule (the ``jacoby`` setting, on for money) a game that ends unsettled in the centred state
+counts single: the cube was never turned.
 """
 
 import numpy as np
@@ -538,6 +540,7 @@ def _rollout_trial(root, cube, seq, st, perms, seed, ev, ws, out):
             out[3] = t5[1]
             out[4] = t5[2]
     raw = 2.0 * out[0] - 1.0 + out[1] - out[3] + out[2] - out[4]
+    single = 2.0 * out[0] - 1.0  # the game's value when gammons count single (Jacoby)
     for k in range(5):
         out[k] -= luck[k]
     total_luck = 2.0 * luck[0] + luck[1] - luck[3] + luck[2] - luck[4]
@@ -560,7 +563,10 @@ def _rollout_trial(root, cube, seq, st, perms, seed, ev, ws, out):
     else:
         out[O_LIVE] = 0.0
     if cubeful:
-        out[O_CENTRED] = (val_c - luck_c) if settled_c else (raw - total_luck)
+        # never settled with the cube centred: the cube was never turned, so under the Jacoby
+        # rule gammons count single (its luck: that of the win probability)
+        centred_end = (single - 2.0 * luck[0]) if jacoby else (raw - total_luck)
+        out[O_CENTRED] = (val_c - luck_c) if settled_c else centred_end
         out[O_OWNED] = (val_o - luck_o) if settled_o else (raw - total_luck)
         out[O_OPP_OWNED] = (val_x - luck_x) if settled_x else (raw - total_luck)
     else:

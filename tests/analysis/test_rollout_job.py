@@ -172,3 +172,23 @@ def test_pruning_stops_a_clearly_worse_candidate_deterministically(ev):
     n_best, n_worst = results[0][0]
     assert n_best == 1440 and n_worst < n_best and n_worst % 72 == 0
     assert results[0][2][0] == "best"
+
+
+def test_settlement_rollout_counts_gammons_single_in_the_centred_state_under_jacoby(ev):
+    """With a settlement limit no game reaches, the centred state is the unsettled game's
+    value: under the Jacoby rule 2 P(win) - 1 (the cube was never turned, gammons count
+    single), without it the cubeless equity; exactly, because the same trials and the same
+    luck enter both (variance reduction on)."""
+    figures = {}
+    for jacoby in (True, False):
+        job = _job(trials=72, truncate=0, cubeful=True, settlement_limit=3.0, jacoby=jacoby,
+                   workers=1)
+        row = _last(job.run(ev)).rows[0]
+        figures[jacoby] = row
+    j, n = figures[True], figures[False]
+    assert j.equity.centred == pytest.approx(2.0 * j.probabilities.win - 1.0, abs=1e-9)
+    assert n.equity.centred == pytest.approx(n.equity.cubeless, abs=1e-9)
+    assert j.probabilities.win_gammon + j.probabilities.lose_gammon > 0.1  # so they differ
+    assert abs(j.equity.centred - n.equity.centred) > 0.01
+    # the other cube states have a turned cube: gammons count there either way
+    assert j.equity.owned == pytest.approx(n.equity.owned, abs=1e-12)
