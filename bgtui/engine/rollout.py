@@ -408,9 +408,12 @@ def _rollout_trial(root, cube, seq, st, perms, seed, ev, ws, out):
             final_kind = 2
             break
         if (st[S_BEAROFF] != 0.0 or st[S_ONE_SIDED] != 0.0) and not (
-                cubeful and not (settled_c and settled_o and settled_x)):
+                cubeful and not (settled_c and settled_o and settled_x)) and not (
+                live and not live_done):
             # bear-off database truncation (seeds 001, 002): the database's value is exact
-            # (two-sided) or a close approximation (one-sided, only if asked for)
+            # (two-sided) or a close approximation (one-sided, only if asked for). Not while
+            # a live cube is in play: the databases here are cubeless, and a truncated live
+            # line would be scored by the cube model; the bear-off is played out instead.
             if is_bearoff(cur):
                 if st[S_BEAROFF] != 0.0 and ev[2].shape[0] > 0 and is_two_sided(cur):
                     final_kind = 2
