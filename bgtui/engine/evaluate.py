@@ -63,6 +63,28 @@ def equity(p):
 
 
 @kernel
+def _flip_into(t, out):
+    """``out`` = the probabilities ``t`` of the side on roll, seen by the other side."""
+    out[0] = 1.0 - t[0]
+    out[1] = t[3]
+    out[2] = t[4]
+    out[3] = t[1]
+    out[4] = t[2]
+
+
+@kernel
+def _keep_best(t, i, best, beste, best5):
+    """Best-play bookkeeping: if play ``i`` (probabilities ``t``) beats ``beste``, copy ``t``
+    into ``best5``; returns the new (best index, best equity)."""
+    e = equity(t)
+    if e > beste:
+        for k in range(5):
+            best5[k] = t[k]
+        return i, e
+    return best, beste
+
+
+@kernel
 def _sanitize_order(out5):
     """Cumulative order: win >= win gammon >= win backgammon, likewise for the losses."""
     w = out5[0]
@@ -153,11 +175,7 @@ def _evaluate_after(child, ev, ews, out5):
         sw[i] = -child[25 - i]
     t = ews[4]
     _evaluate0(sw, ev, ews, t)
-    out5[0] = 1.0 - t[0]
-    out5[1] = t[3]
-    out5[2] = t[4]
-    out5[3] = t[1]
-    out5[4] = t[2]
+    _flip_into(t, out5)
 
 
 @kernel
@@ -260,17 +278,8 @@ def _best_child_contact(pos, n, out_pos, ev, ews, best5, ready):
             if theirs < 15:
                 o[3] = 0.0
                 o[4] = 0.0
-            t[0] = 1.0 - o[0]
-            t[1] = o[3]
-            t[2] = o[4]
-            t[3] = o[1]
-            t[4] = o[2]
-        e = equity(t)
-        if e > beste:
-            beste = e
-            best = i
-            for k in range(5):
-                best5[k] = t[k]
+            _flip_into(o, t)
+        best, beste = _keep_best(t, i, best, beste, best5)
     return best
 
 
@@ -282,12 +291,7 @@ def _best_child_plain(pos, n, out_pos, ev, ews, best5):
     t = ews[6]
     for i in range(n):
         _evaluate_after(out_pos[i], ev, ews, t)
-        e = equity(t)
-        if e > beste:
-            beste = e
-            best = i
-            for k in range(5):
-                best5[k] = t[k]
+        best, beste = _keep_best(t, i, best, beste, best5)
     return best
 
 
@@ -322,17 +326,8 @@ def _best_child_race(pos, n, out_pos, ev, ews, best5, ready):
             _preact_child(sw, psw, ews[9], tab, f, ews[8], ews[2], ews[12], ews[13])
             _finish(ews[2], net[2], net[3], o)
             _sanitize(sw, o)
-            t[0] = 1.0 - o[0]
-            t[1] = o[3]
-            t[2] = o[4]
-            t[3] = o[1]
-            t[4] = o[2]
-        e = equity(t)
-        if e > beste:
-            beste = e
-            best = i
-            for k in range(5):
-                best5[k] = t[k]
+            _flip_into(o, t)
+        best, beste = _keep_best(t, i, best, beste, best5)
     return best
 
 

@@ -38,6 +38,7 @@ from bgtui.engine.bearoff import is_bearoff, is_two_sided
 from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE, POSITION_SIZE
 from bgtui.engine.evaluate import (
     _best_play0,
+    _flip_into,
     _evaluate0,
     _evaluate_after,
     equity,
@@ -149,15 +150,6 @@ def roll_of(seq, turn, quasi, stratify_all, perms, seed):
             off = np.int64(_mix(seed, turn, seq // 36) % np.uint64(36))
             return perms[3, (seq % 36 + off) % 36]
     return np.int64(_mix(seed, seq + 0x51, turn) % np.uint64(36))
-
-
-@kernel
-def _flip_into(t, out):
-    out[0] = 1.0 - t[0]
-    out[1] = t[3]
-    out[2] = t[4]
-    out[3] = t[1]
-    out[4] = t[2]
 
 
 @kernel

@@ -161,14 +161,7 @@ def test_janowski_model_agrees_with_exact_database_on_average():
 # ------------------------------------------------------------------------------------------
 # exact bear-off database: no double is the value of playing on, not of the best decision
 
-def _bearoff_board(player, opponent):
-    """``player`` / ``opponent`` = checker counts on their own points 1..6."""
-    pos = np.zeros(26, dtype=np.int8)
-    for i, n in enumerate(player):
-        pos[1 + i] = n
-    for i, n in enumerate(opponent):
-        pos[24 - i] = -n
-    return pos
+from tests.engine.test_bearoff import board as _bearoff_board  # noqa: E402
 
 
 # player: one checker on his 6 point (off with 27 rolls of 36); opponent: one checker on his
