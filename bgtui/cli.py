@@ -401,9 +401,14 @@ def cmd_train(args, query, an=None):
 
         if not args.data:
             raise UserError("train dataset needs --data DIR (where the shards go)")
+        if min(args.children, args.children_best, args.race_rollouts) < 0:
+            raise UserError("--children, --children-best and --race-rollouts take a count >= 0")
+        if sum(bool(x) for x in (args.children, args.children_best, args.race_rollouts)) > 1:
+            raise UserError("choose one of --children, --children-best and --race-rollouts")
         build_dataset(args.data, args.checkpoint, args.positions, ply=args.target_ply,
                       seed=args.seed, workers=args.workers, children=args.children,
-                      race_rollouts=args.race_rollouts, shard=args.shard)
+                      race_rollouts=args.race_rollouts, shard=args.shard,
+                      children_best=args.children_best)
     elif args.method == "fit":
         from bgtui.analysis.training import fit
 
@@ -590,6 +595,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--children", type=int, default=0,
                    help="dataset: store this many random plays of every roll (the positions "
                         "move selection compares) instead of the positions played")
+    p.add_argument("--children-best", type=int, default=0, metavar="K",
+                   help="dataset: store the positions after the K best plays (0-ply) of every "
+                        "roll of greedy self-play instead: the near-best alternatives that move "
+                        "selection ranks")
     p.add_argument("--race-rollouts", type=int, default=0, metavar="TRIALS",
                    help="dataset: only races outside the two-sided database, labelled by "
                         "rollouts of TRIALS trials")

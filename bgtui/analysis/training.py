@@ -247,9 +247,9 @@ def _keep_races(positions: np.ndarray) -> np.ndarray:
     return positions[keep]
 
 
-def _sample_shard(n, ev, rng, explore, children, races, ws) -> np.ndarray:
+def _sample_shard(n, ev, rng, explore, children, races, ws, children_best=0) -> np.ndarray:
     """``n`` positions of 0-ply self-play for one shard (see :func:`build_dataset`)."""
-    from bgtui.engine.train import _sample_children, _sample_positions
+    from bgtui.engine.train import _sample_best_children, _sample_children, _sample_positions
 
     mws, ews, out_pos, out_moves = ws
     if races:
@@ -263,7 +263,10 @@ def _sample_shard(n, ev, rng, explore, children, races, ws) -> np.ndarray:
     dest = np.zeros((n, 26), dtype=np.int8)
     m = 0
     while m < n:
-        if children:
+        if children_best:
+            m += _sample_best_children(ev, 20, rng, _START, children_best, mws, ews, out_pos,
+                                       out_moves, dest[m:])
+        elif children:
             m += _sample_children(ev, 20, rng, _START, children, mws, ews, out_pos, out_moves,
                                   dest[m:])
         else:
@@ -274,12 +277,15 @@ def _sample_shard(n, ev, rng, explore, children, races, ws) -> np.ndarray:
 
 def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 20_000,
                   explore: float = 0.1, seed: int = 101, workers: int = 1, children: int = 0,
-                  race_rollouts: int = 0, log=None) -> int:
+                  race_rollouts: int = 0, children_best: int = 0, log=None) -> int:
     """Grow the training set in ``data_dir`` to ``positions`` positions (in shards of ``shard``),
     each a position from 0-ply self-play of ``weights`` (``explore`` random plays for variety)
     with its ``ply``-ply probabilities as the target. With ``children`` > 0 the positions are
     instead, for every roll of the self-play, that many of its plays picked at random (the
-    positions that move selection compares, bad plays included). With ``race_rollouts`` > 0
+    positions that move selection compares, bad plays included); with ``children_best`` > 0,
+    for every roll of greedy self-play the positions after its ``children_best`` best plays at
+    0-ply (the near-best alternatives that move selection has to rank; same view as
+    ``children``: the opponent on roll). With ``race_rollouts`` > 0
     only races outside the two-sided database are kept, labelled by rollouts of that many
     trials (the race net's targets then come from play, not from its own lookahead).
 
@@ -287,6 +293,8 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
     interrupted build resumes where it stopped and gives the same shards. Returns the number of
     positions in the set."""
     log = sys.stdout if log is None else log  # the stdout of the call, not of the import
+    if sum(bool(x) for x in (children, children_best, race_rollouts)) > 1:
+        raise ValueError("choose one of children, children_best and race_rollouts")
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     ev0, meta = load_weights(weights)
@@ -300,13 +308,14 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
         t = time.time()
         shard_seed = seed * 1_000_003 + idx
         dest = _sample_shard(shard, ev, make_rng(shard_seed), explore, children,
-                             bool(race_rollouts), (mws, ews, out_pos, out_moves))
+                             bool(race_rollouts), (mws, ews, out_pos, out_moves),
+                             children_best)
         if race_rollouts:
             tg = _rollout_targets(ev, dest, race_rollouts, shard_seed, workers)
         else:
             tg = _targets(ev, dest, ply, workers)
         info = {"weights_sha256": meta.get("sha256"), "ply": ply, "explore": explore,
-                "children": children, "race_rollouts": race_rollouts, "seed": seed,
+                "children": children, "children_best": children_best, "race_rollouts": race_rollouts, "seed": seed,
                 "index": idx}
         path = data_dir / f"shard-{idx:05d}.npz"
         tmp = data_dir / f".shard-{idx:05d}.tmp"

@@ -3,9 +3,10 @@
 import numpy as np
 
 from bgtui.engine._jit import kernel
-from bgtui.engine.constants import OPENING_POSITION
-from bgtui.engine.evaluate import _best_play0
+from bgtui.engine.constants import MAX_PLAYS, OPENING_POSITION
+from bgtui.engine.evaluate import _best_play0, _evaluate_after, equity
 from bgtui.engine.inputs import _fill_inputs
+from bgtui.engine.movegen import _generate_plays
 from bgtui.engine.nn import _backward, _forward
 from bgtui.engine.position import game_result, is_race
 from bgtui.engine.rng import roll_index, uniform
@@ -218,6 +219,56 @@ def _sample_children(ev, n_games, rng, start, per_roll, mws, ews, out_pos, out_m
     the opponent on roll (see :func:`_self_play_sample`); returns the number stored."""
     return _self_play_sample(ev, n_games, rng, start, 0.0, per_roll, mws, ews, out_pos,
                              out_moves, dest)
+
+
+@kernel
+def _sample_best_children(ev, n_games, rng, start, k_best, mws, ews, out_pos, out_moves, dest):
+    """For every roll of ``n_games`` of greedy 0-ply self-play, the positions after its
+    ``k_best`` best plays by 0-ply equity (all of them when there are fewer), best first, with
+    the opponent on roll as :func:`_sample_children` stores them: the near-best alternatives
+    that move selection has to tell apart. Plays that end the game are not stored. The game
+    goes on with the best play (the first of the roll's group unless it ended the game; ties
+    go to the earlier play, as in ``evaluate._best_child``). Stores into ``dest``
+    (int8[cap, 26]); returns the number stored (stops when full)."""
+    pos = np.empty(26, dtype=np.int8)
+    t5 = np.empty(5, dtype=np.float32)
+    eq = np.empty(MAX_PLAYS, dtype=np.float64)
+    cap = dest.shape[0]
+    m = 0
+    for g in range(n_games):
+        for i in range(26):
+            pos[i] = start[i]
+        first = True
+        while True:
+            d1, d2 = _roll(rng, first)
+            first = False
+            n = _generate_plays(pos, d1, d2, mws, out_pos, out_moves)
+            for i in range(n):
+                _evaluate_after(out_pos[i], ev, ews, t5)
+                eq[i] = equity(t5)
+            best = 0
+            for q in range(min(k_best, n)):
+                j = 0
+                for i in range(1, n):
+                    if eq[i] > eq[j]:
+                        j = i
+                if q == 0:
+                    best = j
+                eq[j] = -1e30  # taken
+                c = out_pos[j]
+                if game_result(c) > 0:
+                    continue
+                if m >= cap:
+                    return m
+                for i in range(26):
+                    dest[m, i] = -c[25 - i]
+                m += 1
+            child = out_pos[best]
+            if game_result(child) > 0:
+                break
+            for i in range(26):
+                pos[i] = -child[25 - i]
+    return m
 
 
 @kernel

@@ -1,0 +1,92 @@
+"""``train dataset --children-best K``: the positions after the K best 0-ply plays of every roll."""
+
+import io
+import json
+
+import numpy as np
+import pytest
+
+from bgtui.analysis.service import Analyzer
+from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
+from bgtui.engine.movegen import generate_plays, make_workspace
+from bgtui.engine.position import game_result, swap_sides
+from bgtui.engine.rng import make_rng
+from bgtui.engine.train import _START, _roll, _sample_best_children
+
+
+def _mover_equity(an, child):
+    """Cubeless equity for the side that made the play reaching ``child`` (mover's view),
+    from the Analyzer's 0-ply probabilities of the position with the opponent on roll."""
+    r = game_result(child)
+    if r > 0:
+        return float(r)
+    p = an.probabilities(swap_sides(child), 0).astype(np.float64)  # opponent's view
+    # the opponent's (w, wg, wbg, lg, lbg) seen by the mover
+    return 2.0 * (1.0 - p[0]) - 1.0 + p[3] - p[1] + p[4] - p[2]
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_children_best_stores_the_k_best_plays_of_every_roll_by_0ply_equity(k):
+    # Opening position; two greedy self-play games of the shipped weights, replayed here in
+    # Python: the same dice (the same random stream), every legal play ranked by the
+    # Analyzer's 0-ply equity, and the roll's group of stored positions compared with the K
+    # best (the game going on from the first of the group, the best play).
+    an = Analyzer()
+    ev = an.ev
+    seed, games = 9, 2
+    dest = np.zeros((4000, 26), dtype=np.int8)
+    out_pos, out_moves = make_play_buffers()
+    m = _sample_best_children(ev, games, make_rng(seed), _START, k, make_workspace(),
+                              make_eval_workspace(hidden_size(ev)), out_pos, out_moves, dest)
+    assert 0 < m < len(dest)
+
+    rng = make_rng(seed)
+    pos, first, at, done, rolls = _START.copy(), True, 0, 0, 0
+    while done < games:
+        d1, d2 = _roll(rng, first)
+        first = False
+        rolls += 1
+        children, _ = generate_plays(pos, int(d1), int(d2))
+        eqs = np.array([_mover_equity(an, c) for c in children])
+        order = np.argsort(-eqs, kind="stable")
+        top = order[:k]
+        want = [i for i in top if game_result(children[i]) == 0]
+        group = dest[at:at + len(want)]
+        at += len(want)
+        stored = {g.tobytes() for g in group}
+        assert len(stored) == len(group)  # distinct plays
+        by_key = {swap_sides(c).tobytes(): e for c, e in zip(children, eqs)}
+        kth = eqs[top[-1]]
+        for g in group:  # every stored position is a play of this roll among the K best
+            assert g.tobytes() in by_key and by_key[g.tobytes()] >= kth - 1e-6
+        if len(order) <= k or eqs[order[k]] < kth - 1e-6:  # no tie at the K-th: the same set
+            assert stored == {swap_sides(children[i]).tobytes() for i in want}
+        if game_result(children[order[0]]) > 0:
+            done += 1
+            pos, first = _START.copy(), True
+            continue
+        assert by_key[group[0].tobytes()] == pytest.approx(eqs[order[0]], abs=1e-6)
+        pos = group[0].copy()  # the best play, the opponent on roll
+    assert at == m  # nothing else stored
+    assert rolls > 40
+    if k == 1:  # one per roll: the positions the game went through
+        assert m >= rolls - games
+
+
+def test_a_children_best_dataset_records_the_option_and_refuses_two_kinds(tmp_path):
+    from bgtui.analysis.training import build_dataset, load_dataset
+    from bgtui.analysis.weights import save_weights, with_databases
+    from bgtui.engine.nn import init_net
+
+    ck = tmp_path / "small.npz"
+    save_weights(ck, with_databases((init_net(8, 3), init_net(4, 4))), {"games_trained": 0})
+    build_dataset(tmp_path / "b", ck, 40, shard=20, children_best=2, log=io.StringIO())
+    pos, tg = load_dataset(tmp_path / "b")
+    assert pos.shape == (40, 26) and tg.shape == (40, 5)
+    assert np.all(np.abs(pos).sum(axis=1) > 0) and np.all(pos[:, 0] <= 0)
+    assert np.all((tg >= 0) & (tg <= 1))
+    with np.load(tmp_path / "b" / "shard-00000.npz") as z:
+        assert json.loads(str(z["meta"]))["children_best"] == 2
+    with pytest.raises(ValueError, match="choose one"):
+        build_dataset(tmp_path / "c", ck, 20, shard=20, children=2, children_best=2,
+                      log=io.StringIO())
