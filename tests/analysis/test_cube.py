@@ -94,6 +94,8 @@ def test_redouble_names():
     assert cube_action(0.6, 0.8, 1.0, redouble=True) == "Redouble, take"
     assert cube_action(0.7, 1.3, 1.0, redouble=True) == "Redouble, pass"
     assert cube_action(1.2, 1.4, 1.0, redouble=True) == "Too good to redouble, pass"
+    # playing on (1.2) beats the cash (1.0), and the taker would take (0.9 < 1.0)
+    assert cube_action(1.2, 0.9, 1.0, redouble=True) == "Too good to redouble, take"
 
 
 def test_wrong_pass_and_take_percentages():
