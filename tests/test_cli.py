@@ -196,14 +196,19 @@ def test_cube_opponent_owns_the_cube_shows_no_cube_access(capsys):
 
 
 def test_cube_no_jacoby_counts_gammons_with_the_cube_centred(capsys):
-    # Jacoby: no double (cube centred) counts every game as single (W = L = 1); without it,
-    # gammons count. A taken double is unaffected (gammons count after a double either way).
+    # Jacoby: with the cube centred the game played on counts single (dead part 2p - 1; the
+    # live part from -1 at the take point to +1 at the cash point, the points those of the
+    # doubled game, where gammons count); without it, gammons count. A taken double is
+    # unaffected (gammons count after a double either way).
     d_j = json.loads(run(capsys, "cube", OPENING, "--json")[1])
     d_n = json.loads(run(capsys, "cube", OPENING, "--no-jacoby", "--json")[1])
     p = d_j["probabilities"]
     W, L = _sizes(p)
     assert W > 1.05 and L > 1.05  # the opening position has gammons both ways
-    assert d_j["no_double"] == pytest.approx(_janowski(p["win"], 0.68, "centred", 1, 1), abs=1e-5)
+    tp, cp = (L - 0.5) / (W + L + 0.5), (L + 1) / (W + L + 0.5)
+    pw = p["win"]
+    jacoby = 0.68 * (-1 + 2 * (pw - tp) / (cp - tp)) + 0.32 * (2 * pw - 1)
+    assert tp < pw < cp and d_j["no_double"] == pytest.approx(jacoby, abs=1e-5)
     assert d_n["no_double"] == pytest.approx(_janowski(p["win"], 0.68, "centred", W, L), abs=1e-5)
     assert d_n["no_double"] != pytest.approx(d_j["no_double"], abs=1e-3)
     assert d_n["double_take"] == pytest.approx(d_j["double_take"], abs=1e-12)

@@ -13,8 +13,10 @@ value) and L the average loss:
 * cubeful equity = x * live + (1 - x) * dead, x the cube efficiency (contact 0.68, crashed
   0.60, race 0.55 + 0.00125 * player's pips clamped to [0.60, 0.70]).
 
-Jacoby rule: with the cube centred, gammons count only after a double, so the centred state uses
-W = L = 1 for the game played on without doubling.
+Jacoby rule: with the cube centred, gammons count only after a double. The centred state's dead
+part counts the game single (2p - 1); its live part runs from -1 at the take point to +1 at the
+cash point and is flat beyond them (nobody plays on for a gammon that would not count), the
+points being those of the doubled game, where gammons count.
 """
 
 import numpy as np
@@ -98,11 +100,20 @@ def cubeful_equity(p, x, state, jacoby):
     """Janowski cubeful money equity (1-cube) of probabilities ``p`` in cube ``state``."""
     W, L = win_loss_sizes(p)
     if jacoby and state == CENTRED:
-        W = 1.0
-        L = 1.0
-        dead = 2.0 * p[0] - 1.0
-    else:
-        dead = p[0] * W - (1.0 - p[0]) * L
+        # the cube never turned: the game counts single (dead part 2p - 1), and in the live
+        # part a player beyond the cash point cashes (no gammon to play on for): the line runs
+        # flat at -1 below the take point and at +1 above the cash point. The points
+        # themselves are those of the game after a double, where gammons count (W, L).
+        pw = p[0]
+        tp, cp = live_points(W, L)
+        if pw >= cp:
+            live = 1.0
+        elif pw <= tp:
+            live = -1.0
+        else:
+            live = -1.0 + 2.0 * (pw - tp) / (cp - tp)
+        return x * live + (1.0 - x) * (2.0 * pw - 1.0)
+    dead = p[0] * W - (1.0 - p[0]) * L
     return x * live_equity(p[0], W, L, state) + (1.0 - x) * dead
 
 

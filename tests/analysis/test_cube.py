@@ -309,3 +309,18 @@ def test_no_cube_access_when_the_opponent_owns_the_cube():
     assert d["cash_point"] is None and d["too_good_point"] is None
     assert d["take_point"] == pytest.approx(0.5 / (2 + 0.34))  # he may be redoubled
     assert decide(_p(0.7), RACE, x=0.68)["cube_access"] is True
+
+
+@pytest.mark.parametrize("pw, expected", [
+    # W = L = 2 (every game a gammon): after a double TP = (L - 1/2) / (W + L + 1/2) = 1/3,
+    # CP = (L + 1) / (W + L + 1/2) = 2/3. Centred under Jacoby: live -1 + 2 (p - 1/3) / (1/3)
+    # between them, flat at -1 / +1 outside; dead 2p - 1 (the game counts single).
+    (0.6, 0.68 * 0.6 + 0.32 * 0.2),   # 0.472
+    (0.7, 0.68 * 1.0 + 0.32 * 0.4),   # beyond the cash point: cash, no gammon to play for
+    (0.3, 0.68 * -1.0 + 0.32 * -0.4),  # below the take point: the opponent cashes
+])
+def test_jacoby_centred_equity_hand_computed(pw, expected):
+    p = np.array([pw, pw, 0.0, 1.0 - pw, 0.0])
+    assert C.cubeful_equity(p, 0.68, C.CENTRED, True) == pytest.approx(expected, abs=1e-12)
+    # without the Jacoby rule the gammons count in the centred state too
+    assert C.cubeful_equity(p, 0.68, C.CENTRED, False) != pytest.approx(expected, abs=1e-3)
