@@ -302,6 +302,8 @@ class Analyzer:
 
         validate_settings(settings)
         if moves is None and top is None:
+            if settings.cubeful:  # the cube states follow the position's own Jacoby rule
+                settings = replace(settings, jacoby=state.jacoby)
             return RolloutJob(state.position[None, :], [""], [format_position_id(state)], settings,
                               mover_view=False)
         if state.dice is None:

@@ -192,3 +192,16 @@ def test_settlement_rollout_counts_gammons_single_in_the_centred_state_under_jac
     assert abs(j.equity.centred - n.equity.centred) > 0.01
     # the other cube states have a turned cube: gammons count there either way
     assert j.equity.owned == pytest.approx(n.equity.owned, abs=1e-12)
+
+
+def test_cubeful_position_rollout_follows_the_positions_jacoby_rule():
+    from dataclasses import replace
+
+    from bgtui.analysis.formats import parse_position
+    from bgtui.analysis.service import Analyzer
+
+    state = parse_position("4HPwATDgc/ABMA")
+    s = RolloutSettings(trials=36, cubeful=True, jacoby=True)
+    an = Analyzer()
+    assert an.make_rollout_job(replace(state, jacoby=False), s).settings.jacoby is False
+    assert an.make_rollout_job(replace(state, jacoby=True), s).settings.jacoby is True
