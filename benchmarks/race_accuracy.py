@@ -8,6 +8,10 @@ of ``--sample-weights`` (default the shipped weights; the same positions whichev
 are measured), rolls each out to the end (variance reduction, bear-off truncation) and prints the 0-ply win
 probability, the rollout's with its standard error, and the mean / largest absolute difference.
 Also the same over the undecided ones (rollout win between 5% and 95%), where errors matter.
+Two 0-ply columns: bgtui's evaluator (``os`` marks the races the extended one-sided database
+values: home boards and a last checker on each side's point 7..18; ``net`` the race net) and,
+for comparison, the same evaluator with the home-board one-sided database only (what bgtui
+used before the extended database), both against the same rollouts.
 Target (issue 3): within 1 percentage point.
 """
 
@@ -20,7 +24,8 @@ from bgtui.analysis.models import RolloutSettings
 from bgtui.analysis.rollout import RolloutJob
 from bgtui.analysis.state import GameState
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine.bearoff import is_two_sided
+from bgtui.analysis.bearoff_cache import get_one_sided
+from bgtui.engine.bearoff import is_two_sided, one_sided_applies
 from bgtui.engine.evaluate import evaluate0, hidden_size, make_eval_workspace, make_play_buffers
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.position import is_race
@@ -38,6 +43,7 @@ def main():
                          "compare weights files on the same positions)")
     a = ap.parse_args()
     ev = with_databases(load_weights(a.weights)[0][:2], bearoff=True)
+    ev_home = ev[:3] + (get_one_sided().dist,) + ev[4:]  # home-board one-sided database only
     # the positions come from self-play of --sample-weights, whichever weights are measured,
     # so that two weights files are compared on the same positions
     ship = with_databases(load_weights(a.sample_weights)[0][:2], bearoff=True)
@@ -48,27 +54,33 @@ def main():
     races = [p for p in dest[:n] if is_race(p) and not is_two_sided(p)]
     rng = np.random.default_rng(1)
     picks = [races[i] for i in rng.choice(len(races), size=min(a.positions, len(races)), replace=False)]
-    diffs = []
-    wins = []
+    diffs, diffs_home, wins, by_db = [], [], [], []
     for p in picks:
         w0 = float(evaluate0(p, ev)[0])
+        wh = float(evaluate0(p, ev_home)[0])
         s = RolloutSettings(trials=a.trials, seed=3, truncate=0, variance_reduction=True)
         job = RolloutJob(p[None], [""], ["x"], s, False)
         for snap in job.run(ev):
             pass
         r = snap.rows[0]
         diffs.append(w0 - r.probabilities.win)
+        diffs_home.append(wh - r.probabilities.win)
         wins.append(r.probabilities.win)
-        print(f"0-ply {100 * w0:5.1f}%  rollout {100 * r.probabilities.win:5.1f}% "
+        by_db.append(bool(one_sided_applies(p, ev[3])))
+        print(f"0-ply {100 * w0:5.1f}% ({'os ' if by_db[-1] else 'net'})  home-db-only "
+              f"{100 * wh:5.1f}%  rollout {100 * r.probabilities.win:5.1f}% "
               f"±{100 * r.probabilities_se.win:.1f}  diff {100 * diffs[-1]:+5.1f}  "
               f"{format_position_id(GameState.from_position(p))}", flush=True)
-    d = np.abs(diffs)
-    print(f"{len(d)} race positions: mean |diff| {100 * d.mean():.2f} points, "
-          f"largest {100 * d.max():.2f} points")
-    open_ = d[(np.array(wins) > 0.05) & (np.array(wins) < 0.95)]
-    if len(open_):
-        print(f"{len(open_)} of them undecided (rollout win 5-95%): mean |diff| "
-              f"{100 * open_.mean():.2f} points, largest {100 * open_.max():.2f} points")
+    wins = np.array(wins)
+    by_db = np.array(by_db)
+    open_ = (wins > 0.05) & (wins < 0.95)
+    for name, dd in (("bgtui", diffs), ("home-board database only", diffs_home)):
+        d = np.abs(dd)
+        print(f"{name}: {len(d)} race positions, mean |diff| {100 * d.mean():.2f} points, "
+              f"largest {100 * d.max():.2f}; {open_.sum()} undecided (rollout win 5-95%): "
+              f"mean {100 * d[open_].mean():.2f}, largest {100 * d[open_].max():.2f}; "
+              f"the {by_db.sum()} the extended database values: mean "
+              f"{100 * d[by_db].mean():.2f}, largest {100 * d[by_db].max():.2f}")
 
 
 if __name__ == "__main__":

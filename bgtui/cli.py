@@ -62,6 +62,11 @@ def _analyzer(args):
     if key in _ANALYZERS:
         return _ANALYZERS[key]
     an = Analyzer(weights=key)
+    from bgtui.analysis.bearoff_cache import all_cached
+
+    if not all_cached():
+        print("bgtui: building the bear-off databases (first run only, about 20 s)",
+              file=sys.stderr, flush=True)
     try:
         an.ev
     except WeightsError as exc:

@@ -57,7 +57,10 @@ class Analyzer:
         """The evaluation kernels and services first, then ``ready("analysis")``, then the
         rollouts: the first evaluation need not wait for the rollout kernels."""
         if progress:
-            progress("loading weights", 0.0)
+            from bgtui.analysis.bearoff_cache import all_cached
+
+            progress("loading weights" if all_cached() else
+                     "building the bear-off databases (first start only, about 20 s)", 0.0)
         ev = self.ev
         from bgtui.engine.warmup import ANALYSIS_STAGES, compile_all
 

@@ -126,10 +126,10 @@ def with_databases(nets, bearoff: bool = False, tables: bool = True):
     :func:`with_tables` again after changing them.
     """
     if bearoff:
-        from bgtui.analysis.bearoff_cache import get_one_sided, get_two_sided
+        from bgtui.analysis.bearoff_cache import get_extended_one_sided, get_two_sided
 
         two = np.ascontiguousarray(get_two_sided().win, dtype=np.float32)
-        one = np.ascontiguousarray(get_one_sided().dist, dtype=np.float32)
+        one = get_extended_one_sided()  # home-board bear-offs and races with a straggler
     else:
         two = np.zeros((0, 0), dtype=np.float32)
         one = np.zeros((0, 2, 1), dtype=np.float32)

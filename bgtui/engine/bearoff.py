@@ -78,6 +78,7 @@ import numpy as np
 
 from bgtui.engine._jit import kernel
 from bgtui.engine.constants import NUM_CHECKERS, ROLL_WEIGHTS, ROLLS
+from bgtui.engine.movegen import _generate_plays
 
 HOME_POINTS = 6
 ONE_SIDED_CHECKERS = NUM_CHECKERS  # 15
@@ -569,16 +570,19 @@ def two_sided_no_double(pos, db_no_double, out3):
 
 @kernel
 def one_sided_race_probs(pos, db1, out5):
-    """Approximate five probabilities of a home-board bear-off from two one-sided lookups.
+    """Approximate five probabilities of a race from two one-sided lookups (call where
+    :func:`one_sided_applies`).
 
-    ``db1`` : float32[54264, 2, R] (:func:`build_one_sided`'s ``dist``). With ``A`` / ``B`` the
+    ``db1`` : float32[54264, 2, R] (:func:`build_one_sided`'s ``dist``: home-board
+    bear-offs) or float32[EXTENDED_SIZE, 2, R] (:func:`build_extended_one_sided`: also a
+    straggler on each side). With ``A`` / ``B`` the
     rolls the player / opponent need to finish and ``G_p`` / ``G_o`` the rolls each needs for a
     first checker off (independent): the player on roll wins iff ``A <= B``, wins a gammon iff
     ``A <= G_o``, loses a gammon iff ``G_p > B``. Backgammons are impossible here.
     Approximation: see the module doc.
     """
-    x = player_index(pos)
-    y = opponent_index(pos)
+    x = side_row(pos, 0, db1.shape[0])
+    y = side_row(pos, 1, db1.shape[0])
     nr = db1.shape[2]
     win = 0.0
     wg = 0.0
@@ -606,3 +610,156 @@ def one_sided_race_probs(pos, db1, out5):
     out5[2] = 0.0
     out5[3] = lg if lg < 1.0 - win else 1.0 - win
     out5[4] = 0.0
+
+
+# --------------------------------------------------------------------------------------------
+# one-sided database extended by a straggler
+#
+# Rows ``ONE_SIDED_SIZE ..`` of the extended one-sided database hold the positions of one side
+# with exactly one checker outside its home board, on its point 7..18, and at most 14 on its
+# home points: row ``ONE_SIDED_SIZE + (s - 7) * STRAGGLER_HOME + bearoff_index(home)``. Their
+# distributions are solved like the home-board ones (each roll played to minimise the expected
+# number of rolls, successors first in order of increasing pip count); a successor is a
+# straggler row again or a home-board row. The two sides of a race are looked up
+# independently (:func:`one_sided_race_probs`): the same approximation as in the home board,
+# now also for the late races with a last checker coming home, where the race net errs most.
+# A straggler on 18 or lower is never in the opponent's home board: no backgammons.
+
+STRAGGLER_LO, STRAGGLER_HI = 7, 18
+STRAGGLER_HOME = num_positions(NUM_CHECKERS - 1)  # 38,760 home boards of <= 14 checkers
+STRAGGLER_ROWS = (STRAGGLER_HI - STRAGGLER_LO + 1) * STRAGGLER_HOME  # 465,120
+EXTENDED_SIZE = ONE_SIDED_SIZE + STRAGGLER_ROWS
+
+
+@kernel
+def side_row(pos, side, nrows):
+    """Row of one side's checkers in a one-sided database of ``nrows`` rows, or -1.
+
+    ``side`` 0: the player (positive counts, bar at 25); 1: the opponent (negative counts, its
+    point ``j`` at ``pos[25 - j]``, its bar at 0). All checkers home: the home-board row
+    (:func:`bearoff_index`). One checker on the side's point 7..18 and the rest home: its
+    straggler row, if the database is the extended one (``nrows > ONE_SIDED_SIZE``)."""
+    s = 0
+    r = 0
+    for j in range(1, 7):
+        v = pos[j] if side == 0 else -pos[25 - j]
+        if v > 0:
+            s += v
+        r += BINOM[s + j - 1, j]
+    straggler = 0
+    for j in range(7, 26):
+        v = pos[j] if side == 0 else -pos[25 - j]
+        if v > 0:
+            if straggler != 0 or v > 1 or j > STRAGGLER_HI:
+                return -1
+            straggler = j
+    if straggler == 0:
+        return r
+    if nrows <= ONE_SIDED_SIZE:
+        return -1
+    return ONE_SIDED_SIZE + (straggler - STRAGGLER_LO) * STRAGGLER_HOME + r
+
+
+@kernel
+def one_sided_applies(pos, db1):
+    """Can :func:`one_sided_race_probs` value ``pos`` with the database ``db1``: a race (or a
+    home-board bear-off) where each side is in ``db1``'s range?"""
+    n = db1.shape[0]
+    if n == 0:
+        return False
+    if n <= ONE_SIDED_SIZE:
+        return is_bearoff(pos)
+    if side_row(pos, 0, n) < 0 or side_row(pos, 1, n) < 0:
+        return False
+    # a straggler may still be in contact with the other side's straggler
+    my_back = 0
+    for i in range(25, -1, -1):
+        if pos[i] > 0:
+            my_back = i
+            break
+    their_back = 25
+    for i in range(26):
+        if pos[i] < 0:
+            their_back = i
+            break
+    return my_back < their_back
+
+
+@kernel
+def _build_stragglers(order, home_counts, dist, mean, rolls, weights, mws, ppos, pmov):
+    """Fill the straggler rows of ``dist`` float64[EXTENDED_SIZE, 2, R] and ``mean`` (whose
+    home-board rows are filled), in the pip order ``order`` (row offsets)."""
+    pos = np.zeros(26, dtype=np.int8)
+    nrows = dist.shape[0]
+    nrolls = dist.shape[2]
+    for oi in range(order.shape[0]):
+        q = order[oi]
+        i = ONE_SIDED_SIZE + q
+        h = q % STRAGGLER_HOME
+        for k in range(26):
+            pos[k] = 0
+        tot = 1
+        for j in range(6):
+            pos[j + 1] = home_counts[h, j]
+            tot += home_counts[h, j]
+        pos[q // STRAGGLER_HOME + STRAGGLER_LO] = 1
+        full = tot == NUM_CHECKERS
+        if not full:
+            dist[i, 1, 0] = 1.0
+            mean[i, 1] = 0.0
+        e_all = 1.0
+        e_first = 1.0
+        for r in range(rolls.shape[0]):
+            w = weights[r] / 36.0
+            n = _generate_plays(pos, rolls[r, 0], rolls[r, 1], mws, ppos, pmov)
+            best = -1
+            bestv = 1e18
+            gbest = -1
+            gbestv = 1e18
+            for k in range(n):
+                c = side_row(ppos[k], 0, nrows)
+                if mean[c, 0] < bestv:
+                    bestv = mean[c, 0]
+                    best = c
+                if mean[c, 1] < gbestv:
+                    gbestv = mean[c, 1]
+                    gbest = c
+            e_all += w * bestv
+            for k in range(nrolls - 1):
+                dist[i, 0, k + 1] += w * dist[best, 0, k]
+            dist[i, 0, nrolls - 1] += w * dist[best, 0, nrolls - 1]  # "that many or more"
+            if full:
+                e_first += w * gbestv
+                for k in range(nrolls - 1):
+                    dist[i, 1, k + 1] += w * dist[gbest, 1, k]
+                dist[i, 1, nrolls - 1] += w * dist[gbest, 1, nrolls - 1]
+        mean[i, 0] = e_all
+        if full:
+            mean[i, 1] = e_first
+
+
+def build_extended_one_sided(home_dist, home_mean):
+    """The extended one-sided database: the home-board database ``(home_dist float32[54264,
+    2, R], home_mean)`` followed by the straggler rows. A straggler row's last bucket means
+    "R - 1 rolls or more" (a straggler on 18 behind 14 checkers on the 6 point can need more
+    than 32 rolls, with a probability below 1e-7). Returns ``(dist float32[EXTENDED_SIZE,
+    2, R], mean float64[EXTENDED_SIZE, 2])``."""
+    from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE
+    from bgtui.engine.movegen import make_workspace
+
+    nrolls = home_dist.shape[2]
+    counts, pips, _ = _positions_and_pips(STRAGGLER_HOME)
+    spt = np.repeat(np.arange(STRAGGLER_LO, STRAGGLER_HI + 1), STRAGGLER_HOME)
+    order = np.argsort(spt + np.tile(pips, STRAGGLER_HI - STRAGGLER_LO + 1), kind="stable")
+    dist = np.zeros((EXTENDED_SIZE, 2, nrolls), dtype=np.float64)
+    mean = np.zeros((EXTENDED_SIZE, 2), dtype=np.float64)
+    dist[:ONE_SIDED_SIZE] = home_dist
+    mean[:ONE_SIDED_SIZE] = home_mean
+    _build_stragglers(order.astype(np.int64), counts, dist, mean, ROLLS, ROLL_WEIGHTS,
+                      make_workspace(), np.zeros((MAX_PLAYS, 26), dtype=np.int8),
+                      np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8))
+    # the home rows come in float32 (sums within 1e-7 of 1); nothing else is lost
+    lost = np.abs(dist[ONE_SIDED_SIZE:].sum(axis=2) - 1.0).max()
+    if lost > 1e-6:
+        raise ValueError(f"straggler rows lose probability {lost:.3g}")
+    return dist.astype(np.float32), mean

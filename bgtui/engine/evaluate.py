@@ -5,15 +5,17 @@ one_sided_dist, (contact_tables, race_tables))``: the nets (see ``nn``), the bea
 (see ``bearoff``; arrays of size 0 switch a database off) and the nets' first-layer tables
 (``nn.make_tables``; size 0 means "evaluate with dense inputs", as training does while it
 changes the weights). Where both sides are home with at most 6 checkers the two-sided
-database's exact cubeless value is used; in other home-board bear-offs the one-sided
-approximation; elsewhere the race or contact net.
+database's exact cubeless value is used; in other races that the one-sided database covers
+(home-board bear-offs, and with the extended database also a last checker on each side's point
+7..18, see ``bearoff.side_row``) the one-sided approximation; elsewhere the race or contact
+net.
 ``ews`` is an evaluation workspace from :func:`make_eval_workspace`.
 """
 
 import numpy as np
 
 from bgtui.engine._jit import kernel
-from bgtui.engine.bearoff import is_bearoff, is_two_sided, one_sided_race_probs, two_sided_probs
+from bgtui.engine.bearoff import is_two_sided, one_sided_applies, one_sided_race_probs, two_sided_probs
 from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE, POSITION_SIZE
 from bgtui.engine.inputs import (NUM_INPUTS, NUM_NONLINEAR, _fill_inputs, _fill_nonlinear,
                                  _highest_bit, _popcount, _side_nonlinear, _side_nonlinear_cached,
@@ -148,14 +150,12 @@ def _evaluate_net(pos, ev, ews, out5):
 @kernel
 def _evaluate0(pos, ev, ews, out5):
     """0-ply probabilities of ``pos`` for the player on roll."""
-    if ev[2].shape[0] > 0 or ev[3].shape[0] > 0:
-        if is_bearoff(pos):
-            if ev[2].shape[0] > 0 and is_two_sided(pos):
-                two_sided_probs(pos, ev[2], out5)
-                return
-            if ev[3].shape[0] > 0:
-                one_sided_race_probs(pos, ev[3], out5)
-                return
+    if ev[2].shape[0] > 0 and is_two_sided(pos):
+        two_sided_probs(pos, ev[2], out5)
+        return
+    if ev[3].shape[0] > 0 and one_sided_applies(pos, ev[3]):
+        one_sided_race_probs(pos, ev[3], out5)
+        return
     _evaluate_net(pos, ev, ews, out5)
 
 
@@ -184,11 +184,9 @@ def _db_applies(pos, two_sided, one_sided):
 
     Takes the two arrays, not ``ev``: a tuple of twenty arrays passed to a function that is not
     inlined is copied on every call (this test cost 0.12 us a child when it took ``ev``)."""
-    if two_sided.shape[0] == 0 and one_sided.shape[0] == 0:
-        return False
-    if not is_bearoff(pos):
-        return False
-    return one_sided.shape[0] > 0 or (two_sided.shape[0] > 0 and is_two_sided(pos))
+    if two_sided.shape[0] > 0 and is_two_sided(pos):
+        return True
+    return one_sided.shape[0] > 0 and one_sided_applies(pos, one_sided)
 
 
 @kernel
