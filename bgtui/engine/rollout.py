@@ -34,7 +34,7 @@ counts single: the cube was never turned.
 import numpy as np
 
 from bgtui.engine._jit import kernel
-from bgtui.engine.bearoff import is_bearoff, is_two_sided
+from bgtui.engine.bearoff import is_two_sided, one_sided_applies
 from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE, POSITION_SIZE
 from bgtui.engine.evaluate import (
     _best_play0,
@@ -254,8 +254,9 @@ def _live_line(ws, q, n_split, seq, st, perms, seed, ev):
     from the root's view minus its variance-reduction luck, the new split count).
 
     Its dice are pseudo-random from (rollout seed, split number, dice sequence, turn), so the
-    trial stays a pure function of its index. Cube handling, truncation, bear-off database
-    truncation and variance reduction are those of the main line (:func:`_rollout_trial`).
+    trial stays a pure function of its index. Cube handling, truncation and variance reduction
+    are those of the main line (:func:`_rollout_trial`); as there while the cube is live, a
+    bear-off is played out, not cut at the cubeless databases.
     """
     ews = ws[1]
     t5, best5, tmpa, tmpb = ws[7], ws[8], ws[10], ws[12]
@@ -277,11 +278,8 @@ def _live_line(ws, q, n_split, seq, st, perms, seed, ev):
     while True:
         if (truncate > 0 and turn >= truncate) or turn >= MAX_TURNS:
             break
-        if (st[S_BEAROFF] != 0.0 or st[S_ONE_SIDED] != 0.0) and is_bearoff(cur):
-            if st[S_BEAROFF] != 0.0 and ev[2].shape[0] > 0 and is_two_sided(cur):
-                break
-            if st[S_ONE_SIDED] != 0.0 and ev[3].shape[0] > 0:
-                break
+        # no bear-off database truncation: the cube is live in this line (as in the main line
+        # of a live-cube trial, the bear-off is played out)
         # (no access at the split itself: the taker owns the cube there)
         act = _cube_action(cur, tmpb, owner, side, jacoby)
         if act == 2:  # double, pass
@@ -406,13 +404,14 @@ def _rollout_trial(root, cube, seq, st, perms, seed, ev, ws, out):
             # (two-sided) or a close approximation (one-sided, only if asked for). Not while
             # a live cube is in play: the databases here are cubeless, and a truncated live
             # line would be scored by the cube model; the bear-off is played out instead.
-            if is_bearoff(cur):
-                if st[S_BEAROFF] != 0.0 and ev[2].shape[0] > 0 and is_two_sided(cur):
-                    final_kind = 2
-                    break
-                if st[S_ONE_SIDED] != 0.0 and ev[3].shape[0] > 0:
-                    final_kind = 2
-                    break
+            # The one-sided database covers home-board bear-offs and, extended, races with a
+            # last checker outside on each side (``bearoff.one_sided_applies``).
+            if st[S_BEAROFF] != 0.0 and ev[2].shape[0] > 0 and is_two_sided(cur):
+                final_kind = 2
+                break
+            if st[S_ONE_SIDED] != 0.0 and ev[3].shape[0] > 0 and one_sided_applies(cur, ev[3]):
+                final_kind = 2
+                break
         if cubeful:
             e = equity(tmpb)  # on-roll player's cubeless equity
             if e >= settle:

@@ -197,3 +197,34 @@ def test_damaged_cache_file_is_detected(ext, tmp_path):
         f.truncate(10_000)
     with pytest.raises(bearoff_cache.BearoffCacheError):
         bearoff_cache._load_extended(path, meta, params)
+
+
+def test_one_sided_truncation_stops_rollouts_in_straggler_races(ext):
+    from bgtui.analysis.formats import decode_position_id
+    from bgtui.analysis.weights import load_weights, with_databases
+    from bgtui.engine import rollout as R
+    from bgtui.engine.evaluate import evaluate0, hidden_size
+
+    ev = with_databases(load_weights("bgtui-0.npz")[0][:2], bearoff=True)
+    pos = decode_position_id("7wABAG4bAAAAAA")  # in the straggler rows, not two-sided
+    st = np.zeros(R.NUM_SETTINGS)
+    st[R.S_LATE_AFTER] = -1
+    st[R.S_QUASI] = 1
+    out = np.zeros((1, 36, R.NUM_OUT))
+    cubes = np.array([[1.0, 0.0, 0.0]])
+    args = (0, 36, None, R.make_permutations(3), 3, ev, R.make_rollout_workspace(hidden_size(ev)),
+            out, np.zeros(1, dtype=np.int64))
+
+    def run(**flags):
+        st[R.S_BEAROFF] = flags.get("bearoff", 0)
+        st[R.S_ONE_SIDED] = flags.get("one_sided", 0)
+        a = list(args)
+        a[2] = st
+        R._rollout_chunk(pos[None].copy(), cubes, *a)
+        return out.copy()
+
+    cut = run(bearoff=1, one_sided=1)
+    assert (cut[0, :, R.O_TURNS] == 0).all()  # stopped before the first roll
+    np.testing.assert_allclose(cut[0, :, :5], np.tile(evaluate0(pos, ev), (36, 1)), atol=1e-6)
+    played = run(bearoff=1)  # exact truncation only: the race is played to the two-sided range
+    assert (played[0, :, R.O_TURNS] > 0).all()

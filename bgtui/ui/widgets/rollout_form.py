@@ -58,7 +58,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("bearoff_truncation", bool, False, "Bear-off truncation",
               "Stop a game when both sides reach the exact two-sided bear-off database."),
     FieldSpec("one_sided_truncation", bool, False, "One-sided truncation",
-              "Also stop in larger bear-offs, using the one-sided database's approximation."),
+              "Also stop in larger bear-offs and in races with one checker a side still coming home, "
+              "using the one-sided database's approximation."),
     FieldSpec("initial_position", bool, False, "Initial position",
               "Roll out as the opening: the first roll of each game is never a double."),
     FieldSpec("cubeful", bool, False, "Cubeful",
