@@ -79,6 +79,7 @@ import numpy as np
 from bgtui.engine._jit import kernel
 from bgtui.engine.constants import NUM_CHECKERS, ROLL_WEIGHTS, ROLLS
 from bgtui.engine.movegen import _generate_plays
+from bgtui.engine.position import is_race
 
 HOME_POINTS = 6
 ONE_SIDED_CHECKERS = NUM_CHECKERS  # 15
@@ -288,6 +289,25 @@ def successors(index: int, d1: int, d2: int) -> np.ndarray:
 
 
 @kernel
+def _fastest(rows, n, mean):
+    """Among the successor rows ``rows[:n]``: (the one that bears off soonest on average, its
+    mean, the one that takes a first checker off soonest, its mean); the first of equals."""
+    best = rows[0]
+    bestv = mean[best, 0]
+    gbest = rows[0]
+    gbestv = mean[gbest, 1]
+    for k in range(1, n):
+        s = rows[k]
+        if mean[s, 0] < bestv:
+            bestv = mean[s, 0]
+            best = s
+        if mean[s, 1] < gbestv:
+            gbestv = mean[s, 1]
+            gbest = s
+    return best, bestv, gbest, gbestv
+
+
+@kernel
 def _build_one_sided(npos, order, counts, tot, rolls, weights, nrolls, dist, mean):
     c = np.zeros(7, dtype=np.int64)
     buf = np.empty(256, dtype=np.int64)
@@ -310,18 +330,7 @@ def _build_one_sided(npos, order, counts, tot, rolls, weights, nrolls, dist, mea
             for j in range(6):
                 c[j + 1] = counts[i, j]
             n = _successors(c, rolls[r, 0], rolls[r, 1], ws, buf)
-            best = buf[0]
-            bestv = mean[best, 0]
-            gbest = buf[0]
-            gbestv = mean[gbest, 1]
-            for k in range(1, n):
-                s = buf[k]
-                if mean[s, 0] < bestv:
-                    bestv = mean[s, 0]
-                    best = s
-                if mean[s, 1] < gbestv:
-                    gbestv = mean[s, 1]
-                    gbest = s
+            best, bestv, gbest, gbestv = _fastest(buf, n, mean)
             e_all += w * bestv
             for k in range(nrolls - 1):
                 dist[i, 0, k + 1] += w * dist[best, 0, k]
@@ -671,18 +680,7 @@ def one_sided_applies(pos, db1):
         return is_bearoff(pos)
     if side_row(pos, 0, n) < 0 or side_row(pos, 1, n) < 0:
         return False
-    # a straggler may still be in contact with the other side's straggler
-    my_back = 0
-    for i in range(25, -1, -1):
-        if pos[i] > 0:
-            my_back = i
-            break
-    their_back = 25
-    for i in range(26):
-        if pos[i] < 0:
-            their_back = i
-            break
-    return my_back < their_back
+    return is_race(pos)  # a straggler may still be in contact with the other side's
 
 
 @kernel
@@ -690,6 +688,7 @@ def _build_stragglers(order, home_counts, dist, mean, rolls, weights, mws, ppos,
     """Fill the straggler rows of ``dist`` float64[EXTENDED_SIZE, 2, R] and ``mean`` (whose
     home-board rows are filled), in the pip order ``order`` (row offsets)."""
     pos = np.zeros(26, dtype=np.int8)
+    buf = np.empty(ppos.shape[0], dtype=np.int64)
     nrows = dist.shape[0]
     nrolls = dist.shape[2]
     for oi in range(order.shape[0]):
@@ -712,18 +711,9 @@ def _build_stragglers(order, home_counts, dist, mean, rolls, weights, mws, ppos,
         for r in range(rolls.shape[0]):
             w = weights[r] / 36.0
             n = _generate_plays(pos, rolls[r, 0], rolls[r, 1], mws, ppos, pmov)
-            best = -1
-            bestv = 1e18
-            gbest = -1
-            gbestv = 1e18
             for k in range(n):
-                c = side_row(ppos[k], 0, nrows)
-                if mean[c, 0] < bestv:
-                    bestv = mean[c, 0]
-                    best = c
-                if mean[c, 1] < gbestv:
-                    gbestv = mean[c, 1]
-                    gbest = c
+                buf[k] = side_row(ppos[k], 0, nrows)
+            best, bestv, gbest, gbestv = _fastest(buf, n, mean)
             e_all += w * bestv
             for k in range(nrolls - 1):
                 dist[i, 0, k + 1] += w * dist[best, 0, k]
