@@ -1,8 +1,10 @@
 """Strength: cubeless money duels with duplicate dice against PubEval or earlier weights.
 
-    python benchmarks/strength.py [--weights bgtui-0.npz] [--vs pubeval|FILE] [--pairs 10000]
-                                   [--ply 0|1]
+    python benchmarks/strength.py [--weights bgtui-0.npz] [--vs pubeval|home-db|FILE]
+                                   [--pairs 10000] [--ply 0|1]
 
+``--vs home-db``: the same weights with the home-board one-sided database only (what bgtui used
+before the extended database's straggler rows), to measure what those rows are worth in play.
 Each game pair plays one dice sequence twice with the seats swapped; prints bgtui's points per
 game with the standard error over pairs, games per second and gammon rates. All cores (threads,
 each with its own pairs; the result does not depend on the number of threads).
@@ -51,6 +53,10 @@ def main():
     ev = with_databases(load_weights(a.weights)[0][:2], bearoff=True)
     if a.vs == "pubeval":
         ev_b, kind_b = ev, 1
+    elif a.vs == "home-db":
+        from bgtui.analysis.bearoff_cache import get_one_sided
+
+        ev_b, kind_b = ev[:3] + (get_one_sided().dist,) + ev[4:], 0
     else:
         ev_b, kind_b = with_databases(load_weights(a.vs)[0][:2], bearoff=True), 0
     kind_a = 2 if a.ply == 1 else 0
