@@ -606,8 +606,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "roll of greedy self-play instead: the near-best alternatives that move "
                         "selection ranks")
     p.add_argument("--race-rollouts", type=int, default=0, metavar="TRIALS",
-                   help="dataset: only races outside the two-sided database, labelled by "
-                        "rollouts of TRIALS trials")
+                   help="dataset: only the races the race net values (outside the bear-off "
+                        "databases), labelled by rollouts of TRIALS trials")
     p.add_argument("--shard", type=int, default=20_000, help="dataset: positions per shard")
     p.add_argument("--init", help="fit: weights a new checkpoint starts from (default: shipped; "
                                   "'random': fresh nets of --hidden / --race-hidden units for "

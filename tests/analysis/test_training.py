@@ -195,3 +195,22 @@ def test_a_shard_left_half_written_is_not_part_of_the_set(tmp_path):
     assert len(pos) == 30
     build_dataset(d, ck, 60, shard=30, log=io.StringIO())  # resumes with shard 1
     assert len(load_dataset(d)[0]) == 60
+
+
+def test_race_training_set_keeps_only_the_races_the_race_net_values():
+    from bgtui.analysis.bearoff_cache import get_extended_one_sided, get_one_sided
+    from bgtui.analysis.formats import decode_position_id
+    from bgtui.analysis.training import _keep_races
+    from bgtui.engine.constants import OPENING_POSITION
+
+    contact = np.array(OPENING_POSITION)
+    two_sided = np.zeros(26, dtype=np.int8)
+    two_sided[1], two_sided[24] = 3, -2  # both sides home with at most 6 checkers
+    straggler = decode_position_id("7wABAG4bAAAAAA")  # one checker outside on one side
+    long_race = decode_position_id("tnWEBwC2mvIBAA")  # 103 pips each, many outside
+    positions = np.stack([contact, two_sided, straggler, long_race])
+    kept = _keep_races(positions, get_extended_one_sided())
+    assert [bytes(p) for p in kept] == [bytes(long_race)]
+    # with the home-board database only, the straggler race is the net's too
+    kept = _keep_races(positions, get_one_sided().dist)
+    assert [bytes(p) for p in kept] == [bytes(straggler), bytes(long_race)]
