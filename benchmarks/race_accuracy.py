@@ -1,7 +1,7 @@
 """Race accuracy: 0-ply win probability against long rollouts, outside the bear-off databases.
 
     python benchmarks/race_accuracy.py [--positions 20] [--trials 1296] [--weights FILE]
-                                       [--sample-weights FILE]
+                                       [--sample-weights FILE] [--net-only]
 
 Samples race positions (no contact, not yet in the two-sided database) from 0-ply self-play
 of ``--sample-weights`` (default the shipped weights; the same positions whichever ``--weights``
@@ -12,6 +12,8 @@ Two 0-ply columns: bgtui's evaluator (``os`` marks the races the extended one-si
 values: home boards and a last checker on each side's point 7..18; ``net`` the race net) and,
 for comparison, the same evaluator with the home-board one-sided database only (what bgtui
 used before the extended database), both against the same rollouts.
+``--net-only`` samples only the races the race net values (outside every bear-off database), to
+compare race nets.
 Target (issue 3): within 1 percentage point.
 """
 
@@ -41,6 +43,8 @@ def main():
     ap.add_argument("--sample-weights", default="bgtui-0.npz",
                     help="the weights whose self-play gives the positions (keep it fixed to "
                          "compare weights files on the same positions)")
+    ap.add_argument("--net-only", action="store_true",
+                    help="only races that no bear-off database values (the race net's)")
     a = ap.parse_args()
     ev = with_databases(load_weights(a.weights)[0][:2], bearoff=True)
     ev_home = ev[:3] + (get_one_sided().dist,) + ev[4:]  # home-board one-sided database only
@@ -51,7 +55,8 @@ def main():
     op, om = make_play_buffers()
     n = _sample_positions(ship, 400, make_rng(9), _START, 0.0, make_workspace(),
                           make_eval_workspace(hidden_size(ship)), op, om, dest)
-    races = [p for p in dest[:n] if is_race(p) and not is_two_sided(p)]
+    races = [p for p in dest[:n] if is_race(p) and not is_two_sided(p)
+             and not (a.net_only and one_sided_applies(p, ev[3]))]
     rng = np.random.default_rng(1)
     picks = [races[i] for i in rng.choice(len(races), size=min(a.positions, len(races)), replace=False)]
     diffs, diffs_home, wins, by_db = [], [], [], []
@@ -74,13 +79,16 @@ def main():
     wins = np.array(wins)
     by_db = np.array(by_db)
     open_ = (wins > 0.05) & (wins < 0.95)
+    def summary(d, mask):
+        return (f"mean {100 * d[mask].mean():.2f}, largest {100 * d[mask].max():.2f}"
+                if mask.any() else "none")
+
     for name, dd in (("bgtui", diffs), ("home-board database only", diffs_home)):
         d = np.abs(dd)
         print(f"{name}: {len(d)} race positions, mean |diff| {100 * d.mean():.2f} points, "
               f"largest {100 * d.max():.2f}; {open_.sum()} undecided (rollout win 5-95%): "
-              f"mean {100 * d[open_].mean():.2f}, largest {100 * d[open_].max():.2f}; "
-              f"the {by_db.sum()} the extended database values: mean "
-              f"{100 * d[by_db].mean():.2f}, largest {100 * d[by_db].max():.2f}")
+              f"{summary(d, open_)}; the {by_db.sum()} the extended database values: "
+              f"{summary(d, by_db)}")
 
 
 if __name__ == "__main__":
