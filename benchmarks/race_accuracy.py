@@ -1,7 +1,7 @@
 """Race accuracy: 0-ply win probability against long rollouts, outside the bear-off databases.
 
     python benchmarks/race_accuracy.py [--positions 20] [--trials 1296] [--weights FILE]
-                                       [--sample-weights FILE] [--net-only]
+                                       [--sample-weights FILE] [--net-only] [--also FILE]
 
 Samples race positions (no contact, not yet in the two-sided database) from 0-ply self-play
 of ``--sample-weights`` (default the shipped weights; the same positions whichever ``--weights``
@@ -12,7 +12,8 @@ Two 0-ply columns: bgtui's evaluator (``os`` marks the races the extended one-si
 values: home boards and a last checker on each side's point 7..18; ``net`` the race net) and,
 for comparison, the same evaluator with the home-board one-sided database only (what bgtui
 used before the extended database), both against the same rollouts.
-``--net-only`` samples only the races the race net values (outside every bear-off database), to
+``--also FILE`` adds the 0-ply of another weights file against the same rollouts (those of
+``--weights``). ``--net-only`` samples only the races the race net values (outside every bear-off database), to
 compare race nets.
 Target (issue 3): within 1 percentage point.
 """
@@ -45,9 +46,11 @@ def main():
                          "compare weights files on the same positions)")
     ap.add_argument("--net-only", action="store_true",
                     help="only races that no bear-off database values (the race net's)")
+    ap.add_argument("--also", help="another weights file measured against the same rollouts")
     a = ap.parse_args()
     ev = with_databases(load_weights(a.weights)[0][:2], bearoff=True)
     ev_home = ev[:3] + (get_one_sided().dist,) + ev[4:]  # home-board one-sided database only
+    ev_also = with_databases(load_weights(a.also)[0][:2], bearoff=True) if a.also else None
     # the positions come from self-play of --sample-weights, whichever weights are measured,
     # so that two weights files are compared on the same positions
     ship = with_databases(load_weights(a.sample_weights)[0][:2], bearoff=True)
@@ -59,7 +62,7 @@ def main():
              and not (a.net_only and one_sided_applies(p, ev[3]))]
     rng = np.random.default_rng(1)
     picks = [races[i] for i in rng.choice(len(races), size=min(a.positions, len(races)), replace=False)]
-    diffs, diffs_home, wins, by_db = [], [], [], []
+    diffs, diffs_home, diffs_also, wins, by_db = [], [], [], [], []
     for p in picks:
         w0 = float(evaluate0(p, ev)[0])
         wh = float(evaluate0(p, ev_home)[0])
@@ -70,11 +73,14 @@ def main():
         r = snap.rows[0]
         diffs.append(w0 - r.probabilities.win)
         diffs_home.append(wh - r.probabilities.win)
+        wa = float(evaluate0(p, ev_also)[0]) if ev_also is not None else float("nan")
+        diffs_also.append(wa - r.probabilities.win)
         wins.append(r.probabilities.win)
         by_db.append(bool(one_sided_applies(p, ev[3])))
         print(f"0-ply {100 * w0:5.1f}% ({'os ' if by_db[-1] else 'net'})  home-db-only "
               f"{100 * wh:5.1f}%  rollout {100 * r.probabilities.win:5.1f}% "
               f"±{100 * r.probabilities_se.win:.1f}  diff {100 * diffs[-1]:+5.1f}  "
+              + (f"{a.also} {100 * wa:5.1f}%  " if ev_also is not None else "") +
               f"{format_position_id(GameState.from_position(p))}", flush=True)
     wins = np.array(wins)
     by_db = np.array(by_db)
@@ -83,7 +89,10 @@ def main():
         return (f"mean {100 * d[mask].mean():.2f}, largest {100 * d[mask].max():.2f}"
                 if mask.any() else "none")
 
-    for name, dd in (("bgtui", diffs), ("home-board database only", diffs_home)):
+    named = [("bgtui", diffs), ("home-board database only", diffs_home)]
+    if ev_also is not None:
+        named.append((a.also, diffs_also))
+    for name, dd in named:
         d = np.abs(dd)
         print(f"{name}: {len(d)} race positions, mean |diff| {100 * d.mean():.2f} points, "
               f"largest {100 * d.max():.2f}; {open_.sum()} undecided (rollout win 5-95%): "
