@@ -728,26 +728,44 @@ def _build_stragglers(order, home_counts, dist, mean, rolls, weights, mws, ppos,
             mean[i, 1] = e_first
 
 
-def build_extended_one_sided(home_dist, home_mean):
+def build_extended_one_sided(home_dist, home_mean, parts: int = 1, run=None):
     """The extended one-sided database: the home-board database ``(home_dist float32[54264,
     2, R], home_mean)`` followed by the straggler rows. A straggler row's last bucket means
     "R - 1 rolls or more" (a straggler on 18 behind 14 checkers on the 6 point can need more
     than 32 rolls, with a probability below 1e-7). Returns ``(dist float32[EXTENDED_SIZE,
-    2, R], mean float64[EXTENDED_SIZE, 2])``."""
+    2, R], mean float64[EXTENDED_SIZE, 2])``.
+
+    The rows of one pip count depend only on rows of smaller pip counts, so each pip count's
+    rows are split into ``parts`` slices, built by ``run(tasks)`` (default: one after the
+    other; the caller may run them on threads: the kernel releases the GIL), one pip count
+    after the other. Every row is computed alone, so the result does not depend on ``parts``.
+    """
     from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE
     from bgtui.engine.movegen import make_workspace
 
     nrolls = home_dist.shape[2]
     counts, pips, _ = _positions_and_pips(STRAGGLER_HOME)
     spt = np.repeat(np.arange(STRAGGLER_LO, STRAGGLER_HI + 1), STRAGGLER_HOME)
-    order = np.argsort(spt + np.tile(pips, STRAGGLER_HI - STRAGGLER_LO + 1), kind="stable")
+    total = spt + np.tile(pips, STRAGGLER_HI - STRAGGLER_LO + 1)
+    order = np.argsort(total, kind="stable").astype(np.int64)
     dist = np.zeros((EXTENDED_SIZE, 2, nrolls), dtype=np.float64)
     mean = np.zeros((EXTENDED_SIZE, 2), dtype=np.float64)
     dist[:ONE_SIDED_SIZE] = home_dist
     mean[:ONE_SIDED_SIZE] = home_mean
-    _build_stragglers(order.astype(np.int64), counts, dist, mean, ROLLS, ROLL_WEIGHTS,
-                      make_workspace(), np.zeros((MAX_PLAYS, 26), dtype=np.int8),
-                      np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8))
+    workspaces = [(make_workspace(), np.zeros((MAX_PLAYS, 26), dtype=np.int8),
+                   np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8)) for _ in range(parts)]
+    levels = np.flatnonzero(np.diff(total[order])) + 1  # where the pip count changes
+    bounds = np.concatenate([[0], levels, [len(order)]])
+    run = run or (lambda tasks: [t() for t in tasks])
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        cuts = np.linspace(lo, hi, parts + 1).astype(np.int64)
+
+        def task(k, a, b):
+            mws, ppos, pmov = workspaces[k]
+            return lambda: _build_stragglers(order[a:b], counts, dist, mean, ROLLS, ROLL_WEIGHTS,
+                                             mws, ppos, pmov)
+
+        run([task(k, cuts[k], cuts[k + 1]) for k in range(parts) if cuts[k + 1] > cuts[k]])
     # the home rows come in float32 (sums within 1e-7 of 1); nothing else is lost
     lost = np.abs(dist[ONE_SIDED_SIZE:].sum(axis=2) - 1.0).max()
     if lost > 1e-6:

@@ -228,3 +228,14 @@ def test_one_sided_truncation_stops_rollouts_in_straggler_races(ext):
     np.testing.assert_allclose(cut[0, :, :5], np.tile(evaluate0(pos, ev), (36, 1)), atol=1e-6)
     played = run(bearoff=1)  # exact truncation only: the race is played to the two-sided range
     assert (played[0, :, R.O_TURNS] > 0).all()
+
+
+def test_building_in_parts_on_threads_gives_the_same_database(ext):
+    from concurrent.futures import ThreadPoolExecutor
+
+    one = bearoff_cache.get_one_sided()
+    with ThreadPoolExecutor(3) as pool:
+        dist, _ = B.build_extended_one_sided(one.dist, one.mean, parts=3,
+                                             run=lambda ts: [f.result() for f in
+                                                             [pool.submit(t) for t in ts]])
+    assert np.array_equal(dist, ext)  # ext: built (or cached) by the cache module
