@@ -124,7 +124,7 @@ def cmd_eval(args, query: list[str], an):
     }
     if args.json:
         return data
-    return (f"{data['position_id']}  {e.ply}-ply, player on roll\n"
+    return (f"{data['position_id']}  {e.evaluated_by}, player on roll\n"
             f"{_probs_line(e.probabilities)}\n"
             f"cubeless equity {_eq(e.equity.cubeless)}")
 

@@ -31,6 +31,18 @@ def test_eval_json_contract(capsys):
     assert "cubeful" in d["equity"]
 
 
+def test_eval_says_which_database_values_a_race(capsys):
+    # a race with a straggler: the one-sided database; a small bear-off: the exact two-sided;
+    # the opening: the nets (nothing said); the JSON contract stays as conventions.md fixes it
+    lines = {pid: run(capsys, "eval", pid)[1].splitlines()[0]
+             for pid in ("7wABAG4bAAAAAA", "AwAAEAAAAAAAAA", OPENING)}
+    assert lines["7wABAG4bAAAAAA"].endswith("0-ply, one-sided bear-off database, player on roll")
+    assert lines["AwAAEAAAAAAAAA"].endswith("0-ply, two-sided bear-off database (exact), player on roll")
+    assert lines[OPENING] == f"{OPENING}  0-ply, player on roll"
+    d = json.loads(run(capsys, "eval", "7wABAG4bAAAAAA", "--json")[1])
+    assert set(d) == {"position_id", "ply", "probabilities", "equity"}
+
+
 def test_moves_json_lists_every_legal_play_once_best_first(capsys):
     code, out, _ = run(capsys, "moves", OPENING, "31", "--json")
     d = json.loads(out)

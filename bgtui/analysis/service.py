@@ -118,8 +118,19 @@ class Analyzer:
             ply=ply,
             probabilities=p,
             equity=Equities(cubeless=p.cubeless_equity, cubeful=d["cubeful"]),
-            evaluated_by=f"{ply}-ply",
+            evaluated_by=f"{ply}-ply" + (self._database_note(state.position) if ply == 0 else ""),
         )
+
+    def _database_note(self, board) -> str:
+        """", bear-off database ..." when a database, not a net, gives the 0-ply value."""
+        from bgtui.engine.bearoff import is_two_sided, one_sided_applies
+
+        ev = self.ev
+        if ev[2].shape[0] > 0 and is_two_sided(board):
+            return ", two-sided bear-off database (exact)"
+        if ev[3].shape[0] > 0 and one_sided_applies(board, ev[3]):
+            return ", one-sided bear-off database"
+        return ""
 
     def _after_probs(self, child: np.ndarray, ply: int) -> np.ndarray:
         from bgtui.engine.evaluate import _evaluate_after_plied
