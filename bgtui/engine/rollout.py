@@ -37,6 +37,7 @@ from bgtui.engine._jit import kernel
 from bgtui.engine.bearoff import is_two_sided, one_sided_applies
 from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE, POSITION_SIZE
 from bgtui.engine.evaluate import (
+    _best_child_from,
     _best_play0,
     _flip_into,
     _evaluate0,
@@ -199,6 +200,18 @@ def _choose(pos, d1, d2, ply, ev, ws, best5):
 
 
 @kernel
+def _choose_from(pos, d1, d2, ply, ev, ws, best5, ready):
+    """:func:`_choose` for one of the 21 rolls of ``pos`` in a variance-reduction step:
+    returns (index, ready). At 0-ply the parent's state (pre-activation, features, escapes
+    memo) is computed by the first roll's call and reused by the others (``ready``), as the
+    1-ply evaluation does; the choice and its value are the same as :func:`_choose`'s."""
+    if ply <= 0:
+        n = _generate_plays(pos, d1, d2, ws[0], ws[3], ws[4])
+        return _best_child_from(pos, n, ws[3], ev, ws[1], best5, ready)
+    return _choose(pos, d1, d2, ply, ev, ws, best5), ready
+
+
+@kernel
 def _cube_action(cur, probs, owner, side, jacoby):
     """Live-cube decision of the player on roll (``side``) in ``cur`` with 0-ply ``probs``:
     0 no double (or no access to the cube), 1 double and take, 2 double and pass
@@ -302,10 +315,11 @@ def _live_line(ws, q, n_split, seq, st, perms, seed, ev):
             a1, a2 = a2, a1
         if vr:
             avg = 0.0
+            ready = np.int64(0)
             for d1 in range(1, 7):
                 for d2 in range(1, d1 + 1):
                     w = 1.0 if d1 == d2 else 2.0
-                    b = _choose(cur, d1, d2, ply, ev, ws, best5)
+                    b, ready = _choose_from(cur, d1, d2, ply, ev, ws, best5, ready)
                     avg += w * equity(best5)
                     if d1 == a1 and d2 == a2:
                         for k in range(5):
@@ -457,10 +471,11 @@ def _rollout_trial(root, cube, seq, st, perms, seed, ev, ws, out):
             # value of the best play for every roll (mover's view), and the actual roll's play
             for k in range(5):
                 tmpa[k] = 0.0
+            ready = np.int64(0)
             for d1 in range(1, 7):
                 for d2 in range(1, d1 + 1):
                     w = 1.0 if d1 == d2 else 2.0
-                    b = _choose(cur, d1, d2, ply, ev, ws, best5)
+                    b, ready = _choose_from(cur, d1, d2, ply, ev, ws, best5, ready)
                     for k in range(5):
                         tmpa[k] += w * best5[k]
                     if d1 == a1 and d2 == a2:
