@@ -121,21 +121,34 @@ def load_or_build(filename: str, builder: Callable[[], dict], params: dict, name
     match the file's. Any mismatch or damage is logged and the file rebuilt.
     """
     path = cache_dir() / filename
+
+    def build():
+        built = builder()
+        return {n: np.ascontiguousarray(built[n]) for n in names}
+
+    return _load_or_build(path, lambda: _load(path, params, names), build,
+                          lambda arrays: _save(path, arrays, params))
+
+
+def _load_or_build(path: Path, load: Callable, build: Callable, save: Callable):
+    """``load()`` the file at ``path`` if it is there, else (or if it does not pass ``load``'s
+    checks, logged) ``build()`` and ``save()`` what was built (a failure to write is logged and
+    the database used from memory)."""
     if path.exists():
         try:
-            return _load(path, params, names)
+            return load()
         except BearoffCacheError as e:
             log.warning("bear-off database %s %s; rebuilding it", path, e)
-    built = builder()
-    arrays = {n: np.ascontiguousarray(built[n]) for n in names}
+    built = build()
     try:
-        _save(path, arrays, params)
+        save(built)
     except OSError as e:
         log.warning("cannot write bear-off database %s (%s); using it from memory only", path, e)
-    return arrays
+    return built
 
 
-_lock = threading.Lock()
+# re-entrant: building the extended database asks for the home-board one under the lock
+_lock = threading.RLock()
 _memo: dict = {}
 
 
@@ -244,10 +257,11 @@ def all_cached() -> bool:
                                     *_extended_paths()))
 
 
-def _build_extended(one: OneSided) -> np.ndarray:
+def _build_extended() -> np.ndarray:
     """The extended database, built on every core (threads: the kernel releases the GIL)."""
     from concurrent.futures import ThreadPoolExecutor
 
+    one = get_one_sided()
     workers = max(1, os.cpu_count() or 1)
     with ThreadPoolExecutor(workers) as pool:
         def run(tasks):
@@ -263,25 +277,13 @@ def get_extended_one_sided() -> np.ndarray:
     of :func:`get_one_sided` followed by the straggler rows (``bearoff.side_row``). Built on
     first use (on every core: 6-7 s on two, 11 s on one), then memory-mapped from an uncompressed ``.npy`` in
     the cache directory (a ``.json`` beside it holds the format, parameters and checksum)."""
-    one = get_one_sided()
     with _lock:
         if "extended" not in _memo:
             params = _extended_params()
             path, meta_path = _extended_paths()
-            dist = None
-            if path.exists() and meta_path.exists():
-                try:
-                    dist = _load_extended(path, meta_path, params)
-                except BearoffCacheError as e:
-                    log.warning("bear-off database %s %s; rebuilding it", path, e)
-            if dist is None:
-                dist = _build_extended(one)
-                try:
-                    _save_extended(path, meta_path, dist, params)
-                except OSError as e:
-                    log.warning("cannot write bear-off database %s (%s); using it from memory "
-                                "only", path, e)
-            _memo["extended"] = dist
+            _memo["extended"] = _load_or_build(
+                path, lambda: _load_extended(path, meta_path, params), _build_extended,
+                lambda dist: _save_extended(path, meta_path, dist, params))
         return _memo["extended"]
 
 
