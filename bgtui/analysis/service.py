@@ -123,14 +123,12 @@ class Analyzer:
 
     def _database_note(self, board) -> str:
         """", bear-off database ..." when a database, not a net, gives the 0-ply value."""
-        from bgtui.engine.bearoff import is_two_sided, one_sided_applies
+        from bgtui.engine.evaluate import ONE_SIDED_DB, TWO_SIDED_DB, database_kind
 
         ev = self.ev
-        if ev[2].shape[0] > 0 and is_two_sided(board):
-            return ", two-sided bear-off database (exact)"
-        if ev[3].shape[0] > 0 and one_sided_applies(board, ev[3]):
-            return ", one-sided bear-off database"
-        return ""
+        return {TWO_SIDED_DB: ", two-sided bear-off database (exact)",
+                ONE_SIDED_DB: ", one-sided bear-off database"}.get(
+            database_kind(np.ascontiguousarray(board, dtype=np.int8), ev[2], ev[3]), "")
 
     def _after_probs(self, child: np.ndarray, ply: int) -> np.ndarray:
         from bgtui.engine.evaluate import _evaluate_after_plied

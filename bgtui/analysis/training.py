@@ -241,14 +241,14 @@ def _rollout_targets(ev, positions, trials: int, seed: int, workers: int) -> np.
     return np.clip(out, 0.0, 1.0)  # variance reduction can overshoot 0 or 1 by a hair
 
 
-def _keep_races(positions: np.ndarray, one_sided: np.ndarray) -> np.ndarray:
-    """The races of ``positions`` that the race net values: outside the two-sided bear-off
-    database and outside ``one_sided`` (the one-sided database of the evaluator, ``ev[3]``)."""
-    from bgtui.engine.bearoff import is_two_sided, one_sided_applies
+def _keep_races(positions: np.ndarray, ev) -> np.ndarray:
+    """The races of ``positions`` that the race net of ``ev`` values: those none of its bear-off
+    databases (``evaluate.database_kind``) values."""
+    from bgtui.engine.evaluate import NO_DATABASE, database_kind
     from bgtui.engine.position import is_race
 
-    keep = [i for i, p in enumerate(positions) if is_race(p) and not is_two_sided(p)
-            and not (one_sided.shape[0] > 0 and one_sided_applies(p, one_sided))]
+    keep = [i for i, p in enumerate(positions)
+            if is_race(p) and database_kind(p, ev[2], ev[3]) == NO_DATABASE]
     return positions[keep]
 
 
@@ -263,7 +263,7 @@ def _sample_shard(n, ev, rng, explore, children, races, ws, children_best=0) -> 
             more = np.zeros((n * 4, 26), dtype=np.int8)
             k = _sample_positions(ev, 200, rng, _START, explore, mws, ews, out_pos, out_moves,
                                   more)
-            found = np.concatenate([found, _keep_races(more[:k], ev[3])])
+            found = np.concatenate([found, _keep_races(more[:k], ev)])
         return found[:n]
     dest = np.zeros((n, 26), dtype=np.int8)
     m = 0

@@ -198,7 +198,7 @@ def test_a_shard_left_half_written_is_not_part_of_the_set(tmp_path):
 
 
 def test_race_training_set_keeps_only_the_races_the_race_net_values():
-    from bgtui.analysis.bearoff_cache import get_extended_one_sided, get_one_sided
+    from bgtui.analysis.bearoff_cache import get_one_sided
     from bgtui.analysis.formats import decode_position_id
     from bgtui.analysis.training import _keep_races
     from bgtui.engine.constants import OPENING_POSITION
@@ -209,8 +209,9 @@ def test_race_training_set_keeps_only_the_races_the_race_net_values():
     straggler = decode_position_id("7wABAG4bAAAAAA")  # one checker outside on one side
     long_race = decode_position_id("tnWEBwC2mvIBAA")  # 103 pips each, many outside
     positions = np.stack([contact, two_sided, straggler, long_race])
-    kept = _keep_races(positions, get_extended_one_sided())
+    ev = with_databases(load_weights("bgtui-0.npz")[0][:2], bearoff=True)
+    kept = _keep_races(positions, ev)
     assert [bytes(p) for p in kept] == [bytes(long_race)]
     # with the home-board database only, the straggler race is the net's too
-    kept = _keep_races(positions, get_one_sided().dist)
+    kept = _keep_races(positions, ev[:3] + (get_one_sided().dist,) + ev[4:])
     assert [bytes(p) for p in kept] == [bytes(straggler), bytes(long_race)]
