@@ -30,7 +30,7 @@ from bgtui.engine.evaluate import (
     make_play_buffers,
 )
 from bgtui.engine.movegen import make_workspace
-from bgtui.engine.position import is_race
+from bgtui.engine.nn import CONTACT, CRASHED, RACE, net_class
 from bgtui.engine.rng import make_rng
 from bgtui.engine.train import _START, _sample_positions
 
@@ -76,17 +76,17 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="runs of each measurement")
     repeat = parser.parse_args().repeat
-    ev = with_databases(load_weights()[0][:2], bearoff=False)
+    ev = with_databases(load_weights()[0], bearoff=False)
     ews = make_eval_workspace(hidden_size(ev))
     mws = make_workspace()
     op, om = make_play_buffers()
     dest = np.zeros((6000, 26), dtype=np.int8)
     m = _sample_positions(ev, 200, make_rng(3), _START, 0.0, mws, ews, op, om, dest)
-    contact = np.array([p for p in dest[:m] if not is_race(p)][:2000])
-    race = np.array([p for p in dest[:m] if is_race(p)][:2000])
+    classes = np.array([net_class(p) for p in dest[:m]])
+    contact, race, crashed = (dest[:m][classes == k][:2000] for k in (CONTACT, RACE, CRASHED))
     _static(contact[:2], ev, ews, 1)
     _in_selection(contact[:2], ev, mws, ews, op, om)
-    for name, P in (("contact", contact), ("race", race)):
+    for name, P in (("contact", contact), ("crashed", crashed), ("race", race)):
         best, med = _runs(lambda: (5 * len(P), _timed(_static, P, ev, ews, 5)[1]), repeat)
         print(f"{name:8s} static evaluations/s: {best:12,.0f} best, {med:12,.0f} median",
               flush=True)

@@ -68,7 +68,7 @@ def main():
     ap.add_argument("--hidden", type=int, default=64)
     ap.add_argument("--weights", default="bgtui-0.npz")
     a = ap.parse_args()
-    ev = with_databases(load_weights(a.weights)[0][:2], bearoff=True)
+    ev = with_databases(load_weights(a.weights)[0], bearoff=True)
     rng = make_rng(4)
     dest = np.zeros((a.positions * 2, 26), dtype=np.int8)
     m = 0

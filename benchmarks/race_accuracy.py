@@ -48,12 +48,12 @@ def main():
                     help="only races that no bear-off database values (the race net's)")
     ap.add_argument("--also", help="another weights file measured against the same rollouts")
     a = ap.parse_args()
-    ev = with_databases(load_weights(a.weights)[0][:2], bearoff=True)
+    ev = with_databases(load_weights(a.weights)[0], bearoff=True)
     ev_home = ev[:3] + (get_one_sided().dist,) + ev[4:]  # home-board one-sided database only
-    ev_also = with_databases(load_weights(a.also)[0][:2], bearoff=True) if a.also else None
+    ev_also = with_databases(load_weights(a.also)[0], bearoff=True) if a.also else None
     # the positions come from self-play of --sample-weights, whichever weights are measured,
     # so that two weights files are compared on the same positions
-    ship = with_databases(load_weights(a.sample_weights)[0][:2], bearoff=True)
+    ship = with_databases(load_weights(a.sample_weights)[0], bearoff=True)
     dest = np.zeros((20000, 26), dtype=np.int8)
     op, om = make_play_buffers()
     n = _sample_positions(ship, 400, make_rng(9), _START, 0.0, make_workspace(),

@@ -49,7 +49,7 @@ def main():
     args = ap.parse_args()
     ev = load_weights(args.weights)[0]
     if args.databases:
-        ev = with_databases(ev[:2], bearoff=True)
+        ev = with_databases(ev, bearoff=True)
     print("evaluator: " + ("nets and bear-off databases, two-sided truncation" if args.databases
                            else "nets only"))
     # compile (or load from cache) before timing

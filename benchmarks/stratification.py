@@ -43,7 +43,7 @@ def main():
     ap.add_argument("--truncate", type=int, default=7)
     ap.add_argument("--weights", default="bgtui-0.npz")
     a = ap.parse_args()
-    ev = with_databases(load_weights(a.weights)[0][:2], bearoff=True)
+    ev = with_databases(load_weights(a.weights)[0], bearoff=True)
     for name, pos in (("midgame", MIDGAME), ("race", RACE)):
         base = dict(trials=a.trials, truncate=a.truncate)
         pseudo = spread(ev, pos, a.reps, quasi_random=False, **base)

@@ -50,7 +50,7 @@ def main():
                     help="bgtui's lookahead (1: every play at 0-ply, the best 8 within 0.16 at 1-ply)")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     a = ap.parse_args()
-    ev = with_databases(load_weights(a.weights)[0][:2], bearoff=True)
+    ev = with_databases(load_weights(a.weights)[0], bearoff=True)
     if a.vs == "pubeval":
         ev_b, kind_b = ev, 1
     elif a.vs == "home-db":
@@ -58,7 +58,7 @@ def main():
 
         ev_b, kind_b = ev[:3] + (get_one_sided().dist,) + ev[4:], 0
     else:
-        ev_b, kind_b = with_databases(load_weights(a.vs)[0][:2], bearoff=True), 0
+        ev_b, kind_b = with_databases(load_weights(a.vs)[0], bearoff=True), 0
     kind_a = 2 if a.ply == 1 else 0
     duel(ev, kind_a, ev_b, kind_b, 2, a.seed, 1)  # compile
     t = time.perf_counter()

@@ -410,10 +410,12 @@ def cmd_train(args, query, an=None):
             raise UserError("--children, --children-best and --race-rollouts take a count >= 0")
         if sum(bool(x) for x in (args.children, args.children_best, args.race_rollouts)) > 1:
             raise UserError("choose one of --children, --children-best and --race-rollouts")
+        if args.crashed_only and args.race_rollouts:
+            raise UserError("--crashed-only keeps contact positions; --race-rollouts races only")
         build_dataset(args.data, args.checkpoint, args.positions, ply=args.target_ply,
                       seed=args.seed, workers=args.workers, children=args.children,
                       race_rollouts=args.race_rollouts, shard=args.shard,
-                      children_best=args.children_best)
+                      children_best=args.children_best, crashed_only=args.crashed_only)
     elif args.method == "fit":
         from bgtui.analysis.training import fit
 
@@ -616,8 +618,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="fit: sgd (position by position, squared error) or adam (minibatches, "
                         "cross-entropy; try --alpha 0.001 --alpha-end 0.00001)")
     p.add_argument("--batch-size", type=int, default=256, help="fit: adam's minibatch size")
-    p.add_argument("--nets", default="contact,race",
-                   help="fit: which nets to train (contact, race or both; default both)")
+    p.add_argument("--crashed-only", action="store_true",
+                   help="dataset: keep only the positions the crashed net values (contact "
+                        "after a side has borne off)")
+    p.add_argument("--nets", default="contact,race,crashed",
+                   help="fit: which nets to train, comma-separated: contact, race, crashed "
+                        "(contact with a side borne off; default all three)")
     p.add_argument("--alpha-end", type=float, default=None,
                    help="fit: the step size of the last pass (decaying from --alpha; default "
                         "0.0005 for sgd, 0.00001 for adam)")

@@ -156,7 +156,7 @@ def test_train_dataset_and_an_adam_fit_from_the_command_line(capsys, tmp_path):
     nets, meta = load_weights(ck)
     assert nets[0][1].shape == (8,) and meta["fit"]["optimizer"] == "adam"
     code, _, err = run(capsys, "train", "fit", "--checkpoint", str(tmp_path / "x.npz"),
-                       "--data", d, "--nets", "crashed")
+                       "--data", d, "--nets", "bogus")
     assert code == 2 and "--nets" in err
 
 

@@ -121,8 +121,10 @@ def load_state(path):
     """``(nets, moments, epochs_done)`` as written by :func:`save_state`."""
     with np.load(path) as z:
         nets, moments = [], []
-        for k in range(2):
+        k = 0
+        while f"net{k}_0" in z.files:
             nets.append(tuple(z[f"net{k}_{j}"] for j in range(4)))
             moments.append([[z[f"m{k}_{j}"] for j in range(4)],
                             [z[f"v{k}_{j}"] for j in range(4)], int(z[f"step{k}"])])
+            k += 1
         return tuple(nets), moments, int(z["epochs_done"])

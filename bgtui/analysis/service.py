@@ -40,15 +40,15 @@ class Analyzer:
 
                     ev, meta = load_weights(self._weights_name or DEFAULT_WEIGHTS)
                     self.weights_meta = meta
-                    self._ev = with_databases(ev[:2], bearoff=True)
+                    self._ev = with_databases(ev, bearoff=True)
         return self._ev
 
     def _lws(self):
         lws = getattr(self._local, "lws", None)
         if lws is None:
-            from bgtui.engine.evaluate import make_lookahead_workspace
+            from bgtui.engine.evaluate import hidden_size, make_lookahead_workspace
 
-            lws = make_lookahead_workspace(max(net[1].shape[0] for net in self.ev))
+            lws = make_lookahead_workspace(hidden_size(self.ev))
             self._local.lws = lws
         return lws
 

@@ -16,8 +16,8 @@ import numpy as np
 
 from bgtui.engine.evaluate import hidden_size
 
-from bgtui.analysis.weights import (DEFAULT_WEIGHTS, load_weights, save_weights, with_databases,
-                                    with_tables)
+from bgtui.analysis.weights import (DEFAULT_WEIGHTS, as_nets, load_weights, nets_of, save_weights,
+                                    with_databases, with_tables)
 from bgtui.engine.evaluate import make_eval_workspace, make_play_buffers
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.nn import init_net
@@ -64,13 +64,14 @@ def td_train(checkpoint, games: int, hidden: int = 128, race_hidden: int = 64,
     checkpoint = Path(checkpoint)
     if checkpoint.exists():
         ev, meta = load_weights(checkpoint)
-        ev = with_databases(tuple(tuple(a.copy() for a in net) for net in ev[:2]), bearoff,
+        ev = with_databases(tuple(tuple(a.copy() for a in net) for net in nets_of(ev)), bearoff,
                             tables=False)  # the weights change after every play
         done = int(meta.get("games_trained", 0))
         rng = np.array([int(meta["rng_state"])], dtype=np.uint64)
     else:
-        ev = with_databases((init_net(hidden, seed), init_net(race_hidden, seed + 1)), bearoff,
-                            tables=False)
+        contact = init_net(hidden, seed)  # the crashed net starts as a copy of it
+        ev = with_databases((contact, init_net(race_hidden, seed + 1),
+                             tuple(a.copy() for a in contact)), bearoff, tables=False)
         meta = {}
         done = 0
         rng = make_rng(seed)
@@ -168,8 +169,8 @@ def supervised_train(checkpoint, rounds: int, positions: int = 50_000, ply: int 
     from bgtui.engine.train import _sample_positions, _supervised_epoch
 
     ev, meta = load_weights(checkpoint)
-    nets = [tuple(a.copy() for a in net) for net in ev[:2]]
-    for k, h in enumerate((hidden, race_hidden)):
+    nets = [tuple(a.copy() for a in net) for net in nets_of(ev)]
+    for k, h in enumerate((hidden, race_hidden, hidden)):
         if h and h != nets[k][1].shape[0]:
             nets[k] = widen_net(nets[k], h, seed + k)
             meta.setdefault("widened", []).append(
@@ -189,11 +190,12 @@ def supervised_train(checkpoint, rounds: int, positions: int = 50_000, ply: int 
         t_sample = time.time() - t
         tg = _targets(ev, dest, ply, workers)
         t_targets = time.time() - t - t_sample
-        stats = np.zeros(4)
+        stats = np.zeros(6)
         for ep in range(epochs):
             order = np.random.default_rng(int(rng[0] % (2**32)) + ep).permutation(positions)
             stats[:] = 0
-            _supervised_epoch(dest, tg, order.astype(np.int64), ev, alpha, alpha, ews, stats)
+            _supervised_epoch(dest, tg, order.astype(np.int64), ev, np.full(3, alpha), ews,
+                              stats)
         ev = with_tables(ev)  # the next round's sampling and targets see the new weights
         meta["supervised_rounds"] = int(meta.get("supervised_rounds", 0)) + 1
         meta.setdefault("supervised", []).append(
@@ -203,6 +205,7 @@ def supervised_train(checkpoint, rounds: int, positions: int = 50_000, ply: int 
             "round": meta["supervised_rounds"], "positions": positions,
             "contact_mse": round(stats[0] / max(stats[1], 1), 6),
             "race_mse": round(stats[2] / max(stats[3], 1), 6),
+            "crashed_mse": round(stats[4] / max(stats[5], 1), 6),
             "sample_s": round(t_sample, 1), "targets_s": round(t_targets, 1),
             "total_s": round(time.time() - t, 1),
         }), file=log, flush=True)
@@ -252,9 +255,11 @@ def _keep_races(positions: np.ndarray, ev) -> np.ndarray:
     return positions[keep]
 
 
-def _sample_shard(n, ev, rng, explore, children, races, ws, children_best=0) -> np.ndarray:
+def _sample_shard(n, ev, rng, explore, children, races, ws, children_best=0,
+                  crashed_only=False) -> np.ndarray:
     """``n`` positions of 0-ply self-play for one shard (see :func:`build_dataset`)."""
-    from bgtui.engine.train import _sample_best_children, _sample_children, _sample_positions
+    from bgtui.engine.nn import CRASHED
+    from bgtui.engine.train import _net_classes, _sample_positions
 
     mws, ews, out_pos, out_moves = ws
     if races:
@@ -265,7 +270,23 @@ def _sample_shard(n, ev, rng, explore, children, races, ws, children_best=0) -> 
                                   more)
             found = np.concatenate([found, _keep_races(more[:k], ev)])
         return found[:n]
-    dest = np.zeros((n, 26), dtype=np.int8)
+    if crashed_only:
+        found = np.zeros((0, 26), dtype=np.int8)
+        while len(found) < n:
+            more = _sample_into(np.zeros((n, 26), dtype=np.int8), ev, rng, explore, children,
+                                ws, children_best)
+            found = np.concatenate([found, more[_net_classes(more) == CRASHED]])
+        return found[:n]
+    return _sample_into(np.zeros((n, 26), dtype=np.int8), ev, rng, explore, children, ws,
+                        children_best)
+
+
+def _sample_into(dest, ev, rng, explore, children, ws, children_best) -> np.ndarray:
+    """Fill ``dest`` with positions of 0-ply self-play (or children of its rolls); returns it."""
+    from bgtui.engine.train import _sample_best_children, _sample_children, _sample_positions
+
+    mws, ews, out_pos, out_moves = ws
+    n = len(dest)
     m = 0
     while m < n:
         if children_best:
@@ -282,7 +303,8 @@ def _sample_shard(n, ev, rng, explore, children, races, ws, children_best=0) -> 
 
 def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 20_000,
                   explore: float = 0.1, seed: int = 101, workers: int = 1, children: int = 0,
-                  race_rollouts: int = 0, children_best: int = 0, log=None) -> int:
+                  race_rollouts: int = 0, children_best: int = 0, crashed_only: bool = False,
+                  log=None) -> int:
     """Grow the training set in ``data_dir`` to ``positions`` positions (in shards of ``shard``),
     each a position from 0-ply self-play of ``weights`` (``explore`` random plays for variety)
     with its ``ply``-ply probabilities as the target. With ``children`` > 0 the positions are
@@ -293,7 +315,8 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
     ``children``: the opponent on roll). With ``race_rollouts`` > 0
     only the races that the race net values (outside the bear-off databases, see
     :func:`_keep_races`) are kept, labelled by rollouts of that many trials (the race net's
-    targets then come from play, not from its own lookahead).
+    targets then come from play, not from its own lookahead). With ``crashed_only`` only the
+    positions the crashed net values (``nn.net_class``) are kept.
 
     Every shard is written atomically and made from its own seed (``seed`` and its index), so an
     interrupted build resumes where it stopped and gives the same shards. Returns the number of
@@ -301,10 +324,12 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
     log = sys.stdout if log is None else log  # the stdout of the call, not of the import
     if sum(bool(x) for x in (children, children_best, race_rollouts)) > 1:
         raise ValueError("choose one of children, children_best and race_rollouts")
+    if crashed_only and race_rollouts:
+        raise ValueError("race_rollouts keeps races only; crashed_only keeps contact positions")
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     ev0, meta = load_weights(weights)
-    ev = with_databases(ev0[:2], True)
+    ev = with_databases(ev0, True)
     mws = make_workspace()
     ews = make_eval_workspace(hidden_size(ev))
     out_pos, out_moves = make_play_buffers()
@@ -315,14 +340,14 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
         shard_seed = seed * 1_000_003 + idx
         dest = _sample_shard(shard, ev, make_rng(shard_seed), explore, children,
                              bool(race_rollouts), (mws, ews, out_pos, out_moves),
-                             children_best)
+                             children_best, crashed_only)
         if race_rollouts:
             tg = _rollout_targets(ev, dest, race_rollouts, shard_seed, workers)
         else:
             tg = _targets(ev, dest, ply, workers)
         info = {"weights_sha256": meta.get("sha256"), "ply": ply, "explore": explore,
                 "children": children, "children_best": children_best, "race_rollouts": race_rollouts, "seed": seed,
-                "index": idx}
+                "crashed_only": crashed_only, "index": idx}
         path = data_dir / f"shard-{idx:05d}.npz"
         tmp = data_dir / f".shard-{idx:05d}.tmp"
         with open(tmp, "wb") as f:
@@ -358,115 +383,135 @@ def fit_alpha(epoch: int, epochs: int, alpha: float, alpha_end: float) -> float:
 def fit(checkpoint, data_dir, epochs: int, alpha: float = 0.01, alpha_end: float = 0.0005,
         init=None, holdout: float = 0.02, seed: int = 5, strength_pairs: int = 0,
         hidden: int = 0, race_hidden: int = 0, optimizer: str = "sgd", batch: int = 256,
-        nets: str = "contact,race", log=None) -> dict:
+        nets: str = "contact,race,crashed", log=None) -> dict:
     """Train the nets on the whole training set of ``data_dir`` for ``epochs`` passes, the step
     size decaying from ``alpha`` to ``alpha_end``, writing ``checkpoint`` after every pass; a
     checkpoint part-way through the passes resumes where it stopped (exactly: the same weights
     as an uninterrupted fit). ``optimizer`` "sgd": stochastic gradient descent position by
     position on squared error (numba); "adam": minibatch Adam on cross-entropy
     (:mod:`bgtui.analysis.adam`), whose state is kept beside the checkpoint in
-    ``CHECKPOINT.adam.npz``. Only the nets named in ``nets`` are trained.
+    ``CHECKPOINT.adam.npz``. Only the nets named in ``nets`` are trained, each on the
+    positions of its class (``nn.net_class``).
 
     A new checkpoint starts from ``init`` (default: the shipped weights; "random": fresh nets of
-    ``hidden`` / ``race_hidden`` units for the nets trained, the shipped ones for the others), widened to ``hidden`` / ``race_hidden`` units if they
-    are larger (:func:`widen_net`). ``holdout`` of the positions (fixed by ``seed``) are kept
+    ``hidden`` / ``race_hidden`` units for the nets trained, the shipped ones for the others),
+    widened to ``hidden`` / ``race_hidden`` units if they are larger (:func:`widen_net`). When
+    the starting weights have no crashed net of their own (their contact net values those
+    positions too), a fit that trains the crashed net starts it as a copy of the contact net;
+    one that does not keeps the two tied, the contact net learning from both classes, as
+    before there was a crashed net. ``holdout`` of the positions (fixed by ``seed``) are kept
     out of training and their mean squared error is logged."""
     log = sys.stdout if log is None else log  # the stdout of the call, not of the import
-    from bgtui.engine.train import _race_mask, _supervised_epoch
+    from bgtui.engine.nn import NET_NAMES
+    from bgtui.engine.train import _net_classes, _supervised_epoch
 
     if optimizer not in ("sgd", "adam"):
         raise ValueError(f"unknown optimizer {optimizer!r} (sgd or adam)")
     which = [n.strip() for n in nets.split(",") if n.strip()]
-    if not which or any(n not in ("contact", "race") for n in which):
-        raise ValueError(f"--nets takes contact, race or both, got {nets!r}")
+    if not which or any(n not in NET_NAMES for n in which):
+        raise ValueError(f"--nets takes a comma-separated list of {', '.join(NET_NAMES)}; "
+                         f"got {nets!r}")
     checkpoint = Path(checkpoint)
     if checkpoint.exists():
         ev, meta = load_weights(checkpoint)
+        tied = bool(meta.get("fit", {}).get("tied_crashed", False))
     else:
         if init == "random":
-            ev, _ = load_weights(DEFAULT_WEIGHTS)  # the nets not trained come from there
-            ev = tuple(init_net(h or default, seed + k) if name in which else ev[k]
+            ev, meta0 = load_weights(DEFAULT_WEIGHTS)  # the nets not trained come from there
+            shipped = nets_of(ev)
+            ev = tuple(init_net(h or default, seed + k) if name in which else shipped[k]
                        for k, (name, h, default) in enumerate(
-                           (("contact", hidden, 128), ("race", race_hidden, 64))))
+                           (("contact", hidden, 128), ("race", race_hidden, 64),
+                            ("crashed", hidden, 128))))
             meta = {"init": {"random": which, "seed": seed}}
+            tied = "crashed" not in which and "crashed_net" in meta0
         else:
             ev, meta = load_weights(init or DEFAULT_WEIGHTS)
+            tied = "crashed" not in which and "crashed_net" in meta
             ev = tuple(widen_net(net, h, seed + k) if h else net
-                       for k, (net, h) in enumerate(zip(ev[:2], (hidden, race_hidden))))
+                       for k, (net, h) in enumerate(zip(nets_of(ev),
+                                                        (hidden, race_hidden, hidden))))
         if "fit" in meta:  # the starting weights' own fit stays on record
             meta.setdefault("fit_history", []).append(meta.pop("fit"))
-    nets_ = tuple(tuple(np.array(a, dtype=np.float32) for a in net) for net in ev[:2])
+    nets_ = [tuple(np.array(a, dtype=np.float32) for a in net) for net in as_nets(ev)]
+    if tied:
+        nets_[2] = nets_[0]
     state = meta.get("fit") or {"data": str(data_dir), "epochs": epochs, "epochs_done": 0,
                                 "alpha": alpha, "alpha_end": alpha_end, "seed": seed,
-                                "optimizer": optimizer, "nets": ",".join(which)}
+                                "optimizer": optimizer, "nets": ",".join(which),
+                                "tied_crashed": tied}
     if state["epochs_done"] and state.get("optimizer", "sgd") != optimizer:
         raise ValueError(f"{checkpoint} is part-way through a fit with "
                          f"--optimizer {state.get('optimizer', 'sgd')}; finish it with that")
     if optimizer == "adam":
         state.setdefault("batch", batch)
+    owner = np.array([0, 1, 0 if tied else 2], dtype=np.int8)  # the net each class trains
+    trained = [name in which for name in NET_NAMES]
     pos, tg = load_dataset(data_dir)
     n = len(pos)
     perm = np.random.default_rng(seed).permutation(n)
     n_hold = int(n * holdout)
     hold, train = perm[:n_hold].astype(np.int64), perm[n_hold:].astype(np.int64)
     done = int(state["epochs_done"])
+    net_of = owner[_net_classes(pos)]
     if optimizer == "adam":
         from bgtui.analysis import adam
 
-        race = _race_mask(pos)
         sets = []  # per net: (train rows, train inputs, train targets, holdout inputs, targets)
-        for k, name in enumerate(("contact", "race")):
+        for k in range(len(NET_NAMES)):
             # a net not trained keeps only its held-out rows (its error is still logged)
-            tr = train[race[train] == bool(k)] if name in which else train[:0]
-            ho = hold[race[hold] == bool(k)]
+            tr = train[net_of[train] == k] if trained[k] else train[:0]
+            ho = hold[net_of[hold] == k]
             sets.append((tr, adam.dense_inputs(pos, tr), tg[tr], adam.dense_inputs(pos, ho),
                          tg[ho]))
         opt_path = checkpoint.with_name(checkpoint.name + ".adam.npz")
         if done and opt_path.exists():
             nets_, moments, opt_done = adam.load_state(opt_path)
+            nets_ = list(nets_)
             done = opt_done  # the state is written first: it may be one pass ahead
         else:
             moments = [adam.new_moments(net) for net in nets_]
+        if tied:
+            nets_[2] = nets_[0]
     else:
-        ev = with_databases(nets_, True, tables=False)
+        ev = with_databases(tuple(nets_), True, tables=False)
         ews = make_eval_workspace(hidden_size(ev))
     for ep in range(done, epochs):
         t = time.time()
         a = fit_alpha(ep, epochs, alpha, alpha_end)
         rec = {"epoch": ep + 1, "alpha": float(f"{a:.4g}"),
                "positions": n}
+        hold_mse = {}
         if optimizer == "adam":
             se = cnt = 0.0
-            hold_mse = {}
-            for k, name in enumerate(("contact", "race")):
+            for k, name in enumerate(NET_NAMES):
                 tr, x, t5, xh, th = sets[k]
-                if name in which and len(tr):
+                if trained[k] and len(tr):
                     order = np.random.default_rng(seed * 7919 + ep * 2 + k).permutation(len(tr))
                     se += adam.adam_pass(nets_[k], moments[k], x, t5, order, batch, a)
                     cnt += len(tr) - len(tr) % batch
                 hold_mse[name] = adam.squared_error(nets_[k], xh, th) / max(len(th), 1)
             adam.save_state(opt_path, nets_, moments, ep + 1)
-            ev = nets_
+            ev = tuple(nets_)
             rec["train_mse"] = round(se / max(cnt, 1), 6)
-            rec["holdout_contact_mse"] = round(hold_mse["contact"], 6)
-            rec["holdout_race_mse"] = round(hold_mse["race"], 6)
         else:
             order = train[np.random.default_rng(seed * 7919 + ep).permutation(len(train))]
-            stats = np.zeros(4)
-            ac = a if "contact" in which else 0.0
-            ar = a if "race" in which else 0.0
-            _supervised_epoch(pos, tg, order, ev, ac, ar, ews, stats)
-            hs = np.zeros(4)
-            _supervised_epoch(pos, tg, hold, ev, 0.0, 0.0, ews, hs)  # alpha 0: measure only
-            rec["train_mse"] = round((stats[0] + stats[2]) / max(stats[1] + stats[3], 1), 6)
-            rec["holdout_contact_mse"] = round(hs[0] / max(hs[1], 1), 6)
-            rec["holdout_race_mse"] = round(hs[2] / max(hs[3], 1), 6)
+            stats = np.zeros(6)
+            alphas = np.array([a if trained[owner[c]] else 0.0 for c in range(3)])
+            _supervised_epoch(pos, tg, order, ev, alphas, ews, stats)
+            hs = np.zeros(6)
+            _supervised_epoch(pos, tg, hold, ev, np.zeros(3), ews, hs)  # alpha 0: measure only
+            rec["train_mse"] = round(stats[0::2].sum() / max(stats[1::2].sum(), 1), 6)
+            for k, name in enumerate(NET_NAMES):
+                hold_mse[name] = hs[2 * k] / max(hs[2 * k + 1], 1)
+        for name in NET_NAMES:
+            rec[f"holdout_{name}_mse"] = round(hold_mse[name], 6)
         state.update(epochs_done=ep + 1, epochs=epochs, positions=n)
         meta["fit"] = state
         save_weights(checkpoint, ev, meta)
         rec["seconds"] = round(time.time() - t, 1)
         if strength_pairs:
-            ppg, se_ = pubeval_ppg(with_databases(tuple(ev[:2]), True), strength_pairs)
+            ppg, se_ = pubeval_ppg(with_databases(ev, True), strength_pairs)
             rec.update(vs_pubeval_ppg=round(ppg, 3), se=round(se_, 3))
         print(json.dumps(rec), file=log, flush=True)
     return meta
@@ -488,6 +533,8 @@ def upgrade_inputs(src, dst) -> dict:
         raise ValueError(f"{src}: {old_inputs} inputs do not fit under this encoding")
     nets = []
     for name in NET_NAMES:
+        if f"{name}_w1" not in data:
+            continue  # a file from before the crashed net: its contact net stands in
         w1 = data[f"{name}_w1"]
         new = np.zeros((2 * PER_SIDE, w1.shape[1]), dtype=np.float32)
         new[:old_side] = w1[:old_side]

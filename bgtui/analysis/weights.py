@@ -3,6 +3,8 @@
 A weights file holds, for each net in ``NET_NAMES``, arrays ``<net>_w1``, ``<net>_b1``,
 ``<net>_w2``, ``<net>_b2`` and a JSON ``meta`` string: format, input-encoding version, number
 of inputs, hidden sizes, games trained, training settings and the SHA-256 of the arrays.
+A file made before the crashed net existed (no ``crashed_*`` arrays) loads with its contact net
+valuing the crashed positions too, as it did when it was trained.
 """
 
 from __future__ import annotations
@@ -53,17 +55,20 @@ def find_weights(name: str = DEFAULT_WEIGHTS) -> Path:
 
 
 def save_weights(path, ev, meta: dict) -> None:
-    """Write ``ev`` (tuple of nets) and ``meta`` atomically to ``path``."""
+    """Write the nets of ``ev`` (an evaluator context or a tuple of nets) and ``meta``
+    atomically to ``path``."""
+    nets = as_nets(ev)
     arrays = {}
-    for name, net in zip(NET_NAMES, ev):
+    for name, net in zip(NET_NAMES, nets):
         for part, a in zip(_PARTS, net):
             arrays[f"{name}_{part}"] = np.asarray(a, dtype=np.float32)
     meta = dict(meta)
+    meta.pop("crashed_net", None)  # the file now holds a crashed net of its own
     meta.update(
         format=WEIGHTS_FORMAT,
         input_version=INPUT_VERSION,
         num_inputs=NUM_INPUTS,
-        hidden={name: int(net[1].shape[0]) for name, net in zip(NET_NAMES, ev)},
+        hidden={name: int(net[1].shape[0]) for name, net in zip(NET_NAMES, nets)},
         sha256=arrays_sha256(arrays),
     )
     path = Path(path)
@@ -102,6 +107,10 @@ def load_weights(path=DEFAULT_WEIGHTS):
         raise WeightsError(f"{path}: checksum mismatch; the file is damaged")
     ev = []
     for name in NET_NAMES:
+        if name == "crashed" and not any(k.startswith("crashed_") for k in data):
+            ev.append(ev[0])  # an older file: its contact net values these positions
+            meta["crashed_net"] = "contact"
+            continue
         try:
             net = tuple(aligned(data[f"{name}_{p}"]) for p in _PARTS)  # cache-line aligned
         except KeyError as exc:
@@ -115,9 +124,27 @@ def load_weights(path=DEFAULT_WEIGHTS):
     return with_databases(tuple(ev)), meta
 
 
+def nets_of(ev):
+    """The nets of an evaluator context, in ``NET_NAMES`` order (contact, race, crashed)."""
+    return (ev[0], ev[1], ev[5])
+
+
+def as_nets(x):
+    """The three nets of an evaluator context or of a tuple of two (contact, race: the
+    contact net then values the crashed positions too) or three nets."""
+    if len(x) == 6:
+        return nets_of(x)
+    if len(x) == 2:
+        return (x[0], x[1], x[0])
+    if len(x) == 3:
+        return tuple(x)
+    raise ValueError(f"expected an evaluator context or 2-3 nets, got a tuple of {len(x)}")
+
+
 def with_databases(nets, bearoff: bool = False, tables: bool = True):
     """The evaluator context ``(contact_net, race_net, two_sided_win, one_sided_dist,
-    (contact_tables, race_tables))``.
+    (contact_tables, race_tables, crashed_tables), crashed_net)`` of ``nets`` (contact, race
+    and crashed; without a crashed net the contact net values those positions too).
 
     With ``bearoff`` the bear-off databases are loaded (or built and cached) and evaluation uses
     them wherever they apply; otherwise empty placeholders of the right types switch them off.
@@ -133,15 +160,18 @@ def with_databases(nets, bearoff: bool = False, tables: bool = True):
     else:
         two = np.zeros((0, 0), dtype=np.float32)
         one = np.zeros((0, 2, 1), dtype=np.float32)
-    return with_tables((nets[0], nets[1], two, one), tables)
+    contact, race, crashed = as_nets(nets)
+    return with_tables((contact, race, two, one, None, crashed), tables)
 
 
 def with_tables(ev, tables: bool = True):
     """``ev`` with its first-layer tables rebuilt from its nets' current weights (or, without
     ``tables``, with empty ones: dense evaluation)."""
     if tables:
-        tabs = (make_tables(ev[0]), make_tables(ev[1], race=True))
+        contact = make_tables(ev[0])
+        crashed = contact if ev[5] is ev[0] else make_tables(ev[5])
+        tabs = (contact, make_tables(ev[1], race=True), crashed)
     else:
         empty = np.zeros((0, 1), dtype=np.float32)
-        tabs = (empty, empty)
-    return (ev[0], ev[1], ev[2], ev[3], tabs)
+        tabs = (empty, empty, empty)
+    return (ev[0], ev[1], ev[2], ev[3], tabs, ev[5])

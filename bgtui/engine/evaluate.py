@@ -1,10 +1,11 @@
 """0-ply evaluation and best-play selection.
 
 ``ev`` (the evaluator context) is a tuple ``(contact_net, race_net, two_sided_win,
-one_sided_dist, (contact_tables, race_tables))``: the nets (see ``nn``), the bear-off databases
-(see ``bearoff``; arrays of size 0 switch a database off) and the nets' first-layer tables
-(``nn.make_tables``; size 0 means "evaluate with dense inputs", as training does while it
-changes the weights). Where both sides are home with at most 6 checkers the two-sided
+one_sided_dist, (contact_tables, race_tables, crashed_tables), crashed_net)``: the nets (see
+``nn``; :func:`nn.net_class` picks one, and ``_nets(ev)[cls]`` / ``ev[4][cls]`` are its weights
+and tables), the bear-off databases (see ``bearoff``; arrays of size 0 switch a database off)
+and the nets' first-layer tables (``nn.make_tables``; size 0 means "evaluate with dense inputs",
+as training does while it changes the weights). Where both sides are home with at most 6 checkers the two-sided
 database's exact cubeless value is used; in other races that the one-sided database covers
 (home-board bear-offs, and with the extended database also a last checker on each side's point
 7..18, see ``bearoff.side_row``) the one-sided approximation; elsewhere the race or contact
@@ -21,13 +22,20 @@ from bgtui.engine.inputs import (NUM_INPUTS, NUM_NONLINEAR, _fill_inputs, _fill_
                                  _highest_bit, _popcount, _side_nonlinear, _side_nonlinear_cached,
                                  _side_nonlinear_memo, make_escapes_cache)
 from bgtui.engine.movegen import _generate_plays, make_workspace
-from bgtui.engine.nn import MAX_TERMS, _finish, _forward, _preact_child, _preact_tables, aligned
+from bgtui.engine.nn import (CRASHED, MAX_TERMS, _finish, _forward, _preact_child,
+                             _preact_tables, aligned, net_class)
 from bgtui.engine.position import game_result, is_race
 
 
 def hidden_size(ev) -> int:
     """The largest hidden layer of the nets in an evaluator context (for workspaces)."""
-    return max(ev[0][1].shape[0], ev[1][1].shape[0])
+    return max(ev[0][1].shape[0], ev[1][1].shape[0], ev[5][1].shape[0])
+
+
+@kernel
+def _nets(ev):
+    """The nets of ``ev`` in ``net_class`` order, a tuple indexable by a run-time class."""
+    return (ev[0], ev[1], ev[5])
 
 
 def make_eval_workspace(hidden: int = 512):
@@ -134,9 +142,9 @@ def _sanitize(pos, out5):
 @kernel
 def _evaluate_net(pos, ev, ews, out5):
     """0-ply probabilities of ``pos`` (player on roll, game not over) by the nets."""
-    race = is_race(pos)
-    net = ev[1] if race else ev[0]
-    tab = ev[4][1] if race else ev[4][0]
+    cls = net_class(pos)
+    net = _nets(ev)[cls]
+    tab = ev[4][cls]
     if tab.shape[0] > 0:
         _fill_nonlinear(pos, ews[0], ews[7])
         _preact_tables(pos, tab, net[1], ews[7], ews[2], ews[12], ews[13])
@@ -234,12 +242,15 @@ def _best_child_from(pos, n, out_pos, ev, ews, best5, ready):
 
 @kernel
 def _best_child_contact(pos, n, out_pos, ev, ews, best5, ready):
-    """:func:`_best_child` in contact (tables, two or more plays)."""
-    tab = ev[4][0]
+    """:func:`_best_child` in contact (tables, two or more plays): the children valued by the
+    parent's net (contact or crashed) are evaluated incrementally, the others (a race, the
+    game over, or the first checker borne off) on their own."""
+    cls = net_class(pos)
+    tab = ev[4][cls]
     best = 0
     beste = -1e9
     t = ews[6]
-    net = ev[0]
+    net = _nets(ev)[cls]
     psw = ews[10]
     sw = ews[5]
     o = ews[4]
@@ -267,7 +278,9 @@ def _best_child_contact(pos, n, out_pos, ev, ews, best5, ready):
             their_points |= np.int64(c < 0) << k
             my_blocks |= np.int64(c >= 2) << k
         their_back = 25 if their_points == 0 else _popcount((their_points & -their_points) - 1)
-        if mine == 0 or _highest_bit(my_points) < their_back:  # the game is over, or a race
+        crashed = mine < 15 or theirs < 15
+        if (mine == 0 or _highest_bit(my_points) < their_back  # the game is over, or a race
+                or crashed != (cls == CRASHED)):  # another net values it
             _evaluate_after(child, ev, ews, t)
         else:
             f = ews[7]

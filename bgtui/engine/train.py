@@ -4,11 +4,11 @@ import numpy as np
 
 from bgtui.engine._jit import kernel
 from bgtui.engine.constants import MAX_PLAYS, OPENING_POSITION
-from bgtui.engine.evaluate import _best_play0, _evaluate_after, equity
+from bgtui.engine.evaluate import _best_play0, _evaluate_after, _nets, equity
 from bgtui.engine.inputs import _fill_inputs
 from bgtui.engine.movegen import _generate_plays
-from bgtui.engine.nn import _backward, _forward
-from bgtui.engine.position import game_result, is_race
+from bgtui.engine.nn import RACE, _backward, _forward, net_class
+from bgtui.engine.position import game_result
 from bgtui.engine.rng import roll_index, uniform
 
 _START = np.array(OPENING_POSITION, dtype=np.int8)
@@ -45,12 +45,12 @@ def _td_selfplay(ev, n_games, rng, alpha_contact, alpha_race, start, mws, ews, o
             d1, d2 = _roll(rng, first)
             first = False
             best, n = _best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, t5)
-            if is_race(pos):
-                net = ev[1]
+            cls = net_class(pos)
+            net = _nets(ev)[cls]
+            if cls == RACE:
                 alpha = alpha_race
                 stats[5] += 1
             else:
-                net = ev[0]
                 alpha = alpha_contact
                 stats[6] += 1
             _fill_inputs(pos, ews[0], ews[1])
@@ -144,12 +144,12 @@ def _td_lambda_selfplay(ev, n_games, rng, alpha_contact, alpha_race, lam, start,
         _lambda_returns(game_val, n, lam, game_tg)
         for t in range(n - 1, -1, -1):
             p = game_pos[t]
-            if is_race(p):
-                net = ev[1]
+            cls = net_class(p)
+            net = _nets(ev)[cls]
+            if cls == RACE:
                 alpha = alpha_race
                 stats[5] += 1
             else:
-                net = ev[0]
                 alpha = alpha_contact
                 stats[6] += 1
             _fill_inputs(p, ews[0], ews[1])
@@ -272,23 +272,20 @@ def _sample_best_children(ev, n_games, rng, start, k_best, mws, ews, out_pos, ou
 
 
 @kernel
-def _supervised_epoch(positions, targets, order, ev, alpha_contact, alpha_race, ews, stats):
-    """One pass of stochastic gradient descent toward ``targets`` (float32[N, 5]) in ``order``.
+def _supervised_epoch(positions, targets, order, ev, alphas, ews, stats):
+    """One pass of stochastic gradient descent toward ``targets`` (float32[N, 5]) in ``order``,
+    each position's net (``nn.net_class``) stepping by ``alphas[class]`` (float64[3]).
 
-    ``stats`` (float64[4]): summed squared error and count, contact then race.
+    ``stats`` (float64[6]): summed squared error and count per class (contact, race, crashed).
     """
     o5 = np.empty(5, dtype=np.float32)
     for j in range(order.shape[0]):
         k = order[j]
         pos = positions[k]
-        if is_race(pos):
-            net = ev[1]
-            alpha = alpha_race
-            s = 2
-        else:
-            net = ev[0]
-            alpha = alpha_contact
-            s = 0
+        cls = net_class(pos)
+        net = _nets(ev)[cls]
+        alpha = alphas[cls]
+        s = 2 * cls
         _fill_inputs(pos, ews[0], ews[1])
         _forward(ews[1], net[0], net[1], net[2], net[3], ews[2], o5)
         err = 0.0
@@ -309,9 +306,9 @@ def _fill_inputs_batch(positions, idx, out):
 
 
 @kernel
-def _race_mask(positions):
-    """bool[N]: which of ``positions`` are races (no contact)."""
-    out = np.zeros(positions.shape[0], dtype=np.bool_)
+def _net_classes(positions):
+    """int8[N]: the class (``nn.net_class``: the net that values it) of each of ``positions``."""
+    out = np.zeros(positions.shape[0], dtype=np.int8)
     for i in range(positions.shape[0]):
-        out[i] = is_race(positions[i])
+        out[i] = net_class(positions[i])
     return out

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from bgtui.analysis import adam
-from bgtui.analysis.training import build_dataset, fit
+from bgtui.analysis.training import build_dataset, fit, load_dataset
 from bgtui.analysis.weights import load_weights
 from bgtui.engine.evaluate import make_eval_workspace
 from bgtui.engine.nn import _forward, init_net
@@ -92,7 +92,54 @@ def test_a_fit_of_the_contact_net_only_leaves_the_race_net_alone(tmp_path):
         assert all(np.array_equal(x, y) for x, y in zip(got[1], start[1]))
         assert not np.array_equal(got[0][0], start[0][0])
     with pytest.raises(ValueError, match="--nets"):
-        fit(tmp_path / "x.npz", tmp_path / "d", 1, init=ck, nets="crashed")
+        fit(tmp_path / "x.npz", tmp_path / "d", 1, init=ck, nets="bogus")
+
+
+def _old_format(src, dst):
+    """``src`` rewritten as a file from before the crashed net: no crashed_* arrays."""
+    from bgtui.analysis.checksum import arrays_sha256
+
+    with np.load(src) as z:
+        data = {k: z[k] for k in z.files if not k.startswith("crashed_")}
+    meta = json.loads(str(data.pop("meta")))
+    meta["hidden"].pop("crashed")
+    meta["sha256"] = arrays_sha256(data)
+    np.savez(dst, meta=np.array(json.dumps(meta)), **data)
+    return dst
+
+
+def test_the_crashed_net_trains_on_its_own_class_and_older_files_keep_it_tied(tmp_path):
+    from bgtui.engine.nn import CRASHED
+    from bgtui.engine.train import _net_classes
+
+    ck = _small_weights(tmp_path)
+    build_dataset(tmp_path / "c", ck, 100, shard=100, crashed_only=True, log=io.StringIO())
+    pos = load_dataset(tmp_path / "c")[0]
+    assert len(pos) == 100 and (_net_classes(pos) == CRASHED).all()
+    start = load_weights(ck)[0]
+    for opt in ("adam", "sgd"):
+        # only crashed positions: a contact fit changes nothing, a crashed fit only that net
+        fit(tmp_path / f"k{opt}.npz", tmp_path / "c", 1, init=ck, optimizer=opt,
+            nets="contact", batch=16, log=io.StringIO())
+        got = load_weights(tmp_path / f"k{opt}.npz")[0]
+        assert all(np.array_equal(x, y) for k in (0, 1, 5) for x, y in zip(got[k], start[k]))
+        fit(tmp_path / f"c{opt}.npz", tmp_path / "c", 1, init=ck, optimizer=opt,
+            nets="crashed", batch=16, log=io.StringIO())
+        got = load_weights(tmp_path / f"c{opt}.npz")[0]
+        assert all(np.array_equal(x, y) for k in (0, 1) for x, y in zip(got[k], start[k]))
+        assert not np.array_equal(got[5][0], start[5][0])
+    # a file without a crashed net: its contact net values those positions, and a fit of the
+    # contact net alone keeps it doing so, learning from them
+    old = _old_format(ck, tmp_path / "old.npz")
+    ev, meta = load_weights(old)
+    assert ev[5] is ev[0] and meta["crashed_net"] == "contact"
+    for opt in ("adam", "sgd"):
+        fit(tmp_path / f"t{opt}.npz", tmp_path / "c", 1, init=old, optimizer=opt,
+            nets="contact", batch=16, log=io.StringIO())
+        got, m = load_weights(tmp_path / f"t{opt}.npz")
+        assert not np.array_equal(got[0][0], start[0][0])
+        assert all(np.array_equal(x, y) for x, y in zip(got[5], got[0]))
+        assert m["fit"]["tied_crashed"] and "crashed_net" not in m
 
 
 def test_a_fit_from_random_weights_of_one_net_keeps_the_shipped_other(tmp_path):

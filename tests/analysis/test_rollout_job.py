@@ -129,7 +129,7 @@ def test_rollout_of_a_database_position_is_exact(ev):
     from bgtui.analysis.bearoff_cache import lookup
     from bgtui.analysis.weights import with_databases
 
-    evdb = with_databases(ev[:2], bearoff=True)
+    evdb = with_databases(ev, bearoff=True)
     pos = np.zeros(26, dtype=np.int8)
     pos[1:7] = [0, 1, 1, 0, 1, 1]  # player: 4 checkers on 2, 3, 5, 6
     pos[19:25] = [-1, 0, -1, -1, 0, -1]  # opponent: his 6, 4, 3, 1 points

@@ -163,7 +163,7 @@ def test_evaluation_uses_the_database_in_straggler_races(ext):
     from bgtui.analysis.weights import load_weights, with_databases
     from bgtui.engine.evaluate import evaluate0
 
-    ev = with_databases(load_weights("bgtui-0.npz")[0][:2], bearoff=True)
+    ev = with_databases(load_weights("bgtui-0.npz")[0], bearoff=True)
     # a late race from self-play with a straggler (the race net said 81% here; a 1296-trial
     # rollout 75.2 +- 0.4%): each side's distribution from the search, convolved
     pos = decode_position_id("7wABAG4bAAAAAA")
@@ -205,7 +205,7 @@ def test_one_sided_truncation_stops_rollouts_in_straggler_races(ext):
     from bgtui.engine import rollout as R
     from bgtui.engine.evaluate import evaluate0, hidden_size
 
-    ev = with_databases(load_weights("bgtui-0.npz")[0][:2], bearoff=True)
+    ev = with_databases(load_weights("bgtui-0.npz")[0], bearoff=True)
     pos = decode_position_id("7wABAG4bAAAAAA")  # in the straggler rows, not two-sided
     st = np.zeros(R.NUM_SETTINGS)
     st[R.S_LATE_AFTER] = -1

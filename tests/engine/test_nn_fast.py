@@ -7,10 +7,10 @@ import numpy as np
 from bgtui.analysis.board_ascii import board_ascii
 from bgtui.analysis.weights import load_weights
 from bgtui.engine.inputs import NUM_INPUTS, NUM_NONLINEAR, _fill_inputs, _fill_nonlinear
-from bgtui.engine.nn import (_finish, _forward, _preact_child, _preact_tables, _sigmoid,
-                             _sigmoid_inplace, make_tables, make_terms)
+from bgtui.engine.nn import (CRASHED, RACE, _finish, _forward, _preact_child, _preact_tables,
+                             _sigmoid, _sigmoid_inplace, make_tables, make_terms, net_class)
 from bgtui.engine.movegen import generate_plays
-from bgtui.engine.position import is_race
+
 from tests.engine.test_movegen_reference import _game_positions, _random_position
 
 
@@ -35,11 +35,20 @@ def _positions():
     return [np.asarray(p, dtype=np.int8) for p in out]
 
 
+def _three_nets():
+    """The shipped contact and race nets and, as the crashed net, the contact net with its
+    weights perturbed: a position valued by the wrong net shows."""
+    ev = load_weights("bgtui-0.npz")[0]
+    rng = np.random.default_rng(31)
+    crashed = tuple((a + rng.normal(0, 0.05, a.shape)).astype(np.float32) for a in ev[0])
+    return ev[0], ev[1], crashed
+
+
 def _nets_and_tables():
-    """(contact net, its tables), (race net, its tables): the features that are sums over the
-    points are folded into the tables, the contact ones only in the contact net's."""
-    nets = load_weights("bgtui-0.npz")[0]
-    return (nets[0], make_tables(nets[0])), (nets[1], make_tables(nets[1], race=True))
+    """(net, its tables) per ``net_class``: the features that are sums over the points are
+    folded into the tables, the contact ones only in the contact and crashed nets'."""
+    nets = _three_nets()
+    return [(net, make_tables(net, race=k == RACE)) for k, net in enumerate(nets)]
 
 
 def test_table_forward_equals_dense_forward():
@@ -49,11 +58,11 @@ def test_table_forward_equals_dense_forward():
     feats = np.zeros(2 * NUM_NONLINEAR, dtype=np.float32)
     o_dense = np.zeros(5, dtype=np.float32)
     o_tab = np.zeros(5, dtype=np.float32)
-    races = 0
+    classes = [0, 0, 0]
     for pos in _positions():
-        race = is_race(pos)
-        races += race
-        net, tab = both[race]
+        cls = net_class(pos)
+        classes[cls] += 1
+        net, tab = both[cls]
         w1, b1, w2, b2 = net
         h = np.zeros(b1.shape[0], dtype=np.float32)
         hd = np.zeros_like(h)
@@ -63,7 +72,7 @@ def test_table_forward_equals_dense_forward():
         _preact_tables(pos, tab, b1, feats, h, *make_terms())
         _finish(h, w2, b2, o_tab)
         assert np.abs(o_dense - o_tab).max() < 2e-5, board_ascii(pos)
-    assert races > 50
+    assert min(classes) > 50
 
 
 def test_child_preactivation_from_the_parent_equals_a_fresh_one():
@@ -79,8 +88,8 @@ def test_child_preactivation_from_the_parent_equals_a_fresh_one():
             continue
         d1, d2 = (int(v) for v in rng.integers(1, 7, size=2))
         parent = (-pos[::-1]).astype(np.int8)  # the opponent's view before the play
-        race = is_race(parent)
-        net, tab = both[race]
+        cls = net_class(parent)
+        net, tab = both[cls]
         w1, b1 = net[0], net[1]
         hp = np.zeros(b1.shape[0], dtype=np.float32)
         hc = np.zeros_like(hp)
@@ -92,8 +101,8 @@ def test_child_preactivation_from_the_parent_equals_a_fresh_one():
             if not (c > 0).any():
                 continue  # the play bears off the last checker
             child = (-np.asarray(c)[::-1]).astype(np.int8)
-            if is_race(child) != race:
-                continue  # evaluation takes the race net's own path for these
+            if net_class(child) != cls:
+                continue  # evaluation takes another net's own path for these
             _fill_nonlinear(child, sw, fc)
             _preact_child(child, parent, hp, tab, fc, fp, hc, *terms)
             _preact_tables(child, tab, b1, fc, hf, *terms)
@@ -112,15 +121,15 @@ def test_best_play_with_incremental_children_equals_each_child_evaluated_alone()
                                        make_play_buffers)
     from bgtui.engine.movegen import _generate_plays, make_workspace
 
-    nets = load_weights("bgtui-0.npz")[0]
+    nets = _three_nets()
     rng = np.random.default_rng(8)
     mws = make_workspace()
     out_pos, out_moves = make_play_buffers()
     best5 = np.zeros(5, dtype=np.float32)
     t = np.zeros(5, dtype=np.float32)
-    counts = {True: 0, False: 0}
+    counts = [0, 0, 0]
     for bearoff in (False, True):
-        ev = with_databases(nets[:2], bearoff=bearoff)
+        ev = with_databases(nets, bearoff=bearoff)
         ews = make_eval_workspace(128)
         for pos in _positions()[::2]:
             d1, d2 = (int(v) for v in rng.integers(1, 7, size=2))
@@ -135,5 +144,44 @@ def test_best_play_with_incremental_children_equals_each_child_evaluated_alone()
             eq = np.array([equity(v) for v in values])
             assert eq[best] >= eq.max() - 2e-5, board_ascii(pos)
             assert np.abs(values[best] - best5).max() < 2e-5, board_ascii(pos)
-            counts[bool(is_race(pos))] += 1
-    assert counts[True] > 20 and counts[False] > 100
+            counts[net_class(pos)] += 1
+    assert counts[RACE] > 20 and counts[0] > 100 and counts[CRASHED] > 20
+
+
+def test_net_class_by_hand():
+    from bgtui.engine.constants import OPENING_POSITION
+    from bgtui.engine.position import make_position
+
+    assert net_class(np.array(OPENING_POSITION, dtype=np.int8)) == 0
+    # both sides home: a race, whatever has been borne off
+    assert net_class(make_position({6: 5, 5: 5}, {6: 15})) == RACE
+    # the player has borne off 3 and the opponent still holds an anchor on the player's 1 point
+    assert net_class(make_position({6: 4, 5: 4, 4: 4}, {24: 2, 6: 13})) == CRASHED
+    # the same with all 15 on the board: contact
+    assert net_class(make_position({6: 5, 5: 5, 4: 5}, {24: 2, 6: 13})) == 0
+    # only the opponent has borne off: crashed too
+    assert net_class(make_position({24: 1, 6: 14}, {6: 14})) == CRASHED
+
+
+def test_each_class_is_valued_by_its_own_net():
+    """``evaluate0`` with three different nets gives each position its class's dense forward
+    pass (then the consistency rules), with tables and without."""
+    from bgtui.analysis.weights import with_databases
+    from bgtui.engine.evaluate import _sanitize, evaluate0
+
+    nets = _three_nets()
+    x = np.zeros(NUM_INPUTS, dtype=np.float32)
+    sw = np.zeros(26, dtype=np.int8)
+    o = np.zeros(5, dtype=np.float32)
+    seen = [0, 0, 0]
+    for tables in (True, False):
+        ev = with_databases(nets, bearoff=False, tables=tables)
+        for pos in _positions()[::4]:
+            cls = net_class(pos)
+            seen[cls] += 1
+            w1, b1, w2, b2 = nets[cls]
+            _fill_inputs(pos, sw, x)
+            _forward(x, w1, b1, w2, b2, np.zeros(b1.shape[0], dtype=np.float32), o)
+            _sanitize(pos, o)
+            assert np.abs(evaluate0(pos, ev) - o).max() < 2e-5, board_ascii(pos)
+    assert min(seen) > 10

@@ -63,7 +63,7 @@ def test_duel_is_deterministic_and_independent_of_chunking():
 
 def test_a_player_against_itself_scores_exactly_zero_per_pair():
     # identical players on identical dice with swapped seats mirror each other
-    ev = with_databases(load_weights("bgtui-0.npz")[0][:2])
+    ev = with_databases(load_weights("bgtui-0.npz")[0])
     out = _duel(ev, 0, ev, 0, 0, 25, 3)
     assert np.all(out[:, 0] + out[:, 1] == 0)
     out = _duel(ev, 1, ev, 1, 0, 25, 3)  # PubEval against itself
@@ -98,6 +98,6 @@ def test_the_1ply_player_chooses_the_services_1ply_best_play():
 
 
 def test_the_1ply_player_against_itself_scores_exactly_zero_per_pair():
-    ev = with_databases(load_weights("bgtui-0.npz")[0][:2])
+    ev = with_databases(load_weights("bgtui-0.npz")[0])
     out = _duel(ev, 2, ev, 2, 0, 3, 5)
     assert np.all(out[:, 0] + out[:, 1] == 0) and np.all(out[:, :2] != 0)
