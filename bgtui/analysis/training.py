@@ -424,10 +424,10 @@ def fit(checkpoint, data_dir, epochs: int, alpha: float = 0.01, alpha_end: float
                            (("contact", hidden, 128), ("race", race_hidden, 64),
                             ("crashed", hidden, 128))))
             meta = {"init": {"random": which, "seed": seed}}
-            tied = "crashed" not in which and "crashed_net" in meta0
+            tied = "crashed" not in which and meta0.get("crashed_is_contact", False)
         else:
             ev, meta = load_weights(init or DEFAULT_WEIGHTS)
-            tied = "crashed" not in which and "crashed_net" in meta
+            tied = "crashed" not in which and meta.get("crashed_is_contact", False)
             ev = tuple(widen_net(net, h, seed + k) if h else net
                        for k, (net, h) in enumerate(zip(nets_of(ev),
                                                         (hidden, race_hidden, hidden))))

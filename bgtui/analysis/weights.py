@@ -63,7 +63,7 @@ def save_weights(path, ev, meta: dict) -> None:
         for part, a in zip(_PARTS, net):
             arrays[f"{name}_{part}"] = np.asarray(a, dtype=np.float32)
     meta = dict(meta)
-    meta.pop("crashed_net", None)  # the file now holds a crashed net of its own
+    meta.pop("crashed_is_contact", None)  # the file now holds a crashed net of its own
     meta.update(
         format=WEIGHTS_FORMAT,
         input_version=INPUT_VERSION,
@@ -109,7 +109,7 @@ def load_weights(path=DEFAULT_WEIGHTS):
     for name in NET_NAMES:
         if name == "crashed" and not any(k.startswith("crashed_") for k in data):
             ev.append(ev[0])  # an older file: its contact net values these positions
-            meta["crashed_net"] = "contact"
+            meta["crashed_is_contact"] = True
             continue
         try:
             net = tuple(aligned(data[f"{name}_{p}"]) for p in _PARTS)  # cache-line aligned

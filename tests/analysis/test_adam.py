@@ -132,14 +132,14 @@ def test_the_crashed_net_trains_on_its_own_class_and_older_files_keep_it_tied(tm
     # contact net alone keeps it doing so, learning from them
     old = _old_format(ck, tmp_path / "old.npz")
     ev, meta = load_weights(old)
-    assert ev[5] is ev[0] and meta["crashed_net"] == "contact"
+    assert ev[5] is ev[0] and meta["crashed_is_contact"] is True
     for opt in ("adam", "sgd"):
         fit(tmp_path / f"t{opt}.npz", tmp_path / "c", 1, init=old, optimizer=opt,
             nets="contact", batch=16, log=io.StringIO())
         got, m = load_weights(tmp_path / f"t{opt}.npz")
         assert not np.array_equal(got[0][0], start[0][0])
         assert all(np.array_equal(x, y) for x, y in zip(got[5], got[0]))
-        assert m["fit"]["tied_crashed"] and "crashed_net" not in m
+        assert m["fit"]["tied_crashed"] and "crashed_is_contact" not in m
 
 
 def test_a_fit_from_random_weights_of_one_net_keeps_the_shipped_other(tmp_path):
