@@ -23,6 +23,7 @@ from bgtui.engine.inputs import (NUM_INPUTS, NUM_NONLINEAR, _fill_inputs, _fill_
                                  _side_nonlinear_memo, make_escapes_cache)
 from bgtui.engine.movegen import _generate_plays, make_workspace
 from bgtui.engine.nn import (CRASHED, MAX_TERMS, _finish, _forward, _preact_child,
+                             _preact_child_inline,
                              _preact_tables, aligned, net_class)
 from bgtui.engine.position import game_result, is_race
 
@@ -66,13 +67,13 @@ def make_play_buffers():
             np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8))
 
 
-@kernel
+@kernel(inline="always")
 def equity(p):
     """Cubeless equity of five probabilities."""
     return 2.0 * p[0] - 1.0 + p[1] - p[3] + p[2] - p[4]
 
 
-@kernel
+@kernel(inline="always")
 def _flip_into(t, out):
     """``out`` = the probabilities ``t`` of the side on roll, seen by the other side."""
     out[0] = 1.0 - t[0]
@@ -82,7 +83,7 @@ def _flip_into(t, out):
     out[4] = t[2]
 
 
-@kernel
+@kernel(inline="always")
 def _keep_best(t, i, best, beste, best5):
     """Best-play bookkeeping: if play ``i`` (probabilities ``t``) beats ``beste``, copy ``t``
     into ``best5``; returns the new (best index, best equity)."""
@@ -94,7 +95,7 @@ def _keep_best(t, i, best, beste, best5):
     return best, beste
 
 
-@kernel
+@kernel(inline="always")
 def _sanitize_order(out5):
     """Cumulative order: win >= win gammon >= win backgammon, likewise for the losses."""
     w = out5[0]
@@ -286,7 +287,7 @@ def _best_child_contact(pos, n, out_pos, ev, ews, best5, ready):
             f = ews[7]
             _side_nonlinear_cached(sw, f, 0, my_blocks, ews[14], ews[15])
             _side_nonlinear_memo(child, f, NUM_NONLINEAR, memo)
-            _preact_child(sw, psw, ews[9], tab, f, ews[8], ews[2], ews[12], ews[13])
+            _preact_child_inline(sw, psw, ews[9], tab, f, ews[8], ews[2], ews[12], ews[13])
             _finish(ews[2], net[2], net[3], o)
             _sanitize_order(o)
             if mine < 15:  # the mover has borne off: no gammon for the opponent

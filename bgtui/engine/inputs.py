@@ -204,7 +204,7 @@ def _shots_and_loss(pos, first, last):
     return float(2 * _popcount(covered & _NON_DOUBLES) + _popcount(covered & _DOUBLES)), loss
 
 
-@kernel
+@kernel(inline="always")
 def _popcount(x):
     """Number of set bits of a non-negative int64 below 2**62 (SWAR)."""
     x = x - ((x >> 1) & 0x5555555555555555)
@@ -368,7 +368,7 @@ def _fill_inputs(pos, swapped, out):
     _fill_side(swapped, out, PER_SIDE, my_pips, race)
 
 
-@kernel
+@kernel(inline="always")
 def _highest_bit(x):
     """Index of the highest set bit of 0 < x < 2**32 (smear the bits down, count them)."""
     x |= x >> 1
@@ -379,7 +379,7 @@ def _highest_bit(x):
     return _popcount(x) - 1
 
 
-@kernel
+@kernel(inline="always")
 def _side_scan(pos):
     """(rearmost point of the side on roll (25: on the bar, 0: none left), longest run of made
     points, first blot, last blot (0: no blot)), from bit masks of its checkers, made points
@@ -411,7 +411,7 @@ def _side_scan(pos):
     return rear, best, first_blot, last_blot
 
 
-@kernel
+@kernel(inline="always")
 def _side_write(pos, out, f, esc, rear, best, first_blot, last_blot):
     """Write the non-linear features of a side (see :func:`_side_nonlinear`) given its
     escapes ``esc`` and :func:`_side_scan`."""
@@ -432,7 +432,7 @@ def _side_nonlinear(pos, out, f):
     _side_write(pos, out, f, esc, rear, best, first_blot, last_blot)
 
 
-@kernel
+@kernel(inline="always")
 def _side_nonlinear_memo(pos, out, f, memo):
     """:func:`_side_nonlinear`, the escapes looked up in (or added to) ``memo``
     (float32[26], escapes by rearmost point, -1: not yet known). The escapes depend on the
@@ -458,7 +458,7 @@ def make_escapes_cache():
             np.zeros(ESCAPES_CACHE, dtype=np.float32))
 
 
-@kernel
+@kernel(inline="always")
 def _side_nonlinear_cached(pos, out, f, blocks, keys, vals):
     """:func:`_side_nonlinear`, the escapes taken from a direct-mapped cache when there.
 
