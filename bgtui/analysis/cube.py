@@ -7,6 +7,8 @@ from typing import Optional
 NO_DOUBLE, DOUBLE_TAKE, DOUBLE_PASS = "No double", "Double, take", "Double, pass"
 TG_TAKE, TG_PASS = "Too good to double, take", "Too good to double, pass"
 ACTIONS = (NO_DOUBLE, DOUBLE_TAKE, DOUBLE_PASS, TG_TAKE, TG_PASS)
+#: equities closer than this are a tie (float rounding in a rollout's means, not a decision)
+TIE = 1e-6
 
 
 def cube_action(nd: float, dt: float, dp: float, redouble: bool = False) -> str:
@@ -15,11 +17,14 @@ def cube_action(nd: float, dt: float, dp: float, redouble: bool = False) -> str:
     The opponent takes when double/take is worse for the doubler than double/pass (dt < dp),
     else passes; the player doubles when what the opponent does next beats not doubling.
     "Too good" when playing on (no double) beats even the cash.
+
+    Equities within ``TIE`` of each other are equal: a sure single win (no double 1, pass 1)
+    is a double and pass, not "too good" because a rollout's mean came out at 1.0000001.
     """
-    take = dt < dp
+    take = dt < dp - TIE
     after_double = dt if take else dp
-    if nd > after_double:
-        if nd > dp:
+    if nd > after_double + TIE:
+        if nd > dp + TIE:
             action = TG_TAKE if take else TG_PASS
         else:
             action = NO_DOUBLE

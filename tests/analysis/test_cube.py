@@ -89,6 +89,17 @@ def test_cube_action_names(nd, dt, dp, action):
     assert cube_action(nd, dt, dp) == action
 
 
+def test_ties_within_rounding_are_ties():
+    # a sure single win rolled out: no double and the cash are both 1 up to float rounding;
+    # doubling loses nothing, so it is a double and pass, never "too good"
+    assert cube_action(1.0 + 1e-9, 2.0, 1.0) == DOUBLE_PASS
+    assert cube_action(1.0 - 1e-9, 2.0, 1.0) == DOUBLE_PASS
+    # a take / pass tie is a pass (the taker gains nothing by taking)
+    assert cube_action(0.5, 1.0 - 1e-9, 1.0) == DOUBLE_PASS
+    # a clear margin still decides
+    assert cube_action(1.0 + 1e-3, 2.0, 1.0) == TG_PASS
+
+
 def test_redouble_names():
     assert cube_action(0.3, 0.1, 1.0, redouble=True) == "No redouble"
     assert cube_action(0.6, 0.8, 1.0, redouble=True) == "Redouble, take"
