@@ -412,10 +412,13 @@ def cmd_train(args, query, an=None):
             raise UserError("choose one of --children, --children-best and --race-rollouts")
         if args.crashed_only and args.race_rollouts:
             raise UserError("--crashed-only keeps contact positions; --race-rollouts races only")
+        if args.stragglers and not args.race_rollouts:
+            raise UserError("--stragglers selects among the races of --race-rollouts")
         build_dataset(args.data, args.checkpoint, args.positions, ply=args.target_ply,
                       seed=args.seed, workers=args.workers, children=args.children,
                       race_rollouts=args.race_rollouts, shard=args.shard,
-                      children_best=args.children_best, crashed_only=args.crashed_only)
+                      children_best=args.children_best, crashed_only=args.crashed_only,
+                      stragglers=args.stragglers)
     elif args.method == "fit":
         from bgtui.analysis.training import fit
 
@@ -621,6 +624,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--crashed-only", action="store_true",
                    help="dataset: keep only the positions the crashed net values (contact "
                         "after a side has borne off)")
+    p.add_argument("--stragglers", action="store_true",
+                   help="dataset, with --race-rollouts: keep only straggler races (a side with "
+                        "5 or more checkers off and 2 or more outside its home board)")
     p.add_argument("--nets", default="contact,race,crashed",
                    help="fit: which nets to train, comma-separated: contact, race, crashed "
                         "(contact with a side borne off; default all three)")

@@ -244,19 +244,38 @@ def _rollout_targets(ev, positions, trials: int, seed: int, workers: int) -> np.
     return np.clip(out, 0.0, 1.0)  # variance reduction can overshoot 0 or 1 by a hair
 
 
-def _keep_races(positions: np.ndarray, ev) -> np.ndarray:
+def is_straggler_race(pos) -> bool:
+    """A race in which a side has borne off at least ``STRAGGLER_OFF`` checkers and still has
+    two or more outside its home board: the kind the race net erred most on (9 points of
+    winning chances in ``3wwAADQQEAAAAA``) and 0.2% of the races self-play gives it."""
+    pos = np.asarray(pos)
+    mine = np.clip(pos, 0, None)
+    theirs = np.clip(-pos, 0, None)
+    for side, outside in ((mine, mine[7:26].sum()), (theirs, theirs[0:19].sum())):
+        if 15 - side.sum() >= STRAGGLER_OFF and outside >= 2:
+            return True
+    return False
+
+
+#: checkers borne off that make a side with two checkers outside a straggler race
+STRAGGLER_OFF = 5
+
+
+def _keep_races(positions: np.ndarray, ev, stragglers: bool = False) -> np.ndarray:
     """The races of ``positions`` that the race net of ``ev`` values: those none of its bear-off
-    databases (``evaluate.database_kind``) values."""
+    databases (``evaluate.database_kind``) values; with ``stragglers`` only the straggler races
+    among them (:func:`is_straggler_race`)."""
     from bgtui.engine.evaluate import NO_DATABASE, database_kind
     from bgtui.engine.position import is_race
 
     keep = [i for i, p in enumerate(positions)
-            if is_race(p) and database_kind(p, ev[2], ev[3]) == NO_DATABASE]
+            if is_race(p) and database_kind(p, ev[2], ev[3]) == NO_DATABASE
+            and (not stragglers or is_straggler_race(p))]
     return positions[keep]
 
 
 def _sample_shard(n, ev, rng, explore, children, races, ws, children_best=0,
-                  crashed_only=False) -> np.ndarray:
+                  crashed_only=False, stragglers=False) -> np.ndarray:
     """``n`` positions of 0-ply self-play for one shard (see :func:`build_dataset`)."""
     from bgtui.engine.nn import CRASHED
     from bgtui.engine.train import _net_classes, _sample_positions
@@ -268,7 +287,7 @@ def _sample_shard(n, ev, rng, explore, children, races, ws, children_best=0,
             more = np.zeros((n * 4, 26), dtype=np.int8)
             k = _sample_positions(ev, 200, rng, _START, explore, mws, ews, out_pos, out_moves,
                                   more)
-            found = np.concatenate([found, _keep_races(more[:k], ev)])
+            found = np.concatenate([found, _keep_races(more[:k], ev, stragglers)])
         return found[:n]
     if crashed_only:
         found = np.zeros((0, 26), dtype=np.int8)
@@ -304,7 +323,7 @@ def _sample_into(dest, ev, rng, explore, children, ws, children_best) -> np.ndar
 def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 20_000,
                   explore: float = 0.1, seed: int = 101, workers: int = 1, children: int = 0,
                   race_rollouts: int = 0, children_best: int = 0, crashed_only: bool = False,
-                  log=None) -> int:
+                  stragglers: bool = False, log=None) -> int:
     """Grow the training set in ``data_dir`` to ``positions`` positions (in shards of ``shard``),
     each a position from 0-ply self-play of ``weights`` (``explore`` random plays for variety)
     with its ``ply``-ply probabilities as the target. With ``children`` > 0 the positions are
@@ -316,7 +335,8 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
     only the races that the race net values (outside the bear-off databases, see
     :func:`_keep_races`) are kept, labelled by rollouts of that many trials (the race net's
     targets then come from play, not from its own lookahead). With ``crashed_only`` only the
-    positions the crashed net values (``nn.net_class``) are kept.
+    positions the crashed net values (``nn.net_class``) are kept; with ``stragglers`` (and
+    ``race_rollouts``) only straggler races (:func:`is_straggler_race`).
 
     Every shard is written atomically and made from its own seed (``seed`` and its index), so an
     interrupted build resumes where it stopped and gives the same shards. Returns the number of
@@ -326,6 +346,8 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
         raise ValueError("choose one of children, children_best and race_rollouts")
     if crashed_only and race_rollouts:
         raise ValueError("race_rollouts keeps races only; crashed_only keeps contact positions")
+    if stragglers and not race_rollouts:
+        raise ValueError("stragglers selects among the races of race_rollouts")
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     ev0, meta = load_weights(weights)
@@ -340,7 +362,7 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
         shard_seed = seed * 1_000_003 + idx
         dest = _sample_shard(shard, ev, make_rng(shard_seed), explore, children,
                              bool(race_rollouts), (mws, ews, out_pos, out_moves),
-                             children_best, crashed_only)
+                             children_best, crashed_only, stragglers)
         if race_rollouts:
             tg = _rollout_targets(ev, dest, race_rollouts, shard_seed, workers)
         else:
@@ -348,6 +370,8 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
         info = {"weights_sha256": meta.get("sha256"), "ply": ply, "explore": explore,
                 "children": children, "children_best": children_best, "race_rollouts": race_rollouts, "seed": seed,
                 "crashed_only": crashed_only, "index": idx}
+        if stragglers:
+            info["stragglers"] = True
         path = data_dir / f"shard-{idx:05d}.npz"
         tmp = data_dir / f".shard-{idx:05d}.tmp"
         with open(tmp, "wb") as f:

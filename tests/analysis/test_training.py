@@ -215,3 +215,31 @@ def test_race_training_set_keeps_only_the_races_the_race_net_values():
     # with the home-board database only, the straggler race is the net's too
     kept = _keep_races(positions, ev[:3] + (get_one_sided().dist,) + ev[4:])
     assert [bytes(p) for p in kept] == [bytes(straggler), bytes(long_race)]
+
+
+def test_straggler_races_by_hand():
+    from bgtui.analysis.formats import decode_position_id
+    from bgtui.analysis.training import _keep_races, is_straggler_race
+
+    # the race net's worst race: the player has 10 off and checkers on his 8 and 15 points
+    worst = decode_position_id("3wwAADQQEAAAAA")
+    assert sorted(worst[worst > 0].tolist()) == [1, 1, 1, 2] and worst[8] == worst[15] == 1
+    assert is_straggler_race(worst)
+    # the same seen from the other side: the opponent is the one with the stragglers
+    assert is_straggler_race(-worst[::-1])
+    # two outside but only four off: not yet
+    four_off = np.zeros(26, dtype=np.int8)
+    four_off[1], four_off[2], four_off[8], four_off[15] = 4, 5, 1, 1  # 11 on the board
+    four_off[24] = -9
+    assert not is_straggler_race(four_off)
+    four_off[1] = 3  # 10 on the board: five off
+    assert is_straggler_race(four_off)
+    # five off but one checker outside: the extended one-sided database's kind, not this
+    one_out = four_off.copy()
+    one_out[15], one_out[2] = 0, 6
+    assert not is_straggler_race(one_out)
+    long_race = decode_position_id("tnWEBwC2mvIBAA")  # nobody has borne off
+    assert not is_straggler_race(long_race)
+    ev = with_databases(load_weights("bgtui-0.npz")[0][:2], bearoff=True)
+    kept = _keep_races(np.stack([long_race, worst]), ev, stragglers=True)
+    assert [bytes(p) for p in kept] == [bytes(worst)]
