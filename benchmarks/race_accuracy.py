@@ -2,6 +2,7 @@
 
     python benchmarks/race_accuracy.py [--positions 20] [--trials 1296] [--weights FILE]
                                        [--sample-weights FILE] [--net-only] [--also FILE]
+                                       [--data DIR]
 
 Samples race positions (no contact, not yet in the two-sided database) from 0-ply self-play
 of ``--sample-weights`` (default the shipped weights; the same positions whichever ``--weights``
@@ -14,7 +15,9 @@ for comparison, the same evaluator with the home-board one-sided database only (
 used before the extended database), both against the same rollouts.
 ``--also FILE`` adds the 0-ply of another weights file against the same rollouts (those of
 ``--weights``). ``--net-only`` samples only the races the race net values (outside every bear-off database), to
-compare race nets.
+compare race nets. ``--data DIR`` takes the races from a training set's shards instead (e.g. races
+held out of every fit, such as the straggler races of ``bgtui train dataset --stragglers``),
+a random sample of them.
 Target (issue 3): within 1 percentage point.
 """
 
@@ -26,6 +29,7 @@ from bgtui.analysis.formats import format_position_id
 from bgtui.analysis.models import RolloutSettings
 from bgtui.analysis.rollout import RolloutJob
 from bgtui.analysis.state import GameState
+from bgtui.analysis.training import load_dataset
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.analysis.bearoff_cache import get_one_sided
 from bgtui.engine.bearoff import is_two_sided, one_sided_applies
@@ -47,6 +51,8 @@ def main():
     ap.add_argument("--net-only", action="store_true",
                     help="only races that no bear-off database values (the race net's)")
     ap.add_argument("--also", help="another weights file measured against the same rollouts")
+    ap.add_argument("--data", help="take the races from this training set's shards (a "
+                                   "directory, or several separated by commas)")
     a = ap.parse_args()
     ev = with_databases(load_weights(a.weights)[0], bearoff=True)
     ev_home = ev[:3] + (get_one_sided().dist,) + ev[4:]  # home-board one-sided database only
@@ -54,11 +60,15 @@ def main():
     # the positions come from self-play of --sample-weights, whichever weights are measured,
     # so that two weights files are compared on the same positions
     ship = with_databases(load_weights(a.sample_weights)[0], bearoff=True)
-    dest = np.zeros((20000, 26), dtype=np.int8)
-    op, om = make_play_buffers()
-    n = _sample_positions(ship, 400, make_rng(9), _START, 0.0, make_workspace(),
-                          make_eval_workspace(hidden_size(ship)), op, om, dest)
-    races = [p for p in dest[:n] if is_race(p) and not is_two_sided(p)
+    if a.data:
+        pool = load_dataset(a.data)[0]
+    else:
+        pool = np.zeros((20000, 26), dtype=np.int8)
+        op, om = make_play_buffers()
+        n = _sample_positions(ship, 400, make_rng(9), _START, 0.0, make_workspace(),
+                              make_eval_workspace(hidden_size(ship)), op, om, pool)
+        pool = pool[:n]
+    races = [p for p in pool if is_race(p) and not is_two_sided(p)
              and not (a.net_only and one_sided_applies(p, ev[3]))]
     rng = np.random.default_rng(1)
     picks = [races[i] for i in rng.choice(len(races), size=min(a.positions, len(races)), replace=False)]
