@@ -274,7 +274,8 @@ def _rollout_settings(args):
             trials=args.trials, seed=args.seed, truncate=args.truncate,
             ply=getattr(args, "rollout_ply", getattr(args, "ply", 0)),
             late_ply=args.late_ply, late_after=args.late_after,
-            variance_reduction=not args.no_vr, quasi_random=not args.no_quasi,
+            variance_reduction=not args.no_vr, vr_filter=args.vr_filter,
+            quasi_random=not args.no_quasi,
             stratify_all=args.stratify_all, bearoff_truncation=not args.no_bearoff,
             one_sided_truncation=args.one_sided, initial_position=args.initial_position,
             cubeful=args.cubeful, settlement_limit=args.settlement, gammon_play_on=args.play_on,
@@ -434,6 +435,13 @@ def cmd_train(args, query, an=None):
                 batch=args.batch_size, nets=args.nets)
         except ValueError as exc:
             raise UserError(str(exc)) from None
+    elif args.method == "filter":
+        from bgtui.analysis.filter_training import train_filter
+
+        if not 1 <= (args.hidden or 32) <= 256:
+            raise UserError(f"--hidden for the filter net must be 1 to 256, got {args.hidden}")
+        train_filter(args.checkpoint, getattr(args, "weights", None) or "bgtui-0.npz", args.positions, hidden=args.hidden or 32,
+                     epochs=args.epochs, seed=args.seed)
     else:
         from bgtui.analysis.training import supervised_train
 
@@ -488,6 +496,10 @@ def _add_rollout_options(p, checker_ply=True):
                    help="cheaper checker-play ply after --late-after rolls")
     p.add_argument("--late-after", type=int, default=None, metavar="N")
     p.add_argument("--no-vr", action="store_true", help="no variance reduction")
+    p.add_argument("--vr-filter", type=int, default=0, metavar="K",
+                   help="variance reduction values only the K plays of each roll that the "
+                        "filter net ranks highest (0-ply checker play; 0: every play; 2 is "
+                        "about 3x faster, still unbiased, a little less reduction)")
     p.add_argument("--no-quasi", action="store_true", help="pseudo-random dice instead of quasi-random")
     p.add_argument("--stratify-all", action="store_true", help="stratify every roll, not only the first three")
     p.add_argument("--no-bearoff", action="store_true", help="no bearoff-database truncation")
@@ -593,12 +605,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("train", "train the evaluator (TD self-play), resumable from its checkpoint",
             "bgtui train td --checkpoint runs/td.npz --games 1000000")
-    p.add_argument("method", choices=["td", "supervised", "dataset", "fit"],
+    p.add_argument("method", choices=["td", "supervised", "dataset", "fit", "filter"],
                    help="td: TD(0) self-play from random weights; supervised: improve the nets "
                         "toward their own n-ply evaluations of self-play positions, round by "
                         "round; dataset: grow a training set (--data) of self-play positions of "
                         "the --checkpoint weights with their n-ply evaluations; fit: train "
-                        "--checkpoint on a whole training set for --epochs passes")
+                        "--checkpoint on a whole training set for --epochs passes; filter: distil "
+                        "the filter net of rollouts' --vr-filter from the --weights evaluator "
+                        "into --checkpoint (self-play positions: --positions)")
     p.add_argument("--checkpoint", required=True,
                    help="weights file to resume from and write (dataset: the weights that play "
                         "and evaluate)")

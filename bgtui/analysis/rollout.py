@@ -57,6 +57,7 @@ def settings_vector(s: RolloutSettings) -> np.ndarray:
     v[R.S_LIVE_CUBE] = 1.0 if getattr(s, "live_cube", False) else 0.0
     v[R.S_JACOBY] = 1.0 if getattr(s, "jacoby", True) else 0.0
     v[R.S_ZEHR] = 1.0 if s.zehr_split else 0.0
+    v[R.S_VR_FILTER] = s.vr_filter
     return v
 
 
@@ -72,6 +73,7 @@ def validate_settings(s: RolloutSettings) -> RolloutSettings:
         (s.stop_se is None or s.stop_se > 0, f"stop-se must be positive, got {s.stop_se}"),
         (s.time_limit is None or s.time_limit > 0, f"time limit must be positive, got {s.time_limit}"),
         (s.prune_sigma is None or s.prune_sigma > 0, f"prune-sigma must be positive, got {s.prune_sigma}"),
+        (0 <= s.vr_filter <= 8, f"vr-filter must be 0 (every play) to 8 plays a roll, got {s.vr_filter}"),
         (s.workers >= 0, f"workers must be >= 0 (0 = all cores), got {s.workers}"),
     ]
     for ok, msg in checks:
@@ -118,9 +120,12 @@ class RolloutJob:
         self.analysis_id = next(_job_ids)
 
     # -- running -----------------------------------------------------------------------------
-    def run(self, ev, cancel: Optional[CancelToken] = None, target: Optional[int] = None
-            ) -> Iterator[RolloutSnapshot]:
+    def run(self, ev, cancel: Optional[CancelToken] = None, target: Optional[int] = None,
+            filter_net=None) -> Iterator[RolloutSnapshot]:
         """Run to ``target`` trials (default: settings.trials), yielding snapshots.
+
+        ``filter_net``: the filter net of ``vr_filter`` (default: the shipped one, loaded only
+        when ``vr_filter`` > 0).
 
         Decisions that change what is rolled out (stopping at a standard-error target, pruning
         and un-pruning candidates) are taken only at multiples of ``DECISION_INTERVAL`` trials,
@@ -138,6 +143,10 @@ class RolloutJob:
         perms = make_permutations(s.seed)
         st = settings_vector(s)
         hidden = hidden_size(ev)
+        if s.vr_filter > 0 and filter_net is None:
+            from bgtui.analysis.weights import load_filter_net
+
+            filter_net = load_filter_net()
         local = threading.local()
         stop_flag = np.zeros(1, dtype=np.int64)
         cancel = cancel if cancel is not None else CancelToken()
@@ -146,7 +155,7 @@ class RolloutJob:
         def work(first, count, idx):
             ws = getattr(local, "ws", None)
             if ws is None:
-                ws = local.ws = make_rollout_workspace(hidden)
+                ws = local.ws = make_rollout_workspace(hidden, filter_net)
             out = np.zeros((len(idx), count, NUM_OUT))
             done = _rollout_chunk(self.roots[idx], self.cubes[idx], first, count, st, perms,
                                   s.seed, ev, ws, out, stop_flag)

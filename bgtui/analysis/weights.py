@@ -71,6 +71,11 @@ def save_weights(path, ev, meta: dict) -> None:
         hidden={name: int(net[1].shape[0]) for name, net in zip(NET_NAMES, nets)},
         sha256=arrays_sha256(arrays),
     )
+    _write_npz(path, meta, arrays)
+
+
+def _write_npz(path, meta: dict, arrays: dict) -> None:
+    """Write ``arrays`` and the JSON ``meta`` atomically to ``path`` (compressed npz)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
@@ -175,3 +180,53 @@ def with_tables(ev, tables: bool = True):
         empty = np.zeros((0, 1), dtype=np.float32)
         tabs = (empty, empty, empty)
     return (ev[0], ev[1], ev[2], ev[3], tabs, ev[5])
+
+
+DEFAULT_FILTER = "filter-0.npz"
+FILTER_FORMAT = 1
+_FILTER_PARTS = ("w1", "b1", "w2")
+_filter_cache: dict = {}
+
+
+def save_filter_net(path, net, meta: dict) -> None:
+    """Write a filter net (w1, b1, w2: see :mod:`bgtui.engine.filter_net`) and ``meta``
+    atomically to ``path``."""
+    data = {p: np.ascontiguousarray(a, dtype=np.float32) for p, a in zip(_FILTER_PARTS, net)}
+    from bgtui.engine.filter_net import FILTER_ROWS
+
+    meta = dict(meta, format=FILTER_FORMAT, kind="filter", rows=FILTER_ROWS,
+                hidden=int(data["b1"].shape[0]), sha256=arrays_sha256(data))
+    _write_npz(path, meta, data)
+
+
+def load_filter_net(name=DEFAULT_FILTER):
+    """The filter net ``(w1, b1, w2)`` of rollouts with ``vr_filter`` (cached); raise
+    :class:`WeightsError` saying what does not fit."""
+    from bgtui.engine.filter_net import FILTER_ROWS
+
+    path = find_weights(str(name))
+    key = (str(path), path.stat().st_mtime_ns)
+    if key in _filter_cache:
+        return _filter_cache[key]
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            data = {k: z[k] for k in z.files}
+    except Exception as exc:
+        raise WeightsError(f"{path}: not a readable filter-net file ({exc})") from None
+    if "meta" not in data:
+        raise WeightsError(f"{path}: no metadata; not a bgtui filter-net file")
+    meta = json.loads(str(data.pop("meta")))
+    if meta.get("kind") != "filter" or meta.get("format") != FILTER_FORMAT:
+        raise WeightsError(f"{path}: not a filter net of format {FILTER_FORMAT}")
+    if arrays_sha256(data) != meta.get("sha256"):
+        raise WeightsError(f"{path}: checksum mismatch; the file is damaged")
+    try:
+        w1, b1, w2 = (aligned(data[p]) for p in _FILTER_PARTS)
+    except KeyError as exc:
+        raise WeightsError(f"{path}: missing array {exc}") from None
+    h = b1.shape[0]
+    if w1.shape != (FILTER_ROWS, h) or w2.shape != (h + 1,):
+        raise WeightsError(f"{path}: made for {w1.shape[0]} input rows and {h} hidden units with "
+                           f"inconsistent shapes; this bgtui uses {FILTER_ROWS} rows")
+    _filter_cache[key] = net = (w1, b1, w2)
+    return net

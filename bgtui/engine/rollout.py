@@ -47,6 +47,7 @@ from bgtui.engine.evaluate import (
     make_lookahead_workspace,
     _evaluate_after_plied,
 )
+from bgtui.engine.filter_net import FILTER_ROWS, MAX_FILTER_K, filter_pick, make_filter_scratch
 from bgtui.engine.movegen import _generate_plays, make_workspace
 from bgtui.engine.cube import CENTRED as CUBE_CENTRED
 from bgtui.engine.cube import OPP_OWNED as CUBE_OPP_OWNED
@@ -57,8 +58,8 @@ from bgtui.engine.position import game_result
 # settings vector (float64) indices
 S_TRUNCATE, S_PLY, S_LATE_PLY, S_LATE_AFTER, S_VR, S_QUASI, S_STRATIFY_ALL, S_BEAROFF, \
     S_ONE_SIDED, S_INITIAL, S_CUBEFUL, S_SETTLE, S_PLAY_ON, S_LIVE_CUBE, S_JACOBY, \
-    S_ZEHR = range(16)
-NUM_SETTINGS = 16
+    S_ZEHR, S_VR_FILTER = range(17)
+NUM_SETTINGS = 17
 
 # cube state of a root (float64[2] per root): value, owner (relative to the root player)
 C_CENTRED, C_ROOT_OWNS, C_OPP_OWNS = 0, 1, 2
@@ -82,9 +83,20 @@ def make_permutations(seed: int) -> np.ndarray:
     return np.stack([rng.permutation(36) for _ in range(4)]).astype(np.int64)
 
 
-def make_rollout_workspace(hidden: int = 512):
+def empty_filter_net():
+    """A placeholder filter net (``vr_filter`` 0 never reads it)."""
+    return (np.zeros((FILTER_ROWS, 1), dtype=np.float32), np.zeros(1, dtype=np.float32),
+            np.zeros(2, dtype=np.float32))
+
+
+def make_rollout_workspace(hidden: int = 512, filter_net=None):
     """(mws, ews, lws, play_pos, play_moves, cur, nxt, t5, best5, luck, tmpa, scratch5, cube5,
-    play_equities, play_flags, split_pos, split_state, line_cur, line_nxt)."""
+    play_equities, play_flags, split_pos, split_state, line_cur, line_nxt, filter w1,
+    filter b1, filter w2, filter scratch, luck5).
+
+    ``filter_net``: (w1 float32[FILTER_ROWS, H], b1 float32[H], w2 float32[H + 1]), the
+    filter net of ``vr_filter`` (:mod:`bgtui.engine.filter_net`); None: a placeholder."""
+    fw1, fb1, fw2 = filter_net if filter_net is not None else empty_filter_net()
     return (
         make_workspace(),
         make_eval_workspace(hidden),
@@ -105,6 +117,11 @@ def make_rollout_workspace(hidden: int = 512):
         np.zeros((MAX_SPLITS, 4), dtype=np.float64),
         np.zeros(POSITION_SIZE, dtype=np.int8),
         np.zeros(POSITION_SIZE, dtype=np.int8),
+        np.ascontiguousarray(fw1, dtype=np.float32),
+        np.ascontiguousarray(fb1, dtype=np.float32),
+        np.ascontiguousarray(fw2, dtype=np.float32),
+        make_filter_scratch(fb1.shape[0]),
+        np.zeros(5, dtype=np.float32),
     )
 
 
@@ -212,6 +229,59 @@ def _choose_from(pos, d1, d2, ply, ev, ws, best5, ready):
 
 
 @kernel
+def _vr_step(cur, a1, a2, ply, k, ev, ws, t5, nxt, tmpa):
+    """One variance-reduction step from ``cur`` (player on roll) whose roll is (a1, a2): the
+    chosen play into ``nxt`` and its value into ``t5`` (mover's view after the play, as
+    :func:`_choose` gives them); ``tmpa`` = the sum over the 36 rolls of the roll's value
+    f(roll), and ``ws[23]`` = f(a1, a2). The luck is ``ws[23] - tmpa / 36``.
+
+    f(roll) is the value of the roll's best play as :func:`_choose` picks it at ``ply``
+    (``k`` = 0), or, with a filter (``k`` > 0, 0-ply only), the best by the evaluator of the
+    ``k`` plays the filter net ranks highest: every roll's plays are still generated, but
+    only ``k`` of them evaluated. The play made is the evaluator's best of all plays either
+    way; f is a fixed function of the position and the roll, so the luck has mean zero and the
+    estimate stays unbiased; the filter only makes it a little less tight when it misses a
+    roll's best play."""
+    best5 = ws[8]
+    fa5 = ws[23]
+    fw1, fb1, fw2, fs = ws[19], ws[20], ws[21], ws[22]
+    fk = k if ply == 0 else 0
+    for q in range(5):
+        tmpa[q] = 0.0
+    ready = np.int64(0)
+    for d1 in range(1, 7):
+        for d2 in range(1, d1 + 1):
+            w = 1.0 if d1 == d2 else 2.0
+            actual = d1 == a1 and d2 == a2
+            if fk <= 0:
+                b, ready = _choose_from(cur, d1, d2, ply, ev, ws, best5, ready)
+                if actual:
+                    for q in range(5):
+                        t5[q] = best5[q]
+                        fa5[q] = best5[q]
+                    for i in range(26):
+                        nxt[i] = ws[3][b, i]
+            else:
+                n = _generate_plays(cur, d1, d2, ws[0], ws[3], ws[4])
+                if actual:  # the play made: the evaluator's best of all
+                    b, ready = _best_child_from(cur, n, ws[3], ev, ws[1], best5, ready)
+                    for q in range(5):
+                        t5[q] = best5[q]
+                    for i in range(26):
+                        nxt[i] = ws[3][b, i]
+                if n > fk:
+                    m = filter_pick(cur, ws[3], n, fk, fw1, fb1, fw2, fs)
+                    b, ready = _best_child_from(cur, m, fs[5], ev, ws[1], best5, ready)
+                elif not actual:
+                    b, ready = _best_child_from(cur, n, ws[3], ev, ws[1], best5, ready)
+                if actual:
+                    for q in range(5):
+                        fa5[q] = best5[q]
+            for q in range(5):
+                tmpa[q] += w * best5[q]
+
+
+@kernel
 def _cube_action(cur, probs, owner, side, jacoby):
     """Live-cube decision of the player on roll (``side``) in ``cur`` with 0-ply ``probs``:
     0 no double (or no access to the cube), 1 double and take, 2 double and pass
@@ -314,19 +384,11 @@ def _live_line(ws, q, n_split, seq, st, perms, seed, ev):
         if a1 < a2:
             a1, a2 = a2, a1
         if vr:
-            avg = 0.0
-            ready = np.int64(0)
-            for d1 in range(1, 7):
-                for d2 in range(1, d1 + 1):
-                    w = 1.0 if d1 == d2 else 2.0
-                    b, ready = _choose_from(cur, d1, d2, ply, ev, ws, best5, ready)
-                    avg += w * equity(best5)
-                    if d1 == a1 and d2 == a2:
-                        for k in range(5):
-                            t5[k] = best5[k]
-                        for i in range(26):
-                            nxt[i] = ws[3][b, i]
-            mover_luck = equity(t5) - avg / 36.0
+            _vr_step(cur, a1, a2, ply, np.int64(st[S_VR_FILTER]), ev, ws, t5, nxt, tmpa)
+            fa5 = ws[23]
+            mover_luck = (2.0 * (fa5[0] - tmpa[0] / 36.0) + (fa5[1] - tmpa[1] / 36.0)
+                          + (fa5[2] - tmpa[2] / 36.0) - (fa5[3] - tmpa[3] / 36.0)
+                          - (fa5[4] - tmpa[4] / 36.0))
             lk += cube_v * (mover_luck if side == 0 else -mover_luck)
         else:
             b = _choose(cur, a1, a2, ply, ev, ws, t5)
@@ -367,6 +429,7 @@ def _rollout_trial(root, cube, seq, st, perms, seed, ev, ws, out):
     ews = ws[1]
     truncate = np.int64(st[S_TRUNCATE])
     vr = st[S_VR] != 0.0
+    vr_k = np.int64(st[S_VR_FILTER])
     quasi = st[S_QUASI] != 0.0
     strat = st[S_STRATIFY_ALL] != 0.0
     cubeful = st[S_CUBEFUL] != 0.0
@@ -468,35 +531,22 @@ def _rollout_trial(root, cube, seq, st, perms, seed, ev, ws, out):
             a1, a2 = a2, a1
         eq_luck_before = 2.0 * luck[0] + luck[1] - luck[3] + luck[2] - luck[4]
         if vr:
-            # value of the best play for every roll (mover's view), and the actual roll's play
-            for k in range(5):
-                tmpa[k] = 0.0
-            ready = np.int64(0)
-            for d1 in range(1, 7):
-                for d2 in range(1, d1 + 1):
-                    w = 1.0 if d1 == d2 else 2.0
-                    b, ready = _choose_from(cur, d1, d2, ply, ev, ws, best5, ready)
-                    for k in range(5):
-                        tmpa[k] += w * best5[k]
-                    if d1 == a1 and d2 == a2:
-                        for k in range(5):
-                            t5[k] = best5[k]
-                        child = ws[3][b]
-                        for i in range(26):
-                            nxt[i] = child[i]
+            # the value f of every roll (mover's view), and the actual roll's play
+            _vr_step(cur, a1, a2, ply, vr_k, ev, ws, t5, nxt, tmpa)
+            fa5 = ws[23]
             # luck of this roll (mover's view) -> root view
             if side == 0:
-                luck[0] += t5[0] - tmpa[0] / 36.0
-                luck[1] += t5[1] - tmpa[1] / 36.0
-                luck[2] += t5[2] - tmpa[2] / 36.0
-                luck[3] += t5[3] - tmpa[3] / 36.0
-                luck[4] += t5[4] - tmpa[4] / 36.0
+                luck[0] += fa5[0] - tmpa[0] / 36.0
+                luck[1] += fa5[1] - tmpa[1] / 36.0
+                luck[2] += fa5[2] - tmpa[2] / 36.0
+                luck[3] += fa5[3] - tmpa[3] / 36.0
+                luck[4] += fa5[4] - tmpa[4] / 36.0
             else:
-                luck[0] -= t5[0] - tmpa[0] / 36.0
-                luck[1] += t5[3] - tmpa[3] / 36.0
-                luck[2] += t5[4] - tmpa[4] / 36.0
-                luck[3] += t5[1] - tmpa[1] / 36.0
-                luck[4] += t5[2] - tmpa[2] / 36.0
+                luck[0] -= fa5[0] - tmpa[0] / 36.0
+                luck[1] += fa5[3] - tmpa[3] / 36.0
+                luck[2] += fa5[4] - tmpa[4] / 36.0
+                luck[3] += fa5[1] - tmpa[1] / 36.0
+                luck[4] += fa5[2] - tmpa[2] / 36.0
         else:
             b = _choose(cur, a1, a2, ply, ev, ws, t5)
             child = ws[3][b]

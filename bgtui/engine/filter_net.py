@@ -1,0 +1,217 @@
+"""The filter net: a tiny raw-input net that ranks the plays of a roll, so that a
+variance-reduction step (rollouts with ``vr_filter`` k > 0) values only the best few of each
+roll with the evaluator.
+
+Inputs (``FILTER_ROWS`` one-hot rows, 28 of them on): for each of the 26 slots of the position
+after the play (mover's view, mover positive), its signed checker count clipped to
+[-``FILTER_CLIP``, ``FILTER_CLIP``]; and the checkers borne off by each side. One sigmoid hidden
+layer, one linear output: the evaluator's 0-ply cubeless equity of that position for the mover
+(``bgtui train filter`` distils it from the shipped nets). It never values a position the user
+sees: it only chooses which plays the evaluator looks at, and the variance-reduction estimate
+stays unbiased whatever it chooses (the luck is a difference of the same function of the roll).
+"""
+
+import numpy as np
+
+from bgtui.engine._jit import kernel
+from bgtui.engine.evaluate import _evaluate_after, equity
+from bgtui.engine.inputs import _popcount
+from bgtui.engine.movegen import _generate_plays
+from bgtui.engine.nn import _CLAMP, _HALF, _ONE, _P0, _P1, _P2, _P3, _P4, _Q1, _Q2, _Q3, _Q4
+
+FILTER_CLIP = 7
+_SPAN = 2 * FILTER_CLIP + 1
+#: rows: 26 slots x 15 counts, then 16 borne-off counts for the mover and 16 for the opponent
+FILTER_ROWS = 26 * _SPAN + 32
+FILTER_ACTIVE = 28
+#: the most plays a filter keeps per roll
+MAX_FILTER_K = 8
+
+
+@kernel(inline="always")
+def _filter_rows(pos, idx):
+    """The 28 active rows of ``pos`` (mover's view) into ``idx`` (int64[28])."""
+    mine = 0
+    theirs = 0
+    for i in range(26):
+        v = np.int64(pos[i])
+        mine += max(v, 0)
+        theirs += max(-v, 0)
+        idx[i] = i * _SPAN + min(max(v, -FILTER_CLIP), FILTER_CLIP) + FILTER_CLIP
+    idx[26] = 26 * _SPAN + 15 - mine
+    idx[27] = 26 * _SPAN + 16 + 15 - theirs
+
+
+@kernel(inline="always")
+def _filter_output(h, fw2):
+    """The score from the hidden pre-activations ``h`` (overwritten by the activations): one
+    pass of sigmoids and the output sum, written as ``nn._finish`` is so that it vectorises."""
+    nh = fw2.shape[0] - 1
+    s = np.float32(0.0)
+    for j in range(nh):
+        y = min(max(h[j] * _HALF, -_CLAMP), _CLAMP)
+        u = y * y
+        p = (((_P4 * u + _P3) * u + _P2) * u + _P1) * u + _P0
+        q = (((_Q4 * u + _Q3) * u + _Q2) * u + _Q1) * u + _ONE
+        a = min(max(_HALF + _HALF * (y * p / q), np.float32(0.0)), _ONE)
+        h[j] = a
+        s += fw2[j] * a
+    return s + fw2[nh]
+
+
+@kernel(inline="always")
+def _filter_sum(h, base, fw1, ti, tc, nt):
+    """h = base + the sum over k < nt of tc[k] * fw1[ti[k]], four rows a pass over ``h``
+    (padded with zero-weighted terms), as ``nn._accumulate`` does."""
+    nh = base.shape[0]
+    m = (nt + 3) // 4 * 4
+    for q in range(nt, m):
+        ti[q] = 0
+        tc[q] = 0.0
+    for j in range(nh):
+        h[j] = base[j]
+    for g in range(0, m, 4):
+        i0 = ti[g]
+        i1 = ti[g + 1]
+        i2 = ti[g + 2]
+        i3 = ti[g + 3]
+        c0 = tc[g]
+        c1 = tc[g + 1]
+        c2 = tc[g + 2]
+        c3 = tc[g + 3]
+        for j in range(nh):
+            h[j] += (c0 * fw1[i0, j] + c1 * fw1[i1, j]) + (c2 * fw1[i2, j] + c3 * fw1[i3, j])
+
+
+@kernel(inline="always")
+def _filter_slot_row(i, v):
+    return i * _SPAN + min(max(np.int64(v), -FILTER_CLIP), FILTER_CLIP) + FILTER_CLIP
+
+
+def make_filter_scratch(hidden: int):
+    """(h float32[hidden], row indices int64[60], coefficients float32[60], kept scores
+    float64[MAX_FILTER_K], kept indices int64[MAX_FILTER_K], picked plays
+    int8[MAX_FILTER_K, 26], the parent's pre-activation float32[hidden])."""
+    hidden = max(hidden, 1)
+    return (np.zeros(hidden, dtype=np.float32), np.zeros(60, dtype=np.int64),
+            np.zeros(60, dtype=np.float32), np.zeros(MAX_FILTER_K, dtype=np.float64),
+            np.zeros(MAX_FILTER_K, dtype=np.int64), np.zeros((MAX_FILTER_K, 26), dtype=np.int8),
+            np.zeros(hidden, dtype=np.float32))
+
+
+@kernel(fastmath=True)
+def filter_scores(positions, n, fw1, fb1, fw2, fs, out):
+    """out[i] = the filter net's score of positions[i] for i < n, from all its rows (the
+    reference for :func:`filter_pick`'s incremental scores; tests and training)."""
+    h, ti, tc = fs[0], fs[1], fs[2]
+    for i in range(n):
+        _filter_rows(positions[i], ti)
+        for q in range(FILTER_ACTIVE):
+            tc[q] = 1.0
+        _filter_sum(h, fb1, fw1, ti, tc, FILTER_ACTIVE)
+        out[i] = _filter_output(h, fw2)
+
+
+@kernel(fastmath=True)
+def filter_pick(parent, positions, n, k, fw1, fb1, fw2, fs):
+    """Copy the ``k`` plays ``positions[:n]`` (from ``parent``, mover's view) that the filter
+    net scores highest (ties to the earlier play; best first) into ``fs[5]``; returns how many
+    (min(k, n)).
+
+    Each play's pre-activation is the parent's plus the rows of the slots the play changed
+    (a play changes two to eight of the 26). ``fs``: :func:`make_filter_scratch`. The net:
+    ``fw1`` float32[FILTER_ROWS, H], ``fb1`` float32[H], ``fw2`` float32[H + 1] (the output
+    weights, then the output bias)."""
+    h, ti, tc, ks, ki, picked, hp = fs[0], fs[1], fs[2], fs[3], fs[4], fs[5], fs[6]
+    _filter_rows(parent, ti)
+    for q in range(FILTER_ACTIVE):
+        tc[q] = 1.0
+    _filter_sum(hp, fb1, fw1, ti, tc, FILTER_ACTIVE)
+    pmine = 0
+    ptheirs = 0
+    for c in range(26):
+        v = np.int64(parent[c])
+        pmine += max(v, 0)
+        ptheirs += max(-v, 0)
+    m = 0
+    for i in range(n):
+        child = positions[i]
+        nt = 0
+        mine = 0
+        theirs = 0
+        changed = np.int64(0)
+        for c in range(26):  # no branch per slot: the changed slots as a bit mask
+            v = np.int64(child[c])
+            mine += max(v, 0)
+            theirs += max(-v, 0)
+            changed |= np.int64(v != np.int64(parent[c])) << c
+        while changed != 0:
+            low = changed & -changed
+            changed ^= low
+            c = _popcount(low - 1)
+            ti[nt] = _filter_slot_row(c, child[c])
+            tc[nt] = 1.0
+            ti[nt + 1] = _filter_slot_row(c, parent[c])
+            tc[nt + 1] = -1.0
+            nt += 2
+        if mine != pmine:
+            ti[nt] = 26 * _SPAN + 15 - mine
+            tc[nt] = 1.0
+            ti[nt + 1] = 26 * _SPAN + 15 - pmine
+            tc[nt + 1] = -1.0
+            nt += 2
+        if theirs != ptheirs:
+            ti[nt] = 26 * _SPAN + 16 + 15 - theirs
+            tc[nt] = 1.0
+            ti[nt + 1] = 26 * _SPAN + 16 + 15 - ptheirs
+            tc[nt + 1] = -1.0
+            nt += 2
+        _filter_sum(h, hp, fw1, ti, tc, nt)
+        s = _filter_output(h, fw2)
+        # insert into the kept list (sorted, best first; a tie keeps the earlier play first)
+        if m < k:
+            m += 1
+        elif s <= ks[m - 1]:
+            continue
+        q2 = m - 1
+        while q2 > 0 and ks[q2 - 1] < s:
+            ks[q2] = ks[q2 - 1]
+            ki[q2] = ki[q2 - 1]
+            q2 -= 1
+        ks[q2] = s
+        ki[q2] = i
+    for j in range(m):
+        src = positions[ki[j]]
+        for c in range(26):
+            picked[j, c] = src[c]
+    return m
+
+
+@kernel
+def filter_samples(positions, ev, mws, ews, out_pos, out_moves, rows, values, groups, cap):
+    """Training samples for the filter net: for every position (player on roll) and each of
+    its 21 rolls, every play's 28 active rows (``rows`` int16[cap, 28]) and the evaluator's
+    0-ply equity of it for the mover (``values``), with the index of its (position, roll)
+    group (``groups``: position * 21 + roll). Stops before a position whose plays would not
+    fit; returns (samples stored, positions used)."""
+    t5 = np.zeros(5, dtype=np.float32)
+    idx = np.zeros(FILTER_ACTIVE, dtype=np.int64)
+    m = 0
+    for p in range(positions.shape[0]):
+        start = m
+        g = p * 21
+        for d1 in range(1, 7):
+            for d2 in range(1, d1 + 1):
+                n = _generate_plays(positions[p], d1, d2, mws, out_pos, out_moves)
+                if m + n > cap:
+                    return start, p
+                for i in range(n):
+                    _evaluate_after(out_pos[i], ev, ews, t5)
+                    values[m] = equity(t5)
+                    _filter_rows(out_pos[i], idx)
+                    for r in range(FILTER_ACTIVE):
+                        rows[m, r] = idx[r]
+                    groups[m] = g
+                    m += 1
+                g += 1
+    return m, positions.shape[0]

@@ -1,0 +1,157 @@
+"""The filter net of variance reduction with ``vr_filter``: its incremental scoring against the
+full reference, and rollouts with it: the same games, unbiased luck, the shipped file."""
+
+import json
+
+import numpy as np
+import pytest
+
+from bgtui.analysis.models import RolloutSettings
+from bgtui.analysis.rollout import validate_settings
+from bgtui.analysis.weights import WeightsError, load_filter_net, load_weights
+from bgtui.engine.constants import OPENING_POSITION
+from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
+from bgtui.engine.filter_net import (FILTER_ROWS, filter_pick, filter_scores,
+                                     make_filter_scratch)
+from bgtui.engine.movegen import _generate_plays, make_workspace
+from bgtui.engine.rng import make_rng
+from bgtui.engine.rollout import (NUM_OUT, NUM_SETTINGS, O_CUBELESS, O_RAW, S_LATE_AFTER,
+                                  S_QUASI, S_TRUNCATE, S_VR, S_VR_FILTER, _rollout_chunk,
+                                  make_permutations, make_rollout_workspace)
+from bgtui.engine.train import _START, _sample_positions
+
+
+@pytest.fixture(scope="module")
+def ev():
+    return load_weights("bgtui-0.npz")[0]
+
+
+@pytest.fixture(scope="module")
+def positions(ev):
+    mws = make_workspace()
+    ews = make_eval_workspace(hidden_size(ev))
+    op, om = make_play_buffers()
+    dest = np.zeros((400, 26), dtype=np.int8)
+    n = _sample_positions(ev, 8, make_rng(5), _START, 0.0, mws, ews, op, om, dest)
+    return dest[:n]
+
+
+def _random_net(hidden, seed):
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal((FILTER_ROWS, hidden)).astype(np.float32),
+            rng.standard_normal(hidden).astype(np.float32),
+            rng.standard_normal(hidden + 1).astype(np.float32))
+
+
+@pytest.mark.parametrize("hidden,k", [(32, 2), (16, 3), (5, 1)])
+def test_filter_pick_keeps_the_top_k_of_the_full_scores(positions, hidden, k):
+    """The incremental scores (parent plus changed slots) pick what the scores from all rows
+    rank highest, best first; near ties (1e-4) may go either way."""
+    w1, b1, w2 = _random_net(hidden, hidden)
+    fs = make_filter_scratch(hidden)
+    mws = make_workspace()
+    op, om = make_play_buffers()
+    ref = np.zeros(op.shape[0])
+    checked = 0
+    for pos in positions[::3]:
+        for d1, d2 in ((3, 1), (6, 5), (2, 2), (5, 4)):
+            n = _generate_plays(pos, d1, d2, mws, op, om)
+            filter_scores(op, n, w1, b1, w2, fs, ref)
+            m = filter_pick(pos, op, n, k, w1, b1, w2, fs)
+            assert m == min(k, n)
+            order = np.argsort(-ref[:n], kind="stable")
+            s = np.sort(ref[:n])[::-1]
+            if np.any(np.abs(np.diff(s[:m + 1])) < 1e-4):
+                continue
+            for j in range(m):
+                np.testing.assert_array_equal(fs[5][j], op[order[j]])
+            checked += 1
+    assert checked > 50
+
+
+def _vr_run(ev, k, n, filt, truncate=6):
+    st = np.zeros(NUM_SETTINGS)
+    st[S_LATE_AFTER] = -1
+    st[S_QUASI] = 1
+    st[S_VR] = 1
+    st[S_TRUNCATE] = truncate
+    st[S_VR_FILTER] = k
+    roots = np.ascontiguousarray(np.array(OPENING_POSITION, dtype=np.int8)[None])
+    out = np.zeros((1, n, NUM_OUT))
+    done = _rollout_chunk(roots, np.array([[1.0, 0.0]]), 0, n, st, make_permutations(4), 4, ev,
+                          make_rollout_workspace(hidden_size(ev), filt), out,
+                          np.zeros(1, dtype=np.int64))
+    assert done == n
+    return out[0]
+
+
+def test_vr_filter_plays_the_same_games_and_stays_unbiased(ev):
+    """The filter changes only which plays the luck values: the games (their raw outcomes,
+    truncated at 6 rolls) are those of exact variance reduction, trial for trial; the
+    variance-reduced estimates of both agree within their standard errors and both are
+    tighter than the raw outcomes."""
+    filt = load_filter_net()
+    n = 144
+    exact = _vr_run(ev, 0, n, filt)
+    fast = _vr_run(ev, 2, n, filt)
+    np.testing.assert_array_equal(exact[:, O_RAW], fast[:, O_RAW])
+    d = fast[:, O_CUBELESS] - exact[:, O_CUBELESS]
+    assert np.any(d != 0.0)  # the filter did change some luck
+    se = d.std(ddof=1) / np.sqrt(n)
+    assert abs(d.mean()) < 4 * se + 1e-9
+    raw_var = exact[:, O_RAW].var()
+    assert fast[:, O_CUBELESS].var() < raw_var / 2
+    assert exact[:, O_CUBELESS].var() < raw_var / 2
+
+
+def test_vr_filter_keeping_every_play_is_exact_vr(ev):
+    """Two checkers a side: no roll has more than 8 plays, so with k = 8 the filter keeps
+    every play and the rollout is exact variance reduction, bit for bit."""
+    filt = load_filter_net()
+    race = np.zeros(26, dtype=np.int8)
+    race[5] = race[6] = 1
+    race[19] = race[20] = -1
+    np.testing.assert_array_equal(_vr_run_root(ev, race, 0, filt), _vr_run_root(ev, race, 8, filt))
+
+
+def _vr_run_root(ev, root, k, filt, n=36):
+    st = np.zeros(NUM_SETTINGS)
+    st[S_LATE_AFTER] = -1
+    st[S_QUASI] = 1
+    st[S_VR] = 1
+    st[S_TRUNCATE] = 3
+    st[S_VR_FILTER] = k
+    out = np.zeros((1, n, NUM_OUT))
+    _rollout_chunk(np.ascontiguousarray(root[None]), np.array([[1.0, 0.0]]), 0, n, st,
+                   make_permutations(2), 2, ev, make_rollout_workspace(hidden_size(ev), filt),
+                   out, np.zeros(1, dtype=np.int64))
+    return out[0]
+
+
+def test_shipped_filter_net_loads_and_names_what_it_was_distilled_from():
+    w1, b1, w2 = load_filter_net()
+    assert w1.shape == (FILTER_ROWS, b1.shape[0]) and w2.shape == (b1.shape[0] + 1,)
+    from bgtui.analysis.weights import find_weights
+
+    with np.load(find_weights("filter-0.npz")) as z:
+        meta = json.loads(str(z["meta"]))
+    assert meta["kind"] == "filter" and meta["distilled_from"]
+    assert 0.0 < meta["report"]["filter"]["2"]["luck_variance_share"] < 0.05
+
+
+def test_damaged_filter_net_is_refused_with_a_clear_message(tmp_path):
+    from bgtui.analysis.weights import find_weights
+
+    with np.load(find_weights("filter-0.npz")) as z:
+        data = {k: z[k] for k in z.files}
+    data["w1"] = data["w1"] + 1.0
+    bad = tmp_path / "filter-bad.npz"
+    np.savez(bad, **data)
+    with pytest.raises(WeightsError, match="checksum"):
+        load_filter_net(str(bad))
+
+
+def test_vr_filter_setting_is_checked():
+    with pytest.raises(ValueError, match="vr-filter"):
+        validate_settings(RolloutSettings(vr_filter=9))
+    assert validate_settings(RolloutSettings(vr_filter=2)).vr_filter == 2
