@@ -2,8 +2,9 @@
 
     python benchmarks/rollout.py [--weights bgtui-0.npz] [--seconds 10] [--databases]
 
-Prints games/s for full-game 0-ply cubeless rollouts without and with variance reduction and
-for 7-roll truncated rollouts, on one core and on all cores (compile time excluded), the ratio
+Prints games/s for full-game 0-ply cubeless rollouts without and with variance reduction (exact,
+and with ``vr_filter`` 2: the luck values only the two plays of each roll the filter net ranks
+highest; the same games are played) and for 7-roll truncated rollouts, on one core and on all cores (compile time excluded), the ratio
 of all cores to one core, and the variance-reduction factor measured in the same runs.
 
 By default the nets only: every game is played to its last checker. ``--databases``: the
@@ -57,17 +58,21 @@ def main():
     cases = [
         ("full game, 0-ply, no VR", dict(truncate=0, variance_reduction=False)),
         ("full game, 0-ply, VR", dict(truncate=0, variance_reduction=True)),
+        ("full game, 0-ply, VR, filter k=2", dict(truncate=0, variance_reduction=True,
+                                                  vr_filter=2)),
         ("7-roll truncated, 0-ply, no VR", dict(truncate=7, variance_reduction=False)),
     ]
     ncores = os.cpu_count() or 1
-    print(f"{'case':34s} {'1 core':>10s} {str(ncores) + ' cores':>10s} {'ratio':>6s} {'VR factor':>9s}")
+    print(f"{'case':34s} {'1 core':>10s} {str(ncores) + ' cores':>10s} {'ratio':>6s} {'VR factor':>9s}"
+          f" {'plain-equivalent/s':>18s}")
     for name, st in cases:
         one = rate(ev, dict(st, workers=1), args.seconds)
         many = rate(ev, dict(st, workers=ncores), args.seconds)
         vr = one.variance_reduction_factor
         print(f"{name:34s} {one.games_per_second:10.0f} {many.games_per_second:10.0f} "
               f"{many.games_per_second / one.games_per_second:6.2f} "
-              f"{'' if vr is None else f'{vr:9.1f}'}", flush=True)
+              f"{'' if vr is None else f'{vr:9.1f}'}"
+              f"{'' if vr is None else f' {one.games_per_second * vr:18.0f}'}", flush=True)
 
 
 if __name__ == "__main__":

@@ -200,9 +200,10 @@ def save_filter_net(path, net, meta: dict) -> None:
 
 
 def load_filter_net(name=DEFAULT_FILTER):
-    """The filter net ``(w1, b1, w2)`` of rollouts with ``vr_filter`` (cached); raise
+    """The filter net ``(w1, b1, w2)`` of rollouts with ``vr_filter`` (cached), its first layer
+    extended with difference rows (``filter_net.extend_filter_table``); raise
     :class:`WeightsError` saying what does not fit."""
-    from bgtui.engine.filter_net import FILTER_ROWS
+    from bgtui.engine.filter_net import FILTER_ROWS, extend_filter_table
 
     path = find_weights(str(name))
     key = (str(path), path.stat().st_mtime_ns)
@@ -228,5 +229,5 @@ def load_filter_net(name=DEFAULT_FILTER):
     if w1.shape != (FILTER_ROWS, h) or w2.shape != (h + 1,):
         raise WeightsError(f"{path}: made for {w1.shape[0]} input rows and {h} hidden units with "
                            f"inconsistent shapes; this bgtui uses {FILTER_ROWS} rows")
-    _filter_cache[key] = net = (w1, b1, w2)
+    _filter_cache[key] = net = (aligned(extend_filter_table(w1)), b1, w2)
     return net

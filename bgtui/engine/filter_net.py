@@ -84,8 +84,41 @@ def _filter_sum(h, base, fw1, ti, tc, nt):
 
 
 @kernel(inline="always")
-def _filter_slot_row(i, v):
-    return i * _SPAN + min(max(np.int64(v), -FILTER_CLIP), FILTER_CLIP) + FILTER_CLIP
+def _clip(v):
+    return min(max(v, -FILTER_CLIP), FILTER_CLIP) + FILTER_CLIP
+
+
+@kernel(inline="always")
+def _filter_change(ti, tc, nt, base, new, old):
+    """Terms taking a group of one-hot rows (first row ``base``) from row ``old`` to ``new``:
+    one difference row (``extend_filter_table``) when they are neighbours, else two rows."""
+    if new == old:
+        return nt
+    if new == old + 1:
+        ti[nt] = FILTER_ROWS + base + old
+        tc[nt] = 1.0
+        return nt + 1
+    if old == new + 1:
+        ti[nt] = FILTER_ROWS + base + new
+        tc[nt] = -1.0
+        return nt + 1
+    ti[nt] = base + new
+    tc[nt] = 1.0
+    ti[nt + 1] = base + old
+    tc[nt + 1] = -1.0
+    return nt + 2
+
+
+def extend_filter_table(w1):
+    """The filter net's first layer as the kernels use it: ``w1`` (float32[FILTER_ROWS, H]),
+    then a difference row for each row (the next row of its group minus it; zero for a
+    group's last row), so that a count moving by one costs one row."""
+    w1 = np.asarray(w1, dtype=np.float32)
+    d = np.zeros_like(w1)
+    groups = [(i * _SPAN, _SPAN) for i in range(26)] + [(26 * _SPAN, 16), (26 * _SPAN + 16, 16)]
+    for start, size in groups:
+        d[start:start + size - 1] = w1[start + 1:start + size] - w1[start:start + size - 1]
+    return np.ascontiguousarray(np.concatenate([w1, d]))
 
 
 def make_filter_scratch(hidden: int):
@@ -119,53 +152,35 @@ def filter_pick(parent, positions, n, k, fw1, fb1, fw2, fs):
     (min(k, n)).
 
     Each play's pre-activation is the parent's plus the rows of the slots the play changed
-    (a play changes two to eight of the 26). ``fs``: :func:`make_filter_scratch`. The net:
-    ``fw1`` float32[FILTER_ROWS, H], ``fb1`` float32[H], ``fw2`` float32[H + 1] (the output
-    weights, then the output bias)."""
+    (a play changes two to eight of the 26; a count moving by one is one difference row). ``fs``: :func:`make_filter_scratch`. The net:
+    ``fw1`` float32[2 * FILTER_ROWS, H] (:func:`extend_filter_table`), ``fb1`` float32[H],
+    ``fw2`` float32[H + 1] (the output weights, then the output bias)."""
     h, ti, tc, ks, ki, picked, hp = fs[0], fs[1], fs[2], fs[3], fs[4], fs[5], fs[6]
     _filter_rows(parent, ti)
     for q in range(FILTER_ACTIVE):
         tc[q] = 1.0
     _filter_sum(hp, fb1, fw1, ti, tc, FILTER_ACTIVE)
     pmine = 0
-    ptheirs = 0
     for c in range(26):
-        v = np.int64(parent[c])
-        pmine += max(v, 0)
-        ptheirs += max(-v, 0)
+        pmine += max(np.int64(parent[c]), 0)
     m = 0
     for i in range(n):
         child = positions[i]
-        nt = 0
-        mine = 0
-        theirs = 0
         changed = np.int64(0)
         for c in range(26):  # no branch per slot: the changed slots as a bit mask
-            v = np.int64(child[c])
-            mine += max(v, 0)
-            theirs += max(-v, 0)
-            changed |= np.int64(v != np.int64(parent[c])) << c
+            changed |= np.int64(child[c] != parent[c]) << c
+        nt = 0
+        mine = pmine  # the opponent's checkers all stay on the board in a play
         while changed != 0:
             low = changed & -changed
             changed ^= low
             c = _popcount(low - 1)
-            ti[nt] = _filter_slot_row(c, child[c])
-            tc[nt] = 1.0
-            ti[nt + 1] = _filter_slot_row(c, parent[c])
-            tc[nt + 1] = -1.0
-            nt += 2
+            v = np.int64(child[c])
+            u = np.int64(parent[c])
+            mine += max(v, 0) - max(u, 0)
+            nt = _filter_change(ti, tc, nt, c * _SPAN, _clip(v), _clip(u))
         if mine != pmine:
-            ti[nt] = 26 * _SPAN + 15 - mine
-            tc[nt] = 1.0
-            ti[nt + 1] = 26 * _SPAN + 15 - pmine
-            tc[nt + 1] = -1.0
-            nt += 2
-        if theirs != ptheirs:
-            ti[nt] = 26 * _SPAN + 16 + 15 - theirs
-            tc[nt] = 1.0
-            ti[nt + 1] = 26 * _SPAN + 16 + 15 - ptheirs
-            tc[nt + 1] = -1.0
-            nt += 2
+            nt = _filter_change(ti, tc, nt, 26 * _SPAN, 15 - mine, 15 - pmine)
         _filter_sum(h, hp, fw1, ti, tc, nt)
         s = _filter_output(h, fw2)
         # insert into the kept list (sorted, best first; a tie keeps the earlier play first)

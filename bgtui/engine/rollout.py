@@ -85,7 +85,7 @@ def make_permutations(seed: int) -> np.ndarray:
 
 def empty_filter_net():
     """A placeholder filter net (``vr_filter`` 0 never reads it)."""
-    return (np.zeros((FILTER_ROWS, 1), dtype=np.float32), np.zeros(1, dtype=np.float32),
+    return (np.zeros((2 * FILTER_ROWS, 1), dtype=np.float32), np.zeros(1, dtype=np.float32),
             np.zeros(2, dtype=np.float32))
 
 
@@ -94,8 +94,8 @@ def make_rollout_workspace(hidden: int = 512, filter_net=None):
     play_equities, play_flags, split_pos, split_state, line_cur, line_nxt, filter w1,
     filter b1, filter w2, filter scratch, luck5).
 
-    ``filter_net``: (w1 float32[FILTER_ROWS, H], b1 float32[H], w2 float32[H + 1]), the
-    filter net of ``vr_filter`` (:mod:`bgtui.engine.filter_net`); None: a placeholder."""
+    ``filter_net``: (w1 float32[2 * FILTER_ROWS, H], b1 float32[H], w2 float32[H + 1]), the
+    filter net of ``vr_filter`` as ``weights.load_filter_net`` gives it (:mod:`bgtui.engine.filter_net`); None: a placeholder."""
     fw1, fb1, fw2 = filter_net if filter_net is not None else empty_filter_net()
     return (
         make_workspace(),

@@ -11,8 +11,8 @@ from bgtui.analysis.rollout import validate_settings
 from bgtui.analysis.weights import WeightsError, load_filter_net, load_weights
 from bgtui.engine.constants import OPENING_POSITION
 from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
-from bgtui.engine.filter_net import (FILTER_ROWS, filter_pick, filter_scores,
-                                     make_filter_scratch)
+from bgtui.engine.filter_net import (FILTER_ROWS, extend_filter_table, filter_pick,
+                                     filter_scores, make_filter_scratch)
 from bgtui.engine.movegen import _generate_plays, make_workspace
 from bgtui.engine.rng import make_rng
 from bgtui.engine.rollout import (NUM_OUT, NUM_SETTINGS, O_CUBELESS, O_RAW, S_LATE_AFTER,
@@ -38,7 +38,7 @@ def positions(ev):
 
 def _random_net(hidden, seed):
     rng = np.random.default_rng(seed)
-    return (rng.standard_normal((FILTER_ROWS, hidden)).astype(np.float32),
+    return (extend_filter_table(rng.standard_normal((FILTER_ROWS, hidden))),
             rng.standard_normal(hidden).astype(np.float32),
             rng.standard_normal(hidden + 1).astype(np.float32))
 
@@ -130,7 +130,7 @@ def _vr_run_root(ev, root, k, filt, n=36):
 
 def test_shipped_filter_net_loads_and_names_what_it_was_distilled_from():
     w1, b1, w2 = load_filter_net()
-    assert w1.shape == (FILTER_ROWS, b1.shape[0]) and w2.shape == (b1.shape[0] + 1,)
+    assert w1.shape == (2 * FILTER_ROWS, b1.shape[0]) and w2.shape == (b1.shape[0] + 1,)
     from bgtui.analysis.weights import find_weights
 
     with np.load(find_weights("filter-0.npz")) as z:
