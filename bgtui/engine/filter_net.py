@@ -17,7 +17,7 @@ from bgtui.engine._jit import kernel
 from bgtui.engine.evaluate import _evaluate_after, equity
 from bgtui.engine.inputs import _popcount
 from bgtui.engine.movegen import _generate_plays
-from bgtui.engine.nn import _CLAMP, _HALF, _ONE, _P0, _P1, _P2, _P3, _P4, _Q1, _Q2, _Q3, _Q4
+from bgtui.engine.nn import _activation
 
 FILTER_CLIP = 7
 _SPAN = 2 * FILTER_CLIP + 1
@@ -49,11 +49,7 @@ def _filter_output(h, fw2):
     nh = fw2.shape[0] - 1
     s = np.float32(0.0)
     for j in range(nh):
-        y = min(max(h[j] * _HALF, -_CLAMP), _CLAMP)
-        u = y * y
-        p = (((_P4 * u + _P3) * u + _P2) * u + _P1) * u + _P0
-        q = (((_Q4 * u + _Q3) * u + _Q2) * u + _Q1) * u + _ONE
-        a = min(max(_HALF + _HALF * (y * p / q), np.float32(0.0)), _ONE)
+        a = _activation(h[j])
         h[j] = a
         s += fw2[j] * a
     return s + fw2[nh]

@@ -80,15 +80,22 @@ def _sigmoid(z):
     return min(max(_HALF + _HALF * (y * p / q), np.float32(0.0)), _ONE)
 
 
+@kernel(inline="always")
+def _activation(x):
+    """The hidden layer's sigmoid of ``x`` (float32), branch-free so that loops over a layer
+    vectorise: the same rational approximation as :func:`_sigmoid`."""
+    y = min(max(x * _HALF, -_CLAMP), _CLAMP)
+    u = y * y
+    p = (((_P4 * u + _P3) * u + _P2) * u + _P1) * u + _P0
+    q = (((_Q4 * u + _Q3) * u + _Q2) * u + _Q1) * u + _ONE
+    return min(max(_HALF + _HALF * (y * p / q), np.float32(0.0)), _ONE)
+
+
 @kernel(fastmath=True)
 def _sigmoid_inplace(h, n):
     """h[:n] = sigmoid(h[:n]) (vectorised)."""
     for j in range(n):
-        y = min(max(h[j] * _HALF, -_CLAMP), _CLAMP)
-        u = y * y
-        p = (((_P4 * u + _P3) * u + _P2) * u + _P1) * u + _P0
-        q = (((_Q4 * u + _Q3) * u + _Q2) * u + _Q1) * u + _ONE
-        h[j] = min(max(_HALF + _HALF * (y * p / q), np.float32(0.0)), _ONE)
+        h[j] = _activation(h[j])
 
 
 @kernel(fastmath=True)
@@ -102,11 +109,7 @@ def _finish(h, w2, b2, out5):
     s3 = np.float32(0.0)
     s4 = np.float32(0.0)
     for j in range(nh):
-        y = min(max(h[j] * _HALF, -_CLAMP), _CLAMP)
-        u = y * y
-        p = (((_P4 * u + _P3) * u + _P2) * u + _P1) * u + _P0
-        q = (((_Q4 * u + _Q3) * u + _Q2) * u + _Q1) * u + _ONE
-        a = min(max(_HALF + _HALF * (y * p / q), np.float32(0.0)), _ONE)
+        a = _activation(h[j])
         h[j] = a
         s0 += w2[0, j] * a
         s1 += w2[1, j] * a
