@@ -498,8 +498,9 @@ def _add_rollout_options(p, checker_ply=True):
     p.add_argument("--no-vr", action="store_true", help="no variance reduction")
     p.add_argument("--vr-filter", type=int, default=0, metavar="K",
                    help="variance reduction values only the K plays of each roll that the "
-                        "filter net ranks highest (0-ply checker play; 0: every play; 2 is "
-                        "about 3x faster, still unbiased, a little less reduction)")
+                        "filter net ranks highest, at the checker-play ply (0: every play; 2 is "
+                        "about 2x faster at 0-ply and 2.5x at 1-ply, still unbiased, a little "
+                        "less reduction)")
     p.add_argument("--no-quasi", action="store_true", help="pseudo-random dice instead of quasi-random")
     p.add_argument("--stratify-all", action="store_true", help="stratify every roll, not only the first three")
     p.add_argument("--no-bearoff", action="store_true", help="no bearoff-database truncation")

@@ -129,7 +129,7 @@ class RolloutSettings:
     late_after: Optional[int] = None
     variance_reduction: bool = True
     # variance reduction values only the best `vr_filter` plays of each roll by the filter
-    # net (0-ply checker play only; 0 = every play of every roll)
+    # net, at the checker-play ply (0 = every play of every roll)
     vr_filter: int = 0
     quasi_random: bool = True
     stratify_all: bool = False  # stratify every roll, not only the first three

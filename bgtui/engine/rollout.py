@@ -229,6 +229,29 @@ def _choose_from(pos, d1, d2, ply, ev, ws, best5, ready):
 
 
 @kernel
+def _filtered_plied(cur, n, k, ply, ev, ws, best5):
+    """f(roll) of :func:`_vr_step` at ``ply`` >= 1 with a filter: the best at ``ply`` (each
+    play valued by its position's ``ply`` - 1 lookahead, as :func:`_choose` values its
+    candidates) of the ``k`` plays ``ws[3][:n]`` the filter net ranks highest, or of all of
+    them when ``n`` <= ``k``; into ``best5``."""
+    fs = ws[22]
+    t5 = ws[11]
+    plays = ws[3]
+    m = n
+    if n > k:
+        m = filter_pick(cur, ws[3], n, k, ws[19], ws[20], ws[21], fs)
+        plays = fs[5]
+    beste = -1e9
+    for j in range(m):
+        _evaluate_after_plied(plays[j], ply, ev, ws[2], t5)
+        e = equity(t5)
+        if e > beste:
+            beste = e
+            for q in range(5):
+                best5[q] = t5[q]
+
+
+@kernel
 def _vr_step(cur, a1, a2, ply, k, ev, ws, t5, nxt, tmpa):
     """One variance-reduction step from ``cur`` (player on roll) whose roll is (a1, a2): the
     chosen play into ``nxt`` and its value into ``t5`` (mover's view after the play, as
@@ -236,16 +259,16 @@ def _vr_step(cur, a1, a2, ply, k, ev, ws, t5, nxt, tmpa):
     f(roll), and ``ws[23]`` = f(a1, a2). The luck is ``ws[23] - tmpa / 36``.
 
     f(roll) is the value of the roll's best play as :func:`_choose` picks it at ``ply``
-    (``k`` = 0), or, with a filter (``k`` > 0, 0-ply only), the best by the evaluator of the
-    ``k`` plays the filter net ranks highest: every roll's plays are still generated, but
-    only ``k`` of them evaluated. The play made is the evaluator's best of all plays either
-    way; f is a fixed function of the position and the roll, so the luck has mean zero and the
+    (``k`` = 0), or, with a filter (``k`` > 0), the best at ``ply`` of the ``k`` plays the
+    filter net ranks highest (all plays when there are no more than ``k``): every roll's plays
+    are still generated, but only ``k`` of them evaluated. The play made is the one
+    :func:`_choose` makes either way; f is a fixed function of the position and the roll, so the luck has mean zero and the
     estimate stays unbiased; the filter only makes it a little less tight when it misses a
     roll's best play."""
     best5 = ws[8]
     fa5 = ws[23]
     fw1, fb1, fw2, fs = ws[19], ws[20], ws[21], ws[22]
-    fk = k if ply == 0 else 0
+    fk = k
     for q in range(5):
         tmpa[q] = 0.0
     ready = np.int64(0)
@@ -261,6 +284,18 @@ def _vr_step(cur, a1, a2, ply, k, ev, ws, t5, nxt, tmpa):
                         fa5[q] = best5[q]
                     for i in range(26):
                         nxt[i] = ws[3][b, i]
+            elif ply > 0:
+                if actual:  # the play made: chosen at ``ply`` as without the filter
+                    b = _choose(cur, d1, d2, ply, ev, ws, best5)
+                    for q in range(5):
+                        t5[q] = best5[q]
+                    for i in range(26):
+                        nxt[i] = ws[3][b, i]
+                n = _generate_plays(cur, d1, d2, ws[0], ws[3], ws[4])
+                _filtered_plied(cur, n, fk, ply, ev, ws, best5)
+                if actual:
+                    for q in range(5):
+                        fa5[q] = best5[q]
             else:
                 n = _generate_plays(cur, d1, d2, ws[0], ws[3], ws[4])
                 if actual:  # the play made: the evaluator's best of all

@@ -15,7 +15,7 @@ from bgtui.engine.filter_net import (FILTER_ROWS, extend_filter_table, filter_pi
                                      filter_scores, make_filter_scratch)
 from bgtui.engine.movegen import _generate_plays, make_workspace
 from bgtui.engine.rng import make_rng
-from bgtui.engine.rollout import (NUM_OUT, NUM_SETTINGS, O_CUBELESS, O_RAW, S_LATE_AFTER,
+from bgtui.engine.rollout import (NUM_OUT, NUM_SETTINGS, O_CUBELESS, O_RAW, S_LATE_AFTER, S_PLY,
                                   S_QUASI, S_TRUNCATE, S_VR, S_VR_FILTER, _rollout_chunk,
                                   make_permutations, make_rollout_workspace)
 from bgtui.engine.train import _START, _sample_positions
@@ -155,3 +155,31 @@ def test_vr_filter_setting_is_checked():
     with pytest.raises(ValueError, match="vr-filter"):
         validate_settings(RolloutSettings(vr_filter=9))
     assert validate_settings(RolloutSettings(vr_filter=2)).vr_filter == 2
+
+
+def test_vr_filter_at_1ply_plays_the_same_games_and_stays_unbiased(ev):
+    """With 1-ply checker play the filter's best two of each roll are valued at 1-ply: the
+    games are still those of exact variance reduction (the play made is chosen at 1-ply as
+    without the filter), and both estimates agree within their standard errors."""
+    filt = load_filter_net()
+    pos = np.array(OPENING_POSITION, dtype=np.int8)
+    pos[13], pos[11], pos[24], pos[21] = 4, 1, 1, 1
+    outs = []
+    for k in (0, 2):
+        st = np.zeros(NUM_SETTINGS)
+        st[S_LATE_AFTER] = -1
+        st[S_QUASI] = 1
+        st[S_VR] = 1
+        st[S_TRUNCATE] = 2
+        st[S_PLY] = 1
+        st[S_VR_FILTER] = k
+        out = np.zeros((1, 36, NUM_OUT))
+        _rollout_chunk(np.ascontiguousarray(pos[None]), np.array([[1.0, 0.0]]), 0, 36, st,
+                       make_permutations(8), 8, ev, make_rollout_workspace(hidden_size(ev), filt),
+                       out, np.zeros(1, dtype=np.int64))
+        outs.append(out[0])
+    exact, fast = outs
+    np.testing.assert_array_equal(exact[:, O_RAW], fast[:, O_RAW])
+    d = fast[:, O_CUBELESS] - exact[:, O_CUBELESS]
+    assert np.any(d != 0.0)
+    assert abs(d.mean()) < 4 * d.std(ddof=1) / np.sqrt(len(d)) + 1e-9

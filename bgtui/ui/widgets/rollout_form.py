@@ -52,8 +52,8 @@ FIELDS: tuple[FieldSpec, ...] = (
               "the result says how many plain trials it was worth."),
     FieldSpec("vr_filter", int, False, "VR filter",
               "Variance reduction values only this many plays of each roll, the ones a small "
-              "filter net ranks highest (0-ply play). 0: every play. 2 runs about twice as "
-              "fast and stays unbiased, with a little less reduction.", 0, 8),
+              "filter net ranks highest, valued at the checker-play ply. 0: every play. 2 "
+              "runs about twice as fast and stays unbiased, with a little less reduction.", 0, 8),
     FieldSpec("quasi_random", bool, False, "Quasi-random dice",
               "Stratify the first three rolls: any 36 consecutive trials hold each first roll "
               "once, blocks of 1296 every pair, 46656 every triple."),
