@@ -438,10 +438,12 @@ def cmd_train(args, query, an=None):
     elif args.method == "filter":
         from bgtui.analysis.filter_training import train_filter
 
+        if args.samples < 1000 or args.positions < 10:
+            raise UserError("train filter needs --positions >= 10 and --samples >= 1000")
         if not 1 <= (args.hidden or 32) <= 256:
             raise UserError(f"--hidden for the filter net must be 1 to 256, got {args.hidden}")
         train_filter(args.checkpoint, getattr(args, "weights", None) or "bgtui-0.npz", args.positions, hidden=args.hidden or 32,
-                     epochs=args.epochs, seed=args.seed)
+                     epochs=args.epochs, seed=args.seed, cap=args.samples)
     else:
         from bgtui.analysis.training import supervised_train
 
@@ -653,7 +655,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=1_000_000, help="td: total games to reach")
     p.add_argument("--rounds", type=int, default=10, help="supervised: rounds to run")
     p.add_argument("--positions", type=int, default=50_000,
-                   help="supervised: positions per round; dataset: size of the set to reach")
+                   help="supervised: positions per round; dataset: size of the set to reach; "
+                        "filter: self-play positions sampled (a tenth held out)")
+    p.add_argument("--samples", type=int, default=4_000_000,
+                   help="filter: at most this many plays to fit on (56 bytes each in memory)")
     p.add_argument("--target-ply", type=int, default=1, choices=range(1, 4), metavar="N",
                    help="supervised: ply of the targets (1-3)")
     p.add_argument("--epochs", type=int, default=2, help="supervised: passes per round")
