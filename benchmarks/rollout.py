@@ -1,6 +1,6 @@
 """Rollout speed: games per second for the issue's standard cases.
 
-    python benchmarks/rollout.py [--weights bgtui-0.npz] [--seconds 10] [--databases]
+    python benchmarks/rollout.py [--weights bgtui-0.npz] [--seconds 10] [--databases] [--ply1]
 
 Prints games/s for full-game 0-ply cubeless rollouts without and with variance reduction (exact,
 and with ``vr_filter`` 2: the luck values only the two plays of each roll the filter net ranks
@@ -45,6 +45,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--weights", default="bgtui-0.npz")
     ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--ply1", action="store_true",
+                    help="instead: 4-roll truncated rollouts with 1-ply checker play and variance "
+                         "reduction, exact and with vr_filter 2, on one core")
     ap.add_argument("--databases", action="store_true",
                     help="the bear-off databases too, with the default two-sided truncation")
     args = ap.parse_args()
@@ -63,6 +66,15 @@ def main():
         ("7-roll truncated, 0-ply, no VR", dict(truncate=7, variance_reduction=False)),
     ]
     ncores = os.cpu_count() or 1
+    if args.ply1:
+        for k in (0, 2):
+            one = rate(ev, dict(truncate=4, ply=1, variance_reduction=True, vr_filter=k,
+                                workers=1), args.seconds)
+            vr = one.variance_reduction_factor
+            print(f"4-roll truncated, 1-ply, VR, vr_filter {k}: {one.games_per_second:.2f} games/s "
+                  f"on 1 core, VR factor {vr:.1f}, {one.games_per_second * vr:.0f} plain-trial "
+                  f"equivalents/s", flush=True)
+        return
     print(f"{'case':34s} {'1 core':>10s} {str(ncores) + ' cores':>10s} {'ratio':>6s} {'VR factor':>9s}"
           f" {'plain-equivalent/s':>18s}")
     for name, st in cases:
