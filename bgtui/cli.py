@@ -379,6 +379,8 @@ def cmd_rollout(args, query: list[str], an):
     lines = [f"{data['position_id']}  rollout: {snap.trials_done} trials, "
              f"{snap.games_per_second:.0f} games/s" + (
                  f", variance reduction x{snap.variance_reduction_factor:.1f}"
+                 + (f" (filter: best {snap.settings.vr_filter} plays a roll)"
+                    if snap.settings.vr_filter else "")
                  if snap.variance_reduction_factor else "")]
     for i, r in enumerate(snap.rows, 1):
         eq = r.equity

@@ -247,3 +247,13 @@ def test_command_palette_runs_a_domain_command(make_app):
                            what="evaluated at 3-ply from the palette")
             assert m.ply == 3
     body()
+
+
+def test_rollout_description_names_the_vr_filter():
+    from bgtui.analysis.models import RolloutSettings
+    from bgtui.ui.widgets.rollout_form import describe
+
+    assert "VR (filter 2)" in describe(RolloutSettings(vr_filter=2))
+    plain = describe(RolloutSettings())
+    assert "VR" in plain and "filter" not in plain
+    assert "VR" not in describe(RolloutSettings(variance_reduction=False, vr_filter=2))

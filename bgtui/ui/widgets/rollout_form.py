@@ -107,7 +107,7 @@ def describe(s: RolloutSettings) -> str:
     parts = [f"{s.trials} trials", f"truncate {s.truncate}" if s.truncate else "full games",
              f"{s.ply}-ply"]
     if s.variance_reduction:
-        parts.append("VR")
+        parts.append(f"VR (filter {s.vr_filter})" if s.vr_filter else "VR")
     if s.quasi_random:
         parts.append("quasi")
     if s.cubeful:
