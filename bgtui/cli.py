@@ -270,7 +270,7 @@ def _rollout_settings(args):
     from bgtui.analysis.models import RolloutSettings
 
     try:
-        return RolloutSettings(
+        settings = RolloutSettings(
             trials=args.trials, seed=args.seed, truncate=args.truncate,
             ply=getattr(args, "rollout_ply", getattr(args, "ply", 0)),
             late_ply=args.late_ply, late_after=args.late_after,
@@ -282,7 +282,15 @@ def _rollout_settings(args):
             stop_se=args.stop_se, time_limit=args.time_limit, prune_sigma=args.prune_sigma,
             workers=args.workers, zehr_split=getattr(args, "zehr", False),
         )
-    except (TypeError, ValueError) as exc:
+        from bgtui.analysis.rollout import validate_settings
+
+        validate_settings(settings)
+        if settings.vr_filter:  # the filter net is needed: say now if it cannot be loaded
+            from bgtui.analysis.weights import load_filter_net
+
+            load_filter_net()
+        return settings
+    except (TypeError, ValueError) as exc:  # WeightsError is a ValueError
         raise UserError(str(exc)) from None
 
 

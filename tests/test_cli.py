@@ -308,3 +308,19 @@ def test_rollout_json_probabilities_are_clamped_to_0_1(capsys):
                        "--workers", "1", "--json")
     p = json.loads(out)["probabilities"]
     assert all(0.0 <= v <= 1.0 for v in p.values())
+
+
+def test_rollout_with_a_missing_filter_net_is_a_clear_error(capsys, monkeypatch):
+    import bgtui.analysis.weights as W
+
+    def missing(name=W.DEFAULT_FILTER):
+        raise W.WeightsError(f"weights file {name!r} not found (looked in: nowhere)")
+
+    monkeypatch.setattr(W, "load_filter_net", missing)
+    code, out, err = run(capsys, "rollout", OPENING, "--trials", "36", "--truncate", "1",
+                         "--vr-filter", "2")
+    assert code == 2 and out == ""
+    assert err.startswith("bgtui: error: weights file 'filter-0.npz' not found")
+    assert "Traceback" not in err
+    code, out, err = run(capsys, "rollout", OPENING, "--vr-filter", "9")
+    assert code == 2 and "vr-filter must be 0" in err
