@@ -12,6 +12,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Optional
 
 PROBABILITY_NAMES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+#: the largest ``RolloutSettings.vr_filter``: the engine keeps room for this many plays a roll
+#: (``engine.filter_net.MAX_FILTER_K``, which a test holds equal; the UI does not import the engine)
+MAX_VR_FILTER = 8
 
 
 @dataclass(frozen=True)

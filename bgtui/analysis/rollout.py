@@ -24,6 +24,7 @@ import numpy as np
 
 from bgtui.analysis.cancel import CancelToken
 from bgtui.analysis.models import (
+    MAX_VR_FILTER,
     Equities,
     PlayRow,
     Probabilities,
@@ -73,7 +74,8 @@ def validate_settings(s: RolloutSettings) -> RolloutSettings:
         (s.stop_se is None or s.stop_se > 0, f"stop-se must be positive, got {s.stop_se}"),
         (s.time_limit is None or s.time_limit > 0, f"time limit must be positive, got {s.time_limit}"),
         (s.prune_sigma is None or s.prune_sigma > 0, f"prune-sigma must be positive, got {s.prune_sigma}"),
-        (0 <= s.vr_filter <= 8, f"vr-filter must be 0 (every play) to 8 plays a roll, got {s.vr_filter}"),
+        (0 <= s.vr_filter <= MAX_VR_FILTER,
+         f"vr-filter must be 0 (every play) to {MAX_VR_FILTER} plays a roll, got {s.vr_filter}"),
         (s.workers >= 0, f"workers must be >= 0 (0 = all cores), got {s.workers}"),
     ]
     for ok, msg in checks:

@@ -29,6 +29,12 @@ MAX_FILTER_K = 8
 
 
 @kernel(inline="always")
+def _clip(v):
+    """The row of a signed count within its slot's group (clipped to +-FILTER_CLIP)."""
+    return min(max(v, -FILTER_CLIP), FILTER_CLIP) + FILTER_CLIP
+
+
+@kernel(inline="always")
 def _filter_rows(pos, idx):
     """The 28 active rows of ``pos`` (mover's view) into ``idx`` (int64[28])."""
     mine = 0
@@ -37,7 +43,7 @@ def _filter_rows(pos, idx):
         v = np.int64(pos[i])
         mine += max(v, 0)
         theirs += max(-v, 0)
-        idx[i] = i * _SPAN + min(max(v, -FILTER_CLIP), FILTER_CLIP) + FILTER_CLIP
+        idx[i] = i * _SPAN + _clip(v)
     idx[26] = 26 * _SPAN + 15 - mine
     idx[27] = 26 * _SPAN + 16 + 15 - theirs
 
@@ -77,11 +83,6 @@ def _filter_sum(h, base, fw1, ti, tc, nt):
         c3 = tc[g + 3]
         for j in range(nh):
             h[j] += (c0 * fw1[i0, j] + c1 * fw1[i1, j]) + (c2 * fw1[i2, j] + c3 * fw1[i3, j])
-
-
-@kernel(inline="always")
-def _clip(v):
-    return min(max(v, -FILTER_CLIP), FILTER_CLIP) + FILTER_CLIP
 
 
 @kernel(inline="always")

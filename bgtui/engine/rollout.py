@@ -47,7 +47,7 @@ from bgtui.engine.evaluate import (
     make_lookahead_workspace,
     _evaluate_after_plied,
 )
-from bgtui.engine.filter_net import FILTER_ROWS, MAX_FILTER_K, filter_pick, make_filter_scratch
+from bgtui.engine.filter_net import FILTER_ROWS, filter_pick, make_filter_scratch
 from bgtui.engine.movegen import _generate_plays, make_workspace
 from bgtui.engine.cube import CENTRED as CUBE_CENTRED
 from bgtui.engine.cube import OPP_OWNED as CUBE_OPP_OWNED
@@ -251,6 +251,15 @@ def _filtered_plied(cur, n, k, ply, ev, ws, best5):
                 best5[q] = t5[q]
 
 
+@kernel(inline="always")
+def _take_play(child, value5, nxt, t5):
+    """The play made: ``child`` into ``nxt``, its value ``value5`` into ``t5``."""
+    for q in range(5):
+        t5[q] = value5[q]
+    for i in range(26):
+        nxt[i] = child[i]
+
+
 @kernel
 def _vr_step(cur, a1, a2, ply, k, ev, ws, t5, nxt, tmpa):
     """One variance-reduction step from ``cur`` (player on roll) whose roll is (a1, a2): the
@@ -268,7 +277,6 @@ def _vr_step(cur, a1, a2, ply, k, ev, ws, t5, nxt, tmpa):
     best5 = ws[8]
     fa5 = ws[23]
     fw1, fb1, fw2, fs = ws[19], ws[20], ws[21], ws[22]
-    fk = k
     for q in range(5):
         tmpa[q] = 0.0
     ready = np.int64(0)
@@ -276,42 +284,29 @@ def _vr_step(cur, a1, a2, ply, k, ev, ws, t5, nxt, tmpa):
         for d2 in range(1, d1 + 1):
             w = 1.0 if d1 == d2 else 2.0
             actual = d1 == a1 and d2 == a2
-            if fk <= 0:
+            if k <= 0:
                 b, ready = _choose_from(cur, d1, d2, ply, ev, ws, best5, ready)
                 if actual:
-                    for q in range(5):
-                        t5[q] = best5[q]
-                        fa5[q] = best5[q]
-                    for i in range(26):
-                        nxt[i] = ws[3][b, i]
+                    _take_play(ws[3][b], best5, nxt, t5)
             elif ply > 0:
                 if actual:  # the play made: chosen at ``ply`` as without the filter
                     b = _choose(cur, d1, d2, ply, ev, ws, best5)
-                    for q in range(5):
-                        t5[q] = best5[q]
-                    for i in range(26):
-                        nxt[i] = ws[3][b, i]
+                    _take_play(ws[3][b], best5, nxt, t5)
                 n = _generate_plays(cur, d1, d2, ws[0], ws[3], ws[4])
-                _filtered_plied(cur, n, fk, ply, ev, ws, best5)
-                if actual:
-                    for q in range(5):
-                        fa5[q] = best5[q]
+                _filtered_plied(cur, n, k, ply, ev, ws, best5)
             else:
                 n = _generate_plays(cur, d1, d2, ws[0], ws[3], ws[4])
                 if actual:  # the play made: the evaluator's best of all
                     b, ready = _best_child_from(cur, n, ws[3], ev, ws[1], best5, ready)
-                    for q in range(5):
-                        t5[q] = best5[q]
-                    for i in range(26):
-                        nxt[i] = ws[3][b, i]
-                if n > fk:
-                    m = filter_pick(cur, ws[3], n, fk, fw1, fb1, fw2, fs)
+                    _take_play(ws[3][b], best5, nxt, t5)
+                if n > k:
+                    m = filter_pick(cur, ws[3], n, k, fw1, fb1, fw2, fs)
                     b, ready = _best_child_from(cur, m, fs[5], ev, ws[1], best5, ready)
                 elif not actual:
                     b, ready = _best_child_from(cur, n, ws[3], ev, ws[1], best5, ready)
-                if actual:
-                    for q in range(5):
-                        fa5[q] = best5[q]
+            if actual:  # f(a1, a2)
+                for q in range(5):
+                    fa5[q] = best5[q]
             for q in range(5):
                 tmpa[q] += w * best5[q]
 
@@ -377,7 +372,7 @@ def _live_line(ws, q, n_split, seq, st, perms, seed, ev):
     bear-off is played out, not cut at the cubeless databases.
     """
     ews = ws[1]
-    t5, best5, tmpa, tmpb = ws[7], ws[8], ws[10], ws[12]
+    t5, tmpa, tmpb = ws[7], ws[10], ws[12]
     cur, nxt = ws[17], ws[18]
     for i in range(26):
         cur[i] = ws[15][q, i]
@@ -459,7 +454,7 @@ def _rollout_trial(root, cube, seq, st, perms, seed, ev, ws, out):
     before his first roll: he has decided not to double now (the "No double" branch of a
     live-cube decision); every later decision is the model's.
     """
-    cur, nxt, t5, best5, luck, tmpa = ws[5], ws[6], ws[7], ws[8], ws[9], ws[10]
+    cur, nxt, t5, luck, tmpa = ws[5], ws[6], ws[7], ws[9], ws[10]
     tmpb = ws[12]
     ews = ws[1]
     truncate = np.int64(st[S_TRUNCATE])

@@ -152,6 +152,10 @@ def test_damaged_filter_net_is_refused_with_a_clear_message(tmp_path):
 
 
 def test_vr_filter_setting_is_checked():
+    from bgtui.analysis.models import MAX_VR_FILTER
+    from bgtui.engine.filter_net import MAX_FILTER_K
+
+    assert MAX_VR_FILTER == MAX_FILTER_K  # the setting's bound is the engine's room
     with pytest.raises(ValueError, match="vr-filter"):
         validate_settings(RolloutSettings(vr_filter=9))
     assert validate_settings(RolloutSettings(vr_filter=2)).vr_filter == 2

@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Checkbox, Input, Label, Static
 
-from bgtui.analysis.models import RolloutSettings
+from bgtui.analysis.models import MAX_VR_FILTER, RolloutSettings
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("vr_filter", int, False, "VR filter",
               "Variance reduction values only this many plays of each roll, the ones a small "
               "filter net ranks highest, valued at the checker-play ply. 0: every play. 2 "
-              "runs about twice as fast and stays unbiased, with a little less reduction.", 0, 8),
+              "runs about twice as fast and stays unbiased, with a little less reduction.", 0,
+              MAX_VR_FILTER),
     FieldSpec("quasi_random", bool, False, "Quasi-random dice",
               "Stratify the first three rolls: any 36 consecutive trials hold each first roll "
               "once, blocks of 1296 every pair, 46656 every triple."),
