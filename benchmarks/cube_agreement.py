@@ -1,6 +1,12 @@
 """Cube actions of the model (0-2 ply) against bgtui's own live-cube rollouts.
 
     python3 benchmarks/cube_agreement.py [--positions 40] [--trials 1296] [--seed 5]
+        [--vr-filter K] [--workers N] [--save FILE | --reference FILE]
+
+``--save FILE`` writes each position's rollout (no double, double/take, their standard errors)
+to a JSON file as it goes (a re-run with the same file resumes after the last position saved);
+``--reference FILE`` reads them back instead of rolling out, so that changes to the model can
+be compared on the same references in seconds.
 
 Issue 5's target compares bgtui's 2-ply cube action with an established engine's on positions
 where that engine's action is clear (equity margin > 0.04). No such engine is available here, so
@@ -23,6 +29,8 @@ model, so this measures the cube model and the lookahead, not the nets.
 """
 
 import argparse
+import json
+import os
 import time
 
 import numpy as np
@@ -62,18 +70,61 @@ def _decisions(nd, dt, dp=1.0):
     return min(dt, dp) > nd, dt < dp
 
 
+def _rollout_reference(an, state, args, n):
+    """The live-cube rollout's figures for one position (a dict, JSON-ready)."""
+    settings = RolloutSettings(trials=args.trials, seed=args.seed + n, live_cube=True,
+                               vr_filter=args.vr_filter, workers=args.workers)
+    dec = None
+    for _, dec in an.iter_cube_rollout(state, settings):
+        pass
+    se = dec.standard_errors
+    return {"no_double": dec.no_double, "double_take": dec.double_take,
+            "double_pass": dec.double_pass, "action": dec.action,
+            "se_no_double": se["no_double"], "se_double_take": se["double_take"],
+            "se_diff": se["double_take_minus_no_double"]}
+
+
+def _load_json(path):
+    if path and os.path.exists(path):
+        with open(path) as f:
+            return json.load(f)
+    return None
+
+
+def _save_json(path, data):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(data, f, indent=1)
+    os.replace(tmp, path)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--positions", type=int, default=40)
     ap.add_argument("--trials", type=int, default=1296)
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--margin", type=float, default=0.04)
+    ap.add_argument("--vr-filter", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=0)
+    ap.add_argument("--save", help="write the rollouts to this JSON file (resumes)")
+    ap.add_argument("--reference", help="read the rollouts from this JSON file")
     args = ap.parse_args()
 
     an = Analyzer()
-    positions = _candidates(args.seed, args.positions)
-    print(f"{len(positions)} positions, live-cube rollouts of {args.trials} trials each "
-          f"(variance reduction, 0-ply)", flush=True)
+    ref = _load_json(args.reference)
+    if args.reference and ref is None:
+        ap.error(f"no such reference file: {args.reference}")
+    if ref is not None:
+        args.seed, args.trials = ref["seed"], ref["trials"]
+        positions = [parse_position(r["position_id"]).position for r in ref["rows"]]
+        print(f"{len(positions)} positions, live-cube rollouts of {args.trials} trials each "
+              f"read from {args.reference}", flush=True)
+    else:
+        positions = _candidates(args.seed, args.positions)
+        ref = _load_json(args.save) or {"seed": args.seed, "trials": args.trials,
+                                         "vr_filter": args.vr_filter, "rows": []}
+        print(f"{len(positions)} positions, live-cube rollouts of {args.trials} trials each "
+              f"(variance reduction, 0-ply)", flush=True)
     plies = (0, 1, 2)
     agree = {k: [0, 0] for k in plies}  # action name: [agreements, clear positions]
     agree_d = {k: [0, 0] for k in plies}
@@ -83,19 +134,22 @@ def main():
         pid = encode_position_id(pos)
         state = parse_position(pid)
         model = {k: an.cube(state, ply=k) for k in plies}
-        settings = RolloutSettings(trials=args.trials, seed=args.seed + n, live_cube=True)
-        dec = None
-        for _, dec in an.iter_cube_rollout(state, settings):
-            pass
-        nd, dt, dp = dec.no_double, dec.double_take, dec.double_pass
-        se_diff = dec.standard_errors["double_take_minus_no_double"]
-        se_dt = dec.standard_errors["double_take"]
+        if n < len(ref["rows"]):
+            r = ref["rows"][n]
+            assert r["position_id"] == pid, (r["position_id"], pid)
+        else:
+            r = dict(position_id=pid, **_rollout_reference(an, state, args, n))
+            ref["rows"].append(r)
+            if args.save:
+                _save_json(args.save, ref)
+        nd, dt, dp = r["no_double"], r["double_take"], r["double_pass"]
+        se_diff, se_dt = r["se_diff"], r["se_double_take"]
         doubles, takes = _decisions(nd, dt, dp)
         # the double decision: no double against the opponent's best reply
         if dt < dp:
             m_double, se_double = abs(dt - nd), se_diff
         else:
-            m_double, se_double = abs(dp - nd), dec.standard_errors["no_double"]
+            m_double, se_double = abs(dp - nd), r["se_no_double"]
         clear_double = m_double > max(args.margin, 2 * se_double)
         m_take = abs(dp - dt)
         clear_take = m_take > max(args.margin, 2 * se_dt)
@@ -107,7 +161,7 @@ def main():
             md, mt = _decisions(model[k].no_double, model[k].double_take, model[k].double_pass)
             if clear:
                 agree[k][1] += 1
-                agree[k][0] += model[k].action == dec.action
+                agree[k][0] += model[k].action == r["action"]
             if clear_double:
                 agree_d[k][1] += 1
                 agree_d[k][0] += md == doubles
@@ -115,7 +169,7 @@ def main():
                 agree_t[k][1] += 1
                 agree_t[k][0] += mt == takes
             marks.append(f"{k}-ply {model[k].action}")
-        print(f"{n + 1:3d} {pid}  rollout {dec.action} (ND {nd:+.3f} DT {dt:+.3f} "
+        print(f"{n + 1:3d} {pid}  rollout {r['action']} (ND {nd:+.3f} DT {dt:+.3f} "
               f"+-{se_dt:.3f}, DT-ND se {se_diff:.3f}){'  clear' if clear else ''}  | "
               + "; ".join(marks), flush=True)
     print(f"\n{time.perf_counter() - t0:.0f} s")
