@@ -35,6 +35,7 @@ import time
 
 import numpy as np
 
+from bgtui.analysis.cube import decide
 from bgtui.analysis.formats import encode_position_id, parse_position
 from bgtui.analysis.models import RolloutSettings
 from bgtui.analysis.service import Analyzer
@@ -62,6 +63,20 @@ def _candidates(seed: int, count: int):
             keep.append(pos.copy())
     step = max(1, len(keep) // count)
     return keep[::step][:count]
+
+
+def _model(an, state, method):
+    """(no double, double/take, double/pass, action) by ``method``: "N-ply" is
+    ``Analyzer.cube`` (Janowski at 0-ply, cubeful lookahead above), "N-ply root" Janowski's
+    model applied once to the N-ply cubeless probabilities (bgtui's cube model before the
+    cubeful lookahead)."""
+    ply = int(method[0])
+    if method.endswith("root"):
+        d = decide(an.probabilities(state.position, ply), state.position, state.cube_owner,
+                   state.jacoby, state.beavers)
+        return d["no_double"], d["double_take"], d["double_pass"], d["action"]
+    c = an.cube(state, ply=ply)
+    return c.no_double, c.double_take, c.double_pass, c.action
 
 
 def _decisions(nd, dt, dp=1.0):
@@ -125,7 +140,7 @@ def main():
                                          "vr_filter": args.vr_filter, "rows": []}
         print(f"{len(positions)} positions, live-cube rollouts of {args.trials} trials each "
               f"(variance reduction, 0-ply)", flush=True)
-    plies = (0, 1, 2)
+    plies = ("0-ply", "1-ply", "2-ply", "1-ply root", "2-ply root")
     agree = {k: [0, 0] for k in plies}  # action name: [agreements, clear positions]
     agree_d = {k: [0, 0] for k in plies}
     agree_t = {k: [0, 0] for k in plies}
@@ -133,7 +148,7 @@ def main():
     for n, pos in enumerate(positions):
         pid = encode_position_id(pos)
         state = parse_position(pid)
-        model = {k: an.cube(state, ply=k) for k in plies}
+        model = {k: _model(an, state, k) for k in plies}
         if n < len(ref["rows"]):
             r = ref["rows"][n]
             assert r["position_id"] == pid, (r["position_id"], pid)
@@ -158,17 +173,18 @@ def main():
         clear = clear_double and clear_take
         marks = []
         for k in plies:
-            md, mt = _decisions(model[k].no_double, model[k].double_take, model[k].double_pass)
+            nd_k, dt_k, dp_k, action_k = model[k]
+            md, mt = _decisions(nd_k, dt_k, dp_k)
             if clear:
                 agree[k][1] += 1
-                agree[k][0] += model[k].action == r["action"]
+                agree[k][0] += action_k == r["action"]
             if clear_double:
                 agree_d[k][1] += 1
                 agree_d[k][0] += md == doubles
             if clear_take:
                 agree_t[k][1] += 1
                 agree_t[k][0] += mt == takes
-            marks.append(f"{k}-ply {model[k].action}")
+            marks.append(f"{k} {action_k}")
         print(f"{n + 1:3d} {pid}  rollout {r['action']} (ND {nd:+.3f} DT {dt:+.3f} "
               f"+-{se_dt:.3f}, DT-ND se {se_diff:.3f}){'  clear' if clear else ''}  | "
               + "; ".join(marks), flush=True)
@@ -178,7 +194,7 @@ def main():
         ad, cd = agree_d[k]
         at, ct = agree_t[k]
         pct = (lambda x, y: f"{100 * x / y:.0f}%" if y else "-")
-        print(f"{k}-ply: action agrees on {a}/{c} clear positions ({pct(a, c)}); double "
+        print(f"{k:10s}: action agrees on {a}/{c} clear positions ({pct(a, c)}); double "
               f"decision {ad}/{cd} ({pct(ad, cd)}); take decision {at}/{ct} ({pct(at, ct)})")
 
 

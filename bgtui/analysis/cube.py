@@ -129,8 +129,11 @@ def dahl_cube_value(p_win: float, p_gammon: float) -> float:
 
 
 def decide(probs, board, cube_owner: str = "centred", jacoby: bool = True,
-           beavers: bool = True, x: Optional[float] = None) -> dict:
-    """Janowski cube decision for the player on roll of ``board`` with probabilities ``probs``.
+           beavers: bool = True, x: Optional[float] = None, nd3=None) -> dict:
+    """Janowski cube decision for the player on roll of ``board`` with probabilities ``probs``
+    (or, given ``nd3``, the no-double equities of the three cube states from cubeful
+    lookahead, ``bgtui.engine.cubeful``: the decision compares them; the points stay the
+    model's, from ``probs``).
 
     Returns ``{"no_double", "double_take", "double_pass", "action", "cubeful", "centred",
     "owned", "opponent_owned", "efficiency", "take_point", "cash_point", "too_good_point",
@@ -155,13 +158,16 @@ def decide(probs, board, cube_owner: str = "centred", jacoby: bool = True,
         # before the cube decision, ``nd3`` those of not doubling now (the opponent rolls next
         # with the cube as it is)
         eq[:], nd3 = exact
+    elif nd3 is not None:
+        eq[:] = nd3  # cubeful lookahead: the values of playing on, decided inside the tree
     else:
         C.cube_equities(p, x, jacoby, eq)
         nd3 = eq  # Janowski: the state's equity is the value of playing on
     W, L = C.win_loss_sizes(p)
     tp, cp, tg = cube_points(float(W), float(L), x, cube_owner, jacoby)
     dp = 1.0
-    dt = 2.0 * (float(nd3[2]) if exact is not None else float(C.cubeful_equity(p, x, C.OPP_OWNED, False)))
+    # the opponent-owned state counts gammons whatever the Jacoby rule (the cube has turned)
+    dt = 2.0 * float(nd3[2])
     if beavers and dt < 0.0 and cube_owner == "centred":
         dt *= 2.0  # the taker beavers: cube on 4, owned by him
     if cube_owner == "opponent":

@@ -52,6 +52,30 @@ class Analyzer:
             self._local.lws = lws
         return lws
 
+    def no_double_equities(self, state, ply: int) -> np.ndarray:
+        """float64[3]: the no-double money equities (cube centred, owned by the player on roll,
+        owned by the opponent; 1-cube) of ``state``'s position at ``ply`` by cubeful lookahead
+        (``bgtui.engine.cubeful``: the cube decisions made inside the tree, Janowski at its
+        leaves)."""
+        from bgtui.engine.cubeful import cubeful_no_double, make_cubeful_workspace
+
+        cws = getattr(self._local, "cws", None)
+        if cws is None:
+            cws = self._local.cws = make_cubeful_workspace()
+        out = np.zeros(3)
+        cubeful_no_double(np.ascontiguousarray(state.position, dtype=np.int8), int(ply),
+                          self.ev, self._lws(), cws, self._two_sided_cubeful(),
+                          bool(state.jacoby), bool(state.beavers), out)
+        return out
+
+    def _two_sided_cubeful(self) -> np.ndarray:
+        """The two-sided database's cubeful values when evaluation uses that database."""
+        if self.ev[2].shape[0] == 0:
+            return np.zeros((0, 0, 3), dtype=np.float32)
+        from bgtui.analysis.bearoff_cache import get_two_sided
+
+        return get_two_sided().cubeful
+
     def warm_up(self, progress: Optional[Callable[[str, float], None]] = None,
                 ready: Optional[Callable[[str], None]] = None) -> None:
         """The evaluation kernels and services first, then ``ready("analysis")``, then the
@@ -112,7 +136,8 @@ class Analyzer:
 
         probs = self.probabilities(state.position, ply)
         p = Probabilities.from_array(probs)
-        d = decide(probs, state.position, state.cube_owner, state.jacoby, state.beavers)
+        d = decide(probs, state.position, state.cube_owner, state.jacoby, state.beavers,
+                   nd3=self.no_double_equities(state, ply) if ply > 0 else None)
         return Evaluation(
             position_id=format_position_id(state),
             ply=ply,
@@ -181,14 +206,16 @@ class Analyzer:
         return rows
 
     def cube(self, state, ply: int = 0):
-        """Money cube decision for the player on roll (Janowski model over ``ply`` cubeless
-        probabilities)."""
+        """Money cube decision for the player on roll: at 0-ply Janowski's model of the 0-ply
+        probabilities; at ``ply`` > 0 cubeful lookahead (:meth:`no_double_equities`), the
+        cubeless probabilities shown being the ``ply`` evaluation's."""
         from bgtui.analysis.cube import decide
         from bgtui.analysis.models import CubeDecision
 
         _check_ply(ply)
         probs = self.probabilities(state.position, ply)
-        d = decide(probs, state.position, state.cube_owner, state.jacoby, state.beavers)
+        d = decide(probs, state.position, state.cube_owner, state.jacoby, state.beavers,
+                   nd3=self.no_double_equities(state, ply) if ply > 0 else None)
         p = Probabilities.from_array(probs)
         return CubeDecision(
             no_double=d["no_double"], double_take=d["double_take"], double_pass=d["double_pass"],
@@ -197,7 +224,9 @@ class Analyzer:
                             centred=d["centred"], owned=d["owned"],
                             opponent_owned=d["opponent_owned"]),
             ply=ply, evaluated_by=("exact (bear-off database)" if d["exact"]
-                                   else f"{ply}-ply, Janowski x={d['efficiency']:.2f}"),
+                                   else f"{ply}-ply, Janowski x={d['efficiency']:.2f}"
+                                   if ply == 0 else
+                                   f"{ply}-ply cubeful, Janowski at the leaves"),
             dahl_cube_value=d["dahl"], take_point=d["take_point"], cash_point=d["cash_point"],
             too_good_point=d["too_good_point"], cube_access=d["cube_access"],
             wrong_pass_percent=d["wrong_pass_percent"], wrong_take_percent=d["wrong_take_percent"],
