@@ -226,7 +226,7 @@ class Analyzer:
             ply=ply, evaluated_by=("exact (bear-off database)" if d["exact"]
                                    else f"{ply}-ply, Janowski x={d['efficiency']:.2f}"
                                    if ply == 0 else
-                                   f"{ply}-ply cubeful, Janowski at the leaves"),
+                                   f"{ply}-ply cubeful"),
             dahl_cube_value=d["dahl"], take_point=d["take_point"], cash_point=d["cash_point"],
             too_good_point=d["too_good_point"], cube_access=d["cube_access"],
             wrong_pass_percent=d["wrong_pass_percent"], wrong_take_percent=d["wrong_take_percent"],
