@@ -11,8 +11,9 @@ be compared on the same references in seconds.
 
 Issue 5's target compares bgtui's 2-ply cube action with an established engine's on positions
 where that engine's action is clear (equity margin > 0.04). No such engine is available here, so
-this measures the nearest thing bgtui can check on its own: the model's action (Janowski over
-0-, 1- and 2-ply cubeless probabilities, ``Analyzer.cube``) against the action of a live-cube
+this measures the nearest thing bgtui can check on its own: the model's action (``Analyzer.cube``:
+Janowski at 0-ply, cubeful lookahead at 1 and 2 ply; and, as "N-ply root", Janowski once over
+the N-ply cubeless probabilities) against the action of a live-cube
 rollout of the same position (``Analyzer.iter_cube_rollout``: no double and double/take rolled
 out on identical dice, variance reduction, both players using the cube inside the trials).
 
