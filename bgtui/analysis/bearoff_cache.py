@@ -183,7 +183,7 @@ def get_two_sided() -> TwoSided:
         return _memo["two"]
 
 
-EXTENDED_VERSION = 1
+EXTENDED_VERSION = 2  # 2: the few-checker rows follow the straggler rows
 
 
 def _sum64(a: np.ndarray) -> int:
@@ -204,7 +204,7 @@ def _load_extended(path: Path, meta_path: Path, params: dict) -> np.ndarray:
     if meta.get("params") != _params_text(params):
         raise BearoffCacheError(f"was built with {meta.get('params')!r}, expected "
                                 f"{_params_text(params)!r}")
-    want = (bearoff.EXTENDED_SIZE, 2, bearoff.MAX_ROLLS)
+    want = (bearoff.FULL_SIZE, 2, bearoff.MAX_ROLLS)
     if dist.dtype != np.float32 or dist.shape != want or not dist.flags.c_contiguous:
         raise BearoffCacheError(f"holds {dist.dtype}{dist.shape}, expected float32{want}")
     if _sum64(dist) != meta.get("sum64"):
@@ -240,7 +240,8 @@ def _save_extended(path: Path, meta_path: Path, dist: np.ndarray, params: dict) 
 
 def _extended_params() -> dict:
     return dict(max_checkers=bearoff.ONE_SIDED_CHECKERS, nrolls=bearoff.MAX_ROLLS,
-                straggler=f"{bearoff.STRAGGLER_LO}-{bearoff.STRAGGLER_HI}")
+                straggler=f"{bearoff.STRAGGLER_LO}-{bearoff.STRAGGLER_HI}",
+                few=bearoff.FEW_CHECKERS)
 
 
 def _extended_paths() -> tuple[Path, Path]:
@@ -268,8 +269,7 @@ def _build_extended() -> np.ndarray:
             for f in [pool.submit(t) for t in tasks]:
                 f.result()
 
-        dist, _ = bearoff.build_extended_one_sided(one.dist, one.mean, parts=workers, run=run)
-    return dist
+        return bearoff.build_full_one_sided(one.dist, one.mean, parts=workers, run=run)
 
 
 def get_extended_one_sided() -> np.ndarray:
