@@ -65,7 +65,7 @@ def _analyzer(args):
     from bgtui.analysis.bearoff_cache import all_cached
 
     if not all_cached():
-        print("bgtui: building the bear-off databases (first run only, about 10 s)",
+        print("bgtui: building the bear-off databases (first run only, under a minute)",
               file=sys.stderr, flush=True)
     try:
         an.ev
