@@ -729,19 +729,21 @@ def side_row(pos, side, nrows):
         if v > 0:
             s += v
         r += BINOM[s + j - 1, j]
-    straggler = 0
+    straggler = 0  # its point; -1: not a single straggler
+    outside = 0
     for j in range(7, 26):
         v = pos[j] if side == 0 else -pos[25 - j]
         if v > 0:
+            outside += v
             if straggler != 0 or v > 1 or j > STRAGGLER_HI:
                 straggler = -1
-                break
-            straggler = j
+            else:
+                straggler = j
     if straggler == 0:
         return r
     if straggler > 0 and nrows > ONE_SIDED_SIZE:
         return ONE_SIDED_SIZE + (straggler - STRAGGLER_LO) * STRAGGLER_HOME + r
-    if nrows <= EXTENDED_SIZE:
+    if nrows <= EXTENDED_SIZE or s + outside > FEW_CHECKERS:  # (most races: no ranking)
         return -1
     f = few_index(pos, side)
     if f < 0 or f >= nrows - EXTENDED_SIZE:
