@@ -3,7 +3,8 @@
     python benchmarks/bearoff.py
 
 Builds the databases twice (the first run includes numba compilation, or loading compiled
-code from numba's cache), the extended one-sided database (straggler rows) twice, times
+code from numba's cache), the extended one-sided database (straggler rows) twice, the
+few-checker rows (one thread) twice, times
 loading them from a fresh cache directory, and measures
 lookups per second from a jitted loop and from Python (one call per position).
 """
@@ -66,9 +67,15 @@ def main():
         t = time.perf_counter()
         ext, _ = B.build_extended_one_sided(dist, mean)
         print(f"build, {run}: extended one-sided (straggler rows) {time.perf_counter() - t:.2f} s")
+    for run in ("first (incl. compile)", "second"):
+        t = time.perf_counter()
+        few, _ = B.build_few_checker_rows()
+        print(f"build, {run}: few-checker rows (K = {B.FEW_CHECKERS}, {len(few):,} rows) "
+              f"{time.perf_counter() - t:.2f} s")
 
     mb = lambda *arrs: sum(a.nbytes for a in arrs) / 1e6  # noqa: E731
-    print(f"extended one-sided: dist {ext.shape} {ext.dtype}: {mb(ext):.1f} MB")
+    print(f"extended one-sided: dist {ext.shape} {ext.dtype}: {mb(ext):.1f} MB; few-checker "
+          f"rows {few.shape}: {mb(few):.1f} MB")
     print(f"one-sided: dist {dist.shape} {dist.dtype} + mean {mean.shape}: {mb(dist, mean):.1f} MB")
     print(f"two-sided: win {win.shape} + cubeful {cubeful.shape}: {mb(win, cubeful):.1f} MB")
 
@@ -93,7 +100,8 @@ def main():
         t = time.perf_counter()
         bearoff_cache.get_extended_one_sided()
         tel = time.perf_counter() - t
-        print(f"cache: build+write {tb:.2f} s, load+verify {tl:.2f} s; extended: build+write "
+        print(f"cache: build+write {tb:.2f} s, load+verify {tl:.2f} s; extended (straggler and "
+              f"few-checker rows, on every core): build+write "
               f"{te:.2f} s, map+verify {tel:.2f} s; files "
               + ", ".join(f"{f} {s:.1f} MB" for f, s in files.items()))
 

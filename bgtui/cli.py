@@ -65,7 +65,7 @@ def _analyzer(args):
     from bgtui.analysis.bearoff_cache import all_cached
 
     if not all_cached():
-        print("bgtui: building the bear-off databases (first run only, about 10 s)",
+        print("bgtui: building the bear-off databases (first run only, under a minute)",
               file=sys.stderr, flush=True)
     try:
         an.ev
@@ -517,7 +517,8 @@ def _add_rollout_options(p, checker_ply=True):
     p.add_argument("--stratify-all", action="store_true", help="stratify every roll, not only the first three")
     p.add_argument("--no-bearoff", action="store_true", help="no bearoff-database truncation")
     p.add_argument("--one-sided", action="store_true", help="also truncate with the one-sided bear-off approximation (home-board bear-offs, "
-                        "and races with at most one checker outside a home board)")
+                        "and races where each side has at most one checker outside its home board "
+                        "or at most 6 checkers left)")
     p.add_argument("--initial-position", action="store_true", help="first roll of each trial is not a double")
     p.add_argument("--cubeful", action="store_true",
                    help="full games with a settlement limit; equities for the four cube states")

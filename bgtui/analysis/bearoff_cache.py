@@ -183,12 +183,13 @@ def get_two_sided() -> TwoSided:
         return _memo["two"]
 
 
-EXTENDED_VERSION = 1
+EXTENDED_VERSION = 2  # 2: the few-checker rows follow the straggler rows
 
 
 def _sum64(a: np.ndarray) -> int:
-    """A 64-bit wrap-around sum of the array's bytes: a check that reads a 130 MB file in
-    about 10 ms (a SHA-256 takes 0.14 s, paid by every process that starts)."""
+    """A 64-bit wrap-around sum of the array's bytes: a check that reads the 285 MB file in
+    about 20 ms from the page cache (a SHA-256 of the 133 MB file of format 1 took 0.14 s,
+    paid by every process that starts)."""
     return int(np.add.reduce(a.reshape(-1).view(np.uint64), dtype=np.uint64))
 
 
@@ -204,7 +205,7 @@ def _load_extended(path: Path, meta_path: Path, params: dict) -> np.ndarray:
     if meta.get("params") != _params_text(params):
         raise BearoffCacheError(f"was built with {meta.get('params')!r}, expected "
                                 f"{_params_text(params)!r}")
-    want = (bearoff.EXTENDED_SIZE, 2, bearoff.MAX_ROLLS)
+    want = (bearoff.FULL_SIZE, 2, bearoff.MAX_ROLLS)
     if dist.dtype != np.float32 or dist.shape != want or not dist.flags.c_contiguous:
         raise BearoffCacheError(f"holds {dist.dtype}{dist.shape}, expected float32{want}")
     if _sum64(dist) != meta.get("sum64"):
@@ -240,7 +241,8 @@ def _save_extended(path: Path, meta_path: Path, dist: np.ndarray, params: dict) 
 
 def _extended_params() -> dict:
     return dict(max_checkers=bearoff.ONE_SIDED_CHECKERS, nrolls=bearoff.MAX_ROLLS,
-                straggler=f"{bearoff.STRAGGLER_LO}-{bearoff.STRAGGLER_HI}")
+                straggler=f"{bearoff.STRAGGLER_LO}-{bearoff.STRAGGLER_HI}",
+                few=bearoff.FEW_CHECKERS)
 
 
 def _extended_paths() -> tuple[Path, Path]:
@@ -250,7 +252,8 @@ def _extended_paths() -> tuple[Path, Path]:
 
 def all_cached() -> bool:
     """Are all the databases in the cache directory (else the next start builds some: the
-    extended one-sided database takes 6-7 s on two cores, 11 s on one)?"""
+    extended one-sided database takes about 45 s on one core, see
+    :func:`get_extended_one_sided`)?"""
     d = cache_dir()
     return all(p.exists() for p in (d / f"bearoff-one-sided-v{FORMAT_VERSION}.npz",
                                     d / f"bearoff-two-sided-v{FORMAT_VERSION}.npz",
@@ -268,15 +271,16 @@ def _build_extended() -> np.ndarray:
             for f in [pool.submit(t) for t in tasks]:
                 f.result()
 
-        dist, _ = bearoff.build_extended_one_sided(one.dist, one.mean, parts=workers, run=run)
-    return dist
+        return bearoff.build_full_one_sided(one.dist, one.mean, parts=workers, run=run)
 
 
 def get_extended_one_sided() -> np.ndarray:
-    """The extended one-sided database ``float32[EXTENDED_SIZE, 2, 32]``: the home-board rows
-    of :func:`get_one_sided` followed by the straggler rows (``bearoff.side_row``). Built on
-    first use (on every core: 6-7 s on two, 11 s on one), then memory-mapped from an uncompressed ``.npy`` in
-    the cache directory (a ``.json`` beside it holds the format, parameters and checksum)."""
+    """The extended one-sided database ``float32[FULL_SIZE, 2, 32]``: the home-board rows
+    of :func:`get_one_sided`, the straggler rows and the few-checker rows
+    (``bearoff.side_row``). Built on first use on every core (one core: 13.5 s for the
+    straggler rows and 30 s for the few-checker rows; two threads split each pip count's rows),
+    then memory-mapped from an uncompressed ``.npy`` of 285 MB in the cache directory (a
+    ``.json`` beside it holds the format, parameters and checksum)."""
     with _lock:
         if "extended" not in _memo:
             params = _extended_params()

@@ -84,7 +84,7 @@ class Analyzer:
             from bgtui.analysis.bearoff_cache import all_cached
 
             progress("loading weights" if all_cached() else
-                     "building the bear-off databases (first start only, about 10 s)", 0.0)
+                     "building the bear-off databases (first start only, under a minute)", 0.0)
         ev = self.ev
         from bgtui.engine.warmup import ANALYSIS_STAGES, compile_all
 

@@ -161,7 +161,7 @@ def with_databases(nets, bearoff: bool = False, tables: bool = True):
         from bgtui.analysis.bearoff_cache import get_extended_one_sided, get_two_sided
 
         two = np.ascontiguousarray(get_two_sided().win, dtype=np.float32)
-        one = get_extended_one_sided()  # home-board bear-offs and races with a straggler
+        one = get_extended_one_sided()  # home boards, a straggler, or at most 6 checkers
     else:
         two = np.zeros((0, 0), dtype=np.float32)
         one = np.zeros((0, 2, 1), dtype=np.float32)

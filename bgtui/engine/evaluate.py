@@ -8,8 +8,8 @@ and the nets' first-layer tables (``nn.make_tables``; size 0 means "evaluate wit
 as training does while it changes the weights). Where both sides are home with at most 6 checkers the two-sided
 database's exact cubeless value is used; in other races that the one-sided database covers
 (home-board bear-offs, and with the extended database also a last checker on each side's point
-7..18, see ``bearoff.side_row``) the one-sided approximation; elsewhere the race or contact
-net.
+7..18 or a side of at most 6 checkers anywhere, see ``bearoff.side_row``) the one-sided
+approximation; elsewhere the race or contact net.
 ``ews`` is an evaluation workspace from :func:`make_eval_workspace`.
 """
 

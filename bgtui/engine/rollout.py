@@ -511,8 +511,9 @@ def _rollout_trial(root, cube, seq, st, perms, seed, ev, ws, out):
             # (two-sided) or a close approximation (one-sided, only if asked for). Not while
             # a live cube is in play: the databases here are cubeless, and a truncated live
             # line would be scored by the cube model; the bear-off is played out instead.
-            # The one-sided database covers home-board bear-offs and, extended, races with a
-            # last checker outside on each side (``bearoff.one_sided_applies``).
+            # The one-sided database covers home-board bear-offs and, extended, races where
+            # each side has a last checker outside or at most 6 checkers left
+            # (``bearoff.one_sided_applies``).
             if st[S_BEAROFF] != 0.0 and ev[2].shape[0] > 0 and is_two_sided(cur):
                 final_kind = 2
                 break

@@ -94,9 +94,10 @@ def test_side_row_out_of_range():
 
 def test_extended_rows_extend_the_home_database(ext):
     one = bearoff_cache.get_one_sided()
-    assert ext.shape == (B.EXTENDED_SIZE, 2, B.MAX_ROLLS)
+    # home boards, stragglers, then the few-checker rows (tests/engine/test_bearoff_few.py)
+    assert ext.shape == (B.FULL_SIZE, 2, B.MAX_ROLLS)
     assert np.array_equal(ext[:B.ONE_SIDED_SIZE], one.dist)
-    sums = ext[B.ONE_SIDED_SIZE:].astype(np.float64).sum(axis=2)
+    sums = ext[B.ONE_SIDED_SIZE:B.EXTENDED_SIZE].astype(np.float64).sum(axis=2)
     assert np.abs(sums - 1.0).max() < 1e-5
 
 
@@ -238,4 +239,4 @@ def test_building_in_parts_on_threads_gives_the_same_database(ext):
         dist, _ = B.build_extended_one_sided(one.dist, one.mean, parts=3,
                                              run=lambda ts: [f.result() for f in
                                                              [pool.submit(t) for t in ts]])
-    assert np.array_equal(dist, ext)  # ext: built (or cached) by the cache module
+    assert np.array_equal(dist, ext[:B.EXTENDED_SIZE])  # ext: built (or cached) by the cache module
