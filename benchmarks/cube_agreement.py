@@ -125,9 +125,10 @@ def main():
     ap.add_argument("--workers", type=int, default=0)
     ap.add_argument("--save", help="write the rollouts to this JSON file (resumes)")
     ap.add_argument("--reference", help="read the rollouts from this JSON file")
+    ap.add_argument("--weights", default=None, help="the model's weights (default: shipped)")
     args = ap.parse_args()
 
-    an = Analyzer()
+    an = Analyzer(args.weights)
     ref = _load_json(args.reference)
     if args.reference and ref is None:
         ap.error(f"no such reference file: {args.reference}")

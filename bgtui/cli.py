@@ -427,7 +427,7 @@ def cmd_train(args, query, an=None):
             raise UserError("--stragglers selects among the races of --race-rollouts")
         build_dataset(args.data, args.checkpoint, args.positions, ply=args.target_ply,
                       seed=args.seed, workers=args.workers, children=args.children,
-                      race_rollouts=args.race_rollouts, shard=args.shard,
+                      race_rollouts=args.race_rollouts, shard=args.shard or 20_000,
                       children_best=args.children_best, crashed_only=args.crashed_only,
                       stragglers=args.stragglers)
     elif args.method == "fit":
@@ -443,6 +443,33 @@ def cmd_train(args, query, an=None):
                 strength_pairs=args.strength_pairs, hidden=args.hidden or 0,
                 race_hidden=args.race_hidden or 0, optimizer=args.optimizer,
                 batch=args.batch_size, nets=args.nets)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+    elif args.method == "game-rollouts":
+        from bgtui.analysis.head_refit import build_game_rollouts
+
+        if not args.data:
+            raise UserError("train game-rollouts needs --data DIR (where the chunks go)")
+        if args.trials < 1 or (args.shard or 500) < 1 or args.positions < 1:
+            raise UserError("--trials, --shard and --positions must be at least 1")
+        n = build_game_rollouts(args.data, args.checkpoint, args.positions,
+                                shard=args.shard or 500, seed=args.seed, trials=args.trials,
+                                workers=args.workers)
+        print(f"{n} positions in {args.data}")
+    elif args.method == "heads":
+        from bgtui.analysis.head_refit import refit_heads
+
+        if not args.data:
+            raise UserError("train heads needs --data DIR (chunks made by train game-rollouts)")
+        try:
+            heads = tuple(int(h) for h in args.heads.split(","))
+        except ValueError:
+            raise UserError(f"--heads takes output rows 0-4, comma-separated, got {args.heads!r}") from None
+        if args.ridge < 0:
+            raise UserError(f"--ridge must be >= 0, got {args.ridge}")
+        try:
+            refit_heads(args.checkpoint, args.init or "bgtui-0.npz", args.data, ridge=args.ridge,
+                        heads=heads, holdout=args.holdout)
         except ValueError as exc:
             raise UserError(str(exc)) from None
     elif args.method == "filter":
@@ -619,14 +646,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("train", "train the evaluator (TD self-play), resumable from its checkpoint",
             "bgtui train td --checkpoint runs/td.npz --games 1000000")
-    p.add_argument("method", choices=["td", "supervised", "dataset", "fit", "filter"],
+    p.add_argument("method", choices=["td", "supervised", "dataset", "fit", "filter",
+                                      "game-rollouts", "heads"],
                    help="td: TD(0) self-play from random weights; supervised: improve the nets "
                         "toward their own n-ply evaluations of self-play positions, round by "
                         "round; dataset: grow a training set (--data) of self-play positions of "
                         "the --checkpoint weights with their n-ply evaluations; fit: train "
                         "--checkpoint on a whole training set for --epochs passes; filter: distil "
                         "the filter net of rollouts' --vr-filter from the --weights evaluator "
-                        "into --checkpoint (self-play positions: --positions)")
+                        "into --checkpoint (self-play positions: --positions); game-rollouts: "
+                        "contact positions of --checkpoint's self-play labelled by full-game "
+                        "rollouts of --trials trials, in chunks of --shard (500) in --data; "
+                        "heads: refit the gammon and backgammon outputs of --init's contact and "
+                        "crashed nets to those rollouts into --checkpoint")
     p.add_argument("--checkpoint", required=True,
                    help="weights file to resume from and write (dataset: the weights that play "
                         "and evaluate)")
@@ -641,7 +673,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--race-rollouts", type=int, default=0, metavar="TRIALS",
                    help="dataset: only the races the race net values (outside the bear-off "
                         "databases), labelled by rollouts of TRIALS trials")
-    p.add_argument("--shard", type=int, default=20_000, help="dataset: positions per shard")
+    p.add_argument("--shard", type=int, default=None,
+                   help="dataset: positions per shard (20000); game-rollouts: per chunk (500)")
+    p.add_argument("--trials", type=int, default=36, help="game-rollouts: trials a position")
+    p.add_argument("--ridge", type=float, default=1.0,
+                   help="heads: penalty pulling the refitted outputs toward --init's")
+    p.add_argument("--heads", default="1,2,3,4",
+                   help="heads: output rows to refit (1 win gammon, 2 win backgammon, 3 lose "
+                        "gammon, 4 lose backgammon)")
+    p.add_argument("--holdout", type=int, default=5,
+                   help="heads: leave every N-th chunk out to measure the fit (0: none)")
     p.add_argument("--init", help="fit: weights a new checkpoint starts from (default: shipped; "
                                   "'random': fresh nets of --hidden / --race-hidden units for "
                                   "the nets trained)")
