@@ -188,8 +188,13 @@ def test_settlement_rollout_counts_gammons_single_in_the_centred_state_under_jac
     j, n = figures[True], figures[False]
     assert j.equity.centred == pytest.approx(2.0 * j.probabilities.win - 1.0, abs=1e-9)
     assert n.equity.centred == pytest.approx(n.equity.cubeless, abs=1e-9)
-    assert j.probabilities.win_gammon + j.probabilities.lose_gammon > 0.1  # so they differ
-    assert abs(j.equity.centred - n.equity.centred) > 0.01
+    assert j.probabilities.win_gammon + j.probabilities.lose_gammon > 0.1
+    # the same trials: the two centred figures differ by exactly the gammons' net value,
+    # which is not zero here (so the check has teeth)
+    p = j.probabilities
+    gammons = p.win_gammon - p.lose_gammon + p.win_backgammon - p.lose_backgammon
+    assert n.equity.centred - j.equity.centred == pytest.approx(gammons, abs=1e-9)
+    assert abs(gammons) > 1e-3
     # the other cube states have a turned cube: gammons count there either way
     assert j.equity.owned == pytest.approx(n.equity.owned, abs=1e-12)
 
