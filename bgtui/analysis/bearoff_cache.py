@@ -230,6 +230,7 @@ def _save_extended(path: Path, meta_path: Path, dist: np.ndarray, params: dict) 
         # the array first, its description last: a description always names a complete file
         os.replace(tmp, path)
         os.replace(tmp2, meta_path)
+        remove_superseded(path.parent)
     except BaseException:
         for t in tmps:
             try:
@@ -237,6 +238,25 @@ def _save_extended(path: Path, meta_path: Path, dist: np.ndarray, params: dict) 
             except OSError:
                 pass
         raise
+
+
+def remove_superseded(directory: Path) -> list:
+    """Delete the extended databases of earlier formats (``bearoff-extended-vN.npy`` and
+    ``.json`` with N below :data:`EXTENDED_VERSION`, 133 MB for format 1) from ``directory``,
+    once the current one is written: an upgrade would otherwise leave them behind for good.
+    Only these names are touched. Returns the paths removed."""
+    gone = []
+    for f in sorted(Path(directory).glob("bearoff-extended-v*.*")):
+        version = f.stem[len("bearoff-extended-v"):]
+        if f.suffix in (".npy", ".json") and version.isdigit() and int(version) < EXTENDED_VERSION:
+            try:
+                f.unlink()
+                gone.append(f)
+            except OSError as e:
+                log.warning("could not remove the superseded bear-off database %s: %s", f, e)
+    if gone:
+        log.info("removed superseded bear-off databases: %s", ", ".join(p.name for p in gone))
+    return gone
 
 
 def _extended_params() -> dict:
