@@ -17,26 +17,13 @@ import time
 
 import numpy as np
 
+from bgtui.analysis.head_refit import sample_contact_positions
 from bgtui.analysis.training import _rollout_targets
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine.evaluate import evaluate0, hidden_size, make_eval_workspace, make_play_buffers
-from bgtui.engine.movegen import make_workspace
+from bgtui.engine.evaluate import evaluate0
 from bgtui.engine.nn import net_class
-from bgtui.engine.position import is_race
-from bgtui.engine.rng import make_rng
-from bgtui.engine.train import _START, _sample_positions
 
 NAMES = ("win", "win_gammon", "win_bg", "lose_gammon", "lose_bg")
-
-
-def _sample(n, seed, ev):
-    mws = make_workspace()
-    ews = make_eval_workspace(hidden_size(ev))
-    op, om = make_play_buffers()
-    dest = np.zeros((200000, 26), dtype=np.int8)
-    m = _sample_positions(ev, 3000, make_rng(seed), _START, 0.0, mws, ews, op, om, dest)
-    pos = np.array([p for p in dest[:m] if not is_race(p)])
-    return pos[np.random.default_rng(seed).choice(len(pos), n, replace=False)]
 
 
 def _equity(p):
@@ -60,7 +47,8 @@ def main():
         print(f"{len(pos)} positions and their rollouts from {args.reference}")
     else:
         ev = with_databases(load_weights(args.weights[0])[0], bearoff=True)
-        pos = _sample(args.positions, args.seed, ev)
+        pos = sample_contact_positions(ev, args.positions, args.seed, games=3000,
+                                       capacity=200000)
         t = time.time()
         ro = _rollout_targets(ev, pos, args.trials, args.seed, args.workers)
         print(f"{len(pos)} positions, {args.trials}-trial rollouts played by {args.weights[0]} "

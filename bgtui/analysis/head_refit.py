@@ -31,6 +31,25 @@ def _chunks(data_dir) -> list[Path]:
     return sorted(Path(data_dir).glob("chunk-[0-9][0-9][0-9][0-9].npz"))
 
 
+def sample_contact_positions(ev, n: int, seed: int, games: int, capacity: int = 0,
+                             ws=None) -> np.ndarray:
+    """``n`` contact positions drawn at random (seed ``seed``) from 0-ply self-play of
+    ``games`` games of the evaluator ``ev`` (seed ``seed``; at most ``capacity`` positions
+    kept, default ``250 * games``). ``ws``: (mws, ews, play positions, play moves) to reuse."""
+    from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
+    from bgtui.engine.movegen import make_workspace
+    from bgtui.engine.position import is_race
+    from bgtui.engine.rng import make_rng
+    from bgtui.engine.train import _START, _sample_positions
+
+    if ws is None:
+        ws = (make_workspace(), make_eval_workspace(hidden_size(ev)), *make_play_buffers())
+    dest = np.zeros((capacity or games * 250, 26), dtype=np.int8)
+    m = _sample_positions(ev, games, make_rng(seed), _START, 0.0, *ws, dest)
+    pos = np.array([p for p in dest[:m] if not is_race(p)])
+    return pos[np.random.default_rng(seed).choice(len(pos), n, replace=False)]
+
+
 def build_game_rollouts(data_dir, weights, positions: int, shard: int = 500, seed: int = 5000,
                         trials: int = 36, workers: int = 2, games: int = 400, log=print) -> int:
     """Grow ``data_dir`` to ``positions`` contact positions labelled by full-game rollouts, in
@@ -42,25 +61,17 @@ def build_game_rollouts(data_dir, weights, positions: int, shard: int = 500, see
     from bgtui.analysis.training import _rollout_targets
     from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
     from bgtui.engine.movegen import make_workspace
-    from bgtui.engine.position import is_race
-    from bgtui.engine.rng import make_rng
-    from bgtui.engine.train import _START, _sample_positions
 
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     ev = with_databases(load_weights(weights)[0], bearoff=True)
-    mws = make_workspace()
-    ews = make_eval_workspace(hidden_size(ev))
-    op, om = make_play_buffers()
+    ws = (make_workspace(), make_eval_workspace(hidden_size(ev)), *make_play_buffers())
     for c in range((positions + shard - 1) // shard):
         path = data_dir / f"chunk-{c:04d}.npz"
         if path.exists():
             continue
         s = seed + c
-        dest = np.zeros((games * 250, 26), dtype=np.int8)
-        m = _sample_positions(ev, games, make_rng(s), _START, 0.0, mws, ews, op, om, dest)
-        pos = np.array([p for p in dest[:m] if not is_race(p)])
-        pos = pos[np.random.default_rng(s).choice(len(pos), shard, replace=False)]
+        pos = sample_contact_positions(ev, shard, s, games, ws=ws)
         t = time.time()
         ro = _rollout_targets(ev, pos, trials, s, workers)
         tmp = data_dir / f".chunk-{c:04d}.tmp.npz"
@@ -97,8 +108,8 @@ def fit_head(H: np.ndarray, t: np.ndarray, w0: np.ndarray, ridge: float,
     return w
 
 
-def _cross_entropy(H, t, w) -> float:
-    p = np.clip(1.0 / (1.0 + np.exp(-(H @ w))), 1e-7, 1.0 - 1e-7)
+def _cross_entropy(p, t) -> float:
+    p = np.clip(p, 1e-7, 1.0 - 1e-7)
     return float(-(t * np.log(p) + (1.0 - t) * np.log(1.0 - p)).mean())
 
 
@@ -144,8 +155,7 @@ def refit_heads(out, init, data_dir, ridge: float = 1.0, heads=DEFAULT_HEADS, ho
             if te.any():
                 p0 = 1.0 / (1.0 + np.exp(-(H[te] @ w0)))
                 p1 = 1.0 / (1.0 + np.exp(-(H[te] @ w)))
-                r.update(ce_before=_cross_entropy(H[te], t[te], w0),
-                         ce_after=_cross_entropy(H[te], t[te], w),
+                r.update(ce_before=_cross_entropy(p0, t[te]), ce_after=_cross_entropy(p1, t[te]),
                          mse_before=float(((p0 - t[te]) ** 2).mean()),
                          mse_after=float(((p1 - t[te]) ** 2).mean()),
                          mean_before=float(p0.mean()), mean_after=float(p1.mean()),

@@ -30,7 +30,7 @@ import numpy as np
 from bgtui.engine._jit import kernel
 from bgtui.engine.bearoff import is_two_sided, two_sided_cubeful
 from bgtui.engine.cube import CENTRED, OPP_OWNED, OWNED, cube_efficiency, cube_equities
-from bgtui.engine.evaluate import MAX_PLY, _best_child_from, _evaluate0, _roll_value
+from bgtui.engine.evaluate import MAX_PLY, _best_child_from, _evaluate0, _flip_into, _roll_value
 from bgtui.engine.movegen import _generate_plays
 from bgtui.engine.position import game_result
 
@@ -117,12 +117,7 @@ def _nd_ply1(pos, ev, lws, cws, level, two_cf, jacoby, out3):
                 s[i] = -child[25 - i]
             # the leaf's probabilities for its player on roll: the best play's, flipped
             p = t5[level + 1]
-            m = t5[level]
-            p[0] = 1.0 - m[0]
-            p[1] = m[3]
-            p[2] = m[4]
-            p[3] = m[1]
-            p[4] = m[2]
+            _flip_into(t5[level], p)
             _leaf_probs(s, p, two_cf, jacoby, v)
             _add_child(a, w, v)
     for k in range(3):
