@@ -36,6 +36,8 @@ STATE_VERSION = 1
 SNAPSHOT_INTERVAL = 0.15  # seconds between snapshots (>= 5 per second)
 DECISION_INTERVAL = 72  # trials between stop/prune decisions
 _job_ids = iter(range(1, 1 << 62))
+#: rollout runs, numbered: a worker's play cache is valid within one run only
+_EPOCHS = iter(range(1, 1 << 62))
 
 
 def settings_vector(s: RolloutSettings) -> np.ndarray:
@@ -150,7 +152,9 @@ class RolloutJob:
 
             filter_net = load_filter_net()
         local = threading.local()
-        stop_flag = np.zeros(1, dtype=np.int64)
+        # [0]: stop; [1]: this run's epoch, under which each worker's play cache stays valid
+        # from chunk to chunk (the evaluator and the settings are fixed for the run)
+        stop_flag = np.array([0, next(_EPOCHS)], dtype=np.int64)
         cancel = cancel if cancel is not None else CancelToken()
         decisions = s.stop_se is not None or (s.prune_sigma is not None and len(self.roots) > 1)
 

@@ -18,13 +18,14 @@ import numpy as np
 from bgtui.engine._jit import kernel
 from bgtui.engine.bearoff import is_two_sided, one_sided_applies, one_sided_race_probs, two_sided_probs
 from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE, POSITION_SIZE
-from bgtui.engine.inputs import (NUM_INPUTS, NUM_NONLINEAR, _fill_inputs, _fill_nonlinear,
-                                 _highest_bit, _popcount, _side_nonlinear, _side_nonlinear_cached,
-                                 _side_nonlinear_memo, make_escapes_cache)
+from bgtui.engine.inputs import (LOW25, NUM_INPUTS, NUM_NONLINEAR, POINTS, _escapes,
+                                 _escapes_slot, _fill_inputs, _fill_nonlinear, _highest_bit,
+                                 _popcount, _reverse26, _scan_masks, _shots_and_loss_masks,
+                                 _side_nonlinear, _side_nonlinear_memo, _write_nonlinear,
+                                 make_escapes_cache)
 from bgtui.engine.movegen import _generate_plays, make_workspace
-from bgtui.engine.nn import (CRASHED, MAX_TERMS, _finish, _forward, _preact_child,
-                             _preact_child_inline,
-                             _preact_tables, aligned, net_class)
+from bgtui.engine.nn import (CRASHED, MAX_TERMS, _finish, _forward, _point_terms, _preact_child,
+                             _preact_rest, _preact_tables, aligned, net_class)
 from bgtui.engine.position import game_result, is_race
 
 
@@ -263,31 +264,81 @@ def _best_child_contact(pos, n, out_pos, ev, ews, best5, ready):
         _side_nonlinear(psw, ews[8], 0)
         _side_nonlinear_memo(pos, ews[8], NUM_NONLINEAR, memo)
         _preact_tables(psw, tab, net[1], ews[8], ews[9], ews[12], ews[13])
+    was0 = 0  # checkers on the board: the opponent's, the mover's (before the play)
+    was1 = 0
+    for k in range(26):
+        u = np.int64(pos[k])
+        was0 += max(-u, 0)
+        was1 += max(u, 0)
+    f = ews[7]
+    idx = ews[12]
+    coef = ews[13]
     for i in range(n):
         child = out_pos[i]
+        # one pass over the child (no branch per slot): bit masks of each side's checkers,
+        # made points and blots, the slots the play changed, and the checkers left; the
+        # swapped view's masks are these reversed (slot k is slot 25 - k there)
         mine = 0
         theirs = 0
-        my_points = np.int64(0)
-        their_points = np.int64(0)
-        my_blocks = np.int64(0)
-        for k in range(26):  # no branch per slot
+        mp = np.int64(0)
+        mm = np.int64(0)
+        mb = np.int64(0)
+        op = np.int64(0)
+        om = np.int64(0)
+        ob = np.int64(0)
+        ch = np.int64(0)
+        for k in range(26):
             c = np.int64(child[k])
-            sw[25 - k] = -c
             mine += max(c, 0)
             theirs += max(-c, 0)
-            my_points |= np.int64(c > 0) << k
-            their_points |= np.int64(c < 0) << k
-            my_blocks |= np.int64(c >= 2) << k
-        their_back = 25 if their_points == 0 else _popcount((their_points & -their_points) - 1)
+            mp |= np.int64(c > 0) << k
+            mm |= np.int64(c >= 2) << k
+            mb |= np.int64(c == 1) << k
+            op |= np.int64(c < 0) << k
+            om |= np.int64(c <= -2) << k
+            ob |= np.int64(c == -1) << k
+            ch |= np.int64(c != pos[k]) << k
+        their_back = 25 if op == 0 else _popcount((op & -op) - 1)
         crashed = mine < 15 or theirs < 15
-        if (mine == 0 or _highest_bit(my_points) < their_back  # the game is over, or a race
+        if (mine == 0 or _highest_bit(mp) < their_back  # the game is over, or a race
                 or crashed != (cls == CRASHED)):  # another net values it
             _evaluate_after(child, ev, ews, t)
         else:
-            f = ews[7]
-            _side_nonlinear_cached(sw, f, 0, my_blocks, ews[14], ews[15])
-            _side_nonlinear_memo(child, f, NUM_NONLINEAR, memo)
-            _preact_child_inline(sw, psw, ews[9], tab, f, ews[8], ews[2], ews[12], ews[13])
+            # the opponent, on roll after the play (features 0..4, the swapped view)
+            s_made = _reverse26(om)
+            s_blots = _reverse26(ob)
+            rear, run, fb, lb = _scan_masks(_reverse26(op) & POINTS, s_made & POINTS,
+                                            s_blots & POINTS, child[0] < 0)
+            esc = 36.0
+            if rear > 0:
+                key, slot = _escapes_slot(rear, mm)
+                if ews[14][slot] == key:
+                    esc = ews[15][slot]
+                else:
+                    for k in range(26):
+                        sw[25 - k] = -child[k]
+                    esc = _escapes(sw, rear)
+                    ews[14][slot] = key
+                    ews[15][slot] = esc
+            shots, loss = _shots_and_loss_masks(s_made & LOW25, _reverse26(mp) & LOW25,
+                                                s_blots & LOW25, child[25] > 1, fb, lb)
+            _write_nonlinear(f, 0, esc, rear, run, shots, loss)
+            # the mover (features 5..9), escapes memoised by rearmost point for the roll
+            rear, run, fb, lb = _scan_masks(mp & POINTS, mm & POINTS, mb & POINTS,
+                                            child[25] > 0)
+            esc = 36.0
+            if rear > 0:
+                esc = memo[rear]
+                if esc < 0.0:
+                    esc = _escapes(child, rear)
+                    memo[rear] = esc
+            shots, loss = _shots_and_loss_masks(mm & LOW25, op & LOW25, mb & LOW25,
+                                                child[0] < -1, fb, lb)
+            _write_nonlinear(f, NUM_NONLINEAR, esc, rear, run, shots, loss)
+            # the pre-activation: the parent's plus the rows of what changed, in the order
+            # of nn._preact_child (slots of the swapped view, ascending)
+            m = _child_slot_terms(child, psw, _reverse26(ch), idx, coef)
+            _preact_rest(m, theirs, mine, was0, was1, ews[9], tab, f, ews[8], ews[2], idx, coef)
             _finish(ews[2], net[2], net[3], o)
             _sanitize_order(o)
             if mine < 15:  # the mover has borne off: no gammon for the opponent
@@ -299,6 +350,22 @@ def _best_child_contact(pos, n, out_pos, ev, ews, best5, ready):
             _flip_into(o, t)
         best, beste = _keep_best(t, i, best, beste, best5)
     return best
+
+
+@kernel
+def _child_slot_terms(child, psw, changed, idx, coef):
+    """The first-layer terms (into ``idx``, ``coef``; returns how many) of the slots
+    ``changed`` (a bit mask in the swapped view) of a play from the position ``psw`` (swapped
+    view) to ``child`` (mover's view), in ascending slot order as ``nn._preact_child`` adds
+    them. (A kernel of its own: inlined into the contact loop, numba 0.68 compiled it wrong
+    when ``_best_child_contact``'s ``ready`` was not a constant.)"""
+    n = 0
+    while changed != 0:
+        low = changed & -changed
+        changed ^= low
+        i = _popcount(low - 1)
+        n = _point_terms(idx, coef, n, i, psw[i], -child[25 - i])
+    return n
 
 
 @kernel

@@ -16,6 +16,7 @@ count can be precomputed for inference (``nn.make_tables``).
 import numpy as np
 
 from bgtui.engine._jit import kernel
+from bgtui.engine.bits import leading_zeros, popcount
 from bgtui.engine.position import is_race, pip_counts
 
 RAW_PER_SIDE = 98
@@ -137,15 +138,16 @@ _SHOT = _shot_table()
 
 
 @kernel
-def _far_shots(pos, j, d):
+def _far_shots(blocks, j, d):
     """The rolls (doubles only) on which an opponent checker on ``j`` hits a blot ``d`` > 12
-    pips ahead: every landing before the last open."""
+    pips ahead: every landing before the last open (``blocks``: the player's made points, a
+    bit per slot)."""
     mask = np.int64(0)
     for q in range(_DOUBLE_COUNT[d]):
         dd = _DOUBLE_DICE[d, q]
         ok = True
         for t in range(dd, d, dd):
-            if pos[j + t] >= 2:
+            if (blocks >> (j + t)) & 1:
                 ok = False
                 break
         if ok:
@@ -158,13 +160,10 @@ def _shots_and_loss(pos, first, last):
     """(:func:`_shots`, the pips the player loses to the hit summed over the 36 rolls: for
     each roll the largest loss ``25 - b`` among the blots ``b`` it can hit).
 
-    Blot by blot from the rearmost (largest loss): the rolls that hit blot ``b`` and no blot
-    behind it count its loss. The points the player blocks, the opponent's checkers and the
-    blots are bit masks; each (opponent point, blot) pair is one lookup in ``_SHOT`` by their
-    distance and the blocks in between."""
+    The points the player blocks, the opponent's checkers and the blots as bit masks, then
+    :func:`_shots_and_loss_masks`."""
     if last == 0:
         return 0.0, 0.0
-    multi = pos[0] < -1
     blocks = np.int64(0)
     hitters = np.int64(0)
     blots = np.int64(0)
@@ -173,7 +172,21 @@ def _shots_and_loss(pos, first, last):
         blocks |= np.int64(v >= 2) << p
         hitters |= np.int64(v < 0) << p
         blots |= np.int64(v == 1) << p
-    if pos[0] < 0:
+    return _shots_and_loss_masks(blocks, hitters, blots, pos[0] < -1, first, last)
+
+
+@kernel(inline="always")
+def _shots_and_loss_masks(blocks, hitters, blots, multi, first, last):
+    """:func:`_shots_and_loss` from bit masks over the slots 0..24 of the side on roll:
+    ``blocks`` its made points, ``hitters`` the opponent's checkers (bit 0: the opponent's
+    bar), ``blots`` its blots; ``multi``: two or more opponent checkers on the bar.
+
+    Blot by blot from the rearmost (largest loss): the rolls that hit blot ``b`` and no blot
+    behind it count its loss. Each (opponent point, blot) pair is one lookup in ``_SHOT`` by
+    their distance and the blocks in between."""
+    if last == 0:
+        return 0.0, 0.0
+    if hitters & 1:
         hitters = np.int64(1)  # on the bar: only entering checkers can hit
     blots &= (np.int64(2) << last) - (np.int64(1) << first)
     covered = np.int64(0)
@@ -195,7 +208,7 @@ def _shots_and_loss(pos, first, last):
             elif d <= 12:
                 mask |= _SHOT[d, (blocks >> (j + 1)) & 2047]
             else:
-                mask |= _far_shots(pos, j, d)
+                mask |= _far_shots(blocks, j, d)
         new = mask & ~covered
         if new != 0:
             # each non-double bit stands for two of the 36 rolls, each double bit for one
@@ -206,11 +219,8 @@ def _shots_and_loss(pos, first, last):
 
 @kernel(inline="always")
 def _popcount(x):
-    """Number of set bits of a non-negative int64 below 2**62 (SWAR)."""
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    return ((x * 0x0101010101010101) >> 56) & 0xFF
+    """Number of set bits of a non-negative int64 (``bits.popcount``)."""
+    return popcount(x)
 
 
 @kernel
@@ -370,13 +380,8 @@ def _fill_inputs(pos, swapped, out):
 
 @kernel(inline="always")
 def _highest_bit(x):
-    """Index of the highest set bit of 0 < x < 2**32 (smear the bits down, count them)."""
-    x |= x >> 1
-    x |= x >> 2
-    x |= x >> 4
-    x |= x >> 8
-    x |= x >> 16
-    return _popcount(x) - 1
+    """Index of the highest set bit of an int64 0 < x."""
+    return 63 - leading_zeros(x)
 
 
 @kernel(inline="always")
@@ -392,7 +397,19 @@ def _side_scan(pos):
         mine |= np.int64(v > 0) << i
         made |= np.int64(v >= 2) << i
         blots |= np.int64(v == 1) << i
-    if pos[25] > 0:
+    return _scan_masks(mine, made, blots, pos[25] > 0)
+
+
+#: the bits of the points 1..24 in a mask of slots; of the slots 0..24
+POINTS = np.int64(((1 << 25) - 1) ^ 1)
+LOW25 = np.int64((1 << 25) - 1)
+
+
+@kernel(inline="always")
+def _scan_masks(mine, made, blots, on_bar):
+    """:func:`_side_scan` from bit masks over the points 1..24 (other bits must be clear) of
+    the side's checkers, made points and blots, and whether it has a checker on the bar."""
+    if on_bar:
         rear = 25
     elif mine != 0:
         rear = _highest_bit(mine)
@@ -412,13 +429,31 @@ def _side_scan(pos):
 
 
 @kernel(inline="always")
+def _reverse26(x):
+    """The 26-bit mask ``x`` (0 <= x < 2**26) seen from the other side: bit k to bit 25 - k
+    (slot k of a position is slot 25 - k of the swapped one). Bits reversed within 32 bits
+    by swapping halves, quarters, ..., then shifted down by 6."""
+    x = ((x >> 1) & 0x55555555) | ((x & 0x55555555) << 1)
+    x = ((x >> 2) & 0x33333333) | ((x & 0x33333333) << 2)
+    x = ((x >> 4) & 0x0F0F0F0F) | ((x & 0x0F0F0F0F) << 4)
+    x = ((x >> 8) & 0x00FF00FF) | ((x & 0x00FF00FF) << 8)
+    x = ((x >> 16) & 0x0000FFFF) | ((x & 0x0000FFFF) << 16)
+    return x >> 6
+
+
+@kernel(inline="always")
 def _side_write(pos, out, f, esc, rear, best, first_blot, last_blot):
     """Write the non-linear features of a side (see :func:`_side_nonlinear`) given its
     escapes ``esc`` and :func:`_side_scan`."""
+    shots, loss = _shots_and_loss(pos, first_blot, last_blot)
+    _write_nonlinear(out, f, esc, rear, best, shots, loss)
+
+
+@kernel(inline="always")
+def _write_nonlinear(out, f, esc, rear, best, shots, loss):
     out[f + 0] = esc / 36.0
     out[f + 1] = (1.0 - esc / 36.0) * (rear / 24.0)
     out[f + 2] = best / 6.0
-    shots, loss = _shots_and_loss(pos, first_blot, last_blot)
     out[f + 3] = shots / 36.0
     out[f + 4] = loss / 360.0
 
@@ -448,7 +483,7 @@ def _side_nonlinear_memo(pos, out, f, memo):
     _side_write(pos, out, f, esc, rear, best, first_blot, last_blot)
 
 
-#: entries of the escapes cache (:func:`_side_nonlinear_cached`), a power of two
+#: entries of the escapes cache (:func:`_escapes_slot`), a power of two
 ESCAPES_CACHE = 256
 
 
@@ -459,25 +494,14 @@ def make_escapes_cache():
 
 
 @kernel(inline="always")
-def _side_nonlinear_cached(pos, out, f, blocks, keys, vals):
-    """:func:`_side_nonlinear`, the escapes taken from a direct-mapped cache when there.
-
-    The escapes of a rearmost point depend on that point and on which points the opponent
-    blocks, nothing else; ``blocks`` is any one-to-one encoding of the latter (a bit mask of
-    the opponent's made points), so a cached value holds for every position with the same
-    key, whatever else differs."""
-    rear, best, first_blot, last_blot = _side_scan(pos)
-    esc = 36.0
-    if rear > 0:
-        key = rear | (blocks << 5)
-        slot = ((key * np.int64(-7046029254386353131)) >> 56) & (ESCAPES_CACHE - 1)
-        if keys[slot] == key:
-            esc = vals[slot]
-        else:
-            esc = _escapes(pos, rear)
-            keys[slot] = key
-            vals[slot] = esc
-    _side_write(pos, out, f, esc, rear, best, first_blot, last_blot)
+def _escapes_slot(rear, blocks):
+    """(key, slot) of the escapes of rearmost point ``rear`` in a direct-mapped cache
+    (:func:`make_escapes_cache`). The escapes of a rearmost point depend on that point and on
+    which points the opponent blocks, nothing else; ``blocks`` is any one-to-one encoding of
+    the latter (a bit mask of the opponent's made points), so a cached value holds for every
+    position with the same key, whatever else differs."""
+    key = rear | (blocks << 5)
+    return key, ((key * np.int64(-7046029254386353131)) >> 56) & (ESCAPES_CACHE - 1)
 
 
 @kernel

@@ -459,6 +459,14 @@ def _preact_child(pos, parent, parent_h, tab, feats, parent_feats, h, idx, coef)
         changed ^= low
         i = _popcount(low - 1)
         n = _point_terms(idx, coef, n, i, parent[i], pos[i])
+    _preact_rest(n, on0, on1, was0, was1, parent_h, tab, feats, parent_feats, h, idx, coef)
+
+
+@kernel(inline="always")
+def _preact_rest(n, on0, on1, was0, was1, parent_h, tab, feats, parent_feats, h, idx, coef):
+    """:func:`_preact_child` after the ``n`` terms of the changed points: the borne-off
+    checkers of each side (``on0``, ``on1`` checkers left on the board, the parent's ``was0``,
+    ``was1``) and the features that changed, then the sum."""
     if on0 != was0:
         n = _slot_terms(idx, coef, n, 0, 0, 15 - was0, 15 - on0)
     if on1 != was1:
@@ -468,9 +476,3 @@ def _preact_child(pos, parent, parent_h, tab, feats, parent_feats, h, idx, coef)
         if d != 0.0:
             n = _term(idx, coef, n, FEATURE_ROW + k, d)
     _accumulate(h, parent_h, tab, idx, coef, n)
-
-
-#: :func:`_preact_child` inlined into its caller: in contact move selection, the hottest loop,
-#: it saves 0.05 us a child (benchmarks/eval.py); everywhere else the call is kept, because
-#: each inlined copy costs compile time on first start.
-_preact_child_inline = kernel(inline="always")(_preact_child.py_func)

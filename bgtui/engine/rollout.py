@@ -92,7 +92,7 @@ def empty_filter_net():
 def make_rollout_workspace(hidden: int = 512, filter_net=None):
     """(mws, ews, lws, play_pos, play_moves, cur, nxt, t5, best5, luck, tmpa, scratch5, cube5,
     play_equities, play_flags, split_pos, split_state, line_cur, line_nxt, filter w1,
-    filter b1, filter w2, filter scratch, luck5).
+    filter b1, filter w2, filter scratch, luck5, play cache (:func:`make_play_cache`)).
 
     ``filter_net``: (w1 float32[2 * FILTER_ROWS, H], b1 float32[H], w2 float32[H + 1]), the
     filter net of ``vr_filter`` as ``weights.load_filter_net`` gives it (:mod:`bgtui.engine.filter_net`); None: a placeholder."""
@@ -122,7 +122,53 @@ def make_rollout_workspace(hidden: int = 512, filter_net=None):
         np.ascontiguousarray(fw2, dtype=np.float32),
         make_filter_scratch(fb1.shape[0]),
         np.zeros(5, dtype=np.float32),
+        make_play_cache(),
     )
+
+
+#: turns whose plays are cached (:func:`make_play_cache`): the quasi-random dice of the first
+#: three turns are stratified, so their (position, roll) pairs recur across trials (each first
+#: roll every 36 trials, each pair of first two rolls every 1296)
+CACHE_TURNS = 3
+#: entries of the play cache, a power of two (the third turn's pairs number up to 21**3 = 9261)
+CACHE_SIZE = 16384
+
+
+def make_play_cache():
+    """A per-worker cache of the early turns' plays: (hash keys uint64[S], roll codes int64[S]
+    (-1: empty), positions before the play int8[S, 26], after it int8[S, 26], the play's value
+    and the variance-reduction value of the roll float32[S, 10], the sum of the 36 rolls'
+    values float64[S, 5], the epoch it was filled in int64[1]).
+
+    An entry is a pure function of the position, the roll, the settings and the evaluator, so
+    a hit gives bit for bit what playing the turn again would: only the time changes. It holds
+    while those are fixed: :func:`_rollout_chunk` empties it unless the caller passes the same
+    non-zero epoch (one rollout run) as when it was filled."""
+    return (np.zeros(CACHE_SIZE, dtype=np.uint64), np.full(CACHE_SIZE, -1, dtype=np.int64),
+            np.zeros((CACHE_SIZE, POSITION_SIZE), dtype=np.int8),
+            np.zeros((CACHE_SIZE, POSITION_SIZE), dtype=np.int8),
+            np.zeros((CACHE_SIZE, 10), dtype=np.float32),
+            np.zeros((CACHE_SIZE, 5), dtype=np.float64),
+            np.zeros(1, dtype=np.int64))
+
+
+@kernel
+def _cache_find(cache, zob, pos, code):
+    """(slot, hit) of (``pos``, roll ``code``) in the play cache."""
+    keys, codes, parents = cache[0], cache[1], cache[2]
+    h = np.uint64(code + 1) * np.uint64(0x9E3779B97F4A7C15)
+    for i in range(26):
+        h ^= zob[i, pos[i] + 16]
+    slot = np.int64(h >> np.uint64(50)) & (CACHE_SIZE - 1)
+    if codes[slot] != code or keys[slot] != h:
+        keys[slot] = h  # claimed for the entry about to be written
+        codes[slot] = -1
+        return slot, False
+    for i in range(26):
+        if parents[slot, i] != pos[i]:
+            codes[slot] = -1
+            return slot, False
+    return slot, True
 
 
 @kernel
@@ -457,6 +503,7 @@ def _rollout_trial(root, cube, seq, st, perms, seed, ev, ws, out):
     cur, nxt, t5, luck, tmpa = ws[5], ws[6], ws[7], ws[9], ws[10]
     tmpb = ws[12]
     ews = ws[1]
+    cache = ws[24]
     truncate = np.int64(st[S_TRUNCATE])
     vr = st[S_VR] != 0.0
     vr_k = np.int64(st[S_VR_FILTER])
@@ -561,9 +608,36 @@ def _rollout_trial(root, cube, seq, st, perms, seed, ev, ws, out):
         if a1 < a2:
             a1, a2 = a2, a1
         eq_luck_before = 2.0 * luck[0] + luck[1] - luck[3] + luck[2] - luck[4]
-        if vr:
+        cached = turn < CACHE_TURNS
+        hit = False
+        slot = 0
+        if cached:
+            slot, hit = _cache_find(cache, ws[0][6], cur, (ply * 8 + a1) * 8 + a2)
+        if hit:
+            for i in range(26):
+                nxt[i] = cache[3][slot, i]
+            for k in range(5):
+                t5[k] = cache[4][slot, k]
+                ws[23][k] = cache[4][slot, 5 + k]
+                tmpa[k] = cache[5][slot, k]
+        elif vr:
             # the value f of every roll (mover's view), and the actual roll's play
             _vr_step(cur, a1, a2, ply, vr_k, ev, ws, t5, nxt, tmpa)
+        else:
+            b = _choose(cur, a1, a2, ply, ev, ws, t5)
+            child = ws[3][b]
+            for i in range(26):
+                nxt[i] = child[i]
+        if cached and not hit:
+            for i in range(26):
+                cache[2][slot, i] = cur[i]
+                cache[3][slot, i] = nxt[i]
+            for k in range(5):
+                cache[4][slot, k] = t5[k]
+                cache[4][slot, 5 + k] = ws[23][k]
+                cache[5][slot, k] = tmpa[k]
+            cache[1][slot] = (ply * 8 + a1) * 8 + a2
+        if vr:
             fa5 = ws[23]
             # luck of this roll (mover's view) -> root view
             if side == 0:
@@ -578,11 +652,6 @@ def _rollout_trial(root, cube, seq, st, perms, seed, ev, ws, out):
                 luck[2] += fa5[4] - tmpa[4] / 36.0
                 luck[3] += fa5[1] - tmpa[1] / 36.0
                 luck[4] += fa5[2] - tmpa[2] / 36.0
-        else:
-            b = _choose(cur, a1, a2, ply, ev, ws, t5)
-            child = ws[3][b]
-            for i in range(26):
-                nxt[i] = child[i]
         if live and not live_done:
             live_luck += cube_v * (2.0 * luck[0] + luck[1] - luck[3] + luck[2] - luck[4]
                                    - eq_luck_before)
@@ -672,9 +741,19 @@ def _rollout_chunk(roots, cubes, first_trial, n_trials, st, perms, seed, ev, ws,
 
     ``roots`` int8[R, 26]; ``cubes`` float64[R, 3] (cube value, owner, hold flag: see
     :func:`_rollout_trial`) for the live-cube mode; ``out`` float64[R, n_trials, NUM_OUT]. Root r, trial t uses dice
-    sequence ``sequence_index(t)`` for every r (same dice for every candidate).
+    sequence ``sequence_index(t)`` for every r (same dice for every candidate). ``cancel``:
+    int64[1], or int64[2] whose second element is the run's epoch for the play cache
+    (:func:`make_play_cache`).
     """
     initial = st[S_INITIAL] != 0.0
+    # the play cache holds across calls only within one run (``cancel[1]``, its epoch, the
+    # same non-zero number): the evaluator and the settings may differ from call to call
+    epoch = cancel[1] if cancel.shape[0] > 1 else 0
+    cache = ws[24]
+    if epoch == 0 or cache[6][0] != epoch:
+        for i in range(CACHE_SIZE):
+            cache[1][i] = -1
+        cache[6][0] = epoch
     for j in range(n_trials):
         if cancel[0] != 0:
             return j
