@@ -323,3 +323,61 @@ def test_zehr_split_changes_nothing_where_no_cube_is_taken(ev):
     pos[2] = -1
     out = _live_zehr(pos[None], np.array([[2.0, 2.0]]), 0, 36, ev, True)
     assert np.all(out == 2.0)
+
+
+@pytest.mark.parametrize("vr", [0, 1])
+def test_play_cache_changes_no_result(ev, vr):
+    """The first turns' plays are cached per worker (``make_play_cache``): a hit must give
+    bit for bit what playing the turn again gives. A run of 144 trials in chunks that share
+    the cache (one epoch) equals the same trials one per call with the cache emptied every
+    call (epoch 0, so no trial sees another's entries), and the cache was used: the 144
+    first turns made at most 21 entries (one per distinct roll of the root)."""
+    from bgtui.engine.rollout import CACHE_TURNS
+
+    root = np.array(OPENING_POSITION, dtype=np.int8)
+    root[13], root[11], root[24], root[21] = 4, 1, 1, 1
+    st = _settings(truncate=5, vr=vr)
+    perms = make_permutations(5)
+    cubes = np.array([[1.0, 0.0]])
+    roots = np.ascontiguousarray(root[None])
+    n = 144
+    shared = np.zeros((1, n, NUM_OUT))
+    ws = make_rollout_workspace(hidden_size(ev))
+    flag = np.array([0, 7], dtype=np.int64)  # epoch 7 for every chunk
+    for first in range(0, n, 36):
+        _rollout_chunk(roots, cubes, first, 36, st, perms, 5, ev, ws, shared[:, first:first + 36],
+                       flag)
+    used = ws[24][1] >= 0
+    first_turn = int((ws[24][2][used] == root).all(axis=1).sum())
+    assert 1 <= first_turn <= 21  # the 144 first turns: 21 distinct rolls of the root
+    assert int(used.sum()) < CACHE_TURNS * n - 100
+    alone = np.zeros((1, n, NUM_OUT))
+    ws2 = make_rollout_workspace(hidden_size(ev))
+    for t in range(n):
+        _rollout_chunk(roots, cubes, t, 1, st, perms, 5, ev, ws2, alone[:, t:t + 1],
+                       np.zeros(1, dtype=np.int64))
+    np.testing.assert_array_equal(shared, alone)
+
+
+def test_play_cache_is_emptied_for_another_run(ev):
+    """An entry made under one evaluator is not used under another: a new epoch (or none)
+    empties the cache, so a workspace reused with other nets gives those nets' results."""
+    root = np.array(OPENING_POSITION, dtype=np.int8)
+    st = _settings(truncate=2)
+    perms = make_permutations(3)
+    cubes = np.array([[1.0, 0.0]])
+    roots = np.ascontiguousarray(root[None])
+    rng = np.random.default_rng(4)
+    contact = tuple((a + rng.normal(0, 0.3, a.shape)).astype(np.float32) for a in ev[0][:4])
+    from bgtui.engine.nn import make_tables
+    ev2 = (contact,) + tuple(ev[1:4]) + ((make_tables(contact),) + tuple(ev[4][1:]),) + tuple(ev[5:])
+    ws = make_rollout_workspace(hidden_size(ev))
+    a = np.zeros((1, 36, NUM_OUT))
+    b = np.zeros((1, 36, NUM_OUT))
+    ref = np.zeros((1, 36, NUM_OUT))
+    _rollout_chunk(roots, cubes, 0, 36, st, perms, 3, ev, ws, a, np.array([0, 11], dtype=np.int64))
+    _rollout_chunk(roots, cubes, 0, 36, st, perms, 3, ev2, ws, b, np.array([0, 12], dtype=np.int64))
+    _rollout_chunk(roots, cubes, 0, 36, st, perms, 3, ev2, make_rollout_workspace(hidden_size(ev)),
+                   ref, np.zeros(1, dtype=np.int64))
+    np.testing.assert_array_equal(b, ref)
+    assert not np.array_equal(a, b)
