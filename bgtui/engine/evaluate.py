@@ -20,9 +20,9 @@ from bgtui.engine.bearoff import is_two_sided, one_sided_applies, one_sided_race
 from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE, POSITION_SIZE
 from bgtui.engine.inputs import (LOW25, NUM_INPUTS, NUM_NONLINEAR, POINTS, _escapes,
                                  _escapes_slot, _fill_inputs, _fill_nonlinear, _highest_bit,
-                                 _popcount, _reverse26, _scan_masks, _shots_and_loss_masks,
-                                 _side_nonlinear, _side_nonlinear_memo, _write_nonlinear,
-                                 make_escapes_cache)
+                                 _memo_escapes, _popcount, _reverse26, _scan_masks,
+                                 _shots_and_loss_masks, _side_nonlinear, _side_nonlinear_memo,
+                                 _write_nonlinear, make_escapes_cache)
 from bgtui.engine.movegen import _generate_plays, make_workspace
 from bgtui.engine.nn import (CRASHED, MAX_TERMS, _finish, _forward, _point_terms, _preact_child,
                              _preact_rest, _preact_tables, aligned, net_class)
@@ -326,12 +326,7 @@ def _best_child_contact(pos, n, out_pos, ev, ews, best5, ready):
             # the mover (features 5..9), escapes memoised by rearmost point for the roll
             rear, run, fb, lb = _scan_masks(mp & POINTS, mm & POINTS, mb & POINTS,
                                             child[25] > 0)
-            esc = 36.0
-            if rear > 0:
-                esc = memo[rear]
-                if esc < 0.0:
-                    esc = _escapes(child, rear)
-                    memo[rear] = esc
+            esc = _memo_escapes(child, rear, memo)
             shots, loss = _shots_and_loss_masks(mm & LOW25, op & LOW25, mb & LOW25,
                                                 child[0] < -1, fb, lb)
             _write_nonlinear(f, NUM_NONLINEAR, esc, rear, run, shots, loss)

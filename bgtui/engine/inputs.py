@@ -474,13 +474,22 @@ def _side_nonlinear_memo(pos, out, f, memo):
     rearmost point and the opponent's blocks only, and no play changes the blocks of the side
     not moving (a hit takes a blot), so one memo serves a mover's side in every play of a roll."""
     rear, best, first_blot, last_blot = _side_scan(pos)
+    esc = _memo_escapes(pos, rear, memo)
+    _side_write(pos, out, f, esc, rear, best, first_blot, last_blot)
+
+
+@kernel(inline="always")
+def _memo_escapes(pos, rear, memo):
+    """The escapes of the side on roll in ``pos`` whose rearmost point is ``rear`` (36 when
+    it has no checker left), from ``memo`` (see :func:`_side_nonlinear_memo`), computed and
+    kept there when not yet known."""
     esc = 36.0
     if rear > 0:
         esc = memo[rear]
         if esc < 0.0:
             esc = _escapes(pos, rear)
             memo[rear] = esc
-    _side_write(pos, out, f, esc, rear, best, first_blot, last_blot)
+    return esc
 
 
 #: entries of the escapes cache (:func:`_escapes_slot`), a power of two
