@@ -12,8 +12,14 @@ struct of seven fields and checks an error status on return, and LLVM did not in
 itself: the term building of ``nn._preact_child`` and the feature helpers cost 0.19 us of
 the 0.67 us a contact child took (``benchmarks/eval.py``: 1.38 M -> 1.81 M evaluations/s
 inside move selection, 1-ply 0.32 -> 0.24 ms). Each inlined copy is compiled again, so the
-large kernels are inlined only where it pays (``nn._preact_child_inline``): a cold compile of
-every kernel (``warmup.compile_all``) went from 85 s to 98 s.
+large kernels are inlined only where it pays: a cold compile of every kernel
+(``warmup.compile_all``) went from 85 s to 98 s.
+
+Inlining is not always safe in numba 0.68: ``nn._point_terms`` inlined into the contact loop
+of ``evaluate._best_child_contact`` computed wrong terms when the kernel's ``ready`` argument
+was a run-time value (right when it was the constant 0), so that loop calls a kernel
+(``evaluate._child_slot_terms``). Every fast path is checked against evaluating each position
+alone (``tests/engine/test_nn_fast.py``), the reused-parent path included.
 """
 
 import hashlib
