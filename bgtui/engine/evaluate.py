@@ -40,10 +40,14 @@ def _nets(ev):
     return (ev[0], ev[1], ev[5])
 
 
+#: most groups of plays one call of :func:`_best_in_groups` ranks (the 21 rolls of a position)
+MAX_GROUPS = 32
+
+
 def make_eval_workspace(hidden: int = 512):
     """Scratch for evaluation: (swapped, x, h, dh, tmp5, child_swapped, target5, feats,
     parent_feats, parent_h, parent_swapped, escapes_memo, term_rows, term_coefs,
-    escapes_cache_keys, escapes_cache_values)."""
+    escapes_cache_keys, escapes_cache_values, group ends, group bests, group values)."""
     return (
         np.zeros(POSITION_SIZE, dtype=np.int8),
         np.zeros(NUM_INPUTS, dtype=np.float32),
@@ -60,6 +64,9 @@ def make_eval_workspace(hidden: int = 512):
         np.zeros(MAX_TERMS, dtype=np.int64),
         np.zeros(MAX_TERMS, dtype=np.float32),
         *make_escapes_cache(),
+        np.zeros(MAX_GROUPS, dtype=np.int64),
+        np.zeros(MAX_GROUPS, dtype=np.int64),
+        np.zeros((MAX_GROUPS, 5), dtype=np.float32),
     )
 
 
@@ -85,13 +92,13 @@ def _flip_into(t, out):
 
 
 @kernel(inline="always")
-def _keep_best(t, i, best, beste, best5):
-    """Best-play bookkeeping: if play ``i`` (probabilities ``t``) beats ``beste``, copy ``t``
-    into ``best5``; returns the new (best index, best equity)."""
+def _keep_group_best(t, i, best, beste, gvals, g):
+    """Best-play bookkeeping of group ``g``: if play ``i`` (probabilities ``t``) beats
+    ``beste``, copy ``t`` into ``gvals[g]``; returns the new (best index, best equity)."""
     e = equity(t)
     if e > beste:
         for k in range(5):
-            best5[k] = t[k]
+            gvals[g, k] = t[k]
         return i, e
     return best, beste
 
@@ -218,13 +225,7 @@ def _best_child(pos, n, out_pos, ev, ews, best5):
     finds what decides its path (checkers left, contact) and the checker counts that make
     impossible gammons zero; the mover's escapes are memoised by rearmost point for the roll.
     """
-    race = is_race(pos)  # then every child is a race too
-    tab = ev[4][1] if race else ev[4][0]
-    if tab.shape[0] == 0 or n <= 1:
-        return _best_child_plain(pos, n, out_pos, ev, ews, best5)
-    if race:
-        return _best_child_race(pos, n, out_pos, ev, ews, best5, 0)
-    return _best_child_contact(pos, n, out_pos, ev, ews, best5, 0)
+    return _best_child_from(pos, n, out_pos, ev, ews, best5, 0)[0]
 
 
 @kernel
@@ -233,22 +234,64 @@ def _best_child_from(pos, n, out_pos, ev, ews, best5, ready):
     pre-activation, features and escapes memo) is already that of ``pos`` with this ``ev``,
     left by the call before (the 21 rolls of one position in a lookahead). Returns (best
     index, 1 when ``ews`` now holds the parent's state of ``pos``, else 0)."""
-    race = is_race(pos)  # then every child is a race too
-    tab = ev[4][1] if race else ev[4][0]
-    if tab.shape[0] == 0 or n <= 1:  # leaves the parent's state alone
-        return _best_child_plain(pos, n, out_pos, ev, ews, best5), ready
-    if race:
-        return _best_child_race(pos, n, out_pos, ev, ews, best5, ready), 1
-    return _best_child_contact(pos, n, out_pos, ev, ews, best5, ready), 1
+    ews[16][0] = n
+    ready = _best_in_groups(pos, n, out_pos, ev, ews, ready, 1)
+    for k in range(5):
+        best5[k] = ews[18][0, k]
+    return ews[17][0], ready
 
 
 @kernel
-def _best_child_contact(pos, n, out_pos, ev, ews, best5, ready):
-    """:func:`_best_child` in contact (tables, two or more plays): the children valued by the
-    parent's net (contact or crashed) are evaluated incrementally, the others (a race, the
-    game over, or the first checker borne off) on their own."""
+def _best_in_groups(pos, n, out_pos, ev, ews, ready, groups):
+    """The 0-ply best of each of ``groups`` groups of plays from ``pos``: group g is
+    ``out_pos[ends[g - 1]:ends[g]]`` (``ends`` = ``ews[16]``, the first group from 0, the
+    last ending at ``n``); its best's index into ``ews[17][g]``, its probabilities (mover's
+    view) into ``ews[18][g]``. Returns ``ready`` as :func:`_best_child_from` does.
+
+    Each group is valued as :func:`_best_child` values a roll's plays, bit for bit: a group
+    of one play on its own (:func:`_evaluate_after`), the others incrementally from the
+    parent. One call for the picked plays of all 21 rolls (variance reduction with a filter)
+    saves the cost of 20 calls, each passing the evaluator's twenty arrays."""
+    race = is_race(pos)  # then every child is a race too
+    tab = ev[4][1] if race else ev[4][0]
+    if tab.shape[0] == 0:  # dense inputs: every play on its own
+        start = 0
+        for g in range(groups):
+            _plain_group(pos, start, ews[16][g], out_pos, ev, ews, g)
+            start = ews[16][g]
+        return ready
+    if groups == 1 and n <= 1:  # leaves the parent's state alone
+        _plain_group(pos, 0, n, out_pos, ev, ews, 0)
+        return ready
+    if race:
+        _race_groups(pos, n, out_pos, ev, ews, ready, groups)
+    else:
+        _contact_groups(pos, n, out_pos, ev, ews, ready, groups)
+    return 1
+
+
+@kernel
+def _plain_group(pos, start, end, out_pos, ev, ews, g):
+    """Group ``g`` (plays ``start .. end - 1``) valued play by play on its own."""
+    t = ews[6]
+    best = start
+    beste = -1e9
+    for i in range(start, end):
+        _evaluate_after(out_pos[i], ev, ews, t)
+        best, beste = _keep_group_best(t, i, best, beste, ews[18], g)
+    ews[17][g] = best
+
+
+@kernel
+def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
+    """:func:`_best_in_groups` in contact (tables): the children valued by the parent's net
+    (contact or crashed) are evaluated incrementally, the others (a race, the game over, or
+    the first checker borne off) on their own, and so is a group of one play."""
     cls = net_class(pos)
     tab = ev[4][cls]
+    ends = ews[16]
+    g = 0
+    start = 0
     best = 0
     beste = -1e9
     t = ews[6]
@@ -274,7 +317,19 @@ def _best_child_contact(pos, n, out_pos, ev, ews, best5, ready):
     idx = ews[12]
     coef = ews[13]
     for i in range(n):
+        while ends[g] == start:  # an empty group (never asked for): its slot is left as is
+            g += 1
         child = out_pos[i]
+        if i == start:
+            best = i
+            beste = -1e9
+        if ends[g] - start == 1:  # a group of one play: on its own, as _best_child_from does
+            _evaluate_after(child, ev, ews, t)
+            best, beste = _keep_group_best(t, i, best, beste, ews[18], g)
+            ews[17][g] = best
+            g += 1
+            start = i + 1
+            continue
         # one pass over the child (no branch per slot): bit masks of each side's checkers,
         # made points and blots, the slots the play changed, and the checkers left; the
         # swapped view's masks are these reversed (slot k is slot 25 - k there)
@@ -343,8 +398,11 @@ def _best_child_contact(pos, n, out_pos, ev, ews, best5, ready):
                 o[3] = 0.0
                 o[4] = 0.0
             _flip_into(o, t)
-        best, beste = _keep_best(t, i, best, beste, best5)
-    return best
+        best, beste = _keep_group_best(t, i, best, beste, ews[18], g)
+        if i == ends[g] - 1:
+            ews[17][g] = best
+            g += 1
+            start = i + 1
 
 
 @kernel
@@ -364,21 +422,13 @@ def _child_slot_terms(child, psw, changed, idx, coef):
 
 
 @kernel
-def _best_child_plain(pos, n, out_pos, ev, ews, best5):
-    """:func:`_best_child` evaluating every child on its own (dense inputs, or one play)."""
-    best = 0
-    beste = -1e9
-    t = ews[6]
-    for i in range(n):
-        _evaluate_after(out_pos[i], ev, ews, t)
-        best, beste = _keep_best(t, i, best, beste, best5)
-    return best
-
-
-@kernel
-def _best_child_race(pos, n, out_pos, ev, ews, best5, ready):
-    """:func:`_best_child` in a race: the race net's tables hold every input, so a child is
-    the parent's pre-activation plus its changed rows, unless a database values it."""
+def _race_groups(pos, n, out_pos, ev, ews, ready, groups):
+    """:func:`_best_in_groups` in a race: the race net's tables hold every input, so a child
+    is the parent's pre-activation plus its changed rows, unless a database values it or its
+    group is one play."""
+    ends = ews[16]
+    g = 0
+    start = 0
     best = 0
     beste = -1e9
     t = ews[6]
@@ -397,18 +447,27 @@ def _best_child_race(pos, n, out_pos, ev, ews, best5, ready):
             psw[i] = -pos[25 - i]
         _preact_tables(psw, tab, net[1], ews[8], ews[9], ews[12], ews[13])
     for i in range(n):
+        while ends[g] == start:  # an empty group (never asked for): its slot is left as is
+            g += 1
         child = out_pos[i]
+        if i == start:
+            best = i
+            beste = -1e9
         for k in range(26):
             sw[k] = -child[25 - k]
-        if game_result(child) != 0 or database_kind(sw, ev[2], ev[3]) != NO_DATABASE:
+        if (ends[g] - start == 1 or game_result(child) != 0
+                or database_kind(sw, ev[2], ev[3]) != NO_DATABASE):
             _evaluate_after(child, ev, ews, t)
         else:
             _preact_child(sw, psw, ews[9], tab, f, ews[8], ews[2], ews[12], ews[13])
             _finish(ews[2], net[2], net[3], o)
             _sanitize(sw, o)
             _flip_into(o, t)
-        best, beste = _keep_best(t, i, best, beste, best5)
-    return best
+        best, beste = _keep_group_best(t, i, best, beste, ews[18], g)
+        if i == ends[g] - 1:
+            ews[17][g] = best
+            g += 1
+            start = i + 1
 
 
 @kernel

@@ -38,6 +38,7 @@ from bgtui.engine.bearoff import is_two_sided, one_sided_applies
 from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE, POSITION_SIZE
 from bgtui.engine.evaluate import (
     _best_child_from,
+    _best_in_groups,
     _best_play0,
     _flip_into,
     _evaluate0,
@@ -47,7 +48,7 @@ from bgtui.engine.evaluate import (
     make_lookahead_workspace,
     _evaluate_after_plied,
 )
-from bgtui.engine.filter_net import FILTER_ROWS, filter_pick, make_filter_scratch
+from bgtui.engine.filter_net import FILTER_ROWS, MAX_FILTER_K, filter_pick, make_filter_scratch
 from bgtui.engine.movegen import _generate_plays, make_workspace
 from bgtui.engine.cube import CENTRED as CUBE_CENTRED
 from bgtui.engine.cube import OPP_OWNED as CUBE_OPP_OWNED
@@ -92,7 +93,9 @@ def empty_filter_net():
 def make_rollout_workspace(hidden: int = 512, filter_net=None):
     """(mws, ews, lws, play_pos, play_moves, cur, nxt, t5, best5, luck, tmpa, scratch5, cube5,
     play_equities, play_flags, split_pos, split_state, line_cur, line_nxt, filter w1,
-    filter b1, filter w2, filter scratch, luck5, play cache (:func:`make_play_cache`)).
+    filter b1, filter w2, filter scratch, luck5, play cache (:func:`make_play_cache`), the
+    filter's picks of the 21 rolls int8[21 * MAX_FILTER_K, 26], where each roll's picks end
+    int64[21]).
 
     ``filter_net``: (w1 float32[2 * FILTER_ROWS, H], b1 float32[H], w2 float32[H + 1]), the
     filter net of ``vr_filter`` as ``weights.load_filter_net`` gives it (:mod:`bgtui.engine.filter_net`); None: a placeholder."""
@@ -123,6 +126,8 @@ def make_rollout_workspace(hidden: int = 512, filter_net=None):
         make_filter_scratch(fb1.shape[0]),
         np.zeros(5, dtype=np.float32),
         make_play_cache(),
+        np.zeros((21 * MAX_FILTER_K, POSITION_SIZE), dtype=np.int8),
+        np.zeros(21, dtype=np.int64),
     )
 
 
@@ -326,6 +331,9 @@ def _vr_step(cur, a1, a2, ply, k, ev, ws, t5, nxt, tmpa):
     for q in range(5):
         tmpa[q] = 0.0
     ready = np.int64(0)
+    if k > 0 and ply <= 0:
+        _vr_step_filtered(cur, a1, a2, k, ev, ws, t5, nxt, tmpa)
+        return
     for d1 in range(1, 7):
         for d2 in range(1, d1 + 1):
             w = 1.0 if d1 == d2 else 2.0
@@ -334,27 +342,68 @@ def _vr_step(cur, a1, a2, ply, k, ev, ws, t5, nxt, tmpa):
                 b, ready = _choose_from(cur, d1, d2, ply, ev, ws, best5, ready)
                 if actual:
                     _take_play(ws[3][b], best5, nxt, t5)
-            elif ply > 0:
+            else:  # a filter at ply >= 1
                 if actual:  # the play made: chosen at ``ply`` as without the filter
                     b = _choose(cur, d1, d2, ply, ev, ws, best5)
                     _take_play(ws[3][b], best5, nxt, t5)
                 n = _generate_plays(cur, d1, d2, ws[0], ws[3], ws[4])
                 _filtered_plied(cur, n, k, ply, ev, ws, best5)
-            else:
-                n = _generate_plays(cur, d1, d2, ws[0], ws[3], ws[4])
-                if actual:  # the play made: the evaluator's best of all
-                    b, ready = _best_child_from(cur, n, ws[3], ev, ws[1], best5, ready)
-                    _take_play(ws[3][b], best5, nxt, t5)
-                if n > k:
-                    m = filter_pick(cur, ws[3], n, k, fw1, fb1, fw2, fs)
-                    b, ready = _best_child_from(cur, m, fs[5], ev, ws[1], best5, ready)
-                elif not actual:
-                    b, ready = _best_child_from(cur, n, ws[3], ev, ws[1], best5, ready)
             if actual:  # f(a1, a2)
                 for q in range(5):
                     fa5[q] = best5[q]
             for q in range(5):
                 tmpa[q] += w * best5[q]
+
+
+@kernel
+def _vr_step_filtered(cur, a1, a2, k, ev, ws, t5, nxt, tmpa):
+    """:func:`_vr_step` at 0-ply with a filter of ``k`` > 0: each roll's picks (the filter's
+    ``k`` best, or all its plays when it has no more) are gathered, then valued in one call
+    (``evaluate._best_in_groups``), each roll's group exactly as a call of its own would
+    value it; the play made is the evaluator's best of all the actual roll's plays."""
+    best5 = ws[8]
+    fa5 = ws[23]
+    fw1, fb1, fw2, fs = ws[19], ws[20], ws[21], ws[22]
+    picks = ws[25]
+    ends = ws[26]
+    ews = ws[1]
+    ready = np.int64(0)
+    total = 0
+    r = 0
+    ra = 0
+    for d1 in range(1, 7):
+        for d2 in range(1, d1 + 1):
+            n = _generate_plays(cur, d1, d2, ws[0], ws[3], ws[4])
+            if d1 == a1 and d2 == a2:  # the play made: the evaluator's best of all
+                b, ready = _best_child_from(cur, n, ws[3], ev, ews, best5, ready)
+                _take_play(ws[3][b], best5, nxt, t5)
+                ra = r
+            if n > k:
+                m = filter_pick(cur, ws[3], n, k, fw1, fb1, fw2, fs)
+                for j in range(m):
+                    for i in range(26):
+                        picks[total + j, i] = fs[5][j, i]
+            else:
+                m = n
+                for j in range(m):
+                    for i in range(26):
+                        picks[total + j, i] = ws[3][j, i]
+            total += m
+            ends[r] = total
+            r += 1
+    for g in range(21):
+        ews[16][g] = ends[g]
+    _best_in_groups(cur, total, picks, ev, ews, ready, 21)
+    gv = ews[18]
+    r = 0
+    for d1 in range(1, 7):
+        for d2 in range(1, d1 + 1):
+            w = 1.0 if d1 == d2 else 2.0
+            for q in range(5):
+                tmpa[q] += w * gv[r, q]
+            r += 1
+    for q in range(5):
+        fa5[q] = gv[ra, q]
 
 
 @kernel
