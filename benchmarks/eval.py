@@ -75,8 +75,10 @@ def _timed(f, *args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="runs of each measurement")
-    repeat = parser.parse_args().repeat
-    ev = with_databases(load_weights()[0], bearoff=False)
+    parser.add_argument("--weights", default="bgtui-0.npz", help="weights file (default shipped)")
+    args = parser.parse_args()
+    repeat = args.repeat
+    ev = with_databases(load_weights(args.weights)[0], bearoff=False)
     ews = make_eval_workspace(hidden_size(ev))
     mws = make_workspace()
     op, om = make_play_buffers()
