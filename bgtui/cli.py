@@ -429,7 +429,8 @@ def cmd_train(args, query, an=None):
                       seed=args.seed, workers=args.workers, children=args.children,
                       race_rollouts=args.race_rollouts, shard=args.shard or 20_000,
                       children_best=args.children_best, crashed_only=args.crashed_only,
-                      stragglers=args.stragglers)
+                      stragglers=args.stragglers,
+                      explore=0.1 if args.explore is None else args.explore)
     elif args.method == "fit":
         from bgtui.analysis.training import fit
 
@@ -696,6 +697,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stragglers", action="store_true",
                    help="dataset, with --race-rollouts: keep only straggler races (a side with "
                         "5 or more checkers off and 2 or more outside its home board)")
+    p.add_argument("--explore", type=float, default=None,
+                   help="dataset: the chance of a random play instead of the best in the "
+                        "self-play that makes the positions (default 0.1)")
     p.add_argument("--nets", default="contact,race,crashed",
                    help="fit: which nets to train, comma-separated: contact, race, crashed "
                         "(contact with a side borne off; default all three)")
