@@ -212,7 +212,7 @@ def database_kind(pos, two_sided, one_sided):
     return NO_DATABASE
 
 
-@kernel
+@kernel(inline="always")
 def _best_child(pos, n, out_pos, ev, ews, best5):
     """The 0-ply best of the ``n`` plays ``out_pos`` from ``pos``; returns its index and puts its
     probabilities (mover's view after the play) into ``best5``.
@@ -241,7 +241,7 @@ def _best_child_from(pos, n, out_pos, ev, ews, best5, ready):
     return ews[17][0], ready
 
 
-@kernel
+@kernel(inline="always")
 def _best_in_groups(pos, n, out_pos, ev, ews, ready, groups):
     """The 0-ply best of each of ``groups`` groups of plays from ``pos``: group g is
     ``out_pos[ends[g - 1]:ends[g]]`` (``ends`` = ``ews[16]``, the first group from 0, the
