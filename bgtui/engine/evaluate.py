@@ -196,6 +196,11 @@ def _evaluate_after(child, ev, ews, out5):
 
 
 NO_DATABASE, TWO_SIDED_DB, ONE_SIDED_DB = 0, 1, 2
+#: slots of a position (mover's view) where the mover's checkers can still be backgammoned:
+#: the opponent's home board (19..24) and the bar (25)
+_MOVER_BACK = np.int64(((1 << 26) - 1) ^ ((1 << 19) - 1))
+#: where the opponent's can: the mover's home board (1..6) and the opponent's bar (0)
+_OPPONENT_BACK = np.int64((1 << 7) - 1)
 
 
 @kernel
@@ -446,6 +451,15 @@ def _race_groups(pos, n, out_pos, ev, ews, ready, groups):
         for i in range(26):
             psw[i] = -pos[25 - i]
         _preact_tables(psw, tab, net[1], ews[8], ews[9], ews[12], ews[13])
+    was0 = 0  # checkers on the board: the opponent's, the mover's (before the play)
+    was1 = 0
+    for k in range(26):
+        u = np.int64(pos[k])
+        was0 += max(-u, 0)
+        was1 += max(u, 0)
+    databases = ev[2].shape[0] > 0 or ev[3].shape[0] > 0
+    idx = ews[12]
+    coef = ews[13]
     for i in range(n):
         while ends[g] == start:  # an empty group (never asked for): its slot is left as is
             g += 1
@@ -453,15 +467,43 @@ def _race_groups(pos, n, out_pos, ev, ews, ready, groups):
         if i == start:
             best = i
             beste = -1e9
+        # one pass over the child: checkers left, where each side has checkers, the slots
+        # the play changed (what _sanitize and _preact_child would find in three passes)
+        mine = 0
+        theirs = 0
+        mp = np.int64(0)
+        op = np.int64(0)
+        ch = np.int64(0)
         for k in range(26):
-            sw[k] = -child[25 - k]
-        if (ends[g] - start == 1 or game_result(child) != 0
-                or database_kind(sw, ev[2], ev[3]) != NO_DATABASE):
+            c = np.int64(child[k])
+            mine += max(c, 0)
+            theirs += max(-c, 0)
+            mp |= np.int64(c > 0) << k
+            op |= np.int64(c < 0) << k
+            ch |= np.int64(c != pos[k]) << k
+        alone = ends[g] - start == 1 or mine == 0  # one play, or the mover has won
+        if not alone and databases:
+            for k in range(26):
+                sw[k] = -child[25 - k]
+            alone = database_kind(sw, ev[2], ev[3]) != NO_DATABASE
+        if alone:
             _evaluate_after(child, ev, ews, t)
         else:
-            _preact_child(sw, psw, ews[9], tab, f, ews[8], ews[2], ews[12], ews[13])
+            m = _child_slot_terms(child, psw, _reverse26(ch), idx, coef)
+            _preact_rest(m, theirs, mine, was0, was1, ews[9], tab, f, ews[8], ews[2], idx, coef)
             _finish(ews[2], net[2], net[3], o)
-            _sanitize(sw, o)
+            # _sanitize of the opponent on roll after the play, from the masks
+            _sanitize_order(o)
+            if mine < 15:  # the mover has borne off: no gammon for the opponent
+                o[1] = 0.0
+                o[2] = 0.0
+            if theirs < 15:
+                o[3] = 0.0
+                o[4] = 0.0
+            if (mp & _MOVER_BACK) == 0:  # no checker of the mover's left in their home board
+                o[2] = 0.0
+            if (op & _OPPONENT_BACK) == 0:
+                o[4] = 0.0
             _flip_into(o, t)
         best, beste = _keep_group_best(t, i, best, beste, ews[18], g)
         if i == ends[g] - 1:
