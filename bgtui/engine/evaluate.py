@@ -230,7 +230,9 @@ def _best_child(pos, n, out_pos, ev, ews, best5):
     finds what decides its path (checkers left, contact) and the checker counts that make
     impossible gammons zero; the mover's escapes are memoised by rearmost point for the roll.
     """
-    return _best_child_from(pos, n, out_pos, ev, ews, best5, 0)[0]
+    # int64 arguments, not literals: a literal would compile the large kernels below once
+    # more for each constant (numba specialises on literal integers)
+    return _best_child_from(pos, n, out_pos, ev, ews, best5, np.int64(0))[0]
 
 
 @kernel
@@ -240,7 +242,7 @@ def _best_child_from(pos, n, out_pos, ev, ews, best5, ready):
     left by the call before (the 21 rolls of one position in a lookahead). Returns (best
     index, 1 when ``ews`` now holds the parent's state of ``pos``, else 0)."""
     ews[16][0] = n
-    ready = _best_in_groups(pos, n, out_pos, ev, ews, ready, 1)
+    ready = _best_in_groups(pos, n, out_pos, ev, ews, ready, np.int64(1))
     for k in range(5):
         best5[k] = ews[18][0, k]
     return ews[17][0], ready
@@ -266,7 +268,7 @@ def _best_in_groups(pos, n, out_pos, ev, ews, ready, groups):
             start = ews[16][g]
         return ready
     if groups == 1 and n <= 1:  # leaves the parent's state alone
-        _plain_group(pos, 0, n, out_pos, ev, ews, 0)
+        _plain_group(pos, np.int64(0), n, out_pos, ev, ews, np.int64(0))
         return ready
     if race:
         _race_groups(pos, n, out_pos, ev, ews, ready, groups)

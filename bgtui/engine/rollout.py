@@ -393,7 +393,7 @@ def _vr_step_filtered(cur, a1, a2, k, ev, ws, t5, nxt, tmpa):
             r += 1
     for g in range(21):
         ews[16][g] = ends[g]
-    _best_in_groups(cur, total, picks, ev, ews, ready, 21)
+    _best_in_groups(cur, total, picks, ev, ews, ready, np.int64(21))
     gv = ews[18]
     r = 0
     for d1 in range(1, 7):
