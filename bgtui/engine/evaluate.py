@@ -289,39 +289,6 @@ def _plain_group(pos, start, end, out_pos, ev, ews, g):
     ews[17][g] = best
 
 
-@kernel(inline="always")
-def _checkers_on_board(pos):
-    """(the opponent's, the player's) checkers on the board and bar of ``pos``."""
-    theirs = 0
-    mine = 0
-    for k in range(26):
-        u = np.int64(pos[k])
-        theirs += max(-u, 0)
-        mine += max(u, 0)
-    return theirs, mine
-
-
-@kernel(inline="always")
-def _incremental_child(child, psw, changed, mine, theirs, was0, was1, tab, net, ews, o):
-    """``o`` = the probabilities, for the opponent then on roll, of a play from the parent
-    whose state ``ews`` holds (swapped board ``psw``, pre-activation, features; the child's
-    non-linear features already in ``ews[7]``) to ``child`` (mover's view; ``changed``: the
-    slots it changed, ``mine`` / ``theirs``: the checkers it leaves, ``was0`` / ``was1``:
-    the parent's opponent's / mover's), with the gammons a borne-off checker rules out zero."""
-    idx = ews[12]
-    coef = ews[13]
-    m = _child_slot_terms(child, psw, _reverse26(changed), idx, coef)
-    _preact_rest(m, theirs, mine, was0, was1, ews[9], tab, ews[7], ews[8], ews[2], idx, coef)
-    _finish(ews[2], net[2], net[3], o)
-    _sanitize_order(o)
-    if mine < 15:  # the mover has borne off: no gammon for the opponent
-        o[1] = 0.0
-        o[2] = 0.0
-    if theirs < 15:
-        o[3] = 0.0
-        o[4] = 0.0
-
-
 @kernel
 def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
     """:func:`_best_in_groups` in contact (tables): the children valued by the parent's net
@@ -347,8 +314,15 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
         _side_nonlinear(psw, ews[8], 0)
         _side_nonlinear_memo(pos, ews[8], NUM_NONLINEAR, memo)
         _preact_tables(psw, tab, net[1], ews[8], ews[9], ews[12], ews[13])
-    was0, was1 = _checkers_on_board(pos)  # the opponent's, the mover's, before the play
+    was0 = 0  # checkers on the board: the opponent's, the mover's (before the play)
+    was1 = 0
+    for k in range(26):
+        u = np.int64(pos[k])
+        was0 += max(-u, 0)
+        was1 += max(u, 0)
     f = ews[7]
+    idx = ews[12]
+    coef = ews[13]
     for i in range(n):
         while ends[g] == start:  # an empty group (never asked for): its slot is left as is
             g += 1
@@ -420,7 +394,16 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
             _write_nonlinear(f, NUM_NONLINEAR, esc, rear, run, shots, loss)
             # the pre-activation: the parent's plus the rows of what changed, in the order
             # of nn._preact_child (slots of the swapped view, ascending)
-            _incremental_child(child, psw, ch, mine, theirs, was0, was1, tab, net, ews, o)
+            m = _child_slot_terms(child, psw, _reverse26(ch), idx, coef)
+            _preact_rest(m, theirs, mine, was0, was1, ews[9], tab, f, ews[8], ews[2], idx, coef)
+            _finish(ews[2], net[2], net[3], o)
+            _sanitize_order(o)
+            if mine < 15:  # the mover has borne off: no gammon for the opponent
+                o[1] = 0.0
+                o[2] = 0.0
+            if theirs < 15:
+                o[3] = 0.0
+                o[4] = 0.0
             _flip_into(o, t)
         best, beste = _keep_group_best(t, i, best, beste, ews[18], g)
         if i == ends[g] - 1:
@@ -470,8 +453,15 @@ def _race_groups(pos, n, out_pos, ev, ews, ready, groups):
         for i in range(26):
             psw[i] = -pos[25 - i]
         _preact_tables(psw, tab, net[1], ews[8], ews[9], ews[12], ews[13])
-    was0, was1 = _checkers_on_board(pos)  # the opponent's, the mover's, before the play
+    was0 = 0  # checkers on the board: the opponent's, the mover's (before the play)
+    was1 = 0
+    for k in range(26):
+        u = np.int64(pos[k])
+        was0 += max(-u, 0)
+        was1 += max(u, 0)
     databases = ev[2].shape[0] > 0 or ev[3].shape[0] > 0
+    idx = ews[12]
+    coef = ews[13]
     for i in range(n):
         while ends[g] == start:  # an empty group (never asked for): its slot is left as is
             g += 1
@@ -501,8 +491,17 @@ def _race_groups(pos, n, out_pos, ev, ews, ready, groups):
         if alone:
             _evaluate_after(child, ev, ews, t)
         else:
-            _incremental_child(child, psw, ch, mine, theirs, was0, was1, tab, net, ews, o)
-            # the rest of _sanitize of the opponent on roll after the play, from the masks
+            m = _child_slot_terms(child, psw, _reverse26(ch), idx, coef)
+            _preact_rest(m, theirs, mine, was0, was1, ews[9], tab, f, ews[8], ews[2], idx, coef)
+            _finish(ews[2], net[2], net[3], o)
+            # _sanitize of the opponent on roll after the play, from the masks
+            _sanitize_order(o)
+            if mine < 15:  # the mover has borne off: no gammon for the opponent
+                o[1] = 0.0
+                o[2] = 0.0
+            if theirs < 15:
+                o[3] = 0.0
+                o[4] = 0.0
             if (mp & _MOVER_BACK) == 0:  # no checker of the mover's left in their home board
                 o[2] = 0.0
             if (op & _OPPONENT_BACK) == 0:
