@@ -242,6 +242,7 @@ def _best_child_from(pos, n, out_pos, ev, ews, best5, ready):
     left by the call before (the 21 rolls of one position in a lookahead). Returns (best
     index, 1 when ``ews`` now holds the parent's state of ``pos``, else 0)."""
     ews[16][0] = n
+    ews[17][0] = 1  # (with n <= 1 the plain path values it anyway)
     ready = _best_in_groups(pos, n, out_pos, ev, ews, ready, np.int64(1))
     for k in range(5):
         best5[k] = ews[18][0, k]
@@ -256,8 +257,9 @@ def _best_in_groups(pos, n, out_pos, ev, ews, ready, groups):
     view) into ``ews[18][g]``. Returns ``ready`` as :func:`_best_child_from` does.
 
     Each group is valued as :func:`_best_child` values a roll's plays, bit for bit: a group
-    of one play on its own (:func:`_evaluate_after`), the others incrementally from the
-    parent. One call for the picked plays of all 21 rolls (variance reduction with a filter)
+    that is a roll's only play (flagged by ``ews[17][g]`` != 0 on entry) on its own
+    (:func:`_evaluate_after`), the others incrementally from the parent, a group of one
+    picked play too. One call for the picked plays of all 21 rolls (variance reduction with a filter)
     saves the cost of 20 calls, each passing the evaluator's twenty arrays."""
     race = is_race(pos)  # then every child is a race too
     tab = ev[4][1] if race else ev[4][0]
@@ -330,7 +332,7 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
         if i == start:
             best = i
             beste = -1e9
-        if ends[g] - start == 1:  # a group of one play: on its own, as _best_child_from does
+        if ends[g] - start == 1 and ews[17][g] != 0:  # a roll's only play: on its own
             _evaluate_after(child, ev, ews, t)
             best, beste = _keep_group_best(t, i, best, beste, ews[18], g)
             ews[17][g] = best
@@ -483,7 +485,8 @@ def _race_groups(pos, n, out_pos, ev, ews, ready, groups):
             mp |= np.int64(c > 0) << k
             op |= np.int64(c < 0) << k
             ch |= np.int64(c != pos[k]) << k
-        alone = ends[g] - start == 1 or mine == 0  # one play, or the mover has won
+        # a roll's only play (valued on its own), or the mover has won
+        alone = (ends[g] - start == 1 and ews[17][g] != 0) or mine == 0
         if not alone and databases:
             for k in range(26):
                 sw[k] = -child[25 - k]

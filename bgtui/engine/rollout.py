@@ -95,7 +95,7 @@ def make_rollout_workspace(hidden: int = 512, filter_net=None):
     play_equities, play_flags, split_pos, split_state, line_cur, line_nxt, filter w1,
     filter b1, filter w2, filter scratch, luck5, play cache (:func:`make_play_cache`), the
     filter's picks of the 21 rolls int8[21 * MAX_FILTER_K, 26], where each roll's picks end
-    int64[21]).
+    int64[21], which rolls have one play int64[21]).
 
     ``filter_net``: (w1 float32[2 * FILTER_ROWS, H], b1 float32[H], w2 float32[H + 1]), the
     filter net of ``vr_filter`` as ``weights.load_filter_net`` gives it (:mod:`bgtui.engine.filter_net`); None: a placeholder."""
@@ -127,6 +127,7 @@ def make_rollout_workspace(hidden: int = 512, filter_net=None):
         np.zeros(5, dtype=np.float32),
         make_play_cache(),
         np.zeros((21 * MAX_FILTER_K, POSITION_SIZE), dtype=np.int8),
+        np.zeros(21, dtype=np.int64),
         np.zeros(21, dtype=np.int64),
     )
 
@@ -366,6 +367,7 @@ def _vr_step_filtered(cur, a1, a2, k, ev, ws, t5, nxt, tmpa):
     fw1, fb1, fw2, fs = ws[19], ws[20], ws[21], ws[22]
     picks = ws[25]
     ends = ws[26]
+    single = ws[27]
     ews = ws[1]
     ready = np.int64(0)
     total = 0
@@ -390,9 +392,13 @@ def _vr_step_filtered(cur, a1, a2, k, ev, ws, t5, nxt, tmpa):
                         picks[total + j, i] = ws[3][j, i]
             total += m
             ends[r] = total
+            # a roll with one play is valued on its own, as _best_child_from values it; a
+            # single pick of several (k = 1) incrementally, as any pick is
+            single[r] = 1 if n == 1 else 0
             r += 1
     for g in range(21):
         ews[16][g] = ends[g]
+        ews[17][g] = single[g]
     _best_in_groups(cur, total, picks, ev, ews, ready, np.int64(21))
     gv = ews[18]
     r = 0
