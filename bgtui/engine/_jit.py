@@ -16,7 +16,7 @@ large kernels are inlined only where it pays: a cold compile of every kernel
 (``warmup.compile_all``) went from 85 s to 98 s.
 
 Inlining is not always safe in numba 0.68: ``nn._point_terms`` inlined into the contact loop
-of ``evaluate._best_child_contact`` computed wrong terms when the kernel's ``ready`` argument
+of ``evaluate._contact_groups`` computed wrong terms when the kernel's ``ready`` argument
 was a run-time value (right when it was the constant 0), so that loop calls a kernel
 (``evaluate._child_slot_terms``). Every fast path is checked against evaluating each position
 alone (``tests/engine/test_nn_fast.py``), the reused-parent path included.

@@ -23,7 +23,7 @@ def _unary_intrinsic(name, extra_false=False):
             (v,) = args
             v = context.cast(builder, v, x, types.int64)
             i64 = ir.IntType(64)
-            if extra_false:  # ctlz / cttz: (value, is_zero_poison = false)
+            if extra_false:  # ctlz: (value, is_zero_poison = false)
                 fn = builder.module.declare_intrinsic(name, [i64, ir.IntType(1)])
                 return builder.call(fn, [v, ir.Constant(ir.IntType(1), 0)])
             fn = builder.module.declare_intrinsic(name, [i64])
@@ -38,5 +38,3 @@ def _unary_intrinsic(name, extra_false=False):
 popcount = _unary_intrinsic("llvm.ctpop")
 #: the number of leading zero bits of an int64 (64 for zero)
 leading_zeros = _unary_intrinsic("llvm.ctlz", extra_false=True)
-#: the number of trailing zero bits of an int64 (64 for zero)
-trailing_zeros = _unary_intrinsic("llvm.cttz", extra_false=True)

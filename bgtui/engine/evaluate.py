@@ -24,9 +24,9 @@ from bgtui.engine.inputs import (LOW25, NUM_INPUTS, NUM_NONLINEAR, POINTS, _esca
                                  _shots_and_loss_masks, _side_nonlinear, _side_nonlinear_memo,
                                  _write_nonlinear, make_escapes_cache)
 from bgtui.engine.movegen import _generate_plays, make_workspace
-from bgtui.engine.nn import (CRASHED, MAX_TERMS, _finish, _forward, _point_terms, _preact_child,
-                             _preact_rest, _preact_tables, aligned, net_class)
-from bgtui.engine.position import game_result, is_race
+from bgtui.engine.nn import (CRASHED, MAX_TERMS, _finish, _forward, _point_terms, _preact_rest,
+                             _preact_tables, aligned, net_class)
+from bgtui.engine.position import checkers_off, game_result, is_race
 
 
 def hidden_size(ev) -> int:
@@ -316,12 +316,9 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
         _side_nonlinear(psw, ews[8], 0)
         _side_nonlinear_memo(pos, ews[8], NUM_NONLINEAR, memo)
         _preact_tables(psw, tab, net[1], ews[8], ews[9], ews[12], ews[13])
-    was0 = 0  # checkers on the board: the opponent's, the mover's (before the play)
-    was1 = 0
-    for k in range(26):
-        u = np.int64(pos[k])
-        was0 += max(-u, 0)
-        was1 += max(u, 0)
+    off_mover, off_opponent = checkers_off(pos)
+    was0 = 15 - off_opponent  # checkers on the board before the play: the opponent's
+    was1 = 15 - off_mover  # and the mover's
     f = ews[7]
     idx = ews[12]
     coef = ews[13]
@@ -332,13 +329,7 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
         if i == start:
             best = i
             beste = -1e9
-        if ends[g] - start == 1 and ews[17][g] != 0:  # a roll's only play: on its own
-            _evaluate_after(child, ev, ews, t)
-            best, beste = _keep_group_best(t, i, best, beste, ews[18], g)
-            ews[17][g] = best
-            g += 1
-            start = i + 1
-            continue
+        alone = ends[g] - start == 1 and ews[17][g] != 0  # a roll's only play: on its own
         # one pass over the child (no branch per slot): bit masks of each side's checkers,
         # made points and blots, the slots the play changed, and the checkers left; the
         # swapped view's masks are these reversed (slot k is slot 25 - k there)
@@ -364,7 +355,7 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
             ch |= np.int64(c != pos[k]) << k
         their_back = 25 if op == 0 else _popcount((op & -op) - 1)
         crashed = mine < 15 or theirs < 15
-        if (mine == 0 or _highest_bit(mp) < their_back  # the game is over, or a race
+        if (alone or mine == 0 or _highest_bit(mp) < their_back  # the game is over, a race
                 or crashed != (cls == CRASHED)):  # another net values it
             _evaluate_after(child, ev, ews, t)
         else:
@@ -420,7 +411,7 @@ def _child_slot_terms(child, psw, changed, idx, coef):
     ``changed`` (a bit mask in the swapped view) of a play from the position ``psw`` (swapped
     view) to ``child`` (mover's view), in ascending slot order as ``nn._preact_child`` adds
     them. (A kernel of its own: inlined into the contact loop, numba 0.68 compiled it wrong
-    when ``_best_child_contact``'s ``ready`` was not a constant.)"""
+    when that kernel's ``ready`` was not a constant.)"""
     n = 0
     while changed != 0:
         low = changed & -changed
@@ -455,12 +446,9 @@ def _race_groups(pos, n, out_pos, ev, ews, ready, groups):
         for i in range(26):
             psw[i] = -pos[25 - i]
         _preact_tables(psw, tab, net[1], ews[8], ews[9], ews[12], ews[13])
-    was0 = 0  # checkers on the board: the opponent's, the mover's (before the play)
-    was1 = 0
-    for k in range(26):
-        u = np.int64(pos[k])
-        was0 += max(-u, 0)
-        was1 += max(u, 0)
+    off_mover, off_opponent = checkers_off(pos)
+    was0 = 15 - off_opponent  # checkers on the board before the play: the opponent's
+    was1 = 15 - off_mover  # and the mover's
     databases = ev[2].shape[0] > 0 or ev[3].shape[0] > 0
     idx = ews[12]
     coef = ews[13]

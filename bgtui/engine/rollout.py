@@ -328,7 +328,6 @@ def _vr_step(cur, a1, a2, ply, k, ev, ws, t5, nxt, tmpa):
     roll's best play."""
     best5 = ws[8]
     fa5 = ws[23]
-    fw1, fb1, fw2, fs = ws[19], ws[20], ws[21], ws[22]
     for q in range(5):
         tmpa[q] = 0.0
     ready = np.int64(0)
@@ -380,16 +379,14 @@ def _vr_step_filtered(cur, a1, a2, k, ev, ws, t5, nxt, tmpa):
                 b, ready = _best_child_from(cur, n, ws[3], ev, ews, best5, ready)
                 _take_play(ws[3][b], best5, nxt, t5)
                 ra = r
+            m = n
+            src = ws[3]
             if n > k:
                 m = filter_pick(cur, ws[3], n, k, fw1, fb1, fw2, fs)
-                for j in range(m):
-                    for i in range(26):
-                        picks[total + j, i] = fs[5][j, i]
-            else:
-                m = n
-                for j in range(m):
-                    for i in range(26):
-                        picks[total + j, i] = ws[3][j, i]
+                src = fs[5]
+            for j in range(m):
+                for i in range(26):
+                    picks[total + j, i] = src[j, i]
             total += m
             ends[r] = total
             # a roll with one play is valued on its own, as _best_child_from values it; a
@@ -666,8 +663,9 @@ def _rollout_trial(root, cube, seq, st, perms, seed, ev, ws, out):
         cached = turn < CACHE_TURNS
         hit = False
         slot = 0
+        code = (ply * 8 + a1) * 8 + a2  # the cache's key besides the position
         if cached:
-            slot, hit = _cache_find(cache, ws[0][6], cur, (ply * 8 + a1) * 8 + a2)
+            slot, hit = _cache_find(cache, ws[0][6], cur, code)
         if hit:
             for i in range(26):
                 nxt[i] = cache[3][slot, i]
@@ -691,7 +689,7 @@ def _rollout_trial(root, cube, seq, st, perms, seed, ev, ws, out):
                 cache[4][slot, k] = t5[k]
                 cache[4][slot, 5 + k] = ws[23][k]
                 cache[5][slot, k] = tmpa[k]
-            cache[1][slot] = (ply * 8 + a1) * 8 + a2
+            cache[1][slot] = code
         if vr:
             fa5 = ws[23]
             # luck of this roll (mover's view) -> root view
