@@ -425,11 +425,18 @@ def cmd_train(args, query, an=None):
             raise UserError("--crashed-only keeps contact positions; --race-rollouts races only")
         if args.stragglers and not args.race_rollouts:
             raise UserError("--stragglers selects among the races of --race-rollouts")
+        if args.target_truncate < 0:
+            raise UserError("--target-truncate takes a number of rolls >= 0")
+        if args.target_truncate and args.race_rollouts:
+            raise UserError("choose one of --target-truncate and --race-rollouts")
+        if args.trials < 1:
+            raise UserError(f"--trials must be at least 1, got {args.trials}")
         build_dataset(args.data, args.checkpoint, args.positions, ply=args.target_ply,
                       seed=args.seed, workers=args.workers, children=args.children,
                       race_rollouts=args.race_rollouts, shard=args.shard or 20_000,
                       children_best=args.children_best, crashed_only=args.crashed_only,
-                      stragglers=args.stragglers,
+                      stragglers=args.stragglers, target_truncate=args.target_truncate,
+                      trials=args.trials,
                       explore=0.1 if args.explore is None else args.explore)
     elif args.method == "fit":
         from bgtui.analysis.training import fit
@@ -676,7 +683,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "databases), labelled by rollouts of TRIALS trials")
     p.add_argument("--shard", type=int, default=None,
                    help="dataset: positions per shard (20000); game-rollouts: per chunk (500)")
-    p.add_argument("--trials", type=int, default=36, help="game-rollouts: trials a position")
+    p.add_argument("--trials", type=int, default=36,
+                   help="game-rollouts, dataset with --target-truncate: trials a position")
+    p.add_argument("--target-truncate", type=int, default=0, metavar="ROLLS",
+                   help="dataset: label each position by a rollout of --trials trials truncated "
+                        "after ROLLS rolls (0-ply play, variance reduction) instead of "
+                        "--target-ply")
     p.add_argument("--ridge", type=float, default=1.0,
                    help="heads: penalty pulling the refitted outputs toward --init's")
     p.add_argument("--heads", default="1,2,3,4",

@@ -217,30 +217,41 @@ def _shards(data_dir: Path) -> list[Path]:
     return sorted(Path(data_dir).glob("shard-[0-9][0-9][0-9][0-9][0-9].npz"))
 
 
-def _rollout_targets(ev, positions, trials: int, seed: int, workers: int) -> np.ndarray:
+def _rollout_targets(ev, positions, trials: int, seed: int, workers: int, truncate: int = 0,
+                     vr_filter: int = 0, group: int = 1) -> np.ndarray:
     """Targets for ``positions`` from rollouts of ``trials`` trials each (variance reduction,
     quasi-random dice, 0-ply play), truncated where a bear-off database values the position:
     exactly in the two-sided one, by the one-sided approximation in home-board bear-offs and
     straggler races (mean error 0.03 points of winning chances against long rollouts; the
-    rollouts take 0.06 s a race instead of 0.11 s)."""
+    rollouts take 0.06 s a race instead of 0.11 s).
+
+    ``truncate`` > 0: each trial stops after that many rolls and takes the 0-ply value there
+    (a deeper target than an n-ply lookahead at a fraction of a full game's cost);
+    ``vr_filter``: the rollouts' ``vr_filter``; ``group``: positions rolled out together as
+    the roots of one job (the same dice for each; fewer jobs to start)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from bgtui.analysis.models import RolloutSettings
     from bgtui.analysis.rollout import RolloutJob
 
     out = np.zeros((len(positions), 5), dtype=np.float32)
-    settings = RolloutSettings(trials=trials, seed=seed, truncate=0, variance_reduction=True,
+    settings = RolloutSettings(trials=trials, seed=seed, truncate=truncate,
+                               variance_reduction=True, vr_filter=vr_filter,
                                one_sided_truncation=True, workers=1)
 
-    def one(i):
+    def one(lo):
+        roots = positions[lo:lo + group]
         snap = None
-        for snap in RolloutJob(positions[i][None], [""], [""], settings, False).run(ev):
+        labels = [str(i) for i in range(len(roots))]
+        for snap in RolloutJob(roots, labels, [""] * len(roots), settings, False).run(ev):
             pass
-        p = snap.rows[0].probabilities
-        out[i] = (p.win, p.win_gammon, p.win_backgammon, p.lose_gammon, p.lose_backgammon)
+        for row in snap.rows:  # the rows come best first: the label says which root
+            p = row.probabilities
+            out[lo + int(row.move)] = (p.win, p.win_gammon, p.win_backgammon,
+                                             p.lose_gammon, p.lose_backgammon)
 
     with ThreadPoolExecutor(workers) as pool:
-        list(pool.map(one, range(len(positions))))
+        list(pool.map(one, range(0, len(positions), group)))
     return np.clip(out, 0.0, 1.0)  # variance reduction can overshoot 0 or 1 by a hair
 
 
@@ -323,7 +334,8 @@ def _sample_into(dest, ev, rng, explore, children, ws, children_best) -> np.ndar
 def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 20_000,
                   explore: float = 0.1, seed: int = 101, workers: int = 1, children: int = 0,
                   race_rollouts: int = 0, children_best: int = 0, crashed_only: bool = False,
-                  stragglers: bool = False, log=None) -> int:
+                  stragglers: bool = False, target_truncate: int = 0, trials: int = 36,
+                  log=None) -> int:
     """Grow the training set in ``data_dir`` to ``positions`` positions (in shards of ``shard``),
     each a position from 0-ply self-play of ``weights`` (``explore`` random plays for variety)
     with its ``ply``-ply probabilities as the target. With ``children`` > 0 the positions are
@@ -348,6 +360,8 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
         raise ValueError("race_rollouts keeps races only; crashed_only keeps contact positions")
     if stragglers and not race_rollouts:
         raise ValueError("stragglers selects among the races of race_rollouts")
+    if target_truncate and race_rollouts:
+        raise ValueError("choose one of target_truncate and race_rollouts")
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     ev0, meta = load_weights(weights)
@@ -365,11 +379,17 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
                              children_best, crashed_only, stragglers)
         if race_rollouts:
             tg = _rollout_targets(ev, dest, race_rollouts, shard_seed, workers)
+        elif target_truncate:
+            tg = _rollout_targets(ev, dest, trials, shard_seed, workers,
+                                  truncate=target_truncate, vr_filter=1, group=50)
         else:
             tg = _targets(ev, dest, ply, workers)
         info = {"weights_sha256": meta.get("sha256"), "ply": ply, "explore": explore,
                 "children": children, "children_best": children_best, "race_rollouts": race_rollouts, "seed": seed,
                 "crashed_only": crashed_only, "index": idx}
+        if target_truncate:
+            del info["ply"]
+            info.update(target_truncate=target_truncate, trials=trials)
         if stragglers:
             info["stragglers"] = True
         path = data_dir / f"shard-{idx:05d}.npz"
@@ -378,7 +398,8 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
             np.savez(f, positions=dest, targets=tg, meta=np.array(json.dumps(info)))
         tmp.replace(path)
         have += shard
-        print(json.dumps({"shard": idx, "positions": have, "ply": ply,
+        print(json.dumps({"shard": idx, "positions": have,
+                          **({"truncate": target_truncate} if target_truncate else {"ply": ply}),
                           "seconds": round(time.time() - t, 1)}), file=log, flush=True)
     return have
 
