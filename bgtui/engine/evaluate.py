@@ -532,14 +532,21 @@ def evaluate0(pos, ev):
 MAX_PLY = 3
 
 
+#: rows of a lookahead level's play buffer: the plays of as many rolls as fit with room for one
+#: more roll's largest possible count (MAX_PLAYS); midgame positions have a few hundred plays
+#: over the 21 rolls, so one grouped call values them all
+LOOKAHEAD_ROWS = 2 * MAX_PLAYS
+
+
 def make_lookahead_workspace(hidden: int = 512):
     """``(mws, ews, play_pos[L], play_moves[L], swapped[L], acc[L], t5[L])`` for L levels."""
     levels = MAX_PLY + 2  # one spare level for _evaluate_after_plied
     return (
         make_workspace(),
         make_eval_workspace(hidden),
-        np.zeros((levels, MAX_PLAYS, POSITION_SIZE), dtype=np.int8),
-        np.zeros((levels, MAX_PLAYS, MOVE_SIZE), dtype=np.int8),
+        # LOOKAHEAD_ROWS plays a level: the 21 rolls' plays gathered for one grouped call
+        np.zeros((levels, LOOKAHEAD_ROWS, POSITION_SIZE), dtype=np.int8),
+        np.zeros((levels, LOOKAHEAD_ROWS, MOVE_SIZE), dtype=np.int8),
         np.zeros((levels, POSITION_SIZE), dtype=np.int8),
         np.zeros((levels, 5), dtype=np.float64),
         np.zeros((levels, 5), dtype=np.float32),
@@ -579,23 +586,66 @@ def _add_result(acc, w, r):
         acc[2] += w
 
 
+@kernel(inline="always")
+def _roll_weight(r):
+    """How many of the 36 rolls the r-th of the 21 (d1 = 1..6, d2 = 1..d1) stands for."""
+    d = 1
+    s = 0
+    while s + d <= r:
+        s += d
+        d += 1
+    return 1.0 if r - s == d - 1 else 2.0
+
+
+@kernel
+def _ply1_flush(pos, total, groups, first, buf, ev, ews, ready, a):
+    """Value the gathered groups (rolls ``first .. first + groups - 1``, plays
+    ``buf[:total]``) in one call and add their weighted values to ``a``; returns ``ready``."""
+    ready = _best_in_groups(pos, total, buf, ev, ews, ready, groups)
+    gv = ews[18]
+    for g in range(groups):
+        w = _roll_weight(first + g)
+        for k in range(5):
+            a[k] += w * gv[g, k]
+    return ready
+
+
 @kernel
 def _eval_ply1(pos, ev, lws, level, out5):
+    """1-ply: the mean over the 36 rolls of the roll's best play's 0-ply value (the player on
+    roll's view; each roll's value is the mover's). The plays of the 21 rolls are gathered and
+    valued in one grouped call (``_best_in_groups``: each roll's group exactly as a call of
+    its own would value it), saving the cost of 20 calls."""
     mws, ews, ppos, pmov, sw, acc, t5 = lws
+    buf = ppos[level]
+    mv = pmov[level]
+    cap = buf.shape[0] - MAX_PLAYS  # room for one more roll's plays whatever it has
+    ends = ews[16]
+    single = ews[17]
+    a = acc[level]
     for k in range(5):
-        acc[level, k] = 0.0
+        a[k] = 0.0
     ready = np.int64(0)  # the parent's state in ews is computed once for the 21 rolls
+    total = 0
+    g = 0
+    first = 0
+    r = 0
     for d1 in range(1, 7):
         for d2 in range(1, d1 + 1):
-            w = 1.0 if d1 == d2 else 2.0
-            # the 0-ply value of the chosen play is the best play's 0-ply value itself
-            n = _generate_plays(pos, d1, d2, mws, ppos[level], pmov[level])
-            best, ready = _best_child_from(pos, n, ppos[level], ev, ews, t5[level], ready)
-            for k in range(5):
-                acc[level, k] += w * t5[level, k]
+            if total > cap:
+                ready = _ply1_flush(pos, total, np.int64(g), first, buf, ev, ews, ready, a)
+                total = 0
+                g = 0
+                first = r
+            n = _generate_plays(pos, d1, d2, mws, buf[total:], mv[total:])
+            total += n
+            ends[g] = total
+            single[g] = 1 if n == 1 else 0  # a roll's only play is valued on its own
+            g += 1
+            r += 1
+    _ply1_flush(pos, total, np.int64(g), first, buf, ev, ews, ready, a)
     for k in range(5):
-        out5[k] = acc[level, k] / 36.0
-    # 1-ply value is from the player on roll's view (each roll's value is the mover's view)
+        out5[k] = a[k] / 36.0
 
 
 @kernel

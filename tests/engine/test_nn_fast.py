@@ -223,3 +223,82 @@ def test_each_class_is_valued_by_its_own_net():
             _sanitize(pos, o)
             assert np.abs(evaluate0(pos, ev) - o).max() < 2e-5, board_ascii(pos)
     assert min(seen) > 10
+
+
+def _small_buffers(lws, rows):
+    """``lws`` with play buffers of ``MAX_PLAYS + rows`` rows a level: a grouped lookahead
+    then values what it has gathered whenever more than ``rows`` plays wait (several calls
+    where the full buffer needs one)."""
+    from bgtui.engine.constants import MAX_PLAYS
+
+    levels = lws[2].shape[0]
+    return (lws[0], lws[1], np.zeros((levels, MAX_PLAYS + rows, 26), dtype=np.int8),
+            np.zeros((levels, MAX_PLAYS + rows, 8), dtype=np.int8), *lws[4:])
+
+
+def test_grouped_1ply_is_the_mean_over_the_rolls_of_each_childs_own_best_value():
+    """1-ply gathers the plays of the 21 rolls and values them in grouped calls. Reference:
+    every child evaluated alone, the best by equity for each roll, weighted 1 (doubles) or 2
+    over 36. Also with buffers so small that the rolls are valued a few at a time: the same
+    result bit for bit."""
+    from bgtui.analysis.weights import with_databases
+    from bgtui.engine.evaluate import (_eval_ply1, _evaluate_after, equity,
+                                       make_eval_workspace, make_lookahead_workspace,
+                                       make_play_buffers)
+    from bgtui.engine.movegen import _generate_plays, make_workspace
+
+    nets = _three_nets()
+    mws = make_workspace()
+    out_pos, out_moves = make_play_buffers()
+    t = np.zeros(5, dtype=np.float32)
+    scratch = make_eval_workspace(128)
+    for bearoff in (False, True):
+        ev = with_databases(nets, bearoff=bearoff)
+        lws = make_lookahead_workspace(128)
+        small = _small_buffers(make_lookahead_workspace(128), 40)
+        for pos in _positions()[2::15]:
+            want = np.zeros(5)
+            for d1 in range(1, 7):
+                for d2 in range(1, d1 + 1):
+                    n = _generate_plays(pos, d1, d2, mws, out_pos, out_moves)
+                    best, beste = None, -9.0
+                    for i in range(n):
+                        _evaluate_after(out_pos[i], ev, scratch, t)
+                        if equity(t) > beste:
+                            best, beste = t.copy(), equity(t)
+                    want += (1.0 if d1 == d2 else 2.0) * best
+            want /= 36.0
+            got = np.zeros(5, dtype=np.float32)
+            _eval_ply1(pos, ev, lws, 0, got)
+            again = np.zeros(5, dtype=np.float32)
+            _eval_ply1(pos, ev, small, 0, again)
+            assert np.abs(got - want).max() < 2e-5, board_ascii(pos)
+            assert np.array_equal(got, again), board_ascii(pos)
+
+
+def test_grouped_variance_reduction_step_does_not_depend_on_how_the_rolls_are_batched():
+    """The exact 0-ply variance-reduction step values the 21 rolls in grouped calls, gathered
+    in the lookahead workspace's buffer: a buffer that takes a few rolls at a time gives the
+    same rollout bit for bit (the play made, every roll's value, the luck)."""
+    from bgtui.analysis.weights import with_databases
+    from bgtui.engine.rollout import (NUM_OUT, _rollout_chunk, make_permutations,
+                                      make_rollout_workspace)
+    from bgtui.analysis.models import RolloutSettings
+    from bgtui.analysis.rollout import settings_vector
+
+    ev = with_databases(_three_nets(), bearoff=True)
+    roots = np.ascontiguousarray(_positions()[5::40][:4])
+    cubes = np.zeros((len(roots), 3))
+    cubes[:, 0] = 1.0
+    st = settings_vector(RolloutSettings(truncate=6, variance_reduction=True, seed=4))
+    perms = make_permutations(4)
+    outs = []
+    for rows in (None, 30):
+        ws = make_rollout_workspace(128)
+        if rows is not None:
+            ws = ws[:2] + (_small_buffers(ws[2], rows),) + ws[3:]
+        out = np.zeros((len(roots), 12, NUM_OUT))
+        _rollout_chunk(roots, cubes, 0, 12, st, perms, 4, ev, ws, out, np.zeros(1, np.int64))
+        outs.append(out)
+    assert np.array_equal(outs[0], outs[1])
+    assert np.any(outs[0][:, :, 0] != outs[0][:, :1, 0])  # the trials differ
