@@ -650,6 +650,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--socket", default=None,
                    help="Unix socket path (default $BGTUI_SOCKET or a private runtime dir; "
                         "clients look at $BGTUI_SOCKET, then the default)")
+    p.add_argument("--idle-exit", type=float, default=None, metavar="SECONDS",
+                   help="stop after SECONDS without a query (default: run until stopped; the "
+                        "server a query starts by itself uses $BGTUI_SERVER_IDLE, 600)")
     p.set_defaults(func=cmd_serve, needs_engine=False)
 
     p = add("train", "train the evaluator (TD self-play), resumable from its checkpoint",
@@ -784,27 +787,40 @@ def cmd_serve(args, query, an=None) -> int:
     path = args.socket or default_socket()
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # so the socket is removed
-    an = _analyzer(args)
-    print("bgtui serve: loading the engine ...", file=sys.stderr, flush=True)
-    an.warm_up()
+    if args.idle_exit is not None and not args.idle_exit > 0:
+        raise UserError(f"--idle-exit must be a positive number of seconds, not {args.idle_exit}")
+
+    def prepare():
+        print("bgtui serve: loading the engine ...", file=sys.stderr, flush=True)
+        _analyzer(args).warm_up()
+
     try:
-        return serve(_main_here, path, ready=lambda p: print(
-            f"bgtui serve: answering eval, moves and cube queries at {p} (ctrl+c stops)",
-            file=sys.stderr, flush=True))
+        return serve(_main_here, path, prepare=prepare, idle_exit=args.idle_exit,
+                     ready=lambda p: print(
+                         f"bgtui serve: answering eval, moves and cube queries at {p} "
+                         "(ctrl+c stops)", file=sys.stderr, flush=True))
     except OSError as exc:
         raise UserError(f"cannot serve at {path}: {exc}") from None
 
 
-def _served(args, argv: list[str]) -> Optional[int]:
-    """Hand a quick query to a running ``bgtui serve``; None if none answered."""
-    if (getattr(args, "func", None) not in (cmd_eval, cmd_moves, cmd_cube)
-            or getattr(args, "batch", None) or getattr(args, "weights", None)
-            or os.environ.get("BGTUI_NO_SERVER")):
-        return None
-    from bgtui.analysis.server import request
+def _servable(args) -> bool:
+    return (getattr(args, "func", None) in (cmd_eval, cmd_moves, cmd_cube)
+            and not getattr(args, "batch", None) and not getattr(args, "weights", None)
+            and not os.environ.get("BGTUI_NO_SERVER"))
 
-    got = request(argv)
+
+def _served(args, argv: list[str]) -> Optional[int]:
+    """Hand a quick query to a running ``bgtui serve``; None if none answered (then, unless
+    ``$BGTUI_SERVER_IDLE`` is 0, start one in the background for the next query)."""
+    if not _servable(args):
+        return None
+    from bgtui.analysis import server
+
+    got = server.request(argv)
     if got is None:
+        idle = server.auto_idle()
+        if idle > 0:
+            server.spawn(idle)
         return None
     code, out, err = got
     sys.stdout.write(out)

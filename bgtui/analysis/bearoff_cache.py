@@ -1,12 +1,14 @@
-"""Load-or-build the bear-off databases, cached as ``.npz`` files in the user cache directory.
+"""Load-or-build the bear-off databases, cached in the user cache directory.
 
 The directory is ``$BGTUI_CACHE_DIR`` if set, else ``platformdirs.user_cache_path("bgtui")``.
-Each (compressed) file holds the arrays, the format version, the build parameters and a SHA-256 of the
-arrays; all are checked on load, and a file that does not match (damaged, older format, other
-parameters) is rebuilt with a warning on the ``bgtui.analysis.bearoff_cache`` logger that says
-why. Files are written atomically (temporary file in the same directory, then ``os.replace``),
-so a crash or a second process never leaves half a file behind. If the directory cannot be
-written the database is built in memory and used anyway.
+A database is a set of uncompressed ``.npy`` files, memory-mapped when loaded (a process that
+starts pays for the pages it reads, not for decompressing the whole set), and a ``.json``
+beside them with the format version, the build parameters and a checksum of each array; all are
+checked on load, and a set that does not match (damaged, older format, other parameters) is
+rebuilt with a warning on the ``bgtui.analysis.bearoff_cache`` logger that says why. Files are
+written atomically (temporary file in the same directory, then ``os.replace``, the description
+last), so a crash or a second process never leaves half a set behind. If the directory cannot
+be written the database is built in memory and used anyway.
 
 ``get_one_sided()`` / ``get_two_sided()`` return the arrays, memoised per process (thread-safe).
 """
@@ -23,14 +25,12 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from bgtui.analysis.checksum import arrays_sha256
-
 from bgtui.engine import bearoff
 
 log = logging.getLogger(__name__)
 
 #: bump when the file layout or the builders' results change
-FORMAT_VERSION = 2  # 2: the two-sided file also holds the no-double table
+FORMAT_VERSION = 3  # 2: the two-sided file also holds the no-double table; 3: .npy + .json
 
 
 class OneSided(NamedTuple):
@@ -70,64 +70,97 @@ def _params_text(params: dict) -> str:
     return ";".join(f"{k}={params[k]}" for k in sorted(params))
 
 
-def _load(path: Path, params: dict, names: tuple) -> dict:
-    """Read and check ``path``; raise :class:`BearoffCacheError` saying what is wrong."""
+def _sum64(a: np.ndarray) -> int:
+    """A 64-bit wrap-around sum of the array's bytes (zero-padded to a multiple of 8): a check
+    that reads 285 MB in about 20 ms from the page cache, where a SHA-256 of the 38 MB of the
+    one- and two-sided databases took 30 ms and their zlib decompression 0.2 s, paid by every
+    process that starts."""
+    b = np.ascontiguousarray(a).reshape(-1).view(np.uint8)
+    pad = (-b.size) % 8
+    if pad:
+        b = np.concatenate([b, np.zeros(pad, dtype=np.uint8)])
+    return int(np.add.reduce(b.view(np.uint64), dtype=np.uint64))
+
+
+def _array_path(meta_path: Path, name: str) -> Path:
+    return meta_path.with_name(f"{meta_path.stem}.{name}.npy")
+
+
+def _load(meta_path: Path, params: dict, names: tuple) -> dict:
+    """Read and check the set described by ``meta_path``; raise :class:`BearoffCacheError`
+    saying what is wrong. The arrays are memory-mapped (copy-on-write)."""
     try:
-        with np.load(path, allow_pickle=False) as f:
-            data = {k: f[k] for k in f.files}
-    except Exception as e:  # damaged zip, truncated file, not an npz ...
+        meta = json.loads(meta_path.read_text())
+        version = meta.get("format_version", -1)
+    except Exception as e:  # not JSON, not a dict, unreadable ...
         raise BearoffCacheError(f"cannot be read ({type(e).__name__}: {e})") from None
-    version = int(data.get("format_version", -1))
     if version != FORMAT_VERSION:
         raise BearoffCacheError(f"has format version {version}, this bgtui writes {FORMAT_VERSION}")
-    if str(data.get("params", "")) != _params_text(params):
-        raise BearoffCacheError(
-            f"was built with {str(data.get('params', ''))!r}, expected {_params_text(params)!r}"
-        )
-    missing = [n for n in names if n not in data]
+    if meta.get("params") != _params_text(params):
+        raise BearoffCacheError(f"was built with {meta.get('params')!r}, expected "
+                                f"{_params_text(params)!r}")
+    sums = meta.get("sum64") or {}
+    missing = [n for n in names if n not in sums]
     if missing:
         raise BearoffCacheError(f"lacks the array(s) {', '.join(missing)}")
-    arrays = {n: data[n] for n in names}
-    if arrays_sha256(arrays) != str(data.get("sha256", "")):
-        raise BearoffCacheError("fails its SHA-256 check (the file is damaged)")
+    arrays = {}
+    for n in names:
+        try:
+            a = np.load(_array_path(meta_path, n), mmap_mode="c", allow_pickle=False)
+        except Exception as e:  # missing, truncated, not an .npy ...
+            raise BearoffCacheError(f"cannot be read ({n}: {type(e).__name__}: {e})") from None
+        if _sum64(a) != sums[n]:
+            raise BearoffCacheError(f"fails its checksum ({n}: the file is damaged)")
+        arrays[n] = np.asarray(a)  # a plain view of the mapping: pages are read as used
     return arrays
 
 
-def _save(path: Path, arrays: dict, params: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+def _save(meta_path: Path, arrays: dict, params: dict) -> None:
+    """Each array to ``<stem>.<name>.npy``, then the description (format, parameters,
+    checksums) to ``meta_path``: every file through a temporary file and ``os.replace``, the
+    description last, so that a description always names complete arrays."""
+    meta_path.parent.mkdir(parents=True, exist_ok=True)
+    tmps = []
     try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez_compressed(
-                f,
-                format_version=np.int64(FORMAT_VERSION),
-                params=np.str_(_params_text(params)),
-                sha256=np.str_(arrays_sha256(arrays)),
-                **arrays,
-            )
-        os.replace(tmp, path)
+        for n, a in arrays.items():
+            fd, tmp = tempfile.mkstemp(prefix=meta_path.stem + ".", suffix=".tmp",
+                                       dir=meta_path.parent)
+            tmps.append(tmp)
+            with os.fdopen(fd, "wb") as f:
+                np.save(f, a, allow_pickle=False)
+            os.replace(tmp, _array_path(meta_path, n))
+        fd, tmp = tempfile.mkstemp(prefix=meta_path.stem + ".", suffix=".tmp",
+                                   dir=meta_path.parent)
+        tmps.append(tmp)
+        with os.fdopen(fd, "w") as f:
+            json.dump({"format_version": FORMAT_VERSION, "params": _params_text(params),
+                       "sum64": {n: _sum64(a) for n, a in arrays.items()}}, f)
+        os.replace(tmp, meta_path)
+        remove_superseded(meta_path.parent)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        for t in tmps:
+            try:
+                os.unlink(t)
+            except OSError:
+                pass
         raise
 
 
-def load_or_build(filename: str, builder: Callable[[], dict], params: dict, names: tuple) -> dict:
-    """Return the arrays ``names`` from ``cache_dir()/filename`` or build, save and return them.
+def load_or_build(name: str, builder: Callable[[], dict], params: dict, names: tuple) -> dict:
+    """Return the arrays ``names`` of the set ``name`` (files ``name.json`` and
+    ``name.<array>.npy`` in :func:`cache_dir`) or build, save and return them.
 
     ``builder()`` returns a dict holding at least ``names``; ``params`` (a flat dict) must
-    match the file's. Any mismatch or damage is logged and the file rebuilt.
+    match the file's. Any mismatch or damage is logged and the set rebuilt.
     """
-    path = cache_dir() / filename
+    meta_path = cache_dir() / f"{name}.json"
 
     def build():
         built = builder()
         return {n: np.ascontiguousarray(built[n]) for n in names}
 
-    return _load_or_build(path, lambda: _load(path, params, names), build,
-                          lambda arrays: _save(path, arrays, params))
+    return _load_or_build(meta_path, lambda: _load(meta_path, params, names), build,
+                          lambda arrays: _save(meta_path, arrays, params))
 
 
 def _load_or_build(path: Path, load: Callable, build: Callable, save: Callable):
@@ -162,7 +195,7 @@ def get_one_sided() -> OneSided:
                 dist, mean = bearoff.build_one_sided(**params)
                 return dict(dist=dist, mean=mean)
 
-            a = load_or_build(f"bearoff-one-sided-v{FORMAT_VERSION}.npz", build, params, ("dist", "mean"))
+            a = load_or_build(f"bearoff-one-sided-v{FORMAT_VERSION}", build, params, ("dist", "mean"))
             _memo["one"] = OneSided(a["dist"], a["mean"])
         return _memo["one"]
 
@@ -177,20 +210,13 @@ def get_two_sided() -> TwoSided:
                 win, cubeful, no_double = bearoff.build_two_sided(**params)
                 return dict(win=win, cubeful=cubeful, no_double=no_double)
 
-            a = load_or_build(f"bearoff-two-sided-v{FORMAT_VERSION}.npz", build, params,
+            a = load_or_build(f"bearoff-two-sided-v{FORMAT_VERSION}", build, params,
                               ("win", "cubeful", "no_double"))
             _memo["two"] = TwoSided(a["win"], a["cubeful"], a["no_double"])
         return _memo["two"]
 
 
 EXTENDED_VERSION = 2  # 2: the few-checker rows follow the straggler rows
-
-
-def _sum64(a: np.ndarray) -> int:
-    """A 64-bit wrap-around sum of the array's bytes: a check that reads the 285 MB file in
-    about 20 ms from the page cache (a SHA-256 of the 133 MB file of format 1 took 0.14 s,
-    paid by every process that starts)."""
-    return int(np.add.reduce(a.reshape(-1).view(np.uint64), dtype=np.uint64))
 
 
 def _load_extended(path: Path, meta_path: Path, params: dict) -> np.ndarray:
@@ -240,20 +266,27 @@ def _save_extended(path: Path, meta_path: Path, dist: np.ndarray, params: dict) 
         raise
 
 
+_SETS = {"bearoff-extended-v": EXTENDED_VERSION, "bearoff-one-sided-v": FORMAT_VERSION,
+         "bearoff-two-sided-v": FORMAT_VERSION}
+
+
 def remove_superseded(directory: Path) -> list:
-    """Delete the extended databases of earlier formats (``bearoff-extended-vN.npy`` and
-    ``.json`` with N below :data:`EXTENDED_VERSION`, 133 MB for format 1) from ``directory``,
-    once the current one is written: an upgrade would otherwise leave them behind for good.
-    Only these names are touched. Returns the paths removed."""
+    """Delete the databases of earlier formats from ``directory`` once a current one is
+    written: ``bearoff-extended-vN.npy`` / ``.json`` (133 MB for format 1) and
+    ``bearoff-{one,two}-sided-vN.*`` (``.npz`` up to format 2), N below the current version;
+    an upgrade would otherwise leave them behind for good. Only these names are touched.
+    Returns the paths removed."""
     gone = []
-    for f in sorted(Path(directory).glob("bearoff-extended-v*.*")):
-        version = f.stem[len("bearoff-extended-v"):]
-        if f.suffix in (".npy", ".json") and version.isdigit() and int(version) < EXTENDED_VERSION:
-            try:
-                f.unlink()
-                gone.append(f)
-            except OSError as e:
-                log.warning("could not remove the superseded bear-off database %s: %s", f, e)
+    for prefix, current in _SETS.items():
+        for f in sorted(Path(directory).glob(prefix + "*")):
+            version = f.name[len(prefix):].split(".", 1)[0]
+            if (f.suffix in (".npy", ".json", ".npz") and version.isdigit()
+                    and int(version) < current):
+                try:
+                    f.unlink()
+                    gone.append(f)
+                except OSError as e:
+                    log.warning("could not remove the superseded bear-off database %s: %s", f, e)
     if gone:
         log.info("removed superseded bear-off databases: %s", ", ".join(p.name for p in gone))
     return gone
@@ -275,8 +308,8 @@ def all_cached() -> bool:
     extended one-sided database takes about 45 s on one core, see
     :func:`get_extended_one_sided`)?"""
     d = cache_dir()
-    return all(p.exists() for p in (d / f"bearoff-one-sided-v{FORMAT_VERSION}.npz",
-                                    d / f"bearoff-two-sided-v{FORMAT_VERSION}.npz",
+    return all(p.exists() for p in (d / f"bearoff-one-sided-v{FORMAT_VERSION}.json",
+                                    d / f"bearoff-two-sided-v{FORMAT_VERSION}.json",
                                     *_extended_paths()))
 
 

@@ -8,6 +8,10 @@ The protocol is one JSON line each way over a Unix socket that only the user can
 ``{"refused": "why"}``). The client side imports nothing heavy (no numpy, no numba), and falls
 back to answering in-process whenever no server answers, a server of another version answers, or
 anything goes wrong: the server is an accelerator, never a dependency.
+
+A query that found no server starts one in the background (:func:`spawn`) that stops after
+``$BGTUI_SERVER_IDLE`` seconds without a query (default 600; 0 starts none), so that the next
+query within that time answers at once; ``BGTUI_NO_SERVER=1`` neither asks nor starts one.
 """
 
 from __future__ import annotations
@@ -39,10 +43,31 @@ def default_socket() -> Path:
     return Path(base) / f"bgtui-{uid}" / "server.sock"
 
 
-def _version() -> str:
-    from bgtui import __version__
+_FINGERPRINT: list = []
 
-    return __version__
+
+def _version() -> str:
+    """The package version and a fingerprint of its code and weights (the size and
+    modification time of every file under ``bgtui/`` and ``weights/``): a server started
+    before the code was edited or the weights replaced refuses, and the client answers itself.
+    About a millisecond (stat calls only)."""
+    if not _FINGERPRINT:
+        import hashlib
+
+        import bgtui
+        from bgtui import __version__
+
+        h = hashlib.sha256()
+        root = Path(bgtui.__file__).resolve().parent
+        for d in (root, root.parent / "weights"):
+            if not d.is_dir():
+                continue
+            for f in sorted(d.rglob("*")):
+                if f.suffix in (".py", ".npz", ".tcss") and "__pycache__" not in f.parts:
+                    st = f.stat()
+                    h.update(f"{f}:{st.st_size}:{st.st_mtime_ns};".encode())
+        _FINGERPRINT.append(f"{__version__}+{h.hexdigest()[:16]}")
+    return _FINGERPRINT[0]
 
 
 def _read_line(conn: socket.socket) -> bytes:
@@ -97,9 +122,14 @@ def _prepare(path: Path) -> None:
 
 def serve(run: Callable[[list[str]], int], path: Optional[Path] = None,
           ready: Optional[Callable[[Path], None]] = None,
-          max_requests: Optional[int] = None) -> int:
+          max_requests: Optional[int] = None, idle_exit: Optional[float] = None,
+          prepare: Optional[Callable[[], None]] = None) -> int:
     """Answer requests one at a time with ``run(argv)`` (its output captured) until killed
-    (or after ``max_requests``). ``ready(path)`` is called once the socket listens."""
+    (or after ``max_requests``, or after ``idle_exit`` seconds without a request).
+
+    The socket is bound first, so that a second server started at the same moment finds it
+    taken and stops; then ``prepare()`` (loading the engine: a client that connects meanwhile
+    waits for it instead of loading its own), then ``ready(path)``, then the answers."""
     if not hasattr(socket, "AF_UNIX"):
         raise OSError("this system has no Unix sockets")
     path = Path(path) if path is not None else default_socket()
@@ -111,26 +141,38 @@ def serve(run: Callable[[list[str]], int], path: Optional[Path] = None,
             srv.bind(str(path))
         finally:
             os.umask(old)
-        srv.listen(16)
-        if ready is not None:
-            ready(path)
         try:
+            srv.listen(16)
+            if prepare is not None:
+                prepare()
+            if ready is not None:
+                ready(path)
+            srv.settimeout(idle_exit)
             while max_requests is None or done < max_requests:
-                conn, _ = srv.accept()
+                try:
+                    conn, _ = srv.accept()
+                except socket.timeout:
+                    break  # idle for idle_exit seconds
+                conn.settimeout(None)
                 with conn:
-                    _answer(conn, run)
+                    outdated = _answer(conn, run)
                 done += 1
+                if outdated and idle_exit is not None:
+                    break  # a started server of older code gives way to the client's
         finally:
             with contextlib.suppress(OSError):
                 path.unlink()
     return 0
 
 
-def _answer(conn: socket.socket, run: Callable[[list[str]], int]) -> None:
+def _answer(conn: socket.socket, run: Callable[[list[str]], int]) -> bool:
+    """Answer one request; True if it came from a client of other code than the server's."""
+    outdated = False
     try:
         req = json.loads(_read_line(conn).decode() or "{}")
         argv = req.get("argv")
         if req.get("version") != _version():
+            outdated = isinstance(req.get("version"), str)
             reply = {"refused": f"server runs bgtui {_version()}, client {req.get('version')}"}
         elif (not isinstance(argv, list) or not argv or argv[0] not in SERVED
               or not all(isinstance(a, str) for a in argv)):
@@ -149,3 +191,37 @@ def _answer(conn: socket.socket, run: Callable[[list[str]], int]) -> None:
         conn.sendall((json.dumps(reply) + "\n").encode())
     except (OSError, ValueError):
         pass  # the client went away or sent garbage: nothing to answer
+    return outdated
+
+
+#: seconds a server started by a query waits for the next one before it stops
+DEFAULT_IDLE = 600.0
+
+
+def auto_idle() -> float:
+    """``$BGTUI_SERVER_IDLE`` (seconds; 0 or less: queries start no server), default
+    :data:`DEFAULT_IDLE`; an unreadable value counts as the default."""
+    try:
+        return float(os.environ.get("BGTUI_SERVER_IDLE", DEFAULT_IDLE))
+    except ValueError:
+        return DEFAULT_IDLE
+
+
+def spawn(idle: float, path: Optional[Path] = None) -> bool:
+    """Start ``bgtui serve --idle-exit idle`` detached (its own session, no terminal, output
+    discarded). A server already answering at ``path`` makes it stop at once (see
+    :func:`_prepare`); one of older code has just stopped after refusing the client. True if
+    a process was started; any failure is silent (the server is only an accelerator)."""
+    import subprocess
+
+    path = Path(path) if path is not None else default_socket()
+    if not hasattr(socket, "AF_UNIX"):
+        return False
+    try:
+        subprocess.Popen([sys.executable, "-m", "bgtui.cli", "serve", "--idle-exit", str(idle),
+                          "--socket", str(path)],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+    except OSError:
+        return False
+    return True

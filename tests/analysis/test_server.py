@@ -77,3 +77,71 @@ def test_a_second_server_on_a_live_socket_is_refused(tmp_path):
         server.serve(lambda argv: 0, path)
     assert server.request(["cube", POS], path) == (0, "", "")
     t.join(10)
+
+
+def test_an_idle_server_stops_and_removes_its_socket(tmp_path):
+    path = tmp_path / "s.sock"
+    prepared = []
+    assert server.serve(lambda argv: 0, path, idle_exit=0.2,
+                        prepare=lambda: prepared.append(path.exists())) == 0
+    assert prepared == [True]  # the socket is claimed before the engine loads
+    assert not path.exists()
+
+
+def test_a_started_server_of_other_code_gives_way_to_the_client(tmp_path):
+    path = tmp_path / "s.sock"
+    t = threading.Thread(target=server.serve, args=(lambda argv: 0, path),
+                         kwargs=dict(idle_exit=30), daemon=True)
+    t.start()
+    for _ in range(100):
+        if path.exists():
+            break
+        threading.Event().wait(0.05)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.connect(str(path))
+        s.sendall(json.dumps({"argv": ["cube", POS], "version": "0.0.0-other"}).encode() + b"\n")
+        assert "refused" in json.loads(server._read_line(s))
+    t.join(10)
+    assert not t.is_alive() and not path.exists()  # stopped at once, not after 30 s idle
+
+
+def test_a_query_without_a_server_starts_one_that_answers_the_next(tmp_path, monkeypatch,
+                                                                    capsys):
+    path = tmp_path / "s.sock"
+    monkeypatch.delenv("BGTUI_NO_SERVER")
+    monkeypatch.setenv("BGTUI_SOCKET", str(path))
+    monkeypatch.setenv("BGTUI_SERVER_IDLE", "60")
+    q = ["cube", POS, "--ply", "0", "--json"]
+    assert cli.main(q) == 0  # answered in this process, a server started in the background
+    first = capsys.readouterr().out
+    try:
+        got = None
+        for _ in range(600):  # the server loads the engine (numba's cache is warm by now)
+            got = server.request(q, path)
+            if got is not None:
+                break
+            threading.Event().wait(0.1)
+        assert got == (0, first, "")
+    finally:
+        # stop it: a client of other code makes a started server give way
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.connect(str(path))
+            s.sendall(json.dumps({"argv": q, "version": "stop"}).encode() + b"\n")
+            server._read_line(s)
+    for _ in range(100):
+        if not path.exists():
+            break
+        threading.Event().wait(0.05)
+    assert not path.exists()
+
+
+def test_no_server_is_started_when_told_not_to(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "s.sock"
+    monkeypatch.setenv("BGTUI_SOCKET", str(path))
+    for env in ({"BGTUI_NO_SERVER": "1"}, {"BGTUI_NO_SERVER": "", "BGTUI_SERVER_IDLE": "0"}):
+        for k, v in env.items():
+            monkeypatch.setenv(k, v)
+        assert cli.main(["eval", POS]) == 0
+        threading.Event().wait(1.0)
+        assert not path.exists()
+    capsys.readouterr()

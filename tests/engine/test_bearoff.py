@@ -6,6 +6,7 @@ general move generator, and from invariants. The full databases are built once p
 a temporary cache directory (which also exercises ``bgtui.analysis.bearoff_cache``).
 """
 
+import json
 import logging
 import os
 from functools import lru_cache
@@ -529,7 +530,25 @@ def test_one_sided_race_probs_close_to_exact_in_two_sided_range(dbs):
 def test_bearoff_cache_files_written_atomically(dbs):
     _, _, files = dbs
     v = bearoff_cache.FORMAT_VERSION
-    assert files == [f"bearoff-one-sided-v{v}.npz", f"bearoff-two-sided-v{v}.npz"]  # no temp files
+    one, two = f"bearoff-one-sided-v{v}", f"bearoff-two-sided-v{v}"
+    assert files == sorted([f"{one}.json", f"{one}.dist.npy", f"{one}.mean.npy",
+                            f"{two}.json", f"{two}.win.npy", f"{two}.cubeful.npy",
+                            f"{two}.no_double.npy"])  # no temporary files
+
+
+def test_bearoff_cache_loads_memory_mapped_arrays_equal_to_the_built_ones(dbs, tmp_path,
+                                                                        monkeypatch):
+    one, two, _ = dbs
+    monkeypatch.setenv("BGTUI_CACHE_DIR", str(tmp_path))
+    for name, arrays in (("one", dict(dist=one.dist, mean=one.mean)),
+                         ("two", dict(win=two.win, cubeful=two.cubeful,
+                                      no_double=two.no_double))):
+        bearoff_cache.load_or_build(name, lambda: arrays, {"n": 1}, tuple(arrays))
+        got = bearoff_cache.load_or_build(name, lambda: pytest.fail("rebuilt"), {"n": 1},
+                                          tuple(arrays))
+        for k, a in arrays.items():
+            assert got[k].dtype == a.dtype and got[k].flags.writeable
+            np.testing.assert_array_equal(got[k], a)
 
 
 def test_bearoff_cache_roundtrip_and_rebuild_on_damage(tmp_path, monkeypatch, caplog):
@@ -540,44 +559,54 @@ def test_bearoff_cache_roundtrip_and_rebuild_on_damage(tmp_path, monkeypatch, ca
         calls.append(1)
         return {"a": np.arange(10, dtype=np.float32)}
 
+    def rebuilt_because(params, text):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="bgtui.analysis.bearoff_cache"):
+            bearoff_cache.load_or_build("t", builder, params, ("a",))
+        assert text in caplog.text
+
     params = {"n": 10}
-    a = bearoff_cache.load_or_build("t.npz", builder, params, ("a",))
-    b = bearoff_cache.load_or_build("t.npz", builder, params, ("a",))
+    a = bearoff_cache.load_or_build("t", builder, params, ("a",))
+    b = bearoff_cache.load_or_build("t", builder, params, ("a",))
     assert len(calls) == 1  # second call loaded the file
     np.testing.assert_array_equal(a["a"], b["a"])
 
-    # damaged file: rebuilt, with a message that says why
-    (tmp_path / "t.npz").write_bytes(b"garbage")
-    with caplog.at_level(logging.WARNING, logger="bgtui.analysis.bearoff_cache"):
-        bearoff_cache.load_or_build("t.npz", builder, params, ("a",))
-    assert len(calls) == 2 and "cannot be read" in caplog.text
+    # damaged description or array: rebuilt, with a message that says why
+    (tmp_path / "t.json").write_bytes(b"garbage")
+    rebuilt_because(params, "cannot be read")
+    assert len(calls) == 2
+    (tmp_path / "t.a.npy").write_bytes(b"garbage")
+    rebuilt_because(params, "cannot be read")
+    assert len(calls) == 3
 
     # other parameters: rebuilt
-    caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="bgtui.analysis.bearoff_cache"):
-        bearoff_cache.load_or_build("t.npz", builder, {"n": 11}, ("a",))
-    assert len(calls) == 3 and "was built with" in caplog.text
+    rebuilt_because({"n": 11}, "was built with")
+    assert len(calls) == 4
 
-    # wrong checksum: rebuilt
-    with np.load(tmp_path / "t.npz") as f:
-        data = {k: f[k] for k in f.files}
-    data["a"] = data["a"] + 1
-    np.savez(tmp_path / "t.npz", **data)
-    caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="bgtui.analysis.bearoff_cache"):
-        bearoff_cache.load_or_build("t.npz", builder, {"n": 11}, ("a",))
-    assert len(calls) == 4 and "SHA-256" in caplog.text
+    # the array's bytes changed (same shape and type): the checksum fails, rebuilt
+    np.save(tmp_path / "t.a.npy", np.arange(10, dtype=np.float32) + 1)
+    rebuilt_because({"n": 11}, "checksum")
+    assert len(calls) == 5
 
     # older format version: rebuilt
-    with np.load(tmp_path / "t.npz") as f:
-        data = {k: f[k] for k in f.files}
-    data["format_version"] = np.int64(0)
-    np.savez(tmp_path / "t.npz", **data)
-    caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="bgtui.analysis.bearoff_cache"):
-        bearoff_cache.load_or_build("t.npz", builder, {"n": 11}, ("a",))
-    assert len(calls) == 5 and "format version 0" in caplog.text
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.npz"]
+    meta = json.loads((tmp_path / "t.json").read_text())
+    (tmp_path / "t.json").write_text(json.dumps({**meta, "format_version": 0}))
+    rebuilt_because({"n": 11}, "format version 0")
+    assert len(calls) == 6
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.a.npy", "t.json"]
+
+
+def test_writing_a_database_removes_the_earlier_formats_of_that_database_only(tmp_path):
+    v = bearoff_cache.FORMAT_VERSION
+    old = [tmp_path / "bearoff-two-sided-v2.npz", tmp_path / "bearoff-one-sided-v1.npz"]
+    keep = [tmp_path / f"bearoff-one-sided-v{v}.json", tmp_path / "bearoff-two-sided-v2.npz.bak",
+            tmp_path / "notes.npz"]
+    for f in old + keep:
+        f.write_bytes(b"x")
+    bearoff_cache._save(tmp_path / f"bearoff-two-sided-v{v}.json",
+                        {"win": np.zeros(3, dtype=np.float32)}, {"k": 1})
+    assert not any(f.exists() for f in old)
+    assert all(f.exists() for f in keep)
 
 
 def test_bearoff_cache_lookup_wrapper(dbs, tmp_path, monkeypatch):

@@ -248,7 +248,7 @@ def test_writing_the_extended_database_removes_earlier_formats_only(tmp_path):
     from bgtui.analysis import bearoff_cache as bc
 
     old = [tmp_path / "bearoff-extended-v1.npy", tmp_path / "bearoff-extended-v1.json"]
-    keep = [tmp_path / "bearoff-two-sided-v2.npz", tmp_path / "bearoff-extended-v1.npy.bak",
+    keep = [tmp_path / f"bearoff-two-sided-v{bc.FORMAT_VERSION}.json", tmp_path / "bearoff-extended-v1.npy.bak",
             tmp_path / "notes.txt"]
     for f in old + keep:
         f.write_bytes(b"x")
