@@ -70,6 +70,13 @@ def _drop_stale_cache(here=None, also=()) -> None:
 _checked = {ENGINE_DIR}
 _drop_stale_cache()
 
+#: ``_nrt=False``: kernels run without numba's reference counting. A call to a kernel that is
+#: not inlined otherwise costs an atomic increment and decrement of every array argument's
+#: count (through a function pointer): about 50 ns for the five arrays of nn._accumulate,
+#: against 10 ns for its work on a 128-unit layer with no rows to add. Numba refuses, at
+#: compile time, a kernel without it that allocates an array or returns a view, so the few
+#: kernels that allocate say ``@kernel(_nrt=True)``. Kernels defined outside the engine (tests',
+#: benchmarks') keep the counting unless they ask otherwise.
 JIT_OPTIONS = dict(cache=True, nogil=True, fastmath=False, boundscheck=False, error_model="numpy")
 
 
@@ -86,6 +93,6 @@ def kernel(fn=None, **extra):
         if where not in _checked:
             _checked.add(where)
             _drop_stale_cache(where, also=(ENGINE_DIR,))
-        return _njit(**opts)(f)
+        return _njit(**{"_nrt": where != ENGINE_DIR, **opts})(f)
 
     return wrap if fn is None else wrap(fn)

@@ -267,7 +267,7 @@ def _successors(c, d1, d2, ws, out):
     return _dfs(c, dice, 2, False, ws, out, n)
 
 
-@kernel
+@kernel(_nrt=True)
 def _positions_and_pips(npos):
     counts = np.zeros((npos, 6), dtype=np.int64)
     pips = np.zeros(npos, dtype=np.int64)
@@ -315,7 +315,7 @@ def _fastest(rows, n, mean):
     return best, bestv, gbest, gbestv
 
 
-@kernel
+@kernel(_nrt=True)
 def _build_one_sided(npos, order, counts, tot, rolls, weights, nrolls, dist, mean):
     c = np.zeros(7, dtype=np.int64)
     buf = np.empty(256, dtype=np.int64)
@@ -374,7 +374,7 @@ def build_one_sided(max_checkers: int = ONE_SIDED_CHECKERS, nrolls: int = MAX_RO
 # two-sided database
 
 
-@kernel
+@kernel(_nrt=True)
 def _successor_table(npos, counts, rolls):
     """CSR table of distinct successors: ``idx[start[21*x + r] : start[21*x + r + 1]]``."""
     nr = rolls.shape[0]
@@ -403,7 +403,7 @@ def _successor_table(npos, counts, rolls):
     return start, idx[:m].copy()
 
 
-@kernel
+@kernel(_nrt=True)
 def _build_two_sided(npos, pips, order, pip_start, start, idx, weights, win, eq, nd):
     nr = weights.shape[0]
     maxpip = pips.max()
@@ -765,7 +765,7 @@ def one_sided_applies(pos, db1):
     return is_race(pos)  # a straggler may still be in contact with the other side's
 
 
-@kernel
+@kernel(_nrt=True)
 def _build_stragglers(order, home_counts, dist, mean, rolls, weights, mws, ppos, pmov):
     """Fill the straggler rows of ``dist`` float64[EXTENDED_SIZE, 2, R] and ``mean`` (whose
     home-board rows are filled), in the pip order ``order`` (row offsets)."""
@@ -883,7 +883,7 @@ def few_position(index, out):
     return total
 
 
-@kernel
+@kernel(_nrt=True)
 def _few_pips(npos):
     pos = np.zeros(26, dtype=np.int8)
     pips = np.zeros(npos, dtype=np.int64)
@@ -894,7 +894,7 @@ def _few_pips(npos):
     return pips
 
 
-@kernel
+@kernel(_nrt=True)
 def _build_few(order, dist0, mean0, rolls, weights, mws, ppos, pmov):
     """Fill the few-checker rows ``order`` (ranks) of ``dist0`` float64[n, R] (the rolls to bear
     off all) and ``mean0`` float64[n] (their means), rank = row, each roll played to minimise

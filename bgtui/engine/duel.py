@@ -31,7 +31,7 @@ def _choose(kind, ev, pos, d1, d2, ws, b5, wr, wc):
     return best
 
 
-@kernel
+@kernel(_nrt=True)
 def _duel_pairs(ev_a, kind_a, ev_b, kind_b, first_pair, n_pairs, seed, start, wr, wc, ws, out):
     """Play game pairs ``first_pair ..`` (``ws``: ``rollout.make_rollout_workspace``);
     ``out[j]`` = (A's points in game 1, in game 2, gammons, backgammons) for pair j. A moves

@@ -34,7 +34,7 @@ def hidden_size(ev) -> int:
     return max(ev[0][1].shape[0], ev[1][1].shape[0], ev[5][1].shape[0])
 
 
-@kernel
+@kernel(_nrt=True)
 def _nets(ev):
     """The nets of ``ev`` in ``net_class`` order, a tuple indexable by a run-time class."""
     return (ev[0], ev[1], ev[5])

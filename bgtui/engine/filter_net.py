@@ -199,7 +199,7 @@ def filter_pick(parent, positions, n, k, fw1, fb1, fw2, fs):
     return m
 
 
-@kernel
+@kernel(_nrt=True)
 def filter_samples(positions, ev, mws, ews, out_pos, out_moves, rows, values, groups, cap):
     """Training samples for the filter net: for every position (player on roll) and each of
     its 21 rolls, every play's 28 active rows (``rows`` int16[cap, 28]) and the evaluator's

@@ -78,7 +78,7 @@ def make_position(player: dict, opponent: dict) -> np.ndarray:
     return validate(pos.astype(np.int64), allow_finished=True)
 
 
-@kernel
+@kernel(_nrt=True)
 def swap_sides(pos):
     """The same board seen from the other side: ``out[i] = -pos[25 - i]``."""
     out = np.empty(26, dtype=np.int8)

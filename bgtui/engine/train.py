@@ -23,7 +23,7 @@ def _roll(rng, opening):
     return r // 6 + 1, r % 6 + 1
 
 
-@kernel
+@kernel(_nrt=True)
 def _td_selfplay(ev, n_games, rng, alpha_contact, alpha_race, start, mws, ews, out_pos,
                  out_moves, stats):
     """Play ``n_games`` greedy 0-ply self-play games, updating the nets in ``ev`` in place.
@@ -83,7 +83,7 @@ def _flip5(t, out):
     out[4] = wbg
 
 
-@kernel
+@kernel(_nrt=True)
 def _lambda_returns(vals, n, lam, out):
     """``out[t]`` = the lambda-return of move t of a game of ``n`` moves, each side's own view:
     ``vals[t]`` is the value of the play chosen at move t (mover's view; the last one is the
@@ -98,7 +98,7 @@ def _lambda_returns(vals, n, lam, out):
             out[t, k] = (1.0 - lam) * vals[t, k] + lam * fl[k]
 
 
-@kernel
+@kernel(_nrt=True)
 def _td_lambda_selfplay(ev, n_games, rng, alpha_contact, alpha_race, lam, start, mws, ews,
                         out_pos, out_moves, stats, game_pos, game_val, game_tg):
     """Like :func:`_td_selfplay` with TD(lambda) targets (the offline lambda-return): each
@@ -159,7 +159,7 @@ def _td_lambda_selfplay(ev, n_games, rng, alpha_contact, alpha_race, lam, start,
             stats[1] += 1
 
 
-@kernel
+@kernel(_nrt=True)
 def _self_play_sample(ev, n_games, rng, start, explore, per_roll, mws, ews, out_pos,
                       out_moves, dest):
     """Self-play ``n_games`` at 0-ply (with ``per_roll`` = 0, a random play instead of the best
@@ -205,7 +205,7 @@ def _self_play_sample(ev, n_games, rng, start, explore, per_roll, mws, ews, out_
     return m
 
 
-@kernel
+@kernel(_nrt=True)
 def _sample_positions(ev, n_games, rng, start, explore, mws, ews, out_pos, out_moves, dest):
     """Every position before a roll of ``n_games`` of 0-ply self-play (see
     :func:`_self_play_sample`); returns the number stored."""
@@ -213,7 +213,7 @@ def _sample_positions(ev, n_games, rng, start, explore, mws, ews, out_pos, out_m
                              dest)
 
 
-@kernel
+@kernel(_nrt=True)
 def _sample_children(ev, n_games, rng, start, per_roll, mws, ews, out_pos, out_moves, dest):
     """``per_roll`` random plays of every roll of ``n_games`` of greedy 0-ply self-play, with
     the opponent on roll (see :func:`_self_play_sample`); returns the number stored."""
@@ -221,7 +221,7 @@ def _sample_children(ev, n_games, rng, start, per_roll, mws, ews, out_pos, out_m
                              out_moves, dest)
 
 
-@kernel
+@kernel(_nrt=True)
 def _sample_best_children(ev, n_games, rng, start, k_best, mws, ews, out_pos, out_moves, dest):
     """For every roll of ``n_games`` of greedy 0-ply self-play, the positions after its
     ``k_best`` best plays by 0-ply equity (all of them when there are fewer), best first, with
@@ -271,7 +271,7 @@ def _sample_best_children(ev, n_games, rng, start, k_best, mws, ews, out_pos, ou
     return m
 
 
-@kernel
+@kernel(_nrt=True)
 def _supervised_epoch(positions, targets, order, ev, alphas, ews, stats):
     """One pass of stochastic gradient descent toward ``targets`` (float32[N, 5]) in ``order``,
     each position's net (``nn.net_class``) stepping by ``alphas[class]`` (float64[3]).
@@ -297,7 +297,7 @@ def _supervised_epoch(positions, targets, order, ev, alphas, ews, stats):
         _backward(ews[1], net[0], net[1], net[2], net[3], ews[2], o5, targets[k], alpha, ews[3])
 
 
-@kernel
+@kernel(_nrt=True)
 def _fill_inputs_batch(positions, idx, out):
     """The dense net inputs of ``positions[idx[r]]`` into ``out[r]`` (float32[len(idx), NUM_INPUTS])."""
     sw = np.empty(26, dtype=np.int8)
@@ -305,7 +305,7 @@ def _fill_inputs_batch(positions, idx, out):
         _fill_inputs(positions[idx[r]], sw, out[r])
 
 
-@kernel
+@kernel(_nrt=True)
 def _net_classes(positions):
     """int8[N]: the class (``nn.net_class``: the net that values it) of each of ``positions``."""
     out = np.zeros(positions.shape[0], dtype=np.int8)
