@@ -3,8 +3,8 @@
     python benchmarks/rollout.py [--weights bgtui-0.npz] [--seconds 10] [--databases] [--ply1]
 
 Prints games/s for full-game 0-ply cubeless rollouts without and with variance reduction (exact,
-and with ``vr_filter`` 2: the luck values only the two plays of each roll the filter net ranks
-highest; the same games are played) and for 7-roll truncated rollouts, on one core and on all cores (compile time excluded), the ratio
+and with ``vr_filter`` 2, the default, and 1: the luck values only the plays of each roll the
+filter net ranks highest; the same games are played) and for 7-roll truncated rollouts, on one core and on all cores (compile time excluded), the ratio
 of all cores to one core, and the variance-reduction factor measured in the same runs.
 
 Each run lasts ``--seconds`` with as many trials as fit (about 100,000 for the truncated case),
@@ -80,9 +80,12 @@ def main():
     rate(ev, dict(truncate=2, workers=1, variance_reduction=True), 0.5)
     cases = [
         ("full game, 0-ply, no VR", dict(truncate=0, variance_reduction=False)),
-        ("full game, 0-ply, VR", dict(truncate=0, variance_reduction=True)),
+        ("full game, 0-ply, VR, every play", dict(truncate=0, variance_reduction=True,
+                                                  vr_filter=0)),
         ("full game, 0-ply, VR, filter k=2", dict(truncate=0, variance_reduction=True,
                                                   vr_filter=2)),
+        ("full game, 0-ply, VR, filter k=1", dict(truncate=0, variance_reduction=True,
+                                                  vr_filter=1)),
         ("7-roll truncated, 0-ply, no VR", dict(truncate=7, variance_reduction=False)),
     ]
     ncores = os.cpu_count() or 1

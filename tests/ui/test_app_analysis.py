@@ -253,7 +253,7 @@ def test_rollout_description_names_the_vr_filter():
     from bgtui.analysis.models import RolloutSettings
     from bgtui.ui.widgets.rollout_form import describe
 
-    assert "VR (filter 2)" in describe(RolloutSettings(vr_filter=2))
-    plain = describe(RolloutSettings())
+    assert "VR (filter 2)" in describe(RolloutSettings())  # the default
+    plain = describe(RolloutSettings(vr_filter=0))
     assert "VR" in plain and "filter" not in plain
     assert "VR" not in describe(RolloutSettings(variance_reduction=False, vr_filter=2))
