@@ -1,6 +1,6 @@
 """Rollout memory: the resident set size must not grow with the number of trials.
 
-    python benchmarks/rollout_memory.py [--trials 1000000] [--truncate 1]
+    python3 -m benchmarks.rollout_memory [--trials 1000000] [--truncate 1]
 
 Runs one long rollout of the middle-game position (truncated after ``--truncate`` rolls so that
 a million trials take a minute or two on two cores) and prints the process's resident memory
