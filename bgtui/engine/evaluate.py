@@ -598,33 +598,37 @@ def _roll_weight(r):
 
 
 @kernel
-def _ply1_flush(pos, total, groups, first, buf, ev, ews, ready, a):
+def _value_gathered(pos, total, groups, first, ra, buf, ev, ews, ready, a, nxt, f5):
     """Value the gathered groups (rolls ``first .. first + groups - 1``, plays
-    ``buf[:total]``) in one call and add their weighted values to ``a``; returns ``ready``."""
+    ``buf[:total]``) in one call and add their weighted values to ``a``; if the roll ``ra``
+    is among them, its best play into ``nxt`` and its value into ``f5``. Returns ``ready``."""
     ready = _best_in_groups(pos, total, buf, ev, ews, ready, groups)
     gv = ews[18]
     for g in range(groups):
         w = _roll_weight(first + g)
         for k in range(5):
             a[k] += w * gv[g, k]
+    if first <= ra < first + groups:
+        g = ra - first
+        child = buf[ews[17][g]]
+        for k in range(5):
+            f5[k] = gv[g, k]
+        for i in range(26):
+            nxt[i] = child[i]
     return ready
 
 
 @kernel
-def _eval_ply1(pos, ev, lws, level, out5):
-    """1-ply: the mean over the 36 rolls of the roll's best play's 0-ply value (the player on
-    roll's view; each roll's value is the mover's). The plays of the 21 rolls are gathered and
-    valued in one grouped call (``_best_in_groups``: each roll's group exactly as a call of
-    its own would value it), saving the cost of 20 calls."""
-    mws, ews, ppos, pmov, sw, acc, t5 = lws
-    buf = ppos[level]
-    mv = pmov[level]
+def _value_rolls(pos, ra, ev, mws, ews, buf, mv, a, nxt, f5):
+    """Add to ``a`` the sum over the 36 rolls of the roll's best play's 0-ply value (each
+    roll's value is the mover's view after the play); for the roll ``ra`` (its index among
+    the 21, d1 = 1..6, d2 = 1..d1; -1 for none) its best play into ``nxt`` and its value into
+    ``f5``. The plays of the 21 rolls are gathered in ``buf``, ``mv`` and valued in grouped
+    calls (``_best_in_groups``: each roll's group exactly as a call of its own would value
+    it), flushed when the next roll's plays might not fit."""
     cap = buf.shape[0] - MAX_PLAYS  # room for one more roll's plays whatever it has
     ends = ews[16]
     single = ews[17]
-    a = acc[level]
-    for k in range(5):
-        a[k] = 0.0
     ready = np.int64(0)  # the parent's state in ews is computed once for the 21 rolls
     total = 0
     g = 0
@@ -633,7 +637,8 @@ def _eval_ply1(pos, ev, lws, level, out5):
     for d1 in range(1, 7):
         for d2 in range(1, d1 + 1):
             if total > cap:
-                ready = _ply1_flush(pos, total, np.int64(g), first, buf, ev, ews, ready, a)
+                ready = _value_gathered(pos, total, np.int64(g), first, ra, buf, ev, ews,
+                                        ready, a, nxt, f5)
                 total = 0
                 g = 0
                 first = r
@@ -643,7 +648,20 @@ def _eval_ply1(pos, ev, lws, level, out5):
             single[g] = 1 if n == 1 else 0  # a roll's only play is valued on its own
             g += 1
             r += 1
-    _ply1_flush(pos, total, np.int64(g), first, buf, ev, ews, ready, a)
+    _value_gathered(pos, total, np.int64(g), first, ra, buf, ev, ews, ready, a, nxt, f5)
+
+
+@kernel
+def _eval_ply1(pos, ev, lws, level, out5):
+    """1-ply: the mean over the 36 rolls of the roll's best play's 0-ply value (the player on
+    roll's view; each roll's value is the mover's), by :func:`_value_rolls`."""
+    mws, ews, ppos, pmov, sw, acc, t5 = lws
+    a = acc[level]
+    for k in range(5):
+        a[k] = 0.0
+    # no roll's play is taken (ra = -1): this level's sw and t5 are never written
+    _value_rolls(pos, np.int64(-1), ev, mws, ews, ppos[level], pmov[level], a, sw[level],
+                 t5[level])
     for k in range(5):
         out5[k] = a[k] / 36.0
 

@@ -37,7 +37,7 @@ from bgtui.engine._jit import kernel
 from bgtui.engine.bearoff import is_two_sided, one_sided_applies
 from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE, POSITION_SIZE
 from bgtui.engine.evaluate import (
-    _ply1_flush,
+    _value_rolls,
     _best_child_from,
     _best_in_groups,
     _best_play0,
@@ -360,56 +360,18 @@ def _vr_step(cur, a1, a2, ply, k, ev, ws, t5, nxt, tmpa):
 
 
 @kernel
-def _vr_flush(cur, total, groups, first, ra, buf, ev, ews, ready, tmpa, nxt, t5, fa5):
-    """Value the rolls gathered by :func:`_vr_step_grouped` (``evaluate._ply1_flush``) and, if
-    the actual roll (index ``ra``) is among them, make its best play; returns ``ready``."""
-    ready = _ply1_flush(cur, total, groups, first, buf, ev, ews, ready, tmpa)
-    if first <= ra < first + groups:
-        g = ra - first
-        _take_play(buf[ews[17][g]], ews[18][g], nxt, t5)
-        for q in range(5):
-            fa5[q] = ews[18][g, q]
-    return ready
-
-
-@kernel
 def _vr_step_grouped(cur, a1, a2, ev, ws, t5, nxt, tmpa):
     """:func:`_vr_step` at 0-ply without a filter: every play of the 21 rolls gathered and
-    valued in grouped calls, as ``evaluate._eval_ply1`` values them (each roll's group exactly
-    as :func:`_choose_from` would, so f(roll), the luck and the play made are unchanged bit for
-    bit). The gathering buffer is level 0 of the lookahead workspace ``ws[2]``, which 0-ply
-    play does not otherwise use."""
+    valued in grouped calls (``evaluate._value_rolls``, as 1-ply values them: each roll's
+    group exactly as :func:`_choose_from` would, so f(roll), the luck and the play made are
+    unchanged bit for bit). The gathering buffer is level 0 of the lookahead workspace
+    ``ws[2]``, which 0-ply play does not otherwise use."""
     lws = ws[2]
-    buf = lws[2][0]
-    mv = lws[3][0]
-    ews = ws[1]
     fa5 = ws[23]
-    cap = buf.shape[0] - MAX_PLAYS  # room for one more roll's plays whatever it has
-    ends = ews[16]
-    single = ews[17]
-    ready = np.int64(0)
-    total = 0
-    g = 0
-    first = 0
-    r = 0
-    ra = -1  # the actual roll's index among the 21
-    for d1 in range(1, 7):
-        for d2 in range(1, d1 + 1):
-            if total > cap:
-                ready = _vr_flush(cur, total, np.int64(g), first, ra, buf, ev, ews, ready, tmpa,
-                                  nxt, t5, fa5)
-                total = 0
-                g = 0
-                first = r
-            if d1 == a1 and d2 == a2:
-                ra = r
-            n = _generate_plays(cur, d1, d2, ws[0], buf[total:], mv[total:])
-            total += n
-            ends[g] = total
-            single[g] = 1 if n == 1 else 0  # a roll's only play is valued on its own
-            g += 1
-            r += 1
-    _vr_flush(cur, total, np.int64(g), first, ra, buf, ev, ews, ready, tmpa, nxt, t5, fa5)
+    ra = a1 * (a1 - 1) // 2 + a2 - 1  # (a1, a2)'s index among the 21 rolls, a1 >= a2
+    _value_rolls(cur, np.int64(ra), ev, ws[0], ws[1], lws[2][0], lws[3][0], tmpa, nxt, fa5)
+    for q in range(5):
+        t5[q] = fa5[q]  # the play made is the roll's best: its value is f(a1, a2)
 
 
 @kernel
