@@ -143,6 +143,7 @@ def serve(run: Callable[[list[str]], int], path: Optional[Path] = None,
             os.umask(old)
         try:
             srv.listen(16)
+            _version()  # the fingerprint of the code this server runs, not of later edits
             if prepare is not None:
                 prepare()
             if ready is not None:
