@@ -40,6 +40,7 @@ import numpy as np
 from bgtui.analysis.cube import decide
 from bgtui.analysis.formats import encode_position_id, parse_position
 from bgtui.analysis.models import RolloutSettings
+from bgtui.analysis.training import in_cube_region
 from bgtui.analysis.service import Analyzer
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine.evaluate import evaluate0, hidden_size, make_eval_workspace, make_play_buffers
@@ -59,9 +60,7 @@ def _candidates(seed: int, count: int):
     m = _sample_positions(ev, 1200, make_rng(seed), _START, 0.0, mws, ews, op, om, dest)
     keep = []
     for pos in dest[:m]:
-        p = evaluate0(pos, ev)
-        e = 2 * p[0] - 1 + p[1] - p[3] + p[2] - p[4]
-        if 0.60 <= p[0] <= 0.95 or e > 0.25:
+        if in_cube_region(evaluate0(pos, ev)):
             keep.append(pos.copy())
     step = max(1, len(keep) // count)
     return keep[::step][:count]

@@ -431,12 +431,21 @@ def cmd_train(args, query, an=None):
             raise UserError("choose one of --target-truncate and --race-rollouts")
         if args.trials < 1:
             raise UserError(f"--trials must be at least 1, got {args.trials}")
+        if args.target_games and (args.target_truncate or args.race_rollouts):
+            raise UserError("choose one of --target-games, --target-truncate and --race-rollouts")
+        if args.cube_region and (args.children or args.children_best or args.race_rollouts
+                                 or args.crashed_only):
+            raise UserError("--cube-region keeps positions before a roll: no --children, "
+                            "--children-best, --race-rollouts or --crashed-only")
+        if args.vs_pubeval and not args.children_best:
+            raise UserError("--vs-pubeval stores the evaluator's best plays: give --children-best K")
         build_dataset(args.data, args.checkpoint, args.positions, ply=args.target_ply,
                       seed=args.seed, workers=args.workers, children=args.children,
                       race_rollouts=args.race_rollouts, shard=args.shard or 20_000,
                       children_best=args.children_best, crashed_only=args.crashed_only,
                       stragglers=args.stragglers, target_truncate=args.target_truncate,
-                      trials=args.trials,
+                      trials=args.trials, vs_pubeval=args.vs_pubeval,
+                      cube_region=args.cube_region, target_games=args.target_games,
                       explore=0.1 if args.explore is None else args.explore)
     elif args.method == "fit":
         from bgtui.analysis.training import fit
@@ -714,6 +723,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stragglers", action="store_true",
                    help="dataset, with --race-rollouts: keep only straggler races (a side with "
                         "5 or more checkers off and 2 or more outside its home board)")
+    p.add_argument("--cube-region", action="store_true",
+                   help="dataset: keep only contact positions where the player on roll has "
+                        "doubling chances by 0-ply (winning chances 60-95%% or equity > 0.25)")
+    p.add_argument("--target-games", action="store_true",
+                   help="dataset: targets from full-game rollouts of --trials trials")
+    p.add_argument("--vs-pubeval", action="store_true",
+                   help="dataset, with --children-best K: the games are the evaluator's against "
+                        "PubEval, the positions the K best plays of the evaluator's rolls")
     p.add_argument("--explore", type=float, default=None,
                    help="dataset: the chance of a random play instead of the best in the "
                         "self-play that makes the positions (default 0.1)")

@@ -285,8 +285,27 @@ def _keep_races(positions: np.ndarray, ev, stragglers: bool = False) -> np.ndarr
     return positions[keep]
 
 
+def in_cube_region(p) -> bool:
+    """Whether 0-ply probabilities ``p`` (player on roll) give him doubling chances: winning
+    chances 60-95% or a cubeless equity above 0.25 (the region where cube actions are decided;
+    ``benchmarks/cube_agreement.py`` draws its positions from it too)."""
+    e = 2 * p[0] - 1 + p[1] - p[3] + p[2] - p[4]
+    return bool(0.60 <= p[0] <= 0.95 or e > 0.25)
+
+
+def _keep_cube_region(positions: np.ndarray, ev) -> np.ndarray:
+    """The contact positions of ``positions`` in the cube region (:func:`in_cube_region`)."""
+    from bgtui.engine.evaluate import evaluate0
+    from bgtui.engine.position import is_race
+
+    keep = [i for i, pos in enumerate(positions)
+            if not is_race(pos) and in_cube_region(evaluate0(pos, ev))]
+    return positions[keep]
+
+
 def _sample_shard(n, ev, rng, explore, children, races, ws, children_best=0,
-                  crashed_only=False, stragglers=False) -> np.ndarray:
+                  crashed_only=False, stragglers=False, vs_pubeval=False,
+                  cube_region=False) -> np.ndarray:
     """``n`` positions of 0-ply self-play for one shard (see :func:`build_dataset`)."""
     from bgtui.engine.nn import CRASHED
     from bgtui.engine.train import _net_classes, _sample_positions
@@ -300,6 +319,14 @@ def _sample_shard(n, ev, rng, explore, children, races, ws, children_best=0,
                                   more)
             found = np.concatenate([found, _keep_races(more[:k], ev, stragglers)])
         return found[:n]
+    if cube_region:
+        found = np.zeros((0, 26), dtype=np.int8)
+        while len(found) < n:
+            more = np.zeros((n * 2, 26), dtype=np.int8)
+            k = _sample_positions(ev, 100, rng, _START, explore, mws, ews, out_pos, out_moves,
+                                  more)
+            found = np.concatenate([found, _keep_cube_region(more[:k], ev)])
+        return found[:n]
     if crashed_only:
         found = np.zeros((0, 26), dtype=np.int8)
         while len(found) < n:
@@ -308,18 +335,24 @@ def _sample_shard(n, ev, rng, explore, children, races, ws, children_best=0,
             found = np.concatenate([found, more[_net_classes(more) == CRASHED]])
         return found[:n]
     return _sample_into(np.zeros((n, 26), dtype=np.int8), ev, rng, explore, children, ws,
-                        children_best)
+                        children_best, vs_pubeval)
 
 
-def _sample_into(dest, ev, rng, explore, children, ws, children_best) -> np.ndarray:
+def _sample_into(dest, ev, rng, explore, children, ws, children_best,
+                 vs_pubeval=False) -> np.ndarray:
     """Fill ``dest`` with positions of 0-ply self-play (or children of its rolls); returns it."""
-    from bgtui.engine.train import _sample_best_children, _sample_children, _sample_positions
+    from bgtui.engine.pubeval import WC, WR
+    from bgtui.engine.train import (_sample_best_children, _sample_best_children_vs_pubeval,
+                                    _sample_children, _sample_positions)
 
     mws, ews, out_pos, out_moves = ws
     n = len(dest)
     m = 0
     while m < n:
-        if children_best:
+        if vs_pubeval:
+            m += _sample_best_children_vs_pubeval(ev, 20, rng, _START, children_best, WR, WC,
+                                                  mws, ews, out_pos, out_moves, dest[m:])
+        elif children_best:
             m += _sample_best_children(ev, 20, rng, _START, children_best, mws, ews, out_pos,
                                        out_moves, dest[m:])
         elif children:
@@ -335,7 +368,8 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
                   explore: float = 0.1, seed: int = 101, workers: int = 1, children: int = 0,
                   race_rollouts: int = 0, children_best: int = 0, crashed_only: bool = False,
                   stragglers: bool = False, target_truncate: int = 0, trials: int = 36,
-                  log=None) -> int:
+                  vs_pubeval: bool = False, cube_region: bool = False,
+                  target_games: bool = False, log=None) -> int:
     """Grow the training set in ``data_dir`` to ``positions`` positions (in shards of ``shard``),
     each a position from 0-ply self-play of ``weights`` (``explore`` random plays for variety)
     with its ``ply``-ply probabilities as the target. With ``children`` > 0 the positions are
@@ -348,7 +382,15 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
     :func:`_keep_races`) are kept, labelled by rollouts of that many trials (the race net's
     targets then come from play, not from its own lookahead). With ``crashed_only`` only the
     positions the crashed net values (``nn.net_class``) are kept; with ``stragglers`` (and
-    ``race_rollouts``) only straggler races (:func:`is_straggler_race`).
+    ``race_rollouts``) only straggler races (:func:`is_straggler_race`). With ``vs_pubeval``
+    (and ``children_best``) the games are the evaluator's against PubEval and the positions
+    are the ``children_best`` best plays of the evaluator's rolls: the positions a duel against
+    PubEval has the evaluator rank, labelled like any others by the evaluator's own look ahead.
+    With ``cube_region`` only contact positions where the player on roll has doubling chances
+    by 0-ply (:func:`in_cube_region`) are kept: blitzes, primes and attacks, where a cube
+    action turns on a few points of equity. With ``target_games`` the targets are full-game
+    rollouts of ``trials`` trials (variance reduction with the filter's two best plays, cut
+    only by the bear-off databases): what whole games give, at about 0.15 s a position.
 
     Every shard is written atomically and made from its own seed (``seed`` and its index), so an
     interrupted build resumes where it stopped and gives the same shards. Returns the number of
@@ -362,6 +404,12 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
         raise ValueError("stragglers selects among the races of race_rollouts")
     if target_truncate and race_rollouts:
         raise ValueError("choose one of target_truncate and race_rollouts")
+    if target_games and (target_truncate or race_rollouts):
+        raise ValueError("choose one of target_games, target_truncate and race_rollouts")
+    if cube_region and (children or children_best or race_rollouts or crashed_only):
+        raise ValueError("cube_region keeps positions before a roll: no children or races")
+    if vs_pubeval and not children_best:
+        raise ValueError("vs_pubeval samples the evaluator's best plays: give children_best")
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     ev0, meta = load_weights(weights)
@@ -376,22 +424,31 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
         shard_seed = seed * 1_000_003 + idx
         dest = _sample_shard(shard, ev, make_rng(shard_seed), explore, children,
                              bool(race_rollouts), (mws, ews, out_pos, out_moves),
-                             children_best, crashed_only, stragglers)
+                             children_best, crashed_only, stragglers, vs_pubeval,
+                             cube_region)
         if race_rollouts:
             tg = _rollout_targets(ev, dest, race_rollouts, shard_seed, workers)
         elif target_truncate:
             tg = _rollout_targets(ev, dest, trials, shard_seed, workers,
                                   truncate=target_truncate, vr_filter=1, group=50)
+        elif target_games:
+            tg = _rollout_targets(ev, dest, trials, shard_seed, workers, vr_filter=2, group=25)
         else:
             tg = _targets(ev, dest, ply, workers)
         info = {"weights_sha256": meta.get("sha256"), "ply": ply, "explore": explore,
                 "children": children, "children_best": children_best, "race_rollouts": race_rollouts, "seed": seed,
                 "crashed_only": crashed_only, "index": idx}
-        if target_truncate:
+        if target_truncate or target_games:
             del info["ply"]
             info.update(target_truncate=target_truncate, trials=trials)
+        if target_games:
+            info["target_games"] = True
+        if cube_region:
+            info["cube_region"] = True
         if stragglers:
             info["stragglers"] = True
+        if vs_pubeval:
+            info["vs_pubeval"] = True
         path = data_dir / f"shard-{idx:05d}.npz"
         tmp = data_dir / f".shard-{idx:05d}.tmp"
         with open(tmp, "wb") as f:
@@ -399,7 +456,8 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
         tmp.replace(path)
         have += shard
         print(json.dumps({"shard": idx, "positions": have,
-                          **({"truncate": target_truncate} if target_truncate else {"ply": ply}),
+                          **({"truncate": target_truncate} if target_truncate else
+                             {"games": trials} if target_games else {"ply": ply}),
                           "seconds": round(time.time() - t, 1)}), file=log, flush=True)
     return have
 

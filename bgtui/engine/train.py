@@ -9,6 +9,7 @@ from bgtui.engine.inputs import _fill_inputs
 from bgtui.engine.movegen import _generate_plays
 from bgtui.engine.nn import RACE, _backward, _forward, net_class
 from bgtui.engine.position import game_result
+from bgtui.engine.pubeval import _best_play_pubeval
 from bgtui.engine.rng import roll_index, uniform
 
 _START = np.array(OPENING_POSITION, dtype=np.int8)
@@ -230,44 +231,78 @@ def _sample_best_children(ev, n_games, rng, start, k_best, mws, ews, out_pos, ou
     goes on with the best play (the first of the roll's group unless it ended the game; ties
     go to the earlier play, as in ``evaluate._best_child``). Stores into ``dest``
     (int8[cap, 26]); returns the number stored (stops when full)."""
+    return _best_children_games(ev, n_games, rng, start, k_best, False, _NO_W, _NO_W, mws, ews,
+                                out_pos, out_moves, dest)
+
+
+@kernel(_nrt=True)
+def _sample_best_children_vs_pubeval(ev, n_games, rng, start, k_best, wr, wc, mws, ews, out_pos,
+                                     out_moves, dest):
+    """As :func:`_sample_best_children`, but in games of the 0-ply evaluator against PubEval
+    (``wr``, ``wc``: its weights; who moves first is drawn for each game): the children of the
+    evaluator's rolls only. These are the decisions a duel against PubEval asks of the
+    evaluator, in positions that PubEval's weaker play leads to and self-play rarely reaches
+    (its blots and stacks, the evaluator's blitzes). The children are stored for the labels of
+    the evaluator's own deeper look (a rollout of both sides by the evaluator), never for
+    anything of PubEval's."""
+    return _best_children_games(ev, n_games, rng, start, k_best, True, wr, wc, mws, ews,
+                                out_pos, out_moves, dest)
+
+
+_NO_W = np.zeros(122, dtype=np.float64)
+
+
+@kernel(_nrt=True)
+def _best_children_games(ev, n_games, rng, start, k_best, vs_pubeval, wr, wc, mws, ews, out_pos,
+                         out_moves, dest):
+    """The games of :func:`_sample_best_children` (``vs_pubeval`` False) and
+    :func:`_sample_best_children_vs_pubeval` (True)."""
     pos = np.empty(26, dtype=np.int8)
-    t5 = np.empty(5, dtype=np.float32)
     eq = np.empty(MAX_PLAYS, dtype=np.float64)
+    t5 = np.empty(5, dtype=np.float32)
     cap = dest.shape[0]
     m = 0
     for g in range(n_games):
         for i in range(26):
             pos[i] = start[i]
         first = True
+        ours = True
+        if vs_pubeval:
+            ours = uniform(rng) < 0.5
         while True:
             d1, d2 = _roll(rng, first)
             first = False
-            n = _generate_plays(pos, d1, d2, mws, out_pos, out_moves)
-            for i in range(n):
-                _evaluate_after(out_pos[i], ev, ews, t5)
-                eq[i] = equity(t5)
-            best = 0
-            for q in range(min(k_best, n)):
-                j = 0
-                for i in range(1, n):
-                    if eq[i] > eq[j]:
-                        j = i
-                if q == 0:
-                    best = j
-                eq[j] = -1e30  # taken
-                c = out_pos[j]
-                if game_result(c) > 0:
-                    continue
-                if m >= cap:
-                    return m
-                for i in range(26):
-                    dest[m, i] = -c[25 - i]
-                m += 1
+            if not ours:
+                best, n = _best_play_pubeval(pos, d1, d2, wr, wc, mws, out_pos, out_moves)
+            else:
+                n = _generate_plays(pos, d1, d2, mws, out_pos, out_moves)
+                for i in range(n):
+                    _evaluate_after(out_pos[i], ev, ews, t5)
+                    eq[i] = equity(t5)
+                best = 0
+                for q in range(min(k_best, n)):
+                    j = 0
+                    for i in range(1, n):
+                        if eq[i] > eq[j]:
+                            j = i
+                    if q == 0:
+                        best = j
+                    eq[j] = -1e30  # taken
+                    c = out_pos[j]
+                    if game_result(c) > 0:
+                        continue
+                    if m >= cap:
+                        return m
+                    for i in range(26):
+                        dest[m, i] = -c[25 - i]
+                    m += 1
             child = out_pos[best]
             if game_result(child) > 0:
                 break
             for i in range(26):
                 pos[i] = -child[25 - i]
+            if vs_pubeval:
+                ours = not ours
     return m
 
 

@@ -90,3 +90,87 @@ def test_a_children_best_dataset_records_the_option_and_refuses_two_kinds(tmp_pa
     with pytest.raises(ValueError, match="choose one"):
         build_dataset(tmp_path / "c", ck, 20, shard=20, children=2, children_best=2,
                       log=io.StringIO())
+
+
+def _pubeval_choice(pos, d1, d2):
+    """PubEval's play, by Tesauro's published rule written out here: the legal play with the
+    highest score, the race flag taken from the position before the move, ties to the first."""
+    from bgtui.engine.position import is_race
+    from bgtui.engine.pubeval import WC, WR, pubeval_score
+
+    children, _ = generate_plays(pos, int(d1), int(d2))
+    race = bool(is_race(pos))
+    scores = [float(pubeval_score(race, c, WR, WC)) for c in children]
+    return children[int(np.argmax(scores))]
+
+
+def test_vs_pubeval_stores_the_evaluators_best_plays_in_games_against_pubeval():
+    # Replayed in Python with the same random stream: a coin for who moves first, then the
+    # dice; on PubEval's rolls its own best play (nothing stored), on the evaluator's rolls
+    # the position after its 0-ply best play (k = 1), which the game then goes on from.
+    from bgtui.engine.pubeval import WC, WR
+    from bgtui.engine.rng import uniform
+    from bgtui.engine.train import _sample_best_children_vs_pubeval
+
+    an = Analyzer()
+    seed, games = 4, 3
+    dest = np.zeros((4000, 26), dtype=np.int8)
+    out_pos, out_moves = make_play_buffers()
+    m = _sample_best_children_vs_pubeval(an.ev, games, make_rng(seed), _START, 1, WR, WC,
+                                         make_workspace(), make_eval_workspace(hidden_size(an.ev)),
+                                         out_pos, out_moves, dest)
+    rng = make_rng(seed)
+    at, ours_rolls, theirs_rolls = 0, 0, 0
+    for _ in range(games):
+        pos, first = _START.copy(), True
+        ours = uniform(rng) < 0.5
+        while True:
+            d1, d2 = _roll(rng, first)
+            first = False
+            if ours:
+                ours_rolls += 1
+                children, _ = generate_plays(pos, int(d1), int(d2))
+                eqs = np.array([_mover_equity(an, c) for c in children])
+                child = children[int(np.argmax(eqs))]
+                if game_result(child) == 0:
+                    assert dest[at].tobytes() == swap_sides(child).tobytes()
+                    at += 1
+            else:
+                theirs_rolls += 1
+                child = _pubeval_choice(pos, d1, d2)
+            if game_result(child) > 0:
+                break
+            pos = swap_sides(child)
+            ours = not ours
+    assert at == m
+    assert ours_rolls > 20 and theirs_rolls > 20
+
+
+def test_a_cube_region_dataset_keeps_contact_positions_with_doubling_chances(tmp_path):
+    # Positions before a roll, kept only where the 0-ply evaluation gives the player on roll
+    # 60-95% or a cubeless equity above 0.25 (checked here from the Analyzer's probabilities),
+    # labelled by full-game rollouts (probabilities, consistent as the five outputs are).
+    from bgtui.analysis.training import build_dataset, load_dataset
+    from bgtui.analysis.weights import DEFAULT_WEIGHTS
+    from bgtui.engine.position import is_race
+
+    an = Analyzer()
+    build_dataset(tmp_path / "c", DEFAULT_WEIGHTS, 6, shard=6, cube_region=True, target_games=True,
+                  trials=2, log=io.StringIO())
+    pos, tg = load_dataset(tmp_path / "c")
+    assert pos.shape == (6, 26)
+    for p in pos:
+        assert not is_race(p)
+        q = an.probabilities(p, 0).astype(np.float64)
+        e = 2 * q[0] - 1 + q[1] - q[3] + q[2] - q[4]
+        assert 0.60 <= q[0] <= 0.95 or e > 0.25
+    assert np.all((tg >= 0) & (tg <= 1))
+    assert np.all(tg[:, 1] <= tg[:, 0] + 1e-6) and np.all(tg[:, 2] <= tg[:, 1] + 1e-6)
+    with np.load(tmp_path / "c" / "shard-00000.npz") as z:
+        meta = json.loads(str(z["meta"]))
+        assert meta["cube_region"] and meta["target_games"] and meta["trials"] == 2
+    with pytest.raises(ValueError, match="cube_region"):
+        build_dataset(tmp_path / "d", DEFAULT_WEIGHTS, 6, shard=6, cube_region=True, children_best=2,
+                      log=io.StringIO())
+    with pytest.raises(ValueError, match="children_best"):
+        build_dataset(tmp_path / "e", DEFAULT_WEIGHTS, 6, shard=6, vs_pubeval=True, log=io.StringIO())
