@@ -152,11 +152,26 @@ def filter_pick(parent, positions, n, k, fw1, fb1, fw2, fs):
     (a play changes two to eight of the 26; a count moving by one is one difference row). ``fs``: :func:`make_filter_scratch`. The net:
     ``fw1`` float32[2 * FILTER_ROWS, H] (:func:`extend_filter_table`), ``fb1`` float32[H],
     ``fw2`` float32[H + 1] (the output weights, then the output bias)."""
-    h, ti, tc, ks, ki, picked, hp = fs[0], fs[1], fs[2], fs[3], fs[4], fs[5], fs[6]
+    filter_parent(parent, fw1, fb1, fs)
+    return filter_pick_from(parent, positions, n, k, fw1, fw2, fs)
+
+
+@kernel(fastmath=True)
+def filter_parent(parent, fw1, fb1, fs):
+    """The parent's pre-activation into ``fs[6]``, for :func:`filter_pick_from`: the plays of
+    all 21 rolls of one position share it (a variance-reduction step computes it once)."""
+    ti, tc, hp = fs[1], fs[2], fs[6]
     _filter_rows(parent, ti)
     for q in range(FILTER_ACTIVE):
         tc[q] = 1.0
     _filter_sum(hp, fb1, fw1, ti, tc, FILTER_ACTIVE)
+
+
+@kernel(fastmath=True)
+def filter_pick_from(parent, positions, n, k, fw1, fw2, fs):
+    """:func:`filter_pick` with the parent's pre-activation already in ``fs[6]``
+    (:func:`filter_parent` of the same ``parent``)."""
+    h, ti, tc, ks, ki, picked, hp = fs[0], fs[1], fs[2], fs[3], fs[4], fs[5], fs[6]
     pmine = 0
     for c in range(26):
         pmine += max(np.int64(parent[c]), 0)

@@ -49,7 +49,8 @@ from bgtui.engine.evaluate import (
     make_lookahead_workspace,
     _evaluate_after_plied,
 )
-from bgtui.engine.filter_net import FILTER_ROWS, MAX_FILTER_K, filter_pick, make_filter_scratch
+from bgtui.engine.filter_net import (FILTER_ROWS, MAX_FILTER_K, filter_parent, filter_pick,
+                                     filter_pick_from, make_filter_scratch)
 from bgtui.engine.movegen import _generate_plays, make_workspace
 from bgtui.engine.cube import CENTRED as CUBE_CENTRED
 from bgtui.engine.cube import OPP_OWNED as CUBE_OPP_OWNED
@@ -391,6 +392,7 @@ def _vr_step_filtered(cur, a1, a2, k, ev, ws, t5, nxt, tmpa):
     total = 0
     r = 0
     ra = 0
+    filter_parent(cur, fw1, fb1, fs)  # one parent pre-activation for the 21 rolls' plays
     for d1 in range(1, 7):
         for d2 in range(1, d1 + 1):
             n = _generate_plays(cur, d1, d2, ws[0], ws[3], ws[4])
@@ -401,7 +403,7 @@ def _vr_step_filtered(cur, a1, a2, k, ev, ws, t5, nxt, tmpa):
             m = n
             src = ws[3]
             if n > k:
-                m = filter_pick(cur, ws[3], n, k, fw1, fb1, fw2, fs)
+                m = filter_pick_from(cur, ws[3], n, k, fw1, fw2, fs)
                 src = fs[5]
             for j in range(m):
                 for i in range(26):
