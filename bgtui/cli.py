@@ -501,6 +501,9 @@ def cmd_train(args, query, an=None):
     else:
         from bgtui.analysis.training import supervised_train
 
+        if args.target_ply < 1:
+            raise UserError("train supervised needs --target-ply 1 to 3: 0-ply targets are the "
+                            "nets' own values, nothing to learn")
         supervised_train(args.checkpoint, args.rounds, positions=args.positions,
                          ply=args.target_ply, epochs=args.epochs, alpha=args.alpha or 0.1,
                          seed=args.seed, workers=args.workers,
@@ -749,8 +752,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "filter: self-play positions sampled (a tenth held out)")
     p.add_argument("--samples", type=int, default=4_000_000,
                    help="filter: at most this many plays to fit on (56 bytes each in memory)")
-    p.add_argument("--target-ply", type=int, default=1, choices=range(1, 4), metavar="N",
-                   help="supervised: ply of the targets (1-3)")
+    p.add_argument("--target-ply", type=int, default=1, choices=range(0, 4), metavar="N",
+                   help="supervised / dataset: ply of the targets (1-3; dataset also 0: the "
+                        "weights' own static values, an anchor that keeps a fine-tune close to "
+                        "them where other sets say nothing)")
     p.add_argument("--epochs", type=int, default=2, help="supervised: passes per round")
     p.add_argument("--workers", type=int, default=1, help="supervised: threads for the targets")
     p.add_argument("--hidden", type=int, default=None,

@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from bgtui.cli import main
@@ -158,6 +159,33 @@ def test_train_dataset_and_an_adam_fit_from_the_command_line(capsys, tmp_path):
     code, _, err = run(capsys, "train", "fit", "--checkpoint", str(tmp_path / "x.npz"),
                        "--data", d, "--nets", "bogus")
     assert code == 2 and "--nets" in err
+
+
+def test_train_dataset_anchor_targets_are_the_weights_own_static_values(capsys, tmp_path):
+    # --target-ply 0: each position's target is exactly what the weights say of it at 0-ply
+    # (checked against the Analyzer); train supervised refuses 0 (nothing to learn); the
+    # dataset options that need a partner say which
+    from bgtui.analysis.service import Analyzer
+    from bgtui.analysis.training import load_dataset
+
+    d = str(tmp_path / "a")
+    code, out, _ = run(capsys, "train", "dataset", "--checkpoint", "bgtui-0.npz", "--data", d,
+                       "--positions", "60", "--shard", "60", "--target-ply", "0",
+                       "--children-best", "2")
+    assert code in (0, None) and json.loads(out.splitlines()[-1])["ply"] == 0
+    pos, tg = load_dataset(d)
+    an = Analyzer()
+    for p, t in zip(pos, tg):
+        np.testing.assert_allclose(t, an.probabilities(p, 0), atol=1e-6)
+    code, _, err = run(capsys, "train", "supervised", "--checkpoint", str(tmp_path / "s.npz"),
+                       "--target-ply", "0")
+    assert code == 2 and "--target-ply 1 to 3" in err
+    code, _, err = run(capsys, "train", "dataset", "--checkpoint", "bgtui-0.npz", "--data", d,
+                       "--vs-pubeval")
+    assert code == 2 and "--children-best" in err
+    code, _, err = run(capsys, "train", "dataset", "--checkpoint", "bgtui-0.npz", "--data", d,
+                       "--cube-region", "--children-best", "2")
+    assert code == 2 and "--cube-region" in err
 
 
 # ------------------------------------------------------------------------------------------
