@@ -4,12 +4,16 @@ each rolled out (36 trials, variance reduction, 0-ply play), compared output by 
     python3 benchmarks/calibration.py --reference benchmarks/data/calibration_s91.npz \\
         [--weights bgtui-0.npz OTHER.npz ...]
     python3 benchmarks/calibration.py --positions 600 --seed 91 --save FILE
+    python3 benchmarks/calibration.py --data runs/c36_test [--weights ...]
 
 Prints, for the contact and the crashed net's positions and for each weights file, the mean of
 each of the five outputs beside the rollouts' mean (with the standard error of the difference),
 and over all positions the cubeless equity's mean and RMS error against the rollouts (the RMS
 includes the rollouts' own noise, the same for every weights file). ``--save`` keeps the
 positions and rollouts; ``--reference`` reads them back (seconds instead of a minute or two).
+``--data DIR[,DIR...]`` takes the positions and targets of training-set shards instead (``bgtui
+train dataset``; with ``--target-games`` their targets are full-game rollouts), e.g. shards of
+``--cube-region`` positions held out of a fit.
 """
 
 import argparse
@@ -39,9 +43,16 @@ def main():
     ap.add_argument("--weights", nargs="+", default=["bgtui-0.npz"])
     ap.add_argument("--save", help="write the positions and rollouts to this .npz")
     ap.add_argument("--reference", help="read the positions and rollouts from this .npz")
+    ap.add_argument("--data", help="read positions and targets from these training-set shards")
     args = ap.parse_args()
 
-    if args.reference:
+    if args.data:
+        from bgtui.analysis.training import load_dataset
+
+        pos, ro = load_dataset(args.data)
+        ro = ro.astype(np.float64)
+        print(f"{len(pos)} positions and their targets from {args.data}")
+    elif args.reference:
         with np.load(args.reference) as z:
             pos, ro = z["pos"], z["ro"]
         print(f"{len(pos)} positions and their rollouts from {args.reference}")
