@@ -143,17 +143,18 @@ def filter_scores(positions, n, fw1, fb1, fw2, fs, out):
 
 
 @kernel(fastmath=True)
-def filter_pick(parent, positions, n, k, fw1, fb1, fw2, fs):
-    """Copy the ``k`` plays ``positions[:n]`` (from ``parent``, mover's view) that the filter
-    net scores highest (ties to the earlier play; best first) into ``fs[5]``; returns how many
-    (min(k, n)).
+def filter_pick(parent, positions, moves, n, k, fw1, fb1, fw2, fs):
+    """Copy the ``k`` plays ``positions[:n]`` (from ``parent``, mover's view; ``moves[:n]``
+    their steps as ``movegen._generate_plays`` gives them) that the filter net scores highest
+    (ties to the earlier play; best first) into ``fs[5]``; returns how many (min(k, n)).
 
     Each play's pre-activation is the parent's plus the rows of the slots the play changed
-    (a play changes two to eight of the 26; a count moving by one is one difference row). ``fs``: :func:`make_filter_scratch`. The net:
+    (a play changes two to eight of the 26, read from its steps; a count moving by one is one
+    difference row). ``fs``: :func:`make_filter_scratch`. The net:
     ``fw1`` float32[2 * FILTER_ROWS, H] (:func:`extend_filter_table`), ``fb1`` float32[H],
     ``fw2`` float32[H + 1] (the output weights, then the output bias)."""
     filter_parent(parent, fw1, fb1, fs)
-    return filter_pick_from(parent, positions, n, k, fw1, fw2, fs)
+    return filter_pick_from(parent, positions, moves, n, k, fw1, fw2, fs)
 
 
 @kernel(fastmath=True)
@@ -168,7 +169,7 @@ def filter_parent(parent, fw1, fb1, fs):
 
 
 @kernel(fastmath=True)
-def filter_pick_from(parent, positions, n, k, fw1, fw2, fs):
+def filter_pick_from(parent, positions, moves, n, k, fw1, fw2, fs):
     """:func:`filter_pick` with the parent's pre-activation already in ``fs[6]``
     (:func:`filter_parent` of the same ``parent``)."""
     h, ti, tc, ks, ki, picked, hp = fs[0], fs[1], fs[2], fs[3], fs[4], fs[5], fs[6]
@@ -178,21 +179,30 @@ def filter_pick_from(parent, positions, n, k, fw1, fw2, fs):
     m = 0
     for i in range(n):
         child = positions[i]
+        # the slots a play may have changed, from its steps (from, to; 0 = off): each step's
+        # two points, and the opponent's bar when it lands on a blot (a checker passing
+        # through a point leaves it as it was: no terms); the checkers borne off
         changed = np.int64(0)
-        for c in range(26):  # no branch per slot: the changed slots as a bit mask
-            changed |= np.int64(child[c] != parent[c]) << c
+        off = 0
+        for q in range(4):
+            f = np.int64(moves[i, 2 * q])
+            if f < 0:
+                break
+            t = np.int64(moves[i, 2 * q + 1])
+            changed |= np.int64(1) << f
+            if t >= 1:
+                changed |= (np.int64(1) << t) | np.int64(parent[t] < 0)
+            else:
+                off += 1
         nt = 0
-        mine = pmine  # the opponent's checkers all stay on the board in a play
         while changed != 0:
             low = changed & -changed
             changed ^= low
             c = _popcount(low - 1)
-            v = np.int64(child[c])
-            u = np.int64(parent[c])
-            mine += max(v, 0) - max(u, 0)
-            nt = _filter_change(ti, tc, nt, c * _SPAN, _clip(v), _clip(u))
-        if mine != pmine:
-            nt = _filter_change(ti, tc, nt, 26 * _SPAN, 15 - mine, 15 - pmine)
+            nt = _filter_change(ti, tc, nt, c * _SPAN, _clip(np.int64(child[c])),
+                                _clip(np.int64(parent[c])))
+        if off != 0:  # the opponent's checkers all stay on the board in a play
+            nt = _filter_change(ti, tc, nt, 26 * _SPAN, 15 - (pmine - off), 15 - pmine)
         _filter_sum(h, hp, fw1, ti, tc, nt)
         s = _filter_output(h, fw2)
         # insert into the kept list (sorted, best first; a tie keeps the earlier play first)

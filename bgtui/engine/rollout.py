@@ -293,7 +293,7 @@ def _filtered_plied(cur, n, k, ply, ev, ws, best5):
     plays = ws[3]
     m = n
     if n > k:
-        m = filter_pick(cur, ws[3], n, k, ws[19], ws[20], ws[21], fs)
+        m = filter_pick(cur, ws[3], ws[4], n, k, ws[19], ws[20], ws[21], fs)
         plays = fs[5]
     beste = -1e9
     for j in range(m):
@@ -403,7 +403,7 @@ def _vr_step_filtered(cur, a1, a2, k, ev, ws, t5, nxt, tmpa):
             m = n
             src = ws[3]
             if n > k:
-                m = filter_pick_from(cur, ws[3], n, k, fw1, fw2, fs)
+                m = filter_pick_from(cur, ws[3], ws[4], n, k, fw1, fw2, fs)
                 src = fs[5]
             for j in range(m):
                 for i in range(26):
