@@ -311,22 +311,22 @@ def _sample_shard(n, ev, rng, explore, children, races, ws, children_best=0,
     from bgtui.engine.train import _net_classes, _sample_positions
 
     mws, ews, out_pos, out_moves = ws
+
+    def kept(games, room, keep):
+        """Self-play positions before a roll, ``games`` games at a time, until ``n`` of them
+        pass ``keep`` (a function of an array of positions)."""
+        found = np.zeros((0, 26), dtype=np.int8)
+        while len(found) < n:
+            more = np.zeros((n * room, 26), dtype=np.int8)
+            k = _sample_positions(ev, games, rng, _START, explore, mws, ews, out_pos, out_moves,
+                                  more)
+            found = np.concatenate([found, keep(more[:k])])
+        return found[:n]
+
     if races:
-        found = np.zeros((0, 26), dtype=np.int8)
-        while len(found) < n:
-            more = np.zeros((n * 4, 26), dtype=np.int8)
-            k = _sample_positions(ev, 200, rng, _START, explore, mws, ews, out_pos, out_moves,
-                                  more)
-            found = np.concatenate([found, _keep_races(more[:k], ev, stragglers)])
-        return found[:n]
+        return kept(200, 4, lambda more: _keep_races(more, ev, stragglers))
     if cube_region:
-        found = np.zeros((0, 26), dtype=np.int8)
-        while len(found) < n:
-            more = np.zeros((n * 2, 26), dtype=np.int8)
-            k = _sample_positions(ev, 100, rng, _START, explore, mws, ews, out_pos, out_moves,
-                                  more)
-            found = np.concatenate([found, _keep_cube_region(more[:k], ev)])
-        return found[:n]
+        return kept(100, 2, lambda more: _keep_cube_region(more, ev))
     if crashed_only:
         found = np.zeros((0, 26), dtype=np.int8)
         while len(found) < n:

@@ -8,7 +8,7 @@ from bgtui.engine.evaluate import _best_play0, _evaluate_after, _nets, equity
 from bgtui.engine.inputs import _fill_inputs
 from bgtui.engine.movegen import _generate_plays
 from bgtui.engine.nn import RACE, _backward, _forward, net_class
-from bgtui.engine.position import game_result
+from bgtui.engine.position import game_result, swap_sides_into
 from bgtui.engine.pubeval import _best_play_pubeval
 from bgtui.engine.rng import roll_index, uniform
 
@@ -193,8 +193,7 @@ def _self_play_sample(ev, n_games, rng, start, explore, per_roll, mws, ews, out_
                     continue
                 if m >= cap:
                     return m
-                for i in range(26):
-                    dest[m, i] = -c[25 - i]
+                swap_sides_into(c, dest[m])
                 m += 1
             if per_roll == 0 and n > 1 and uniform(rng) < explore:
                 best = min(np.int64(uniform(rng) * n), n - 1)
@@ -293,8 +292,7 @@ def _best_children_games(ev, n_games, rng, start, k_best, vs_pubeval, wr, wc, mw
                         continue
                     if m >= cap:
                         return m
-                    for i in range(26):
-                        dest[m, i] = -c[25 - i]
+                    swap_sides_into(c, dest[m])
                     m += 1
             child = out_pos[best]
             if game_result(child) > 0:
