@@ -489,6 +489,17 @@ def cmd_train(args, query, an=None):
                         heads=heads, holdout=args.holdout)
         except ValueError as exc:
             raise UserError(str(exc)) from None
+    elif args.method == "average":
+        from bgtui.analysis.training import average_weights
+        from bgtui.analysis.weights import WeightsError
+
+        files = [f for f in (args.of or "").split(",") if f]
+        if len(files) < 2:
+            raise UserError("train average needs --of A.npz,B.npz (two or more weights files)")
+        try:
+            average_weights(args.checkpoint, files)
+        except (ValueError, WeightsError) as exc:
+            raise UserError(str(exc)) from None
     elif args.method == "filter":
         from bgtui.analysis.filter_training import train_filter
 
@@ -672,7 +683,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("train", "train the evaluator (TD self-play), resumable from its checkpoint",
             "bgtui train td --checkpoint runs/td.npz --games 1000000")
     p.add_argument("method", choices=["td", "supervised", "dataset", "fit", "filter",
-                                      "game-rollouts", "heads"],
+                                      "game-rollouts", "heads", "average"],
                    help="td: TD(0) self-play from random weights; supervised: improve the nets "
                         "toward their own n-ply evaluations of self-play positions, round by "
                         "round; dataset: grow a training set (--data) of self-play positions of "
@@ -683,7 +694,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "contact positions of --checkpoint's self-play labelled by full-game "
                         "rollouts of --trials trials, in chunks of --shard (500) in --data; "
                         "heads: refit the gammon and backgammon outputs of --init's contact and "
-                        "crashed nets to those rollouts into --checkpoint")
+                        "crashed nets to those rollouts into --checkpoint; average: the mean of "
+                        "the nets of --of's weights files into --checkpoint")
     p.add_argument("--checkpoint", required=True,
                    help="weights file to resume from and write (dataset: the weights that play "
                         "and evaluate)")
@@ -726,6 +738,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stragglers", action="store_true",
                    help="dataset, with --race-rollouts: keep only straggler races (a side with "
                         "5 or more checkers off and 2 or more outside its home board)")
+    p.add_argument("--of", metavar="A.npz,B.npz",
+                   help="average: the weights files whose nets --checkpoint is the mean of")
     p.add_argument("--cube-region", action="store_true",
                    help="dataset: keep only contact positions where the player on roll has "
                         "doubling chances by 0-ply (winning chances 60-95%% or equity > 0.25)")

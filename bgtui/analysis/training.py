@@ -647,3 +647,27 @@ def upgrade_inputs(src, dst) -> dict:
         {"from_input_version": meta.get("input_version"), "to_input_version": INPUT_VERSION})
     save_weights(dst, with_databases(tuple(nets)), meta)
     return meta
+
+
+def average_weights(out, paths) -> dict:
+    """Write to ``out`` the element-wise mean of the nets of the weights files ``paths`` (all
+    of one architecture): a point between them in weight space. Between a fine-tune and the
+    weights it started from (one basin), such a mean can keep most of what the fine-tune
+    learnt while losing little of what it unlearnt. Returns the metadata written: the files
+    averaged, their checksums and their own metadata."""
+    loaded = [load_weights(p) for p in paths]
+    nets = [nets_of(ev) for ev, _ in loaded]
+    for k, (ev, _) in enumerate(loaded[1:], 1):
+        for name, a, b in zip(("contact", "race", "crashed"), nets[0], nets[k]):
+            if [x.shape for x in a] != [x.shape for x in b]:
+                raise ValueError(f"{paths[k]}: its {name} net has another shape than "
+                                 f"{paths[0]}'s; only weights of one architecture average")
+    mean = tuple(tuple((sum(np.asarray(n[j][q], dtype=np.float64) for n in nets) / len(nets))
+                       .astype(np.float32) for q in range(len(nets[0][j])))
+                 for j in range(3))
+    meta = {"average": {"of": [str(p) for p in paths],
+                        "sha256": [m.get("sha256") for _, m in loaded]},
+            "averaged_meta": [m for _, m in loaded],
+            "games_trained": max(int(m.get("games_trained", 0)) for _, m in loaded)}
+    save_weights(out, mean, meta)
+    return meta

@@ -4,6 +4,7 @@ import io
 import json
 
 import numpy as np
+import pytest
 
 from bgtui.analysis.training import supervised_train, td_train, widen_net
 from bgtui.analysis.weights import load_weights, with_databases
@@ -245,3 +246,23 @@ def test_straggler_races_by_hand():
     # checkers, so the one-sided database (its few-checker rows) values it now
     kept = _keep_races(np.stack([long_race, worst, four_off]), ev, stragglers=True)
     assert [bytes(p) for p in kept] == [bytes(four_off)]
+
+
+def test_average_is_the_elementwise_mean_of_the_nets_and_refuses_other_shapes(tmp_path):
+    from bgtui.analysis.training import average_weights
+    from bgtui.analysis.weights import load_weights, nets_of, save_weights
+    from bgtui.engine.nn import init_net
+
+    a = (init_net(8, 1), init_net(4, 2), init_net(8, 3))
+    b = (init_net(8, 4), init_net(4, 5), init_net(8, 6))
+    save_weights(tmp_path / "a.npz", a, {"games_trained": 10})
+    save_weights(tmp_path / "b.npz", b, {"games_trained": 20})
+    meta = average_weights(tmp_path / "m.npz", [tmp_path / "a.npz", tmp_path / "b.npz"])
+    ev, m = load_weights(tmp_path / "m.npz")
+    for net, na, nb in zip(nets_of(ev), a, b):
+        for x, y, z in zip(net, na, nb):
+            np.testing.assert_allclose(x, (np.float64(y) + np.float64(z)) / 2, rtol=1e-6)
+    assert m["average"]["sha256"] == meta["average"]["sha256"] and m["games_trained"] == 20
+    save_weights(tmp_path / "c.npz", (init_net(6, 1), init_net(4, 2), init_net(6, 3)), {})
+    with pytest.raises(ValueError, match="another shape"):
+        average_weights(tmp_path / "x.npz", [tmp_path / "a.npz", tmp_path / "c.npz"])
