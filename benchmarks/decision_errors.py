@@ -19,23 +19,18 @@ import time
 
 import numpy as np
 
-from bgtui.analysis.service import Analyzer
+from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer
 from bgtui.engine.constants import OPENING_POSITION
-from bgtui.engine.movegen import generate_plays
+from bgtui.engine.evaluate import equity, make_play_buffers
+from bgtui.engine.movegen import generate_plays, make_workspace
 from bgtui.engine.nn import NET_NAMES, net_class
-from bgtui.engine.position import game_result, is_race, swap_sides
-from bgtui.engine.pubeval import WC, WR, pubeval_score
-
-MARGIN, KEEP = 0.16, 8
-
-
-def _equity(p):
-    return float(2 * p[0] - 1 + p[1] - p[3] + p[2] - p[4])
+from bgtui.engine.position import game_result, swap_sides
+from bgtui.engine.pubeval import WC, WR, _best_play_pubeval
 
 
 def _value(an, child, ply):
     r = game_result(child)
-    return float(r) if r > 0 else _equity(an._after_probs(child, ply))
+    return float(r) if r > 0 else float(equity(an._after_probs(child, ply)))
 
 
 def _decision(an, pos, d1, d2):
@@ -45,14 +40,14 @@ def _decision(an, pos, d1, d2):
     choice = int(np.argmax(e0))
     if len(children) == 1:
         return choice, children, None
-    order = np.argsort(-e0, kind="stable")[:KEEP]
-    cand = [i for i in order if e0[i] >= e0[choice] - MARGIN]
+    order = np.argsort(-e0, kind="stable")[:FILTER_MAX_PLAYS]
+    cand = [i for i in order if e0[i] >= e0[choice] - FILTER_MARGIN]
     e2 = {i: _value(an, children[i], 2) for i in cand}
     best = max(e2, key=e2.get)
     return choice, children, e2[best] - e2[choice]
 
 
-def play(an, rng, vs_pubeval, stats):
+def play(an, rng, vs_pubeval, stats, ws):
     pos = OPENING_POSITION.copy()
     ours = bool(rng.integers(2)) if vs_pubeval else True
     first = True
@@ -71,9 +66,8 @@ def play(an, rng, vs_pubeval, stats):
                 s[2] += err
             child = children[choice]
         else:
-            children, _ = generate_plays(pos, int(d1), int(d2))
-            race = bool(is_race(pos))
-            child = children[int(np.argmax([pubeval_score(race, c, WR, WC) for c in children]))]
+            best, _ = _best_play_pubeval(pos, int(d1), int(d2), WR, WC, *ws)
+            child = ws[1][best].copy()
         if game_result(child) > 0:
             return
         pos = swap_sides(child)
@@ -88,12 +82,13 @@ def main():
     ap.add_argument("--weights", default=None)
     args = ap.parse_args()
     an = Analyzer(args.weights)
+    ws = (make_workspace(), *make_play_buffers())  # PubEval's move generation
     for name, vs in (("against PubEval", True), ("self-play", False)):
         rng = np.random.default_rng(args.seed)
         stats = {}
         t = time.time()
         for _ in range(args.games):
-            play(an, rng, vs, stats)
+            play(an, rng, vs, stats, ws)
         n = sum(s[0] for s in stats.values())
         total = sum(s[2] for s in stats.values())
         print(f"\n{name}: {args.games} games, {n} decisions, {time.time() - t:.0f} s; "

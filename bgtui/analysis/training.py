@@ -14,13 +14,13 @@ from pathlib import Path
 
 import numpy as np
 
-from bgtui.engine.evaluate import hidden_size
+from bgtui.engine.evaluate import equity, hidden_size
 
 from bgtui.analysis.weights import (DEFAULT_WEIGHTS, as_nets, load_weights, nets_of, save_weights,
                                     with_databases, with_tables)
 from bgtui.engine.evaluate import make_eval_workspace, make_play_buffers
 from bgtui.engine.movegen import make_workspace
-from bgtui.engine.nn import init_net
+from bgtui.engine.nn import NET_NAMES, init_net
 from bgtui.engine.rng import make_rng
 from bgtui.engine.train import _START, _td_lambda_selfplay, _td_selfplay
 
@@ -289,8 +289,7 @@ def in_cube_region(p) -> bool:
     """Whether 0-ply probabilities ``p`` (player on roll) give him doubling chances: winning
     chances 60-95% or a cubeless equity above 0.25 (the region where cube actions are decided;
     ``benchmarks/cube_agreement.py`` draws its positions from it too)."""
-    e = 2 * p[0] - 1 + p[1] - p[3] + p[2] - p[4]
-    return bool(0.60 <= p[0] <= 0.95 or e > 0.25)
+    return bool(0.60 <= p[0] <= 0.95 or equity(p) > 0.25)
 
 
 def _keep_cube_region(positions: np.ndarray, ev) -> np.ndarray:
@@ -658,13 +657,13 @@ def average_weights(out, paths) -> dict:
     loaded = [load_weights(p) for p in paths]
     nets = [nets_of(ev) for ev, _ in loaded]
     for k, (ev, _) in enumerate(loaded[1:], 1):
-        for name, a, b in zip(("contact", "race", "crashed"), nets[0], nets[k]):
+        for name, a, b in zip(NET_NAMES, nets[0], nets[k]):
             if [x.shape for x in a] != [x.shape for x in b]:
                 raise ValueError(f"{paths[k]}: its {name} net has another shape than "
                                  f"{paths[0]}'s; only weights of one architecture average")
     mean = tuple(tuple((sum(np.asarray(n[j][q], dtype=np.float64) for n in nets) / len(nets))
                        .astype(np.float32) for q in range(len(nets[0][j])))
-                 for j in range(3))
+                 for j in range(len(NET_NAMES)))
     meta = {"average": {"of": [str(p) for p in paths],
                         "sha256": [m.get("sha256") for _, m in loaded]},
             "averaged_meta": [m for _, m in loaded],
