@@ -304,8 +304,10 @@ def _keep_cube_region(positions: np.ndarray, ev) -> np.ndarray:
 
 def _sample_shard(n, ev, rng, explore, children, races, ws, children_best=0,
                   crashed_only=False, stragglers=False, vs_pubeval=False,
-                  cube_region=False) -> np.ndarray:
-    """``n`` positions of 0-ply self-play for one shard (see :func:`build_dataset`)."""
+                  cube_region=False, groups=None) -> np.ndarray:
+    """``n`` positions of 0-ply self-play for one shard (see :func:`build_dataset`); with
+    ``children_best`` (and not ``crashed_only``), ``groups`` (int32[n]) receives each child's
+    roll (:func:`_sample_into`)."""
     from bgtui.engine.nn import CRASHED
     from bgtui.engine.train import _net_classes, _sample_positions
 
@@ -334,26 +336,35 @@ def _sample_shard(n, ev, rng, explore, children, races, ws, children_best=0,
             found = np.concatenate([found, more[_net_classes(more) == CRASHED]])
         return found[:n]
     return _sample_into(np.zeros((n, 26), dtype=np.int8), ev, rng, explore, children, ws,
-                        children_best, vs_pubeval)
+                        children_best, vs_pubeval, groups)
 
 
 def _sample_into(dest, ev, rng, explore, children, ws, children_best,
-                 vs_pubeval=False) -> np.ndarray:
-    """Fill ``dest`` with positions of 0-ply self-play (or children of its rolls); returns it."""
+                 vs_pubeval=False, groups=None) -> np.ndarray:
+    """Fill ``dest`` with positions of 0-ply self-play (or children of its rolls); returns it.
+    With ``children_best``, ``groups`` (int32, as long as ``dest``; or None) receives for every
+    child the index of its roll (0, 1, ... over the whole of ``dest``): siblings share one."""
     from bgtui.engine.pubeval import WC, WR
     from bgtui.engine.train import (_sample_best_children, _sample_best_children_vs_pubeval,
                                     _sample_children, _sample_positions)
 
     mws, ews, out_pos, out_moves = ws
     n = len(dest)
+    if groups is None:
+        groups = np.zeros(n, dtype=np.int32)
     m = 0
     while m < n:
-        if vs_pubeval:
-            m += _sample_best_children_vs_pubeval(ev, 20, rng, _START, children_best, WR, WC,
-                                                  mws, ews, out_pos, out_moves, dest[m:])
-        elif children_best:
-            m += _sample_best_children(ev, 20, rng, _START, children_best, mws, ews, out_pos,
-                                       out_moves, dest[m:])
+        if children_best:
+            if vs_pubeval:
+                k = _sample_best_children_vs_pubeval(ev, 20, rng, _START, children_best, WR, WC,
+                                                     mws, ews, out_pos, out_moves, dest[m:],
+                                                     groups[m:])
+            else:
+                k = _sample_best_children(ev, 20, rng, _START, children_best, mws, ews, out_pos,
+                                          out_moves, dest[m:], groups[m:])
+            if m and k:  # the rolls of this call come after those of the calls before
+                groups[m:m + k] += groups[m - 1] + 1
+            m += k
         elif children:
             m += _sample_children(ev, 20, rng, _START, children, mws, ews, out_pos, out_moves,
                                   dest[m:])
@@ -421,10 +432,12 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
         idx = len(_shards(data_dir))
         t = time.time()
         shard_seed = seed * 1_000_003 + idx
+        groups = (np.zeros(shard, dtype=np.int32) if children_best and not crashed_only
+                  else None)
         dest = _sample_shard(shard, ev, make_rng(shard_seed), explore, children,
                              bool(race_rollouts), (mws, ews, out_pos, out_moves),
                              children_best, crashed_only, stragglers, vs_pubeval,
-                             cube_region)
+                             cube_region, groups)
         if race_rollouts:
             tg = _rollout_targets(ev, dest, race_rollouts, shard_seed, workers)
         elif target_truncate:
@@ -451,7 +464,8 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
         path = data_dir / f"shard-{idx:05d}.npz"
         tmp = data_dir / f".shard-{idx:05d}.tmp"
         with open(tmp, "wb") as f:
-            np.savez(f, positions=dest, targets=tg, meta=np.array(json.dumps(info)))
+            extra = {} if groups is None else {"groups": groups}
+            np.savez(f, positions=dest, targets=tg, meta=np.array(json.dumps(info)), **extra)
         tmp.replace(path)
         have += shard
         print(json.dumps({"shard": idx, "positions": have,
@@ -461,17 +475,28 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
     return have
 
 
-def load_dataset(data_dir) -> tuple[np.ndarray, np.ndarray]:
+def load_dataset(data_dir, with_groups: bool = False):
     """All shards of ``data_dir`` (several directories separated by commas): positions
-    int8[N, 26] and targets float32[N, 5]."""
+    int8[N, 26] and targets float32[N, 5]; with ``with_groups`` also int64[N], the sibling
+    group of each position (the children of one roll share a number, unique over the whole
+    set; -1 for positions of shards written without groups)."""
     shards = [p for d in str(data_dir).split(",") for p in _shards(Path(d))]
     if not shards:
         raise ValueError(f"no training shards (shard-*.npz) in {data_dir}")
-    pos, tg = [], []
+    pos, tg, grp = [], [], []
+    base = 0
     for p in shards:
         with np.load(p, allow_pickle=False) as z:
             pos.append(z["positions"])
             tg.append(z["targets"])
+            if "groups" in z.files:
+                g = z["groups"].astype(np.int64) + base
+                base = int(g.max()) + 1 if len(g) else base
+            else:
+                g = np.full(len(pos[-1]), -1, dtype=np.int64)
+            grp.append(g)
+    if with_groups:
+        return np.concatenate(pos), np.concatenate(tg), np.concatenate(grp)
     return np.concatenate(pos), np.concatenate(tg)
 
 

@@ -222,21 +222,24 @@ def _sample_children(ev, n_games, rng, start, per_roll, mws, ews, out_pos, out_m
 
 
 @kernel(_nrt=True)
-def _sample_best_children(ev, n_games, rng, start, k_best, mws, ews, out_pos, out_moves, dest):
+def _sample_best_children(ev, n_games, rng, start, k_best, mws, ews, out_pos, out_moves, dest,
+                          groups):
     """For every roll of ``n_games`` of greedy 0-ply self-play, the positions after its
     ``k_best`` best plays by 0-ply equity (all of them when there are fewer), best first, with
     the opponent on roll as :func:`_sample_children` stores them: the near-best alternatives
     that move selection has to tell apart. Plays that end the game are not stored. The game
     goes on with the best play (the first of the roll's group unless it ended the game; ties
     go to the earlier play, as in ``evaluate._best_child``). Stores into ``dest``
-    (int8[cap, 26]); returns the number stored (stops when full)."""
+    (int8[cap, 26]) and, in ``groups`` (int32[cap]), the roll each child belongs to (0, 1, ...
+    in the order of the rolls of this call: children of one roll are siblings, the plays that
+    one decision chooses among); returns the number stored (stops when full)."""
     return _best_children_games(ev, n_games, rng, start, k_best, False, _NO_W, _NO_W, mws, ews,
-                                out_pos, out_moves, dest)
+                                out_pos, out_moves, dest, groups)
 
 
 @kernel(_nrt=True)
 def _sample_best_children_vs_pubeval(ev, n_games, rng, start, k_best, wr, wc, mws, ews, out_pos,
-                                     out_moves, dest):
+                                     out_moves, dest, groups):
     """As :func:`_sample_best_children`, but in games of the 0-ply evaluator against PubEval
     (``wr``, ``wc``: its weights; who moves first is drawn for each game): the children of the
     evaluator's rolls only. These are the decisions a duel against PubEval asks of the
@@ -245,7 +248,7 @@ def _sample_best_children_vs_pubeval(ev, n_games, rng, start, k_best, wr, wc, mw
     the evaluator's own deeper look (a rollout of both sides by the evaluator), never for
     anything of PubEval's."""
     return _best_children_games(ev, n_games, rng, start, k_best, True, wr, wc, mws, ews,
-                                out_pos, out_moves, dest)
+                                out_pos, out_moves, dest, groups)
 
 
 _NO_W = np.zeros(122, dtype=np.float64)
@@ -253,7 +256,7 @@ _NO_W = np.zeros(122, dtype=np.float64)
 
 @kernel(_nrt=True)
 def _best_children_games(ev, n_games, rng, start, k_best, vs_pubeval, wr, wc, mws, ews, out_pos,
-                         out_moves, dest):
+                         out_moves, dest, groups):
     """The games of :func:`_sample_best_children` (``vs_pubeval`` False) and
     :func:`_sample_best_children_vs_pubeval` (True)."""
     pos = np.empty(26, dtype=np.int8)
@@ -261,6 +264,7 @@ def _best_children_games(ev, n_games, rng, start, k_best, vs_pubeval, wr, wc, mw
     t5 = np.empty(5, dtype=np.float32)
     cap = dest.shape[0]
     m = 0
+    roll = 0
     for g in range(n_games):
         for i in range(26):
             pos[i] = start[i]
@@ -293,7 +297,9 @@ def _best_children_games(ev, n_games, rng, start, k_best, vs_pubeval, wr, wc, mw
                     if m >= cap:
                         return m
                     swap_sides_into(c, dest[m])
+                    groups[m] = roll
                     m += 1
+                roll += 1
             child = out_pos[best]
             if game_result(child) > 0:
                 break

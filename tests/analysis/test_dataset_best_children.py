@@ -35,9 +35,11 @@ def test_children_best_stores_the_k_best_plays_of_every_roll_by_0ply_equity(k):
     ev = an.ev
     seed, games = 9, 2
     dest = np.zeros((4000, 26), dtype=np.int8)
+    groups = np.full(4000, -7, dtype=np.int32)
     out_pos, out_moves = make_play_buffers()
     m = _sample_best_children(ev, games, make_rng(seed), _START, k, make_workspace(),
-                              make_eval_workspace(hidden_size(ev)), out_pos, out_moves, dest)
+                              make_eval_workspace(hidden_size(ev)), out_pos, out_moves, dest,
+                              groups)
     assert 0 < m < len(dest)
 
     rng = make_rng(seed)
@@ -52,6 +54,7 @@ def test_children_best_stores_the_k_best_plays_of_every_roll_by_0ply_equity(k):
         top = order[:k]
         want = [i for i in top if game_result(children[i]) == 0]
         group = dest[at:at + len(want)]
+        assert np.all(groups[at:at + len(want)] == rolls - 1)  # the roll's index, from 0
         at += len(want)
         stored = {g.tobytes() for g in group}
         assert len(stored) == len(group)  # distinct plays
@@ -83,6 +86,14 @@ def test_a_children_best_dataset_records_the_option_and_refuses_two_kinds(tmp_pa
     build_dataset(tmp_path / "b", ck, 40, shard=20, children_best=2, log=io.StringIO())
     pos, tg = load_dataset(tmp_path / "b")
     assert pos.shape == (40, 26) and tg.shape == (40, 5)
+    # sibling groups: non-decreasing within a shard, numbered on across the shards, at most
+    # children_best to a group; a set written without them reads as -1
+    _, _, grp = load_dataset(tmp_path / "b", with_groups=True)
+    assert np.all(np.diff(grp) >= 0) and grp[0] == 0
+    assert grp[20] > grp[19] and np.bincount(grp).max() <= 2
+    build_dataset(tmp_path / "p", ck, 20, shard=20, log=io.StringIO())
+    _, _, grp = load_dataset(f"{tmp_path / 'b'},{tmp_path / 'p'}", with_groups=True)
+    assert np.all(grp[40:] == -1) and np.all(grp[:40] >= 0)
     assert np.all(np.abs(pos).sum(axis=1) > 0) and np.all(pos[:, 0] <= 0)
     assert np.all((tg >= 0) & (tg <= 1))
     with np.load(tmp_path / "b" / "shard-00000.npz") as z:
@@ -116,9 +127,10 @@ def test_vs_pubeval_stores_the_evaluators_best_plays_in_games_against_pubeval():
     seed, games = 4, 3
     dest = np.zeros((4000, 26), dtype=np.int8)
     out_pos, out_moves = make_play_buffers()
+    groups = np.zeros(4000, dtype=np.int32)
     m = _sample_best_children_vs_pubeval(an.ev, games, make_rng(seed), _START, 1, WR, WC,
                                          make_workspace(), make_eval_workspace(hidden_size(an.ev)),
-                                         out_pos, out_moves, dest)
+                                         out_pos, out_moves, dest, groups)
     rng = make_rng(seed)
     at, ours_rolls, theirs_rolls = 0, 0, 0
     for _ in range(games):
@@ -134,6 +146,7 @@ def test_vs_pubeval_stores_the_evaluators_best_plays_in_games_against_pubeval():
                 child = children[int(np.argmax(eqs))]
                 if game_result(child) == 0:
                     assert dest[at].tobytes() == swap_sides(child).tobytes()
+                    assert groups[at] == ours_rolls - 1  # only the evaluator's rolls count
                     at += 1
             else:
                 theirs_rolls += 1
