@@ -459,7 +459,7 @@ def cmd_train(args, query, an=None):
                 alpha_end=args.alpha_end or (0.00001 if adam else 0.0005), init=args.init, seed=args.seed,
                 strength_pairs=args.strength_pairs, hidden=args.hidden or 0,
                 race_hidden=args.race_hidden or 0, optimizer=args.optimizer,
-                batch=args.batch_size, nets=args.nets)
+                batch=args.batch_size, nets=args.nets, rank_weight=args.rank_weight)
         except ValueError as exc:
             raise UserError(str(exc)) from None
     elif args.method == "game-rollouts":
@@ -732,6 +732,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="fit: sgd (position by position, squared error) or adam (minibatches, "
                         "cross-entropy; try --alpha 0.001 --alpha-end 0.00001)")
     p.add_argument("--batch-size", type=int, default=256, help="fit: adam's minibatch size")
+    p.add_argument("--rank-weight", type=float, default=0.0,
+                   help="fit, adam: weight of the squared error in the equity differences "
+                        "between the plays of a roll (sets made with --children-best), on top "
+                        "of the cross-entropy (default 0: none)")
     p.add_argument("--crashed-only", action="store_true",
                    help="dataset: keep only the positions the crashed net values (contact "
                         "after a side has borne off)")

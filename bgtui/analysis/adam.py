@@ -55,13 +55,39 @@ def squared_error(net, x, t, chunk: int = 8192) -> float:
     return se
 
 
-def gradients(net, x, t):
-    """(gradients of the mean cross-entropy loss over the rows of ``x`` for w1, b1, w2, b2;
-    summed squared error of the outputs)."""
+#: d(cubeless equity) / d(output): win, win gammon, win backgammon, lose gammon, lose backgammon
+EQUITY_COEF = np.array([2.0, 1.0, 1.0, -1.0, -1.0], dtype=np.float32)
+
+
+def sibling_residuals(y, t, groups):
+    """For each row, its equity error (output equity minus target equity) less the mean error of
+    its sibling group among these rows: what a decision between siblings sees of the error (an
+    error common to all the plays of a roll changes no choice). Rows of group -1, and groups
+    with one row here, get 0."""
+    r = (y - t) @ EQUITY_COEF
+    _, inv, cnt = np.unique(groups, return_inverse=True, return_counts=True)
+    mean = np.bincount(inv, weights=r) / cnt
+    rc = (r - mean[inv]).astype(y.dtype)
+    rc[(groups < 0) | (cnt[inv] < 2)] = 0.0
+    return rc
+
+
+def gradients(net, x, t, groups=None, rank_weight: float = 0.0):
+    """(gradients of the mean loss over the rows of ``x`` for w1, b1, w2, b2; summed squared
+    error of the outputs). The loss is the cross-entropy of the five outputs and, with
+    ``rank_weight`` > 0 and ``groups`` (the sibling group of each row, -1 for none), that
+    weight times the squared sibling residual of each row (:func:`sibling_residuals`): the
+    error in the equity differences between plays of one roll, the part of the error that
+    changes which play is chosen."""
     w1, b1, w2, b2 = net
     h, y = forward(net, x)
     d = y - t
     se = float((d * d).sum())
+    if rank_weight > 0.0 and groups is not None:
+        rc = sibling_residuals(y, t, groups)
+        # d(sum of rc^2)/d(output equity) = 2 rc (the group means' own terms sum to zero);
+        # then through the equity's coefficients and the sigmoid to the output's input
+        d += (2.0 * rank_weight) * rc[:, None] * EQUITY_COEF[None, :] * y * (1.0 - y)
     d *= np.asarray(1.0 / len(x), dtype=d.dtype)  # the loss's gradient at the output sums
     dh = (d @ w2) * h * (1.0 - h)
     return (x.T @ dh, dh.sum(0), d.T @ h, d.sum(0)), se
@@ -72,15 +98,31 @@ def new_moments(net):
     return [[np.zeros_like(p) for p in net], [np.zeros_like(p) for p in net], 0]
 
 
-def adam_pass(net, moments, x, t, order, batch: int, lr: float) -> float:
+def group_order(groups, rng):
+    """A random order of the rows in which the rows of each sibling group (``groups`` >= 0)
+    come together, so that a minibatch holds whole groups (but one at each of its ends);
+    rows of group -1 each count as a group of their own."""
+    key = np.asarray(groups, dtype=np.int64).copy()
+    lone = key < 0
+    key[lone] = key.max(initial=-1) + 1 + np.arange(int(lone.sum()))
+    uniq, inv = np.unique(key, return_inverse=True)
+    rank = rng.permutation(len(uniq))
+    return np.argsort(rank[inv], kind="stable")
+
+
+def adam_pass(net, moments, x, t, order, batch: int, lr: float, groups=None,
+              rank_weight: float = 0.0) -> float:
     """One pass over the rows ``order`` of ``x`` / ``t`` in minibatches of ``batch`` (a last
     partial batch is skipped: the next pass's order covers those rows), updating ``net`` and
-    ``moments`` (``new_moments``) in place. Returns the summed squared error seen in training."""
+    ``moments`` (``new_moments``) in place. Returns the summed squared error seen in training.
+    With ``rank_weight`` and ``groups``, the loss has the sibling term of :func:`gradients`
+    (``order`` should then keep groups together: :func:`group_order`)."""
     m, v, step = moments
     se = 0.0
     for s in range(0, len(order) - batch + 1, batch):
         rows = order[s:s + batch]
-        grads, e = gradients(net, x[rows], t[rows])
+        grads, e = gradients(net, x[rows], t[rows],
+                             None if groups is None else groups[rows], rank_weight)
         se += e
         step += 1
         c1 = 1.0 - BETA1 ** step

@@ -510,7 +510,7 @@ def fit_alpha(epoch: int, epochs: int, alpha: float, alpha_end: float) -> float:
 def fit(checkpoint, data_dir, epochs: int, alpha: float = 0.01, alpha_end: float = 0.0005,
         init=None, holdout: float = 0.02, seed: int = 5, strength_pairs: int = 0,
         hidden: int = 0, race_hidden: int = 0, optimizer: str = "sgd", batch: int = 256,
-        nets: str = "contact,race,crashed", log=None) -> dict:
+        nets: str = "contact,race,crashed", rank_weight: float = 0.0, log=None) -> dict:
     """Train the nets on the whole training set of ``data_dir`` for ``epochs`` passes, the step
     size decaying from ``alpha`` to ``alpha_end``, writing ``checkpoint`` after every pass; a
     checkpoint part-way through the passes resumes where it stopped (exactly: the same weights
@@ -527,13 +527,19 @@ def fit(checkpoint, data_dir, epochs: int, alpha: float = 0.01, alpha_end: float
     positions too), a fit that trains the crashed net starts it as a copy of the contact net;
     one that does not keeps the two tied, the contact net learning from both classes, as
     before there was a crashed net. ``holdout`` of the positions (fixed by ``seed``) are kept
-    out of training and their mean squared error is logged."""
+    out of training and their mean squared error is logged; when the set has sibling groups
+    (``children_best`` shards) whole groups are held out, and the RMS of the held-out sibling
+    residuals (``adam.sibling_residuals``: the error in the equity differences between the
+    plays of a roll) is logged too. ``rank_weight`` > 0 (Adam only) adds that weight times the
+    squared sibling residuals to the loss: a fit aimed at the decisions between plays."""
     log = sys.stdout if log is None else log  # the stdout of the call, not of the import
     from bgtui.engine.nn import NET_NAMES
     from bgtui.engine.train import _net_classes, _supervised_epoch
 
     if optimizer not in ("sgd", "adam"):
         raise ValueError(f"unknown optimizer {optimizer!r} (sgd or adam)")
+    if rank_weight < 0 or (rank_weight and optimizer != "adam"):
+        raise ValueError("rank_weight is a weight >= 0 of the Adam optimizer's loss")
     which = [n.strip() for n in nets.split(",") if n.strip()]
     if not which or any(n not in NET_NAMES for n in which):
         raise ValueError(f"--nets takes a comma-separated list of {', '.join(NET_NAMES)}; "
@@ -567,6 +573,9 @@ def fit(checkpoint, data_dir, epochs: int, alpha: float = 0.01, alpha_end: float
                                 "alpha": alpha, "alpha_end": alpha_end, "seed": seed,
                                 "optimizer": optimizer, "nets": ",".join(which),
                                 "tied_crashed": tied}
+    if rank_weight:
+        state.setdefault("rank_weight", rank_weight)
+    rank_weight = float(state.get("rank_weight", 0.0))  # a resumed fit keeps its own
     if state["epochs_done"] and state.get("optimizer", "sgd") != optimizer:
         raise ValueError(f"{checkpoint} is part-way through a fit with "
                          f"--optimizer {state.get('optimizer', 'sgd')}; finish it with that")
@@ -574,11 +583,22 @@ def fit(checkpoint, data_dir, epochs: int, alpha: float = 0.01, alpha_end: float
         state.setdefault("batch", batch)
     owner = np.array([0, 1, 0 if tied else 2], dtype=np.int8)  # the net each class trains
     trained = [name in which for name in NET_NAMES]
-    pos, tg = load_dataset(data_dir)
+    pos, tg, groups = load_dataset(data_dir, with_groups=True)
     n = len(pos)
-    perm = np.random.default_rng(seed).permutation(n)
-    n_hold = int(n * holdout)
-    hold, train = perm[:n_hold].astype(np.int64), perm[n_hold:].astype(np.int64)
+    has_groups = bool(np.any(groups >= 0))
+    if has_groups:  # whole sibling groups held out
+        from bgtui.analysis.adam import group_order
+
+        rows = group_order(groups, np.random.default_rng(seed))
+        n_hold = int(n * holdout)
+        while 0 < n_hold < n and groups[rows[n_hold]] >= 0 and \
+                groups[rows[n_hold]] == groups[rows[n_hold - 1]]:
+            n_hold += 1  # not splitting the last group held out
+        hold, train = np.sort(rows[:n_hold]), np.sort(rows[n_hold:])
+    else:
+        perm = np.random.default_rng(seed).permutation(n)
+        n_hold = int(n * holdout)
+        hold, train = perm[:n_hold].astype(np.int64), perm[n_hold:].astype(np.int64)
     done = int(state["epochs_done"])
     net_of = owner[_net_classes(pos)]
     if optimizer == "adam":
@@ -590,7 +610,7 @@ def fit(checkpoint, data_dir, epochs: int, alpha: float = 0.01, alpha_end: float
             tr = train[net_of[train] == k] if trained[k] else train[:0]
             ho = hold[net_of[hold] == k]
             sets.append((tr, adam.dense_inputs(pos, tr), tg[tr], adam.dense_inputs(pos, ho),
-                         tg[ho]))
+                         tg[ho], groups[tr], groups[ho]))
         opt_path = checkpoint.with_name(checkpoint.name + ".adam.npz")
         if done and opt_path.exists():
             nets_, moments, opt_done = adam.load_state(opt_path)
@@ -612,12 +632,24 @@ def fit(checkpoint, data_dir, epochs: int, alpha: float = 0.01, alpha_end: float
         if optimizer == "adam":
             se = cnt = 0.0
             for k, name in enumerate(NET_NAMES):
-                tr, x, t5, xh, th = sets[k]
+                tr, x, t5, xh, th, gtr, gho = sets[k]
                 if trained[k] and len(tr):
-                    order = np.random.default_rng(seed * 7919 + ep * 2 + k).permutation(len(tr))
-                    se += adam.adam_pass(nets_[k], moments[k], x, t5, order, batch, a)
+                    rng = np.random.default_rng(seed * 7919 + ep * 2 + k)
+                    if rank_weight:
+                        order = adam.group_order(gtr, rng)
+                        se += adam.adam_pass(nets_[k], moments[k], x, t5, order, batch, a,
+                                             gtr, rank_weight)
+                    else:
+                        order = rng.permutation(len(tr))
+                        se += adam.adam_pass(nets_[k], moments[k], x, t5, order, batch, a)
                     cnt += len(tr) - len(tr) % batch
                 hold_mse[name] = adam.squared_error(nets_[k], xh, th) / max(len(th), 1)
+                if has_groups and len(th):
+                    rc = adam.sibling_residuals(adam.forward(nets_[k], xh)[1], th, gho)
+                    paired = np.count_nonzero(rc)
+                    if paired:
+                        rec[f"holdout_{name}_sibling_rms"] = round(
+                            float(np.sqrt((rc.astype(np.float64) ** 2).sum() / paired)), 5)
             adam.save_state(opt_path, nets_, moments, ep + 1)
             ev = tuple(nets_)
             rec["train_mse"] = round(se / max(cnt, 1), 6)

@@ -152,3 +152,86 @@ def test_a_fit_from_random_weights_of_one_net_keeps_the_shipped_other(tmp_path):
     assert got[0][1].shape == (8,)
     assert all(np.array_equal(x, y) for x, y in zip(got[1], shipped[1]))
     assert meta["init"]["random"] == ["contact"]
+
+
+def test_sibling_residuals_by_hand():
+    # equity of five probabilities: 2 w - 1 + wg + wbg - lg - lbg
+    t = np.zeros((5, 5))
+    y = np.zeros((5, 5))
+    y[0, 0] = 0.10  # equity error +0.20
+    y[1, 1] = 0.05  # +0.05
+    y[2, 3] = 0.30  # -0.30 (a lone row of its group)
+    y[3, 0] = 0.25  # +0.50, group -1
+    y[4, 4] = 0.10  # -0.10
+    groups = np.array([4, 4, 7, -1, 4])
+    rc = adam.sibling_residuals(y, t, groups)
+    mean = (0.20 + 0.05 - 0.10) / 3
+    assert rc == pytest.approx([0.20 - mean, 0.05 - mean, 0.0, 0.0, -0.10 - mean], abs=1e-6)
+    # an error common to every play of a roll leaves nothing
+    assert adam.sibling_residuals(y[:2] * 0 + 0.1, t[:2], np.array([1, 1])) == \
+        pytest.approx([0, 0], abs=1e-7)
+
+
+def _rank_loss(net, x, t, groups, w):
+    _, y = adam.forward(net, x)
+    rc = adam.sibling_residuals(y, t, groups).astype(np.float64)
+    ce = -(t * np.log(y) + (1 - t) * np.log(1 - y)).sum()
+    return float((ce + w * (rc ** 2).sum()) / len(x))
+
+
+def test_gradients_with_the_sibling_term_by_finite_differences():
+    rng = np.random.default_rng(2)
+    net = tuple(a.astype(np.float64) for a in init_net(6, 2, scale=0.5))
+    net[1][:] = rng.normal(0, 0.5, 6)
+    positions = np.array(_game_positions(5, 1)[:40], dtype=np.int8)
+    x = adam.dense_inputs(positions, np.arange(len(positions))).astype(np.float64)
+    t = rng.uniform(0, 1, (len(x), 5))
+    groups = np.repeat(np.arange(10), 4)
+    groups[5] = -1
+    w = 3.0
+    grads, _ = adam.gradients(net, x, t, groups, w)
+    plain, _ = adam.gradients(net, x, t)
+    assert not np.allclose(grads[2], plain[2])  # the sibling term is there
+    h = 1e-6
+    for p, g in zip(net, grads):
+        flat, gflat = p.reshape(-1), g.reshape(-1)
+        for i in rng.choice(flat.size, min(flat.size, 12), replace=False):
+            if flat.size > 12 and abs(gflat[i]) < 1e-9:
+                continue
+            old = flat[i]
+            flat[i] = old + h
+            up = _rank_loss(net, x, t, groups, w)
+            flat[i] = old - h
+            down = _rank_loss(net, x, t, groups, w)
+            flat[i] = old
+            assert gflat[i] == pytest.approx((up - down) / (2 * h), rel=1e-4, abs=1e-8)
+
+
+def test_group_order_keeps_each_group_together():
+    groups = np.array([0, 0, 0, 1, -1, 2, 2, -1, 3, 3, 3, 3])
+    order = adam.group_order(groups, np.random.default_rng(3))
+    assert sorted(order) == list(range(len(groups)))
+    seen = groups[order]
+    for g in (0, 1, 2, 3):
+        at = np.flatnonzero(seen == g)
+        assert at.max() - at.min() == len(at) - 1  # contiguous
+    # different seeds, different orders of the groups
+    assert any(not np.array_equal(order, adam.group_order(groups, np.random.default_rng(s)))
+               for s in range(4, 8))
+
+
+def test_a_fit_with_the_sibling_term_holds_out_whole_groups_and_logs_their_error(tmp_path):
+    ck = _small_weights(tmp_path)
+    build_dataset(tmp_path / "b", ck, 400, shard=200, children_best=3, log=io.StringIO())
+    log = io.StringIO()
+    kw = dict(init=ck, holdout=0.25, optimizer="adam", alpha=0.01, alpha_end=0.001, batch=32)
+    fit(tmp_path / "r.npz", tmp_path / "b", 3, rank_weight=4.0, log=log, **kw)
+    recs = [json.loads(x) for x in log.getvalue().splitlines()]
+    assert "holdout_contact_sibling_rms" in recs[0]
+    assert recs[-1]["holdout_contact_sibling_rms"] < recs[0]["holdout_contact_sibling_rms"]
+    assert load_weights(tmp_path / "r.npz")[1]["fit"]["rank_weight"] == 4.0
+    fit(tmp_path / "p.npz", tmp_path / "b", 1, log=io.StringIO(), **kw)  # no sibling term
+    assert not np.array_equal(load_weights(tmp_path / "r.npz")[0][0][0],
+                              load_weights(tmp_path / "p.npz")[0][0][0])
+    with pytest.raises(ValueError, match="rank_weight"):
+        fit(tmp_path / "s.npz", tmp_path / "b", 1, init=ck, rank_weight=1.0, optimizer="sgd")
