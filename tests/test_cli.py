@@ -159,6 +159,10 @@ def test_train_dataset_and_an_adam_fit_from_the_command_line(capsys, tmp_path):
     code, _, err = run(capsys, "train", "fit", "--checkpoint", str(tmp_path / "x.npz"),
                        "--data", d, "--nets", "bogus")
     assert code == 2 and "--nets" in err
+    code, _, err = run(capsys, "train", "fit", "--checkpoint", str(tmp_path / "y.npz"),
+                       "--data", d, "--rank-weight", "4")  # the sibling term needs Adam
+    assert code == 2 and "rank_weight" in err and "Adam" in err
+    assert not (tmp_path / "y.npz").exists()
 
 
 def test_train_dataset_anchor_targets_are_the_weights_own_static_values(capsys, tmp_path):

@@ -539,7 +539,8 @@ def fit(checkpoint, data_dir, epochs: int, alpha: float = 0.01, alpha_end: float
     if optimizer not in ("sgd", "adam"):
         raise ValueError(f"unknown optimizer {optimizer!r} (sgd or adam)")
     if rank_weight < 0 or (rank_weight and optimizer != "adam"):
-        raise ValueError("rank_weight is a weight >= 0 of the Adam optimizer's loss")
+        raise ValueError("rank_weight (--rank-weight) is a weight >= 0 in the loss of the Adam "
+                         "optimizer: give --optimizer adam")
     which = [n.strip() for n in nets.split(",") if n.strip()]
     if not which or any(n not in NET_NAMES for n in which):
         raise ValueError(f"--nets takes a comma-separated list of {', '.join(NET_NAMES)}; "
