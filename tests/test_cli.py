@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from bgtui.cli import main
+from bgtui.engine.cube import CONTACT_EFFICIENCY as X_CONTACT
 
 OPENING = "4HPwATDgc/ABMA"
 PROBS = {"win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"}
@@ -195,7 +196,7 @@ def test_train_dataset_anchor_targets_are_the_weights_own_static_values(capsys, 
 # ------------------------------------------------------------------------------------------
 # cube: the Janowski model by hand from the command's own probabilities (published formulas:
 # live take point TP = (L - 1/2) / (W + L + 1/2), cash point CP = (L + 1) / (W + L + 1/2);
-# cubeful = x * live + (1 - x) * dead; contact x = 0.68)
+# cubeful = x * live + (1 - x) * dead; contact x = CONTACT_EFFICIENCY)
 
 def _sizes(p):
     W = (p["win"] + p["win_gammon"] + p["win_backgammon"]) / p["win"]
@@ -231,7 +232,7 @@ def test_cube_opponent_owns_the_cube_shows_no_cube_access(capsys):
     assert d["wrong_pass_percent"] is None and d["wrong_take_percent"] is None
     p = d["probabilities"]
     W, L = _sizes(p)
-    assert d["no_double"] == pytest.approx(_janowski(p["win"], 0.68, "opponent", W, L), abs=1e-5)
+    assert d["no_double"] == pytest.approx(_janowski(p["win"], X_CONTACT, "opponent", W, L), abs=1e-5)
     code, out, _ = run(capsys, "cube", arg)
     assert "no cube access" in out and "Double, take" not in out and "wrong passes" not in out
     # with the cube centred the same command shows the double
@@ -251,14 +252,14 @@ def test_cube_no_jacoby_counts_gammons_with_the_cube_centred(capsys):
     assert W > 1.05 and L > 1.05  # the opening position has gammons both ways
     tp, cp = (L - 0.5) / (W + L + 0.5), (L + 1) / (W + L + 0.5)
     pw = p["win"]
-    jacoby = 0.68 * (-1 + 2 * (pw - tp) / (cp - tp)) + 0.32 * (2 * pw - 1)
+    jacoby = X_CONTACT * (-1 + 2 * (pw - tp) / (cp - tp)) + (1 - X_CONTACT) * (2 * pw - 1)
     assert tp < pw < cp and d_j["no_double"] == pytest.approx(jacoby, abs=1e-5)
-    assert d_n["no_double"] == pytest.approx(_janowski(p["win"], 0.68, "centred", W, L), abs=1e-5)
+    assert d_n["no_double"] == pytest.approx(_janowski(p["win"], X_CONTACT, "centred", W, L), abs=1e-5)
     assert d_n["no_double"] != pytest.approx(d_j["no_double"], abs=1e-3)
     assert d_n["double_take"] == pytest.approx(d_j["double_take"], abs=1e-12)
     # the opening player is behind after a taken double (opponent owns the cube): beavered,
     # so the cube goes to 4: 4 * E_opponent_owns
-    e_x = _janowski(p["win"], 0.68, "opponent", W, L)
+    e_x = _janowski(p["win"], X_CONTACT, "opponent", W, L)
     assert e_x < 0 and d_j["double_take"] == pytest.approx(4 * e_x, abs=1e-5)
 
 

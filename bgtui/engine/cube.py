@@ -10,8 +10,15 @@ value) and L the average loss:
   CP = 1 - b (1 - a) / (1 - a b), with a = (L - 1/2)/(1 + L), b = (W - 1/2)/(1 + W)
   (gammonless: 20% and 80%); the equity is piecewise linear in p between the points where
   the cube is cashed: (0, -L), (TP, -1), (CP, +1), (1, W), each owner using only its own end;
-* cubeful equity = x * live + (1 - x) * dead, x the cube efficiency (contact 0.68, crashed
-  0.60, race 0.55 + 0.00125 * player's pips clamped to [0.60, 0.70]).
+* cubeful equity = x * live + (1 - x) * dead, x the cube efficiency (contact
+  ``CONTACT_EFFICIENCY``, crashed 0.60, race 0.55 + 0.00125 * player's pips clamped to
+  [0.60, 0.70]).
+
+The contact efficiency is calibrated against bgtui's own live-cube rollouts: 0.78 is where the
+0-ply model's double/take minus no-double difference is unbiased against 1296-trial live-cube
+rollouts of 240 self-play positions with doubling chances (mean difference +0.002; at GNU
+Backgammon's 0.68 it was +0.033: the model doubled too early). See the README's cube section
+and ``benchmarks/cube_agreement.py``.
 
 Jacoby rule: with the cube centred, gammons count only after a double. The centred state's dead
 part counts the game single (2p - 1); its live part runs from -1 at the take point to +1 at the
@@ -25,6 +32,8 @@ from bgtui.engine._jit import kernel
 from bgtui.engine.position import is_race, pip_counts
 
 CENTRED, OWNED, OPP_OWNED = 0, 1, 2
+#: Janowski's cube efficiency x in contact positions (not crashed, not a race)
+CONTACT_EFFICIENCY = 0.78
 
 
 @kernel
@@ -92,7 +101,7 @@ def cube_efficiency(pos):
         dead += 15 - total
         if dead >= 8:
             return 0.60
-    return 0.68
+    return CONTACT_EFFICIENCY
 
 
 @kernel
