@@ -33,16 +33,19 @@ def _cross_entropy(net, x, t):
     return float(-(t * np.log(y) + (1 - t) * np.log(1 - y)).sum() / len(x))
 
 
-def test_gradients_are_those_of_the_cross_entropy_by_finite_differences():
-    rng = np.random.default_rng(1)
+def _small_problem(seed):
+    """(rng, a 6-unit net in float64, inputs of 40 positions, random targets)."""
+    rng = np.random.default_rng(seed)
     net = tuple(a.astype(np.float64) for a in init_net(6, 2, scale=0.5))
     net[1][:] = rng.normal(0, 0.5, 6)
     positions = np.array(_game_positions(5, 1)[:40], dtype=np.int8)
     x = adam.dense_inputs(positions, np.arange(len(positions))).astype(np.float64)
-    t = rng.uniform(0, 1, (len(x), 5))
-    grads, se = adam.gradients(net, x, t)
-    _, y = adam.forward(net, x)
-    assert se == pytest.approx(((y - t) ** 2).sum())
+    return rng, net, x, rng.uniform(0, 1, (len(x), 5))
+
+
+def _assert_finite_differences(rng, net, grads, loss, rel):
+    """Each of 12 weights of each array of ``net``: its gradient in ``grads`` against the
+    central difference of ``loss()``."""
     h = 1e-6
     for p, g in zip(net, grads):
         flat, gflat = p.reshape(-1), g.reshape(-1)
@@ -51,11 +54,19 @@ def test_gradients_are_those_of_the_cross_entropy_by_finite_differences():
                 continue  # an input that is zero in every position
             old = flat[i]
             flat[i] = old + h
-            up = _cross_entropy(net, x, t)
+            up = loss()
             flat[i] = old - h
-            down = _cross_entropy(net, x, t)
+            down = loss()
             flat[i] = old
-            assert gflat[i] == pytest.approx((up - down) / (2 * h), rel=1e-5, abs=1e-9)
+            assert gflat[i] == pytest.approx((up - down) / (2 * h), rel=rel, abs=1e-8)
+
+
+def test_gradients_are_those_of_the_cross_entropy_by_finite_differences():
+    rng, net, x, t = _small_problem(1)
+    grads, se = adam.gradients(net, x, t)
+    _, y = adam.forward(net, x)
+    assert se == pytest.approx(((y - t) ** 2).sum())
+    _assert_finite_differences(rng, net, grads, lambda: _cross_entropy(net, x, t), 1e-5)
 
 
 def test_an_adam_fit_resumed_equals_an_uninterrupted_one_and_lowers_the_error(tmp_path):
@@ -180,31 +191,14 @@ def _rank_loss(net, x, t, groups, w):
 
 
 def test_gradients_with_the_sibling_term_by_finite_differences():
-    rng = np.random.default_rng(2)
-    net = tuple(a.astype(np.float64) for a in init_net(6, 2, scale=0.5))
-    net[1][:] = rng.normal(0, 0.5, 6)
-    positions = np.array(_game_positions(5, 1)[:40], dtype=np.int8)
-    x = adam.dense_inputs(positions, np.arange(len(positions))).astype(np.float64)
-    t = rng.uniform(0, 1, (len(x), 5))
+    rng, net, x, t = _small_problem(2)
     groups = np.repeat(np.arange(10), 4)
     groups[5] = -1
     w = 3.0
     grads, _ = adam.gradients(net, x, t, groups, w)
     plain, _ = adam.gradients(net, x, t)
     assert not np.allclose(grads[2], plain[2])  # the sibling term is there
-    h = 1e-6
-    for p, g in zip(net, grads):
-        flat, gflat = p.reshape(-1), g.reshape(-1)
-        for i in rng.choice(flat.size, min(flat.size, 12), replace=False):
-            if flat.size > 12 and abs(gflat[i]) < 1e-9:
-                continue
-            old = flat[i]
-            flat[i] = old + h
-            up = _rank_loss(net, x, t, groups, w)
-            flat[i] = old - h
-            down = _rank_loss(net, x, t, groups, w)
-            flat[i] = old
-            assert gflat[i] == pytest.approx((up - down) / (2 * h), rel=1e-4, abs=1e-8)
+    _assert_finite_differences(rng, net, grads, lambda: _rank_loss(net, x, t, groups, w), 1e-4)
 
 
 def test_group_order_keeps_each_group_together():
