@@ -24,14 +24,10 @@ import numpy as np
 from bgtui.analysis.head_refit import sample_contact_positions
 from bgtui.analysis.training import _rollout_targets
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine.evaluate import evaluate0
+from bgtui.engine.evaluate import equities, evaluate0
 from bgtui.engine.nn import net_class
 
 NAMES = ("win", "win_gammon", "win_bg", "lose_gammon", "lose_bg")
-
-
-def _equity(p):
-    return 2 * p[:, 0] - 1 + p[:, 1] - p[:, 3] + p[:, 2] - p[:, 4]
 
 
 def main():
@@ -80,7 +76,7 @@ def main():
                 d = y[k, j] - ro[k, j]
                 print(f"    {NAMES[j]:12s} net {y[k, j].mean():.4f}  rollouts {ro[k, j].mean():.4f}"
                       f"  difference {d.mean():+.4f} ± {d.std() / np.sqrt(k.sum()):.4f}")
-        e = _equity(y) - _equity(ro)
+        e = equities(y) - equities(ro)
         print(f"  cubeless equity against the rollouts: mean error {e.mean():+.4f}, "
               f"RMS {np.sqrt((e ** 2).mean()):.4f}")
 

@@ -24,11 +24,7 @@ import numpy as np
 from bgtui.analysis.models import RolloutSettings
 from bgtui.analysis.rollout import RolloutJob
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine.evaluate import _evaluate_plied, hidden_size, make_lookahead_workspace
-
-
-def _equity(p):
-    return 2 * p[:, 0] - 1 + p[:, 1] - p[:, 3] + p[:, 2] - p[:, 4]
+from bgtui.engine.evaluate import _evaluate_plied, equities, hidden_size, make_lookahead_workspace
 
 
 def _reference(args):
@@ -77,7 +73,7 @@ def main():
     ev = with_databases(load_weights(a.weights)[0], bearoff=True)
     _plied(ev, pos[:2], 2)  # compile (or load) before timing
     _truncated(ev, pos[:1], 36, 2, 1, 11)
-    ref_eq = _equity(ro)
+    ref_eq = equities(ro)
     print(f"{len(pos)} positions; the reference: 36-trial full-game rollouts")
     print(f"{'target':30s} {'mse equity':>10s} {'mse win':>9s} {'mean diff':>9s} {'s/position':>10s}")
     cases = [(f"{p}-ply", lambda p=p: _plied(ev, pos, p)) for p in (0, 1, 2)]
@@ -88,7 +84,7 @@ def main():
         t0 = time.perf_counter()
         lab = run()
         dt = (time.perf_counter() - t0) / len(pos)
-        e = _equity(lab)
+        e = equities(lab)
         print(f"{name:30s} {np.mean((e - ref_eq) ** 2):10.5f} "
               f"{np.mean((lab[:, 0] - ro[:, 0]) ** 2):9.5f} {np.mean(e - ref_eq):+9.4f} "
               f"{dt:10.4f}", flush=True)

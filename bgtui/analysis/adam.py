@@ -55,15 +55,13 @@ def squared_error(net, x, t, chunk: int = 8192) -> float:
     return se
 
 
-#: d(cubeless equity) / d(output): win, win gammon, win backgammon, lose gammon, lose backgammon
-EQUITY_COEF = np.array([2.0, 1.0, 1.0, -1.0, -1.0], dtype=np.float32)
-
-
 def sibling_residuals(y, t, groups):
     """For each row, its equity error (output equity minus target equity) less the mean error of
     its sibling group among these rows: what a decision between siblings sees of the error (an
     error common to all the plays of a roll changes no choice). Rows of group -1, and groups
     with one row here, get 0."""
+    from bgtui.engine.evaluate import EQUITY_COEF
+
     r = (y - t) @ EQUITY_COEF
     _, inv, cnt = np.unique(groups, return_inverse=True, return_counts=True)
     mean = np.bincount(inv, weights=r) / cnt
@@ -84,6 +82,8 @@ def gradients(net, x, t, groups=None, rank_weight: float = 0.0):
     d = y - t
     se = float((d * d).sum())
     if rank_weight > 0.0 and groups is not None:
+        from bgtui.engine.evaluate import EQUITY_COEF
+
         rc = sibling_residuals(y, t, groups)
         # d(sum of rc^2)/d(output equity) = 2 rc (the group means' own terms sum to zero);
         # then through the equity's coefficients and the sigmoid to the output's input

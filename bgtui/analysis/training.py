@@ -350,7 +350,7 @@ def _sample_into(dest, ev, rng, explore, children, ws, children_best,
 
     mws, ews, out_pos, out_moves = ws
     n = len(dest)
-    if groups is None:
+    if children_best and groups is None:
         groups = np.zeros(n, dtype=np.int32)
     m = 0
     while m < n:

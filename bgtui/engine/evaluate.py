@@ -81,6 +81,16 @@ def equity(p):
     return 2.0 * p[0] - 1.0 + p[1] - p[3] + p[2] - p[4]
 
 
+#: d(cubeless equity) / d(probability), in the order of the five outputs: win, win gammon,
+#: win backgammon, lose gammon, lose backgammon (:func:`equity` = p @ EQUITY_COEF - 1)
+EQUITY_COEF = np.array([2.0, 1.0, 1.0, -1.0, -1.0], dtype=np.float32)
+
+
+def equities(p):
+    """Cubeless equities of the rows of ``p`` (numpy, [N, 5]): :func:`equity` row by row."""
+    return np.asarray(p) @ EQUITY_COEF - 1.0
+
+
 @kernel(inline="always")
 def _flip_into(t, out):
     """``out`` = the probabilities ``t`` of the side on roll, seen by the other side."""

@@ -229,3 +229,12 @@ def test_a_fit_with_the_sibling_term_holds_out_whole_groups_and_logs_their_error
                               load_weights(tmp_path / "p.npz")[0][0][0])
     with pytest.raises(ValueError, match="rank_weight"):
         fit(tmp_path / "s.npz", tmp_path / "b", 1, init=ck, rank_weight=1.0, optimizer="sgd")
+
+
+def test_equities_of_rows_are_the_kernels_equity_row_by_row():
+    from bgtui.engine.evaluate import equities, equity
+
+    p = np.random.default_rng(4).uniform(0, 1, (9, 5))
+    assert equities(p) == pytest.approx([equity(r) for r in p], abs=1e-6)
+    # by hand: a plain win +1, a gammon lost -2
+    assert equities(np.array([[1, 0, 0, 0, 0], [0, 0, 0, 1, 0]])) == pytest.approx([1, -2])

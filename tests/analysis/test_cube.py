@@ -131,10 +131,9 @@ def test_race_cube_efficiency_depends_on_pips():
     # 8 * 12 = 96 pips: 0.55 + 0.12 = 0.67 (contact would give C.CONTACT_EFFICIENCY)
     assert C.cube_efficiency(long) == pytest.approx(0.67)
     # the opening position: contact, neither side crashed
-    opening = np.zeros(26, dtype=np.int8)
-    for i, n in ((24, 2), (13, 5), (8, 3), (6, 5)):
-        opening[i], opening[25 - i] = n, -n
-    assert C.cube_efficiency(opening) == C.CONTACT_EFFICIENCY
+    from bgtui.engine.constants import OPENING_POSITION
+
+    assert C.cube_efficiency(np.array(OPENING_POSITION, dtype=np.int8)) == C.CONTACT_EFFICIENCY
 
 
 def test_exact_database_cube_decision_in_a_two_sided_bearoff():
