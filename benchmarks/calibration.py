@@ -21,8 +21,8 @@ import time
 
 import numpy as np
 
-from bgtui.analysis.head_refit import sample_contact_positions
-from bgtui.analysis.training import _rollout_targets
+from bgtui.training.head_refit import sample_contact_positions
+from bgtui.training.train import _rollout_targets
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine.evaluate import equities, evaluate0
 from bgtui.engine.nn import net_class
@@ -43,7 +43,7 @@ def main():
     args = ap.parse_args()
 
     if args.data:
-        from bgtui.analysis.training import load_dataset
+        from bgtui.training.train import load_dataset
 
         pos, ro = load_dataset(args.data)
         ro = ro.astype(np.float64)

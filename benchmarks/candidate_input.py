@@ -9,21 +9,21 @@ positions of a 2-ply training set (``bgtui train dataset``) twice with Adam, on 
 in the same order: once with the usual inputs and once with the candidate added. Then it prints
 the held-out squared error of each, pass by pass.
 
-2026-11-24, on 1.1 M positions: 0.000352 without, 0.000351 with, so containment adds nothing
-the net lacks.
+On 1.1 M positions the two held-out errors agreed (0.000352 without, 0.000351 with):
+containment adds nothing the net lacks.
 """
 
 import argparse
 
 import numpy as np
 
-from bgtui.analysis import adam
-from bgtui.analysis.training import load_dataset
+from bgtui.training import adam
+from bgtui.training.train import load_dataset
 from bgtui.analysis.weights import load_weights
 from bgtui.engine._jit import kernel
 from bgtui.engine.inputs import _escapes
 from bgtui.engine.nn import CONTACT
-from bgtui.engine.train import _net_classes
+from bgtui.training.kernels import _net_classes
 
 
 @kernel

@@ -171,7 +171,7 @@ def test_train_dataset_anchor_targets_are_the_weights_own_static_values(capsys, 
     # (checked against the Analyzer); train supervised refuses 0 (nothing to learn); the
     # dataset options that need a partner say which
     from bgtui.analysis.service import Analyzer
-    from bgtui.analysis.training import load_dataset
+    from bgtui.training.train import load_dataset
 
     d = str(tmp_path / "a")
     code, out, _ = run(capsys, "train", "dataset", "--checkpoint", "bgtui-0.npz", "--data", d,

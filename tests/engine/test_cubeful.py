@@ -18,7 +18,7 @@ from bgtui.engine.evaluate import (_best_play0, evaluate0, hidden_size, make_eva
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.position import game_result
 from bgtui.engine.rng import make_rng
-from bgtui.engine.train import _START, _sample_positions
+from bgtui.training.kernels import _START, _sample_positions
 
 C, OWN, OPP = 0, 1, 2
 

@@ -8,7 +8,7 @@ backgammon chances often are). On bgtui's 2.5 M-position training set of 1-ply t
 fits the contact net to less than half the held-out squared error that per-position SGD
 reached (see the README's training section for the figures).
 
-The inputs of a training set are computed once (``engine.train._fill_inputs_batch``) and kept
+The inputs of a training set are computed once (``training.kernels._fill_inputs_batch``) and kept
 as a dense float32 matrix: 226 inputs x 4 bytes, about 0.9 GB a million positions.
 """
 
@@ -28,7 +28,7 @@ EPS = 1e-8
 def dense_inputs(positions: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """float32[len(idx), NUM_INPUTS]: the net inputs of ``positions[idx]``."""
     from bgtui.engine.inputs import NUM_INPUTS
-    from bgtui.engine.train import _fill_inputs_batch
+    from bgtui.training.kernels import _fill_inputs_batch
 
     x = np.zeros((len(idx), NUM_INPUTS), dtype=np.float32)
     _fill_inputs_batch(positions, np.asarray(idx, dtype=np.int64), x)

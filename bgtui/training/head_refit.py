@@ -40,7 +40,7 @@ def sample_contact_positions(ev, n: int, seed: int, games: int, capacity: int = 
     from bgtui.engine.movegen import make_workspace
     from bgtui.engine.position import is_race
     from bgtui.engine.rng import make_rng
-    from bgtui.engine.train import _START, _sample_positions
+    from bgtui.training.kernels import _START, _sample_positions
 
     if ws is None:
         ws = (make_workspace(), make_eval_workspace(hidden_size(ev)), *make_play_buffers())
@@ -58,7 +58,7 @@ def build_game_rollouts(data_dir, weights, positions: int, shard: int = 500, see
     contact positions drawn at random, each rolled out ``trials`` times (variance reduction,
     quasi-random dice, 0-ply play, cut where a bear-off database values the position).
     Returns the number of positions in the directory."""
-    from bgtui.analysis.training import _rollout_targets
+    from bgtui.training.train import _rollout_targets
     from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
     from bgtui.engine.movegen import make_workspace
 
@@ -119,7 +119,7 @@ def refit_heads(out, init, data_dir, ridge: float = 1.0, heads=DEFAULT_HEADS, ho
     outcomes in ``data_dir`` (:func:`build_game_rollouts`), leaving every ``holdout``-th chunk
     out to measure the fit (0: use all); write the weights to ``out``. Returns the report that
     also goes into the weights' metadata (``output_refit``)."""
-    from bgtui.analysis.adam import dense_inputs, forward
+    from bgtui.training.adam import dense_inputs, forward
     from bgtui.engine.nn import net_class
 
     files = _chunks(data_dir)
