@@ -8,6 +8,8 @@ import argparse
 import sys
 from dataclasses import replace
 
+from bgtui.analysis.numbers import eq, pct, percent
+
 EXAMPLE_POSITION = "4HPwATDgc/ABMA"  # the opening position
 
 
@@ -58,17 +60,9 @@ def _analyzer(args):
     return an
 
 
-def _pct(x: float) -> str:
-    return f"{100.0 * min(1.0, max(0.0, x)):5.1f}%"  # a probability: never "-0.0%"
-
-
-def _eq(x: float) -> str:
-    return f"{x:+.3f}"
-
-
 def _probs_line(p) -> str:
-    return (f"W {_pct(p.win)}  WG {_pct(p.win_gammon)}  WBG {_pct(p.win_backgammon)}  "
-            f"L {_pct(p.lose)}  LG {_pct(p.lose_gammon)}  LBG {_pct(p.lose_backgammon)}")
+    return (f"W {pct(p.win, 5)}  WG {pct(p.win_gammon, 5)}  WBG {pct(p.win_backgammon, 5)}  "
+            f"L {pct(p.lose, 5)}  LG {pct(p.lose_gammon, 5)}  LBG {pct(p.lose_backgammon, 5)}")
 
 
 # -- commands ----------------------------------------------------------------------------------
@@ -109,7 +103,7 @@ def cmd_eval(args, query: list[str], an):
         return data
     return (f"{data['position_id']}  {e.evaluated_by}, player on roll\n"
             f"{_probs_line(e.probabilities)}\n"
-            f"cubeless equity {_eq(e.equity.cubeless)}")
+            f"cubeless equity {eq(e.equity.cubeless)}")
 
 
 def cmd_moves(args, query: list[str], an):
@@ -146,8 +140,8 @@ def cmd_moves(args, query: list[str], an):
         return data
     lines = [f"{data['position_id']}  dice {data['dice']}  {len(rows)} legal plays"]
     for i, r in enumerate(rows[: args.top] if args.top else rows, 1):
-        lines.append(f"{i:3d}. {r.move or '(no legal play)':28s} {_eq(r.equity.cubeless)} "
-                     f"({_eq(r.equity_diff)})  {r.evaluated_by:>6s}  {_probs_line(r.probabilities)}")
+        lines.append(f"{i:3d}. {r.move or '(no legal play)':28s} {eq(r.equity.cubeless)} "
+                     f"({eq(r.equity_diff)})  {r.evaluated_by:>6s}  {_probs_line(r.probabilities)}")
     return "\n".join(lines)
 
 
@@ -211,9 +205,9 @@ def cmd_cube(args, query: list[str], an):
         return data
     head = [f"{data['position_id']}  cube action, {c.evaluated_by}",
             _probs_line(c.probabilities),
-            f"cubeless equity {_eq(c.equity.cubeless)}"]
+            f"cubeless equity {eq(c.equity.cubeless)}"]
     if not access:
-        lines = head + [f"  No double     {_eq(c.no_double)}",
+        lines = head + [f"  No double     {eq(c.no_double)}",
                         f"Proper cube action: {c.action} (the opponent owns the cube: "
                         f"no cube access)",
                         _points_line(c),
@@ -222,9 +216,9 @@ def cmd_cube(args, query: list[str], an):
         return "\n".join(lines)
     best = max(c.no_double, min(c.double_take, c.double_pass))
     lines = head + [
-             f"  No double     {_eq(c.no_double)}  ({_eq(c.no_double - best)})",
-             f"  Double, take  {_eq(c.double_take)}  ({_eq(c.double_take - best)})",
-             f"  Double, pass  {_eq(c.double_pass)}  ({_eq(c.double_pass - best)})",
+             f"  No double     {eq(c.no_double)}  ({eq(c.no_double - best)})",
+             f"  Double, take  {eq(c.double_take)}  ({eq(c.double_take - best)})",
+             f"  Double, pass  {eq(c.double_pass)}  ({eq(c.double_pass - best)})",
              f"Proper cube action: {c.action}",
              _points_line(c),
              f"Dahl's estimate of the cube's value: 0.35 x (W + G/2) = {c.dahl_cube_value:.3f}"]
@@ -239,13 +233,13 @@ def cmd_cube(args, query: list[str], an):
 
 def _points_line(c) -> str:
     """Take, cash and too-good points (the player's winning chances, Janowski model)."""
-    def pct(v):
-        return "-" if v is None else f"{100.0 * v:.1f}%"
+    def point(v):
+        return "-" if v is None else percent(v)
 
     if not c.cube_access:
-        return f"Take point {pct(c.take_point)}  (winning chances, Janowski model)"
-    tg = "never" if c.too_good_point is None else pct(c.too_good_point)
-    return (f"Take point {pct(c.take_point)}  cash point {pct(c.cash_point)}  "
+        return f"Take point {point(c.take_point)}  (winning chances, Janowski model)"
+    tg = "never" if c.too_good_point is None else point(c.too_good_point)
+    return (f"Take point {point(c.take_point)}  cash point {point(c.cash_point)}  "
             f"too good point {tg}  (winning chances, Janowski model)")
 
 
@@ -332,7 +326,7 @@ def cmd_rollout(args, query: list[str], an):
             for snap in gen:
                 best = snap.rows[0]
                 prog.update(task, completed=snap.trials_done,
-                            info=f"{best.move or 'equity'} {best.equity.cubeless:+.3f} "
+                            info=f"{best.move or 'equity'} {eq(best.equity.cubeless)} "
                                  f"±{best.equity_se.cubeless:.3f}  {snap.games_per_second:.0f} games/s")
     else:
         for snap in gen:
@@ -374,14 +368,14 @@ def cmd_rollout(args, query: list[str], an):
                     if snap.settings.vr_filter else "")
                  if snap.variance_reduction_factor else "")]
     for i, r in enumerate(snap.rows, 1):
-        eq = r.equity
+        e = r.equity
         cube = ""
-        if eq.centred is not None:
-            cube = (f"  centred {_eq(eq.centred)} owned {_eq(eq.owned)} "
-                    f"opp-owned {_eq(eq.opponent_owned)}")
+        if e.centred is not None:
+            cube = (f"  centred {eq(e.centred)} owned {eq(e.owned)} "
+                    f"opp-owned {eq(e.opponent_owned)}")
         head = f"{i:3d}. {r.move:28s} " if candidates else ""
-        diff = (f" ({_eq(r.equity_diff)} ±{r.equity_diff_se:.3f})" if candidates and i > 1 else "")
-        lines.append(f"{head}{_eq(eq.cubeless)} ±{r.equity_se.cubeless:.3f}{diff}{cube}\n"
+        diff = (f" ({eq(r.equity_diff)} ±{r.equity_diff_se:.3f})" if candidates and i > 1 else "")
+        lines.append(f"{head}{eq(e.cubeless)} ±{r.equity_se.cubeless:.3f}{diff}{cube}\n"
                      f"     {_probs_line(r.probabilities)}")
     return "\n".join(lines)
 
@@ -495,7 +489,7 @@ def add_parsers(add) -> None:
                    help="with --rollout: roll out no double and double/take on identical dice, "
                         "both players using the cube inside the trials")
     p.add_argument("--zehr", action="store_true",
-                   help="with --rollout --live: Zehr split (seed 002): after a take, play two games "
+                   help="with --rollout --live: Zehr split: after a take, play two games "
                         "at the undoubled cube instead of one at the doubled cube (at most "
                         "8 games a trial); same expectation, smaller standard error")
     p.add_argument("--no-jacoby", action="store_true",

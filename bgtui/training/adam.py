@@ -14,11 +14,9 @@ as a dense float32 matrix: 226 inputs x 4 bytes, about 0.9 GB a million position
 
 from __future__ import annotations
 
-import os
-import tempfile
-from pathlib import Path
-
 import numpy as np
+
+from bgtui.analysis.atomic import atomic_write
 
 BETA1 = 0.9
 BETA2 = 0.999
@@ -147,16 +145,7 @@ def save_state(path, nets, moments, epochs_done: int) -> None:
             arrays[f"net{k}_{j}"] = net[j]
             arrays[f"m{k}_{j}"] = m[j]
             arrays[f"v{k}_{j}"] = v[j]
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    os.close(fd)
-    try:
-        with open(tmp, "wb") as f:
-            np.savez(f, **arrays)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    atomic_write(path, lambda f: np.savez(f, **arrays))
 
 
 def load_state(path):

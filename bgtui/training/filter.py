@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from bgtui.analysis.weights import load_weights, save_filter_net, with_databases, nets_of
+from bgtui.analysis.weights import load_weights, nets_of, save_filter_net, with_databases
 from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
 from bgtui.engine.filter_net import FILTER_ACTIVE, FILTER_ROWS, filter_samples
 from bgtui.engine.movegen import make_workspace

@@ -1,8 +1,11 @@
-"""Training pipeline driver: TD(0) self-play from random weights, resumable from checkpoints.
+"""Training runs: TD self-play, supervised rounds, training sets and fits, all resumable.
 
-Runs the engine's training kernels in chunks, logs progress as JSON lines, and writes a
-checkpoint (weights + metadata including games trained and the RNG state) atomically every
-``save_every`` games. Restarting with the same checkpoint path resumes where it stopped.
+TD(0) / TD(lambda) self-play (:func:`td_train`) and supervised rounds toward the nets' own
+n-ply evaluations (:func:`supervised_train`) run the training kernels in chunks, log progress
+as JSON lines and write a checkpoint (weights and metadata, the RNG state included) atomically
+as they go. :func:`build_dataset` grows a training set of self-play positions and their targets
+shard by shard, and :func:`fit` trains the nets on a whole set pass by pass. Restarting any of
+them with the same checkpoint or directory resumes where it stopped.
 """
 
 from __future__ import annotations
@@ -11,16 +14,22 @@ import json
 import sys
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Optional
 
 import numpy as np
 
-from bgtui.engine.evaluate import equity, hidden_size
-
-from bgtui.analysis.weights import (DEFAULT_WEIGHTS, as_nets, load_weights, nets_of, save_weights,
-                                    with_databases, with_tables)
-from bgtui.engine.evaluate import make_eval_workspace, make_play_buffers
+from bgtui.analysis.atomic import atomic_write
+from bgtui.analysis.weights import (
+    DEFAULT_WEIGHTS,
+    as_nets,
+    load_weights,
+    nets_of,
+    save_weights,
+    with_databases,
+    with_tables,
+)
+from bgtui.engine.evaluate import equity, hidden_size, make_eval_workspace, make_play_buffers
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.nn import NET_NAMES, init_net
 from bgtui.engine.rng import make_rng
@@ -40,7 +49,6 @@ def pubeval_ppg(ev, pairs: int = 500, seed: int = 12345) -> tuple[float, float]:
     (``benchmarks/strength.py`` runs the long version)."""
     from bgtui.engine.duel import START, _duel_pairs
     from bgtui.engine.pubeval import WC, WR
-
     from bgtui.engine.rollout import make_rollout_workspace
 
     out = np.zeros((pairs, 4))
@@ -182,7 +190,7 @@ def supervised_train(checkpoint, rounds: int, positions: int = 50_000, ply: int 
     mws = make_workspace()
     ews = make_eval_workspace(hidden_size(ev))
     out_pos, out_moves = make_play_buffers()
-    for rnd in range(rounds):
+    for _rnd in range(rounds):
         t = time.time()
         dest = np.zeros((positions, 26), dtype=np.int8)
         m = 0
@@ -347,8 +355,12 @@ def _sample_into(dest, ev, rng, explore, children, ws, children_best,
     With ``children_best``, ``groups`` (int32, as long as ``dest``; or None) receives for every
     child the index of its roll (0, 1, ... over the whole of ``dest``): siblings share one."""
     from bgtui.engine.pubeval import WC, WR
-    from bgtui.training.kernels import (_sample_best_children, _sample_best_children_vs_pubeval,
-                                    _sample_children, _sample_positions)
+    from bgtui.training.kernels import (
+        _sample_best_children,
+        _sample_best_children_vs_pubeval,
+        _sample_children,
+        _sample_positions,
+    )
 
     mws, ews, out_pos, out_moves = ws
     n = len(dest)
@@ -398,6 +410,32 @@ class DatasetSpec:
     cube_region: bool = False
     target_games: bool = False
 
+    def __post_init__(self):
+        """Refuse combinations that make no set (the messages name ``bgtui train`` options)."""
+        if min(self.children, self.children_best, self.race_rollouts) < 0:
+            raise ValueError("--children, --children-best and --race-rollouts take a count >= 0")
+        if sum(bool(x) for x in (self.children, self.children_best, self.race_rollouts)) > 1:
+            raise ValueError("choose one of --children, --children-best and --race-rollouts")
+        if self.crashed_only and self.race_rollouts:
+            raise ValueError("--crashed-only keeps contact positions; --race-rollouts races only")
+        if self.stragglers and not self.race_rollouts:
+            raise ValueError("--stragglers selects among the races of --race-rollouts")
+        if self.target_truncate < 0:
+            raise ValueError("--target-truncate takes a number of rolls >= 0")
+        if self.target_truncate and self.race_rollouts:
+            raise ValueError("choose one of --target-truncate and --race-rollouts")
+        if self.trials < 1:
+            raise ValueError(f"--trials must be at least 1, got {self.trials}")
+        if self.target_games and (self.target_truncate or self.race_rollouts):
+            raise ValueError("choose one of --target-games, --target-truncate and --race-rollouts")
+        if self.cube_region and (self.children or self.children_best or self.race_rollouts
+                                 or self.crashed_only):
+            raise ValueError("--cube-region keeps positions before a roll: no --children, "
+                             "--children-best, --race-rollouts or --crashed-only")
+        if self.vs_pubeval and not self.children_best:
+            raise ValueError("--vs-pubeval stores the evaluator's best plays: "
+                             "give --children-best K")
+
 
 def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
     """Grow the training set in ``data_dir`` to ``positions`` positions (in shards of ``shard``),
@@ -426,21 +464,6 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
     interrupted build resumes where it stopped and gives the same shards. Returns the number of
     positions in the set. The names above are the fields of ``spec``."""
     log = sys.stdout if log is None else log  # the stdout of the call, not of the import
-    if sum(bool(x) for x in (spec.children, spec.children_best, spec.race_rollouts)) > 1:
-        raise ValueError("choose one of children, children_best and race_rollouts")
-    if spec.crashed_only and spec.race_rollouts:
-        raise ValueError("race_rollouts keeps races only; crashed_only keeps contact positions")
-    if spec.stragglers and not spec.race_rollouts:
-        raise ValueError("stragglers selects among the races of race_rollouts")
-    if spec.target_truncate and spec.race_rollouts:
-        raise ValueError("choose one of target_truncate and race_rollouts")
-    if spec.target_games and (spec.target_truncate or spec.race_rollouts):
-        raise ValueError("choose one of target_games, target_truncate and race_rollouts")
-    if spec.cube_region and (spec.children or spec.children_best or spec.race_rollouts
-                             or spec.crashed_only):
-        raise ValueError("cube_region keeps positions before a roll: no children or races")
-    if spec.vs_pubeval and not spec.children_best:
-        raise ValueError("vs_pubeval samples the evaluator's best plays: give children_best")
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     ev0, meta = load_weights(weights)
@@ -484,12 +507,10 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
             info["stragglers"] = True
         if spec.vs_pubeval:
             info["vs_pubeval"] = True
-        path = data_dir / f"shard-{idx:05d}.npz"
-        tmp = data_dir / f".shard-{idx:05d}.tmp"
-        with open(tmp, "wb") as f:
-            extra = {} if groups is None else {"groups": groups}
-            np.savez(f, positions=dest, targets=tg, meta=np.array(json.dumps(info)), **extra)
-        tmp.replace(path)
+        extra = {} if groups is None else {"groups": groups}
+        atomic_write(data_dir / f"shard-{idx:05d}.npz",
+                     partial(np.savez, positions=dest, targets=tg,
+                             meta=np.array(json.dumps(info)), **extra), mode=0o644)
         have += spec.shard
         print(json.dumps({"shard": idx, "positions": have,
                           **({"truncate": spec.target_truncate} if spec.target_truncate else
@@ -537,7 +558,7 @@ class FitSettings:
     epochs: int
     alpha: float = 0.01
     alpha_end: float = 0.0005
-    init: Optional[str] = None
+    init: str | None = None
     holdout: float = 0.02
     seed: int = 5
     strength_pairs: int = 0
@@ -758,7 +779,7 @@ def average_weights(out, paths) -> dict:
     averaged, their checksums and their own metadata."""
     loaded = [load_weights(p) for p in paths]
     nets = [nets_of(ev) for ev, _ in loaded]
-    for k, (ev, _) in enumerate(loaded[1:], 1):
+    for k, (_ev, _) in enumerate(loaded[1:], 1):
         for name, a, b in zip(NET_NAMES, nets[0], nets[k]):
             if [x.shape for x in a] != [x.shape for x in b]:
                 raise ValueError(f"{paths[k]}: its {name} net has another shape than "

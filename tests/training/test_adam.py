@@ -7,13 +7,13 @@ import json
 import numpy as np
 import pytest
 
-from bgtui.training import adam
-from bgtui.training.train import DatasetSpec, FitSettings, build_dataset, fit, load_dataset
 from bgtui.analysis.weights import load_weights
 from bgtui.engine.evaluate import make_eval_workspace
 from bgtui.engine.nn import _forward, init_net
-from tests.training.test_training import _KilledAfter, _small_weights
+from bgtui.training import adam
+from bgtui.training.train import DatasetSpec, FitSettings, build_dataset, fit, load_dataset
 from tests.engine.test_movegen_reference import _game_positions
+from tests.training.test_training import _KilledAfter, _small_weights
 
 
 def test_the_numpy_forward_pass_is_the_engines():

@@ -77,9 +77,9 @@ def test_children_best_stores_the_k_best_plays_of_every_roll_by_0ply_equity(k):
 
 
 def test_a_children_best_dataset_records_the_option_and_refuses_two_kinds(tmp_path):
-    from bgtui.training.train import DatasetSpec, build_dataset, load_dataset
     from bgtui.analysis.weights import save_weights, with_databases
     from bgtui.engine.nn import init_net
+    from bgtui.training.train import DatasetSpec, build_dataset, load_dataset
 
     ck = tmp_path / "small.npz"
     save_weights(ck, with_databases((init_net(8, 3), init_net(4, 4))), {"games_trained": 0})
@@ -164,9 +164,9 @@ def test_a_cube_region_dataset_keeps_contact_positions_with_doubling_chances(tmp
     # Positions before a roll, kept only where the 0-ply evaluation gives the player on roll
     # 60-95% or a cubeless equity above 0.25 (checked here from the Analyzer's probabilities),
     # labelled by full-game rollouts (probabilities, consistent as the five outputs are).
-    from bgtui.training.train import DatasetSpec, build_dataset, load_dataset
     from bgtui.analysis.weights import DEFAULT_WEIGHTS
     from bgtui.engine.position import is_race
+    from bgtui.training.train import DatasetSpec, build_dataset, load_dataset
 
     an = Analyzer()
     build_dataset(tmp_path / "c", DEFAULT_WEIGHTS,
@@ -184,11 +184,11 @@ def test_a_cube_region_dataset_keeps_contact_positions_with_doubling_chances(tmp
     with np.load(tmp_path / "c" / "shard-00000.npz") as z:
         meta = json.loads(str(z["meta"]))
         assert meta["cube_region"] and meta["target_games"] and meta["trials"] == 2
-    with pytest.raises(ValueError, match="cube_region"):
+    with pytest.raises(ValueError, match="--cube-region"):
         build_dataset(tmp_path / "d", DEFAULT_WEIGHTS,
             DatasetSpec(6, shard=6, cube_region=True, children_best=2),
             log=io.StringIO())
-    with pytest.raises(ValueError, match="children_best"):
+    with pytest.raises(ValueError, match="--children-best"):
         build_dataset(tmp_path / "e", DEFAULT_WEIGHTS,
             DatasetSpec(6, shard=6, vs_pubeval=True),
             log=io.StringIO())

@@ -6,10 +6,10 @@ import json
 import numpy as np
 import pytest
 
-from bgtui.training.train import DatasetSpec, _rollout_targets, build_dataset, load_dataset
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine.evaluate import _evaluate_plied, hidden_size, make_lookahead_workspace
 from bgtui.engine.constants import OPENING_POSITION
+from bgtui.engine.evaluate import _evaluate_plied, hidden_size, make_lookahead_workspace
+from bgtui.training.train import DatasetSpec, _rollout_targets, build_dataset, load_dataset
 
 
 def _midgames():

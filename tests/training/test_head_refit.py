@@ -7,14 +7,14 @@ import sys
 import numpy as np
 import pytest
 
-from bgtui.training.adam import dense_inputs, forward
-from bgtui.training.head_refit import fit_head, refit_heads
 from bgtui.analysis.weights import as_nets, load_weights
 from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.nn import net_class
 from bgtui.engine.position import is_race
 from bgtui.engine.rng import make_rng
+from bgtui.training.adam import dense_inputs, forward
+from bgtui.training.head_refit import fit_head, refit_heads
 from bgtui.training.kernels import _START, _sample_positions
 
 

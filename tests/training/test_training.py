@@ -6,10 +6,10 @@ import json
 import numpy as np
 import pytest
 
-from bgtui.training.train import supervised_train, td_train, widen_net
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine.evaluate import evaluate0
 from bgtui.engine.nn import init_net
+from bgtui.training.train import supervised_train, td_train, widen_net
 from tests.engine.test_movegen_reference import _game_positions
 
 
@@ -162,9 +162,9 @@ def test_upgrading_older_weights_keeps_what_the_nets_compute(tmp_path):
     """Weights made without the last feature, upgraded, evaluate exactly like the current nets
     with that feature's weights set to zero."""
     from bgtui.analysis.checksum import arrays_sha256
-    from bgtui.training.train import upgrade_inputs
     from bgtui.engine.inputs import NUM_FEATURES, PER_SIDE
     from bgtui.engine.nn import NET_NAMES
+    from bgtui.training.train import upgrade_inputs
 
     ev, meta = load_weights()
     last = PER_SIDE - 1  # the last feature of the player's side; of the opponent's: 2*PER_SIDE-1
@@ -207,8 +207,8 @@ def test_a_shard_left_half_written_is_not_part_of_the_set(tmp_path):
 def test_race_training_set_keeps_only_the_races_the_race_net_values():
     from bgtui.analysis.bearoff_cache import get_one_sided
     from bgtui.analysis.formats import decode_position_id
-    from bgtui.training.train import _keep_races
     from bgtui.engine.constants import OPENING_POSITION
+    from bgtui.training.train import _keep_races
 
     contact = np.array(OPENING_POSITION)
     two_sided = np.zeros(26, dtype=np.int8)
@@ -255,9 +255,9 @@ def test_straggler_races_by_hand():
 
 
 def test_average_is_the_elementwise_mean_of_the_nets_and_refuses_other_shapes(tmp_path):
-    from bgtui.training.train import average_weights
     from bgtui.analysis.weights import load_weights, nets_of, save_weights
     from bgtui.engine.nn import init_net
+    from bgtui.training.train import average_weights
 
     a = (init_net(8, 1), init_net(4, 2), init_net(8, 3))
     b = (init_net(8, 4), init_net(4, 5), init_net(8, 6))
