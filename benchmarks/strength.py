@@ -8,7 +8,7 @@ before the extended database's straggler rows), to measure what those rows are w
 Each game pair plays one dice sequence twice with the seats swapped; prints bgtui's points per
 game with the standard error over pairs, games per second and gammon rates. All cores (threads,
 each with its own pairs; the result does not depend on the number of threads).
-Target (issue 3): 0-ply beats PubEval by >= +0.60 ppg over >= 10,000 pairs (GNU Backgammon
+Target: 0-ply beats PubEval by >= +0.60 ppg over >= 10,000 pairs (GNU Backgammon
 0-ply's published figure is +0.63).
 """
 

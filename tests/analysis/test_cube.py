@@ -85,7 +85,7 @@ def test_cube_states_are_ordered_owned_centred_opponent_owned():
         (1.10, 0.90, 1.0, TG_TAKE),  # he would take, and playing on beats both
     ],
 )
-def test_cube_action_names(nd, dt, dp, action):
+def test_cube_action_is_named_from_the_three_equities(nd, dt, dp, action):
     assert cube_action(nd, dt, dp) == action
 
 
@@ -100,7 +100,7 @@ def test_ties_within_rounding_are_ties():
     assert cube_action(1.0 + 1e-3, 2.0, 1.0) == TG_PASS
 
 
-def test_redouble_names():
+def test_an_owned_cube_is_a_redouble_in_every_action_name():
     assert cube_action(0.3, 0.1, 1.0, redouble=True) == "No redouble"
     assert cube_action(0.6, 0.8, 1.0, redouble=True) == "Redouble, take"
     assert cube_action(0.7, 1.3, 1.0, redouble=True) == "Redouble, pass"
