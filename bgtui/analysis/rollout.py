@@ -9,14 +9,14 @@ can be saved to JSON (atomically) and loaded again.
 
 from __future__ import annotations
 
+import glob
 import json
 import math
-import glob
 import os
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
@@ -31,6 +31,7 @@ from bgtui.analysis.models import (
     RolloutSettings,
     RolloutSnapshot,
 )
+from bgtui.analysis.options import MAX_ROLLS, MAX_SECONDS, MAX_SEED, MAX_TRIALS, MAX_WORKERS
 
 STATE_VERSION = 1
 SNAPSHOT_INTERVAL = 0.15  # seconds between snapshots (>= 5 per second)
@@ -64,11 +65,6 @@ def settings_vector(s: RolloutSettings) -> np.ndarray:
     return v
 
 
-#: bounds of the integer settings (inclusive); the seed is a 63-bit number
-MAX_TRIALS = 1_000_000_000
-MAX_SEED = 2**63 - 1
-MAX_ROLLS = 100_000
-MAX_WORKERS = 1024
 #: the settings that decide a rollout's figures (the rest only when or how fast it stops)
 RESULT_SETTINGS = ("seed", "truncate", "ply", "late_ply", "late_after", "variance_reduction",
                    "vr_filter", "quasi_random", "stratify_all", "bearoff_truncation",
@@ -118,7 +114,7 @@ def validate_settings(s: RolloutSettings) -> RolloutSettings:
     real("play-on", s.gammon_play_on, -3.0, 3.0, "a cubeless equity")
     real("stop-se", s.stop_se, 0.0, 3.0, "a standard error of the equity", optional=True,
          positive=True)
-    real("time limit", s.time_limit, 0.0, 10.0 * 365 * 86400, "seconds", optional=True,
+    real("time limit", s.time_limit, 0.0, MAX_SECONDS, "seconds", optional=True,
          positive=True)
     real("prune-sigma", s.prune_sigma, 0.0, 1000.0, "standard errors", optional=True,
          positive=True)
@@ -179,7 +175,10 @@ class RolloutJob:
         """
         from bgtui.engine.evaluate import hidden_size
         from bgtui.engine.rollout import (
-            NUM_OUT, _rollout_chunk, make_permutations, make_rollout_workspace,
+            NUM_OUT,
+            _rollout_chunk,
+            make_permutations,
+            make_rollout_workspace,
         )
 
         s = self.settings
@@ -637,7 +636,7 @@ def _remove_stale_temporaries(path: Path) -> None:
     """Remove ``.<name>.<pid>.tmp`` files beside ``path`` left by saves whose process died."""
     for tmp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
         pid = tmp.name[len(path.name) + 2:-4]
-        if not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)):
+        if not pid.isdigit() or int(pid) == os.getpid() or pid_alive(int(pid)):
             continue
         try:
             tmp.unlink()
@@ -645,7 +644,8 @@ def _remove_stale_temporaries(path: Path) -> None:
             pass
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists (one of another user's counts as alive)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -675,3 +675,29 @@ def check_writable(path) -> None:
             probe.unlink()
         except OSError:
             pass
+
+
+#: seconds between checkpoints of a rollout saved as it runs
+CHECKPOINT_EVERY = 5.0
+
+
+class Checkpointer:
+    """Saves ``job`` to ``path`` when called with a snapshot, at most every ``every`` seconds
+    (the first call saves at once), and on :meth:`save`. A job's state between snapshots is
+    always a whole number of trials merged in order, so a checkpoint resumes to exactly the
+    uninterrupted result; at most ``every`` seconds of work are lost to a kill."""
+
+    def __init__(self, job: "RolloutJob", path, every: float = CHECKPOINT_EVERY) -> None:
+        self.job = job
+        self.path = Path(path)
+        self.every = float(every)
+        self._last: Optional[float] = None
+
+    def __call__(self, snapshot=None) -> None:
+        now = time.monotonic()
+        if self._last is None or now - self._last >= self.every:
+            self.save()
+
+    def save(self) -> None:
+        self.job.save(self.path)
+        self._last = time.monotonic()
