@@ -115,5 +115,5 @@ def test_batch_bad_match_line_gets_an_error_and_goes_on():
                                                             "BGTUI_NO_SERVER": "1"})
     lines = [json.loads(x) for x in p.stdout.splitlines()]
     assert len(lines) == 3
-    assert "mwc" in lines[0] and "only when a side is 1-away" in lines[1]["error"]
+    assert "mwc" in lines[0] and "Crawford" in lines[1]["error"]
     assert "mwc" not in lines[2]
