@@ -160,7 +160,12 @@ def _options(view: MatchView, values: np.ndarray, owner: str):
 
 
 def _access(state) -> bool:
-    return not state.crawford and state.cube_owner != "opponent"
+    """Whether the player on roll may usefully double: not in the Crawford game, not when the
+    opponent owns the cube, not when the cube is dead (both sides need no more than it, so
+    doubling changes no result)."""
+    a, b = away(state)
+    dead = state.cube_value >= max(a, b)
+    return not state.crawford and state.cube_owner != "opponent" and not dead
 
 
 def evaluate(an, state, ply: int, met: MatchEquityTable) -> Evaluation:
@@ -238,13 +243,16 @@ def cube(an, state, ply: int, met: MatchEquityTable) -> CubeDecision:
         cubeful = max(nd, min(dt, dp))
         wp, wt = wrong_decision_percent(nd, dt, dp)
     else:
-        action, cubeful, wp, wt = NO_DOUBLE, nd, None, None
+        action = "No redouble" if state.cube_owner == "player" else NO_DOUBLE
+        cubeful, wp, wt = nd, None, None
     tp, cp = cube_points(view, probs, state.position)
     from bgtui.engine.cube import CENTRED, OPP_OWNED, OWNED
 
     e = view.emg
     if state.crawford:
         by = f"{ply}-ply, Crawford game: no cube"
+    elif state.cube_value >= max(view.a, view.b):
+        by = f"{ply}-ply, dead cube (both sides need no more than {state.cube_value})"
     elif ply == 0:
         from bgtui.engine.cube import cube_efficiency
 

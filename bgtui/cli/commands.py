@@ -308,8 +308,10 @@ def _cube_match_text(data, c, state) -> str:
                   "Proper cube action: No double (Crawford game: nobody may double)"]
         return "\n".join(lines)
     if not c.cube_access:
+        why = ("the opponent owns the cube: no cube access" if state.cube_owner == "opponent"
+               else "dead cube: both sides need no more than it")
         lines += [f"  No double     MWC {_mwc(c.mwc['no_double'])}  EMG {_eq(c.no_double)}",
-                  f"Proper cube action: {c.action} (the opponent owns the cube: no cube access)"]
+                  f"Proper cube action: {c.action} ({why})"]
         return "\n".join(lines)
     best = c.mwc["cubeful"]
     for name, key, emg in (("No double", "no_double", c.no_double),

@@ -137,3 +137,24 @@ def test_two_sided_race_at_two_away_two_away_doubles_as_favourite(an):
         assert c.mwc["double_take"] == pytest.approx(w, abs=1e-9)
         assert c.action.startswith("Double") == (w > 0.5)
         assert (c.action == "Double, pass") == (w > met.pre[0, 1])
+
+
+def test_dead_cube_is_not_redoubled(an):
+    """2-away 2-away with a 2-cube: every result decides the match whatever the cube, so a
+    redouble changes nothing: no redouble, however strong the position."""
+    s = at(3, 1, 1, cube_value=2, cube_owner="player")
+    c = an.cube(s, 0)
+    assert c.action == "No redouble" and not c.cube_access
+    assert c.mwc["no_double"] == pytest.approx(c.probabilities.win, abs=1e-9)
+
+
+def test_post_crawford_trailer_doubles_and_leader_free_drops(an):
+    """Post-Crawford, 2-away trailer against the 1-away leader: the trailer doubles at once
+    (his cube is worth nothing later: the leader cannot redouble usefully, and a gammon
+    already wins him the match); the leader, doubled, passes unless he is the favourite:
+    passing leaves double match point (50%), taking plays for the match (his winning
+    chance). The opening position: the trailer on roll is the favourite, the leader passes."""
+    s = at(5, 3, 4)  # trailer on roll: 2-away, leader 1-away, post-Crawford
+    c = an.cube(s, 0)
+    assert c.probabilities.win > 0.5 and c.action == "Double, pass"
+    assert c.mwc["double_pass"] == pytest.approx(0.5)
