@@ -316,6 +316,8 @@ def rank_plays(an, state, dice, ply: int, met: MatchEquityTable) -> list[PlayRow
         value(np.array(keep, dtype=np.int64))
     order = sorted(range(len(children)), key=lambda i: (-plies[i], -vals[i, 1]))
     best = vals[order[0], 1]
+    w, l = view.after(view.cube), view.after(-view.cube)
+    emgs = (2.0 * vals - (w + l)) / (w - l)  # EMG at the current cube, as MatchView.emg
     rows = []
     for i in order:
         after = GameState.from_position(swap_sides(children[i]), cube_value=state.cube_value,
@@ -325,8 +327,8 @@ def rank_plays(an, state, dice, ply: int, met: MatchEquityTable) -> list[PlayRow
         rows.append(PlayRow(
             move=format_play(board, moves[i]), position_id=format_position_id(after),
             probabilities=p,
-            equity=Equities(cubeless=view.emg(cl), cubeful=view.emg(cf)),
-            equity_diff=view.emg(cf) - view.emg(best), evaluated_by=f"{plies[i]}-ply",
+            equity=Equities(cubeless=float(emgs[i, 0]), cubeful=float(emgs[i, 1])),
+            equity_diff=float(emgs[i, 1] - emgs[order[0], 1]), evaluated_by=f"{plies[i]}-ply",
             mwc=cf, mwc_diff=cf - best,
         ))
     return rows
