@@ -377,3 +377,26 @@ def with_match(state, length: Optional[int] = None, score: Optional[str] = None,
     new = replace(state, **kw)
     check_match(new, met)
     return new
+
+
+def mwc_coefficients(met: MatchEquityTable, a: int, b: int, cube: int) -> np.ndarray:
+    """float64[6]: the cubeless MWC of the side ``a``-away against ``b``-away at ``cube`` as
+    ``c[0] + c[1:] . p`` for its five probabilities ``p`` (the MWC is linear in them):
+    l1 + p0 (w1 - l1) + p1 (w2 - w1) + p2 (w3 - w2) + p3 (l2 - l1) + p4 (l3 - l2), wk and lk
+    the MWC after winning and after losing k times the cube."""
+    o = met.outcomes(a, b, cube)
+    (w1, w2, w3), (l1, l2, l3) = o["win"], o["lose"]
+    return np.array([l1, w1 - l1, w2 - w1, w3 - w2, l2 - l1, l3 - l2])
+
+
+def score_rollout(job, state, met: MatchEquityTable) -> None:
+    """Make ``job`` (a cubeless rollout of ``state``'s position or of its candidate plays)
+    score its trials in MWC at ``state``'s score: each trial's cubeless MWC from its five
+    outputs, from the root player's view (the opponent's after a candidate play)."""
+    if job.settings.cubeful or job.settings.live_cube:
+        raise ValueError("cubeful rollouts at a match score are not supported yet: roll out "
+                         "cubeless (MWC by the score's gammon values), or use --match 0")
+    view = MatchView(state, met)
+    a, b = (view.b, view.a) if job.mover_view else (view.a, view.b)
+    job.set_match(mwc_coefficients(met, a, b, view.cube), view.after(view.cube),
+                  view.after(-view.cube))

@@ -102,6 +102,8 @@ class PlayRow:
     #: from the best play's (``equity`` then holds EMG)
     mwc: Optional[float] = None
     mwc_diff: Optional[float] = None
+    mwc_se: Optional[float] = None  # rollouts at a match score
+    mwc_diff_se: Optional[float] = None
 
 
 @dataclass(frozen=True)

@@ -354,7 +354,16 @@ class Analyzer:
 
 
     def make_rollout_job(self, state, settings, moves=None, top=None):
-        """Build a RolloutJob: the position itself, or candidate plays of ``state.dice``."""
+        """Build a RolloutJob: the position itself, or candidate plays of ``state.dice``; at a
+        match score its trials are also scored in cubeless MWC (``match.score_rollout``)."""
+        job = self._make_rollout_job(state, settings, moves, top)
+        if not state.is_money:
+            from bgtui.analysis import match
+
+            match.score_rollout(job, state, self.met)
+        return job
+
+    def _make_rollout_job(self, state, settings, moves=None, top=None):
         from bgtui.analysis.formats import format_position_id
         from bgtui.analysis.notation import format_play, parse_play
         from bgtui.analysis.rollout import RolloutJob, validate_settings

@@ -389,9 +389,8 @@ def cmd_rollout(args, query: list[str], an):
     if len(query) not in (1, 2):
         raise UserError("rollout takes POSITION [DICE]")
     state = _parse_state(query[0], args, an)
-    if not state.is_money:
-        raise UserError("rollouts at a match score are not supported yet: give --match 0 to "
-                        "roll out for money")
+    if not state.is_money and (args.save or args.resume):
+        raise UserError("--save / --resume at a match score are not supported yet")
     dice_text = query[1] if len(query) == 2 else args.dice
     settings = _rollout_settings(args)
     try:
@@ -450,16 +449,24 @@ def cmd_rollout(args, query: list[str], an):
             {"move": r.move, "position_id": r.position_id, "probabilities": pdict(r.probabilities),
              "probabilities_se": pdict(r.probabilities_se), "equity": r.equity.to_dict(),
              "equity_se": r.equity_se.to_dict(), "equity_diff": r.equity_diff,
-             "equity_diff_se": r.equity_diff_se, "trials": r.trials, "pruned": r.pruned}
+             "equity_diff_se": r.equity_diff_se, "trials": r.trials, "pruned": r.pruned,
+             **({"mwc": r.mwc, "mwc_se": r.mwc_se, "mwc_diff": r.mwc_diff,
+                 "mwc_diff_se": r.mwc_diff_se} if r.mwc is not None else {})}
             for r in snap.rows
         ]
     else:
         r = snap.rows[0]
         data.update(probabilities=pdict(r.probabilities), probabilities_se=pdict(r.probabilities_se),
                     equity=r.equity.to_dict(), equity_se=r.equity_se.to_dict())
+        if r.mwc is not None:
+            data.update(mwc=r.mwc, mwc_se=r.mwc_se)
+    if not state.is_money:
+        from bgtui.analysis.match import match_dict
+
+        data["match"] = match_dict(state)
     if args.json:
         return data
-    lines = [f"{data['position_id']}  rollout: {snap.trials_done} trials, "
+    lines = [f"{data['position_id']}{_match_text(state)}  rollout: {snap.trials_done} trials, "
              f"{snap.games_per_second:.0f} games/s" + (
                  f", variance reduction x{snap.variance_reduction_factor:.1f}"
                  + (f" (filter: best {snap.settings.vr_filter} plays a roll)"
@@ -472,6 +479,13 @@ def cmd_rollout(args, query: list[str], an):
             cube = (f"  centred {_eq(eq.centred)} owned {_eq(eq.owned)} "
                     f"opp-owned {_eq(eq.opponent_owned)}")
         head = f"{i:3d}. {r.move:28s} " if candidates else ""
+        if r.mwc is not None:
+            diff = (f" ({100 * r.mwc_diff:+.2f}% ±{100 * r.mwc_diff_se:.2f}%)"
+                    if candidates and i > 1 else "")
+            lines.append(f"{head}MWC {_mwc(r.mwc)} ±{100 * r.mwc_se:.2f}%{diff}  EMG "
+                         f"{_eq(eq.cubeless)} ±{r.equity_se.cubeless:.3f}\n"
+                         f"     {_probs_line(r.probabilities)}")
+            continue
         diff = (f" ({_eq(r.equity_diff)} ±{r.equity_diff_se:.3f})" if candidates and i > 1 else "")
         lines.append(f"{head}{_eq(eq.cubeless)} ±{r.equity_se.cubeless:.3f}{diff}{cube}\n"
                      f"     {_probs_line(r.probabilities)}")

@@ -158,3 +158,44 @@ def test_post_crawford_trailer_doubles_and_leader_free_drops(an):
     c = an.cube(s, 0)
     assert c.probabilities.win > 0.5 and c.action == "Double, pass"
     assert c.mwc["double_pass"] == pytest.approx(0.5)
+
+
+def test_dmp_rollout_truncated_after_one_roll_is_the_one_ply_mwc(an):
+    """At double match point the MWC is the winning chance; a rollout truncated after one roll
+    with exact variance reduction (every play valued) gives each trial the average over the
+    36 rolls of the best play's 0-ply value: the 1-ply MWC, with no error."""
+    from bgtui.analysis.models import RolloutSettings
+
+    s = at(7, 6, 6, pos=XGID_4_2)
+    settings = RolloutSettings(trials=36, truncate=1, vr_filter=0, workers=1, seed=3)
+    snap = list(an.iter_rollout(s, settings))[-1]
+    row = snap.rows[0]
+    want = an.evaluate(s, 1).mwc["cubeless"]
+    assert row.mwc == pytest.approx(want, abs=1e-6)
+    assert row.mwc_se < 1e-6
+    assert row.equity.cubeless == pytest.approx(2 * want - 1, abs=1e-6)  # EMG at DMP
+
+
+def test_rollout_of_plays_at_a_score_ranks_by_mwc(an):
+    from bgtui.analysis.models import RolloutSettings
+
+    s = replace(parse_position(XGID_4_2), dice=(3, 1))
+    job = an.make_rollout_job(s, RolloutSettings(trials=36, truncate=2, workers=1), top=3)
+    snap = list(job.run(an.ev))[-1]
+    mw = [r.mwc for r in snap.rows]
+    assert mw == sorted(mw, reverse=True)
+    met = get_met()
+    w, l = met.after(3, 5, 1), met.after(3, 5, -1)
+    for r in snap.rows:
+        # the mover's MWC of the rolled-out probabilities (cubeless: linear in them)
+        p = np.array(r.probabilities.as_tuple())
+        assert r.mwc == pytest.approx(MA.MatchView(s, met).cubeless(p), abs=1e-9)
+        assert r.equity.cubeless == pytest.approx((2 * r.mwc - (w + l)) / (w - l))
+        assert r.mwc_se > 0 and (r.mwc_diff_se > 0 or r is snap.rows[0])
+
+
+def test_cubeful_rollout_at_a_score_is_refused(an):
+    from bgtui.analysis.models import RolloutSettings
+
+    with pytest.raises(ValueError, match="not supported yet"):
+        an.make_rollout_job(parse_position(XGID_4_2), RolloutSettings(trials=36, cubeful=True))
