@@ -182,6 +182,7 @@ class MainScreen(Screen):
         narrow = width < NARROW
         changed = narrow != self.has_class("-narrow")
         self.set_class(narrow, "-narrow")
+        self.query_one(ResultsTable).set_compact(narrow)
         if changed:
             self.update_status()
         # in 80 columns the keys need the room of the "^p palette" hint (ctrl+p still works)
@@ -506,6 +507,9 @@ class MainScreen(Screen):
         if s.variance_reduction_factor:
             head += (f", VR x{s.variance_reduction_factor:.0f}" if narrow
                      else f", VR worth x{s.variance_reduction_factor:.1f} trials")
+        if narrow:  # one line: the settings are on the Settings tab
+            return head + (". c continues" if s.cancelled else ". + extends" if s.finished
+                           else "")
         tail = f"\n{preset_name(s.settings)}: {describe(s.settings)}"
         if s.cancelled:
             tail += ".  c continues"
