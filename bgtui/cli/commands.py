@@ -377,8 +377,12 @@ def cmd_rollout(args, query: list[str], an):
         eq = r.equity
         cube = ""
         if eq.centred is not None:
-            cube = (f"  centred {_eq(eq.centred)} owned {_eq(eq.owned)} "
-                    f"opp-owned {_eq(eq.opponent_owned)}")
+            from bgtui.ui.fmt import se
+
+            es = r.equity_se
+            cube = (f"  centred {_eq(eq.centred)} {se(es.centred)} owned {_eq(eq.owned)} "
+                    f"{se(es.owned)} opp-owned {_eq(eq.opponent_owned)} "
+                    f"{se(es.opponent_owned)}")
         head = f"{i:3d}. {r.move:28s} " if candidates else ""
         diff = (f" ({_eq(r.equity_diff)} ±{r.equity_diff_se:.3f})" if candidates and i > 1 else "")
         lines.append(f"{head}{_eq(eq.cubeless)} ±{r.equity_se.cubeless:.3f}{diff}{cube}\n"
