@@ -90,13 +90,15 @@ class Analyzer:
     def warm_up(self, progress: Optional[Callable[[str, float], None]] = None,
                 ready: Optional[Callable[[str], None]] = None) -> None:
         """What a 0-ply evaluation, ranking plays and cube action need first, then
-        ``ready("analysis")``, then the lookahead (1- to 3-ply, cubeful) and the rollouts.
+        ``ready("analysis")``, then the rollouts and ``ready("all")``, then the 1- to 3-ply and
+        cubeful lookahead.
 
-        On a first start (numba's cache not yet filled, see ``bgtui.analysis.warmup``) worker
-        processes build the bear-off databases and compile the rollout kernels meanwhile; this
-        process evaluates with the nets alone until the databases are there, and loads the
-        rollout kernels from numba's cache once the worker has put them there. An evaluation
-        at 1- to 3-ply asked for before the lookahead is compiled waits for it.
+        On a first start (numba's cache not yet filled, see ``bgtui.analysis.warmup``) a worker
+        process builds the bear-off databases from the start, and another compiles the rollout
+        kernels once this process has put the evaluator's in numba's cache; this process
+        evaluates with the nets alone until the databases are there, and loads the rollout
+        kernels from the cache once the worker is done. An evaluation at 1- to 3-ply asked for
+        before the lookahead is compiled waits for it.
         ``progress(text, fraction)`` is told what is being done and, on a first start, roughly
         how long is left (in the text), about once a second."""
         from bgtui.analysis import warmup
@@ -120,21 +122,27 @@ class Analyzer:
             self.warm_up_analysis(ticker.stage, lookahead=False)
             if ready:
                 ready("analysis")
+            roll = None
             if use_workers:
                 # the evaluator's kernels are in numba's cache now: the worker loads them
-                workers.update(warmup.start_workers(("rollouts",), self._weights_name))
-            self.warm_up_lookahead(ticker.stage)
+                roll = warmup.start_workers(("rollouts",), self._weights_name).get("rollouts")
+                if roll is not None:
+                    workers["rollouts"] = roll
             db = workers.get("databases")
             if db is not None:
                 ticker.wait_for(db, "building bear-off databases")
                 db.wait()
                 self._load_nets(bearoff=True)  # from the cache the worker filled (or built)
-            roll = workers.get("rollouts")
             if roll is not None:
                 ticker.wait_for(roll, "compiling rollouts")
                 roll.wait()
             ticker.stage("loading rollouts" if roll is not None else "rollouts")
             self.warm_up_rollouts()
+            if ready:
+                ready("all")
+            # last, the 1- to 3-ply lookahead: most of its kernels are the rollouts' (loaded
+            # from the cache now); an evaluation at 1-3 ply asked for meanwhile waits for it
+            self.warm_up_lookahead(ticker.stage)
             if cold:
                 warmup.mark_warm()
         finally:
@@ -576,7 +584,8 @@ class _Ticker:
             elapsed = time.monotonic() - self.since
             scale = self._scale()
         if not self.cold:
-            return name
+            return f"loading {name}" if name in ("lookahead", "1-ply plays",
+                                                 "cubeful lookahead") else name
         if worker is not None:
             left = COLD_WORKER_SECONDS.get(worker.part, 30.0) * scale - worker.elapsed()
             what = name if worker.stage in ("starting", "done") else f"{name} ({worker.stage})"

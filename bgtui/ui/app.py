@@ -141,8 +141,6 @@ class BgTuiApp(App):
 
     @on(WarmupProgressed)
     def _warmup_progressed(self, m: WarmupProgressed) -> None:
-        if self.rollouts_ready:
-            return
         if self.engine_ready:
             self.engine_status = f"engine ready; {m.stage}"
         else:
