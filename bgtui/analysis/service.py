@@ -105,10 +105,11 @@ class Analyzer:
         from bgtui.analysis.bearoff_cache import all_cached
 
         cold = not warmup.is_warm()
-        use_workers = cold and not os.environ.get("BGTUI_NO_WARMUP_WORKERS")
+        allowed = not os.environ.get("BGTUI_NO_WARMUP_WORKERS")
+        use_workers = cold and allowed
         dbs_cached = all_cached()
         workers = {}
-        if use_workers and not dbs_cached:
+        if allowed and not dbs_cached:  # a first start, or the cache directory was emptied
             workers.update(warmup.start_workers(("databases",), self._weights_name))
         ticker = _Ticker(progress, cold)
         try:
