@@ -46,7 +46,7 @@ def td_alpha(games: int, base: float) -> float:
 def pubeval_ppg(ev, pairs: int = 500, seed: int = 12345) -> tuple[float, float]:
     """Points per game (and its standard error over game pairs) of 0-ply ``ev`` against
     PubEval in ``pairs`` duplicate-dice game pairs: the strength logged while training
-    (``benchmarks/strength.py`` runs the long version)."""
+    (``evaluation/strength.py`` runs the long version)."""
     from bgtui.engine.duel import START, _duel_pairs
     from bgtui.engine.pubeval import WC, WR
     from bgtui.engine.rollout import make_rollout_workspace
@@ -298,7 +298,7 @@ def _keep_races(positions: np.ndarray, ev, stragglers: bool = False) -> np.ndarr
 def in_cube_region(p) -> bool:
     """Whether 0-ply probabilities ``p`` (player on roll) give him doubling chances: winning
     chances 60-95% or a cubeless equity above 0.25 (the region where cube actions are decided;
-    ``benchmarks/cube_agreement.py`` draws its positions from it too)."""
+    ``evaluation/cube_agreement.py`` draws its positions from it too)."""
     return bool(0.60 <= p[0] <= 0.95 or equity(p) > 0.25)
 
 

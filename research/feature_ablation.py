@@ -1,6 +1,6 @@
 """What each hand-crafted input feature adds: supervised fits with one feature removed.
 
-    python benchmarks/feature_ablation.py [--positions 40000] [--epochs 8] [--hidden 64]
+    python research/feature_ablation.py [--positions 40000] [--epochs 8] [--hidden 64]
 
 Samples contact positions from 0-ply self-play with the shipped nets, labels them with the
 nets' own 1-ply evaluation, then for each feature trains a fresh contact net (same seed, same

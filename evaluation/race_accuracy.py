@@ -1,6 +1,6 @@
 """Race accuracy: 0-ply win probability against long rollouts, outside the bear-off databases.
 
-    python benchmarks/race_accuracy.py [--positions 20] [--trials 1296] [--weights FILE]
+    python evaluation/race_accuracy.py [--positions 20] [--trials 1296] [--weights FILE]
                                        [--sample-weights FILE] [--net-only] [--also FILE]
                                        [--data DIR] [--before-few] [--labels]
 

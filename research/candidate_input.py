@@ -1,6 +1,6 @@
 """Would a candidate input help the contact net? Fits it with and without the extra inputs.
 
-    python benchmarks/candidate_input.py --data runs/t3a,runs/t4a,runs/t2c [--epochs 6]
+    python research/candidate_input.py --data runs/t3a,runs/t4a,runs/t2c [--epochs 6]
 
 The candidate here is GNU Backgammon-style containment: for each side, the fewest escapes
 (``inputs._escapes``) from any of its points 15..24, over 36, and its square (4 inputs).

@@ -1,7 +1,7 @@
 """Cube actions of the model (0-2 ply) against bgtui's own live-cube rollouts.
 
-    python3 benchmarks/cube_agreement.py --reference benchmarks/data/cube_rollouts_s8.json
-    python3 benchmarks/cube_agreement.py [--positions 40] [--trials 1296] [--seed 5]
+    python3 evaluation/cube_agreement.py --reference benchmarks/data/cube_rollouts_s8.json
+    python3 evaluation/cube_agreement.py [--positions 40] [--trials 1296] [--seed 5]
         [--vr-filter K] [--workers N] [--save FILE | --reference FILE]
 
 ``--save FILE`` writes each position's rollout (no double, double/take, their standard errors)
@@ -37,6 +37,7 @@ import time
 
 import numpy as np
 
+from bgtui.analysis.atomic import atomic_write_text
 from bgtui.analysis.cube import decide
 from bgtui.analysis.formats import encode_position_id, parse_position
 from bgtui.analysis.models import RolloutSettings
@@ -108,10 +109,7 @@ def _load_json(path):
 
 
 def _save_json(path, data):
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(data, f, indent=1)
-    os.replace(tmp, path)
+    atomic_write_text(path, json.dumps(data, indent=1), mode=0o644)
 
 
 def main():

@@ -1,6 +1,6 @@
 """Strength: cubeless money duels with duplicate dice against PubEval or earlier weights.
 
-    python benchmarks/strength.py [--weights bgtui-0.npz] [--vs pubeval|home-db|FILE]
+    python evaluation/strength.py [--weights bgtui-0.npz] [--vs pubeval|home-db|FILE]
                                    [--pairs 10000] [--ply 0|1]
 
 ``--vs home-db``: the same weights with the home-board one-sided database only (what bgtui used
