@@ -21,11 +21,11 @@ import time
 
 import numpy as np
 
-from bgtui.training.head_refit import sample_contact_positions
-from bgtui.training.train import _rollout_targets
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine.evaluate import equities, evaluate0
 from bgtui.engine.nn import net_class
+from bgtui.training.head_refit import sample_contact_positions
+from bgtui.training.train import _rollout_targets
 
 NAMES = ("win", "win_gammon", "win_bg", "lose_gammon", "lose_bg")
 

@@ -41,13 +41,13 @@ from bgtui.analysis.atomic import atomic_write_text
 from bgtui.analysis.cube import decide
 from bgtui.analysis.formats import encode_position_id, parse_position
 from bgtui.analysis.models import RolloutSettings
-from bgtui.training.train import in_cube_region
 from bgtui.analysis.service import Analyzer
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine.evaluate import evaluate0, hidden_size, make_eval_workspace, make_play_buffers
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.rng import make_rng
 from bgtui.training.kernels import _START, _sample_positions
+from bgtui.training.train import in_cube_region
 
 
 def _candidates(seed: int, count: int):

@@ -30,19 +30,19 @@ import argparse
 
 import numpy as np
 
+from bgtui.analysis.bearoff_cache import get_one_sided
 from bgtui.analysis.formats import format_position_id
 from bgtui.analysis.models import RolloutSettings
 from bgtui.analysis.rollout import RolloutJob
 from bgtui.analysis.state import GameState
-from bgtui.training.train import load_dataset
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.analysis.bearoff_cache import get_one_sided
 from bgtui.engine.bearoff import EXTENDED_SIZE, is_two_sided, one_sided_applies, side_row
 from bgtui.engine.evaluate import evaluate0, hidden_size, make_eval_workspace, make_play_buffers
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.position import is_race
 from bgtui.engine.rng import make_rng
 from bgtui.training.kernels import _START, _sample_positions
+from bgtui.training.train import load_dataset
 
 
 def main():

@@ -22,8 +22,8 @@ import numpy as np
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine.duel import START, _duel_pairs
 from bgtui.engine.evaluate import hidden_size
-from bgtui.engine.rollout import make_rollout_workspace
 from bgtui.engine.pubeval import WC, WR
+from bgtui.engine.rollout import make_rollout_workspace
 
 
 def duel(ev_a, kind_a, ev_b, kind_b, pairs, seed, workers):

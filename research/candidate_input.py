@@ -17,13 +17,13 @@ import argparse
 
 import numpy as np
 
-from bgtui.training import adam
-from bgtui.training.train import load_dataset
 from bgtui.analysis.weights import load_weights
 from bgtui.engine._jit import kernel
 from bgtui.engine.inputs import _escapes
 from bgtui.engine.nn import CONTACT
+from bgtui.training import adam
 from bgtui.training.kernels import _net_classes
+from bgtui.training.train import load_dataset
 
 
 @kernel

@@ -13,10 +13,9 @@ import argparse
 import time
 
 import numpy as np
-from bgtui.engine._jit import kernel
 
-from bgtui.training.train import _targets
 from bgtui.analysis.weights import load_weights, with_databases
+from bgtui.engine._jit import kernel
 from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
 from bgtui.engine.inputs import FEATURE_NAMES, NUM_INPUTS, PER_SIDE, RAW_PER_SIDE, _fill_inputs
 from bgtui.engine.movegen import make_workspace
@@ -24,6 +23,7 @@ from bgtui.engine.nn import _backward, _forward, init_net
 from bgtui.engine.position import is_race
 from bgtui.engine.rng import make_rng
 from bgtui.training.kernels import _START, _sample_positions
+from bgtui.training.train import _targets
 
 
 @kernel

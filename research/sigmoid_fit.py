@@ -13,8 +13,8 @@ import math
 import time
 
 import numpy as np
-from bgtui.engine._jit import kernel
 
+from bgtui.engine._jit import kernel
 from bgtui.engine.nn import _sigmoid_inplace
 
 CLAMP = 9.0

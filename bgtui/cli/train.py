@@ -77,8 +77,8 @@ def cmd_train(args, query, an=None):
         except ValueError as exc:
             raise UserError(str(exc)) from None
     elif args.method == "average":
-        from bgtui.training.train import average_weights
         from bgtui.analysis.weights import WeightsError
+        from bgtui.training.train import average_weights
 
         files = [f for f in (args.of or "").split(",") if f]
         if len(files) < 2:

@@ -165,9 +165,9 @@ def _self_play_sample(ev, n_games, rng, start, explore, per_roll, mws, ews, out_
                       out_moves, dest):
     """Self-play ``n_games`` at 0-ply (with ``per_roll`` = 0, a random play instead of the best
     with probability ``explore``) and store into ``dest`` (int8[cap, 26]), with the player on
-    roll, either every position before a roll (``per_roll`` = 0) or, for every roll, ``per_roll`` of its plays
-    picked at random (the positions that move selection compares, good plays and bad).
-    Returns the number stored (stops when full)."""
+    roll, either every position before a roll (``per_roll`` = 0) or, for every roll,
+    ``per_roll`` of its plays picked at random (the positions that move selection compares,
+    good plays and bad). Returns the number stored (stops when full)."""
     pos = np.empty(26, dtype=np.int8)
     t5 = np.empty(5, dtype=np.float32)
     cap = dest.shape[0]
