@@ -559,8 +559,9 @@ COLD_SECONDS = (
      "cube model": 2.0, "ranking plays": 3.0, "cube action": 4.0},
     {"lookahead": 10.0, "1-ply plays": 3.0, "cubeful lookahead": 10.0},
 )
-#: the workers' whole run on a first start, two cores shared with the app's process
-COLD_WORKER_SECONDS = {"databases": 40.0, "rollouts": 60.0}
+#: the workers' whole run on a first start (CPU seconds measured on two cores: the rollout
+#: worker compiles the move selection, variance reduction and trial kernels on one core)
+COLD_WORKER_SECONDS = {"databases": 45.0, "rollouts": 180.0}
 
 
 class _Ticker:
@@ -597,8 +598,11 @@ class _Ticker:
             return f"loading {name}" if name in ("lookahead", "1-ply plays",
                                                  "cubeful lookahead") else name
         if worker is not None:
-            left = COLD_WORKER_SECONDS.get(worker.part, 30.0) * scale - worker.elapsed()
+            spent = worker.elapsed()
+            left = COLD_WORKER_SECONDS.get(worker.part, 30.0) * scale - spent
             what = name if worker.stage in ("starting", "done") else f"{name} ({worker.stage})"
+            if left <= 0:  # slower than the estimate: say so rather than "a few seconds"
+                return f"{what}: {spent:.0f} s so far, slower than usual"
             return f"{what}: {_about(left)} left"
         for i, phase in enumerate(COLD_SECONDS):
             if name in phase:
