@@ -79,6 +79,8 @@ class Evaluation:
     probabilities: Probabilities
     equity: Equities
     evaluated_by: str = ""  # e.g. "2-ply", "bearoff database", "rollout 1296"
+    #: at a match score: {"cubeless", "cubeful"} match winning chances (``equity`` is EMG)
+    mwc: Optional[dict] = None
 
 
 @dataclass(frozen=True)
@@ -96,11 +98,18 @@ class PlayRow:
     equity_diff_se: Optional[float] = None  # paired standard error of the difference
     trials: int = 0
     pruned: bool = False  # rollout stopped early: clearly worse than the best
+    #: at a match score: the play's MWC (cubeful when evaluated cubeful) and its difference
+    #: from the best play's (``equity`` then holds EMG)
+    mwc: Optional[float] = None
+    mwc_diff: Optional[float] = None
+    mwc_se: Optional[float] = None  # rollouts at a match score
+    mwc_diff_se: Optional[float] = None
 
 
 @dataclass(frozen=True)
 class CubeDecision:
-    """Cube action for the player on roll (money play), cubeful equities on a 1-cube."""
+    """Cube action for the player on roll, cubeful equities on a 1-cube (money) or EMG (at a
+    match score, with ``mwc``)."""
 
     no_double: float
     double_take: float
@@ -118,6 +127,9 @@ class CubeDecision:
     wrong_take_percent: Optional[float] = None
     standard_errors: Optional[dict] = None  # for rollout-based decisions
     cube_access: bool = True  # False: the opponent owns the cube, the player cannot double
+    #: at a match score: {"no_double", "double_take", "double_pass"} MWC (the equities above
+    #: are then EMG at the current cube)
+    mwc: Optional[dict] = None
 
 
 @dataclass(frozen=True)
@@ -157,6 +169,28 @@ class RolloutSettings:
         return asdict(self)
 
 
+#: the most points a snapshot's history keeps
+HISTORY_POINTS = 240
+
+
+def extend_history(history: tuple, trials: int, rows) -> tuple:
+    """``history`` with this snapshot's point added (a later trial count than the last, or it
+    replaces the last); every other point is dropped once there are more than
+    ``HISTORY_POINTS``, so the points stay spread over the whole run."""
+    point = (int(trials), tuple((r.move, float(r.equity.cubeless),
+                                 float(r.equity_se.cubeless) if r.equity_se is not None
+                                 and r.equity_se.cubeless is not None else 0.0)
+                                for r in rows if r.trials))
+    if not point[1] or trials <= 0:
+        return history
+    if history and history[-1][0] >= trials:
+        return history[:-1] + (point,)
+    out = history + (point,)
+    if len(out) > HISTORY_POINTS:
+        out = out[-1::-2][::-1]  # every other point, the latest kept
+    return out
+
+
 @dataclass(frozen=True)
 class RolloutSnapshot:
     """Immutable progress of a rollout job, posted at least 5 times a second."""
@@ -172,3 +206,7 @@ class RolloutSnapshot:
     finished: bool = False
     cancelled: bool = False
     variance_reduction_factor: Optional[float] = None  # "equivalent to N plain trials" / N
+    #: the figures at the earlier snapshots of this run, oldest first (at most
+    #: HISTORY_POINTS, thinned evenly): ``((trials_done, ((move, equity, se), ...)), ...)``,
+    #: the cubeless equity and its standard error of each candidate (a convergence plot)
+    history: tuple = ()

@@ -1,31 +1,14 @@
-"""The ``bgtui`` command line: one entry point, subcommands over the analysis services.
-
-Every analysis command prints JSON with ``--json`` and reads ``--batch FILE`` (``-`` for
-standard input): one query per line (``POSITION [DICE]``), one JSON object per output line,
-flushed at once; a bad line gets ``{"error": "..."}`` and the batch goes on.
-"""
+"""The user commands (show, eval, moves, cube, rollout, serve and the app), their options and
+what every command shares: the user-error type, parsing a position or dice, the analyzer of a
+process and number formatting."""
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
 from dataclasses import replace
-from typing import Callable, Optional
 
 EXAMPLE_POSITION = "4HPwATDgc/ABMA"  # the opening position
-EXAMPLE_TEXT = """examples:
-  bgtui                                   start the app on the opening position
-  bgtui show 4HPwATDgc/ABMA               the board, pip counts and both IDs
-  bgtui moves 4HPwATDgc/ABMA 31 --ply 1   every legal play of 31, ranked
-  bgtui eval 'XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10' --json
-  echo '4HPwATDgc/ABMA 31' | bgtui moves --batch - --json
-  bgtui rollout 4HPwATDgc/ABMA --dice 31 --top 3 --truncate 7 --trials 1296
-
-Positions may be a GNU Backgammon Position ID, POSID:MATCHID, or an XGID.
-Ply counts as GNU Backgammon counts (0-ply = static evaluation; XG calls it 1-ply).
-"""
 
 
 class UserError(Exception):
@@ -33,13 +16,41 @@ class UserError(Exception):
 
 
 # -- helpers -----------------------------------------------------------------------------------
-def _parse_state(text: str):
+def _parse_state(text: str, args=None, an=None):
+    """The position of ``text`` with the match context of the options (``--match``,
+    ``--score``, ``--crawford``, ``--met``) applied and checked."""
     from bgtui.analysis.formats import parse_position
 
     try:
-        return parse_position(text)
+        state = parse_position(text)
     except ValueError as exc:
         raise UserError(f"bad position {text!r}: {exc}") from None
+    if args is None:
+        return state
+    from bgtui.analysis.match import with_match
+    from bgtui.analysis.met import get_met
+
+    try:
+        met = get_met(getattr(args, "met", None))
+        if an is not None:
+            an.met_path = getattr(args, "met", None)
+        return with_match(state, getattr(args, "match", None), getattr(args, "score", None),
+                          bool(getattr(args, "crawford", False)), met)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _match_text(state) -> str:
+    """", 7-point match, 4-2 (-3a -5a)" at a match score, else ""."""
+    if state.is_money:
+        return ""
+    from bgtui.analysis.match import describe
+
+    return ", " + describe(state)
+
+
+def _mwc(x: float) -> str:
+    return f"{100.0 * x:6.2f}%"
 
 
 def _parse_dice(text: str):
@@ -96,7 +107,7 @@ def cmd_show(args, query: list[str], an=None):
 
     if len(query) != 1:
         raise UserError("show takes one POSITION")
-    state = _parse_state(query[0])
+    state = _parse_state(query[0], args)
     mine, theirs = pip_counts(state.position)
     data = {
         "position_id": format_position_id(state),
@@ -114,7 +125,7 @@ def cmd_eval(args, query: list[str], an):
 
     if len(query) != 1:
         raise UserError("eval takes one POSITION")
-    state = _parse_state(query[0])
+    state = _parse_state(query[0], args, an)
     e = an.evaluate(state, args.ply)
     data = {
         "position_id": format_position_id(state),
@@ -122,11 +133,19 @@ def cmd_eval(args, query: list[str], an):
         "probabilities": e.probabilities.to_dict(),
         "equity": e.equity.to_dict(),
     }
+    if e.mwc is not None:
+        from bgtui.analysis.match import match_dict
+
+        data["match"] = match_dict(state)
+        data["mwc"] = dict(e.mwc)
     if args.json:
         return data
-    return (f"{data['position_id']}  {e.evaluated_by}, player on roll\n"
-            f"{_probs_line(e.probabilities)}\n"
-            f"cubeless equity {_eq(e.equity.cubeless)}")
+    text = (f"{data['position_id']}  {e.evaluated_by}, player on roll{_match_text(state)}\n"
+            f"{_probs_line(e.probabilities)}\n")
+    if e.mwc is None:
+        return text + f"cubeless equity {_eq(e.equity.cubeless)}"
+    return text + (f"cubeless MWC {_mwc(e.mwc['cubeless'])}  EMG {_eq(e.equity.cubeless)}\n"
+                   f"cubeful  MWC {_mwc(e.mwc['cubeful'])}  EMG {_eq(e.equity.cubeful)}")
 
 
 def cmd_moves(args, query: list[str], an):
@@ -135,7 +154,7 @@ def cmd_moves(args, query: list[str], an):
 
     if len(query) not in (1, 2):
         raise UserError("moves takes POSITION DICE")
-    state = _parse_state(query[0])
+    state = _parse_state(query[0], args, an)
     if len(query) == 2:
         dice = _parse_dice(query[1])
     elif state.dice is not None:
@@ -155,14 +174,28 @@ def cmd_moves(args, query: list[str], an):
                 "equity": r.equity.to_dict(),
                 "equity_diff": r.equity_diff,
                 "evaluated_by": r.evaluated_by,
+                **({"mwc": r.mwc, "mwc_diff": r.mwc_diff} if r.mwc is not None else {}),
             }
             for r in rows
         ],
     }
+    if not state.is_money:
+        from bgtui.analysis.match import match_dict
+
+        data["match"] = match_dict(state)
     if args.json:
         return data
-    lines = [f"{data['position_id']}  dice {data['dice']}  {len(rows)} legal plays"]
+    lines = [f"{data['position_id']}  dice {data['dice']}  {len(rows)} legal plays"
+             f"{_match_text(state)}"]
+    if not state.is_money:
+        lines[0] += "; ranked by cubeful MWC, EMG beside it"
     for i, r in enumerate(rows[: args.top] if args.top else rows, 1):
+        if r.mwc is not None:
+            lines.append(f"{i:3d}. {r.move or '(no legal play)':28s} MWC {_mwc(r.mwc)} "
+                         f"({100 * r.mwc_diff:+.2f}%)  EMG {_eq(r.equity.cubeful)} "
+                         f"({_eq(r.equity_diff)})  {r.evaluated_by:>6s}  "
+                         f"{_probs_line(r.probabilities)}")
+            continue
         lines.append(f"{i:3d}. {r.move or '(no legal play)':28s} {_eq(r.equity.cubeless)} "
                      f"({_eq(r.equity_diff)})  {r.evaluated_by:>6s}  {_probs_line(r.probabilities)}")
     return "\n".join(lines)
@@ -173,7 +206,7 @@ def cmd_cube(args, query: list[str], an):
 
     if len(query) != 1:
         raise UserError("cube takes one POSITION")
-    state = _parse_state(query[0])
+    state = _parse_state(query[0], args, an)
     # money play: Jacoby and beavers on by default (conventions.md), or as the XGID / Match ID
     # says; these options turn them off
     if args.no_jacoby:
@@ -182,6 +215,9 @@ def cmd_cube(args, query: list[str], an):
         state = replace(state, beavers=False)
     if args.zehr and not (args.rollout and args.live):
         raise UserError("--zehr splits live-cube rollouts: use it with --rollout --live")
+    if args.rollout and not state.is_money:
+        raise UserError("cube rollouts at a match score are not supported yet: use --ply N, "
+                        "or --match 0 for money")
     if args.rollout:
         settings = _rollout_settings(args)
         settings = replace(settings, live_cube=args.live, cubeful=not args.live)
@@ -224,8 +260,17 @@ def cmd_cube(args, query: list[str], an):
     }
     if c.standard_errors:
         data["standard_errors"] = c.standard_errors
+    if c.mwc is not None:
+        from bgtui.analysis.match import match_dict
+
+        data["match"] = match_dict(state)
+        data["mwc"] = {k: (c.mwc[k] if access or k == "no_double" else None)
+                       for k in ("no_double", "double_take", "double_pass")}
+        data["dahl_cube_value"] = None
     if args.json:
         return data
+    if c.mwc is not None:
+        return _cube_match_text(data, c, state)
     head = [f"{data['position_id']}  cube action, {c.evaluated_by}",
             _probs_line(c.probabilities),
             f"cubeless equity {_eq(c.equity.cubeless)}"]
@@ -251,6 +296,33 @@ def cmd_cube(args, query: list[str], an):
     if c.wrong_take_percent is not None:
         lines.append(f"Percentage of wrong takes needed to make the double right: "
                      f"{c.wrong_take_percent:.1f}%")
+    return "\n".join(lines)
+
+
+def _cube_match_text(data, c, state) -> str:
+    """The cube decision at a match score: MWC with two decimals beside EMG."""
+    lines = [f"{data['position_id']}  cube action, {c.evaluated_by}{_match_text(state)}",
+             _probs_line(c.probabilities)]
+    if state.crawford:
+        lines += [f"  No double     MWC {_mwc(c.mwc['no_double'])}  EMG {_eq(c.no_double)}",
+                  "Proper cube action: No double (Crawford game: nobody may double)"]
+        return "\n".join(lines)
+    if not c.cube_access:
+        why = ("the opponent owns the cube: no cube access" if state.cube_owner == "opponent"
+               else "dead cube: both sides need no more than it")
+        lines += [f"  No double     MWC {_mwc(c.mwc['no_double'])}  EMG {_eq(c.no_double)}",
+                  f"Proper cube action: {c.action} ({why})"]
+        return "\n".join(lines)
+    best = c.mwc["cubeful"]
+    for name, key, emg in (("No double", "no_double", c.no_double),
+                           ("Double, take", "double_take", c.double_take),
+                           ("Double, pass", "double_pass", c.double_pass)):
+        m = c.mwc[key]
+        lines.append(f"  {name:13s} MWC {_mwc(m)} ({100 * (m - best):+.2f}%)  EMG {_eq(emg)}")
+    lines.append(f"Proper cube action: {c.action}")
+    pct = (lambda v: "-" if v is None else f"{100.0 * v:.1f}%")
+    lines.append(f"Take point {pct(c.take_point)}  cash point {pct(c.cash_point)}  (winning "
+                 "chances at this score and cube, match cube model)")
     return "\n".join(lines)
 
 
@@ -316,7 +388,9 @@ def cmd_rollout(args, query: list[str], an):
 
     if len(query) not in (1, 2):
         raise UserError("rollout takes POSITION [DICE]")
-    state = _parse_state(query[0])
+    state = _parse_state(query[0], args, an)
+    if not state.is_money and (args.save or args.resume):
+        raise UserError("--save / --resume at a match score are not supported yet")
     dice_text = query[1] if len(query) == 2 else args.dice
     settings = _rollout_settings(args)
     try:
@@ -375,16 +449,24 @@ def cmd_rollout(args, query: list[str], an):
             {"move": r.move, "position_id": r.position_id, "probabilities": pdict(r.probabilities),
              "probabilities_se": pdict(r.probabilities_se), "equity": r.equity.to_dict(),
              "equity_se": r.equity_se.to_dict(), "equity_diff": r.equity_diff,
-             "equity_diff_se": r.equity_diff_se, "trials": r.trials, "pruned": r.pruned}
+             "equity_diff_se": r.equity_diff_se, "trials": r.trials, "pruned": r.pruned,
+             **({"mwc": r.mwc, "mwc_se": r.mwc_se, "mwc_diff": r.mwc_diff,
+                 "mwc_diff_se": r.mwc_diff_se} if r.mwc is not None else {})}
             for r in snap.rows
         ]
     else:
         r = snap.rows[0]
         data.update(probabilities=pdict(r.probabilities), probabilities_se=pdict(r.probabilities_se),
                     equity=r.equity.to_dict(), equity_se=r.equity_se.to_dict())
+        if r.mwc is not None:
+            data.update(mwc=r.mwc, mwc_se=r.mwc_se)
+    if not state.is_money:
+        from bgtui.analysis.match import match_dict
+
+        data["match"] = match_dict(state)
     if args.json:
         return data
-    lines = [f"{data['position_id']}  rollout: {snap.trials_done} trials, "
+    lines = [f"{data['position_id']}{_match_text(state)}  rollout: {snap.trials_done} trials, "
              f"{snap.games_per_second:.0f} games/s" + (
                  f", variance reduction x{snap.variance_reduction_factor:.1f}"
                  + (f" (filter: best {snap.settings.vr_filter} plays a roll)"
@@ -394,133 +476,24 @@ def cmd_rollout(args, query: list[str], an):
         eq = r.equity
         cube = ""
         if eq.centred is not None:
-            cube = (f"  centred {_eq(eq.centred)} owned {_eq(eq.owned)} "
-                    f"opp-owned {_eq(eq.opponent_owned)}")
+            from bgtui.ui.fmt import se
+
+            es = r.equity_se
+            cube = (f"  centred {_eq(eq.centred)} {se(es.centred)} owned {_eq(eq.owned)} "
+                    f"{se(es.owned)} opp-owned {_eq(eq.opponent_owned)} "
+                    f"{se(es.opponent_owned)}")
         head = f"{i:3d}. {r.move:28s} " if candidates else ""
+        if r.mwc is not None:
+            diff = (f" ({100 * r.mwc_diff:+.2f}% ±{100 * r.mwc_diff_se:.2f}%)"
+                    if candidates and i > 1 else "")
+            lines.append(f"{head}MWC {_mwc(r.mwc)} ±{100 * r.mwc_se:.2f}%{diff}  EMG "
+                         f"{_eq(eq.cubeless)} ±{r.equity_se.cubeless:.3f}\n"
+                         f"     {_probs_line(r.probabilities)}")
+            continue
         diff = (f" ({_eq(r.equity_diff)} ±{r.equity_diff_se:.3f})" if candidates and i > 1 else "")
         lines.append(f"{head}{_eq(eq.cubeless)} ±{r.equity_se.cubeless:.3f}{diff}{cube}\n"
                      f"     {_probs_line(r.probabilities)}")
     return "\n".join(lines)
-
-
-def cmd_train(args, query, an=None):
-    from bgtui.analysis.training import td_train
-
-    if args.method == "td":
-        if not 0.0 <= args.lam <= 1.0:
-            raise UserError(f"--lambda must be between 0 and 1, got {args.lam}")
-        td_train(args.checkpoint, args.games, hidden=args.hidden or 128,
-                 race_hidden=args.race_hidden or 64, lam=args.lam,
-                 alpha=args.alpha or 0.1, seed=args.seed, chunk=args.chunk, save_every=args.save_every)
-    elif args.method == "dataset":
-        from bgtui.analysis.training import build_dataset
-
-        if not args.data:
-            raise UserError("train dataset needs --data DIR (where the shards go)")
-        if min(args.children, args.children_best, args.race_rollouts) < 0:
-            raise UserError("--children, --children-best and --race-rollouts take a count >= 0")
-        if sum(bool(x) for x in (args.children, args.children_best, args.race_rollouts)) > 1:
-            raise UserError("choose one of --children, --children-best and --race-rollouts")
-        if args.crashed_only and args.race_rollouts:
-            raise UserError("--crashed-only keeps contact positions; --race-rollouts races only")
-        if args.stragglers and not args.race_rollouts:
-            raise UserError("--stragglers selects among the races of --race-rollouts")
-        if args.target_truncate < 0:
-            raise UserError("--target-truncate takes a number of rolls >= 0")
-        if args.target_truncate and args.race_rollouts:
-            raise UserError("choose one of --target-truncate and --race-rollouts")
-        if args.trials < 1:
-            raise UserError(f"--trials must be at least 1, got {args.trials}")
-        if args.target_games and (args.target_truncate or args.race_rollouts):
-            raise UserError("choose one of --target-games, --target-truncate and --race-rollouts")
-        if args.cube_region and (args.children or args.children_best or args.race_rollouts
-                                 or args.crashed_only):
-            raise UserError("--cube-region keeps positions before a roll: no --children, "
-                            "--children-best, --race-rollouts or --crashed-only")
-        if args.vs_pubeval and not args.children_best:
-            raise UserError("--vs-pubeval stores the evaluator's best plays: give --children-best K")
-        build_dataset(args.data, args.checkpoint, args.positions, ply=args.target_ply,
-                      seed=args.seed, workers=args.workers, children=args.children,
-                      race_rollouts=args.race_rollouts, shard=args.shard or 20_000,
-                      children_best=args.children_best, crashed_only=args.crashed_only,
-                      stragglers=args.stragglers, target_truncate=args.target_truncate,
-                      trials=args.trials, vs_pubeval=args.vs_pubeval,
-                      cube_region=args.cube_region, target_games=args.target_games,
-                      explore=0.1 if args.explore is None else args.explore)
-    elif args.method == "fit":
-        from bgtui.analysis.training import fit
-
-        if not args.data:
-            raise UserError("train fit needs --data DIR (a training set made by train dataset)")
-        try:
-            adam = args.optimizer == "adam"
-            fit(args.checkpoint, args.data, args.epochs,
-                alpha=args.alpha or (0.001 if adam else 0.01),
-                alpha_end=args.alpha_end or (0.00001 if adam else 0.0005), init=args.init, seed=args.seed,
-                strength_pairs=args.strength_pairs, hidden=args.hidden or 0,
-                race_hidden=args.race_hidden or 0, optimizer=args.optimizer,
-                batch=args.batch_size, nets=args.nets, rank_weight=args.rank_weight)
-        except ValueError as exc:
-            raise UserError(str(exc)) from None
-    elif args.method == "game-rollouts":
-        from bgtui.analysis.head_refit import build_game_rollouts
-
-        if not args.data:
-            raise UserError("train game-rollouts needs --data DIR (where the chunks go)")
-        if args.trials < 1 or (args.shard or 500) < 1 or args.positions < 1:
-            raise UserError("--trials, --shard and --positions must be at least 1")
-        n = build_game_rollouts(args.data, args.checkpoint, args.positions,
-                                shard=args.shard or 500, seed=args.seed, trials=args.trials,
-                                workers=args.workers)
-        print(f"{n} positions in {args.data}")
-    elif args.method == "heads":
-        from bgtui.analysis.head_refit import refit_heads
-
-        if not args.data:
-            raise UserError("train heads needs --data DIR (chunks made by train game-rollouts)")
-        try:
-            heads = tuple(int(h) for h in args.heads.split(","))
-        except ValueError:
-            raise UserError(f"--heads takes output rows 0-4, comma-separated, got {args.heads!r}") from None
-        if args.ridge < 0:
-            raise UserError(f"--ridge must be >= 0, got {args.ridge}")
-        try:
-            refit_heads(args.checkpoint, args.init or "bgtui-0.npz", args.data, ridge=args.ridge,
-                        heads=heads, holdout=args.holdout)
-        except ValueError as exc:
-            raise UserError(str(exc)) from None
-    elif args.method == "average":
-        from bgtui.analysis.training import average_weights
-        from bgtui.analysis.weights import WeightsError
-
-        files = [f for f in (args.of or "").split(",") if f]
-        if len(files) < 2:
-            raise UserError("train average needs --of A.npz,B.npz (two or more weights files)")
-        try:
-            average_weights(args.checkpoint, files)
-        except (ValueError, WeightsError) as exc:
-            raise UserError(str(exc)) from None
-    elif args.method == "filter":
-        from bgtui.analysis.filter_training import train_filter
-
-        if args.samples < 1000 or args.positions < 10:
-            raise UserError("train filter needs --positions >= 10 and --samples >= 1000")
-        if not 1 <= (args.hidden or 32) <= 256:
-            raise UserError(f"--hidden for the filter net must be 1 to 256, got {args.hidden}")
-        train_filter(args.checkpoint, getattr(args, "weights", None) or "bgtui-0.npz", args.positions, hidden=args.hidden or 32,
-                     epochs=args.epochs, seed=args.seed, cap=args.samples)
-    else:
-        from bgtui.analysis.training import supervised_train
-
-        if args.target_ply < 1:
-            raise UserError("train supervised needs --target-ply 1 to 3: 0-ply targets are the "
-                            "nets' own values, nothing to learn")
-        supervised_train(args.checkpoint, args.rounds, positions=args.positions,
-                         ply=args.target_ply, epochs=args.epochs, alpha=args.alpha or 0.1,
-                         seed=args.seed, workers=args.workers,
-                         hidden=args.hidden or 0, race_hidden=args.race_hidden or 0)
-    return None
-
 
 def cmd_app(args, query, an=None):
     position = getattr(args, "position", None) or EXAMPLE_POSITION
@@ -552,6 +525,15 @@ def _add_common(p, *, batch=True, ply=True):
         p.add_argument("--ply", type=int, default=0, choices=range(0, 4), metavar="N",
                        help="lookahead, 0-3, as GNU Backgammon counts (default 0)")
     p.add_argument("--weights", default=None, help="weights file (default: the shipped one)")
+    g = p.add_argument_group("match play (default: the position's own context; money if none)")
+    g.add_argument("--match", type=int, default=None, metavar="N",
+                   help="match length in points (0: money)")
+    g.add_argument("--score", default=None, metavar="A-B",
+                   help="score: points of the player on roll, then of the opponent (e.g. 4-2)")
+    g.add_argument("--crawford", action="store_true", help="this game is the Crawford game")
+    g.add_argument("--met", default=None, metavar="FILE",
+                   help="match equity table in GNU Backgammon's XML format (default: "
+                        "Kazaross-XG2)")
 
 
 def _add_rollout_options(p, checker_ply=True):
@@ -591,24 +573,10 @@ def _add_rollout_options(p, checker_ply=True):
     p.add_argument("--workers", type=int, default=0, help="parallel workers (default: all cores)")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog="bgtui",
-        description="bgtui: a backgammon position analyser for the terminal. "
-        "With no command, starts the app on the opening position.",
-        epilog=EXAMPLE_TEXT,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--version", action="version", version=_version())
-    parser.add_argument("--theme", default=None, help="app theme (bgtui-dark, bgtui-light, bgtui-16)")
-    parser.add_argument("--weights", default=None, help=argparse.SUPPRESS)
-    parser.add_argument("--fake", action="store_true", help=argparse.SUPPRESS)
-    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
-    def add(name, help_, example):
-        return sub.add_parser(name, help=help_, description=help_, epilog=f"example:\n  {example}",
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
-
+def add_parsers(add) -> None:
+    """The user commands' subparsers, in the order of the help text; ``add(name, help,
+    example)`` makes one."""
     p = add("app", "start the app (default command)", "bgtui app 4HPwATDgc/ABMA")
     p.add_argument("position", nargs="?", default=None, help="position to open (default: opening)")
     p.add_argument("--theme", default=None)
@@ -636,7 +604,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(p)
     p.set_defaults(func=cmd_moves, needs_engine=True)
 
-    p = add("cube", "cube action for the player on roll (money play)",
+    p = add("cube", "cube action for the player on roll (money play, or at the match score "
+            "of the position or of --match/--score)",
             "bgtui cube 4HPwATDgc/ABMA --ply 2")
     p.add_argument("position", nargs="?", help="Position ID, POSID:MATCHID or XGID (Match ID carries the cube)")
     p.add_argument("--rollout", action="store_true",
@@ -680,151 +649,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "server a query starts by itself uses $BGTUI_SERVER_IDLE, 600)")
     p.set_defaults(func=cmd_serve, needs_engine=False)
 
-    p = add("train", "train the evaluator (TD self-play), resumable from its checkpoint",
-            "bgtui train td --checkpoint runs/td.npz --games 1000000")
-    p.add_argument("method", choices=["td", "supervised", "dataset", "fit", "filter",
-                                      "game-rollouts", "heads", "average"],
-                   help="td: TD(0) self-play from random weights; supervised: improve the nets "
-                        "toward their own n-ply evaluations of self-play positions, round by "
-                        "round; dataset: grow a training set (--data) of self-play positions of "
-                        "the --checkpoint weights with their n-ply evaluations; fit: train "
-                        "--checkpoint on a whole training set for --epochs passes; filter: distil "
-                        "the filter net of rollouts' --vr-filter from the --weights evaluator "
-                        "into --checkpoint (self-play positions: --positions); game-rollouts: "
-                        "contact positions of --checkpoint's self-play labelled by full-game "
-                        "rollouts of --trials trials, in chunks of --shard (500) in --data; "
-                        "heads: refit the gammon and backgammon outputs of --init's contact and "
-                        "crashed nets to those rollouts into --checkpoint; average: the mean of "
-                        "the nets of --of's weights files into --checkpoint")
-    p.add_argument("--checkpoint", required=True,
-                   help="weights file to resume from and write (dataset: the weights that play "
-                        "and evaluate)")
-    p.add_argument("--data", help="dataset/fit: the training set's directory")
-    p.add_argument("--children", type=int, default=0,
-                   help="dataset: store this many random plays of every roll (the positions "
-                        "move selection compares) instead of the positions played")
-    p.add_argument("--children-best", type=int, default=0, metavar="K",
-                   help="dataset: store the positions after the K best plays (0-ply) of every "
-                        "roll of greedy self-play instead: the near-best alternatives that move "
-                        "selection ranks")
-    p.add_argument("--race-rollouts", type=int, default=0, metavar="TRIALS",
-                   help="dataset: only the races the race net values (outside the bear-off "
-                        "databases), labelled by rollouts of TRIALS trials")
-    p.add_argument("--shard", type=int, default=None,
-                   help="dataset: positions per shard (20000); game-rollouts: per chunk (500)")
-    p.add_argument("--trials", type=int, default=36,
-                   help="game-rollouts, dataset with --target-truncate: trials a position")
-    p.add_argument("--target-truncate", type=int, default=0, metavar="ROLLS",
-                   help="dataset: label each position by a rollout of --trials trials truncated "
-                        "after ROLLS rolls (0-ply play, variance reduction) instead of "
-                        "--target-ply")
-    p.add_argument("--ridge", type=float, default=1.0,
-                   help="heads: penalty pulling the refitted outputs toward --init's")
-    p.add_argument("--heads", default="1,2,3,4",
-                   help="heads: output rows to refit (1 win gammon, 2 win backgammon, 3 lose "
-                        "gammon, 4 lose backgammon)")
-    p.add_argument("--holdout", type=int, default=5,
-                   help="heads: leave every N-th chunk out to measure the fit (0: none)")
-    p.add_argument("--init", help="fit: weights a new checkpoint starts from (default: shipped; "
-                                  "'random': fresh nets of --hidden / --race-hidden units for "
-                                  "the nets trained)")
-    p.add_argument("--optimizer", choices=["sgd", "adam"], default="sgd",
-                   help="fit: sgd (position by position, squared error) or adam (minibatches, "
-                        "cross-entropy; try --alpha 0.001 --alpha-end 0.00001)")
-    p.add_argument("--batch-size", type=int, default=256, help="fit: adam's minibatch size")
-    p.add_argument("--rank-weight", type=float, default=0.0,
-                   help="fit, adam: weight of the squared error in the equity differences "
-                        "between the plays of a roll (sets made with --children-best), on top "
-                        "of the cross-entropy (default 0: none)")
-    p.add_argument("--crashed-only", action="store_true",
-                   help="dataset: keep only the positions the crashed net values (contact "
-                        "after a side has borne off)")
-    p.add_argument("--stragglers", action="store_true",
-                   help="dataset, with --race-rollouts: keep only straggler races (a side with "
-                        "5 or more checkers off and 2 or more outside its home board)")
-    p.add_argument("--of", metavar="A.npz,B.npz",
-                   help="average: the weights files whose nets --checkpoint is the mean of")
-    p.add_argument("--cube-region", action="store_true",
-                   help="dataset: keep only contact positions where the player on roll has "
-                        "doubling chances by 0-ply (winning chances 60-95%% or equity > 0.25)")
-    p.add_argument("--target-games", action="store_true",
-                   help="dataset: targets from full-game rollouts of --trials trials")
-    p.add_argument("--vs-pubeval", action="store_true",
-                   help="dataset, with --children-best K: the games are the evaluator's against "
-                        "PubEval, the positions the K best plays of the evaluator's rolls")
-    p.add_argument("--explore", type=float, default=None,
-                   help="dataset: the chance of a random play instead of the best in the "
-                        "self-play that makes the positions (default 0.1)")
-    p.add_argument("--nets", default="contact,race,crashed",
-                   help="fit: which nets to train, comma-separated: contact, race, crashed "
-                        "(contact with a side borne off; default all three)")
-    p.add_argument("--alpha-end", type=float, default=None,
-                   help="fit: the step size of the last pass (decaying from --alpha; default "
-                        "0.0005 for sgd, 0.00001 for adam)")
-    p.add_argument("--strength-pairs", type=int, default=0,
-                   help="fit: game pairs against PubEval after each pass (0: none)")
-    p.add_argument("--games", type=int, default=1_000_000, help="td: total games to reach")
-    p.add_argument("--rounds", type=int, default=10, help="supervised: rounds to run")
-    p.add_argument("--positions", type=int, default=50_000,
-                   help="supervised: positions per round; dataset: size of the set to reach; "
-                        "filter: self-play positions sampled (a tenth held out)")
-    p.add_argument("--samples", type=int, default=4_000_000,
-                   help="filter: at most this many plays to fit on (56 bytes each in memory)")
-    p.add_argument("--target-ply", type=int, default=1, choices=range(0, 4), metavar="N",
-                   help="supervised / dataset: ply of the targets (1-3; dataset also 0: the "
-                        "weights' own static values, an anchor that keeps a fine-tune close to "
-                        "them where other sets say nothing)")
-    p.add_argument("--epochs", type=int, default=2, help="supervised: passes per round")
-    p.add_argument("--workers", type=int, default=1, help="supervised: threads for the targets")
-    p.add_argument("--hidden", type=int, default=None,
-                   help="contact net hidden units (td: of a new net, default 128; supervised, fit: "
-                        "widen the checkpoint's net to this many)")
-    p.add_argument("--race-hidden", type=int, default=None,
-                   help="race net hidden units (td default 64; supervised: widen)")
-    p.add_argument("--lambda", dest="lam", type=float, default=0.0,
-                   help="td: TD(lambda) with offline lambda-returns (default 0: TD(0))")
-    p.add_argument("--alpha", type=float, default=None,
-                   help="step size (td, supervised: default 0.1; fit: of the first pass, "
-                        "default 0.01 for sgd, 0.001 for adam)")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--chunk", type=int, default=2000)
-    p.add_argument("--save-every", type=int, default=20000)
-    p.set_defaults(func=cmd_train, needs_engine=False)
-    return parser
-
-
-def _version() -> str:
-    from bgtui import __version__
-
-    return f"bgtui {__version__}"
-
-
-def _run_batch(args, func, an, out) -> int:
-    src = sys.stdin if args.batch == "-" else None
-    try:
-        f = src or open(args.batch, encoding="utf-8")
-    except OSError as exc:
-        raise UserError(f"cannot read batch file {args.batch!r}: {exc.strerror}") from None
-    args.json = True
-    with f:
-        for line in f:
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            try:
-                result = func(args, line.split(), an)
-            except (UserError, ValueError) as exc:
-                result = {"error": str(exc)}
-            out.write(json.dumps(result) + "\n")
-            out.flush()
-    return 0
-
 
 def cmd_serve(args, query, an=None) -> int:
     import signal
     import threading
 
     from bgtui.analysis.server import default_socket, serve
+    from bgtui.cli import _main_here
 
     path = args.socket or default_socket()
     if threading.current_thread() is threading.main_thread():
@@ -843,68 +674,3 @@ def cmd_serve(args, query, an=None) -> int:
                          "(ctrl+c stops)", file=sys.stderr, flush=True))
     except OSError as exc:
         raise UserError(f"cannot serve at {path}: {exc}") from None
-
-
-def _servable(args) -> bool:
-    return (getattr(args, "func", None) in (cmd_eval, cmd_moves, cmd_cube)
-            and not getattr(args, "batch", None) and not getattr(args, "weights", None)
-            and not os.environ.get("BGTUI_NO_SERVER"))
-
-
-def _served(args, argv: list[str]) -> Optional[int]:
-    """Hand a quick query to a running ``bgtui serve``; None if none answered (then, unless
-    ``$BGTUI_SERVER_IDLE`` is 0, start one in the background for the next query)."""
-    if not _servable(args):
-        return None
-    from bgtui.analysis import server
-
-    got = server.request(argv)
-    if got is None:
-        idle = server.auto_idle()
-        if idle > 0:
-            server.spawn(idle)
-        return None
-    code, out, err = got
-    sys.stdout.write(out)
-    sys.stderr.write(err)
-    sys.stdout.flush()
-    return code
-
-
-def main(argv: Optional[list[str]] = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser().parse_args(argv)
-    code = _served(args, argv)
-    return code if code is not None else _run(args)
-
-
-def _main_here(argv: list[str]) -> int:
-    """``main`` without asking a server (what the server itself runs)."""
-    return _run(build_parser().parse_args(argv))
-
-
-def _run(args) -> int:
-    func: Callable = getattr(args, "func", cmd_app)
-    out = sys.stdout
-    try:
-        an = _analyzer(args) if getattr(args, "needs_engine", False) else None
-        if getattr(args, "batch", None):
-            return _run_batch(args, func, an, out)
-        query = [q for q in (getattr(args, "position", None), getattr(args, "dice", None)) if q]
-        if func in (cmd_show, cmd_eval, cmd_moves, cmd_cube, cmd_rollout) and not query:
-            raise UserError("give a POSITION (or --batch FILE)")
-        result = func(args, query, an)
-    except UserError as exc:
-        print(f"bgtui: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
-    if isinstance(result, int):
-        return result
-    if result is not None:
-        out.write((json.dumps(result) if isinstance(result, dict) else str(result)) + "\n")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
