@@ -384,3 +384,21 @@ def test_cubeful_rollout_text_shows_the_standard_error_of_every_cube_state(capsy
         after = line.split(f" {label} ", 1)[1].split()
         assert after[1].startswith("±") and abs(float(after[1][1:]) - se[name]) < 5e-4, after
     assert code == 0
+
+
+def test_cube_shows_the_cube_states_and_the_model(capsys):
+    # the three cube states after the player's best cube action, from the decision's own
+    # figures: centred = max(no double, min(double/take, double/pass)) with the cube centred;
+    # owned: the redouble is 2 x the opponent-owned value, not beavered
+    for ply, model in ((0, "janowski"), (1, "cubeful lookahead")):
+        d = json.loads(run(capsys, "cube", "4OfgBSBmrsQANA", "--ply", str(ply), "--json")[1])
+        e = d["equity"]
+        assert d["model"] == model and d["ply"] == ply
+        assert d["cube_efficiency"] == pytest.approx(X_CONTACT)
+        assert e["centred"] == pytest.approx(
+            max(d["no_double"], min(d["double_take"], d["double_pass"])), abs=1e-12)
+        assert e["owned"] >= min(2 * e["opponent_owned"], 1.0) - 1e-12
+        assert e["owned"] >= e["centred"] - 1e-12 >= e["opponent_owned"] - 1e-12
+        out = run(capsys, "cube", "4OfgBSBmrsQANA", "--ply", str(ply))[1]
+        assert (f"Cube states (1-cube): centred {e['centred']:+.3f}  player owns "
+                f"{e['owned']:+.3f}  opponent owns {e['opponent_owned']:+.3f}") in out
