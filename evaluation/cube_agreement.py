@@ -144,6 +144,7 @@ def main():
     agree = {k: [0, 0] for k in plies}  # action name: [agreements, clear positions]
     agree_d = {k: [0, 0] for k in plies}
     agree_t = {k: [0, 0] for k in plies}
+    level = {k: [] for k in plies}  # (model - rollout) no double, double/take
     t0 = time.perf_counter()
     for n, pos in enumerate(positions):
         pid = encode_position_id(pos)
@@ -174,6 +175,7 @@ def main():
         marks = []
         for k in plies:
             nd_k, dt_k, dp_k, action_k = model[k]
+            level[k].append((nd_k - nd, dt_k - dt))
             md, mt = _decisions(nd_k, dt_k, dp_k)
             if clear:
                 agree[k][1] += 1
@@ -196,6 +198,11 @@ def main():
         pct = (lambda x, y: f"{100 * x / y:.0f}%" if y else "-")
         print(f"{k:10s}: action agrees on {a}/{c} clear positions ({pct(a, c)}); double "
               f"decision {ad}/{cd} ({pct(ad, cd)}); take decision {at}/{ct} ({pct(at, ct)})")
+    print("\nlevel (model - rollout, all positions): mean error / mean absolute error")
+    for k in plies:
+        e = np.array(level[k])
+        print(f"{k:10s}: no double {e[:, 0].mean():+.4f} / {np.abs(e[:, 0]).mean():.4f};  "
+              f"double/take {e[:, 1].mean():+.4f} / {np.abs(e[:, 1]).mean():.4f}")
 
 
 if __name__ == "__main__":

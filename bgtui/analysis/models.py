@@ -130,6 +130,13 @@ class CubeDecision:
     #: at a match score: {"no_double", "double_take", "double_pass"} MWC (the equities above
     #: are then EMG at the current cube)
     mwc: Optional[dict] = None
+    #: what produced the equities: "janowski" (0-ply model), "cubeful lookahead" (n-ply tree,
+    #: Janowski at the leaves), "bear-off database" (exact), "live-cube rollout",
+    #: "settlement rollout"; "" where not said
+    model: str = ""
+    #: Janowski's cube efficiency x of the position (0-ply model; the lookahead's leaves use
+    #: their own)
+    cube_efficiency: Optional[float] = None
 
 
 @dataclass(frozen=True)

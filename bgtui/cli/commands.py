@@ -251,6 +251,8 @@ def cmd_cube(args, query: list[str], an):
         "wrong_take_percent": c.wrong_take_percent,
         "dahl_cube_value": c.dahl_cube_value,
         "evaluated_by": c.evaluated_by,
+        "model": c.model,
+        "cube_efficiency": c.cube_efficiency,
     }
     if c.standard_errors:
         data["standard_errors"] = c.standard_errors
@@ -272,6 +274,7 @@ def cmd_cube(args, query: list[str], an):
         lines = head + [f"  No double     {eq(c.no_double)}",
                         f"Proper cube action: {c.action} (the opponent owns the cube: "
                         f"no cube access)",
+                        *_states_lines(c),
                         _points_line(c),
                         f"Dahl's estimate of the cube's value: 0.35 x (W + G/2) = "
                         f"{c.dahl_cube_value:.3f}"]
@@ -282,6 +285,7 @@ def cmd_cube(args, query: list[str], an):
              f"  Double, take  {eq(c.double_take)}  ({eq(c.double_take - best)})",
              f"  Double, pass  {eq(c.double_pass)}  ({eq(c.double_pass - best)})",
              f"Proper cube action: {c.action}",
+             *_states_lines(c),
              _points_line(c),
              f"Dahl's estimate of the cube's value: 0.35 x (W + G/2) = {c.dahl_cube_value:.3f}"]
     if c.wrong_pass_percent is not None:
@@ -291,6 +295,16 @@ def cmd_cube(args, query: list[str], an):
         lines.append(f"Percentage of wrong takes needed to make the double right: "
                      f"{c.wrong_take_percent:.1f}%")
     return "\n".join(lines)
+
+
+def _states_lines(c) -> list[str]:
+    """The cube states' values (1-cube, each after the player's best cube action), where the
+    decision gives them."""
+    e = c.equity
+    if e.centred is None or e.owned is None or e.opponent_owned is None:
+        return []
+    return [f"Cube states (1-cube): centred {_eq(e.centred)}  player owns {_eq(e.owned)}  "
+            f"opponent owns {_eq(e.opponent_owned)}"]
 
 
 def _cube_match_text(data, c, state) -> str:
