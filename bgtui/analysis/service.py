@@ -361,10 +361,13 @@ class Analyzer:
             ply=ply, evaluated_by=("exact (bear-off database)" if d["exact"]
                                    else f"{ply}-ply, Janowski x={d['efficiency']:.2f}"
                                    if ply == 0 else
-                                   f"{ply}-ply cubeful"),
+                                   f"{ply}-ply cubeful lookahead, Janowski leaves"),
             dahl_cube_value=d["dahl"], take_point=d["take_point"], cash_point=d["cash_point"],
             too_good_point=d["too_good_point"], cube_access=d["cube_access"],
             wrong_pass_percent=d["wrong_pass_percent"], wrong_take_percent=d["wrong_take_percent"],
+            model=("bear-off database" if d["exact"] else "janowski" if ply == 0
+                   else "cubeful lookahead"),
+            cube_efficiency=None if d["exact"] else d["efficiency"],
         )
 
     def iter_cube_rollout(self, state, settings, cancel=None):
@@ -439,6 +442,7 @@ class Analyzer:
             dahl_cube_value=dahl_cube_value(p.win, p.win_gammon),
             wrong_pass_percent=wp, wrong_take_percent=wt, standard_errors=se,
             take_point=tp, cash_point=cp, too_good_point=tg,
+            model="live-cube rollout" if job.settings.live_cube else "settlement rollout",
         )
 
     @staticmethod
@@ -468,7 +472,16 @@ class Analyzer:
 
 
     def make_rollout_job(self, state, settings, moves=None, top=None):
-        """Build a RolloutJob: the position itself, or candidate plays of ``state.dice``."""
+        """Build a RolloutJob: the position itself, or candidate plays of ``state.dice``; at a
+        match score its trials are also scored in cubeless MWC (``match.score_rollout``)."""
+        job = self._make_rollout_job(state, settings, moves, top)
+        if not state.is_money:
+            from bgtui.analysis import match
+
+            match.score_rollout(job, state, self.met)
+        return job
+
+    def _make_rollout_job(self, state, settings, moves=None, top=None):
         from bgtui.analysis.formats import format_position_id
         from bgtui.analysis.notation import format_play, parse_play
         from bgtui.analysis.rollout import RolloutJob, validate_settings
