@@ -25,6 +25,7 @@ import numpy as np
 from bgtui.analysis.cancel import CancelToken
 from bgtui.analysis.models import (
     MAX_VR_FILTER,
+    extend_history,
     Equities,
     PlayRow,
     Probabilities,
@@ -514,11 +515,13 @@ class RolloutJob:
         left = None
         if gps > 0:
             left = max(0, target - done) * active / gps
+        self._history = extend_history(getattr(self, "_history", ()), done, rows)
         return RolloutSnapshot(
             analysis_id=self.analysis_id, trials_done=done, trials_total=target,
             elapsed=self.elapsed, games_per_second=gps, time_left=left, rows=rows,
             settings=self.settings, finished=finished, cancelled=cancelled,
             variance_reduction_factor=self.vr_factor() if self.settings.variance_reduction else None,
+            history=self._history,
         )
 
     # -- persistence -------------------------------------------------------------------------

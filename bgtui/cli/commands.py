@@ -476,8 +476,12 @@ def cmd_rollout(args, query: list[str], an):
         eq = r.equity
         cube = ""
         if eq.centred is not None:
-            cube = (f"  centred {_eq(eq.centred)} owned {_eq(eq.owned)} "
-                    f"opp-owned {_eq(eq.opponent_owned)}")
+            from bgtui.ui.fmt import se
+
+            es = r.equity_se
+            cube = (f"  centred {_eq(eq.centred)} {se(es.centred)} owned {_eq(eq.owned)} "
+                    f"{se(es.owned)} opp-owned {_eq(eq.opponent_owned)} "
+                    f"{se(es.opponent_owned)}")
         head = f"{i:3d}. {r.move:28s} " if candidates else ""
         if r.mwc is not None:
             diff = (f" ({100 * r.mwc_diff:+.2f}% ±{100 * r.mwc_diff_se:.2f}%)"
