@@ -35,6 +35,7 @@ def cube_from_rollout(state, row: PlayRow) -> Optional[CubeDecision]:
         evaluated_by=f"rollout {row.trials} trials (cubeful)",
         dahl_cube_value=dahl_cube_value(p.win, p.win_gammon),
         wrong_pass_percent=wp, wrong_take_percent=wt, standard_errors=ses,
+        model="settlement rollout",
     )
 
 
@@ -92,7 +93,11 @@ class CubePanel(Static):
                          ("opp. cube", e.opponent_owned)):
             if v is not None:
                 parts.append(f"{label} {eq(v)}")
-        t.append("Cube-state equities: " + ", ".join(parts) + "\n")
+        t.append("Cube-state equities (after the best cube action): " + ", ".join(parts) + "\n")
+        if c.model:
+            x = "" if c.cube_efficiency is None else f", x={c.cube_efficiency:.2f}"
+            ply = "" if "rollout" in c.model else f", {c.ply}-ply"
+            t.append(f"Model: {c.model}{x}{ply}\n")
         dahl = c.dahl_cube_value if c.dahl_cube_value is not None else 0.35 * (p.win + p.win_gammon / 2)
         t.append(f"Dahl's estimate of the cube's value, 0.35*(P(W)+P(G)/2) = {dahl:.3f}\n")
         if c.take_point is not None or c.cash_point is not None:
