@@ -210,3 +210,32 @@ def test_leaf_players_cash_where_they_are_past_their_cash_point(ev, two_cf, posi
     for p in favourites:
         np.testing.assert_allclose(_kernel(ev, two_cf, p, 2, True, True), ref.no_double(p, 2),
                                    atol=2e-6)
+
+
+def test_lookahead_with_model_leaves_approaches_the_exact_bearoff_values(ev):
+    """Two-sided bear-offs of 4-6 checkers a side, the database's exact cubeful values
+    withheld from the tree (only its exact cubeless probabilities feed Janowski at the
+    leaves): the no-double values move towards the exact ones as the tree deepens. Measured
+    on these 60 positions (centred, mean absolute error): 0-ply 0.056, 1-ply 0.039, 2-ply
+    0.027."""
+    two = get_two_sided()
+    none = np.zeros((0, 0, 3), dtype=np.float32)
+    rng = np.random.default_rng(5)
+    counts = np.zeros(6, dtype=np.int64)
+    errs = {0: [], 2: []}
+    while len(errs[0]) < 60:
+        x, y = rng.integers(84, 924, size=2)  # index >= C(9, 6) = 84: at least 4 checkers
+        pos = np.zeros(26, dtype=np.int8)
+        bearoff.bearoff_position(x, counts)
+        pos[1:7] = counts
+        bearoff.bearoff_position(y, counts)
+        pos[19:25] = -counts[::-1]
+        want = np.zeros(3)
+        bearoff.two_sided_no_double(pos, two.no_double, want)
+        if abs(want[0]) > 0.9:  # (nearly) decided races tell nothing about the cube
+            continue
+        for ply in errs:
+            errs[ply].append(np.abs(_kernel(ev, none, pos, ply, True, True) - want))
+    mae0, mae2 = np.mean(errs[0], axis=0), np.mean(errs[2], axis=0)
+    assert mae2[C] < 0.7 * mae0[C] and mae2[C] < 0.04
+    assert np.all(mae2 < 0.035)
