@@ -70,7 +70,7 @@ class Analyzer:
 
     def _two_sided_cubeful(self) -> np.ndarray:
         """The two-sided database's cubeful values when evaluation uses that database."""
-        if self.ev[2].shape[0] == 0:
+        if self.ev.two_sided.shape[0] == 0:
             return np.zeros((0, 0, 3), dtype=np.float32)
         from bgtui.analysis.bearoff_cache import get_two_sided
 
@@ -121,11 +121,11 @@ class Analyzer:
     # -- evaluation --------------------------------------------------------------------------
     def probabilities(self, board: np.ndarray, ply: int = 0) -> np.ndarray:
         """float32[5] for the player on roll of ``board`` (int8[26]) at ``ply``."""
-        from bgtui.engine.evaluate import _evaluate_plied
+        from bgtui.engine import evaluate_plied
 
         out = np.zeros(5, dtype=np.float32)
-        _evaluate_plied(np.ascontiguousarray(board, dtype=np.int8), int(ply), self.ev,
-                        self._lws(), out)
+        evaluate_plied(np.ascontiguousarray(board, dtype=np.int8), int(ply), self.ev,
+                       self._lws(), out)
         return out
 
     def evaluate(self, state, ply: int = 0) -> Evaluation:
@@ -153,13 +153,14 @@ class Analyzer:
         ev = self.ev
         return {TWO_SIDED_DB: ", two-sided bear-off database (exact)",
                 ONE_SIDED_DB: ", one-sided bear-off database"}.get(
-            database_kind(np.ascontiguousarray(board, dtype=np.int8), ev[2], ev[3]), "")
+            database_kind(np.ascontiguousarray(board, dtype=np.int8), ev.two_sided,
+                          ev.one_sided), "")
 
     def _after_probs(self, child: np.ndarray, ply: int) -> np.ndarray:
-        from bgtui.engine.evaluate import _evaluate_after_plied
+        from bgtui.engine import evaluate_after_plied
 
         out = np.zeros(5, dtype=np.float32)
-        _evaluate_after_plied(np.ascontiguousarray(child), int(ply), self.ev, self._lws(), out)
+        evaluate_after_plied(np.ascontiguousarray(child), int(ply), self.ev, self._lws(), out)
         return out
 
     def rank_plays(self, state, dice: tuple[int, int], ply: int = 0) -> list[PlayRow]:
@@ -247,16 +248,19 @@ class Analyzer:
         """
         from bgtui.analysis.formats import format_position_id
         from bgtui.analysis.rollout import RolloutJob
+        from bgtui.analysis.state import ENGINE_CUBE_OWNER
+        from bgtui.engine.constants import OPP_OWNED
 
         if state.cube_owner == "opponent":
             raise ValueError("the opponent owns the cube: the player on roll cannot double")
         pid = format_position_id(state)
-        owner = 0 if state.cube_owner == "centred" else 1
+        owner = ENGINE_CUBE_OWNER[state.cube_owner]
         if settings.live_cube:
             settings = replace(settings, truncate=settings.truncate, cubeful=False,
                                jacoby=state.jacoby)
             job = RolloutJob(np.stack([state.position, state.position]), ["No double", "Double, take"],
-                             [pid, pid], settings, False, cubes=[[1.0, owner, 1.0], [2.0, 2, 0.0]])
+                             [pid, pid], settings, False,
+                             cubes=[[1.0, owner, 1.0], [2.0, OPP_OWNED, 0.0]])
         else:
             settings = replace(settings, cubeful=True, truncate=0, jacoby=state.jacoby)
             job = RolloutJob(state.position[None, :], [""], [pid], settings, False)
