@@ -1,6 +1,6 @@
 """Immutable results that the services hand to the TUI and the command line.
 
-Every figure follows ../shared/conventions.md: probabilities are from the point of view of the
+Every figure follows the project's conventions: probabilities are from the point of view of the
 player on roll before the dice are rolled (a play's figures: the mover's view after making it);
 the five probabilities are cumulative (win >= win gammon >= win backgammon); equities are on a
 1-cube.
@@ -57,7 +57,7 @@ class Equities:
     """Equities on a 1-cube. ``cubeless`` is always present; the others where computed.
 
     ``centred``, ``owned`` (player on roll owns the cube) and ``opponent_owned`` are the cube
-    states of Dahl's article (seed 000); ``cubeful`` is the equity in the actual cube state.
+    states of Dahl's cube-state model; ``cubeful`` is the equity in the actual cube state.
     """
 
     cubeless: float
@@ -79,6 +79,8 @@ class Evaluation:
     probabilities: Probabilities
     equity: Equities
     evaluated_by: str = ""  # e.g. "2-ply", "bearoff database", "rollout 1296"
+    #: at a match score: {"cubeless", "cubeful"} match winning chances (``equity`` is EMG)
+    mwc: Optional[dict] = None
 
 
 @dataclass(frozen=True)
@@ -96,11 +98,18 @@ class PlayRow:
     equity_diff_se: Optional[float] = None  # paired standard error of the difference
     trials: int = 0
     pruned: bool = False  # rollout stopped early: clearly worse than the best
+    #: at a match score: the play's MWC (cubeful when evaluated cubeful) and its difference
+    #: from the best play's (``equity`` then holds EMG)
+    mwc: Optional[float] = None
+    mwc_diff: Optional[float] = None
+    mwc_se: Optional[float] = None  # rollouts at a match score
+    mwc_diff_se: Optional[float] = None
 
 
 @dataclass(frozen=True)
 class CubeDecision:
-    """Cube action for the player on roll (money play), cubeful equities on a 1-cube."""
+    """Cube action for the player on roll, cubeful equities on a 1-cube (money) or EMG (at a
+    match score, with ``mwc``)."""
 
     no_double: float
     double_take: float
@@ -110,7 +119,7 @@ class CubeDecision:
     equity: Equities
     ply: int = 0
     evaluated_by: str = ""
-    dahl_cube_value: Optional[float] = None  # 0.35 * (P(W) + P(G)/2), seed 000
+    dahl_cube_value: Optional[float] = None  # Dahl's rule of thumb: 0.35 * (P(W) + P(G)/2)
     take_point: Optional[float] = None
     cash_point: Optional[float] = None
     too_good_point: Optional[float] = None  # None: never too good (no gammons, Jacoby, ...)
@@ -118,11 +127,21 @@ class CubeDecision:
     wrong_take_percent: Optional[float] = None
     standard_errors: Optional[dict] = None  # for rollout-based decisions
     cube_access: bool = True  # False: the opponent owns the cube, the player cannot double
+    #: at a match score: {"no_double", "double_take", "double_pass"} MWC (the equities above
+    #: are then EMG at the current cube)
+    mwc: Optional[dict] = None
+    #: what produced the equities: "janowski" (0-ply model), "cubeful lookahead" (n-ply tree,
+    #: Janowski at the leaves), "bear-off database" (exact), "live-cube rollout",
+    #: "settlement rollout"; "" where not said
+    model: str = ""
+    #: Janowski's cube efficiency x of the position (0-ply model; the lookahead's leaves use
+    #: their own)
+    cube_efficiency: Optional[float] = None
 
 
 @dataclass(frozen=True)
 class RolloutSettings:
-    """Everything a rollout can be told (issue 4). Defaults: a standard full rollout."""
+    """Everything a rollout can be told. Defaults: a standard full rollout."""
 
     trials: int = 1296
     seed: int = 1
@@ -133,9 +152,9 @@ class RolloutSettings:
     variance_reduction: bool = True
     # variance reduction values only the best `vr_filter` plays of each roll by the filter
     # net, at the checker-play ply (0 = every play of every roll). Default 2: still unbiased
-    # (the luck of the roll played and the average over the 36 rolls use the same rule), 93%
-    # of the exact reduction, and 1.7x the plain-trial equivalents a second of the exact one
-    # at 0-ply (2.6x at 1-ply): benchmarks/rollout.py, 2026-11-25
+    # (the luck of the roll played and the average over the 36 rolls use the same rule), with
+    # most of the exact reduction at a fraction of its cost (benchmarks/rollout.py measures
+    # both)
     vr_filter: int = 2
     quasi_random: bool = True
     stratify_all: bool = False  # stratify every roll, not only the first three
@@ -157,6 +176,28 @@ class RolloutSettings:
         return asdict(self)
 
 
+#: the most points a snapshot's history keeps
+HISTORY_POINTS = 240
+
+
+def extend_history(history: tuple, trials: int, rows) -> tuple:
+    """``history`` with this snapshot's point added (a later trial count than the last, or it
+    replaces the last); every other point is dropped once there are more than
+    ``HISTORY_POINTS``, so the points stay spread over the whole run."""
+    point = (int(trials), tuple((r.move, float(r.equity.cubeless),
+                                 float(r.equity_se.cubeless) if r.equity_se is not None
+                                 and r.equity_se.cubeless is not None else 0.0)
+                                for r in rows if r.trials))
+    if not point[1] or trials <= 0:
+        return history
+    if history and history[-1][0] >= trials:
+        return history[:-1] + (point,)
+    out = history + (point,)
+    if len(out) > HISTORY_POINTS:
+        out = out[-1::-2][::-1]  # every other point, the latest kept
+    return out
+
+
 @dataclass(frozen=True)
 class RolloutSnapshot:
     """Immutable progress of a rollout job, posted at least 5 times a second."""
@@ -172,3 +213,7 @@ class RolloutSnapshot:
     finished: bool = False
     cancelled: bool = False
     variance_reduction_factor: Optional[float] = None  # "equivalent to N plain trials" / N
+    #: the figures at the earlier snapshots of this run, oldest first (at most
+    #: HISTORY_POINTS, thinned evenly): ``((trials_done, ((move, equity, se), ...)), ...)``,
+    #: the cubeless equity and its standard error of each candidate (a convergence plot)
+    history: tuple = ()

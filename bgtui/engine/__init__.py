@@ -35,7 +35,8 @@ _export("structs", "Net", "Evaluator", "MoveWorkspace", "EvalWorkspace", "Lookah
 _export("evaluate", "make_evaluator", "as_net", "hidden_size", "evaluate0", "equity", "equities",
         "EQUITY_COEF", "database_kind", "NO_DATABASE", "TWO_SIDED_DB", "ONE_SIDED_DB", "MAX_PLY",
         "make_eval_workspace", "make_lookahead_workspace", "make_play_buffers",
-        evaluate_plied="_evaluate_plied", evaluate_after="_evaluate_after",
+        evaluate0_into="_evaluate0", evaluate_plied="_evaluate_plied",
+        evaluate_after="_evaluate_after",
         evaluate_after_plied="_evaluate_after_plied", best_play0="_best_play0")
 _export("rollout", "make_settings", "make_permutations", "make_rollout_workspace", "score_game",
         "NUM_OUT", "O_WIN", "O_WG", "O_WBG", "O_LG", "O_LBG", "O_CUBELESS", "O_CENTRED",

@@ -141,7 +141,10 @@ class BgTuiApp(App):
 
     @on(WarmupProgressed)
     def _warmup_progressed(self, m: WarmupProgressed) -> None:
-        self.engine_status = f"engine: {m.stage} ({m.fraction:.0%})"
+        if self.engine_ready:
+            self.engine_status = f"engine ready; {m.stage}"
+        else:
+            self.engine_status = f"engine: {m.stage}"
         self._status_changed()
 
     @on(EngineReady)
@@ -270,4 +273,8 @@ def run_app(analyzer, state=None, theme: Optional[str] = None) -> int:
     """Run the app until the user quits; the exit status for the command line."""
     app = BgTuiApp(analyzer, state, theme)
     app.run()
+    from bgtui.ui import persist
+
+    # a clean exit: no rollout of this process is left to resume
+    persist.autosave_path(app.data_dir).unlink(missing_ok=True)
     return int(app.return_code or 0)

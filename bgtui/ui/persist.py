@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from bgtui.analysis.atomic import atomic_write
 from bgtui.analysis.models import (
     CubeDecision,
     Equities,
@@ -134,17 +134,8 @@ def _jsonable(o: Any):
 
 
 def save(path: Path, doc: AnalysisDoc) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(to_dict(doc), f, indent=1, default=_jsonable)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return path
+    return atomic_write(path, lambda f: json.dump(to_dict(doc), f, indent=1, default=_jsonable),
+                        text=True)
 
 
 def load(path: Path) -> AnalysisDoc:
@@ -157,6 +148,27 @@ def load(path: Path) -> AnalysisDoc:
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path} is not JSON: {exc}") from None
     return from_dict(data)
+
+
+def autosave_path(data_dir: Path, pid: Optional[int] = None) -> Path:
+    """The file a running rollout of process ``pid`` (default: this one) is autosaved to."""
+    return Path(data_dir) / "autosave" / f"rollout-{os.getpid() if pid is None else pid}.json"
+
+
+def orphan_autosaves(data_dir: Path) -> list[Path]:
+    """Autosaved rollouts of processes that are gone (bgtui died while rolling out), newest
+    first."""
+    from bgtui.analysis.rollout import pid_alive
+
+    d = Path(data_dir) / "autosave"
+    if not d.is_dir():
+        return []
+    out = []
+    for p in d.glob("rollout-*.json"):
+        pid = p.stem[len("rollout-"):]
+        if pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid)):
+            out.append(p)
+    return sorted(out, key=lambda p: p.stat().st_mtime, reverse=True)
 
 
 def safe_name(name: str, suffix: str) -> str:
@@ -238,6 +250,17 @@ def export(doc: AnalysisDoc, board_text: str, markdown: bool = True) -> str:
                          f"{pct(p.win)} {pct_se(ps.win) if ps else ''}".strip(),
                          pct(p.win_gammon), pct(p.lose_gammon), str(r.trials)])
         table(["Play", "Equity", "SE", "Diff", "SE", "Win", "W G", "L G", "Trials"], rows)
+        from bgtui.ui.widgets.convergence import ConvergenceHistory, plot_lines
+
+        lines = plot_lines(ConvergenceHistory.from_snapshot(s), width=72, height=12,
+                           unicode=False)
+        if lines:
+            out.append("Equity and its 95% band against trials:")
+            out.append("")
+            out.append("```" if markdown else "")
+            out.extend(lines)
+            out.append("```" if markdown else "")
+            out.append("")
     if doc.cube is not None:
         c = doc.cube
         out.append(h(f"Cube action ({c.evaluated_by or str(c.ply) + '-ply'})"))

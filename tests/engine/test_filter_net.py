@@ -19,7 +19,7 @@ from bgtui.engine.rng import make_rng
 from bgtui.engine.rollout import (NUM_OUT, O_CUBELESS, O_RAW, make_settings, make_permutations,
                                   make_rollout_workspace)
 from bgtui.engine import rollout_chunk
-from bgtui.engine.train import _START, _sample_positions
+from bgtui.training.kernels import _START, _sample_positions
 
 
 @pytest.fixture(scope="module")

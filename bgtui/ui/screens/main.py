@@ -28,6 +28,7 @@ from bgtui.ui import persist
 from bgtui.ui.fmt import dice_text, duration, eq, rate
 from bgtui.ui.messages import Evaluated, RolloutEnded, RolloutProgressed
 from bgtui.ui.widgets.board import BoardView
+from bgtui.ui.widgets.convergence import ConvergencePlot
 from bgtui.ui.widgets.cube_panel import CubePanel, cube_from_rollout
 from bgtui.ui.widgets.info import PositionInfo, position_ids
 from bgtui.ui.widgets.rollout_form import PRESETS, RolloutForm, describe, preset_name
@@ -159,6 +160,7 @@ class MainScreen(Screen):
                     yield Static("No rollout yet: r starts one (settings: g).", id="rollout-head")
                     yield ProgressBar(id="rollout-bar", show_eta=False)
                     yield ResultsTable(id="results")
+                    yield ConvergencePlot(id="convergence")
                 with TabPane("Settings", id="tab-settings"):
                     yield RolloutForm(self.rollout_settings or PRESETS[self.preset], id="form")
                 with TabPane("Cube", id="tab-cube"):
@@ -174,6 +176,7 @@ class MainScreen(Screen):
         self.refresh_position()
         self._layout(self.app.size.width)
         self.query_one(PlaysTable).focus()
+        self.call_after_refresh(self.offer_autosaves)
 
     def on_resize(self, event) -> None:
         self._layout(event.size.width)
@@ -182,6 +185,7 @@ class MainScreen(Screen):
         narrow = width < NARROW
         changed = narrow != self.has_class("-narrow")
         self.set_class(narrow, "-narrow")
+        self.query_one(ResultsTable).set_compact(narrow)
         if changed:
             self.update_status()
         # in 80 columns the keys need the room of the "^p palette" hint (ctrl+p still works)
@@ -201,6 +205,9 @@ class MainScreen(Screen):
         self.query_one(BoardView).unicode = self.unicode
         self.query_one(PositionInfo).unicode = self.unicode
         self.query_one(PlaysTable).mark_glyph = "✓" if self.unicode else "*"
+        plot = self.query_one(ConvergencePlot)
+        plot.unicode = self.unicode
+        plot.redraw()
         self.refresh_position(keep_analysis=True)
 
     # -- bindings ----------------------------------------------------------------------------
@@ -447,6 +454,8 @@ class MainScreen(Screen):
         what = (f"{len(moves)} play{'s' if len(moves) > 1 else ''} of {dice_text(state.dice)}"
                 if moves else "the position")
         self.query_one("#rollout-head", Static).update(f"Rolling out {what}: starting...")
+        if resume is None:
+            self.query_one(ConvergencePlot).show(None)
         self.refresh_bindings()
         self.update_status()
         self.rollout_worker(self.rollout_run, state, settings, moves, resume, self.cancel)
@@ -455,16 +464,69 @@ class MainScreen(Screen):
           description="Rollout")
     def rollout_worker(self, run_id: int, state, settings, moves, resume,
                        cancel: CancelToken) -> None:
+        import time
+
+        from bgtui.analysis.rollout import CHECKPOINT_EVERY
+
         an = self.app.analyzer
         worker = get_current_worker()
+        last_save = None
         try:
             for snap in an.iter_rollout(state, settings, moves=moves, cancel=cancel,
                                         resume=resume):
                 self.post_message(RolloutProgressed(run_id, snap))
                 if worker.is_cancelled:
                     cancel.cancel()
+                now = time.monotonic()
+                if last_save is None or now - last_save >= CHECKPOINT_EVERY:
+                    last_save = now
+                    self.autosave(state, moves, snap, getattr(an, "last_rollout_job", None))
         finally:
             self.post_message(RolloutEnded(run_id, getattr(an, "last_rollout_job", None)))
+
+    def autosave(self, state, moves, snap, job) -> None:
+        """Write the running rollout to this process's autosave file (called between two of
+        the rollout's snapshots, on its worker thread, where the job's state is whole): if
+        bgtui dies, the next start offers to resume it. Never disturbs the rollout."""
+        if job is None or not hasattr(job, "to_state"):
+            return
+        pid, mid, xgid = position_ids(state)
+        doc = persist.AnalysisDoc(
+            position=xgid, position_id=pid, match_id=mid, ply=self.ply,
+            rollout=replace(snap, finished=False, cancelled=True), rollout_state=job.to_state(),
+            extra={"rollout_moves": list(moves) if moves else None, "autosave": True})
+        try:
+            persist.save(persist.autosave_path(self.app.data_dir), doc)
+        except (OSError, ValueError, TypeError):
+            pass
+
+    def offer_autosaves(self) -> None:
+        """Offer to resume a rollout that an earlier bgtui was running when it died."""
+        from bgtui.ui.screens.dialogs import ChoiceScreen
+
+        found = persist.orphan_autosaves(self.app.data_dir)
+        if not found:
+            return
+        path = found[0]
+        try:
+            doc = persist.load(path)
+            trials = doc.rollout.trials_done if doc.rollout is not None else 0
+        except ValueError:
+            path.unlink(missing_ok=True)
+            return
+
+        def done(choice: Optional[str]) -> None:
+            if choice == "resume":
+                if self.open_file(path):
+                    path.unlink(missing_ok=True)
+            elif choice == "discard":
+                path.unlink(missing_ok=True)
+
+        self.app.push_screen(ChoiceScreen(
+            f"bgtui stopped while rolling out {doc.position_id} ({trials} trials done). "
+            "Resume that rollout?",
+            [("r", "resume", "open it (c continues the rollout)"),
+             ("d", "discard", "delete it"), ("l", "later", "ask again next time")]), done)
 
     @on(RolloutProgressed)
     def _rollout_progressed(self, m: RolloutProgressed) -> None:
@@ -474,6 +536,7 @@ class MainScreen(Screen):
         self.last_snapshot = s
         with self.app.batch_update():
             self.query_one(ResultsTable).show_snapshot(self.series, s)
+            self.query_one(ConvergencePlot).show(s)
             self.query_one("#rollout-bar", ProgressBar).update(total=max(1, s.trials_total),
                                                                progress=s.trials_done)
             self.query_one("#rollout-head", Static).update(self.rollout_headline(s))
@@ -506,6 +569,9 @@ class MainScreen(Screen):
         if s.variance_reduction_factor:
             head += (f", VR x{s.variance_reduction_factor:.0f}" if narrow
                      else f", VR worth x{s.variance_reduction_factor:.1f} trials")
+        if narrow:  # one line: the settings are on the Settings tab
+            return head + (". c continues" if s.cancelled else ". + extends" if s.finished
+                           else "")
         tail = f"\n{preset_name(s.settings)}: {describe(s.settings)}"
         if s.cancelled:
             tail += ".  c continues"
@@ -518,6 +584,7 @@ class MainScreen(Screen):
         if m.run_id != self.rollout_run:
             return
         self.rollout_running = False
+        persist.autosave_path(self.app.data_dir).unlink(missing_ok=True)
         self.resume_token = m.resume
         self.refresh_bindings()
         self.update_status()
@@ -688,6 +755,7 @@ class MainScreen(Screen):
         if doc.rollout is not None:
             self.series += 1
             self.query_one(ResultsTable).show_snapshot(self.series, doc.rollout)
+            self.query_one(ConvergencePlot).show(doc.rollout)
             self.query_one("#rollout-head", Static).update(self.rollout_headline(doc.rollout))
             self.query_one("#rollout-bar", ProgressBar).update(
                 total=max(1, doc.rollout.trials_total), progress=doc.rollout.trials_done)

@@ -75,8 +75,14 @@ class PlaysTable(DataTable):
 
     def _cells(self, r: PlayRow, rank: int) -> tuple:
         p = r.probabilities
+        if r.mwc is not None:  # at a match score: MWC, then EMG (the play's ranking figure)
+            e = r.equity.cubeful if r.equity.cubeful is not None else r.equity.cubeless
+            value = f"{100 * r.mwc:.2f}% {eq(e)}"
+            diff = f"{100 * r.mwc_diff:+.2f}%" if rank > 1 and r.mwc_diff is not None else ""
+        else:
+            value, diff = eq(r.equity.cubeless), eq(r.equity_diff) if rank > 1 else ""
         return (self._mark(r.move), num(str(rank)), txt(r.move or NO_PLAY),
-                num(eq(r.equity.cubeless)), num(eq(r.equity_diff) if rank > 1 else ""),
+                num(value), num(diff),
                 num(pct(p.win)), num(pct(p.win_gammon)), num(pct(p.win_backgammon)),
                 num(pct(p.lose_gammon)), num(pct(p.lose_backgammon)), txt(how(r)))
 
@@ -97,16 +103,21 @@ class PlaysTable(DataTable):
 
     def resort(self) -> None:
         """Rolled-out plays first (by equity), then the others; ranks and diffs redone."""
+        def value(r: PlayRow) -> float:
+            return r.mwc if r.mwc is not None else r.equity.cubeless
+
         def order(r: PlayRow):
-            return (0 if r.trials else 1, -r.equity.cubeless)
+            return (0 if r.trials else 1, -value(r))
 
         ranked = sorted(self.rows_by_key.items(), key=lambda kv: order(kv[1]))
         position = {k: i for i, (k, _) in enumerate(ranked)}
         self.sort("move", key=lambda cell: position[row_key(_plain(cell))])
-        best = ranked[0][1].equity.cubeless if ranked else 0.0
+        best = value(ranked[0][1]) if ranked else 0.0
         for i, (k, r) in enumerate(ranked, 1):
             self.update_cell(k, "rank", num(str(i)))
-            self.update_cell(k, "diff", num("" if i == 1 else eq(r.equity.cubeless - best)))
+            d = value(r) - best
+            text = f"{100 * d:+.2f}%" if r.mwc is not None else eq(d)
+            self.update_cell(k, "diff", num("" if i == 1 else text))
 
     # -- marks -------------------------------------------------------------------------------
     def current_move(self) -> Optional[str]:
@@ -130,7 +141,14 @@ class PlaysTable(DataTable):
 class ResultsTable(DataTable):
     """Live rollout figures: per candidate (or for the position) the five probabilities with
     their standard errors, the cubeless equity, the difference to the best with its paired
-    standard error, the cube-state equities of a cubeful rollout, and the trials done."""
+    standard error, the cube-state equities of a cubeful rollout, and the trials done.
+
+    ``compact`` (narrow screens, 80x24): one line a candidate, the columns a choice between
+    candidates needs: equity and its standard error, the difference to the best and its paired
+    standard error, winning chances and trials."""
+
+    COMPACT = (("move", "Play"), ("equity", "Equity"), ("equity_se", "±"), ("diff", "Diff"),
+               ("diff_se", "±"), ("w", "Win"), ("trials", "Trials"))
 
     COLUMNS = (("move", "Play"), ("equity", "Equity"), ("diff", "Diff"), ("w", "Win"),
                ("wg", "W G"), ("wbg", "W BG"), ("lg", "L G"), ("lbg", "L BG"),
@@ -142,17 +160,34 @@ class ResultsTable(DataTable):
         self.run_id: Optional[int] = None
         self.equities: dict[str, float] = {}
         self.cubeful = False
+        self.compact = False
+        self._last: Optional[tuple[int, RolloutSnapshot]] = None
 
     def on_mount(self) -> None:
         self.reset()
+
+    def set_compact(self, compact: bool) -> None:
+        """One line a candidate (or two lines with every probability); the rows shown are
+        drawn again in the new form."""
+        if compact == self.compact:
+            return
+        self.compact = compact
+        last = self._last
+        self.reset()
+        if last is not None:
+            self.show_snapshot(*last)
+
+    def _columns(self) -> tuple:
+        if self.compact:
+            return self.COMPACT
+        return tuple((k, label) for k, label in self.COLUMNS
+                     if self.cubeful or k not in ("centred", "owned", "opp"))
 
     def reset(self, cubeful: bool = False) -> None:
         """Empty the table; the cube-state columns are there only for cubeful rollouts."""
         self.clear(columns=True)
         self.cubeful = cubeful
-        for key, label in self.COLUMNS:
-            if key in ("centred", "owned", "opp") and not cubeful:
-                continue
+        for key, label in self._columns():
             self.add_column(txt(label) if key == "move" else num(label), key=key)
         self.equities = {}
         self.run_id = None
@@ -183,22 +218,39 @@ class ResultsTable(DataTable):
             num(str(r.trials) + (" pruned" if r.pruned else "")),
         )
 
+    @staticmethod
+    def compact_cells(r: PlayRow, best: bool) -> tuple:
+        es = r.equity_se
+        return (
+            txt(r.move or "position"),
+            num(eq(r.equity.cubeless)),
+            num(se(es.cubeless) if es else ""),
+            num("" if best else eq(r.equity_diff)),
+            num("" if best else se(r.equity_diff_se)),
+            num(pct(r.probabilities.win)),
+            num(str(r.trials) + (" pruned" if r.pruned else "")),
+        )
+
     def show_snapshot(self, run_id: int, snap: RolloutSnapshot) -> None:
         """Rows are added once (stable keys) and then updated cell by cell."""
         if run_id != self.run_id:
             self.reset(cubeful=snap.settings.cubeful)
             self.run_id = run_id
+        self._last = (run_id, snap)
         best_key = row_key(snap.rows[0].move) if snap.rows else None
         for r in snap.rows:
             k = row_key(r.move)
             self.equities[k] = r.equity.cubeless
-            cells = [c for (col, _), c in zip(self.COLUMNS, self.cells(r, k == best_key))
-                     if self.cubeful or col not in ("centred", "owned", "opp")]
+            if self.compact:
+                cells = list(self.compact_cells(r, k == best_key))
+            else:
+                cells = [c for (col, _), c in zip(self.COLUMNS, self.cells(r, k == best_key))
+                         if self.cubeful or col not in ("centred", "owned", "opp")]
             if k in self.rows:
                 for col, value in zip(self.columns, cells):
                     self.update_cell(k, col, value)
             else:
-                self.add_row(*cells, key=k, height=2)
+                self.add_row(*cells, key=k, height=1 if self.compact else 2)
         if snap.finished or snap.cancelled:
             eqs = self.equities
             self.sort("move", key=lambda cell: -eqs.get(

@@ -1,0 +1,354 @@
+"""Training kernels: TD(0) self-play and supervised steps (numba, over arrays)."""
+
+import numpy as np
+
+from bgtui.engine._jit import kernel
+from bgtui.engine.constants import MAX_PLAYS, OPENING_POSITION
+from bgtui.engine.evaluate import _best_play0, _evaluate_after, _nets, equity
+from bgtui.engine.inputs import _fill_inputs
+from bgtui.engine.movegen import _generate_plays
+from bgtui.engine.nn import RACE, _backward, _forward, net_class
+from bgtui.engine.position import game_result, swap_sides_into
+from bgtui.engine.pubeval import _best_play_pubeval
+from bgtui.engine.rng import roll_index, uniform
+
+_START = np.array(OPENING_POSITION, dtype=np.int8)
+
+
+@kernel
+def _roll(rng, opening):
+    """Two dice; the opening roll of a game is never a double."""
+    r = roll_index(rng)
+    while opening and r // 6 == r % 6:
+        r = roll_index(rng)
+    return r // 6 + 1, r % 6 + 1
+
+
+@kernel(_nrt=True)
+def _td_selfplay(ev, n_games, rng, alpha_contact, alpha_race, start, mws, ews, out_pos,
+                 out_moves, stats):
+    """Play ``n_games`` greedy 0-ply self-play games, updating the nets in ``ev`` in place.
+
+    After each play the position before the roll (player on roll) is moved toward the value
+    of the chosen play (the mover's view after it), or toward the result when the game ends.
+    ``stats`` (float64[8]) accumulates: games, plays, first-player points, gammons,
+    backgammons, race updates, contact updates.
+    """
+    pos = np.empty(26, dtype=np.int8)
+    t5 = np.empty(5, dtype=np.float32)
+    o5 = np.empty(5, dtype=np.float32)
+    for _g in range(n_games):
+        for i in range(26):
+            pos[i] = start[i]
+        first = True
+        side = 0
+        while True:
+            d1, d2 = _roll(rng, first)
+            first = False
+            best, n = _best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, t5)
+            cls = net_class(pos)
+            net = _nets(ev)[cls]
+            if cls == RACE:
+                alpha = alpha_race
+                stats[5] += 1
+            else:
+                alpha = alpha_contact
+                stats[6] += 1
+            _fill_inputs(pos, ews[0], ews[1])
+            _forward(ews[1], net[0], net[1], net[2], net[3], ews[2], o5)
+            _backward(ews[1], net[0], net[1], net[2], net[3], ews[2], o5, t5, alpha, ews[3])
+            stats[1] += 1
+            child = out_pos[best]
+            res = game_result(child)
+            if res > 0:
+                stats[0] += 1
+                stats[2] += res if side == 0 else -res
+                if res >= 2:
+                    stats[3] += 1
+                if res >= 3:
+                    stats[4] += 1
+                break
+            for i in range(26):
+                pos[i] = -child[25 - i]
+            side = 1 - side
+
+
+@kernel
+def _flip5(t, out):
+    """The outcome ``t`` of one player seen by the other."""
+    w, wg, wbg, lg, lbg = t[0], t[1], t[2], t[3], t[4]
+    out[0] = 1.0 - w
+    out[1] = lg
+    out[2] = lbg
+    out[3] = wg
+    out[4] = wbg
+
+
+@kernel(_nrt=True)
+def _lambda_returns(vals, n, lam, out):
+    """``out[t]`` = the lambda-return of move t of a game of ``n`` moves, each side's own view:
+    ``vals[t]`` is the value of the play chosen at move t (mover's view; the last one is the
+    game's result); out[n-1] = vals[n-1] and out[t] = (1 - lam) vals[t] + lam * flip(out[t+1])
+    (the next move is the other side's)."""
+    fl = np.empty(5, dtype=np.float32)
+    for k in range(5):
+        out[n - 1, k] = vals[n - 1, k]
+    for t in range(n - 2, -1, -1):
+        _flip5(out[t + 1], fl)
+        for k in range(5):
+            out[t, k] = (1.0 - lam) * vals[t, k] + lam * fl[k]
+
+
+@kernel(_nrt=True)
+def _td_lambda_selfplay(ev, n_games, rng, alpha_contact, alpha_race, lam, start, mws, ews,
+                        out_pos, out_moves, stats, game_pos, game_val, game_tg):
+    """Like :func:`_td_selfplay` with TD(lambda) targets (the offline lambda-return): each
+    game is played greedily with the weights as they are, then every position before a roll
+    is moved toward ``(1 - lam) * V(its chosen play) + lam * (the next position's target,
+    seen from this side)``, the last toward the game's result. ``lam = 0`` is TD(0) with the
+    updates made after the game. ``game_pos`` int8[L, 26], ``game_val`` / ``game_tg``
+    float32[L, 5]: scratch for the game's positions, values and targets (a game longer than L
+    moves trains on its first L)."""
+    pos = np.empty(26, dtype=np.int8)
+    t5 = np.empty(5, dtype=np.float32)
+    o5 = np.empty(5, dtype=np.float32)
+    cap = game_pos.shape[0]
+    for _g in range(n_games):
+        for i in range(26):
+            pos[i] = start[i]
+        first = True
+        side = 0
+        n = 0
+        while True:
+            d1, d2 = _roll(rng, first)
+            first = False
+            best, m = _best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, t5)
+            if n < cap:
+                for i in range(26):
+                    game_pos[n, i] = pos[i]
+                for k in range(5):
+                    game_val[n, k] = t5[k]
+                n += 1
+            child = out_pos[best]
+            res = game_result(child)
+            if res > 0:
+                stats[0] += 1
+                stats[2] += res if side == 0 else -res
+                if res >= 2:
+                    stats[3] += 1
+                if res >= 3:
+                    stats[4] += 1
+                break
+            for i in range(26):
+                pos[i] = -child[25 - i]
+            side = 1 - side
+        _lambda_returns(game_val, n, lam, game_tg)
+        for t in range(n - 1, -1, -1):
+            p = game_pos[t]
+            cls = net_class(p)
+            net = _nets(ev)[cls]
+            if cls == RACE:
+                alpha = alpha_race
+                stats[5] += 1
+            else:
+                alpha = alpha_contact
+                stats[6] += 1
+            _fill_inputs(p, ews[0], ews[1])
+            _forward(ews[1], net[0], net[1], net[2], net[3], ews[2], o5)
+            _backward(ews[1], net[0], net[1], net[2], net[3], ews[2], o5, game_tg[t], alpha,
+                      ews[3])
+            stats[1] += 1
+
+
+@kernel(_nrt=True)
+def _self_play_sample(ev, n_games, rng, start, explore, per_roll, mws, ews, out_pos,
+                      out_moves, dest):
+    """Self-play ``n_games`` at 0-ply (with ``per_roll`` = 0, a random play instead of the best
+    with probability ``explore``) and store into ``dest`` (int8[cap, 26]), with the player on
+    roll, either every position before a roll (``per_roll`` = 0) or, for every roll,
+    ``per_roll`` of its plays picked at random (the positions that move selection compares,
+    good plays and bad). Returns the number stored (stops when full)."""
+    pos = np.empty(26, dtype=np.int8)
+    t5 = np.empty(5, dtype=np.float32)
+    cap = dest.shape[0]
+    m = 0
+    for _g in range(n_games):
+        for i in range(26):
+            pos[i] = start[i]
+        first = True
+        while True:
+            d1, d2 = _roll(rng, first)
+            if not first and per_roll == 0:
+                if m >= cap:
+                    return m
+                for i in range(26):
+                    dest[m, i] = pos[i]
+                m += 1
+            first = False
+            best, n = _best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, t5)
+            for _q in range(min(per_roll, n)):
+                k = min(np.int64(uniform(rng) * n), n - 1)
+                c = out_pos[k]
+                if game_result(c) > 0:
+                    continue
+                if m >= cap:
+                    return m
+                swap_sides_into(c, dest[m])
+                m += 1
+            if per_roll == 0 and n > 1 and uniform(rng) < explore:
+                best = min(np.int64(uniform(rng) * n), n - 1)
+            child = out_pos[best]
+            if game_result(child) > 0:
+                break
+            for i in range(26):
+                pos[i] = -child[25 - i]
+    return m
+
+
+@kernel(_nrt=True)
+def _sample_positions(ev, n_games, rng, start, explore, mws, ews, out_pos, out_moves, dest):
+    """Every position before a roll of ``n_games`` of 0-ply self-play (see
+    :func:`_self_play_sample`); returns the number stored."""
+    return _self_play_sample(ev, n_games, rng, start, explore, 0, mws, ews, out_pos, out_moves,
+                             dest)
+
+
+@kernel(_nrt=True)
+def _sample_children(ev, n_games, rng, start, per_roll, mws, ews, out_pos, out_moves, dest):
+    """``per_roll`` random plays of every roll of ``n_games`` of greedy 0-ply self-play, with
+    the opponent on roll (see :func:`_self_play_sample`); returns the number stored."""
+    return _self_play_sample(ev, n_games, rng, start, 0.0, per_roll, mws, ews, out_pos,
+                             out_moves, dest)
+
+
+@kernel(_nrt=True)
+def _sample_best_children(ev, n_games, rng, start, k_best, mws, ews, out_pos, out_moves, dest,
+                          groups):
+    """For every roll of ``n_games`` of greedy 0-ply self-play, the positions after its
+    ``k_best`` best plays by 0-ply equity (all of them when there are fewer), best first, with
+    the opponent on roll as :func:`_sample_children` stores them: the near-best alternatives
+    that move selection has to tell apart. Plays that end the game are not stored. The game
+    goes on with the best play (the first of the roll's group unless it ended the game; ties
+    go to the earlier play, as in ``evaluate._best_child``). Stores into ``dest``
+    (int8[cap, 26]) and, in ``groups`` (int32[cap]), the roll each child belongs to (0, 1, ...
+    in the order of the rolls of this call: children of one roll are siblings, the plays that
+    one decision chooses among); returns the number stored (stops when full)."""
+    return _best_children_games(ev, n_games, rng, start, k_best, False, _NO_W, _NO_W, mws, ews,
+                                out_pos, out_moves, dest, groups)
+
+
+@kernel(_nrt=True)
+def _sample_best_children_vs_pubeval(ev, n_games, rng, start, k_best, wr, wc, mws, ews, out_pos,
+                                     out_moves, dest, groups):
+    """As :func:`_sample_best_children`, but in games of the 0-ply evaluator against PubEval
+    (``wr``, ``wc``: its weights; who moves first is drawn for each game): the children of the
+    evaluator's rolls only. These are the decisions a duel against PubEval asks of the
+    evaluator, in positions that PubEval's weaker play leads to and self-play rarely reaches
+    (its blots and stacks, the evaluator's blitzes). The children are stored for the labels of
+    the evaluator's own deeper look (a rollout of both sides by the evaluator), never for
+    anything of PubEval's."""
+    return _best_children_games(ev, n_games, rng, start, k_best, True, wr, wc, mws, ews,
+                                out_pos, out_moves, dest, groups)
+
+
+_NO_W = np.zeros(122, dtype=np.float64)
+
+
+@kernel(_nrt=True)
+def _best_children_games(ev, n_games, rng, start, k_best, vs_pubeval, wr, wc, mws, ews, out_pos,
+                         out_moves, dest, groups):
+    """The games of :func:`_sample_best_children` (``vs_pubeval`` False) and
+    :func:`_sample_best_children_vs_pubeval` (True)."""
+    pos = np.empty(26, dtype=np.int8)
+    eq = np.empty(MAX_PLAYS, dtype=np.float64)
+    t5 = np.empty(5, dtype=np.float32)
+    cap = dest.shape[0]
+    m = 0
+    roll = 0
+    for _g in range(n_games):
+        for i in range(26):
+            pos[i] = start[i]
+        first = True
+        ours = True
+        if vs_pubeval:
+            ours = uniform(rng) < 0.5
+        while True:
+            d1, d2 = _roll(rng, first)
+            first = False
+            if not ours:
+                best, n = _best_play_pubeval(pos, d1, d2, wr, wc, mws, out_pos, out_moves)
+            else:
+                n = _generate_plays(pos, d1, d2, mws, out_pos, out_moves)
+                for i in range(n):
+                    _evaluate_after(out_pos[i], ev, ews, t5)
+                    eq[i] = equity(t5)
+                best = 0
+                for q in range(min(k_best, n)):
+                    j = 0
+                    for i in range(1, n):
+                        if eq[i] > eq[j]:
+                            j = i
+                    if q == 0:
+                        best = j
+                    eq[j] = -1e30  # taken
+                    c = out_pos[j]
+                    if game_result(c) > 0:
+                        continue
+                    if m >= cap:
+                        return m
+                    swap_sides_into(c, dest[m])
+                    groups[m] = roll
+                    m += 1
+                roll += 1
+            child = out_pos[best]
+            if game_result(child) > 0:
+                break
+            for i in range(26):
+                pos[i] = -child[25 - i]
+            if vs_pubeval:
+                ours = not ours
+    return m
+
+
+@kernel(_nrt=True)
+def _supervised_epoch(positions, targets, order, ev, alphas, ews, stats):
+    """One pass of stochastic gradient descent toward ``targets`` (float32[N, 5]) in ``order``,
+    each position's net (``nn.net_class``) stepping by ``alphas[class]`` (float64[3]).
+
+    ``stats`` (float64[6]): summed squared error and count per class (contact, race, crashed).
+    """
+    o5 = np.empty(5, dtype=np.float32)
+    for j in range(order.shape[0]):
+        k = order[j]
+        pos = positions[k]
+        cls = net_class(pos)
+        net = _nets(ev)[cls]
+        alpha = alphas[cls]
+        s = 2 * cls
+        _fill_inputs(pos, ews[0], ews[1])
+        _forward(ews[1], net[0], net[1], net[2], net[3], ews[2], o5)
+        err = 0.0
+        for q in range(5):
+            d = targets[k, q] - o5[q]
+            err += d * d
+        stats[s] += err
+        stats[s + 1] += 1
+        _backward(ews[1], net[0], net[1], net[2], net[3], ews[2], o5, targets[k], alpha, ews[3])
+
+
+@kernel(_nrt=True)
+def _fill_inputs_batch(positions, idx, out):
+    """The dense net inputs of ``positions[idx[r]]`` into ``out[r]``
+    (float32[len(idx), NUM_INPUTS])."""
+    sw = np.empty(26, dtype=np.int8)
+    for r in range(idx.shape[0]):
+        _fill_inputs(positions[idx[r]], sw, out[r])
+
+
+@kernel(_nrt=True)
+def _net_classes(positions):
+    """int8[N]: the class (``nn.net_class``: the net that values it) of each of ``positions``."""
+    out = np.zeros(positions.shape[0], dtype=np.int8)
+    for i in range(positions.shape[0]):
+        out[i] = net_class(positions[i])
+    return out

@@ -1,0 +1,795 @@
+"""Training runs: TD self-play, supervised rounds, training sets and fits, all resumable.
+
+TD(0) / TD(lambda) self-play (:func:`td_train`) and supervised rounds toward the nets' own
+n-ply evaluations (:func:`supervised_train`) run the training kernels in chunks, log progress
+as JSON lines and write a checkpoint (weights and metadata, the RNG state included) atomically
+as they go. :func:`build_dataset` grows a training set of self-play positions and their targets
+shard by shard, and :func:`fit` trains the nets on a whole set pass by pass. Restarting any of
+them with the same checkpoint or directory resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+
+from bgtui.analysis.atomic import atomic_write
+from bgtui.analysis.weights import (
+    DEFAULT_WEIGHTS,
+    as_nets,
+    load_weights,
+    nets_of,
+    save_weights,
+    with_databases,
+    with_tables,
+)
+from bgtui.engine.evaluate import equity, hidden_size, make_eval_workspace, make_play_buffers
+from bgtui.engine.movegen import make_workspace
+from bgtui.engine.nn import NET_NAMES, init_net
+from bgtui.engine.rng import make_rng
+from bgtui.training.kernels import _START, _td_lambda_selfplay, _td_selfplay
+
+
+def td_alpha(games: int, base: float) -> float:
+    """Learning-rate schedule: ``base`` for 200k games, then decaying to base/10."""
+    if games < 200_000:
+        return base
+    return max(base / 10.0, base * 200_000 / games)
+
+
+def pubeval_ppg(ev, pairs: int = 500, seed: int = 12345) -> tuple[float, float]:
+    """Points per game (and its standard error over game pairs) of 0-ply ``ev`` against
+    PubEval in ``pairs`` duplicate-dice game pairs: the strength logged while training
+    (``evaluation/strength.py`` runs the long version)."""
+    from bgtui.engine.duel import START, _duel_pairs
+    from bgtui.engine.pubeval import WC, WR
+    from bgtui.engine.rollout import make_rollout_workspace
+
+    out = np.zeros((pairs, 4))
+    _duel_pairs(ev, 0, ev, 1, 0, pairs, seed, START, WR, WC,
+                make_rollout_workspace(hidden_size(ev)), out)
+    per_pair = out[:, :2].mean(axis=1)
+    return float(per_pair.mean()), float(per_pair.std(ddof=1) / np.sqrt(pairs))
+
+
+def td_train(checkpoint, games: int, hidden: int = 128, race_hidden: int = 64,
+             alpha: float = 0.1, seed: int = 1, chunk: int = 1000, save_every: int = 20_000,
+             bearoff: bool = True, strength_pairs: int = 500, lam: float = 0.0,
+             log=None) -> dict:
+    """Train until ``games`` self-play games in total (counting those in the checkpoint), by
+    TD(0) (``lam`` = 0: each position moves toward its chosen play's value at once) or by
+    TD(lambda) with offline lambda-returns (``lam`` > 0, see ``train._td_lambda_selfplay``).
+
+    With ``bearoff`` the bear-off databases give exact (two-sided) or near-exact (one-sided)
+    values in home-board bear-offs, so those positions teach the nets true values. At every
+    checkpoint the log gets a line with the strength against PubEval over ``strength_pairs``
+    duplicate-dice game pairs."""
+    log = sys.stdout if log is None else log  # the stdout of the call, not of the import
+    checkpoint = Path(checkpoint)
+    if checkpoint.exists():
+        ev, meta = load_weights(checkpoint)
+        ev = with_databases(tuple(tuple(a.copy() for a in net) for net in nets_of(ev)), bearoff,
+                            tables=False)  # the weights change after every play
+        done = int(meta.get("games_trained", 0))
+        rng = np.array([int(meta["rng_state"])], dtype=np.uint64)
+    else:
+        contact = init_net(hidden, seed)  # the crashed net starts as a copy of it
+        ev = with_databases((contact, init_net(race_hidden, seed + 1),
+                             tuple(a.copy() for a in contact)), bearoff, tables=False)
+        meta = {}
+        done = 0
+        rng = make_rng(seed)
+    mws = make_workspace()
+    ews = make_eval_workspace(hidden_size(ev))
+    out_pos, out_moves = make_play_buffers()
+    game_pos = np.zeros((4096, 26), dtype=np.int8)
+    game_val = np.zeros((4096, 5), dtype=np.float32)
+    game_tg = np.zeros((4096, 5), dtype=np.float32)
+    stats = np.zeros(8)
+    t0 = time.time()
+    last_save = done
+    while done < games:
+        n = min(chunk, games - done)
+        a = td_alpha(done, alpha)
+        stats[:] = 0
+        t = time.time()
+        if lam > 0.0:
+            _td_lambda_selfplay(ev, n, rng, a, a, lam, _START, mws, ews, out_pos, out_moves,
+                                stats, game_pos, game_val, game_tg)
+        else:
+            _td_selfplay(ev, n, rng, a, a, _START, mws, ews, out_pos, out_moves, stats)
+        dt = time.time() - t
+        done += n
+        print(json.dumps({
+            "games": done, "alpha": round(a, 5), "games_per_s": round(n / dt, 1),
+            "plays_per_game": round(stats[1] / n, 2), "gammons": round(stats[3] / n, 4),
+            "backgammons": round(stats[4] / n, 4), "first_player_ppg": round(stats[2] / n, 4),
+            "elapsed": round(time.time() - t0, 1),
+        }), file=log, flush=True)
+        if done - last_save >= save_every or done >= games:
+            ppg, se = pubeval_ppg(ev, strength_pairs)
+            print(json.dumps({"games": done, "vs_pubeval_ppg": round(ppg, 3),
+                              "se": round(se, 3), "pairs": strength_pairs}), file=log, flush=True)
+            meta.update(
+                games_trained=done,
+                rng_state=str(int(rng[0])),
+                training={"method": "td-lambda-selfplay" if lam > 0 else "td0-selfplay",
+                          "lambda": lam, "alpha": alpha, "seed": seed, "schedule": "td_alpha"},
+            )
+            save_weights(checkpoint, ev, meta)
+            last_save = done
+    return meta
+
+
+def _targets(ev, positions, ply, workers):
+    """Targets for ``positions`` at ``ply`` lookahead, computed by ``workers`` threads."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bgtui.engine.evaluate import make_lookahead_workspace
+    from bgtui.training.targets import _plied_batch
+
+    hidden = hidden_size(ev)
+    out = np.zeros((len(positions), 5), dtype=np.float32)
+    bounds = np.linspace(0, len(positions), workers + 1).astype(int)
+
+    def part(a, b):
+        _plied_batch(positions[a:b], ply, ev, make_lookahead_workspace(hidden), out[a:b])
+
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(lambda ab: part(*ab), zip(bounds[:-1], bounds[1:])))
+    return out
+
+
+def widen_net(net, hidden: int, seed: int, scale: float = 0.05):
+    """``net`` with ``hidden`` hidden units: the new units get small random input weights and
+    zero output weights, so the widened net computes exactly what the old one did and training
+    then puts the new capacity to use."""
+    w1, b1, w2, b2 = net
+    old = b1.shape[0]
+    if hidden < old:
+        raise ValueError(f"cannot narrow a net from {old} to {hidden} hidden units")
+    if hidden == old:
+        return net
+    rng = np.random.default_rng(seed)
+    extra = hidden - old
+    w1n = np.concatenate([w1, rng.uniform(-scale, scale, (w1.shape[0], extra))], axis=1)
+    b1n = np.concatenate([b1, np.zeros(extra)])
+    w2n = np.concatenate([w2, np.zeros((5, extra))], axis=1)
+    return tuple(np.ascontiguousarray(a, dtype=np.float32) for a in (w1n, b1n, w2n, b2))
+
+
+def supervised_train(checkpoint, rounds: int, positions: int = 50_000, ply: int = 1,
+                     epochs: int = 2, alpha: float = 0.02, explore: float = 0.1, seed: int = 7,
+                     workers: int = 1, hidden: int = 0, race_hidden: int = 0,
+                     log=None) -> dict:
+    """Improve the nets in ``checkpoint`` toward their own ``ply``-ply evaluations.
+
+    Each round samples ``positions`` positions from 0-ply self-play (with ``explore`` random
+    plays for variety), evaluates them at ``ply`` with the current nets, and runs ``epochs``
+    passes of SGD toward those targets; then writes the checkpoint. ``hidden`` /
+    ``race_hidden`` (when larger than the checkpoint's) first widen the nets (:func:`widen_net`).
+    """
+    log = sys.stdout if log is None else log  # the stdout of the call, not of the import
+    from bgtui.training.kernels import _sample_positions, _supervised_epoch
+
+    ev, meta = load_weights(checkpoint)
+    nets = [tuple(a.copy() for a in net) for net in nets_of(ev)]
+    for k, h in enumerate((hidden, race_hidden, hidden)):
+        if h and h != nets[k][1].shape[0]:
+            nets[k] = widen_net(nets[k], h, seed + k)
+            meta.setdefault("widened", []).append(
+                {"net": k, "hidden": h, "after_rounds": int(meta.get("supervised_rounds", 0))})
+    ev = with_databases(tuple(nets), True)
+    rng = make_rng(seed + int(meta.get("supervised_rounds", 0)) * 1000)
+    mws = make_workspace()
+    ews = make_eval_workspace(hidden_size(ev))
+    out_pos, out_moves = make_play_buffers()
+    for _rnd in range(rounds):
+        t = time.time()
+        dest = np.zeros((positions, 26), dtype=np.int8)
+        m = 0
+        while m < positions:
+            m += _sample_positions(ev, 50, rng, _START, explore, mws, ews, out_pos, out_moves,
+                                   dest[m:])
+        t_sample = time.time() - t
+        tg = _targets(ev, dest, ply, workers)
+        t_targets = time.time() - t - t_sample
+        stats = np.zeros(6)
+        for ep in range(epochs):
+            order = np.random.default_rng(int(rng[0] % (2**32)) + ep).permutation(positions)
+            stats[:] = 0
+            _supervised_epoch(dest, tg, order.astype(np.int64), ev, np.full(3, alpha), ews,
+                              stats)
+        ev = with_tables(ev)  # the next round's sampling and targets see the new weights
+        meta["supervised_rounds"] = int(meta.get("supervised_rounds", 0)) + 1
+        meta.setdefault("supervised", []).append(
+            {"positions": positions, "ply": ply, "epochs": epochs, "alpha": alpha})
+        save_weights(checkpoint, ev, meta)
+        print(json.dumps({
+            "round": meta["supervised_rounds"], "positions": positions,
+            "contact_mse": round(stats[0] / max(stats[1], 1), 6),
+            "race_mse": round(stats[2] / max(stats[3], 1), 6),
+            "crashed_mse": round(stats[4] / max(stats[5], 1), 6),
+            "sample_s": round(t_sample, 1), "targets_s": round(t_targets, 1),
+            "total_s": round(time.time() - t, 1),
+        }), file=log, flush=True)
+    return meta
+
+
+def _shards(data_dir: Path) -> list[Path]:
+    """The finished shards (a shard being written is a hidden ``.tmp`` file until complete)."""
+    return sorted(Path(data_dir).glob("shard-[0-9][0-9][0-9][0-9][0-9].npz"))
+
+
+def _rollout_targets(ev, positions, trials: int, seed: int, workers: int, truncate: int = 0,
+                     vr_filter: int = 0, group: int = 1) -> np.ndarray:
+    """Targets for ``positions`` from rollouts of ``trials`` trials each (variance reduction,
+    quasi-random dice, 0-ply play), truncated where a bear-off database values the position:
+    exactly in the two-sided one, by the one-sided approximation in home-board bear-offs and
+    straggler races (mean error 0.03 points of winning chances against long rollouts; the
+    rollouts take 0.06 s a race instead of 0.11 s).
+
+    ``truncate`` > 0: each trial stops after that many rolls and takes the 0-ply value there
+    (a deeper target than an n-ply lookahead at a fraction of a full game's cost);
+    ``vr_filter``: the rollouts' ``vr_filter``; ``group``: positions rolled out together as
+    the roots of one job (the same dice for each; fewer jobs to start)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bgtui.analysis.models import RolloutSettings
+    from bgtui.analysis.rollout import RolloutJob
+
+    out = np.zeros((len(positions), 5), dtype=np.float32)
+    settings = RolloutSettings(trials=trials, seed=seed, truncate=truncate,
+                               variance_reduction=True, vr_filter=vr_filter,
+                               one_sided_truncation=True, workers=1)
+
+    def one(lo):
+        roots = positions[lo:lo + group]
+        snap = None
+        labels = [str(i) for i in range(len(roots))]
+        for snap in RolloutJob(roots, labels, [""] * len(roots), settings, False).run(ev):
+            pass
+        for row in snap.rows:  # the rows come best first: the label says which root
+            p = row.probabilities
+            out[lo + int(row.move)] = (p.win, p.win_gammon, p.win_backgammon,
+                                             p.lose_gammon, p.lose_backgammon)
+
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(one, range(0, len(positions), group)))
+    return np.clip(out, 0.0, 1.0)  # variance reduction can overshoot 0 or 1 by a hair
+
+
+def is_straggler_race(pos) -> bool:
+    """A race in which a side has borne off at least ``STRAGGLER_OFF`` checkers and still has
+    two or more outside its home board: the kind the race net erred most on (9 points of
+    winning chances in ``3wwAADQQEAAAAA``) and 0.2% of the races self-play gives it."""
+    pos = np.asarray(pos)
+    mine = np.clip(pos, 0, None)
+    theirs = np.clip(-pos, 0, None)
+    for side, outside in ((mine, mine[7:26].sum()), (theirs, theirs[0:19].sum())):
+        if 15 - side.sum() >= STRAGGLER_OFF and outside >= 2:
+            return True
+    return False
+
+
+#: checkers borne off that make a side with two checkers outside a straggler race
+STRAGGLER_OFF = 5
+
+
+def _keep_races(positions: np.ndarray, ev, stragglers: bool = False) -> np.ndarray:
+    """The races of ``positions`` that the race net of ``ev`` values: those none of its bear-off
+    databases (``evaluate.database_kind``) values; with ``stragglers`` only the straggler races
+    among them (:func:`is_straggler_race`)."""
+    from bgtui.engine.evaluate import NO_DATABASE, database_kind
+    from bgtui.engine.position import is_race
+
+    keep = [i for i, p in enumerate(positions)
+            if is_race(p) and database_kind(p, ev[2], ev[3]) == NO_DATABASE
+            and (not stragglers or is_straggler_race(p))]
+    return positions[keep]
+
+
+def in_cube_region(p) -> bool:
+    """Whether 0-ply probabilities ``p`` (player on roll) give him doubling chances: winning
+    chances 60-95% or a cubeless equity above 0.25 (the region where cube actions are decided;
+    ``evaluation/cube_agreement.py`` draws its positions from it too)."""
+    return bool(0.60 <= p[0] <= 0.95 or equity(p) > 0.25)
+
+
+def _keep_cube_region(positions: np.ndarray, ev) -> np.ndarray:
+    """The contact positions of ``positions`` in the cube region (:func:`in_cube_region`)."""
+    from bgtui.engine.evaluate import evaluate0
+    from bgtui.engine.position import is_race
+
+    keep = [i for i, pos in enumerate(positions)
+            if not is_race(pos) and in_cube_region(evaluate0(pos, ev))]
+    return positions[keep]
+
+
+def _sample_shard(n, ev, rng, explore, children, races, ws, children_best=0,
+                  crashed_only=False, stragglers=False, vs_pubeval=False,
+                  cube_region=False, groups=None) -> np.ndarray:
+    """``n`` positions of 0-ply self-play for one shard (see :func:`build_dataset`); with
+    ``children_best`` (and not ``crashed_only``), ``groups`` (int32[n]) receives each child's
+    roll (:func:`_sample_into`)."""
+    from bgtui.engine.nn import CRASHED
+    from bgtui.training.kernels import _net_classes, _sample_positions
+
+    mws, ews, out_pos, out_moves = ws
+
+    def kept(games, room, keep):
+        """Self-play positions before a roll, ``games`` games at a time, until ``n`` of them
+        pass ``keep`` (a function of an array of positions)."""
+        found = np.zeros((0, 26), dtype=np.int8)
+        while len(found) < n:
+            more = np.zeros((n * room, 26), dtype=np.int8)
+            k = _sample_positions(ev, games, rng, _START, explore, mws, ews, out_pos, out_moves,
+                                  more)
+            found = np.concatenate([found, keep(more[:k])])
+        return found[:n]
+
+    if races:
+        return kept(200, 4, lambda more: _keep_races(more, ev, stragglers))
+    if cube_region:
+        return kept(100, 2, lambda more: _keep_cube_region(more, ev))
+    if crashed_only:
+        found = np.zeros((0, 26), dtype=np.int8)
+        while len(found) < n:
+            more = _sample_into(np.zeros((n, 26), dtype=np.int8), ev, rng, explore, children,
+                                ws, children_best)
+            found = np.concatenate([found, more[_net_classes(more) == CRASHED]])
+        return found[:n]
+    return _sample_into(np.zeros((n, 26), dtype=np.int8), ev, rng, explore, children, ws,
+                        children_best, vs_pubeval, groups)
+
+
+def _sample_into(dest, ev, rng, explore, children, ws, children_best,
+                 vs_pubeval=False, groups=None) -> np.ndarray:
+    """Fill ``dest`` with positions of 0-ply self-play (or children of its rolls); returns it.
+    With ``children_best``, ``groups`` (int32, as long as ``dest``; or None) receives for every
+    child the index of its roll (0, 1, ... over the whole of ``dest``): siblings share one."""
+    from bgtui.engine.pubeval import WC, WR
+    from bgtui.training.kernels import (
+        _sample_best_children,
+        _sample_best_children_vs_pubeval,
+        _sample_children,
+        _sample_positions,
+    )
+
+    mws, ews, out_pos, out_moves = ws
+    n = len(dest)
+    if children_best and groups is None:
+        groups = np.zeros(n, dtype=np.int32)
+    m = 0
+    while m < n:
+        if children_best:
+            if vs_pubeval:
+                k = _sample_best_children_vs_pubeval(ev, 20, rng, _START, children_best, WR, WC,
+                                                     mws, ews, out_pos, out_moves, dest[m:],
+                                                     groups[m:])
+            else:
+                k = _sample_best_children(ev, 20, rng, _START, children_best, mws, ews, out_pos,
+                                          out_moves, dest[m:], groups[m:])
+            if m and k:  # the rolls of this call come after those of the calls before
+                groups[m:m + k] += groups[m - 1] + 1
+            m += k
+        elif children:
+            m += _sample_children(ev, 20, rng, _START, children, mws, ews, out_pos, out_moves,
+                                  dest[m:])
+        else:
+            m += _sample_positions(ev, 50, rng, _START, explore, mws, ews, out_pos, out_moves,
+                                   dest[m:])
+    return dest
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """What :func:`build_dataset` makes: how many positions, which ones and how they are
+    labelled (the fields are described there)."""
+
+    positions: int
+    ply: int = 1
+    shard: int = 20_000
+    explore: float = 0.1
+    seed: int = 101
+    workers: int = 1
+    children: int = 0
+    race_rollouts: int = 0
+    children_best: int = 0
+    crashed_only: bool = False
+    stragglers: bool = False
+    target_truncate: int = 0
+    trials: int = 36
+    vs_pubeval: bool = False
+    cube_region: bool = False
+    target_games: bool = False
+
+    def __post_init__(self):
+        """Refuse combinations that make no set (the messages name ``bgtui train`` options)."""
+        if min(self.children, self.children_best, self.race_rollouts) < 0:
+            raise ValueError("--children, --children-best and --race-rollouts take a count >= 0")
+        if sum(bool(x) for x in (self.children, self.children_best, self.race_rollouts)) > 1:
+            raise ValueError("choose one of --children, --children-best and --race-rollouts")
+        if self.crashed_only and self.race_rollouts:
+            raise ValueError("--crashed-only keeps contact positions; --race-rollouts races only")
+        if self.stragglers and not self.race_rollouts:
+            raise ValueError("--stragglers selects among the races of --race-rollouts")
+        if self.target_truncate < 0:
+            raise ValueError("--target-truncate takes a number of rolls >= 0")
+        if self.target_truncate and self.race_rollouts:
+            raise ValueError("choose one of --target-truncate and --race-rollouts")
+        if self.trials < 1:
+            raise ValueError(f"--trials must be at least 1, got {self.trials}")
+        if self.target_games and (self.target_truncate or self.race_rollouts):
+            raise ValueError("choose one of --target-games, --target-truncate and --race-rollouts")
+        if self.cube_region and (self.children or self.children_best or self.race_rollouts
+                                 or self.crashed_only):
+            raise ValueError("--cube-region keeps positions before a roll: no --children, "
+                             "--children-best, --race-rollouts or --crashed-only")
+        if self.vs_pubeval and not self.children_best:
+            raise ValueError("--vs-pubeval stores the evaluator's best plays: "
+                             "give --children-best K")
+
+
+def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
+    """Grow the training set in ``data_dir`` to ``positions`` positions (in shards of ``shard``),
+    each a position from 0-ply self-play of ``weights`` (``explore`` random plays for variety)
+    with its ``ply``-ply probabilities as the target. With ``children`` > 0 the positions are
+    instead, for every roll of the self-play, that many of its plays picked at random (the
+    positions that move selection compares, bad plays included); with ``children_best`` > 0,
+    for every roll of greedy self-play the positions after its ``children_best`` best plays at
+    0-ply (the near-best alternatives that move selection has to rank; same view as
+    ``children``: the opponent on roll). With ``race_rollouts`` > 0
+    only the races that the race net values (outside the bear-off databases, see
+    :func:`_keep_races`) are kept, labelled by rollouts of that many trials (the race net's
+    targets then come from play, not from its own lookahead). With ``crashed_only`` only the
+    positions the crashed net values (``nn.net_class``) are kept; with ``stragglers`` (and
+    ``race_rollouts``) only straggler races (:func:`is_straggler_race`). With ``vs_pubeval``
+    (and ``children_best``) the games are the evaluator's against PubEval and the positions
+    are the ``children_best`` best plays of the evaluator's rolls: the positions a duel against
+    PubEval has the evaluator rank, labelled like any others by the evaluator's own look ahead.
+    With ``cube_region`` only contact positions where the player on roll has doubling chances
+    by 0-ply (:func:`in_cube_region`) are kept: blitzes, primes and attacks, where a cube
+    action turns on a few points of equity. With ``target_games`` the targets are full-game
+    rollouts of ``trials`` trials (variance reduction with the filter's two best plays, cut
+    only by the bear-off databases): what whole games give, at about 0.15 s a position.
+
+    Every shard is written atomically and made from its own seed (``seed`` and its index), so an
+    interrupted build resumes where it stopped and gives the same shards. Returns the number of
+    positions in the set. The names above are the fields of ``spec``."""
+    log = sys.stdout if log is None else log  # the stdout of the call, not of the import
+    data_dir = Path(data_dir)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    ev0, meta = load_weights(weights)
+    ev = with_databases(ev0, True)
+    mws = make_workspace()
+    ews = make_eval_workspace(hidden_size(ev))
+    out_pos, out_moves = make_play_buffers()
+    have = len(_shards(data_dir)) * spec.shard
+    while have < spec.positions:
+        idx = len(_shards(data_dir))
+        t = time.time()
+        shard_seed = spec.seed * 1_000_003 + idx
+        groups = (np.zeros(spec.shard, dtype=np.int32)
+                  if spec.children_best and not spec.crashed_only else None)
+        dest = _sample_shard(spec.shard, ev, make_rng(shard_seed), spec.explore, spec.children,
+                             bool(spec.race_rollouts), (mws, ews, out_pos, out_moves),
+                             spec.children_best, spec.crashed_only, spec.stragglers,
+                             spec.vs_pubeval, spec.cube_region, groups)
+        if spec.race_rollouts:
+            tg = _rollout_targets(ev, dest, spec.race_rollouts, shard_seed, spec.workers)
+        elif spec.target_truncate:
+            tg = _rollout_targets(ev, dest, spec.trials, shard_seed, spec.workers,
+                                  truncate=spec.target_truncate, vr_filter=1, group=50)
+        elif spec.target_games:
+            tg = _rollout_targets(ev, dest, spec.trials, shard_seed, spec.workers, vr_filter=2,
+                                  group=25)
+        else:
+            tg = _targets(ev, dest, spec.ply, spec.workers)
+        info = {"weights_sha256": meta.get("sha256"), "ply": spec.ply, "explore": spec.explore,
+                "children": spec.children, "children_best": spec.children_best,
+                "race_rollouts": spec.race_rollouts, "seed": spec.seed,
+                "crashed_only": spec.crashed_only, "index": idx}
+        if spec.target_truncate or spec.target_games:
+            del info["ply"]
+            info.update(target_truncate=spec.target_truncate, trials=spec.trials)
+        if spec.target_games:
+            info["target_games"] = True
+        if spec.cube_region:
+            info["cube_region"] = True
+        if spec.stragglers:
+            info["stragglers"] = True
+        if spec.vs_pubeval:
+            info["vs_pubeval"] = True
+        extra = {} if groups is None else {"groups": groups}
+        atomic_write(data_dir / f"shard-{idx:05d}.npz",
+                     partial(np.savez, positions=dest, targets=tg,
+                             meta=np.array(json.dumps(info)), **extra), mode=0o644)
+        have += spec.shard
+        print(json.dumps({"shard": idx, "positions": have,
+                          **({"truncate": spec.target_truncate} if spec.target_truncate else
+                             {"games": spec.trials} if spec.target_games else {"ply": spec.ply}),
+                          "seconds": round(time.time() - t, 1)}), file=log, flush=True)
+    return have
+
+
+def load_dataset(data_dir, with_groups: bool = False):
+    """All shards of ``data_dir`` (several directories separated by commas): positions
+    int8[N, 26] and targets float32[N, 5]; with ``with_groups`` also int64[N], the sibling
+    group of each position (the children of one roll share a number, unique over the whole
+    set; -1 for positions of shards written without groups)."""
+    shards = [p for d in str(data_dir).split(",") for p in _shards(Path(d))]
+    if not shards:
+        raise ValueError(f"no training shards (shard-*.npz) in {data_dir}")
+    pos, tg, grp = [], [], []
+    base = 0
+    for p in shards:
+        with np.load(p, allow_pickle=False) as z:
+            pos.append(z["positions"])
+            tg.append(z["targets"])
+            if "groups" in z.files:
+                g = z["groups"].astype(np.int64) + base
+                base = int(g.max()) + 1 if len(g) else base
+            else:
+                g = np.full(len(pos[-1]), -1, dtype=np.int64)
+            grp.append(g)
+    if with_groups:
+        return np.concatenate(pos), np.concatenate(tg), np.concatenate(grp)
+    return np.concatenate(pos), np.concatenate(tg)
+
+
+def fit_alpha(epoch: int, epochs: int, alpha: float, alpha_end: float) -> float:
+    """Geometric decay from ``alpha`` (first epoch) to ``alpha_end`` (last epoch)."""
+    if epochs <= 1:
+        return alpha
+    return float(alpha * (alpha_end / alpha) ** (epoch / (epochs - 1)))
+
+
+@dataclass(frozen=True)
+class FitSettings:
+    """How :func:`fit` trains (the fields are described there)."""
+
+    epochs: int
+    alpha: float = 0.01
+    alpha_end: float = 0.0005
+    init: str | None = None
+    holdout: float = 0.02
+    seed: int = 5
+    strength_pairs: int = 0
+    hidden: int = 0
+    race_hidden: int = 0
+    optimizer: str = "sgd"
+    batch: int = 256
+    nets: str = "contact,race,crashed"
+    rank_weight: float = 0.0
+
+
+def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
+    """Train the nets on the whole training set of ``data_dir`` for ``epochs`` passes, the step
+    size decaying from ``alpha`` to ``alpha_end``, writing ``checkpoint`` after every pass; a
+    checkpoint part-way through the passes resumes where it stopped (exactly: the same weights
+    as an uninterrupted fit). ``optimizer`` "sgd": stochastic gradient descent position by
+    position on squared error (numba); "adam": minibatch Adam on cross-entropy
+    (:mod:`bgtui.training.adam`), whose state is kept beside the checkpoint in
+    ``CHECKPOINT.adam.npz``. Only the nets named in ``nets`` are trained, each on the
+    positions of its class (``nn.net_class``).
+
+    A new checkpoint starts from ``init`` (default: the shipped weights; "random": fresh nets of
+    ``hidden`` / ``race_hidden`` units for the nets trained, the shipped ones for the others),
+    widened to ``hidden`` / ``race_hidden`` units if they are larger (:func:`widen_net`). When
+    the starting weights have no crashed net of their own (their contact net values those
+    positions too), a fit that trains the crashed net starts it as a copy of the contact net;
+    one that does not keeps the two tied, the contact net learning from both classes, as
+    before there was a crashed net. ``holdout`` of the positions (fixed by ``seed``) are kept
+    out of training and their mean squared error is logged; when the set has sibling groups
+    (``children_best`` shards) whole groups are held out, and the RMS of the held-out sibling
+    residuals (``adam.sibling_residuals``: the error in the equity differences between the
+    plays of a roll) is logged too. ``rank_weight`` > 0 (Adam only) adds that weight times the
+    squared sibling residuals to the loss: a fit aimed at the decisions between plays. The
+    names above are the fields of ``settings``."""
+    log = sys.stdout if log is None else log  # the stdout of the call, not of the import
+    from bgtui.engine.nn import NET_NAMES
+    from bgtui.training.kernels import _net_classes, _supervised_epoch
+
+    if settings.optimizer not in ("sgd", "adam"):
+        raise ValueError(f"unknown optimizer {settings.optimizer!r} (sgd or adam)")
+    if settings.rank_weight < 0 or (settings.rank_weight and settings.optimizer != "adam"):
+        raise ValueError("rank_weight (--rank-weight) is a weight >= 0 in the loss of the Adam "
+                         "optimizer: give --optimizer adam")
+    which = [n.strip() for n in settings.nets.split(",") if n.strip()]
+    if not which or any(n not in NET_NAMES for n in which):
+        raise ValueError(f"--nets takes a comma-separated list of {', '.join(NET_NAMES)}; "
+                         f"got {settings.nets!r}")
+    checkpoint = Path(checkpoint)
+    if checkpoint.exists():
+        ev, meta = load_weights(checkpoint)
+        tied = bool(meta.get("fit", {}).get("tied_crashed", False))
+    else:
+        if settings.init == "random":
+            ev, meta0 = load_weights(DEFAULT_WEIGHTS)  # the nets not trained come from there
+            shipped = nets_of(ev)
+            ev = tuple(init_net(h or default, settings.seed + k) if name in which else shipped[k]
+                       for k, (name, h, default) in enumerate(
+                           (("contact", settings.hidden, 128), ("race", settings.race_hidden, 64),
+                            ("crashed", settings.hidden, 128))))
+            meta = {"init": {"random": which, "seed": settings.seed}}
+            tied = "crashed" not in which and meta0.get("crashed_is_contact", False)
+        else:
+            ev, meta = load_weights(settings.init or DEFAULT_WEIGHTS)
+            tied = "crashed" not in which and meta.get("crashed_is_contact", False)
+            ev = tuple(widen_net(net, h, settings.seed + k) if h else net
+                       for k, (net, h) in enumerate(zip(nets_of(ev),
+                                                        (settings.hidden, settings.race_hidden,
+                                                         settings.hidden))))
+        if "fit" in meta:  # the starting weights' own fit stays on record
+            meta.setdefault("fit_history", []).append(meta.pop("fit"))
+    nets_ = [tuple(np.array(a, dtype=np.float32) for a in net) for net in as_nets(ev)]
+    if tied:
+        nets_[2] = nets_[0]
+    state = meta.get("fit") or {"data": str(data_dir), "epochs": settings.epochs,
+                                "epochs_done": 0, "alpha": settings.alpha,
+                                "alpha_end": settings.alpha_end, "seed": settings.seed,
+                                "optimizer": settings.optimizer, "nets": ",".join(which),
+                                "tied_crashed": tied}
+    if settings.rank_weight:
+        state.setdefault("rank_weight", settings.rank_weight)
+    rank_weight = float(state.get("rank_weight", 0.0))  # a resumed fit keeps its own
+    if state["epochs_done"] and state.get("optimizer", "sgd") != settings.optimizer:
+        raise ValueError(f"{checkpoint} is part-way through a fit with "
+                         f"--optimizer {state.get('optimizer', 'sgd')}; finish it with that")
+    if settings.optimizer == "adam":
+        state.setdefault("batch", settings.batch)
+    owner = np.array([0, 1, 0 if tied else 2], dtype=np.int8)  # the net each class trains
+    trained = [name in which for name in NET_NAMES]
+    pos, tg, groups = load_dataset(data_dir, with_groups=True)
+    n = len(pos)
+    has_groups = bool(np.any(groups >= 0))
+    if has_groups:  # whole sibling groups held out
+        from bgtui.training.adam import group_order
+
+        rows = group_order(groups, np.random.default_rng(settings.seed))
+        n_hold = int(n * settings.holdout)
+        while 0 < n_hold < n and groups[rows[n_hold]] >= 0 and \
+                groups[rows[n_hold]] == groups[rows[n_hold - 1]]:
+            n_hold += 1  # not splitting the last group held out
+        hold, train = np.sort(rows[:n_hold]), np.sort(rows[n_hold:])
+    else:
+        perm = np.random.default_rng(settings.seed).permutation(n)
+        n_hold = int(n * settings.holdout)
+        hold, train = perm[:n_hold].astype(np.int64), perm[n_hold:].astype(np.int64)
+    done = int(state["epochs_done"])
+    net_of = owner[_net_classes(pos)]
+    if settings.optimizer == "adam":
+        from bgtui.training import adam
+
+        sets = []  # per net: (train rows, train inputs, train targets, holdout inputs, targets)
+        for k in range(len(NET_NAMES)):
+            # a net not trained keeps only its held-out rows (its error is still logged)
+            tr = train[net_of[train] == k] if trained[k] else train[:0]
+            ho = hold[net_of[hold] == k]
+            sets.append((tr, adam.dense_inputs(pos, tr), tg[tr], adam.dense_inputs(pos, ho),
+                         tg[ho], groups[tr], groups[ho]))
+        opt_path = checkpoint.with_name(checkpoint.name + ".adam.npz")
+        if done and opt_path.exists():
+            nets_, moments, opt_done = adam.load_state(opt_path)
+            nets_ = list(nets_)
+            done = opt_done  # the state is written first: it may be one pass ahead
+        else:
+            moments = [adam.new_moments(net) for net in nets_]
+        if tied:
+            nets_[2] = nets_[0]
+    else:
+        ev = with_databases(tuple(nets_), True, tables=False)
+        ews = make_eval_workspace(hidden_size(ev))
+    for ep in range(done, settings.epochs):
+        t = time.time()
+        a = fit_alpha(ep, settings.epochs, settings.alpha, settings.alpha_end)
+        rec = {"epoch": ep + 1, "alpha": float(f"{a:.4g}"),
+               "positions": n}
+        hold_mse = {}
+        if settings.optimizer == "adam":
+            se = cnt = 0.0
+            for k, name in enumerate(NET_NAMES):
+                tr, x, t5, xh, th, gtr, gho = sets[k]
+                if trained[k] and len(tr):
+                    rng = np.random.default_rng(settings.seed * 7919 + ep * 2 + k)
+                    if rank_weight:
+                        order = adam.group_order(gtr, rng)
+                        se += adam.adam_pass(nets_[k], moments[k], x, t5, order, settings.batch, a,
+                                             gtr, rank_weight)
+                    else:
+                        order = rng.permutation(len(tr))
+                        se += adam.adam_pass(nets_[k], moments[k], x, t5, order,
+                                             settings.batch, a)
+                    cnt += len(tr) - len(tr) % settings.batch
+                hold_mse[name] = adam.squared_error(nets_[k], xh, th) / max(len(th), 1)
+                if has_groups and len(th):
+                    rc = adam.sibling_residuals(adam.forward(nets_[k], xh)[1], th, gho)
+                    paired = np.count_nonzero(rc)
+                    if paired:
+                        rec[f"holdout_{name}_sibling_rms"] = round(
+                            float(np.sqrt((rc.astype(np.float64) ** 2).sum() / paired)), 5)
+            adam.save_state(opt_path, nets_, moments, ep + 1)
+            ev = tuple(nets_)
+            rec["train_mse"] = round(se / max(cnt, 1), 6)
+        else:
+            rng = np.random.default_rng(settings.seed * 7919 + ep)
+            order = train[rng.permutation(len(train))]
+            stats = np.zeros(6)
+            alphas = np.array([a if trained[owner[c]] else 0.0 for c in range(3)])
+            _supervised_epoch(pos, tg, order, ev, alphas, ews, stats)
+            hs = np.zeros(6)
+            _supervised_epoch(pos, tg, hold, ev, np.zeros(3), ews, hs)  # alpha 0: measure only
+            rec["train_mse"] = round(stats[0::2].sum() / max(stats[1::2].sum(), 1), 6)
+            for k, name in enumerate(NET_NAMES):
+                hold_mse[name] = hs[2 * k] / max(hs[2 * k + 1], 1)
+        for name in NET_NAMES:
+            rec[f"holdout_{name}_mse"] = round(hold_mse[name], 6)
+        state.update(epochs_done=ep + 1, epochs=settings.epochs, positions=n)
+        meta["fit"] = state
+        save_weights(checkpoint, ev, meta)
+        rec["seconds"] = round(time.time() - t, 1)
+        if settings.strength_pairs:
+            ppg, se_ = pubeval_ppg(with_databases(ev, True), settings.strength_pairs)
+            rec.update(vs_pubeval_ppg=round(ppg, 3), se=round(se_, 3))
+        print(json.dumps(rec), file=log, flush=True)
+    return meta
+
+
+def upgrade_inputs(src, dst) -> dict:
+    """Write to ``dst`` the weights of ``src`` made for an older input encoding with fewer
+    features per side, with zero first-layer weights for the features added since: the nets
+    compute exactly what they did, and training (``fit``) then learns the new features."""
+    from bgtui.engine.inputs import INPUT_VERSION, NUM_FEATURES, PER_SIDE, RAW_PER_SIDE
+    from bgtui.engine.nn import NET_NAMES
+
+    with np.load(src, allow_pickle=False) as z:
+        data = {k: z[k] for k in z.files}
+    meta = json.loads(str(data.pop("meta")))
+    old_inputs = int(meta["num_inputs"])
+    old_side = old_inputs // 2
+    if old_side - RAW_PER_SIDE > NUM_FEATURES or old_inputs % 2:
+        raise ValueError(f"{src}: {old_inputs} inputs do not fit under this encoding")
+    nets = []
+    for name in NET_NAMES:
+        if f"{name}_w1" not in data:
+            continue  # a file from before the crashed net: its contact net stands in
+        w1 = data[f"{name}_w1"]
+        new = np.zeros((2 * PER_SIDE, w1.shape[1]), dtype=np.float32)
+        new[:old_side] = w1[:old_side]
+        new[PER_SIDE:PER_SIDE + old_side] = w1[old_side:]
+        nets.append((new, data[f"{name}_b1"], data[f"{name}_w2"], data[f"{name}_b2"]))
+    meta.setdefault("upgraded", []).append(
+        {"from_input_version": meta.get("input_version"), "to_input_version": INPUT_VERSION})
+    save_weights(dst, with_databases(tuple(nets)), meta)
+    return meta
+
+
+def average_weights(out, paths) -> dict:
+    """Write to ``out`` the element-wise mean of the nets of the weights files ``paths`` (all
+    of one architecture): a point between them in weight space. Between a fine-tune and the
+    weights it started from (one basin), such a mean can keep most of what the fine-tune
+    learnt while losing little of what it unlearnt. Returns the metadata written: the files
+    averaged, their checksums and their own metadata."""
+    loaded = [load_weights(p) for p in paths]
+    nets = [nets_of(ev) for ev, _ in loaded]
+    for k, (_ev, _) in enumerate(loaded[1:], 1):
+        for name, a, b in zip(NET_NAMES, nets[0], nets[k]):
+            if [x.shape for x in a] != [x.shape for x in b]:
+                raise ValueError(f"{paths[k]}: its {name} net has another shape than "
+                                 f"{paths[0]}'s; only weights of one architecture average")
+    mean = tuple(tuple((sum(np.asarray(n[j][q], dtype=np.float64) for n in nets) / len(nets))
+                       .astype(np.float32) for q in range(len(nets[0][j])))
+                 for j in range(len(NET_NAMES)))
+    meta = {"average": {"of": [str(p) for p in paths],
+                        "sha256": [m.get("sha256") for _, m in loaded]},
+            "averaged_meta": [m for _, m in loaded],
+            "games_trained": max(int(m.get("games_trained", 0)) for _, m in loaded)}
+    save_weights(out, mean, meta)
+    return meta

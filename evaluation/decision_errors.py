@@ -1,0 +1,106 @@
+"""Where 0-ply checker play errs: its choices against 2-ply, by kind of position, in games against
+PubEval and in self-play.
+
+    python3 evaluation/decision_errors.py [--games 100] [--seed 3] [--weights bgtui-0.npz]
+
+Plays ``--games`` games of the evaluator at 0-ply against PubEval (who moves first drawn for each
+game) and as many 0-ply self-play games. At every roll the evaluator plays with more than one
+legal play, the plays within 0.16 of the best at 0-ply (at most 8, the move filter of
+``bgtui moves --ply 2``) are valued at 2-ply; the decision's error is the 2-ply equity of the
+2-ply best minus that of the 0-ply choice (0 when they agree). Prints, for each kind of position
+(the net that values the position before the roll: contact, crashed, race) and each source of
+games, the decisions, how often 0-ply chose another play than 2-ply, and the mean error per
+decision in millipoints of equity (2-ply's own judgement: an estimate of where 0-ply loses
+equity, not an exact figure).
+"""
+
+import argparse
+import time
+
+import numpy as np
+
+from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer
+from bgtui.engine.constants import OPENING_POSITION
+from bgtui.engine.evaluate import equity, make_play_buffers
+from bgtui.engine.movegen import generate_plays, make_workspace
+from bgtui.engine.nn import NET_NAMES, net_class
+from bgtui.engine.position import game_result, swap_sides
+from bgtui.engine.pubeval import WC, WR
+from bgtui.engine import best_play_pubeval
+
+
+def _value(an, child, ply):
+    r = game_result(child)
+    return float(r) if r > 0 else float(equity(an._after_probs(child, ply)))
+
+
+def _decision(an, pos, d1, d2):
+    """(index of the 0-ply choice among the children, the children, its 2-ply error)."""
+    children, _ = generate_plays(pos, d1, d2)
+    e0 = np.array([_value(an, c, 0) for c in children])
+    choice = int(np.argmax(e0))
+    if len(children) == 1:
+        return choice, children, None
+    order = np.argsort(-e0, kind="stable")[:FILTER_MAX_PLAYS]
+    cand = [i for i in order if e0[i] >= e0[choice] - FILTER_MARGIN]
+    e2 = {i: _value(an, children[i], 2) for i in cand}
+    best = max(e2, key=e2.get)
+    return choice, children, e2[best] - e2[choice]
+
+
+def play(an, rng, vs_pubeval, stats, ws):
+    pos = OPENING_POSITION.copy()
+    ours = bool(rng.integers(2)) if vs_pubeval else True
+    first = True
+    while True:
+        d1, d2 = rng.integers(1, 7, size=2)
+        while first and d1 == d2:
+            d1, d2 = rng.integers(1, 7, size=2)
+        first = False
+        if ours:
+            cls = NET_NAMES[net_class(pos)]
+            choice, children, err = _decision(an, pos, int(d1), int(d2))
+            if err is not None:
+                s = stats.setdefault(cls, [0, 0, 0.0])
+                s[0] += 1
+                s[1] += err > 1e-9
+                s[2] += err
+            child = children[choice]
+        else:
+            best, _ = best_play_pubeval(pos, int(d1), int(d2), WR, WC, *ws)
+            child = ws[1][best].copy()
+        if game_result(child) > 0:
+            return
+        pos = swap_sides(child)
+        if vs_pubeval:
+            ours = not ours
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=3)
+    ap.add_argument("--weights", default=None)
+    args = ap.parse_args()
+    an = Analyzer(args.weights)
+    ws = (make_workspace(), *make_play_buffers())  # PubEval's move generation
+    for name, vs in (("against PubEval", True), ("self-play", False)):
+        rng = np.random.default_rng(args.seed)
+        stats = {}
+        t = time.time()
+        for _ in range(args.games):
+            play(an, rng, vs, stats, ws)
+        n = sum(s[0] for s in stats.values())
+        total = sum(s[2] for s in stats.values())
+        print(f"\n{name}: {args.games} games, {n} decisions, {time.time() - t:.0f} s; "
+              f"0-ply loses {1000 * total / max(n, 1):.1f} millipoints a decision by 2-ply")
+        for cls in ("contact", "crashed", "race"):
+            if cls in stats:
+                k, wrong, err = stats[cls]
+                print(f"  {cls:8s} {k:6d} decisions ({100 * k / n:4.1f}%), 0-ply differs from "
+                      f"2-ply in {100 * wrong / k:4.1f}%, {1000 * err / k:5.1f} millipoints a "
+                      f"decision, {100 * err / max(total, 1e-12):4.1f}% of the total")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,253 @@
+"""Minibatch Adam for the nets: its arithmetic against the engine and finite differences, and
+a fit with it resumes exactly."""
+
+import io
+import json
+
+import numpy as np
+import pytest
+
+from bgtui.analysis.weights import load_weights
+from bgtui.engine.evaluate import make_eval_workspace
+from bgtui.engine.nn import init_net
+from bgtui.engine import forward
+from bgtui.training import adam
+from bgtui.training.train import DatasetSpec, FitSettings, build_dataset, fit, load_dataset
+from tests.engine.test_movegen_reference import _game_positions
+from tests.training.test_training import _KilledAfter, _small_weights
+
+
+def test_the_numpy_forward_pass_is_the_engines():
+    net = init_net(16, 3, scale=0.3)
+    positions = np.array(_game_positions(2, 2)[:300], dtype=np.int8)
+    x = adam.dense_inputs(positions, np.arange(len(positions)))
+    _, y = adam.forward(net, x)
+    ews = make_eval_workspace(16)
+    o5 = np.zeros(5, dtype=np.float32)
+    for i in range(len(positions)):
+        forward(x[i], net[0], net[1], net[2], net[3], ews[2], o5)
+        assert np.allclose(y[i], o5, atol=2e-6)
+
+
+def _cross_entropy(net, x, t):
+    _, y = adam.forward(net, x)
+    return float(-(t * np.log(y) + (1 - t) * np.log(1 - y)).sum() / len(x))
+
+
+def _small_problem(seed):
+    """(rng, a 6-unit net in float64, inputs of 40 positions, random targets)."""
+    rng = np.random.default_rng(seed)
+    net = tuple(a.astype(np.float64) for a in init_net(6, 2, scale=0.5))
+    net[1][:] = rng.normal(0, 0.5, 6)
+    positions = np.array(_game_positions(5, 1)[:40], dtype=np.int8)
+    x = adam.dense_inputs(positions, np.arange(len(positions))).astype(np.float64)
+    return rng, net, x, rng.uniform(0, 1, (len(x), 5))
+
+
+def _assert_finite_differences(rng, net, grads, loss, rel):
+    """Each of 12 weights of each array of ``net``: its gradient in ``grads`` against the
+    central difference of ``loss()``."""
+    h = 1e-6
+    for p, g in zip(net, grads):
+        flat, gflat = p.reshape(-1), g.reshape(-1)
+        for i in rng.choice(flat.size, min(flat.size, 12), replace=False):
+            if flat.size > 12 and abs(gflat[i]) < 1e-9:
+                continue  # an input that is zero in every position
+            old = flat[i]
+            flat[i] = old + h
+            up = loss()
+            flat[i] = old - h
+            down = loss()
+            flat[i] = old
+            assert gflat[i] == pytest.approx((up - down) / (2 * h), rel=rel, abs=1e-8)
+
+
+def test_gradients_are_those_of_the_cross_entropy_by_finite_differences():
+    rng, net, x, t = _small_problem(1)
+    grads, se = adam.gradients(net, x, t)
+    _, y = adam.forward(net, x)
+    assert se == pytest.approx(((y - t) ** 2).sum())
+    _assert_finite_differences(rng, net, grads, lambda: _cross_entropy(net, x, t), 1e-5)
+
+
+def test_an_adam_fit_resumed_equals_an_uninterrupted_one_and_lowers_the_error(tmp_path):
+    ck = _small_weights(tmp_path)
+    build_dataset(tmp_path / "d", ck, DatasetSpec(400, shard=200), log=io.StringIO())
+    kw = dict(init=ck, holdout=0.2, optimizer="adam", alpha=0.01, alpha_end=0.001, batch=16)
+    log = io.StringIO()
+    fit(tmp_path / "one.npz", tmp_path / "d", FitSettings(4, **kw), log=log)
+    with pytest.raises(KeyboardInterrupt):
+        fit(tmp_path / "two.npz", tmp_path / "d", FitSettings(4, **kw), log=_KilledAfter(2))
+    assert load_weights(tmp_path / "two.npz")[1]["fit"]["epochs_done"] == 2
+    fit(tmp_path / "two.npz", tmp_path / "d", FitSettings(4, **kw), log=io.StringIO())  # resumed
+    a, meta = load_weights(tmp_path / "one.npz")
+    b, meta_b = load_weights(tmp_path / "two.npz")
+    assert meta["fit"]["epochs_done"] == meta_b["fit"]["epochs_done"] == 4
+    assert meta["fit"]["optimizer"] == "adam"
+    for net_a, net_b in zip(a[:2], b[:2]):
+        assert all(np.array_equal(x, y) for x, y in zip(net_a, net_b))
+    recs = [json.loads(x) for x in log.getvalue().splitlines()]
+    assert recs[-1]["holdout_contact_mse"] < recs[0]["holdout_contact_mse"]
+    # a fit part-way with one optimiser cannot be finished with the other
+    with pytest.raises(ValueError, match="optimizer adam"):
+        fit(tmp_path / "one.npz", tmp_path / "d", FitSettings(6, holdout=0.2, optimizer="sgd"))
+
+
+def test_a_fit_of_the_contact_net_only_leaves_the_race_net_alone(tmp_path):
+    ck = _small_weights(tmp_path)
+    build_dataset(tmp_path / "d", ck, DatasetSpec(200, shard=200), log=io.StringIO())
+    start = load_weights(ck)[0]
+    for opt in ("adam", "sgd"):
+        fit(tmp_path / f"{opt}.npz", tmp_path / "d",
+            FitSettings(1, init=ck, optimizer=opt, nets="contact", batch=16),
+            log=io.StringIO())
+        got = load_weights(tmp_path / f"{opt}.npz")[0]
+        assert all(np.array_equal(x, y) for x, y in zip(got[1], start[1]))
+        assert not np.array_equal(got[0][0], start[0][0])
+    with pytest.raises(ValueError, match="--nets"):
+        fit(tmp_path / "x.npz", tmp_path / "d", FitSettings(1, init=ck, nets="bogus"))
+
+
+def _old_format(src, dst):
+    """``src`` rewritten as a file from before the crashed net: no crashed_* arrays."""
+    from bgtui.analysis.checksum import arrays_sha256
+
+    with np.load(src) as z:
+        data = {k: z[k] for k in z.files if not k.startswith("crashed_")}
+    meta = json.loads(str(data.pop("meta")))
+    meta["hidden"].pop("crashed")
+    meta["sha256"] = arrays_sha256(data)
+    np.savez(dst, meta=np.array(json.dumps(meta)), **data)
+    return dst
+
+
+def test_the_crashed_net_trains_on_its_own_class_and_older_files_keep_it_tied(tmp_path):
+    from bgtui.engine.nn import CRASHED
+    from bgtui.training.kernels import _net_classes
+
+    ck = _small_weights(tmp_path)
+    build_dataset(tmp_path / "c", ck,
+        DatasetSpec(100, shard=100, crashed_only=True),
+        log=io.StringIO())
+    pos = load_dataset(tmp_path / "c")[0]
+    assert len(pos) == 100 and (_net_classes(pos) == CRASHED).all()
+    start = load_weights(ck)[0]
+    for opt in ("adam", "sgd"):
+        # only crashed positions: a contact fit changes nothing, a crashed fit only that net
+        fit(tmp_path / f"k{opt}.npz", tmp_path / "c",
+            FitSettings(1, init=ck, optimizer=opt, nets="contact", batch=16),
+            log=io.StringIO())
+        got = load_weights(tmp_path / f"k{opt}.npz")[0]
+        assert all(np.array_equal(x, y) for k in (0, 1, 5) for x, y in zip(got[k], start[k]))
+        fit(tmp_path / f"c{opt}.npz", tmp_path / "c",
+            FitSettings(1, init=ck, optimizer=opt, nets="crashed", batch=16),
+            log=io.StringIO())
+        got = load_weights(tmp_path / f"c{opt}.npz")[0]
+        assert all(np.array_equal(x, y) for k in (0, 1) for x, y in zip(got[k], start[k]))
+        assert not np.array_equal(got[5][0], start[5][0])
+    # a file without a crashed net: its contact net values those positions, and a fit of the
+    # contact net alone keeps it doing so, learning from them
+    old = _old_format(ck, tmp_path / "old.npz")
+    ev, meta = load_weights(old)
+    assert ev[5] is ev[0] and meta["crashed_is_contact"] is True
+    for opt in ("adam", "sgd"):
+        fit(tmp_path / f"t{opt}.npz", tmp_path / "c",
+            FitSettings(1, init=old, optimizer=opt, nets="contact", batch=16),
+            log=io.StringIO())
+        got, m = load_weights(tmp_path / f"t{opt}.npz")
+        assert not np.array_equal(got[0][0], start[0][0])
+        assert all(np.array_equal(x, y) for x, y in zip(got[5], got[0]))
+        assert m["fit"]["tied_crashed"] and "crashed_is_contact" not in m
+
+
+def test_a_fit_from_random_weights_of_one_net_keeps_the_shipped_other(tmp_path):
+    ck = _small_weights(tmp_path)
+    build_dataset(tmp_path / "d", ck, DatasetSpec(200, shard=200), log=io.StringIO())
+    fit(tmp_path / "r.npz", tmp_path / "d",
+        FitSettings(1, init="random", hidden=8, optimizer="adam", nets="contact", batch=16),
+        log=io.StringIO())
+    got, meta = load_weights(tmp_path / "r.npz")
+    shipped = load_weights("bgtui-0.npz")[0]
+    assert got[0][1].shape == (8,)
+    assert all(np.array_equal(x, y) for x, y in zip(got[1], shipped[1]))
+    assert meta["init"]["random"] == ["contact"]
+
+
+def test_sibling_residuals_by_hand():
+    # equity of five probabilities: 2 w - 1 + wg + wbg - lg - lbg
+    t = np.zeros((5, 5))
+    y = np.zeros((5, 5))
+    y[0, 0] = 0.10  # equity error +0.20
+    y[1, 1] = 0.05  # +0.05
+    y[2, 3] = 0.30  # -0.30 (a lone row of its group)
+    y[3, 0] = 0.25  # +0.50, group -1
+    y[4, 4] = 0.10  # -0.10
+    groups = np.array([4, 4, 7, -1, 4])
+    rc = adam.sibling_residuals(y, t, groups)
+    mean = (0.20 + 0.05 - 0.10) / 3
+    assert rc == pytest.approx([0.20 - mean, 0.05 - mean, 0.0, 0.0, -0.10 - mean], abs=1e-6)
+    # an error common to every play of a roll leaves nothing
+    assert adam.sibling_residuals(y[:2] * 0 + 0.1, t[:2], np.array([1, 1])) == \
+        pytest.approx([0, 0], abs=1e-7)
+
+
+def _rank_loss(net, x, t, groups, w):
+    _, y = adam.forward(net, x)
+    rc = adam.sibling_residuals(y, t, groups).astype(np.float64)
+    ce = -(t * np.log(y) + (1 - t) * np.log(1 - y)).sum()
+    return float((ce + w * (rc ** 2).sum()) / len(x))
+
+
+def test_gradients_with_the_sibling_term_by_finite_differences():
+    rng, net, x, t = _small_problem(2)
+    groups = np.repeat(np.arange(10), 4)
+    groups[5] = -1
+    w = 3.0
+    grads, _ = adam.gradients(net, x, t, groups, w)
+    plain, _ = adam.gradients(net, x, t)
+    assert not np.allclose(grads[2], plain[2])  # the sibling term is there
+    _assert_finite_differences(rng, net, grads, lambda: _rank_loss(net, x, t, groups, w), 1e-4)
+
+
+def test_group_order_keeps_each_group_together():
+    groups = np.array([0, 0, 0, 1, -1, 2, 2, -1, 3, 3, 3, 3])
+    order = adam.group_order(groups, np.random.default_rng(3))
+    assert sorted(order) == list(range(len(groups)))
+    seen = groups[order]
+    for g in (0, 1, 2, 3):
+        at = np.flatnonzero(seen == g)
+        assert at.max() - at.min() == len(at) - 1  # contiguous
+    # different seeds, different orders of the groups
+    assert any(not np.array_equal(order, adam.group_order(groups, np.random.default_rng(s)))
+               for s in range(4, 8))
+
+
+def test_a_fit_with_the_sibling_term_holds_out_whole_groups_and_logs_their_error(tmp_path):
+    ck = _small_weights(tmp_path)
+    build_dataset(tmp_path / "b", ck,
+        DatasetSpec(400, shard=200, children_best=3),
+        log=io.StringIO())
+    log = io.StringIO()
+    kw = dict(init=ck, holdout=0.25, optimizer="adam", alpha=0.01, alpha_end=0.001, batch=32)
+    fit(tmp_path / "r.npz", tmp_path / "b", FitSettings(3, rank_weight=4.0, **kw), log=log)
+    recs = [json.loads(x) for x in log.getvalue().splitlines()]
+    assert "holdout_contact_sibling_rms" in recs[0]
+    assert recs[-1]["holdout_contact_sibling_rms"] < recs[0]["holdout_contact_sibling_rms"]
+    assert load_weights(tmp_path / "r.npz")[1]["fit"]["rank_weight"] == 4.0
+    fit(tmp_path / "p.npz", tmp_path / "b",
+        FitSettings(1, **kw),
+        log=io.StringIO())  # no sibling term
+    assert not np.array_equal(load_weights(tmp_path / "r.npz")[0][0][0],
+                              load_weights(tmp_path / "p.npz")[0][0][0])
+    with pytest.raises(ValueError, match="rank_weight"):
+        fit(tmp_path / "s.npz", tmp_path / "b",
+            FitSettings(1, init=ck, rank_weight=1.0, optimizer="sgd"))
+
+
+def test_equities_of_rows_are_the_kernels_equity_row_by_row():
+    from bgtui.engine.evaluate import equities, equity
+
+    p = np.random.default_rng(4).uniform(0, 1, (9, 5))
+    assert equities(p) == pytest.approx([equity(r) for r in p], abs=1e-6)
+    # by hand: a plain win +1, a gammon lost -2
+    assert equities(np.array([[1, 0, 0, 0, 0], [0, 0, 0, 1, 0]])) == pytest.approx([1, -2])

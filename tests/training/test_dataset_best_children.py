@@ -1,0 +1,194 @@
+"""``train dataset --children-best K``: the positions after the K best 0-ply plays of every roll."""
+
+import io
+import json
+
+import numpy as np
+import pytest
+
+from bgtui.analysis.service import Analyzer
+from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
+from bgtui.engine.movegen import generate_plays, make_workspace
+from bgtui.engine.position import game_result, swap_sides
+from bgtui.engine.rng import make_rng
+from bgtui.training.kernels import _START, _roll, _sample_best_children
+
+
+def _mover_equity(an, child):
+    """Cubeless equity for the side that made the play reaching ``child`` (mover's view),
+    from the Analyzer's 0-ply probabilities of the position with the opponent on roll."""
+    r = game_result(child)
+    if r > 0:
+        return float(r)
+    p = an.probabilities(swap_sides(child), 0).astype(np.float64)  # opponent's view
+    # the opponent's (w, wg, wbg, lg, lbg) seen by the mover
+    return 2.0 * (1.0 - p[0]) - 1.0 + p[3] - p[1] + p[4] - p[2]
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_children_best_stores_the_k_best_plays_of_every_roll_by_0ply_equity(k):
+    # Opening position; two greedy self-play games of the shipped weights, replayed here in
+    # Python: the same dice (the same random stream), every legal play ranked by the
+    # Analyzer's 0-ply equity, and the roll's group of stored positions compared with the K
+    # best (the game going on from the first of the group, the best play).
+    an = Analyzer()
+    ev = an.ev
+    seed, games = 9, 2
+    dest = np.zeros((4000, 26), dtype=np.int8)
+    groups = np.full(4000, -7, dtype=np.int32)
+    out_pos, out_moves = make_play_buffers()
+    m = _sample_best_children(ev, games, make_rng(seed), _START, k, make_workspace(),
+                              make_eval_workspace(hidden_size(ev)), out_pos, out_moves, dest,
+                              groups)
+    assert 0 < m < len(dest)
+
+    rng = make_rng(seed)
+    pos, first, at, done, rolls = _START.copy(), True, 0, 0, 0
+    while done < games:
+        d1, d2 = _roll(rng, first)
+        first = False
+        rolls += 1
+        children, _ = generate_plays(pos, int(d1), int(d2))
+        eqs = np.array([_mover_equity(an, c) for c in children])
+        order = np.argsort(-eqs, kind="stable")
+        top = order[:k]
+        want = [i for i in top if game_result(children[i]) == 0]
+        group = dest[at:at + len(want)]
+        assert np.all(groups[at:at + len(want)] == rolls - 1)  # the roll's index, from 0
+        at += len(want)
+        stored = {g.tobytes() for g in group}
+        assert len(stored) == len(group)  # distinct plays
+        by_key = {swap_sides(c).tobytes(): e for c, e in zip(children, eqs)}
+        kth = eqs[top[-1]]
+        for g in group:  # every stored position is a play of this roll among the K best
+            assert g.tobytes() in by_key and by_key[g.tobytes()] >= kth - 1e-6
+        if len(order) <= k or eqs[order[k]] < kth - 1e-6:  # no tie at the K-th: the same set
+            assert stored == {swap_sides(children[i]).tobytes() for i in want}
+        if game_result(children[order[0]]) > 0:
+            done += 1
+            pos, first = _START.copy(), True
+            continue
+        assert by_key[group[0].tobytes()] == pytest.approx(eqs[order[0]], abs=1e-6)
+        pos = group[0].copy()  # the best play, the opponent on roll
+    assert at == m  # nothing else stored
+    assert rolls > 40
+    if k == 1:  # one per roll: the positions the game went through
+        assert m >= rolls - games
+
+
+def test_a_children_best_dataset_records_the_option_and_refuses_two_kinds(tmp_path):
+    from bgtui.analysis.weights import save_weights, with_databases
+    from bgtui.engine.nn import init_net
+    from bgtui.training.train import DatasetSpec, build_dataset, load_dataset
+
+    ck = tmp_path / "small.npz"
+    save_weights(ck, with_databases((init_net(8, 3), init_net(4, 4))), {"games_trained": 0})
+    build_dataset(tmp_path / "b", ck, DatasetSpec(40, shard=20, children_best=2), log=io.StringIO())
+    pos, tg = load_dataset(tmp_path / "b")
+    assert pos.shape == (40, 26) and tg.shape == (40, 5)
+    # sibling groups: non-decreasing within a shard, numbered on across the shards, at most
+    # children_best to a group; a set written without them reads as -1
+    _, _, grp = load_dataset(tmp_path / "b", with_groups=True)
+    assert np.all(np.diff(grp) >= 0) and grp[0] == 0
+    assert grp[20] > grp[19] and np.bincount(grp).max() <= 2
+    build_dataset(tmp_path / "p", ck, DatasetSpec(20, shard=20), log=io.StringIO())
+    _, _, grp = load_dataset(f"{tmp_path / 'b'},{tmp_path / 'p'}", with_groups=True)
+    assert np.all(grp[40:] == -1) and np.all(grp[:40] >= 0)
+    assert np.all(np.abs(pos).sum(axis=1) > 0) and np.all(pos[:, 0] <= 0)
+    assert np.all((tg >= 0) & (tg <= 1))
+    with np.load(tmp_path / "b" / "shard-00000.npz") as z:
+        assert json.loads(str(z["meta"]))["children_best"] == 2
+    with pytest.raises(ValueError, match="choose one"):
+        build_dataset(tmp_path / "c", ck,
+            DatasetSpec(20, shard=20, children=2, children_best=2),
+            log=io.StringIO())
+
+
+def _pubeval_choice(pos, d1, d2):
+    """PubEval's play, by Tesauro's published rule written out here: the legal play with the
+    highest score, the race flag taken from the position before the move, ties to the first."""
+    from bgtui.engine.position import is_race
+    from bgtui.engine.pubeval import WC, WR, pubeval_score
+
+    children, _ = generate_plays(pos, int(d1), int(d2))
+    race = bool(is_race(pos))
+    scores = [float(pubeval_score(race, c, WR, WC)) for c in children]
+    return children[int(np.argmax(scores))]
+
+
+def test_vs_pubeval_stores_the_evaluators_best_plays_in_games_against_pubeval():
+    # Replayed in Python with the same random stream: a coin for who moves first, then the
+    # dice; on PubEval's rolls its own best play (nothing stored), on the evaluator's rolls
+    # the position after its 0-ply best play (k = 1), which the game then goes on from.
+    from bgtui.engine.pubeval import WC, WR
+    from bgtui.engine.rng import uniform
+    from bgtui.training.kernels import _sample_best_children_vs_pubeval
+
+    an = Analyzer()
+    seed, games = 4, 3
+    dest = np.zeros((4000, 26), dtype=np.int8)
+    out_pos, out_moves = make_play_buffers()
+    groups = np.zeros(4000, dtype=np.int32)
+    m = _sample_best_children_vs_pubeval(an.ev, games, make_rng(seed), _START, 1, WR, WC,
+                                         make_workspace(), make_eval_workspace(hidden_size(an.ev)),
+                                         out_pos, out_moves, dest, groups)
+    rng = make_rng(seed)
+    at, ours_rolls, theirs_rolls = 0, 0, 0
+    for _ in range(games):
+        pos, first = _START.copy(), True
+        ours = uniform(rng) < 0.5
+        while True:
+            d1, d2 = _roll(rng, first)
+            first = False
+            if ours:
+                ours_rolls += 1
+                children, _ = generate_plays(pos, int(d1), int(d2))
+                eqs = np.array([_mover_equity(an, c) for c in children])
+                child = children[int(np.argmax(eqs))]
+                if game_result(child) == 0:
+                    assert dest[at].tobytes() == swap_sides(child).tobytes()
+                    assert groups[at] == ours_rolls - 1  # only the evaluator's rolls count
+                    at += 1
+            else:
+                theirs_rolls += 1
+                child = _pubeval_choice(pos, d1, d2)
+            if game_result(child) > 0:
+                break
+            pos = swap_sides(child)
+            ours = not ours
+    assert at == m
+    assert ours_rolls > 20 and theirs_rolls > 20
+
+
+def test_a_cube_region_dataset_keeps_contact_positions_with_doubling_chances(tmp_path):
+    # Positions before a roll, kept only where the 0-ply evaluation gives the player on roll
+    # 60-95% or a cubeless equity above 0.25 (checked here from the Analyzer's probabilities),
+    # labelled by full-game rollouts (probabilities, consistent as the five outputs are).
+    from bgtui.analysis.weights import DEFAULT_WEIGHTS
+    from bgtui.engine.position import is_race
+    from bgtui.training.train import DatasetSpec, build_dataset, load_dataset
+
+    an = Analyzer()
+    build_dataset(tmp_path / "c", DEFAULT_WEIGHTS,
+        DatasetSpec(6, shard=6, cube_region=True, target_games=True, trials=2),
+        log=io.StringIO())
+    pos, tg = load_dataset(tmp_path / "c")
+    assert pos.shape == (6, 26)
+    for p in pos:
+        assert not is_race(p)
+        q = an.probabilities(p, 0).astype(np.float64)
+        e = 2 * q[0] - 1 + q[1] - q[3] + q[2] - q[4]
+        assert 0.60 <= q[0] <= 0.95 or e > 0.25
+    assert np.all((tg >= 0) & (tg <= 1))
+    assert np.all(tg[:, 1] <= tg[:, 0] + 1e-6) and np.all(tg[:, 2] <= tg[:, 1] + 1e-6)
+    with np.load(tmp_path / "c" / "shard-00000.npz") as z:
+        meta = json.loads(str(z["meta"]))
+        assert meta["cube_region"] and meta["target_games"] and meta["trials"] == 2
+    with pytest.raises(ValueError, match="--cube-region"):
+        build_dataset(tmp_path / "d", DEFAULT_WEIGHTS,
+            DatasetSpec(6, shard=6, cube_region=True, children_best=2),
+            log=io.StringIO())
+    with pytest.raises(ValueError, match="--children-best"):
+        build_dataset(tmp_path / "e", DEFAULT_WEIGHTS,
+            DatasetSpec(6, shard=6, vs_pubeval=True),
+            log=io.StringIO())

@@ -1,0 +1,100 @@
+"""The refit of the gammon and backgammon outputs (``bgtui.training.head_refit``): the
+regression recovers known weights, only the rows asked for change, resumable chunk data."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from bgtui.analysis.weights import as_nets, load_weights
+from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
+from bgtui.engine.movegen import make_workspace
+from bgtui.engine.nn import net_class
+from bgtui.engine.position import is_race
+from bgtui.engine.rng import make_rng
+from bgtui.training.adam import dense_inputs, forward
+from bgtui.training.head_refit import fit_head, refit_heads
+from bgtui.training.kernels import _START, _sample_positions
+
+
+def test_fit_head_recovers_the_weights_of_a_known_logistic_model():
+    rng = np.random.default_rng(3)
+    n, k = 40_000, 6
+    H = np.hstack([rng.uniform(0, 1, (n, k)), np.ones((n, 1))])
+    w_true = np.array([2.0, -1.0, 0.5, 3.0, -2.5, 1.0, -1.5])
+    p = 1 / (1 + np.exp(-(H @ w_true)))
+    t = (rng.uniform(size=n) < p).astype(float)  # outcomes drawn from the model
+    w = fit_head(H, t, np.zeros(k + 1), ridge=0.0)
+    np.testing.assert_allclose(w, w_true, atol=0.12)
+
+
+def test_ridge_keeps_the_weights_near_the_start():
+    rng = np.random.default_rng(4)
+    H = np.hstack([rng.uniform(0, 1, (200, 3)), np.ones((200, 1))])
+    t = rng.uniform(size=200)
+    w0 = np.array([0.3, -0.2, 0.1, -1.0])
+    assert np.abs(fit_head(H, t, w0, ridge=1e9) - w0).max() < 1e-5
+    assert np.abs(fit_head(H, t, w0, ridge=0.0) - w0).max() > 0.05
+
+
+@pytest.fixture(scope="module")
+def contact_positions():
+    ev = load_weights("bgtui-0.npz")[0]
+    mws = make_workspace()
+    ews = make_eval_workspace(hidden_size(ev))
+    op, om = make_play_buffers()
+    dest = np.zeros((4000, 26), dtype=np.int8)
+    m = _sample_positions(ev, 20, make_rng(8), _START, 0.0, mws, ews, op, om, dest)
+    return np.array([p for p in dest[:m] if not is_race(p)])
+
+
+def test_refit_changes_only_the_rows_asked_for_and_moves_them_to_the_targets(
+        tmp_path, contact_positions):
+    """Targets whose backgammon rates are 20%: the refitted rows 2 and 4 of the contact and
+    crashed nets predict about that on the positions; every other weight is untouched."""
+    pos = contact_positions
+    ro = np.zeros((len(pos), 5), dtype=np.float32)
+    ro[:, 0] = 0.5
+    ro[:, 1] = 0.3
+    ro[:, 2] = 0.2
+    ro[:, 3] = 0.3
+    ro[:, 4] = 0.2
+    half = len(pos) // 2
+    data = tmp_path / "data"
+    data.mkdir()
+    np.savez(data / "chunk-0000.npz", pos=pos[:half], ro=ro[:half])
+    np.savez(data / "chunk-0001.npz", pos=pos[half:], ro=ro[half:])
+    out = tmp_path / "w.npz"
+    info = refit_heads(out, "bgtui-0.npz", data, ridge=1.0, heads=(2, 4), holdout=0,
+                       log=lambda s: None)
+    assert info["positions"] == len(pos)
+    old = as_nets(load_weights("bgtui-0.npz")[0])
+    ev, meta = load_weights(str(out))
+    new = as_nets(ev)
+    assert meta["output_refit"]["heads"] == [2, 4]
+    for c in range(3):
+        for part in (0, 1):  # the hidden layer
+            np.testing.assert_array_equal(new[c][part], old[c][part])
+        for j in (0, 1, 3):  # rows not asked for
+            np.testing.assert_array_equal(new[c][2][j], old[c][2][j])
+            assert new[c][3][j] == old[c][3][j]
+    np.testing.assert_array_equal(new[1][2], old[1][2])  # the race net
+    cls = np.array([net_class(p) for p in pos])
+    k = np.flatnonzero(cls == 0)
+    _, y_old = forward(old[0], dense_inputs(pos, k))
+    _, y_new = forward(new[0], dense_inputs(pos, k))
+    assert abs(y_new[:, 2].mean() - 0.2) < 0.02 and abs(y_new[:, 4].mean() - 0.2) < 0.02
+    assert abs(y_old[:, 2].mean() - 0.2) > 0.1
+
+
+def test_cli_says_what_is_missing(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "bgtui.cli", "train", "heads", "--checkpoint",
+                        str(tmp_path / "w.npz"), "--data", str(tmp_path / "none")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2
+    assert "no rollout chunks" in r.stderr and "Traceback" not in r.stderr
+    r = subprocess.run([sys.executable, "-m", "bgtui.cli", "train", "heads", "--checkpoint",
+                        str(tmp_path / "w.npz"), "--data", str(tmp_path), "--heads", "2,x"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "--heads" in r.stderr
