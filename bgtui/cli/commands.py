@@ -303,8 +303,8 @@ def _states_lines(c) -> list[str]:
     e = c.equity
     if e.centred is None or e.owned is None or e.opponent_owned is None:
         return []
-    return [f"Cube states (1-cube): centred {_eq(e.centred)}  player owns {_eq(e.owned)}  "
-            f"opponent owns {_eq(e.opponent_owned)}"]
+    return [f"Cube states (1-cube): centred {eq(e.centred)}  player owns {eq(e.owned)}  "
+            f"opponent owns {eq(e.opponent_owned)}"]
 
 
 def _cube_match_text(data, c, state) -> str:

@@ -49,6 +49,11 @@ class CubePanel(Static):
         if not c.cube_access:
             out = Text()
             out.append(f"Cube action ({c.evaluated_by or str(c.ply) + '-ply'})\n", "bold")
+            if c.mwc is not None:  # at a match score: Crawford game, dead cube or no access
+                out.append(f"{c.action}: no cube access.\n"
+                           f"MWC {100 * c.mwc['no_double']:.2f}%  EMG {eq(c.no_double)}\n")
+                self.update(_group(out, self._footer(c)))
+                return
             out.append(f"No double: the opponent owns the cube (no cube access).\n"
                        f"Equity {eq(c.no_double)}\n")
             self.update(_group(out, self._footer(c)))
@@ -62,10 +67,15 @@ class CubePanel(Static):
         tab.add_column("Equity", justify="right")
         tab.add_column("±", justify="right")
         tab.add_column("vs best", justify="right")
+        if c.mwc is not None:
+            tab.add_column("MWC", justify="right")
         for name, v, k in ((f"No {word}", c.no_double, "no_double"),
                            (f"{word.capitalize()}, take", c.double_take, "double_take"),
                            (f"{word.capitalize()}, pass", c.double_pass, None)):
-            tab.add_row(name, eq(v), se(ses.get(k)) if k else "", eq(v - best) if v != best else "")
+            cells = [name, eq(v), se(ses.get(k)) if k else "", eq(v - best) if v != best else ""]
+            if c.mwc is not None:  # equities are EMG at a match score; MWC beside them
+                cells.append(f"{100 * c.mwc[k or 'double_pass']:.2f}%")
+            tab.add_row(*cells)
         out = Text()
         out.append(f"Cube action ({c.evaluated_by or str(c.ply) + '-ply'})\n", "bold")
         self.update(_group(out, tab, self._footer(c)))
