@@ -382,7 +382,7 @@ def test_cubeful_rollout_text_shows_the_standard_error_of_every_cube_state(capsy
                         ("opponent_owned", "opp-owned")):
         # each state's equity followed by its standard error, as the JSON gives it
         after = line.split(f" {label} ", 1)[1].split()
-        assert after[1].startswith("±") and abs(float(after[1][1:]) - se[name]) < 5e-4, after
+        assert after[1].startswith("±") and abs(float(after[1][1:]) - se[name]) <= 6e-4, after
     assert code == 0
 
 
