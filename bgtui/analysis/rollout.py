@@ -224,8 +224,11 @@ class RolloutJob:
                 if not pending:
                     if stopped:
                         break
-                    # plan: all merged up to a boundary; decide, then pick the group to run
-                    if decisions:
+                    # plan: decide only when every active root stands at a decision boundary
+                    # (the chunks in flight may all finish between two boundaries, at a
+                    # point that depends on timing), then pick the group to run
+                    active = [i for i in range(len(self.roots)) if not self.pruned[i]]
+                    if decisions and all(self.n[i] % DECISION_INTERVAL == 0 for i in active):
                         self._update_pruning()
                         if self._se_reached():
                             break
