@@ -185,6 +185,7 @@ def cmd_cube(args, query: list[str], an):
     if args.rollout:
         settings = _rollout_settings(args)
         settings = replace(settings, live_cube=args.live, cubeful=not args.live)
+        _use_scheduler(args, an)
         try:
             gen = an.iter_cube_rollout(state, settings)
             c = None
@@ -198,7 +199,7 @@ def cmd_cube(args, query: list[str], an):
             else:
                 for snap, c in gen:
                     pass
-        except ValueError as exc:
+        except (ValueError, ConnectionError) as exc:  # ConnectionError: cluster.ClusterError
             raise UserError(str(exc)) from None
     else:
         c = an.cube(state, args.ply)
@@ -294,6 +295,12 @@ def _rollout_settings(args):
         raise UserError(str(exc)) from None
 
 
+def _use_scheduler(args, an) -> None:
+    """``--scheduler``: the analyzer's rollouts run on that Dask cluster (connected when the
+    rollout starts); without it, this machine's threads (an analyzer answers many queries)."""
+    an.scheduler = getattr(args, "scheduler", None)
+
+
 def _progress_printer(args):
     """A rich progress bar on stderr when it is a terminal (and not in --batch mode)."""
     if getattr(args, "batch", None) or not sys.stderr.isatty():
@@ -333,27 +340,32 @@ def cmd_rollout(args, query: list[str], an):
         top = None if moves else (args.top or 4)
     else:
         moves = top = None
+    _use_scheduler(args, an)
     try:
         if args.resume:
             gen = an.iter_rollout(state, settings, resume=args.resume)
         else:
             job = an.make_rollout_job(state, settings, moves=moves, top=top)
-            gen = job.run(an.ev)
-    except ValueError as exc:
+            gen = job.run(an.ev, executor=an.rollout_executor())
+    except (ValueError, ConnectionError) as exc:  # ConnectionError: cluster.ClusterError
         raise UserError(str(exc)) from None
     prog = _progress_printer(args)
     snap = None
-    if prog is not None:
-        with prog:
-            task = prog.add_task("rollout", total=settings.trials, info="")
+    try:
+        if prog is not None:
+            with prog:
+                task = prog.add_task("rollout", total=settings.trials, info="")
+                for snap in gen:
+                    best = snap.rows[0]
+                    prog.update(task, completed=snap.trials_done,
+                                info=f"{best.move or 'equity'} {best.equity.cubeless:+.3f} "
+                                     f"±{best.equity_se.cubeless:.3f}  "
+                                     f"{snap.games_per_second:.0f} games/s")
+        else:
             for snap in gen:
-                best = snap.rows[0]
-                prog.update(task, completed=snap.trials_done,
-                            info=f"{best.move or 'equity'} {best.equity.cubeless:+.3f} "
-                                 f"±{best.equity_se.cubeless:.3f}  {snap.games_per_second:.0f} games/s")
-    else:
-        for snap in gen:
-            pass
+                pass
+    except ConnectionError as exc:  # cluster.ClusterError: a refused worker, a lost scheduler
+        raise UserError(str(exc)) from None
     if args.save:
         job = an.last_rollout_job if args.resume else job
         job.save(args.save)
@@ -589,6 +601,9 @@ def _add_rollout_options(p, checker_ply=True):
     p.add_argument("--prune-sigma", type=float, default=None,
                    help="stop candidates worse than the best by this many paired standard errors")
     p.add_argument("--workers", type=int, default=0, help="parallel workers (default: all cores)")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="run the trials on the Dask cluster of this scheduler (host:8786; "
+                        "pip install 'bgtui[cluster]'); same numbers as a local run")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -848,6 +863,7 @@ def cmd_serve(args, query, an=None) -> int:
 def _servable(args) -> bool:
     return (getattr(args, "func", None) in (cmd_eval, cmd_moves, cmd_cube)
             and not getattr(args, "batch", None) and not getattr(args, "weights", None)
+            and not getattr(args, "scheduler", None)
             and not os.environ.get("BGTUI_NO_SERVER"))
 
 
