@@ -10,12 +10,34 @@ Match ID ("A technical description of the Match ID"): a 66-bit key in 9 bytes, b
 characters): cube log2 (4 bits), cube owner (2: 0, 1, or 3 = centred), player on roll (1),
 Crawford (1), game state (3), turn (1), double offered (1), resignation (2), die 1 (3),
 die 2 (3), match length (15), score of player 0 (15), score of player 1 (15); multi-bit fields
-least significant bit first.
+least significant bit first. GNU Backgammon also writes bit 66 (its Jacoby setting); it is
+carried so that IDs re-encode byte for byte.
 
 XGID: ``XGID=<26 board chars>:<cube log2>:<cube position>:<turn>:<dice>:<score X>:<score O>:
 <crawford or jacoby+2*beaver>:<match length>:<max cube log2>``. The board is written from the
 bottom player X's side: character 0 is O's bar, 1..24 X's points, 25 X's bar; ``A``.. are X's
 checkers (1..), ``a``.. O's, ``-`` empty. Turn 1: X on roll, -1: O on roll.
+
+Reading is strict; every reader raises :class:`PositionFormatError` (and nothing else) with a
+message that names the problem and quotes at most a short prefix of the input:
+
+- only printable ASCII (no other scripts' digits or letters, no control characters); a reader
+  given bytes decodes them as ASCII;
+- a Position ID has 14 base64 characters and no bit set after its last point (so exactly one
+  string names each board); a Match ID has 12, and no bit set past bit 66;
+- Match ID fields: cube owner 0, 1 or 3; game state 0-4; dice both 0 or both 1-6; the turn is
+  the player on roll unless a double or a resignation is offered (then it is the other player);
+  no dice while a double is offered; no double and resignation offered at once;
+- XGID: exactly 9 fields after the board, integers written plainly in ASCII (``0``, ``-1``,
+  ``12``: no sign on positive numbers, no leading zeros); cube exponent 0-15 and at most the
+  maximum cube exponent (0-15); cube position -1, 0 or 1; turn 1 or -1; dice ``00``, ``D``
+  (``B``, ``R`` in money play) or two digits 1-6; match length 0-32767; scores 0-32767 and
+  below the match length in a match; the flags field 0-3 in money play (Jacoby + 2 x beavers),
+  0 or 1 in a match (Crawford);
+- match context: the Crawford game only in a match, when exactly one side is 1-away, with the
+  cube at 1 in the middle and no double offered;
+- the board: at most 15 checkers a side, never both sides on one point, and never a position
+  that cannot arise in a game (see :func:`impossible_reason`).
 """
 
 from __future__ import annotations
@@ -33,7 +55,38 @@ class PositionFormatError(ValueError):
     """A position string that cannot be read; the message says what is wrong."""
 
 
-_B64 = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+#: how much of a bad input an error message quotes
+QUOTE_CHARS = 40
+_B64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+_PRINTABLE = re.compile(r"[\x20-\x7e]*")
+_INT = re.compile(r"0|-?[1-9][0-9]{0,5}")  # ASCII, plain: no '+', no leading zeros
+
+
+def quote(text, limit: int = QUOTE_CHARS) -> str:
+    """``repr`` of at most the first ``limit`` characters of ``text`` (with ``...`` when cut)."""
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text[: limit + 1]).decode("ascii", "backslashreplace")
+    text = str(text)
+    return repr(text[:limit]) + ("..." if len(text) > limit else "")
+
+
+def _text(text, what: str) -> str:
+    """``text`` as a str of printable ASCII with surrounding blanks removed."""
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            text = bytes(text).decode("ascii")
+        except UnicodeDecodeError:
+            raise PositionFormatError(
+                f"{what} {quote(text)} is not ASCII: positions are written in ASCII") from None
+    if not isinstance(text, str):
+        raise PositionFormatError(f"{what} must be text, not {type(text).__name__}")
+    t = text.strip(" \t\r\n")
+    if not _PRINTABLE.fullmatch(t):
+        bad = next(c for c in t if not " " <= c <= "~")
+        raise PositionFormatError(
+            f"{what} {quote(t)} contains {bad!r} (U+{ord(bad):04X}): positions are written "
+            "in printable ASCII")
+    return t
 
 
 def _b64decode(text: str, nbytes: int, what: str) -> bytes:
@@ -58,12 +111,48 @@ def _pack_bits(bits: list[int], nbytes: int) -> bytes:
     return bytes(out)
 
 
+# -- positions that cannot arise ----------------------------------------------------------------
+def _closed(pos, lo: int, hi: int, sign: int) -> bool:
+    return all(sign * int(pos[i]) >= 2 for i in range(lo, hi + 1))
+
+
+def impossible_reason(pos) -> str | None:
+    """Why the ``int8[26]`` position (player on roll, about to roll or to play) cannot arise in
+    a game of backgammon, or None when it can.
+
+    What can never arise, beyond the counts :func:`bgtui.engine.position.validate` checks:
+
+    - the player on roll has no checker left: the game ended on that player's own turn, before
+      the opponent's, so it is nobody's turn now (the opponent having none left is a finished
+      game that can be shown);
+    - both sides have a checker on the bar and each side's home board is closed against the
+      other: a side with a checker on the bar can only enter during its turn (no other checker
+      moves while one is on the bar), and entering puts its own checker on a point of the
+      other side's home board, so after the last turn that changed the board the side that
+      played either has no checker on the bar or the other's home board is open.
+    """
+    p = np.asarray(pos, dtype=np.int64)
+    if not (p > 0).any():
+        return ("the player on roll has borne off all 15 checkers: the game ended on that "
+                "player's turn")
+    if p[25] > 0 and p[0] < 0 and _closed(p, 19, 24, -1) and _closed(p, 1, 6, 1):
+        return ("both sides have a checker on the bar against a closed board: no turn of "
+                "either side can lead to it")
+    return None
+
+
+def _check_possible(pos, what: str) -> None:
+    why = impossible_reason(pos)
+    if why is not None:
+        raise PositionFormatError(f"{what} describes a position that cannot arise: {why}")
+
+
 # -- Position ID -------------------------------------------------------------------------------
-def decode_position_id(pid: str) -> np.ndarray:
+def decode_position_id(pid) -> np.ndarray:
     """The ``int8[26]`` position (player on roll) of a 14-character Position ID."""
-    pid = pid.strip()
+    pid = _text(pid, "the Position ID")
     if len(pid) != 14:
-        raise PositionFormatError(f"a Position ID has 14 characters, {pid!r} has {len(pid)}")
+        raise PositionFormatError(f"a Position ID has 14 characters, {quote(pid)} has {len(pid)}")
     key = _b64decode(pid, 10, "the Position ID")
     bits = list(_bits_le(key))
     sides = [[0] * 25, [0] * 25]  # [opponent, player]; index 0..23 = points 1..24, 24 = bar
@@ -93,9 +182,16 @@ def decode_position_id(pid: str) -> np.ndarray:
             pos[idx] -= opp[k]
     pos[0] = -opp[24]
     try:
-        return validate(pos, allow_finished=True)
+        out = validate(pos, allow_finished=True)
     except InvalidPosition as exc:
         raise PositionFormatError(f"the Position ID describes an impossible position: {exc}") from None
+    canonical = encode_position_id(out)
+    if canonical != pid:
+        raise PositionFormatError(
+            f"the Position ID {quote(pid)} has bits set after its last point (this board's ID "
+            f"is {canonical})")
+    _check_possible(out, "the Position ID")
+    return out
 
 
 def encode_position_id(pos) -> str:
@@ -116,10 +212,27 @@ def _field(bits, start, n):
     return sum(bits[start + k] << k for k in range(n))
 
 
-def decode_match_id(mid: str) -> dict:
-    mid = mid.strip()
+def _check_crawford(crawford: bool, length: int, score, cube_log: int, centred: bool,
+                    double_offered: bool, what: str) -> None:
+    if not crawford:
+        return
+    if length == 0:
+        raise PositionFormatError(f"{what} marks the Crawford game in money play")
+    one_away = [s == length - 1 for s in score]
+    if sum(one_away) != 1:
+        raise PositionFormatError(
+            f"{what} marks the Crawford game at {score[0]}-{score[1]} of a {length}-point match: "
+            "it is the game after one side (only one) reaches 1-away")
+    if cube_log != 0 or not centred or double_offered:
+        raise PositionFormatError(f"{what} marks the Crawford game with the cube in play: "
+                                  "nobody may double in it")
+
+
+def decode_match_id(mid) -> dict:
+    """The fields of a 12-character Match ID (see the module's docstring for the rules)."""
+    mid = _text(mid, "the Match ID")
     if len(mid) != 12:
-        raise PositionFormatError(f"a Match ID has 12 characters, {mid!r} has {len(mid)}")
+        raise PositionFormatError(f"a Match ID has 12 characters, {quote(mid)} has {len(mid)}")
     bits = list(_bits_le(_b64decode(mid, 9, "the Match ID")))
     f = {
         "cube_log": _field(bits, 0, 4),
@@ -137,10 +250,32 @@ def decode_match_id(mid: str) -> dict:
         "score1": _field(bits, 51, 15),
         "tail": _field(bits, 66, 6),
     }
+    if f["tail"] > 1:
+        raise PositionFormatError(f"the Match ID {quote(mid)} has bits set past bit 66")
     if f["cube_owner"] == 2:
         raise PositionFormatError("the Match ID's cube owner field is 2 (only 0, 1 and 3 exist)")
+    if f["game_state"] > 4:
+        raise PositionFormatError(
+            f"the Match ID's game state is {f['game_state']} (0 none, 1 playing, 2 over, "
+            "3 resigned, 4 dropped)")
     if f["die1"] > 6 or f["die2"] > 6 or (f["die1"] == 0) != (f["die2"] == 0):
         raise PositionFormatError(f"the Match ID's dice {f['die1']}{f['die2']} are not a roll")
+    offer = f["double_offered"] or f["resigned"]
+    if f["double_offered"] and f["resigned"]:
+        raise PositionFormatError("the Match ID offers a double and a resignation at once")
+    if f["double_offered"] and f["die1"]:
+        raise PositionFormatError("the Match ID offers a double after the dice were rolled")
+    if f["turn"] != (1 - f["on_roll"] if offer else f["on_roll"]):
+        raise PositionFormatError(
+            "the Match ID's turn is not the player on roll's"
+            + (" opponent, who must answer the offer" if offer else " (nothing is offered)"))
+    length = f["match_length"]
+    if length and (f["score0"] >= length or f["score1"] >= length):
+        raise PositionFormatError(
+            f"the Match ID's score {f['score0']}-{f['score1']} is not below the match length "
+            f"{length}")
+    _check_crawford(bool(f["crawford"]), length, (f["score0"], f["score1"]), f["cube_log"],
+                    f["cube_owner"] == 3, bool(f["double_offered"]), "the Match ID")
     return f
 
 
@@ -186,7 +321,8 @@ def format_match_id(state: GameState) -> str:
     scores = [0, 0]
     scores[on_roll], scores[1 - on_roll] = state.score
     d = state.dice_raw if state.dice is not None else (0, 0)
-    turn = on_roll if not state.double_offered else 1 - on_roll
+    offer = state.double_offered or state.resigned
+    turn = 1 - on_roll if offer else on_roll
     return encode_match_id({
         "cube_log": state.cube_value.bit_length() - 1, "cube_owner": owner, "on_roll": on_roll,
         "crawford": int(state.crawford), "game_state": state.game_state, "turn": turn,
@@ -197,39 +333,49 @@ def format_match_id(state: GameState) -> str:
 
 
 # -- XGID --------------------------------------------------------------------------------------
-_XGID_RE = re.compile(r"^(?:XGID=)?([-a-oA-O]{26}):(.*)$")
+_BOARD_CHARS = frozenset("-abcdefghijklmnoABCDEFGHIJKLMNO")
+_MAX_FIELD = 32767  # match length and scores: what a Match ID can carry
 
 
-def decode_xgid(text: str) -> GameState:
-    t = text.strip()
-    if t.upper().startswith("XGID="):
-        t = "XGID=" + t[5:]
-    m = _XGID_RE.match(t)
-    if not m:
-        board = t[5:] if t.startswith("XGID=") else t
-        head = board.split(":")[0]
-        if len(head) != 26:
-            raise PositionFormatError(f"an XGID board has 26 characters, {head!r} has {len(head)}")
-        bad = next(c for c in head if not re.match(r"[-a-oA-O]", c))
-        raise PositionFormatError(f"XGID board character {bad!r} is not '-', 'A'-'O' or 'a'-'o'")
-    board, rest = m.groups()
-    parts = rest.split(":")
-    if len(parts) < 8:
+def _xgid_int(s: str, name: str, lo: int, hi: int) -> int:
+    if not _INT.fullmatch(s):
         raise PositionFormatError(
-            f"an XGID has 9 or 10 fields after the board, this one has {len(parts)}")
-    try:
-        cube_log, cube_pos, turn = int(parts[0]), int(parts[1]), int(parts[2])
-        dice_s = parts[3]
-        score_x, score_o, flags, length = int(parts[4]), int(parts[5]), int(parts[6]), int(parts[7])
-        max_cube = int(parts[8]) if len(parts) > 8 and parts[8] != "" else 10
-    except ValueError:
-        raise PositionFormatError(f"XGID fields must be numbers: {rest!r}") from None
-    if turn not in (1, -1):
-        raise PositionFormatError(f"XGID turn must be 1 or -1, got {turn}")
-    if cube_pos not in (-1, 0, 1):
-        raise PositionFormatError(f"XGID cube position must be -1, 0 or 1, got {cube_pos}")
-    if not 0 <= cube_log <= 15:
-        raise PositionFormatError(f"XGID cube exponent must be 0..15, got {cube_log}")
+            f"the XGID's {name} must be a whole number written plainly, got {quote(s, 12)}")
+    v = int(s)
+    if not lo <= v <= hi:
+        raise PositionFormatError(f"the XGID's {name} must be {lo} to {hi}, got {v}")
+    return v
+
+
+def decode_xgid(text) -> GameState:
+    """The GameState of an XGID (``XGID=`` optional; see the module's docstring for the rules)."""
+    t = _text(text, "the XGID")
+    if t[:5].upper() == "XGID=":
+        t = t[5:]
+    parts = t.split(":")
+    board = parts[0]
+    if len(board) != 26:
+        raise PositionFormatError(f"an XGID board has 26 characters, {quote(board)} has {len(board)}")
+    bad = next((c for c in board if c not in _BOARD_CHARS), None)
+    if bad is not None:
+        raise PositionFormatError(f"XGID board character {bad!r} is not '-', 'A'-'O' or 'a'-'o'")
+    fields = parts[1:]
+    if len(fields) != 9:
+        raise PositionFormatError(
+            f"an XGID has 9 fields after the board, this one has {len(fields)}")
+    max_cube = _xgid_int(fields[8], "maximum cube exponent", 0, 15)
+    cube_log = _xgid_int(fields[0], "cube exponent", 0, max_cube)
+    cube_pos = _xgid_int(fields[1], "cube position", -1, 1)
+    turn = _xgid_int(fields[2], "turn", -1, 1)
+    if turn == 0:
+        raise PositionFormatError("the XGID's turn must be 1 or -1, got 0")
+    dice_s = fields[3]
+    score_x = _xgid_int(fields[4], "score of X", 0, _MAX_FIELD)
+    score_o = _xgid_int(fields[5], "score of O", 0, _MAX_FIELD)
+    length = _xgid_int(fields[7], "match length", 0, _MAX_FIELD)
+    money = length == 0
+    flags = _xgid_int(fields[6], "Jacoby/beaver flags" if money else "Crawford flag", 0,
+                      3 if money else 1)
     x = np.zeros(26, dtype=np.int64)  # X's view: X positive
     for i, c in enumerate(board):
         if c == "-":
@@ -247,17 +393,24 @@ def decode_xgid(text: str) -> GameState:
     except InvalidPosition as exc:
         raise PositionFormatError(f"the XGID describes an impossible position: {exc}") from None
     pos = x if turn == 1 else -x[::-1]
+    _check_possible(pos, "the XGID")
     dice = None
     double_offered = False
-    if dice_s in ("D", "B", "R"):
+    if dice_s == "D" or (money and dice_s in ("B", "R")):
         double_offered = True
     elif dice_s != "00":
         if not re.fullmatch(r"[1-6][1-6]", dice_s):
-            raise PositionFormatError(f"XGID dice {dice_s!r} are not '00', 'D' or two digits 1-6")
+            raise PositionFormatError(
+                f"XGID dice {quote(dice_s, 8)} are not '00', 'D' or two digits 1-6"
+                + (" ('B' and 'R' only in money play)" if dice_s in ("B", "R") else ""))
         dice = (int(dice_s[0]), int(dice_s[1]))
+    if length and (score_x >= length or score_o >= length):
+        raise PositionFormatError(
+            f"the XGID's score {score_x}-{score_o} is not below the match length {length}")
+    _check_crawford(not money and bool(flags), length, (score_x, score_o), cube_log,
+                    cube_pos == 0, double_offered, "the XGID")
     on_roll = 1 if turn == 1 else 0
     cube_owner = "centred" if cube_pos == 0 else ("player" if cube_pos == turn else "opponent")
-    money = length == 0
     kw = dict(jacoby=bool(flags & 1), beavers=bool(flags & 2)) if money else dict(crawford=bool(flags))
     score = (score_x, score_o) if turn == 1 else (score_o, score_x)
     try:
@@ -290,19 +443,38 @@ def format_xgid(state: GameState) -> str:
 
 
 # -- any of them -------------------------------------------------------------------------------
-def parse_position(text: str) -> GameState:
-    """A GameState from a Position ID, ``POSID:MATCHID`` or an XGID (``XGID=`` optional)."""
-    t = (text or "").strip()
+def parse_position(text) -> GameState:
+    """A GameState from a Position ID, ``POSID:MATCHID`` or an XGID (``XGID=`` optional).
+
+    ``text`` may be a str or ASCII bytes. Raises :class:`PositionFormatError` and nothing else.
+    """
+    try:
+        return _parse_position(text)
+    except PositionFormatError:
+        raise
+    except (ValueError, TypeError, IndexError, KeyError, OverflowError) as exc:
+        # every rule above has its own message; this names anything they missed
+        raise PositionFormatError(f"{quote(text)} is not a position: {exc}") from None
+
+
+def _parse_position(text) -> GameState:
+    if text is None:
+        text = ""
+    t = _text(text, "the position")
     if not t:
         raise PositionFormatError("empty position: give a Position ID, POSID:MATCHID or an XGID")
-    if t.upper().startswith("XGID=") or (len(t) > 26 and t[26:27] == ":"):
+    if t[:5].upper() == "XGID=" or (len(t) > 26 and t[26:27] == ":"):
         return decode_xgid(t)
     if ":" in t:
         pid, _, mid = t.partition(":")
         pos = decode_position_id(pid)
-        return _state_from_match(pos, decode_match_id(mid))
+        f = decode_match_id(mid)
+        return _state_from_match(pos, f)
     if len(t) != 14:
         raise PositionFormatError(
-            f"{t!r} is not a position: a Position ID has 14 characters ({len(t)} given), "
+            f"{quote(t)} is not a position: a Position ID has 14 characters ({len(t)} given), "
             "a Match ID follows it after ':', an XGID starts with 'XGID='")
-    return GameState.from_position(decode_position_id(t))
+    try:
+        return GameState.from_position(decode_position_id(t))
+    except ValueError as exc:
+        raise PositionFormatError(f"the Position ID is inconsistent: {exc}") from None

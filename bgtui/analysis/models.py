@@ -79,6 +79,8 @@ class Evaluation:
     probabilities: Probabilities
     equity: Equities
     evaluated_by: str = ""  # e.g. "2-ply", "bearoff database", "rollout 1296"
+    #: at a match score: {"cubeless", "cubeful"} match winning chances (``equity`` is EMG)
+    mwc: Optional[dict] = None
 
 
 @dataclass(frozen=True)
@@ -96,11 +98,16 @@ class PlayRow:
     equity_diff_se: Optional[float] = None  # paired standard error of the difference
     trials: int = 0
     pruned: bool = False  # rollout stopped early: clearly worse than the best
+    #: at a match score: the play's MWC (cubeful when evaluated cubeful) and its difference
+    #: from the best play's (``equity`` then holds EMG)
+    mwc: Optional[float] = None
+    mwc_diff: Optional[float] = None
 
 
 @dataclass(frozen=True)
 class CubeDecision:
-    """Cube action for the player on roll (money play), cubeful equities on a 1-cube."""
+    """Cube action for the player on roll, cubeful equities on a 1-cube (money) or EMG (at a
+    match score, with ``mwc``)."""
 
     no_double: float
     double_take: float
@@ -118,6 +125,9 @@ class CubeDecision:
     wrong_take_percent: Optional[float] = None
     standard_errors: Optional[dict] = None  # for rollout-based decisions
     cube_access: bool = True  # False: the opponent owns the cube, the player cannot double
+    #: at a match score: {"no_double", "double_take", "double_pass"} MWC (the equities above
+    #: are then EMG at the current cube)
+    mwc: Optional[dict] = None
 
 
 @dataclass(frozen=True)

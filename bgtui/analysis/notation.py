@@ -20,13 +20,19 @@ class NotationError(ValueError):
 
 
 # -- dice --------------------------------------------------------------------------------------
+def _quote(text, limit: int = 40) -> str:
+    text = str(text)
+    return repr(text[:limit]) + ("..." if len(text) > limit else "")
+
+
 def parse_dice(text: str) -> tuple[int, int]:
+    """(high, low) from two ASCII digits 1-6 (``31``, ``13``, ``66``); NotationError otherwise."""
     t = str(text).strip()
-    if not re.fullmatch(r"\d\d", t):
-        raise NotationError(f"dice are two digits from 1 to 6, like 31 or 66; got {text!r}")
+    if not re.fullmatch(r"[0-9][0-9]", t):
+        raise NotationError(f"dice are two digits from 1 to 6, like 31 or 66; got {_quote(text)}")
     a, b = int(t[0]), int(t[1])
     if not (1 <= a <= 6 and 1 <= b <= 6):
-        raise NotationError(f"each die shows 1 to 6; got {text!r}")
+        raise NotationError(f"each die shows 1 to 6; got {_quote(text)}")
     return (max(a, b), min(a, b))
 
 
@@ -109,7 +115,8 @@ def format_play(parent, steps) -> str:
 
 
 # -- parsing -----------------------------------------------------------------------------------
-_TOKEN = re.compile(r"^((?:bar|\d+)\*?(?:/(?:off|bar|\d+)\*?)+)(?:\((\d)\))?$", re.IGNORECASE)
+_TOKEN = re.compile(r"^((?:bar|[0-9]{1,2})\*?(?:/(?:off|bar|[0-9]{1,2})\*?)+)(?:\(([1-4])\))?$",
+                    re.IGNORECASE | re.ASCII)
 
 
 def _point(s: str, token: str) -> int:
@@ -133,7 +140,7 @@ def _parse_paths(text: str):
     for token in t.split():
         m = _TOKEN.match(token)
         if not m:
-            raise NotationError(f"cannot read {token!r}: write moves like 8/5, 24/18*/13, bar/22, 6/off, 13/7(2)")
+            raise NotationError(f"cannot read {_quote(token)}: write moves like 8/5, 24/18*/13, bar/22, 6/off, 13/7(2)")
         body, count = m.group(1), int(m.group(2) or 1)
         pts = body.split("/")
         vals = [_point(p, token) for p in pts]
@@ -173,12 +180,12 @@ def parse_play(parent, text: str, dice) -> np.ndarray:
     if not matches:
         legal = ", ".join(sorted(format_play(parent, m) for m in moves[:12]))
         more = "" if len(moves) <= 12 else f" ... ({len(moves)} in all)"
-        raise NotationError(f"{text!r} is not a legal play of {format_dice((d1, d2))}; "
+        raise NotationError(f"{_quote(text)} is not a legal play of {format_dice((d1, d2))}; "
                             f"legal plays include: {legal}{more}")
     if len(matches) > 1:
         exact = [x for x in matches if x[2] == want_hits]
         if len(exact) == 1:
             return exact[0][0]
         opts = " or ".join(format_play(parent, m) for _, m, _ in matches)
-        raise NotationError(f"{text!r} is ambiguous: {opts}")
+        raise NotationError(f"{_quote(text)} is ambiguous: {opts}")
     return matches[0][0]

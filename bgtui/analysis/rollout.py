@@ -11,14 +11,14 @@ can be saved to JSON (atomically) and loaded again.
 
 from __future__ import annotations
 
+import glob
 import json
 import math
 import os
-import tempfile
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from pathlib import Path
 from typing import Iterator, NamedTuple, Optional, Sequence
 
@@ -33,6 +33,7 @@ from bgtui.analysis.models import (
     RolloutSettings,
     RolloutSnapshot,
 )
+from bgtui.analysis.options import MAX_ROLLS, MAX_SECONDS, MAX_SEED, MAX_TRIALS, MAX_WORKERS
 
 STATE_VERSION = 1
 SNAPSHOT_INTERVAL = 0.15  # seconds between snapshots (>= 5 per second)
@@ -66,25 +67,61 @@ def settings_vector(s: RolloutSettings) -> np.ndarray:
     return v
 
 
+#: the settings that decide a rollout's figures (the rest only when or how fast it stops)
+RESULT_SETTINGS = ("seed", "truncate", "ply", "late_ply", "late_after", "variance_reduction",
+                   "vr_filter", "quasi_random", "stratify_all", "bearoff_truncation",
+                   "one_sided_truncation", "initial_position", "cubeful", "settlement_limit",
+                   "gammon_play_on", "live_cube", "jacoby", "zehr_split", "prune_sigma")
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _is_num(v) -> bool:
+    return (_is_int(v) or isinstance(v, (float, np.floating))) and math.isfinite(v)
+
+
 def validate_settings(s: RolloutSettings) -> RolloutSettings:
-    """Raise ValueError naming the first bad setting."""
-    checks = [
-        (s.trials >= 1, f"trials must be at least 1, got {s.trials}"),
-        (s.truncate >= 0, f"truncate must be 0 (play to the end) or a number of rolls, got {s.truncate}"),
-        (0 <= s.ply <= 2, f"checker-play ply inside a rollout must be 0, 1 or 2, got {s.ply}"),
-        (s.late_ply is None or 0 <= s.late_ply <= 2, f"late ply must be 0, 1 or 2, got {s.late_ply}"),
-        (s.late_after is None or s.late_after >= 0, f"late-after must be >= 0, got {s.late_after}"),
-        (-3.0 <= s.settlement_limit <= 3.0, f"settlement limit must be a cubeless equity, got {s.settlement_limit}"),
-        (s.stop_se is None or s.stop_se > 0, f"stop-se must be positive, got {s.stop_se}"),
-        (s.time_limit is None or s.time_limit > 0, f"time limit must be positive, got {s.time_limit}"),
-        (s.prune_sigma is None or s.prune_sigma > 0, f"prune-sigma must be positive, got {s.prune_sigma}"),
-        (0 <= s.vr_filter <= MAX_VR_FILTER,
-         f"vr-filter must be 0 (every play) to {MAX_VR_FILTER} plays a roll, got {s.vr_filter}"),
-        (s.workers >= 0, f"workers must be >= 0 (0 = all cores), got {s.workers}"),
-    ]
-    for ok, msg in checks:
-        if not ok:
-            raise ValueError(msg)
+    """Raise ValueError naming the first bad setting: every count a whole number in its range,
+    every real number finite and in its range, every switch a bool."""
+    for name in ("variance_reduction", "quasi_random", "stratify_all", "bearoff_truncation",
+                 "one_sided_truncation", "initial_position", "cubeful", "live_cube", "jacoby",
+                 "zehr_split"):
+        if not isinstance(getattr(s, name), (bool, np.bool_)):
+            raise ValueError(f"{name.replace('_', '-')} must be true or false, got "
+                             f"{getattr(s, name)!r}")
+
+    def whole(name, v, lo, hi, what, optional=False):
+        if optional and v is None:
+            return
+        if not _is_int(v) or not lo <= v <= hi:
+            raise ValueError(f"{name} must be a whole number from {lo} to {hi} ({what}), "
+                             f"got {v!r}")
+
+    def real(name, v, lo, hi, what, optional=False, positive=False):
+        if optional and v is None:
+            return
+        if not _is_num(v) or not lo <= v <= hi or (positive and v <= 0):
+            rng = f"above 0 and at most {hi:g}" if positive else f"from {lo:g} to {hi:g}"
+            raise ValueError(f"{name} must be a finite number {rng} ({what}), got {v!r}")
+
+    whole("trials", s.trials, 1, MAX_TRIALS, "trials to run")
+    whole("seed", s.seed, 0, MAX_SEED, "same seed, same dice")
+    whole("truncate", s.truncate, 0, MAX_ROLLS, "0 plays to the end, else rolls a trial")
+    whole("ply", s.ply, 0, 2, "checker-play ply inside a rollout")
+    whole("late ply", s.late_ply, 0, 2, "checker-play ply after late-after", optional=True)
+    whole("late-after", s.late_after, 0, MAX_ROLLS, "rolls before the late ply", optional=True)
+    real("settlement limit", s.settlement_limit, -3.0, 3.0, "a cubeless equity")
+    real("play-on", s.gammon_play_on, -3.0, 3.0, "a cubeless equity")
+    real("stop-se", s.stop_se, 0.0, 3.0, "a standard error of the equity", optional=True,
+         positive=True)
+    real("time limit", s.time_limit, 0.0, MAX_SECONDS, "seconds", optional=True,
+         positive=True)
+    real("prune-sigma", s.prune_sigma, 0.0, 1000.0, "standard errors", optional=True,
+         positive=True)
+    whole("vr-filter", s.vr_filter, 0, MAX_VR_FILTER, "0 values every play, else plays a roll")
+    whole("workers", s.workers, 0, MAX_WORKERS, "0 = all cores")
     return s
 
 
@@ -482,7 +519,7 @@ class RolloutJob:
 
     # -- persistence -------------------------------------------------------------------------
     def to_state(self) -> dict:
-        return {
+        d = {
             "version": STATE_VERSION,
             "roots": self.roots.tolist(),
             "labels": self.labels,
@@ -494,47 +531,240 @@ class RolloutJob:
             "sums": self.sums.tolist(),
             "sumsq": self.sumsq.tolist(),
             "cross": self.cross.tolist(),
-            "state_cross": self.state_cross.tolist(),
             "joint": self.joint.tolist(),
             "pruned": self.pruned.tolist(),
             "elapsed": self.elapsed,
         }
+        if np.isfinite(self.state_cross).all():  # NaN: loaded from a save without them
+            d["state_cross"] = self.state_cross.tolist()
+        return d
 
     @classmethod
     def from_state(cls, d: dict) -> "RolloutJob":
+        """The job of a saved state; ValueError naming the first thing that is wrong (format
+        version, shapes, impossible positions, settings, non-finite sums, negative or
+        inconsistent counts)."""
+        from bgtui.engine.rollout import NUM_OUT
+
+        if not isinstance(d, dict):
+            raise ValueError("not a saved rollout (no JSON object)")
         if d.get("version") != STATE_VERSION:
-            raise ValueError(f"saved rollout has state version {d.get('version')}, expected {STATE_VERSION}")
-        job = cls(np.array(d["roots"], dtype=np.int8), d["labels"], d["position_ids"],
-                  RolloutSettings(**d["settings"]), bool(d["mover_view"]), d.get("cubes"))
-        job.n = np.array(d["n"], dtype=np.int64)
-        job.sums = np.array(d["sums"], dtype=np.float64)
-        job.sumsq = np.array(d["sumsq"], dtype=np.float64)
-        job.cross = np.array(d["cross"], dtype=np.float64)
+            raise ValueError(f"saved rollout has state version {str(d.get('version'))[:20]}, "
+                             f"expected {STATE_VERSION}")
+        missing = [k for k in ("roots", "labels", "position_ids", "settings", "mover_view",
+                               "n", "sums", "sumsq", "cross", "joint", "pruned", "elapsed")
+                   if k not in d]
+        if missing:
+            raise ValueError(f"saved rollout lacks {', '.join(missing)}")
+
+        def arr(key, dtype, shape, finite=True, nonneg=False):
+            try:
+                a = np.array(d[key], dtype=np.float64)
+            except (TypeError, ValueError, OverflowError):
+                raise ValueError(f"saved rollout: {key} is not an array of numbers") from None
+            if a.shape != shape:
+                raise ValueError(f"saved rollout: {key} has shape {a.shape}, expected {shape}")
+            if finite and not np.isfinite(a).all():
+                raise ValueError(f"saved rollout: {key} holds a value that is not finite")
+            if nonneg and (a < 0).any():
+                raise ValueError(f"saved rollout: {key} holds a negative value")
+            if dtype is not np.float64:
+                if (a != np.round(a)).any() or (np.abs(a) > 2**62).any():
+                    raise ValueError(f"saved rollout: {key} holds a value that is not a count")
+            return a.astype(dtype)
+
+        from bgtui.engine.position import InvalidPosition, validate
+
+        try:
+            roots = np.array(d["roots"], dtype=np.int64)
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError("saved rollout: roots are not positions") from None
+        if roots.ndim != 2 or roots.shape[1] != 26 or not 1 <= roots.shape[0] <= 1000:
+            raise ValueError(f"saved rollout: roots have shape {roots.shape}, expected (R, 26)")
+        r = roots.shape[0]
+        for root in roots:
+            try:
+                validate(root, allow_finished=True)
+            except InvalidPosition as exc:
+                raise ValueError(f"saved rollout: a root is not a position: {exc}") from None
+        for key in ("labels", "position_ids"):
+            v = d[key]
+            if not isinstance(v, list) or len(v) != r or not all(isinstance(x, str) for x in v):
+                raise ValueError(f"saved rollout: {key} are not {r} strings")
+        if not isinstance(d["settings"], dict):
+            raise ValueError("saved rollout: settings are not an object")
+        try:
+            settings = validate_settings(RolloutSettings(**d["settings"]))
+        except TypeError as exc:
+            raise ValueError(f"saved rollout: settings: {exc}") from None
+        except ValueError as exc:
+            raise ValueError(f"saved rollout: {exc}") from None
+        if not isinstance(d["mover_view"], bool):
+            raise ValueError("saved rollout: mover_view is not true or false")
+        cubes = arr("cubes", np.float64, (r, 3)) if d.get("cubes") is not None else None
+        job = cls(roots.astype(np.int8), d["labels"], d["position_ids"], settings,
+                  d["mover_view"], cubes)
+        job.n = arr("n", np.int64, (r,), nonneg=True)
+        job.sums = arr("sums", np.float64, (r, NUM_OUT))
+        job.sumsq = arr("sumsq", np.float64, (r, NUM_OUT), nonneg=True)
+        job.cross = arr("cross", np.float64, (5, r, r))
         if "state_cross" in d:
-            job.state_cross = np.array(d["state_cross"], dtype=np.float64)
+            job.state_cross = arr("state_cross", np.float64, (r, 4, 4))
         elif job.n.max(initial=0) > 0:
             job.state_cross[:] = np.nan  # saved before these sums were kept: no covariances
-        job.joint = np.array(d["joint"], dtype=np.int64)
-        job.pruned = np.array(d["pruned"], dtype=bool)
-        job.elapsed = float(d["elapsed"])
+        job.joint = arr("joint", np.int64, (r, r), nonneg=True)
+        if (job.joint > np.minimum.outer(job.n, job.n)).any():
+            raise ValueError("saved rollout: more joint trials than trials")
+        if (job.n > MAX_TRIALS).any():
+            raise ValueError("saved rollout: more trials than a rollout can run")
+        pruned = d["pruned"]
+        if not isinstance(pruned, list) or len(pruned) != r or not all(
+                isinstance(x, bool) for x in pruned):
+            raise ValueError(f"saved rollout: pruned is not {r} true/false values")
+        job.pruned = np.array(pruned, dtype=bool)
+        el = d["elapsed"]
+        if not _is_num(el) or el < 0:
+            raise ValueError("saved rollout: elapsed is not a finite number of seconds")
+        job.elapsed = float(el)
         return job
 
+    def mismatch(self, state, settings: Optional[RolloutSettings] = None) -> Optional[str]:
+        """Why this job is not a rollout of ``state`` (its position, or candidate plays of its
+        dice: of any roll when it has none) with ``settings``' figure-deciding settings
+        (:data:`RESULT_SETTINGS`); None when it is."""
+        from bgtui.engine.movegen import generate_plays
+        from bgtui.engine.position import swap_sides
+
+        pos = np.ascontiguousarray(state.position, dtype=np.int8)
+        if not self.mover_view:
+            if not all(np.array_equal(root, pos) for root in self.roots):
+                return "it is a rollout of another position"
+        else:
+            rolls = ([tuple(state.dice)] if state.dice is not None else
+                     [(a, b) for a in range(1, 7) for b in range(1, a + 1)])
+            for d1, d2 in rolls:
+                children, _ = generate_plays(pos, d1, d2)
+                kids = {bytes(swap_sides(np.asarray(c, dtype=np.int8))) for c in children}
+                if all(bytes(root) in kids for root in self.roots):
+                    break
+            else:
+                return ("it is a rollout of plays of another position"
+                        + (" or other dice" if state.dice is not None else ""))
+        if settings is not None:
+            for name in RESULT_SETTINGS:
+                a, b = getattr(self.settings, name), getattr(settings, name)
+                if a != b:
+                    return (f"it was rolled out with {name.replace('_', ' ')} {a!r}, "
+                            f"not {b!r}")
+        return None
+
     def save(self, path) -> None:
+        """Write the state to ``path`` atomically: a temporary file beside it, synced, then
+        renamed over it. Temporary files of earlier saves to the same path that were cut
+        short (their process killed) are removed first."""
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        _remove_stale_temporaries(path)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(self.to_state(), f)
+            with open(tmp, "w", encoding="utf-8") as f:
+                json.dump(self.to_state(), f, allow_nan=False)
+                f.flush()
+                os.fsync(f.fileno())
             os.replace(tmp, path)
         finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+            if tmp.exists():
+                tmp.unlink()
 
     @classmethod
     def load(cls, path) -> "RolloutJob":
+        """The job saved at ``path``; ValueError with one line saying what is wrong."""
         try:
-            with open(path, encoding="utf-8") as f:
-                return cls.from_state(json.load(f))
-        except (OSError, json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise ValueError(f"cannot load saved rollout {path}: {exc}") from None
+            with open(path, "rb") as f:
+                raw = f.read(256 << 20)
+            data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+        except OSError as exc:
+            raise ValueError(f"cannot read saved rollout {path}: {exc.strerror}") from None
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            raise ValueError(f"{path} is not a saved rollout (not JSON: cut short or "
+                             "another file)") from None
+        except ValueError as exc:
+            raise ValueError(f"{path} is not a saved rollout: {exc}") from None
+        try:
+            return cls.from_state(data)
+        except ValueError as exc:
+            raise ValueError(f"cannot resume {path}: {exc}") from None
+
+
+def _no_constant(name):
+    raise ValueError(f"it holds {name}")
+
+
+def _remove_stale_temporaries(path: Path) -> None:
+    """Remove ``.<name>.<pid>.tmp`` files beside ``path`` left by saves whose process died."""
+    for tmp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        pid = tmp.name[len(path.name) + 2:-4]
+        if not pid.isdigit() or int(pid) == os.getpid() or pid_alive(int(pid)):
+            continue
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists (one of another user's counts as alive)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
+def check_writable(path) -> None:
+    """Raise ValueError (one line) unless a rollout can be saved at ``path``: its directory
+    exists and takes new files, and ``path`` is not a directory."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"cannot save to {path}: it is a directory")
+    parent = path.parent
+    if not parent.is_dir():
+        raise ValueError(f"cannot save to {path}: no directory {parent}")
+    probe = parent / f".{path.name}.{os.getpid()}.tmp"
+    try:
+        with open(probe, "w", encoding="utf-8") as f:
+            f.write("")
+    except OSError as exc:
+        raise ValueError(f"cannot save to {path}: {exc.strerror}") from None
+    finally:
+        try:
+            probe.unlink()
+        except OSError:
+            pass
+
+
+#: seconds between checkpoints of a rollout saved as it runs
+CHECKPOINT_EVERY = 5.0
+
+
+class Checkpointer:
+    """Saves ``job`` to ``path`` when called with a snapshot, at most every ``every`` seconds
+    (the first call saves at once), and on :meth:`save`. A job's state between snapshots is
+    always a whole number of trials merged in order, so a checkpoint resumes to exactly the
+    uninterrupted result; at most ``every`` seconds of work are lost to a kill."""
+
+    def __init__(self, job: "RolloutJob", path, every: float = CHECKPOINT_EVERY) -> None:
+        self.job = job
+        self.path = Path(path)
+        self.every = float(every)
+        self._last: Optional[float] = None
+
+    def __call__(self, snapshot=None) -> None:
+        now = time.monotonic()
+        if self._last is None or now - self._last >= self.every:
+            self.save()
+
+    def save(self) -> None:
+        self.job.save(self.path)
+        self._last = time.monotonic()

@@ -32,6 +32,8 @@ class Analyzer:
         #: (``bgtui.analysis.cluster``); None: on this machine's threads
         self.scheduler: Optional[str] = None
         self._cluster = None
+        #: the match equity table's file for analysis at a match score (None: Kazaross-XG2)
+        self.met_path: Optional[str] = None
 
     # -- set-up ------------------------------------------------------------------------------
     @property
@@ -62,6 +64,13 @@ class Analyzer:
                 self._cluster = None
             self._cluster = connect(self.scheduler)
         return self._cluster.executor()
+
+    @property
+    def met(self):
+        """The match equity table in use (``bgtui.analysis.met``)."""
+        from bgtui.analysis.met import get_met
+
+        return get_met(self.met_path)
 
     def _lws(self):
         lws = getattr(self._local, "lws", None)
@@ -152,6 +161,10 @@ class Analyzer:
         from bgtui.analysis.formats import format_position_id
 
         _check_ply(ply)
+        if not state.is_money:
+            from bgtui.analysis import match
+
+            return match.evaluate(self, state, ply, self.met)
         from bgtui.analysis.cube import decide
 
         probs = self.probabilities(state.position, ply)
@@ -193,6 +206,10 @@ class Analyzer:
         from bgtui.engine.position import swap_sides
 
         _check_ply(ply)
+        if not state.is_money:
+            from bgtui.analysis import match
+
+            return match.rank_plays(self, state, dice, ply, self.met)
         board = state.position
         children, moves = generate_plays(board, int(dice[0]), int(dice[1]))
         probs = np.array([self._after_probs(c, 0) for c in children])
@@ -233,6 +250,10 @@ class Analyzer:
         from bgtui.analysis.models import CubeDecision
 
         _check_ply(ply)
+        if not state.is_money:
+            from bgtui.analysis import match
+
+            return match.cube(self, state, ply, self.met)
         probs = self.probabilities(state.position, ply)
         d = decide(probs, state.position, state.cube_owner, state.jacoby, state.beavers,
                    nd3=self.no_double_equities(state, ply) if ply > 0 else None)

@@ -270,4 +270,8 @@ def run_app(analyzer, state=None, theme: Optional[str] = None) -> int:
     """Run the app until the user quits; the exit status for the command line."""
     app = BgTuiApp(analyzer, state, theme)
     app.run()
+    from bgtui.ui import persist
+
+    # a clean exit: no rollout of this process is left to resume
+    persist.autosave_path(app.data_dir).unlink(missing_ok=True)
     return int(app.return_code or 0)

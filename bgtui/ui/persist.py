@@ -159,6 +159,27 @@ def load(path: Path) -> AnalysisDoc:
     return from_dict(data)
 
 
+def autosave_path(data_dir: Path, pid: Optional[int] = None) -> Path:
+    """The file a running rollout of process ``pid`` (default: this one) is autosaved to."""
+    return Path(data_dir) / "autosave" / f"rollout-{os.getpid() if pid is None else pid}.json"
+
+
+def orphan_autosaves(data_dir: Path) -> list[Path]:
+    """Autosaved rollouts of processes that are gone (bgtui died while rolling out), newest
+    first."""
+    from bgtui.analysis.rollout import pid_alive
+
+    d = Path(data_dir) / "autosave"
+    if not d.is_dir():
+        return []
+    out = []
+    for p in d.glob("rollout-*.json"):
+        pid = p.stem[len("rollout-"):]
+        if pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid)):
+            out.append(p)
+    return sorted(out, key=lambda p: p.stat().st_mtime, reverse=True)
+
+
 def safe_name(name: str, suffix: str) -> str:
     """A file name from user text: no directories, only safe characters, the right suffix."""
     base = re.sub(r"[^A-Za-z0-9._ -]+", "-", Path(name.strip()).name).strip(" .-")

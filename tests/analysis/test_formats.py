@@ -13,6 +13,7 @@ from bgtui.analysis.formats import (
     format_match_id,
     format_position_id,
     format_xgid,
+    impossible_reason,
     parse_position,
 )
 from bgtui.analysis.state import GameState
@@ -122,7 +123,7 @@ def _positions():
                 i = draw(st.sampled_from(choices))
                 pos[i] += sign
         return pos.astype(np.int8)
-    return build()
+    return build().filter(lambda p: impossible_reason(p) is None)
 
 
 @settings(max_examples=200, deadline=None)

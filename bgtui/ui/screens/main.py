@@ -174,6 +174,7 @@ class MainScreen(Screen):
         self.refresh_position()
         self._layout(self.app.size.width)
         self.query_one(PlaysTable).focus()
+        self.call_after_refresh(self.offer_autosaves)
 
     def on_resize(self, event) -> None:
         self._layout(event.size.width)
@@ -455,16 +456,69 @@ class MainScreen(Screen):
           description="Rollout")
     def rollout_worker(self, run_id: int, state, settings, moves, resume,
                        cancel: CancelToken) -> None:
+        import time
+
+        from bgtui.analysis.rollout import CHECKPOINT_EVERY
+
         an = self.app.analyzer
         worker = get_current_worker()
+        last_save = None
         try:
             for snap in an.iter_rollout(state, settings, moves=moves, cancel=cancel,
                                         resume=resume):
                 self.post_message(RolloutProgressed(run_id, snap))
                 if worker.is_cancelled:
                     cancel.cancel()
+                now = time.monotonic()
+                if last_save is None or now - last_save >= CHECKPOINT_EVERY:
+                    last_save = now
+                    self.autosave(state, moves, snap, getattr(an, "last_rollout_job", None))
         finally:
             self.post_message(RolloutEnded(run_id, getattr(an, "last_rollout_job", None)))
+
+    def autosave(self, state, moves, snap, job) -> None:
+        """Write the running rollout to this process's autosave file (called between two of
+        the rollout's snapshots, on its worker thread, where the job's state is whole): if
+        bgtui dies, the next start offers to resume it. Never disturbs the rollout."""
+        if job is None or not hasattr(job, "to_state"):
+            return
+        pid, mid, xgid = position_ids(state)
+        doc = persist.AnalysisDoc(
+            position=xgid, position_id=pid, match_id=mid, ply=self.ply,
+            rollout=replace(snap, finished=False, cancelled=True), rollout_state=job.to_state(),
+            extra={"rollout_moves": list(moves) if moves else None, "autosave": True})
+        try:
+            persist.save(persist.autosave_path(self.app.data_dir), doc)
+        except (OSError, ValueError, TypeError):
+            pass
+
+    def offer_autosaves(self) -> None:
+        """Offer to resume a rollout that an earlier bgtui was running when it died."""
+        from bgtui.ui.screens.dialogs import ChoiceScreen
+
+        found = persist.orphan_autosaves(self.app.data_dir)
+        if not found:
+            return
+        path = found[0]
+        try:
+            doc = persist.load(path)
+            trials = doc.rollout.trials_done if doc.rollout is not None else 0
+        except ValueError:
+            path.unlink(missing_ok=True)
+            return
+
+        def done(choice: Optional[str]) -> None:
+            if choice == "resume":
+                if self.open_file(path):
+                    path.unlink(missing_ok=True)
+            elif choice == "discard":
+                path.unlink(missing_ok=True)
+
+        self.app.push_screen(ChoiceScreen(
+            f"bgtui stopped while rolling out {doc.position_id} ({trials} trials done). "
+            "Resume that rollout?",
+            [("r", "resume", "open it (c continues the rollout)"),
+             ("d", "discard", "delete it"), ("l", "later", "ask again next time")]), done)
 
     @on(RolloutProgressed)
     def _rollout_progressed(self, m: RolloutProgressed) -> None:
@@ -518,6 +572,7 @@ class MainScreen(Screen):
         if m.run_id != self.rollout_run:
             return
         self.rollout_running = False
+        persist.autosave_path(self.app.data_dir).unlink(missing_ok=True)
         self.resume_token = m.resume
         self.refresh_bindings()
         self.update_status()

@@ -27,8 +27,9 @@ def position_ids(state) -> tuple[str, str, str]:
 
 def game_text(state) -> str:
     if state.match_length:
-        return (f"{state.match_length}-point match, {state.score[0]}-{state.score[1]}"
-                + (", Crawford" if state.crawford else ""))
+        from bgtui.analysis.match import describe
+
+        return describe(state)
     return "Money" + (", Jacoby" if state.jacoby else "") + (", beavers" if state.beavers else "")
 
 
@@ -77,7 +78,12 @@ class PositionInfo(Static):
             t.append(f" Equity {eq(evaluation.equity.cubeless)}")
             if evaluation.equity.cubeful is not None:
                 t.append(f", cubeful {eq(evaluation.equity.cubeful)}")
-            t.append("\n")
+            t.append(" (EMG)\n" if evaluation.mwc else "\n")
+            if evaluation.mwc:
+                t.append(f" MWC {100 * evaluation.mwc['cubeless']:.2f}%")
+                if evaluation.mwc.get("cubeful") is not None:
+                    t.append(f", cubeful {100 * evaluation.mwc['cubeful']:.2f}%")
+                t.append("\n")
         if note:
             t.append(note)
         self.update(t)

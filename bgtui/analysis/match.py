@@ -1,0 +1,369 @@
+"""Analysis at a match score: the match context of a position, MWC and EMG of evaluations,
+plays and cube decisions (``bgtui.engine.match`` does the arithmetic in the kernels).
+
+Every MWC is the player on roll's (a play's: the mover's after it). EMG maps an MWC linearly
+onto the money scale at the current cube: (2 MWC - (W + L)) / (W - L), W and L the MWC after
+winning and after losing a single game at the cube's value, so losing a single game is -1 and
+winning one +1.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from bgtui.analysis.met import MatchEquityTable, get_met
+from bgtui.analysis.models import CubeDecision, Equities, Evaluation, PlayRow, Probabilities
+
+
+def away(state) -> tuple[int, int]:
+    """Points still needed: (player on roll, opponent)."""
+    n = state.match_length
+    return n - state.score[0], n - state.score[1]
+
+
+def max_cube(state) -> int:
+    """The largest cube the match allows: a cube is doubled to ``2 v`` only while a side still
+    needs more than ``v`` points."""
+    need = max(away(state))
+    v = 1
+    while v < need:
+        v *= 2
+    return v
+
+
+def check_match(state, met: Optional[MatchEquityTable] = None) -> None:
+    """ValueError (one line) for a match context that cannot occur or the table cannot value."""
+    if state.is_money:
+        return
+    a, b = away(state)
+    n = state.match_length
+    if state.crawford and min(a, b) != 1:
+        raise ValueError(f"Crawford game at {state.score[0]}-{state.score[1]} of a {n}-point "
+                         "match: only when a side is 1-away")
+    if state.crawford and (a == 1 and b == 1):
+        raise ValueError("Crawford game with both sides 1-away: that is double match point")
+    if state.crawford and (state.cube_value != 1 or state.cube_owner != "centred"):
+        raise ValueError("nobody may double in the Crawford game: the cube must be 1, centred")
+    if state.cube_value > max_cube(state):
+        raise ValueError(f"cube {state.cube_value} is above what the match allows at "
+                         f"{describe_score(state)} (at most {max_cube(state)})")
+    if state.cube_value > 1 and state.cube_owner == "centred":
+        raise ValueError(f"a centred cube at {state.cube_value}: in match play a doubled cube "
+                         "is owned by the side that took it")
+    met = met or get_met()
+    if max(a, b) > met.length:
+        raise ValueError(f"the match equity table {met.name!r} covers scores up to "
+                         f"{met.length}-away, not {max(a, b)}-away")
+
+
+def describe_score(state) -> str:
+    """"4-2 (-3a -5a)": the score, player on roll first, and as points still needed."""
+    a, b = away(state)
+    return f"{state.score[0]}-{state.score[1]} (-{a}a -{b}a)"
+
+
+def describe(state) -> str:
+    """"7-point match, 4-2 (-3a -5a)" (with ", Crawford" or ", post-Crawford"), or
+    "money game"."""
+    if state.is_money:
+        return "money game"
+    a, b = away(state)
+    tail = ""
+    if min(a, b) == 1 and max(a, b) > 1:
+        tail = ", Crawford" if state.crawford else ", post-Crawford"
+    return f"{state.match_length}-point match, {describe_score(state)}{tail}"
+
+
+def match_dict(state) -> dict:
+    """The JSON ``match`` object of the conventions."""
+    return {"length": state.match_length, "score": [state.score[0], state.score[1]],
+            "crawford": bool(state.crawford), "away": list(away(state))}
+
+
+def _state_code(owner: str) -> int:
+    from bgtui.engine.cube import CENTRED, OPP_OWNED, OWNED
+
+    return {"centred": CENTRED, "player": OWNED, "opponent": OPP_OWNED}[owner]
+
+
+class MatchView:
+    """The arithmetic of one position's score: MWC after results, EMG, cubeless MWC."""
+
+    def __init__(self, state, met: MatchEquityTable):
+        check_match(state, met)
+        self.state = state
+        self.met = met
+        self.a, self.b = away(state)
+        self.cube = int(state.cube_value)
+        self.crawford = bool(state.crawford)
+
+    def emg(self, mwc: float, cube: Optional[int] = None) -> float:
+        from bgtui.engine.match import mwc_to_emg
+
+        return float(mwc_to_emg(float(mwc), self.met.array, self.a, self.b,
+                                int(cube or self.cube)))
+
+    def mwc_from_emg(self, emg: float) -> float:
+        from bgtui.engine.match import emg_to_mwc
+
+        return float(emg_to_mwc(float(emg), self.met.array, self.a, self.b, self.cube))
+
+    def cubeless(self, probs) -> float:
+        from bgtui.engine.match import cubeless_mwc
+
+        return float(cubeless_mwc(np.asarray(probs, dtype=np.float64), self.met.array,
+                                  self.a, self.b, self.cube))
+
+    def after(self, won: int) -> float:
+        return self.met.after(self.a, self.b, won)
+
+    def model_values(self, probs, board) -> np.ndarray:
+        """float64[6]: the 0-ply model's MWC at this cube (level 0) and twice it (level 1),
+        each in the three cube states (``engine.cube`` order)."""
+        from bgtui.engine.cube import cube_efficiency
+        from bgtui.engine.match import POINT_ROWS, match_cube_values
+
+        out = np.zeros(6)
+        match_cube_values(np.asarray(probs, dtype=np.float64), self.met.array, self.a, self.b,
+                          self.cube, self.crawford,
+                          float(cube_efficiency(np.ascontiguousarray(board, dtype=np.int8))),
+                          np.zeros((2, POINT_ROWS)), out)
+        return out
+
+
+def no_double_values(an, state, ply: int, met: MatchEquityTable) -> np.ndarray:
+    """float64[NV] (``engine.match``): the no-double MWC of ``state`` at ``ply`` at each cube
+    level and state, by cubeful lookahead at the score (0-ply: the model)."""
+    from bgtui.engine.match import NV, make_match_workspace, match_no_double
+
+    mws = getattr(an._local, "match_ws", None)
+    if mws is None:
+        mws = an._local.match_ws = make_match_workspace()
+    a, b = away(state)
+    out = np.zeros(NV)
+    match_no_double(np.ascontiguousarray(state.position, dtype=np.int8), int(ply), an.ev,
+                    an._lws(), mws, met.array, int(a), int(b), int(state.cube_value),
+                    bool(state.crawford), out)
+    return out
+
+
+def _options(view: MatchView, values: np.ndarray, owner: str):
+    """(no double, double/take, double/pass) MWC from the no-double values of the levels."""
+    from bgtui.engine.cube import OPP_OWNED
+
+    nd = float(values[_state_code(owner)])
+    dt = float(values[3 + OPP_OWNED])
+    dp = view.after(view.cube)
+    return nd, dt, dp
+
+
+def _access(state) -> bool:
+    return not state.crawford and state.cube_owner != "opponent"
+
+
+def evaluate(an, state, ply: int, met: MatchEquityTable) -> Evaluation:
+    """``Analyzer.evaluate`` at a match score: ``equity`` in EMG, ``mwc`` beside it."""
+    from bgtui.analysis.formats import format_position_id
+
+    view = MatchView(state, met)
+    probs = an.probabilities(state.position, ply)
+    p = Probabilities.from_array(probs)
+    values = no_double_values(an, state, ply, met)
+    nd, dt, dp = _options(view, values, state.cube_owner)
+    cubeful = max(nd, min(dt, dp)) if _access(state) else nd
+    cubeless = view.cubeless(probs)
+    return Evaluation(
+        position_id=format_position_id(state), ply=ply, probabilities=p,
+        equity=Equities(cubeless=view.emg(cubeless), cubeful=view.emg(cubeful)),
+        evaluated_by=f"{ply}-ply" + (an._database_note(state.position) if ply == 0 else ""),
+        mwc={"cubeless": cubeless, "cubeful": cubeful},
+    )
+
+
+def _break_even(f, target: float) -> Optional[float]:
+    """The winning chance in [0, 1] where the non-decreasing ``f`` reaches ``target``."""
+    lo, hi = 0.0, 1.0
+    if f(hi) < target:
+        return None
+    if f(lo) >= target:
+        return 0.0
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        if f(mid) < target:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+def cube_points(view: MatchView, probs, board) -> tuple[Optional[float], Optional[float]]:
+    """(take point, cash point) of the 0-ply model at this score and cube, as the player on
+    roll's winning chances, his gammon rates held fixed: doubled to twice the cube (owning
+    it) he takes above the take point; doubling, he has the opponent pass above the cash
+    point."""
+    from bgtui.engine.cube import OPP_OWNED, OWNED
+
+    p = np.asarray(probs, dtype=np.float64)
+    w = p[0]
+    gw = p[1:3] / w if w > 1e-9 else np.zeros(2)
+    gl = p[3:5] / (1.0 - w) if w < 1.0 - 1e-9 else np.zeros(2)
+
+    def at(q):
+        return np.array([q, gw[0] * q, gw[1] * q, gl[0] * (1 - q), gl[1] * (1 - q)])
+
+    if view.crawford:
+        return None, None
+    tp = _break_even(lambda q: view.model_values(at(q), board)[3 + OWNED], view.after(-view.cube))
+    cp = _break_even(lambda q: view.model_values(at(q), board)[3 + OPP_OWNED],
+                     view.after(view.cube))
+    return tp, cp
+
+
+def cube(an, state, ply: int, met: MatchEquityTable) -> CubeDecision:
+    """The cube decision of the player on roll at a match score: no double, double/take and
+    double/pass as MWC (``mwc``) and EMG (the equities), by the match cube model at 0-ply and
+    cubeful lookahead at ``ply`` > 0. In the Crawford game there is no cube action."""
+    from bgtui.analysis.cube import NO_DOUBLE, cube_action, wrong_decision_percent
+
+    view = MatchView(state, met)
+    probs = an.probabilities(state.position, ply)
+    p = Probabilities.from_array(probs)
+    values = no_double_values(an, state, ply, met)
+    nd, dt, dp = _options(view, values, state.cube_owner)
+    access = _access(state)
+    if access:
+        action = cube_action(nd, dt, dp, redouble=state.cube_owner == "player")
+        cubeful = max(nd, min(dt, dp))
+        wp, wt = wrong_decision_percent(nd, dt, dp)
+    else:
+        action, cubeful, wp, wt = NO_DOUBLE, nd, None, None
+    tp, cp = cube_points(view, probs, state.position)
+    from bgtui.engine.cube import CENTRED, OPP_OWNED, OWNED
+
+    e = view.emg
+    if state.crawford:
+        by = f"{ply}-ply, Crawford game: no cube"
+    elif ply == 0:
+        from bgtui.engine.cube import cube_efficiency
+
+        x = float(cube_efficiency(np.ascontiguousarray(state.position, dtype=np.int8)))
+        by = f"0-ply, match cube model x={x:.2f}"
+    else:
+        by = f"{ply}-ply cubeful"
+    return CubeDecision(
+        no_double=e(nd), double_take=e(dt), double_pass=e(dp), action=action,
+        probabilities=p,
+        equity=Equities(cubeless=e(view.cubeless(probs)), cubeful=e(cubeful),
+                        centred=e(values[CENTRED]), owned=e(values[OWNED]),
+                        opponent_owned=e(values[OPP_OWNED])),
+        ply=ply, evaluated_by=by, take_point=tp, cash_point=cp, cube_access=access,
+        wrong_pass_percent=wp, wrong_take_percent=wt,
+        mwc={"no_double": nd, "double_take": dt, "double_pass": dp, "cubeful": cubeful},
+    )
+
+
+def rank_plays(an, state, dice, ply: int, met: MatchEquityTable) -> list[PlayRow]:
+    """``Analyzer.rank_plays`` at a match score: every play ranked by the mover's cubeful MWC
+    (the match cube model over the ``ply`` probabilities, the opponent's cube decision made),
+    EMG in ``equity``; the filter keeps for ``ply`` > 0 the plays within the money filter's
+    margin of EMG."""
+    from bgtui.analysis.formats import format_position_id
+    from bgtui.analysis.notation import format_play
+    from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, _check_ply, _flip_owner
+    from bgtui.analysis.state import GameState
+    from bgtui.engine.match import POINT_ROWS, make_play_scratch, play_values
+    from bgtui.engine.movegen import generate_plays
+    from bgtui.engine.position import swap_sides
+
+    _check_ply(ply)
+    view = MatchView(state, met)
+    board = state.position
+    children, moves = generate_plays(board, int(dice[0]), int(dice[1]))
+    children = np.ascontiguousarray(children, dtype=np.int8)
+    probs = np.array([an._after_probs(c, 0) for c in children], dtype=np.float64)
+    opp_state = _state_code(_flip_owner(state.cube_owner))
+    points = np.zeros((2, POINT_ROWS))
+    scratch = make_play_scratch()
+    vals = np.zeros((len(children), 2))
+
+    def value(idx):
+        out = np.zeros((len(idx), 2))
+        play_values(np.ascontiguousarray(probs[idx]), np.ascontiguousarray(children[idx]),
+                    met.array, view.a, view.b, view.cube, view.crawford, opp_state, points,
+                    scratch, out)
+        vals[idx] = out
+
+    value(np.arange(len(children)))
+    plies = np.zeros(len(children), dtype=int)
+    if ply > 0:
+        key = vals[:, 1]
+        order = np.argsort(-key, kind="stable")
+        margin = FILTER_MARGIN * (view.after(view.cube) - view.after(-view.cube)) / 2.0
+        keep = [i for i in order[:FILTER_MAX_PLAYS] if key[i] >= key[order[0]] - margin]
+        for i in keep:
+            probs[i] = an._after_probs(children[i], ply)
+            plies[i] = ply
+        value(np.array(keep, dtype=np.int64))
+    order = sorted(range(len(children)), key=lambda i: (-plies[i], -vals[i, 1]))
+    best = vals[order[0], 1]
+    rows = []
+    for i in order:
+        after = GameState.from_position(swap_sides(children[i]), cube_value=state.cube_value,
+                                        cube_owner=_flip_owner(state.cube_owner), dice=None)
+        p = Probabilities.from_array(probs[i])
+        cl, cf = float(vals[i, 0]), float(vals[i, 1])
+        rows.append(PlayRow(
+            move=format_play(board, moves[i]), position_id=format_position_id(after),
+            probabilities=p,
+            equity=Equities(cubeless=view.emg(cl), cubeful=view.emg(cf)),
+            equity_diff=view.emg(cf) - view.emg(best), evaluated_by=f"{plies[i]}-ply",
+            mwc=cf, mwc_diff=cf - best,
+        ))
+    return rows
+
+
+def parse_score(text: str) -> tuple[int, int]:
+    """"4-2" -> (4, 2): points of the player on roll, then of the opponent."""
+    parts = str(text).strip().split("-")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise ValueError(f"bad score {text!r}: give it as A-B, the points of the player on roll "
+                         "then the opponent's (e.g. 4-2)")
+    return int(parts[0]), int(parts[1])
+
+
+def with_match(state, length: Optional[int] = None, score: Optional[str] = None,
+               crawford: bool = False, met: Optional[MatchEquityTable] = None):
+    """``state`` with the match context given on the command line (each part overrides the
+    position's own): ``length`` (0: money), ``score`` "A-B", ``crawford``. ValueError (one
+    line) for a context that cannot occur."""
+    from dataclasses import replace
+
+    kw = {}
+    if length is not None:
+        if length < 0:
+            raise ValueError(f"match length must be 0 (money) or more, got {length}")
+        kw["match_length"] = int(length)
+        if length == 0:
+            kw.update(score=(0, 0), crawford=False)
+    n = kw.get("match_length", state.match_length)
+    if score is not None:
+        if n == 0:
+            raise ValueError("--score needs a match: give --match N (or a position whose ID "
+                             "carries one)")
+        kw["score"] = parse_score(score)
+    if crawford and n == 0:
+        raise ValueError("--crawford needs a match: give --match N")
+    if crawford or score is not None or length is not None:
+        # a score given on the command line is a new context: Crawford only when said so
+        kw["crawford"] = bool(crawford)
+    if not kw:
+        check_match(state, met)
+        return state
+    s = kw.get("score", state.score)
+    if n and (s[0] >= n or s[1] >= n):
+        raise ValueError(f"score {s[0]}-{s[1]} is not below the match length {n}")
+    new = replace(state, **kw)
+    check_match(new, met)
+    return new

@@ -1,0 +1,3 @@
+from bgtui.cli import main
+
+raise SystemExit(main())

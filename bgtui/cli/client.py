@@ -1,0 +1,36 @@
+"""The client side of the resident server: a quick query goes to a running ``bgtui serve``."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Optional
+
+from bgtui.cli.commands import cmd_cube, cmd_eval, cmd_moves
+
+
+def _servable(args) -> bool:
+    return (getattr(args, "func", None) in (cmd_eval, cmd_moves, cmd_cube)
+            and not getattr(args, "batch", None) and not getattr(args, "weights", None)
+            and not getattr(args, "scheduler", None)
+            and not os.environ.get("BGTUI_NO_SERVER"))
+
+
+def _served(args, argv: list[str]) -> Optional[int]:
+    """Hand a quick query to a running ``bgtui serve``; None if none answered (then, unless
+    ``$BGTUI_SERVER_IDLE`` is 0, start one in the background for the next query)."""
+    if not _servable(args):
+        return None
+    from bgtui.analysis import server
+
+    got = server.request(argv)
+    if got is None:
+        idle = server.auto_idle()
+        if idle > 0:
+            server.spawn(idle)
+        return None
+    code, out, err = got
+    sys.stdout.write(out)
+    sys.stderr.write(err)
+    sys.stdout.flush()
+    return code

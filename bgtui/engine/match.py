@@ -1,0 +1,412 @@
+"""Match play kernels: match winning chances (MWC) from a match equity table, the match cube
+model at 0-ply and cubeful lookahead at a match score.
+
+``met`` is the table as float64[N + 1, N] (``bgtui.analysis.met``): rows 0..N-1 the
+pre-Crawford table, ``met[i, j]`` the MWC of the side that needs ``i + 1`` points against one
+that needs ``j + 1`` (row or column 0: the Crawford game), row N the post-Crawford table,
+``met[N, j]`` the MWC of a trailer who needs ``j + 1`` points against a leader who needs one.
+Scores are passed as "away" figures: ``a`` points still needed by the player on roll, ``b``
+by the opponent (both between 1 and N). All MWC are the player on roll's.
+
+The cube model is the one GNU Backgammon documents for match play: Janowski's interpolation
+``x * live + (1 - x) * dead`` between a dead cube (the cubeless MWC at the cube's value) and a
+fully live one, whose take and cash points are computed from the MET, recursively from the
+highest cube level that can still matter (where both sides need no more than the cube) down
+to the current one. At each level ``v`` (the gammon rates of the probabilities held fixed):
+
+* the owner of a cube ``v`` who still needs more than ``v`` points can redouble; his value is
+  linear in his winning chance between losing at ``v`` (gammons counted, p = 0) and cashing
+  ``v`` at his cash point, then up to winning at ``v`` (p = 1); the cash point is where the
+  opponent, owning ``2 v``, is indifferent between taking and passing;
+* a player who needs no more than ``v`` cannot gain by redoubling: his cube is dead, his value
+  the cubeless MWC at ``v``; this is how post-Crawford play and dead cubes come out.
+
+In the Crawford game nobody may double: every value is the cubeless MWC.
+"""
+
+import numpy as np
+
+from bgtui.engine._jit import kernel
+from bgtui.engine.cube import CENTRED, OPP_OWNED, OWNED, cube_efficiency
+from bgtui.engine.evaluate import MAX_PLY, _best_child_from, _evaluate0, _flip_into, _roll_value
+from bgtui.engine.movegen import _generate_plays
+from bgtui.engine.position import game_result
+
+#: cube levels carried through the lookahead: the values at cube ``cube * 2**k``,
+#: k = 0 .. LEVELS - 1 (the root's no double at level 0, its double at level 1, and one more
+#: level for each inner node that may double)
+LEVELS = MAX_PLY + 2
+#: values per node: (level, cube state) at index 3 * level + state
+NV = 3 * LEVELS
+#: length of the take / cash point scratch rows (levels of the recursion, plus one)
+POINT_ROWS = 40
+
+
+@kernel(inline="always")
+def mwc_score(met, a, b, crawford):
+    """MWC of the side ``a``-away against ``b``-away at the start of a game (1 when ``a`` <= 0,
+    0 when ``b`` <= 0). ``crawford``: when one side is 1-away, whether this game is the
+    Crawford game (else post-Crawford)."""
+    if a <= 0:
+        return 1.0
+    if b <= 0:
+        return 0.0
+    n = met.shape[1]
+    if a == 1 and b == 1:
+        return 0.5
+    if a == 1:
+        return met[0, b - 1] if crawford else 1.0 - met[n, b - 1]
+    if b == 1:
+        return met[a - 1, 0] if crawford else met[n, a - 1]
+    return met[a - 1, b - 1]
+
+
+@kernel(inline="always")
+def mwc_after(met, a, b, won):
+    """MWC of the side on roll (``a``-away against ``b``-away) after this game ends with it
+    winning ``won`` points (negative: losing ``-won``). The next game is the Crawford game when
+    a side has just reached 1-away; once a side was 1-away before, the next is post-Crawford."""
+    a2 = a
+    b2 = b
+    if won > 0:
+        a2 = a - won
+    else:
+        b2 = b + won
+    crawford = (a2 == 1 and a > 1) or (b2 == 1 and b > 1)
+    return mwc_score(met, a2, b2, crawford)
+
+
+@kernel
+def cubeless_mwc(p, met, a, b, cube):
+    """Cubeless MWC of the five probabilities ``p`` at cube value ``cube``: each outcome (single,
+    gammon, backgammon won or lost) worth the MWC of the score it leads to."""
+    lose = 1.0 - p[0]
+    return ((p[0] - p[1]) * mwc_after(met, a, b, cube)
+            + (p[1] - p[2]) * mwc_after(met, a, b, 2 * cube)
+            + p[2] * mwc_after(met, a, b, 3 * cube)
+            + (lose - p[3]) * mwc_after(met, a, b, -cube)
+            + (p[3] - p[4]) * mwc_after(met, a, b, -2 * cube)
+            + p[4] * mwc_after(met, a, b, -3 * cube))
+
+
+@kernel
+def mwc_to_emg(mwc, met, a, b, cube):
+    """EMG of ``mwc``: (2 MWC - (W + L)) / (W - L), W and L the MWC after winning and after
+    losing a single game at ``cube``."""
+    w = mwc_after(met, a, b, cube)
+    l = mwc_after(met, a, b, -cube)
+    return (2.0 * mwc - (w + l)) / (w - l)
+
+
+@kernel
+def emg_to_mwc(emg, met, a, b, cube):
+    """The inverse of :func:`mwc_to_emg`."""
+    w = mwc_after(met, a, b, cube)
+    l = mwc_after(met, a, b, -cube)
+    return 0.5 * (emg * (w - l) + w + l)
+
+
+@kernel(inline="always")
+def _win_lose(p, met, a, b, v):
+    """(MWC after winning, after losing) this game at cube ``v``, gammons and backgammons at
+    the rates of ``p`` (shares of the wins and of the losses)."""
+    g = 0.0
+    bg = 0.0
+    if p[0] > 1e-9:
+        g = (p[1] - p[2]) / p[0]
+        bg = p[2] / p[0]
+    lg = 0.0
+    lbg = 0.0
+    if p[0] < 1.0 - 1e-9:
+        lg = (p[3] - p[4]) / (1.0 - p[0])
+        lbg = p[4] / (1.0 - p[0])
+    win = ((1.0 - g - bg) * mwc_after(met, a, b, v) + g * mwc_after(met, a, b, 2 * v)
+           + bg * mwc_after(met, a, b, 3 * v))
+    lose = ((1.0 - lg - lbg) * mwc_after(met, a, b, -v) + lg * mwc_after(met, a, b, -2 * v)
+            + lbg * mwc_after(met, a, b, -3 * v))
+    return win, lose
+
+
+@kernel
+def match_points(p, met, a, b, cube, tp, hi):
+    """Take and cash points of the live-cube model at every cube level that can matter, as the
+    winning chances of the player on roll, with the gammon rates of ``p``:
+
+    * ``tp[j]``: his take point when doubled to ``cube * 2**j`` (he then owns it);
+    * ``hi[j]``: his cash point for a double to ``cube * 2**j``: above it the opponent, who
+      would own that cube, should pass.
+
+    Levels past the highest that can matter hold ``tp`` -1 and ``hi`` 2 (no cash possible).
+    Returns that highest level ``top`` (the smallest with ``cube * 2**top >= max(a, b)``)."""
+    top = 0
+    v = cube
+    while v < a or v < b:
+        v *= 2
+        top += 1
+    for j in range(top + 1, tp.shape[0]):
+        tp[j] = -1.0
+        hi[j] = 2.0
+    tp[0] = -1.0
+    hi[0] = 2.0
+    for j in range(top, 0, -1):
+        v = cube << j
+        win, lose = _win_lose(p, met, a, b, v)
+        half = v // 2
+        # he takes v: passing instead loses half; he redoubles (if he still needs more than v)
+        # when the opponent would have to pass 2v, i.e. above hi[j + 1]
+        pass_me = mwc_after(met, a, b, -half)
+        if a > v and hi[j + 1] < 1.0:
+            cp = max(hi[j + 1], 0.0)
+            cash = mwc_after(met, a, b, v)
+            t = cp * (pass_me - lose) / (cash - lose)
+        else:
+            t = (pass_me - lose) / (win - lose)
+        # he doubles to v: the opponent passes (he wins half) or takes and owns v, redoubling
+        # below tp[j + 1] when he still needs more than v
+        pass_opp = mwc_after(met, a, b, half)
+        if b > v and tp[j + 1] > 0.0:
+            ot = min(tp[j + 1], 1.0)
+            ocash = mwc_after(met, a, b, -v)
+            h = ot + (1.0 - ot) * (pass_opp - ocash) / (win - ocash)
+        else:
+            h = (pass_opp - lose) / (win - lose)
+        tp[j] = t
+        hi[j] = h
+    return top
+
+
+@kernel
+def match_cube_values(p, met, a, b, cube, crawford, x, points, out):
+    """``out[3 * k + s]``: the 0-ply model's cubeful MWC of the player on roll with
+    probabilities ``p`` at cube ``cube * 2**k`` in cube state ``s`` (``cube.CENTRED``,
+    ``OWNED`` by him, ``OPP_OWNED``), for k = 0 .. len(out) / 3 - 1; ``x`` the cube efficiency
+    (Janowski), ``points`` scratch float64[2, POINT_ROWS]. In the Crawford game every value is
+    the cubeless MWC."""
+    nl = out.shape[0] // 3
+    if crawford:
+        for k in range(nl):
+            d = cubeless_mwc(p, met, a, b, cube << k)
+            for s in range(3):
+                out[3 * k + s] = d
+        return
+    tp = points[0]
+    hi = points[1]
+    match_points(p, met, a, b, cube, tp, hi)
+    pw = p[0]
+    for k in range(nl):
+        v = cube << k
+        win, lose = _win_lose(p, met, a, b, v)
+        dead = pw * win + (1.0 - pw) * lose
+        cash = mwc_after(met, a, b, v)
+        ocash = mwc_after(met, a, b, -v)
+        mine = a > v and hi[k + 1] < 1.0
+        cp = max(hi[k + 1], 1e-9)
+        theirs = b > v and tp[k + 1] > 0.0
+        otp = min(tp[k + 1], 1.0 - 1e-9)
+        owned = dead
+        if mine:
+            if pw < cp:
+                owned = lose + (cash - lose) * pw / cp
+            else:
+                owned = cash + (win - cash) * (pw - cp) / (1.0 - cp)
+        opp = dead
+        if theirs:
+            if pw < otp:
+                opp = lose + (ocash - lose) * pw / otp
+            else:
+                opp = ocash + (win - ocash) * (pw - otp) / (1.0 - otp)
+        if mine and theirs:
+            if otp >= cp:  # windows that cross (no doubling window): the two one-sided values
+                centred = 0.5 * (owned + opp)
+            elif pw <= otp:
+                centred = opp
+            elif pw >= cp:
+                centred = owned
+            else:
+                centred = ocash + (cash - ocash) * (pw - otp) / (cp - otp)
+        elif mine:
+            centred = owned
+        elif theirs:
+            centred = opp
+        else:
+            centred = dead
+        out[3 * k + CENTRED] = x * centred + (1.0 - x) * dead
+        out[3 * k + OWNED] = x * owned + (1.0 - x) * dead
+        out[3 * k + OPP_OWNED] = x * opp + (1.0 - x) * dead
+
+
+def make_match_workspace():
+    """(float64[levels, 2 * NV]: per lookahead level the sums ([:NV]) and a child's values
+    ([NV:]); float64[2, POINT_ROWS]: take / cash point scratch)."""
+    return (np.zeros((MAX_PLY + 2, 2 * NV), dtype=np.float64),
+            np.zeros((2, POINT_ROWS), dtype=np.float64))
+
+
+@kernel
+def _leaf(pos, p, met, a, b, cube, crawford, points, out):
+    match_cube_values(p, met, a, b, cube, crawford, cube_efficiency(pos), points, out)
+
+
+@kernel
+def _decide(v, met, a, b, cube, crawford):
+    """The cube decision of the player on roll made in his no-double values ``v`` (in place):
+    at each level where he has access he doubles when min(double/take, double/pass) beats
+    playing on; double/take is the next level's value with the opponent owning the cube."""
+    if crawford:
+        return
+    for k in range(LEVELS - 1):
+        dp = mwc_after(met, a, b, cube << k)
+        dt = v[3 * (k + 1) + OPP_OWNED]
+        d = min(dt, dp)
+        if d > v[3 * k + CENTRED]:
+            v[3 * k + CENTRED] = d
+        if d > v[3 * k + OWNED]:
+            v[3 * k + OWNED] = d
+
+
+@kernel(inline="always")
+def _add_child(acc, w, v):
+    """acc[:NV] += w * (the values ``v`` of the opponent on roll, seen by the mover)."""
+    for k in range(LEVELS):
+        acc[3 * k + CENTRED] += w * (1.0 - v[3 * k + CENTRED])
+        acc[3 * k + OWNED] += w * (1.0 - v[3 * k + OPP_OWNED])
+        acc[3 * k + OPP_OWNED] += w * (1.0 - v[3 * k + OWNED])
+
+
+@kernel(inline="always")
+def _add_win(acc, w, r, met, a, b, cube):
+    """acc[:NV] += w * the MWC of winning ``r`` (1..3) times the cube now."""
+    for k in range(LEVELS):
+        m = mwc_after(met, a, b, r * (cube << k))
+        for s in range(3):
+            acc[3 * k + s] += w * m
+
+
+@kernel
+def _nd_ply1(pos, ev, lws, mws, level, met, a, b, cube, crawford, out):
+    mws_, ews, ppos, pmov, sw, acc, t5 = lws
+    cws, points = mws
+    acc_ = cws[level]
+    for k in range(NV):
+        acc_[k] = 0.0
+    v = acc_[NV:]
+    ready = np.int64(0)
+    for d1 in range(1, 7):
+        for d2 in range(1, d1 + 1):
+            w = 1.0 if d1 == d2 else 2.0
+            n = _generate_plays(pos, d1, d2, mws_, ppos[level], pmov[level])
+            best, ready = _best_child_from(pos, n, ppos[level], ev, ews, t5[level], ready)
+            child = ppos[level, best]
+            r = game_result(child)
+            if r > 0:
+                _add_win(acc_, w, r, met, a, b, cube)
+                continue
+            s = sw[level]
+            for i in range(26):
+                s[i] = -child[25 - i]
+            p = t5[level + 1]
+            _flip_into(t5[level], p)
+            _leaf(s, p, met, b, a, cube, crawford, points, v)
+            _add_child(acc_, w, v)
+    for k in range(NV):
+        out[k] = acc_[k] / 36.0
+
+
+@kernel
+def _nd_ply2(pos, ev, lws, mws, level, met, a, b, cube, crawford, out):
+    mws_, ews, ppos, pmov, sw, acc, t5 = lws
+    cws, points = mws
+    acc_ = cws[level]
+    for k in range(NV):
+        acc_[k] = 0.0
+    v = acc_[NV:]
+    for d1 in range(1, 7):
+        for d2 in range(1, d1 + 1):
+            w = 1.0 if d1 == d2 else 2.0
+            r = _roll_value(pos, d1, d2, ev, lws, level, t5[level])
+            if r > 0:
+                _add_win(acc_, w, r, met, a, b, cube)
+                continue
+            _nd_ply1(sw[level], ev, lws, mws, level + 1, met, b, a, cube, crawford, v)
+            _decide(v, met, b, a, cube, crawford)
+            _add_child(acc_, w, v)
+    for k in range(NV):
+        out[k] = acc_[k] / 36.0
+
+
+@kernel
+def _nd_ply3(pos, ev, lws, mws, level, met, a, b, cube, crawford, out):
+    mws_, ews, ppos, pmov, sw, acc, t5 = lws
+    cws, points = mws
+    acc_ = cws[level]
+    for k in range(NV):
+        acc_[k] = 0.0
+    v = acc_[NV:]
+    for d1 in range(1, 7):
+        for d2 in range(1, d1 + 1):
+            w = 1.0 if d1 == d2 else 2.0
+            r = _roll_value(pos, d1, d2, ev, lws, level, t5[level])
+            if r > 0:
+                _add_win(acc_, w, r, met, a, b, cube)
+                continue
+            _nd_ply2(sw[level], ev, lws, mws, level + 1, met, b, a, cube, crawford, v)
+            _decide(v, met, b, a, cube, crawford)
+            _add_child(acc_, w, v)
+    for k in range(NV):
+        out[k] = acc_[k] / 36.0
+
+
+@kernel
+def match_no_double(pos, ply, ev, lws, mws, met, a, b, cube, crawford, out):
+    """``out[3 * k + s]`` (float64[NV]) = the no-double MWC of ``pos`` (player on roll,
+    ``a``-away against ``b``-away, before his cube decision and his roll) at ``ply`` (0..3),
+    at cube ``cube * 2**k`` in cube state ``s``: the cube decisions of both players made at
+    every inner node of the lookahead (as ``cubeful.cubeful_no_double`` does for money), the
+    0-ply match cube model (:func:`match_cube_values`) at its leaves. ``lws``:
+    ``evaluate.make_lookahead_workspace``; ``mws``: :func:`make_match_workspace`."""
+    if ply <= 0:
+        t = lws[6][lws[6].shape[0] - 1]
+        _evaluate0(pos, ev, lws[1], t)
+        _leaf(pos, t, met, a, b, cube, crawford, mws[1], out)
+    elif ply == 1:
+        _nd_ply1(pos, ev, lws, mws, 0, met, a, b, cube, crawford, out)
+    elif ply == 2:
+        _nd_ply2(pos, ev, lws, mws, 0, met, a, b, cube, crawford, out)
+    else:
+        _nd_ply3(pos, ev, lws, mws, 0, met, a, b, cube, crawford, out)
+
+
+@kernel
+def play_values(probs, children, met, a, b, cube, crawford, opp_state, points, scratch,
+                out):
+    """MWC of the mover (``a``-away against ``b``-away, cube ``cube``) after each play:
+    ``out[i, 0]`` cubeless, ``out[i, 1]`` cubeful (the 0-ply match cube model of the opponent,
+    now on roll, with his cube decision where he has access: ``opp_state`` his cube state).
+    ``probs[i]``: the mover's probabilities after play ``i``, ``children[i]`` its position
+    (mover's view); ``scratch``: (int8[26], float64[5], float64[6]) from
+    :func:`make_play_scratch`."""
+    sw, q, v = scratch
+    for i in range(children.shape[0]):
+        p = probs[i]
+        out[i, 0] = cubeless_mwc(p, met, a, b, cube)
+        child = children[i]
+        for j in range(26):
+            sw[j] = -child[25 - j]
+        q[0] = 1.0 - p[0]
+        q[1] = p[3]
+        q[2] = p[4]
+        q[3] = p[1]
+        q[4] = p[2]
+        match_cube_values(q, met, b, a, cube, crawford, cube_efficiency(sw), points, v)
+        opp = v[opp_state]
+        if not crawford and opp_state != OPP_OWNED:
+            d = min(v[3 + OPP_OWNED], mwc_after(met, b, a, cube))
+            if d > opp:
+                opp = d
+        out[i, 1] = 1.0 - opp
+
+
+def make_play_scratch():
+    """Scratch for :func:`play_values`."""
+    return (np.zeros(26, dtype=np.int8), np.zeros(5, dtype=np.float64),
+            np.zeros(6, dtype=np.float64))
