@@ -294,10 +294,12 @@ class RolloutJob:
                 clock = base_elapsed + time.perf_counter() - t_start
                 if s.time_limit is not None and clock >= s.time_limit:
                     stopped = True
-                if not pending:
-                    if stopped:
-                        break
-                    # plan: all merged up to a boundary; decide, then pick the group to run
+                if not pending and stopped:
+                    break
+                if not pending and next_first >= limit:
+                    # plan: all merged up to a boundary (never before it: chunks that all
+                    # finished early leave nothing pending mid-way); decide, then pick the
+                    # group to run
                     if decisions:
                         self._update_pruning()
                         if self._se_reached():
