@@ -262,13 +262,15 @@ class DaskChunks:
                 pass  # keep the last count; a lost scheduler shows in the results
         return self._slots
 
-    def busy(self) -> int:
-        """Workers running a chunk of this client now (for a progress display)."""
+    def busy(self) -> Optional[tuple[int, int]]:
+        """(workers running a chunk of this rollout now, worker threads), for the progress
+        display; None if the scheduler does not answer."""
         try:
             keys = {f.key for f in self._submitted if not f.done()}
-            return sum(1 for tasks in self.client.processing().values() if keys & set(tasks))
+            n = sum(1 for tasks in self.client.processing().values() if keys & set(tasks))
         except Exception:
-            return 0
+            return None
+        return n, self.slots()
 
     def submit(self, first: int, count: int, idx: np.ndarray):
         x = self._inputs

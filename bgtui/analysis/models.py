@@ -182,3 +182,5 @@ class RolloutSnapshot:
     finished: bool = False
     cancelled: bool = False
     variance_reduction_factor: Optional[float] = None  # "equivalent to N plain trials" / N
+    #: on a Dask cluster: (workers running a chunk of this rollout, worker threads); else None
+    cluster_workers: Optional[tuple[int, int]] = None

@@ -185,6 +185,10 @@ class LocalChunks:
     def slots(self) -> int:
         return self.workers
 
+    def busy(self) -> None:
+        """(workers busy, workers) for a cluster's progress display; None here."""
+        return None
+
     def submit(self, first: int, count: int, idx: np.ndarray):
         return self._pool.submit(self._work, first, count, idx)
 
@@ -339,7 +343,7 @@ class RolloutJob:
                 now = time.perf_counter()
                 if now - last_snap >= SNAPSHOT_INTERVAL:
                     last_snap = now
-                    yield self.snapshot(target, started_n)
+                    yield self.snapshot(target, started_n, workers=executor.busy())
         finally:
             executor.close()  # in-flight chunks after a stop are dropped, never merged
             self.elapsed = base_elapsed + time.perf_counter() - t_start
@@ -499,7 +503,8 @@ class RolloutJob:
             return None
         return (a / b) ** 2
 
-    def snapshot(self, target, started_n=None, finished=False, cancelled=False) -> RolloutSnapshot:
+    def snapshot(self, target, started_n=None, finished=False, cancelled=False,
+                 workers=None) -> RolloutSnapshot:
         best = self._best()
         order = sorted(range(len(self.roots)), key=lambda i: -self._equity(i) if self.n[i] else 1e9)
         rows = tuple(self._row(i, best) for i in order)
@@ -517,6 +522,7 @@ class RolloutJob:
             elapsed=self.elapsed, games_per_second=gps, time_left=left, rows=rows,
             settings=self.settings, finished=finished, cancelled=cancelled,
             variance_reduction_factor=self.vr_factor() if self.settings.variance_reduction else None,
+            cluster_workers=workers,
         )
 
     # -- persistence -------------------------------------------------------------------------
