@@ -7,3 +7,5 @@ import pytest
 @pytest.fixture(autouse=True)
 def _no_resident_engine(monkeypatch):
     monkeypatch.setenv("BGTUI_NO_SERVER", "1")
+    # a warm-up in a test compiles in its own process: no worker processes beside the tests
+    monkeypatch.setenv("BGTUI_NO_WARMUP_WORKERS", "1")

@@ -357,3 +357,18 @@ def test_rollout_with_a_missing_filter_net_is_a_clear_error(capsys, monkeypatch)
     assert "Traceback" not in err
     code, out, err = run(capsys, "rollout", OPENING, "--vr-filter", "9")
     assert code == 2 and "vr-filter must be 0" in err
+
+
+def test_cubeful_rollout_text_shows_the_standard_error_of_every_cube_state(capsys):
+    code, out, _ = run(capsys, "rollout", OPENING, "--cubeful", "--trials", "36",
+                       "--workers", "1")
+    _, out_json, _ = run(capsys, "rollout", OPENING, "--cubeful", "--trials", "36",
+                         "--workers", "1", "--json")
+    se = json.loads(out_json)["equity_se"]
+    line = next(x for x in out.splitlines() if "centred" in x)
+    for name, label in (("centred", "centred"), ("owned", "owned"),
+                        ("opponent_owned", "opp-owned")):
+        # each state's equity followed by its standard error, as the JSON gives it
+        after = line.split(f" {label} ", 1)[1].split()
+        assert after[1].startswith("±") and abs(float(after[1][1:]) - se[name]) < 5e-4, after
+    assert code == 0

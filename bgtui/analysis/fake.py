@@ -31,6 +31,7 @@ from typing import Optional
 
 from bgtui.analysis.models import (
     CubeDecision,
+    extend_history,
     Equities,
     Evaluation,
     PlayRow,
@@ -308,6 +309,7 @@ class FakeAnalyzer:
         elapsed = n / self.rate
         run = (n - started) / self.rate
         left = 0.0 if finished else (s.trials - n) * len(rows) / self.rate
+        job.history = extend_history(getattr(job, "history", ()), n, rows)
         return RolloutSnapshot(job.analysis_id, n, s.trials, elapsed,
                                self.rate if run > 0 else 0.0, left, rows, s, finished, cancelled,
-                               vr * vr if s.variance_reduction else None)
+                               vr * vr if s.variance_reduction else None, job.history)

@@ -160,7 +160,12 @@ def _options(view: MatchView, values: np.ndarray, owner: str):
 
 
 def _access(state) -> bool:
-    return not state.crawford and state.cube_owner != "opponent"
+    """Whether the player on roll may usefully double: not in the Crawford game, not when the
+    opponent owns the cube, not when the cube is dead (both sides need no more than it, so
+    doubling changes no result)."""
+    a, b = away(state)
+    dead = state.cube_value >= max(a, b)
+    return not state.crawford and state.cube_owner != "opponent" and not dead
 
 
 def evaluate(an, state, ply: int, met: MatchEquityTable) -> Evaluation:
@@ -238,13 +243,16 @@ def cube(an, state, ply: int, met: MatchEquityTable) -> CubeDecision:
         cubeful = max(nd, min(dt, dp))
         wp, wt = wrong_decision_percent(nd, dt, dp)
     else:
-        action, cubeful, wp, wt = NO_DOUBLE, nd, None, None
+        action = "No redouble" if state.cube_owner == "player" else NO_DOUBLE
+        cubeful, wp, wt = nd, None, None
     tp, cp = cube_points(view, probs, state.position)
     from bgtui.engine.cube import CENTRED, OPP_OWNED, OWNED
 
     e = view.emg
     if state.crawford:
         by = f"{ply}-ply, Crawford game: no cube"
+    elif state.cube_value >= max(view.a, view.b):
+        by = f"{ply}-ply, dead cube (both sides need no more than {state.cube_value})"
     elif ply == 0:
         from bgtui.engine.cube import cube_efficiency
 
@@ -308,6 +316,8 @@ def rank_plays(an, state, dice, ply: int, met: MatchEquityTable) -> list[PlayRow
         value(np.array(keep, dtype=np.int64))
     order = sorted(range(len(children)), key=lambda i: (-plies[i], -vals[i, 1]))
     best = vals[order[0], 1]
+    w, l = view.after(view.cube), view.after(-view.cube)
+    emgs = (2.0 * vals - (w + l)) / (w - l)  # EMG at the current cube, as MatchView.emg
     rows = []
     for i in order:
         after = GameState.from_position(swap_sides(children[i]), cube_value=state.cube_value,
@@ -317,8 +327,8 @@ def rank_plays(an, state, dice, ply: int, met: MatchEquityTable) -> list[PlayRow
         rows.append(PlayRow(
             move=format_play(board, moves[i]), position_id=format_position_id(after),
             probabilities=p,
-            equity=Equities(cubeless=view.emg(cl), cubeful=view.emg(cf)),
-            equity_diff=view.emg(cf) - view.emg(best), evaluated_by=f"{plies[i]}-ply",
+            equity=Equities(cubeless=float(emgs[i, 0]), cubeful=float(emgs[i, 1])),
+            equity_diff=float(emgs[i, 1] - emgs[order[0], 1]), evaluated_by=f"{plies[i]}-ply",
             mwc=cf, mwc_diff=cf - best,
         ))
     return rows
@@ -367,3 +377,26 @@ def with_match(state, length: Optional[int] = None, score: Optional[str] = None,
     new = replace(state, **kw)
     check_match(new, met)
     return new
+
+
+def mwc_coefficients(met: MatchEquityTable, a: int, b: int, cube: int) -> np.ndarray:
+    """float64[6]: the cubeless MWC of the side ``a``-away against ``b``-away at ``cube`` as
+    ``c[0] + c[1:] . p`` for its five probabilities ``p`` (the MWC is linear in them):
+    l1 + p0 (w1 - l1) + p1 (w2 - w1) + p2 (w3 - w2) + p3 (l2 - l1) + p4 (l3 - l2), wk and lk
+    the MWC after winning and after losing k times the cube."""
+    o = met.outcomes(a, b, cube)
+    (w1, w2, w3), (l1, l2, l3) = o["win"], o["lose"]
+    return np.array([l1, w1 - l1, w2 - w1, w3 - w2, l2 - l1, l3 - l2])
+
+
+def score_rollout(job, state, met: MatchEquityTable) -> None:
+    """Make ``job`` (a cubeless rollout of ``state``'s position or of its candidate plays)
+    score its trials in MWC at ``state``'s score: each trial's cubeless MWC from its five
+    outputs, from the root player's view (the opponent's after a candidate play)."""
+    if job.settings.cubeful or job.settings.live_cube:
+        raise ValueError("cubeful rollouts at a match score are not supported yet: roll out "
+                         "cubeless (MWC by the score's gammon values), or use --match 0")
+    view = MatchView(state, met)
+    a, b = (view.b, view.a) if job.mover_view else (view.a, view.b)
+    job.set_match(mwc_coefficients(met, a, b, view.cube), view.after(view.cube),
+                  view.after(-view.cube))

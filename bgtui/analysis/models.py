@@ -102,6 +102,8 @@ class PlayRow:
     #: from the best play's (``equity`` then holds EMG)
     mwc: Optional[float] = None
     mwc_diff: Optional[float] = None
+    mwc_se: Optional[float] = None  # rollouts at a match score
+    mwc_diff_se: Optional[float] = None
 
 
 @dataclass(frozen=True)
@@ -167,6 +169,28 @@ class RolloutSettings:
         return asdict(self)
 
 
+#: the most points a snapshot's history keeps
+HISTORY_POINTS = 240
+
+
+def extend_history(history: tuple, trials: int, rows) -> tuple:
+    """``history`` with this snapshot's point added (a later trial count than the last, or it
+    replaces the last); every other point is dropped once there are more than
+    ``HISTORY_POINTS``, so the points stay spread over the whole run."""
+    point = (int(trials), tuple((r.move, float(r.equity.cubeless),
+                                 float(r.equity_se.cubeless) if r.equity_se is not None
+                                 and r.equity_se.cubeless is not None else 0.0)
+                                for r in rows if r.trials))
+    if not point[1] or trials <= 0:
+        return history
+    if history and history[-1][0] >= trials:
+        return history[:-1] + (point,)
+    out = history + (point,)
+    if len(out) > HISTORY_POINTS:
+        out = out[-1::-2][::-1]  # every other point, the latest kept
+    return out
+
+
 @dataclass(frozen=True)
 class RolloutSnapshot:
     """Immutable progress of a rollout job, posted at least 5 times a second."""
@@ -184,3 +208,7 @@ class RolloutSnapshot:
     variance_reduction_factor: Optional[float] = None  # "equivalent to N plain trials" / N
     #: on a Dask cluster: (workers running a chunk of this rollout, worker threads); else None
     cluster_workers: Optional[tuple[int, int]] = None
+    #: the figures at the earlier snapshots of this run, oldest first (at most
+    #: HISTORY_POINTS, thinned evenly): ``((trials_done, ((move, equity, se), ...)), ...)``,
+    #: the cubeless equity and its standard error of each candidate (a convergence plot)
+    history: tuple = ()

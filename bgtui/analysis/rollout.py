@@ -27,6 +27,7 @@ import numpy as np
 from bgtui.analysis.cancel import CancelToken
 from bgtui.analysis.models import (
     MAX_VR_FILTER,
+    extend_history,
     Equities,
     PlayRow,
     Probabilities,
@@ -245,6 +246,13 @@ class RolloutJob:
         self.joint = np.zeros((r, r), dtype=np.int64)  # trials computed together
         self.pruned = np.zeros(r, dtype=bool)
         self.elapsed = 0.0
+        # at a match score (:meth:`set_match`): per root the sums of the root player's cubeless
+        # MWC per trial, of its squares, and of its products between roots in the same trial
+        self.mwc_coef = None
+        self.mwc_sums = np.zeros(r)
+        self.mwc_sumsq = np.zeros(r)
+        self.mwc_cross = np.zeros((r, r))
+        self.mwc_scale = (1.0, 0.0)
         self.analysis_id = next(_job_ids)
 
     # -- running -----------------------------------------------------------------------------
@@ -357,12 +365,26 @@ class RolloutJob:
         best = self._best()
         return self.n[best] >= 36 and self._se(best, 0) < s.stop_se
 
+    def set_match(self, coef, win: float, lose: float) -> None:
+        """Score the trials in MWC too: ``coef`` (6) gives the root player's cubeless MWC of a
+        trial as ``coef[0] + coef[1:] . (its five outputs)`` (the MWC is linear in them at a
+        fixed score and cube); ``win``, ``lose``: the reported side's MWC after winning and
+        after losing a single game at the cube (for EMG). Before any trial is run."""
+        self.mwc_coef = np.asarray(coef, dtype=np.float64)
+        self.mwc_scale = (float(win), float(lose))
+
     def _merge(self, out, done, idx):
         """Add the first ``done`` trials of a chunk, in trial order, to the running sums."""
         from bgtui.engine.rollout import _accumulate, _accumulate_states
 
         if done <= 0:
             return
+        if self.mwc_coef is not None:
+            c = self.mwc_coef
+            m = c[0] + out[:, :done, :5] @ c[1:]  # [roots of the chunk, trials]
+            self.mwc_sums[idx] += m.sum(axis=1)
+            self.mwc_sumsq[idx] += (m * m).sum(axis=1)
+            self.mwc_cross[np.ix_(idx, idx)] += m @ m.T
         sub_s = self.sums[idx]
         sub_q = self.sumsq[idx]
         sub_c = np.ascontiguousarray(self.cross[:, idx][:, :, idx])
@@ -432,9 +454,35 @@ class RolloutJob:
     def _sign(self):
         return -1.0 if self.mover_view else 1.0
 
+    def mwc(self, i) -> float:
+        """Root ``i``'s cubeless MWC for the reported side (the mover for candidate plays)."""
+        m = self.mwc_sums[i] / self.n[i] if self.n[i] else 0.0
+        return 1.0 - m if self.mover_view else m
+
+    def mwc_se(self, i) -> float:
+        n = self.n[i]
+        if n < 2:
+            return float("nan")
+        m = self.mwc_sums[i] / n
+        return math.sqrt(max(0.0, self.mwc_sumsq[i] / n - m * m) / (n - 1))
+
+    def mwc_paired_se(self, i, j) -> float:
+        """Standard error of MWC_i - MWC_j, paired over the trials run together."""
+        ni, nj, nij = int(self.n[i]), int(self.n[j]), int(self.joint[i, j])
+        if ni < 2 or nj < 2:
+            return float("nan")
+        vi, vj = self.mwc_se(i) ** 2 * ni, self.mwc_se(j) ** 2 * nj
+        cov = 0.0
+        if nij >= 2:
+            mi, mj = self.mwc_sums[i] / ni, self.mwc_sums[j] / nj
+            cov = (self.mwc_cross[i, j] / nij - mi * mj) * nij / (nij - 1)
+        return math.sqrt(max(0.0, vi / ni + vj / nj - 2.0 * cov * nij / (ni * nj)))
+
     def _equity(self, i):
         from bgtui.engine.rollout import O_CUBELESS
 
+        if self.mwc_coef is not None:  # at a match score plays rank by MWC
+            return self.mwc(i)
         return self._sign() * self._mean(i, O_CUBELESS)
 
     def _best(self):
@@ -482,6 +530,8 @@ class RolloutJob:
         eq_se = Equities(cubeless=ses[0], centred=ses[1] if cube else None,
                          owned=ses[2] if cube else None, opponent_owned=ses[3] if cube else None,
                          cubeful=self._se_k(i, O_LIVE) if live else None)
+        if self.mwc_coef is not None:
+            return self._match_row(i, best, m, se)
         diff = means[0] - self._equity(best)
         diff_se = 0.0 if i == best else self._paired_se(i, best)
         s = self.settings
@@ -492,6 +542,28 @@ class RolloutJob:
             equity=eq, equity_se=eq_se, equity_diff=diff, equity_diff_se=diff_se,
             evaluated_by=how, trials=int(self.n[i]), pruned=bool(self.pruned[i]),
         )
+
+    def _match_row(self, i, best, m, se) -> PlayRow:
+        """A row at a match score: cubeless MWC with its (paired) standard errors, EMG in the
+        equities (the same trials mapped linearly: (2 MWC - (W + L)) / (W - L))."""
+        w, lo = self.mwc_scale
+        k = 2.0 / (w - lo)
+
+        def emg(x):
+            return k * x - (w + lo) / (w - lo)
+
+        mw, mw_best = self.mwc(i), self.mwc(best)
+        mse = self.mwc_se(i)
+        dse = 0.0 if i == best else self.mwc_paired_se(i, best)
+        s = self.settings
+        how = f"rollout {int(self.n[i])}" + (f" t{s.truncate}" if s.truncate else "") + f" {s.ply}-ply"
+        return PlayRow(
+            move=self.labels[i], position_id=self.position_ids[i],
+            probabilities=Probabilities(*m), probabilities_se=Probabilities(*se),
+            equity=Equities(cubeless=emg(mw)), equity_se=Equities(cubeless=k * mse),
+            equity_diff=k * (mw - mw_best), equity_diff_se=k * dse,
+            evaluated_by=how, trials=int(self.n[i]), pruned=bool(self.pruned[i]),
+            mwc=mw, mwc_diff=mw - mw_best, mwc_se=mse, mwc_diff_se=dse)
 
     def vr_factor(self) -> Optional[float]:
         """Variance of plain trial outcomes / variance of the variance-reduced estimates."""
@@ -517,12 +589,14 @@ class RolloutJob:
         left = None
         if gps > 0:
             left = max(0, target - done) * active / gps
+        self._history = extend_history(getattr(self, "_history", ()), done, rows)
         return RolloutSnapshot(
             analysis_id=self.analysis_id, trials_done=done, trials_total=target,
             elapsed=self.elapsed, games_per_second=gps, time_left=left, rows=rows,
             settings=self.settings, finished=finished, cancelled=cancelled,
             variance_reduction_factor=self.vr_factor() if self.settings.variance_reduction else None,
             cluster_workers=workers,
+            history=self._history,
         )
 
     # -- persistence -------------------------------------------------------------------------

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 from dataclasses import replace
 from typing import Callable, Optional
 
@@ -107,34 +109,117 @@ class Analyzer:
 
     def warm_up(self, progress: Optional[Callable[[str, float], None]] = None,
                 ready: Optional[Callable[[str], None]] = None) -> None:
-        """The evaluation kernels and services first, then ``ready("analysis")``, then the
-        rollouts: the first evaluation need not wait for the rollout kernels."""
-        if progress:
-            from bgtui.analysis.bearoff_cache import all_cached
+        """What a 0-ply evaluation, ranking plays and cube action need first, then
+        ``ready("analysis")``, then the rollouts and ``ready("all")``, then the 1- to 3-ply and
+        cubeful lookahead.
 
-            progress("loading weights" if all_cached() else
-                     "building the bear-off databases (first start only, under a minute)", 0.0)
-        ev = self.ev
-        from bgtui.engine.warmup import ANALYSIS_STAGES, compile_all
+        On a first start (numba's cache not yet filled, see ``bgtui.analysis.warmup``) a worker
+        process builds the bear-off databases from the start, and another compiles the rollout
+        kernels once this process has put the evaluator's in numba's cache; this process
+        evaluates with the nets alone until the databases are there, and loads the rollout
+        kernels from the cache once the worker is done. An evaluation at 1- to 3-ply asked for
+        before the lookahead is compiled waits for it.
+        ``progress(text, fraction)`` is told what is being done and, on a first start, roughly
+        how long is left (in the text), about once a second."""
+        from bgtui.analysis import warmup
+        from bgtui.analysis.bearoff_cache import all_cached
 
-        compile_all(ev, lambda stage, f: progress(stage, 0.5 * f) if progress else None,
-                    only=ANALYSIS_STAGES)
+        cold = not warmup.is_warm()
+        allowed = not os.environ.get("BGTUI_NO_WARMUP_WORKERS")
+        use_workers = cold and allowed
+        dbs_cached = all_cached()
+        workers = {}
+        if allowed and not dbs_cached:  # a first start, or the cache directory was emptied
+            workers.update(warmup.start_workers(("databases",), self._weights_name))
+        ticker = _Ticker(progress, cold)
+        try:
+            if "databases" in workers:
+                ticker.stage("loading weights")
+                self._load_nets(bearoff=False)  # the nets value the races meanwhile
+            else:
+                ticker.stage("loading weights" if dbs_cached else
+                             "building the bear-off databases")
+                self._load_nets(bearoff=True)
+            self.warm_up_analysis(ticker.stage, lookahead=False)
+            if ready:
+                ready("analysis")
+            roll = None
+            if use_workers:
+                # the evaluator's kernels are in numba's cache now: the worker loads them
+                roll = warmup.start_workers(("rollouts",), self._weights_name).get("rollouts")
+                if roll is not None:
+                    workers["rollouts"] = roll
+            db = workers.get("databases")
+            if db is not None:
+                ticker.wait_for(db, "building bear-off databases")
+                db.wait()
+                self._load_nets(bearoff=True)  # from the cache the worker filled (or built)
+            if roll is not None:
+                ticker.wait_for(roll, "compiling rollouts")
+                roll.wait()
+            ticker.stage("loading rollouts" if roll is not None else "rollouts")
+            self.warm_up_rollouts()
+            if ready:
+                ready("all")
+            # last, the 1- to 3-ply lookahead: most of its kernels are the rollouts' (loaded
+            # from the cache now); an evaluation at 1-3 ply asked for meanwhile waits for it
+            self.warm_up_lookahead(ticker.stage)
+            if cold:
+                warmup.mark_warm()
+        finally:
+            ticker.close()
+            for w in workers.values():
+                w.stop()
+
+    def _load_nets(self, bearoff: bool) -> None:
+        from bgtui.analysis.weights import DEFAULT_WEIGHTS, load_weights, with_databases
+
+        with self._lock:
+            if self._ev is None or bearoff:
+                ev, meta = load_weights(self._weights_name or DEFAULT_WEIGHTS)
+                self.weights_meta = meta
+                self._ev = with_databases(ev, bearoff=bearoff)
+
+    def warm_up_analysis(self, stage: Optional[Callable[[str], None]] = None,
+                         lookahead: bool = True) -> None:
+        """Compile (or load) what 0-ply evaluation, ranking plays and cube actions reach, and
+        with ``lookahead`` what they reach at 1- to 3-ply too (:meth:`warm_up_lookahead`)."""
+        from bgtui.engine.warmup import compile_all
+
+        compile_all(self.ev, lambda name, f: stage(name) if stage else None,
+                    only=EVALUATION_STAGES)
         # then the services themselves on a tiny case, so that every kernel they reach (with
         # the argument types they pass) is compiled or loaded now, not at the first key press
-        from bgtui.analysis.formats import parse_position
-        from bgtui.analysis.models import RolloutSettings
-
-        state = replace(parse_position("4HPwATDgc/ABMA"), dice=(3, 1))
-        quick = RolloutSettings(trials=1, workers=1, truncate=2, seed=1)
-        for name, fn in (("ranking plays", lambda: self.rank_plays(state, (3, 1), 1)),
-                         ("cube action", lambda: self.cube(state, 1))):
-            if progress:
-                progress(name, 0.5)
+        state = _warm_state()
+        for name, fn in (("ranking plays", lambda: self.rank_plays(state, (3, 1), 0)),
+                         ("cube action", lambda: self.cube(state, 0))):
+            if stage:
+                stage(name)
             fn()
-        if ready:
-            ready("analysis")
-        compile_all(ev, lambda stage, f: progress(stage, 0.5 + 0.2 * f) if progress else None,
-                    only=("rollouts",))
+        if lookahead:
+            self.warm_up_lookahead(stage)
+
+    def warm_up_lookahead(self, stage: Optional[Callable[[str], None]] = None) -> None:
+        """Compile (or load) the 1- to 3-ply lookahead and the cubeful lookahead."""
+        from bgtui.engine.warmup import compile_all
+
+        compile_all(self.ev, lambda name, f: stage(name) if stage else None,
+                    only=("lookahead",))
+        state = _warm_state()
+        for name, fn in (("1-ply plays", lambda: self.rank_plays(state, (3, 1), 1)),
+                         ("cubeful lookahead", lambda: self.cube(state, 1))):
+            if stage:
+                stage(name)
+            fn()
+
+    def warm_up_rollouts(self, stage: Optional[Callable[[str], None]] = None) -> None:
+        """Compile (or load) what the rollouts reach, through the services' own calls."""
+        from bgtui.analysis.models import RolloutSettings
+        from bgtui.engine.warmup import compile_all
+
+        compile_all(self.ev, lambda name, f: stage(name) if stage else None, only=("rollouts",))
+        state = _warm_state()
+        quick = RolloutSettings(trials=1, workers=1, truncate=2, seed=1)
         stages = [
             ("play rollouts", lambda: list(self.iter_rollout(state, quick, top=2))),
             ("cube rollouts", lambda: list(self.iter_cube_rollout(
@@ -142,19 +227,26 @@ class Analyzer:
             ("full-game rollouts", lambda: list(self.iter_rollout(
                 state, replace(quick, truncate=0, cubeful=True, variance_reduction=False)))),
         ]
-        for i, (name, fn) in enumerate(stages):
-            if progress:
-                progress(name, 0.7 + 0.3 * i / len(stages))
+        for name, fn in stages:
+            if stage:
+                stage(name)
             fn()
 
     # -- evaluation --------------------------------------------------------------------------
     def probabilities(self, board: np.ndarray, ply: int = 0) -> np.ndarray:
         """float32[5] for the player on roll of ``board`` (int8[26]) at ``ply``."""
+        out = np.zeros(5, dtype=np.float32)
+        board = np.ascontiguousarray(board, dtype=np.int8)
+        if ply <= 0:
+            # what _evaluate_plied does at 0-ply, without compiling the lookahead: a first
+            # start can evaluate before the lookahead kernels are compiled
+            from bgtui.engine.evaluate import _evaluate0
+
+            _evaluate0(board, self.ev, self._lws()[1], out)
+            return out
         from bgtui.engine.evaluate import _evaluate_plied
 
-        out = np.zeros(5, dtype=np.float32)
-        _evaluate_plied(np.ascontiguousarray(board, dtype=np.int8), int(ply), self.ev,
-                        self._lws(), out)
+        _evaluate_plied(board, int(ply), self.ev, self._lws(), out)
         return out
 
     def evaluate(self, state, ply: int = 0) -> Evaluation:
@@ -189,10 +281,32 @@ class Analyzer:
             database_kind(np.ascontiguousarray(board, dtype=np.int8), ev[2], ev[3]), "")
 
     def _after_probs(self, child: np.ndarray, ply: int) -> np.ndarray:
+        out = np.zeros(5, dtype=np.float32)
+        if ply <= 0:
+            return self._after_probs0(np.ascontiguousarray(child, dtype=np.int8), out)
         from bgtui.engine.evaluate import _evaluate_after_plied
 
-        out = np.zeros(5, dtype=np.float32)
         _evaluate_after_plied(np.ascontiguousarray(child), int(ply), self.ev, self._lws(), out)
+        return out
+
+    def _after_probs0(self, child: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """``_evaluate_after_plied`` at 0-ply, bit for bit (the same float64 arithmetic before
+        each float32 store), without compiling the lookahead."""
+        from bgtui.engine.evaluate import _evaluate0
+        from bgtui.engine.position import game_result
+
+        r = game_result(child)
+        if r > 0:
+            out[:] = 0.0
+            out[0] = 1.0
+            out[1] = 1.0 if r >= 2 else 0.0
+            out[2] = 1.0 if r >= 3 else 0.0
+            return out
+        sw = np.ascontiguousarray(-child[::-1])
+        t = np.zeros(5, dtype=np.float32)
+        _evaluate0(sw, self.ev, self._lws()[1], t)
+        out[0] = np.float32(1.0 - np.float64(t[0]))
+        out[1], out[2], out[3], out[4] = t[3], t[4], t[1], t[2]
         return out
 
     def rank_plays(self, state, dice: tuple[int, int], ply: int = 0) -> list[PlayRow]:
@@ -374,7 +488,16 @@ class Analyzer:
 
 
     def make_rollout_job(self, state, settings, moves=None, top=None):
-        """Build a RolloutJob: the position itself, or candidate plays of ``state.dice``."""
+        """Build a RolloutJob: the position itself, or candidate plays of ``state.dice``; at a
+        match score its trials are also scored in cubeless MWC (``match.score_rollout``)."""
+        job = self._make_rollout_job(state, settings, moves, top)
+        if not state.is_money:
+            from bgtui.analysis import match
+
+            match.score_rollout(job, state, self.met)
+        return job
+
+    def _make_rollout_job(self, state, settings, moves=None, top=None):
         from bgtui.analysis.formats import format_position_id
         from bgtui.analysis.notation import format_play, parse_play
         from bgtui.analysis.rollout import RolloutJob, validate_settings
@@ -436,3 +559,113 @@ def _flip_owner(owner: str) -> str:
 def _check_ply(ply: int) -> None:
     if not isinstance(ply, int) or not 0 <= ply <= 3:
         raise ValueError(f"ply must be 0, 1, 2 or 3, got {ply!r}")
+
+
+def _warm_state():
+    from bgtui.analysis.formats import parse_position
+
+    return replace(parse_position("4HPwATDgc/ABMA"), dice=(3, 1))
+
+
+#: the warm-up stages of a 0-ply evaluation (``bgtui.engine.warmup``)
+EVALUATION_STAGES = ("legal plays", "positions", "evaluator", "cube model")
+
+#: seconds each in-process warm-up stage takes on a first start (empty numba cache) on two
+#: cores beside the workers (``benchmarks/cold_start.py``), in two phases: up to the first
+#: evaluation, then the lookahead. The status line's "about N s" scales them by how long the
+#: stages done so far took against them (a busy machine is slower throughout).
+COLD_SECONDS = (
+    {"loading weights": 1.0, "legal plays": 4.0, "positions": 2.0, "evaluator": 12.0,
+     "cube model": 2.0, "ranking plays": 3.0, "cube action": 4.0},
+    {"lookahead": 10.0, "1-ply plays": 3.0, "cubeful lookahead": 10.0},
+)
+#: the workers' whole run on a first start, two cores shared with the app's process
+COLD_WORKER_SECONDS = {"databases": 40.0, "rollouts": 60.0}
+
+
+class _Ticker:
+    """Tells ``progress`` what the warm-up is doing and, on a first start, roughly how long is
+    left, about once a second (a numba compile gives no progress of its own)."""
+
+    def __init__(self, progress, cold: bool) -> None:
+        self.progress = progress
+        self.cold = cold
+        self.name = ""
+        self.since = time.monotonic()
+        self.worker = None
+        self.spent = 0.0  # seconds the stages done so far took
+        self.expected = 0.0  # ... and what COLD_SECONDS said they would
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._thread = None
+        if progress is not None and cold:
+            self._thread = threading.Thread(target=self._run, daemon=True,
+                                            name="bgtui-warmup-status")
+            self._thread.start()
+
+    def _scale(self) -> float:
+        # ten seconds of the estimate as a prior: one slow small stage does not triple it
+        return max(1.0, (self.spent + 10.0) / (self.expected + 10.0))
+
+    def text(self) -> str:
+        """What the status line says now."""
+        with self._lock:
+            name, worker = self.name, self.worker
+            elapsed = time.monotonic() - self.since
+            scale = self._scale()
+        if not self.cold:
+            return f"loading {name}" if name in ("lookahead", "1-ply plays",
+                                                 "cubeful lookahead") else name
+        if worker is not None:
+            left = COLD_WORKER_SECONDS.get(worker.part, 30.0) * scale - worker.elapsed()
+            what = name if worker.stage in ("starting", "done") else f"{name} ({worker.stage})"
+            return f"{what}: {_about(left)} left"
+        for i, phase in enumerate(COLD_SECONDS):
+            if name in phase:
+                names = list(phase)
+                rest = names[names.index(name) + 1:]
+                # a stage that overruns its estimate slows the estimate of the rest too
+                with self._lock:
+                    scale = max(scale, (self.spent + elapsed + 10.0)
+                                / (self.expected + phase[name] + 10.0))
+                left = (max(phase[name] * scale - elapsed, 0.0)
+                        + scale * sum(phase[s] for s in rest))
+                goal = "to the first evaluation" if i == 0 else "left"
+                verb = "" if name == "loading weights" else "compiling "
+                return f"{verb}{name} (first start): {_about(left)} {goal}"
+        return name
+
+    def _post(self) -> None:
+        if self.progress is not None:
+            self.progress(self.text(), 0.0)
+
+    def stage(self, name: str) -> None:
+        with self._lock:
+            now = time.monotonic()
+            for phase in COLD_SECONDS:
+                if self.name in phase and self.worker is None:
+                    self.spent += now - self.since
+                    self.expected += phase[self.name]
+            self.name, self.since, self.worker = name, now, None
+        self._post()
+
+    def wait_for(self, worker, name: str) -> None:
+        with self._lock:
+            self.name, self.since, self.worker = name, time.monotonic(), worker
+        self._post()
+
+    def _run(self) -> None:
+        while not self._stop.wait(1.0):
+            self._post()
+
+    def close(self) -> None:
+        self._stop.set()
+
+
+def _about(seconds: float) -> str:
+    """"about 35 s" (to 5 s above 15 s), "a few seconds" (and when past the estimate)."""
+    if seconds <= 3:
+        return "a few seconds"
+    if seconds < 15:
+        return f"about {seconds:.0f} s"
+    return f"about {5 * round(seconds / 5):.0f} s"

@@ -68,9 +68,11 @@ class GameState:
 
     @property
     def position(self) -> np.ndarray:
-        """The engine position (read-only ``int8[26]``), player on roll."""
-        a = np.frombuffer(self.board, dtype=np.int8)
-        return a
+        """The engine position (``int8[26]``, a fresh writable copy: the state itself cannot
+        change), player on roll. Writable because numba compiles a kernel once per argument
+        type and a read-only array is a type of its own: every kernel reached from a
+        read-only position would be compiled twice."""
+        return np.frombuffer(self.board, dtype=np.int8).copy()
 
     @classmethod
     def from_position(cls, pos, **kw) -> "GameState":

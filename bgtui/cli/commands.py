@@ -16,13 +16,41 @@ class UserError(Exception):
 
 
 # -- helpers -----------------------------------------------------------------------------------
-def _parse_state(text: str):
+def _parse_state(text: str, args=None, an=None):
+    """The position of ``text`` with the match context of the options (``--match``,
+    ``--score``, ``--crawford``, ``--met``) applied and checked."""
     from bgtui.analysis.formats import parse_position
 
     try:
-        return parse_position(text)
+        state = parse_position(text)
     except ValueError as exc:
         raise UserError(f"bad position {text!r}: {exc}") from None
+    if args is None:
+        return state
+    from bgtui.analysis.match import with_match
+    from bgtui.analysis.met import get_met
+
+    try:
+        met = get_met(getattr(args, "met", None))
+        if an is not None:
+            an.met_path = getattr(args, "met", None)
+        return with_match(state, getattr(args, "match", None), getattr(args, "score", None),
+                          bool(getattr(args, "crawford", False)), met)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _match_text(state) -> str:
+    """", 7-point match, 4-2 (-3a -5a)" at a match score, else ""."""
+    if state.is_money:
+        return ""
+    from bgtui.analysis.match import describe
+
+    return ", " + describe(state)
+
+
+def _mwc(x: float) -> str:
+    return f"{100.0 * x:6.2f}%"
 
 
 def _parse_dice(text: str):
@@ -79,7 +107,7 @@ def cmd_show(args, query: list[str], an=None):
 
     if len(query) != 1:
         raise UserError("show takes one POSITION")
-    state = _parse_state(query[0])
+    state = _parse_state(query[0], args)
     mine, theirs = pip_counts(state.position)
     data = {
         "position_id": format_position_id(state),
@@ -97,7 +125,7 @@ def cmd_eval(args, query: list[str], an):
 
     if len(query) != 1:
         raise UserError("eval takes one POSITION")
-    state = _parse_state(query[0])
+    state = _parse_state(query[0], args, an)
     e = an.evaluate(state, args.ply)
     data = {
         "position_id": format_position_id(state),
@@ -105,11 +133,19 @@ def cmd_eval(args, query: list[str], an):
         "probabilities": e.probabilities.to_dict(),
         "equity": e.equity.to_dict(),
     }
+    if e.mwc is not None:
+        from bgtui.analysis.match import match_dict
+
+        data["match"] = match_dict(state)
+        data["mwc"] = dict(e.mwc)
     if args.json:
         return data
-    return (f"{data['position_id']}  {e.evaluated_by}, player on roll\n"
-            f"{_probs_line(e.probabilities)}\n"
-            f"cubeless equity {_eq(e.equity.cubeless)}")
+    text = (f"{data['position_id']}  {e.evaluated_by}, player on roll{_match_text(state)}\n"
+            f"{_probs_line(e.probabilities)}\n")
+    if e.mwc is None:
+        return text + f"cubeless equity {_eq(e.equity.cubeless)}"
+    return text + (f"cubeless MWC {_mwc(e.mwc['cubeless'])}  EMG {_eq(e.equity.cubeless)}\n"
+                   f"cubeful  MWC {_mwc(e.mwc['cubeful'])}  EMG {_eq(e.equity.cubeful)}")
 
 
 def cmd_moves(args, query: list[str], an):
@@ -118,7 +154,7 @@ def cmd_moves(args, query: list[str], an):
 
     if len(query) not in (1, 2):
         raise UserError("moves takes POSITION DICE")
-    state = _parse_state(query[0])
+    state = _parse_state(query[0], args, an)
     if len(query) == 2:
         dice = _parse_dice(query[1])
     elif state.dice is not None:
@@ -138,14 +174,28 @@ def cmd_moves(args, query: list[str], an):
                 "equity": r.equity.to_dict(),
                 "equity_diff": r.equity_diff,
                 "evaluated_by": r.evaluated_by,
+                **({"mwc": r.mwc, "mwc_diff": r.mwc_diff} if r.mwc is not None else {}),
             }
             for r in rows
         ],
     }
+    if not state.is_money:
+        from bgtui.analysis.match import match_dict
+
+        data["match"] = match_dict(state)
     if args.json:
         return data
-    lines = [f"{data['position_id']}  dice {data['dice']}  {len(rows)} legal plays"]
+    lines = [f"{data['position_id']}  dice {data['dice']}  {len(rows)} legal plays"
+             f"{_match_text(state)}"]
+    if not state.is_money:
+        lines[0] += "; ranked by cubeful MWC, EMG beside it"
     for i, r in enumerate(rows[: args.top] if args.top else rows, 1):
+        if r.mwc is not None:
+            lines.append(f"{i:3d}. {r.move or '(no legal play)':28s} MWC {_mwc(r.mwc)} "
+                         f"({100 * r.mwc_diff:+.2f}%)  EMG {_eq(r.equity.cubeful)} "
+                         f"({_eq(r.equity_diff)})  {r.evaluated_by:>6s}  "
+                         f"{_probs_line(r.probabilities)}")
+            continue
         lines.append(f"{i:3d}. {r.move or '(no legal play)':28s} {_eq(r.equity.cubeless)} "
                      f"({_eq(r.equity_diff)})  {r.evaluated_by:>6s}  {_probs_line(r.probabilities)}")
     return "\n".join(lines)
@@ -156,7 +206,7 @@ def cmd_cube(args, query: list[str], an):
 
     if len(query) != 1:
         raise UserError("cube takes one POSITION")
-    state = _parse_state(query[0])
+    state = _parse_state(query[0], args, an)
     # money play: Jacoby and beavers on by default (conventions.md), or as the XGID / Match ID
     # says; these options turn them off
     if args.no_jacoby:
@@ -165,6 +215,9 @@ def cmd_cube(args, query: list[str], an):
         state = replace(state, beavers=False)
     if args.zehr and not (args.rollout and args.live):
         raise UserError("--zehr splits live-cube rollouts: use it with --rollout --live")
+    if args.rollout and not state.is_money:
+        raise UserError("cube rollouts at a match score are not supported yet: use --ply N, "
+                        "or --match 0 for money")
     if args.rollout:
         settings = _rollout_settings(args)
         settings = replace(settings, live_cube=args.live, cubeful=not args.live)
@@ -208,8 +261,17 @@ def cmd_cube(args, query: list[str], an):
     }
     if c.standard_errors:
         data["standard_errors"] = c.standard_errors
+    if c.mwc is not None:
+        from bgtui.analysis.match import match_dict
+
+        data["match"] = match_dict(state)
+        data["mwc"] = {k: (c.mwc[k] if access or k == "no_double" else None)
+                       for k in ("no_double", "double_take", "double_pass")}
+        data["dahl_cube_value"] = None
     if args.json:
         return data
+    if c.mwc is not None:
+        return _cube_match_text(data, c, state)
     head = [f"{data['position_id']}  cube action, {c.evaluated_by}",
             _probs_line(c.probabilities),
             f"cubeless equity {_eq(c.equity.cubeless)}"]
@@ -235,6 +297,33 @@ def cmd_cube(args, query: list[str], an):
     if c.wrong_take_percent is not None:
         lines.append(f"Percentage of wrong takes needed to make the double right: "
                      f"{c.wrong_take_percent:.1f}%")
+    return "\n".join(lines)
+
+
+def _cube_match_text(data, c, state) -> str:
+    """The cube decision at a match score: MWC with two decimals beside EMG."""
+    lines = [f"{data['position_id']}  cube action, {c.evaluated_by}{_match_text(state)}",
+             _probs_line(c.probabilities)]
+    if state.crawford:
+        lines += [f"  No double     MWC {_mwc(c.mwc['no_double'])}  EMG {_eq(c.no_double)}",
+                  "Proper cube action: No double (Crawford game: nobody may double)"]
+        return "\n".join(lines)
+    if not c.cube_access:
+        why = ("the opponent owns the cube: no cube access" if state.cube_owner == "opponent"
+               else "dead cube: both sides need no more than it")
+        lines += [f"  No double     MWC {_mwc(c.mwc['no_double'])}  EMG {_eq(c.no_double)}",
+                  f"Proper cube action: {c.action} ({why})"]
+        return "\n".join(lines)
+    best = c.mwc["cubeful"]
+    for name, key, emg in (("No double", "no_double", c.no_double),
+                           ("Double, take", "double_take", c.double_take),
+                           ("Double, pass", "double_pass", c.double_pass)):
+        m = c.mwc[key]
+        lines.append(f"  {name:13s} MWC {_mwc(m)} ({100 * (m - best):+.2f}%)  EMG {_eq(emg)}")
+    lines.append(f"Proper cube action: {c.action}")
+    pct = (lambda v: "-" if v is None else f"{100.0 * v:.1f}%")
+    lines.append(f"Take point {pct(c.take_point)}  cash point {pct(c.cash_point)}  (winning "
+                 "chances at this score and cube, match cube model)")
     return "\n".join(lines)
 
 
@@ -306,7 +395,9 @@ def cmd_rollout(args, query: list[str], an):
 
     if len(query) not in (1, 2):
         raise UserError("rollout takes POSITION [DICE]")
-    state = _parse_state(query[0])
+    state = _parse_state(query[0], args, an)
+    if not state.is_money and (args.save or args.resume):
+        raise UserError("--save / --resume at a match score are not supported yet")
     dice_text = query[1] if len(query) == 2 else args.dice
     settings = _rollout_settings(args)
     try:
@@ -370,16 +461,24 @@ def cmd_rollout(args, query: list[str], an):
             {"move": r.move, "position_id": r.position_id, "probabilities": pdict(r.probabilities),
              "probabilities_se": pdict(r.probabilities_se), "equity": r.equity.to_dict(),
              "equity_se": r.equity_se.to_dict(), "equity_diff": r.equity_diff,
-             "equity_diff_se": r.equity_diff_se, "trials": r.trials, "pruned": r.pruned}
+             "equity_diff_se": r.equity_diff_se, "trials": r.trials, "pruned": r.pruned,
+             **({"mwc": r.mwc, "mwc_se": r.mwc_se, "mwc_diff": r.mwc_diff,
+                 "mwc_diff_se": r.mwc_diff_se} if r.mwc is not None else {})}
             for r in snap.rows
         ]
     else:
         r = snap.rows[0]
         data.update(probabilities=pdict(r.probabilities), probabilities_se=pdict(r.probabilities_se),
                     equity=r.equity.to_dict(), equity_se=r.equity_se.to_dict())
+        if r.mwc is not None:
+            data.update(mwc=r.mwc, mwc_se=r.mwc_se)
+    if not state.is_money:
+        from bgtui.analysis.match import match_dict
+
+        data["match"] = match_dict(state)
     if args.json:
         return data
-    lines = [f"{data['position_id']}  rollout: {snap.trials_done} trials, "
+    lines = [f"{data['position_id']}{_match_text(state)}  rollout: {snap.trials_done} trials, "
              f"{snap.games_per_second:.0f} games/s" + (
                  f", variance reduction x{snap.variance_reduction_factor:.1f}"
                  + (f" (filter: best {snap.settings.vr_filter} plays a roll)"
@@ -389,9 +488,20 @@ def cmd_rollout(args, query: list[str], an):
         eq = r.equity
         cube = ""
         if eq.centred is not None:
-            cube = (f"  centred {_eq(eq.centred)} owned {_eq(eq.owned)} "
-                    f"opp-owned {_eq(eq.opponent_owned)}")
+            from bgtui.ui.fmt import se
+
+            es = r.equity_se
+            cube = (f"  centred {_eq(eq.centred)} {se(es.centred)} owned {_eq(eq.owned)} "
+                    f"{se(es.owned)} opp-owned {_eq(eq.opponent_owned)} "
+                    f"{se(es.opponent_owned)}")
         head = f"{i:3d}. {r.move:28s} " if candidates else ""
+        if r.mwc is not None:
+            diff = (f" ({100 * r.mwc_diff:+.2f}% ±{100 * r.mwc_diff_se:.2f}%)"
+                    if candidates and i > 1 else "")
+            lines.append(f"{head}MWC {_mwc(r.mwc)} ±{100 * r.mwc_se:.2f}%{diff}  EMG "
+                         f"{_eq(eq.cubeless)} ±{r.equity_se.cubeless:.3f}\n"
+                         f"     {_probs_line(r.probabilities)}")
+            continue
         diff = (f" ({_eq(r.equity_diff)} ±{r.equity_diff_se:.3f})" if candidates and i > 1 else "")
         lines.append(f"{head}{_eq(eq.cubeless)} ±{r.equity_se.cubeless:.3f}{diff}{cube}\n"
                      f"     {_probs_line(r.probabilities)}")
@@ -427,6 +537,15 @@ def _add_common(p, *, batch=True, ply=True):
         p.add_argument("--ply", type=int, default=0, choices=range(0, 4), metavar="N",
                        help="lookahead, 0-3, as GNU Backgammon counts (default 0)")
     p.add_argument("--weights", default=None, help="weights file (default: the shipped one)")
+    g = p.add_argument_group("match play (default: the position's own context; money if none)")
+    g.add_argument("--match", type=int, default=None, metavar="N",
+                   help="match length in points (0: money)")
+    g.add_argument("--score", default=None, metavar="A-B",
+                   help="score: points of the player on roll, then of the opponent (e.g. 4-2)")
+    g.add_argument("--crawford", action="store_true", help="this game is the Crawford game")
+    g.add_argument("--met", default=None, metavar="FILE",
+                   help="match equity table in GNU Backgammon's XML format (default: "
+                        "Kazaross-XG2)")
 
 
 def _add_rollout_options(p, checker_ply=True):
@@ -500,7 +619,8 @@ def add_parsers(add) -> None:
     _add_common(p)
     p.set_defaults(func=cmd_moves, needs_engine=True)
 
-    p = add("cube", "cube action for the player on roll (money play)",
+    p = add("cube", "cube action for the player on roll (money play, or at the match score "
+            "of the position or of --match/--score)",
             "bgtui cube 4HPwATDgc/ABMA --ply 2")
     p.add_argument("position", nargs="?", help="Position ID, POSID:MATCHID or XGID (Match ID carries the cube)")
     p.add_argument("--rollout", action="store_true",

@@ -15,7 +15,7 @@ ANALYSIS_STAGES = ("legal plays", "positions", "evaluator", "lookahead", "cube m
 
 def compile_all(ev, progress=None, only=None) -> dict:
     """Call each kernel once (or those of the stages named in ``only``); ``progress(stage,
-    fraction)`` after each. Returns seconds per stage."""
+    fraction)`` before each (the fraction of the stages done). Returns seconds per stage."""
     from bgtui.engine import evaluate, movegen, position
 
     timings = {}
@@ -33,11 +33,11 @@ def compile_all(ev, progress=None, only=None) -> dict:
     if only is not None:
         stages = [s for s in stages if s[0] in only]
     for i, (name, fn) in enumerate(stages):
+        if progress is not None:
+            progress(name, i / len(stages))
         t = time.perf_counter()
         fn()
         timings[name] = time.perf_counter() - t
-        if progress is not None:
-            progress(name, (i + 1) / len(stages))
     return timings
 
 

@@ -144,7 +144,10 @@ class BgTuiApp(App):
 
     @on(WarmupProgressed)
     def _warmup_progressed(self, m: WarmupProgressed) -> None:
-        self.engine_status = f"engine: {m.stage} ({m.fraction:.0%})"
+        if self.engine_ready:
+            self.engine_status = f"engine ready; {m.stage}"
+        else:
+            self.engine_status = f"engine: {m.stage}"
         self._status_changed()
 
     @on(EngineReady)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Optional
 
 OWNER_TEXT = {
@@ -24,14 +25,24 @@ def eq(x: Optional[float]) -> str:
     return "+0.000" if s == "-0.000" else s
 
 
+def _small(v: float, decimals: int) -> str:
+    """``v`` (>= 0) with ``decimals`` decimals, or with two significant digits when it would
+    round to zero: a standard error of 0.00043 is "0.00043", not "0.000"."""
+    if v == 0.0 or v >= 0.5 * 10.0 ** -decimals:
+        return f"{v:.{decimals}f}"
+    digits = min(8, 1 - math.floor(math.log10(v)))
+    return f"{v:.{digits}f}"
+
+
 def se(x: Optional[float]) -> str:
-    """A standard error of an equity: ``±0.004``."""
-    return "" if x is None else f"±{abs(x):.3f}"
+    """A standard error of an equity: ``±0.004`` (``±0.00043`` when it is that small)."""
+    return "" if x is None else f"±{_small(abs(x), 3)}"
 
 
 def pct_se(x: Optional[float]) -> str:
-    """A standard error of a probability, in percent: ``±0.4%``."""
-    return "" if x is None else f"±{100.0 * abs(x):.1f}%"
+    """A standard error of a probability, in percent: ``±0.4%`` (``±0.043%`` when it is that
+    small; ``±0.0%`` only when it is zero)."""
+    return "" if x is None else f"±{_small(100.0 * abs(x), 1)}%"
 
 
 def dice_text(dice) -> str:

@@ -259,6 +259,17 @@ def export(doc: AnalysisDoc, board_text: str, markdown: bool = True) -> str:
                          f"{pct(p.win)} {pct_se(ps.win) if ps else ''}".strip(),
                          pct(p.win_gammon), pct(p.lose_gammon), str(r.trials)])
         table(["Play", "Equity", "SE", "Diff", "SE", "Win", "W G", "L G", "Trials"], rows)
+        from bgtui.ui.widgets.convergence import ConvergenceHistory, plot_lines
+
+        lines = plot_lines(ConvergenceHistory.from_snapshot(s), width=72, height=12,
+                           unicode=False)
+        if lines:
+            out.append("Equity and its 95% band against trials:")
+            out.append("")
+            out.append("```" if markdown else "")
+            out.extend(lines)
+            out.append("```" if markdown else "")
+            out.append("")
     if doc.cube is not None:
         c = doc.cube
         out.append(h(f"Cube action ({c.evaluated_by or str(c.ply) + '-ply'})"))

@@ -137,3 +137,65 @@ def test_two_sided_race_at_two_away_two_away_doubles_as_favourite(an):
         assert c.mwc["double_take"] == pytest.approx(w, abs=1e-9)
         assert c.action.startswith("Double") == (w > 0.5)
         assert (c.action == "Double, pass") == (w > met.pre[0, 1])
+
+
+def test_dead_cube_is_not_redoubled(an):
+    """2-away 2-away with a 2-cube: every result decides the match whatever the cube, so a
+    redouble changes nothing: no redouble, however strong the position."""
+    s = at(3, 1, 1, cube_value=2, cube_owner="player")
+    c = an.cube(s, 0)
+    assert c.action == "No redouble" and not c.cube_access
+    assert c.mwc["no_double"] == pytest.approx(c.probabilities.win, abs=1e-9)
+
+
+def test_post_crawford_trailer_doubles_and_leader_free_drops(an):
+    """Post-Crawford, 2-away trailer against the 1-away leader: the trailer doubles at once
+    (his cube is worth nothing later: the leader cannot redouble usefully, and a gammon
+    already wins him the match); the leader, doubled, passes unless he is the favourite:
+    passing leaves double match point (50%), taking plays for the match (his winning
+    chance). The opening position: the trailer on roll is the favourite, the leader passes."""
+    s = at(5, 3, 4)  # trailer on roll: 2-away, leader 1-away, post-Crawford
+    c = an.cube(s, 0)
+    assert c.probabilities.win > 0.5 and c.action == "Double, pass"
+    assert c.mwc["double_pass"] == pytest.approx(0.5)
+
+
+def test_dmp_rollout_truncated_after_one_roll_is_the_one_ply_mwc(an):
+    """At double match point the MWC is the winning chance; a rollout truncated after one roll
+    with exact variance reduction (every play valued) gives each trial the average over the
+    36 rolls of the best play's 0-ply value: the 1-ply MWC, with no error."""
+    from bgtui.analysis.models import RolloutSettings
+
+    s = at(7, 6, 6, pos=XGID_4_2)
+    settings = RolloutSettings(trials=36, truncate=1, vr_filter=0, workers=1, seed=3)
+    snap = list(an.iter_rollout(s, settings))[-1]
+    row = snap.rows[0]
+    want = an.evaluate(s, 1).mwc["cubeless"]
+    assert row.mwc == pytest.approx(want, abs=1e-6)
+    assert row.mwc_se < 1e-6
+    assert row.equity.cubeless == pytest.approx(2 * want - 1, abs=1e-6)  # EMG at DMP
+
+
+def test_rollout_of_plays_at_a_score_ranks_by_mwc(an):
+    from bgtui.analysis.models import RolloutSettings
+
+    s = replace(parse_position(XGID_4_2), dice=(3, 1))
+    job = an.make_rollout_job(s, RolloutSettings(trials=36, truncate=2, workers=1), top=3)
+    snap = list(job.run(an.ev))[-1]
+    mw = [r.mwc for r in snap.rows]
+    assert mw == sorted(mw, reverse=True)
+    met = get_met()
+    w, l = met.after(3, 5, 1), met.after(3, 5, -1)
+    for r in snap.rows:
+        # the mover's MWC of the rolled-out probabilities (cubeless: linear in them)
+        p = np.array(r.probabilities.as_tuple())
+        assert r.mwc == pytest.approx(MA.MatchView(s, met).cubeless(p), abs=1e-9)
+        assert r.equity.cubeless == pytest.approx((2 * r.mwc - (w + l)) / (w - l))
+        assert r.mwc_se > 0 and (r.mwc_diff_se > 0 or r is snap.rows[0])
+
+
+def test_cubeful_rollout_at_a_score_is_refused(an):
+    from bgtui.analysis.models import RolloutSettings
+
+    with pytest.raises(ValueError, match="not supported yet"):
+        an.make_rollout_job(parse_position(XGID_4_2), RolloutSettings(trials=36, cubeful=True))

@@ -21,6 +21,8 @@ async def _play_screen(pilot, tmp_path, seed):
     app.remember(play_seed=seed)
     await pilot.press("P")
     await wait_for(pilot, lambda: _is(app, "PlayScreen"), what="play mode")
+    # mounted: the screen writes its first line when it mounts, a little after it is pushed
+    await wait_for(pilot, lambda: app.screen.transcript, what="play mode's first line")
     return app.screen
 
 

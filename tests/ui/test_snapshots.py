@@ -70,6 +70,34 @@ async def _rolled_out(pilot):
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 def test_rollout_results(snap_compare, make_app, size):
-    """Two plays rolled out (fake engine): at 80x24 both rows are on screen."""
+    """Two plays rolled out (fake engine): at 80x24 one line each, at 120x40 two lines each
+    with every probability and its standard error."""
     app = make_app(state=XGID_31)
     assert snap_compare(app, terminal_size=size, run_before=_rolled_out)
+
+
+async def _five_rolled_out(pilot):
+    await ready(pilot.app, pilot)
+    await evaluated(pilot)
+    m = pilot.app.main_screen
+    await pilot.press("space", *["down", "space"] * 4, "r")  # the five best plays
+    await wait_for(pilot, lambda: not m.rollout_running and m.last_snapshot is not None
+                   and m.last_snapshot.finished, what="rollout finished")
+
+
+def test_rollout_of_five_plays_at_80x24(snap_compare, make_app):
+    """At 80x24 every rolled-out candidate has one line: equity, ±, difference, ±."""
+    app = make_app(state=XGID_31)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_five_rolled_out)
+
+
+async def _rolled_out_zoomed(pilot):
+    await _rolled_out(pilot)
+    await pilot.press("z")  # 80x24: the board gives its room to the plot
+
+
+@pytest.mark.parametrize("theme", ["bgtui-16"])
+def test_convergence_plot_at_80x24_zoomed_in_16_colours_ascii(snap_compare, make_app, theme):
+    """Two candidates' equities and 95% bands against trials, ASCII board style."""
+    app = make_app(state=XGID_31, theme=theme, unicode=False)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_rolled_out_zoomed)

@@ -28,6 +28,7 @@ from bgtui.ui import persist
 from bgtui.ui.fmt import dice_text, duration, eq, rate
 from bgtui.ui.messages import Evaluated, RolloutEnded, RolloutProgressed
 from bgtui.ui.widgets.board import BoardView
+from bgtui.ui.widgets.convergence import ConvergencePlot
 from bgtui.ui.widgets.cube_panel import CubePanel, cube_from_rollout
 from bgtui.ui.widgets.info import PositionInfo, position_ids
 from bgtui.ui.widgets.rollout_form import PRESETS, RolloutForm, describe, preset_name
@@ -161,6 +162,7 @@ class MainScreen(Screen):
                     yield Static("No rollout yet: r starts one (settings: g).", id="rollout-head")
                     yield ProgressBar(id="rollout-bar", show_eta=False)
                     yield ResultsTable(id="results")
+                    yield ConvergencePlot(id="convergence")
                 with TabPane("Settings", id="tab-settings"):
                     yield RolloutForm(self.rollout_settings or PRESETS[self.preset],
                                       scheduler=self.scheduler, id="form")
@@ -186,6 +188,7 @@ class MainScreen(Screen):
         narrow = width < NARROW
         changed = narrow != self.has_class("-narrow")
         self.set_class(narrow, "-narrow")
+        self.query_one(ResultsTable).set_compact(narrow)
         if changed:
             self.update_status()
         # in 80 columns the keys need the room of the "^p palette" hint (ctrl+p still works)
@@ -205,6 +208,9 @@ class MainScreen(Screen):
         self.query_one(BoardView).unicode = self.unicode
         self.query_one(PositionInfo).unicode = self.unicode
         self.query_one(PlaysTable).mark_glyph = "✓" if self.unicode else "*"
+        plot = self.query_one(ConvergencePlot)
+        plot.unicode = self.unicode
+        plot.redraw()
         self.refresh_position(keep_analysis=True)
 
     # -- bindings ----------------------------------------------------------------------------
@@ -460,6 +466,8 @@ class MainScreen(Screen):
         what = (f"{len(moves)} play{'s' if len(moves) > 1 else ''} of {dice_text(state.dice)}"
                 if moves else "the position")
         self.query_one("#rollout-head", Static).update(f"Rolling out {what}: starting...")
+        if resume is None:
+            self.query_one(ConvergencePlot).show(None)
         self.refresh_bindings()
         self.update_status()
         self.rollout_worker(self.rollout_run, state, settings, moves, resume, self.cancel)
@@ -540,6 +548,7 @@ class MainScreen(Screen):
         self.last_snapshot = s
         with self.app.batch_update():
             self.query_one(ResultsTable).show_snapshot(self.series, s)
+            self.query_one(ConvergencePlot).show(s)
             self.query_one("#rollout-bar", ProgressBar).update(total=max(1, s.trials_total),
                                                                progress=s.trials_done)
             self.query_one("#rollout-head", Static).update(self.rollout_headline(s))
@@ -575,6 +584,9 @@ class MainScreen(Screen):
         if s.variance_reduction_factor:
             head += (f", VR x{s.variance_reduction_factor:.0f}" if narrow
                      else f", VR worth x{s.variance_reduction_factor:.1f} trials")
+        if narrow:  # one line: the settings are on the Settings tab
+            return head + (". c continues" if s.cancelled else ". + extends" if s.finished
+                           else "")
         tail = f"\n{preset_name(s.settings)}: {describe(s.settings)}"
         if s.cancelled:
             tail += ".  c continues"
@@ -758,6 +770,7 @@ class MainScreen(Screen):
         if doc.rollout is not None:
             self.series += 1
             self.query_one(ResultsTable).show_snapshot(self.series, doc.rollout)
+            self.query_one(ConvergencePlot).show(doc.rollout)
             self.query_one("#rollout-head", Static).update(self.rollout_headline(doc.rollout))
             self.query_one("#rollout-bar", ProgressBar).update(
                 total=max(1, doc.rollout.trials_total), progress=doc.rollout.trials_done)

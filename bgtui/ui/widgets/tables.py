@@ -130,7 +130,14 @@ class PlaysTable(DataTable):
 class ResultsTable(DataTable):
     """Live rollout figures: per candidate (or for the position) the five probabilities with
     their standard errors, the cubeless equity, the difference to the best with its paired
-    standard error, the cube-state equities of a cubeful rollout, and the trials done."""
+    standard error, the cube-state equities of a cubeful rollout, and the trials done.
+
+    ``compact`` (narrow screens, 80x24): one line a candidate, the columns a choice between
+    candidates needs: equity and its standard error, the difference to the best and its paired
+    standard error, winning chances and trials."""
+
+    COMPACT = (("move", "Play"), ("equity", "Equity"), ("equity_se", "±"), ("diff", "Diff"),
+               ("diff_se", "±"), ("w", "Win"), ("trials", "Trials"))
 
     COLUMNS = (("move", "Play"), ("equity", "Equity"), ("diff", "Diff"), ("w", "Win"),
                ("wg", "W G"), ("wbg", "W BG"), ("lg", "L G"), ("lbg", "L BG"),
@@ -142,17 +149,34 @@ class ResultsTable(DataTable):
         self.run_id: Optional[int] = None
         self.equities: dict[str, float] = {}
         self.cubeful = False
+        self.compact = False
+        self._last: Optional[tuple[int, RolloutSnapshot]] = None
 
     def on_mount(self) -> None:
         self.reset()
+
+    def set_compact(self, compact: bool) -> None:
+        """One line a candidate (or two lines with every probability); the rows shown are
+        drawn again in the new form."""
+        if compact == self.compact:
+            return
+        self.compact = compact
+        last = self._last
+        self.reset()
+        if last is not None:
+            self.show_snapshot(*last)
+
+    def _columns(self) -> tuple:
+        if self.compact:
+            return self.COMPACT
+        return tuple((k, label) for k, label in self.COLUMNS
+                     if self.cubeful or k not in ("centred", "owned", "opp"))
 
     def reset(self, cubeful: bool = False) -> None:
         """Empty the table; the cube-state columns are there only for cubeful rollouts."""
         self.clear(columns=True)
         self.cubeful = cubeful
-        for key, label in self.COLUMNS:
-            if key in ("centred", "owned", "opp") and not cubeful:
-                continue
+        for key, label in self._columns():
             self.add_column(txt(label) if key == "move" else num(label), key=key)
         self.equities = {}
         self.run_id = None
@@ -183,22 +207,39 @@ class ResultsTable(DataTable):
             num(str(r.trials) + (" pruned" if r.pruned else "")),
         )
 
+    @staticmethod
+    def compact_cells(r: PlayRow, best: bool) -> tuple:
+        es = r.equity_se
+        return (
+            txt(r.move or "position"),
+            num(eq(r.equity.cubeless)),
+            num(se(es.cubeless) if es else ""),
+            num("" if best else eq(r.equity_diff)),
+            num("" if best else se(r.equity_diff_se)),
+            num(pct(r.probabilities.win)),
+            num(str(r.trials) + (" pruned" if r.pruned else "")),
+        )
+
     def show_snapshot(self, run_id: int, snap: RolloutSnapshot) -> None:
         """Rows are added once (stable keys) and then updated cell by cell."""
         if run_id != self.run_id:
             self.reset(cubeful=snap.settings.cubeful)
             self.run_id = run_id
+        self._last = (run_id, snap)
         best_key = row_key(snap.rows[0].move) if snap.rows else None
         for r in snap.rows:
             k = row_key(r.move)
             self.equities[k] = r.equity.cubeless
-            cells = [c for (col, _), c in zip(self.COLUMNS, self.cells(r, k == best_key))
-                     if self.cubeful or col not in ("centred", "owned", "opp")]
+            if self.compact:
+                cells = list(self.compact_cells(r, k == best_key))
+            else:
+                cells = [c for (col, _), c in zip(self.COLUMNS, self.cells(r, k == best_key))
+                         if self.cubeful or col not in ("centred", "owned", "opp")]
             if k in self.rows:
                 for col, value in zip(self.columns, cells):
                     self.update_cell(k, col, value)
             else:
-                self.add_row(*cells, key=k, height=2)
+                self.add_row(*cells, key=k, height=1 if self.compact else 2)
         if snap.finished or snap.cancelled:
             eqs = self.equities
             self.sort("move", key=lambda cell: -eqs.get(

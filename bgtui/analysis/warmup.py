@@ -1,0 +1,217 @@
+"""First start: worker processes that fill numba's on-disk cache and build the bear-off
+databases while the app's own process compiles what a first evaluation needs.
+
+numba compiles a kernel on one core. A first start (empty cache) therefore runs, side by side:
+
+* the app's process: the kernels of evaluation, ranking plays and cube actions
+  (``Analyzer.warm_up``), which it needs first;
+* a ``rollouts`` worker (``python -m bgtui.analysis.warmup rollouts``): the rollout kernels,
+  compiled by running the service's own small rollouts on an evaluator of the same types
+  (the shipped nets, no databases), so that every specialisation the app will ask for lands in
+  numba's cache; the app then loads them from there;
+* a ``databases`` worker: the bear-off databases, written to the cache directory
+  (``bearoff_cache``), which the app memory-maps when they are there. Until then the app
+  evaluates with the nets alone (races included); rollouts wait for the databases, so that a
+  rollout's result never depends on how soon it was started.
+
+The workers run at a lower priority (``nice``) so that the app's own compilation keeps a core.
+Once everything has been loaded, a stamp beside numba's cache (:func:`mark_warm`) records it:
+later starts load all kernels in the app's process (about a second) and start no worker. A
+worker that fails costs nothing but time: the app compiles what is missing itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Optional
+
+PARTS = ("rollouts", "databases")
+
+_HERE = Path(__file__).resolve().parent
+_ENGINE = _HERE.parent / "engine"
+
+
+def _stamp_path() -> Path:
+    env = os.environ.get("NUMBA_CACHE_DIR")
+    base = Path(env) if env else _ENGINE / "__pycache__"
+    return base / "bgtui-warm.stamp"
+
+
+def _digest() -> str:
+    """What the cached kernels depend on: the engine's and the services' sources (size and
+    time of each file: they pick the argument types), numba's and Python's versions."""
+    import numba
+
+    h = hashlib.sha256(f"{numba.__version__};{sys.version};"
+                       f"{os.environ.get('NUMBA_CACHE_DIR', '')};".encode())
+    for d in (_ENGINE, _HERE):
+        for f in sorted(d.glob("*.py")):
+            st = f.stat()
+            h.update(f"{f}:{st.st_size}:{st.st_mtime_ns};".encode())
+    return h.hexdigest()
+
+
+def is_warm() -> bool:
+    """Did a start with these sources load every kernel from numba's cache already?"""
+    try:
+        return _stamp_path().read_text() == _digest()
+    except OSError:
+        return False
+
+
+def mark_warm() -> None:
+    """Record that numba's cache holds every kernel the app needs (see :func:`is_warm`)."""
+    path = _stamp_path()
+    try:
+        tmp = path.with_name(f"{path.name}.{os.getpid()}")
+        tmp.write_text(_digest())
+        tmp.replace(path)
+    except OSError:
+        pass  # a read-only install: every start then compiles or loads in-process
+
+
+class Worker:
+    """One worker process; ``stage`` is the last line it printed, ``done`` whether it ended
+    with success."""
+
+    def __init__(self, part: str, weights: Optional[str]) -> None:
+        self.part = part
+        self.started = time.monotonic()
+        self.stage = "starting"
+        cmd = [sys.executable, "-m", "bgtui.analysis.warmup", part]
+        if weights:
+            cmd += ["--weights", str(weights)]
+        env = dict(os.environ)
+        # the worker imports this copy of bgtui whatever the current directory
+        root = str(_HERE.parent.parent)
+        env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in
+                                                      env.get("PYTHONPATH", "").split(os.pathsep)
+                                                      if p])
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     stdin=subprocess.DEVNULL, env=env, text=True,
+                                     start_new_session=True)
+        self._reader = threading.Thread(target=self._read, daemon=True,
+                                        name=f"bgtui-warmup-{part}")
+        self._reader.start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            line = line.strip()
+            if line:
+                self.stage = line
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        """Wait for the worker to end; True when it succeeded."""
+        try:
+            code = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return False
+        self._reader.join(1.0)
+        return code == 0
+
+    @property
+    def running(self) -> bool:
+        return self.proc.poll() is None
+
+    def stop(self) -> None:
+        if self.running:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+_workers: list[Worker] = []
+_atexit_registered = False
+
+
+def start_workers(parts, weights: Optional[str] = None) -> dict:
+    """Start one worker process per part (``PARTS``); returns ``{part: Worker}``."""
+    global _atexit_registered
+    # the engine's stale-cache check runs here, before any worker starts: a worker must not
+    # clear the cache while this process fills it
+    import bgtui.engine._jit  # noqa: F401
+
+    if not _atexit_registered:
+        import atexit
+
+        atexit.register(stop_workers)
+        _atexit_registered = True
+    out = {}
+    for part in parts:
+        try:
+            w = Worker(part, weights)
+        except OSError:
+            continue  # no worker: the app does the part itself
+        _workers.append(w)
+        out[part] = w
+    return out
+
+
+def worker_pids() -> list[int]:
+    """The process ids of the workers still running (for measurements)."""
+    return [w.proc.pid for w in _workers if w.running]
+
+
+def stop_workers() -> None:
+    """Stop the workers still running (the app is quitting)."""
+    for w in _workers:
+        w.stop()
+
+
+def _rollouts(weights: Optional[str]) -> None:
+    from bgtui.analysis.service import Analyzer
+    from bgtui.analysis.weights import DEFAULT_WEIGHTS, load_weights, with_databases
+    from bgtui.engine.warmup import compile_all
+
+    an = Analyzer(weights)
+    ev, an.weights_meta = load_weights(weights or DEFAULT_WEIGHTS)
+    an._ev = with_databases(ev, bearoff=False)  # the app's types, without the databases
+    compile_all(an.ev, lambda stage, f: print(stage, flush=True), only=("rollouts",))
+    an.warm_up_rollouts(lambda stage, f: print(stage, flush=True))
+
+
+def _databases() -> None:
+    from bgtui.analysis import bearoff_cache as bc
+
+    print("one-sided", flush=True)
+    bc.get_one_sided()
+    print("two-sided", flush=True)
+    bc.get_two_sided()
+    print("extended one-sided", flush=True)
+    bc.get_extended_one_sided()
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python3 -m bgtui.analysis.warmup",
+                                 description="Fill numba's cache or build the bear-off "
+                                             "databases (what the app starts on a first start)")
+    ap.add_argument("part", choices=PARTS)
+    ap.add_argument("--weights", default=None)
+    args = ap.parse_args(argv)
+    try:
+        os.nice(10)  # the app's own compilation comes first
+    except OSError:
+        pass
+    if args.part == "rollouts":
+        _rollouts(args.weights)
+    else:
+        _databases()
+    print("done", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

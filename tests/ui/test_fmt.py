@@ -1,0 +1,20 @@
+"""Standard errors keep a meaning however small they are (conventions: ±0.004, 0.4%)."""
+
+from bgtui.ui.fmt import pct_se, se
+
+
+def test_usual_standard_errors_keep_the_usual_decimals():
+    assert se(0.0043) == "±0.004" and se(-0.0123) == "±0.012"
+    assert pct_se(0.0043) == "±0.4%" and pct_se(0.0123) == "±1.2%"
+
+
+def test_standard_errors_that_would_round_to_zero_get_two_significant_digits():
+    assert se(0.00043) == "±0.00043"
+    assert se(0.0000431) == "±0.000043"
+    assert pct_se(0.00043) == "±0.043%"  # 0.043 percentage points, not "±0.0%"
+    assert pct_se(0.0000049) == "±0.00049%"
+
+
+def test_only_a_true_zero_reads_zero():
+    assert se(0.0) == "±0.000" and pct_se(0.0) == "±0.0%"
+    assert se(None) == "" and pct_se(None) == ""
