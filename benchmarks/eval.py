@@ -9,7 +9,7 @@ measured ``--repeat`` times and printed as the best and the median: on a shared 
 machine the speed of the same kernel drifts by a quarter within minutes, and the best of
 several runs is the steadiest estimate of what the code itself costs.
 
-Targets (issue 3): >= 1.5 M static evaluations/s inside move selection; 1-ply of a middle-game
+Targets: >= 1.5 M static evaluations/s inside move selection; 1-ply of a middle-game
 position under 0.3 ms.
 """
 
@@ -32,7 +32,7 @@ from bgtui.engine.evaluate import (
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.nn import CONTACT, CRASHED, RACE, net_class
 from bgtui.engine.rng import make_rng
-from bgtui.engine.train import _START, _sample_positions
+from bgtui.training.kernels import _START, _sample_positions
 
 
 @kernel

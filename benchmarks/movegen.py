@@ -6,7 +6,7 @@ Prints legal-play generations per second and resulting positions per second for 
 positions (opening; middle game from 0-ply self-play; middle game from random play, which
 scatters checkers and has twice as many plays per roll; player on the bar; bear-off), each with
 all 36 rolls, calling the kernel from a jitted loop (compile time excluded).
-Targets (issue 2): >= 0.5 M generations/s on middle-game positions, >= 10 M positions/s overall.
+Targets: >= 0.5 M generations/s on middle-game positions, >= 10 M positions/s overall.
 """
 
 import argparse
@@ -63,7 +63,7 @@ def selfplay_midgame(n):
     from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
     from bgtui.engine.position import is_race
     from bgtui.engine.rng import make_rng
-    from bgtui.engine.train import _START, _sample_positions
+    from bgtui.training.kernels import _START, _sample_positions
 
     ev = load_weights()[0]
     dest = np.zeros((4 * n, 26), dtype=np.int8)

@@ -381,10 +381,13 @@ class Analyzer:
             ply=ply, evaluated_by=("exact (bear-off database)" if d["exact"]
                                    else f"{ply}-ply, Janowski x={d['efficiency']:.2f}"
                                    if ply == 0 else
-                                   f"{ply}-ply cubeful"),
+                                   f"{ply}-ply cubeful lookahead, Janowski leaves"),
             dahl_cube_value=d["dahl"], take_point=d["take_point"], cash_point=d["cash_point"],
             too_good_point=d["too_good_point"], cube_access=d["cube_access"],
             wrong_pass_percent=d["wrong_pass_percent"], wrong_take_percent=d["wrong_take_percent"],
+            model=("bear-off database" if d["exact"] else "janowski" if ply == 0
+                   else "cubeful lookahead"),
+            cube_efficiency=None if d["exact"] else d["efficiency"],
         )
 
     def iter_cube_rollout(self, state, settings, cancel=None):
@@ -459,6 +462,7 @@ class Analyzer:
             dahl_cube_value=dahl_cube_value(p.win, p.win_gammon),
             wrong_pass_percent=wp, wrong_take_percent=wt, standard_errors=se,
             take_point=tp, cash_point=cp, too_good_point=tg,
+            model="live-cube rollout" if job.settings.live_cube else "settlement rollout",
         )
 
     @staticmethod
@@ -579,8 +583,9 @@ COLD_SECONDS = (
      "cube model": 2.0, "ranking plays": 3.0, "cube action": 4.0},
     {"lookahead": 10.0, "1-ply plays": 3.0, "cubeful lookahead": 10.0},
 )
-#: the workers' whole run on a first start, two cores shared with the app's process
-COLD_WORKER_SECONDS = {"databases": 40.0, "rollouts": 60.0}
+#: the workers' whole run on a first start (CPU seconds measured on two cores: the rollout
+#: worker compiles the move selection, variance reduction and trial kernels on one core)
+COLD_WORKER_SECONDS = {"databases": 45.0, "rollouts": 180.0}
 
 
 class _Ticker:
@@ -617,8 +622,11 @@ class _Ticker:
             return f"loading {name}" if name in ("lookahead", "1-ply plays",
                                                  "cubeful lookahead") else name
         if worker is not None:
-            left = COLD_WORKER_SECONDS.get(worker.part, 30.0) * scale - worker.elapsed()
+            spent = worker.elapsed()
+            left = COLD_WORKER_SECONDS.get(worker.part, 30.0) * scale - spent
             what = name if worker.stage in ("starting", "done") else f"{name} ({worker.stage})"
+            if left <= 0:  # slower than the estimate: say so rather than "a few seconds"
+                return f"{what}: {spent:.0f} s so far, slower than usual"
             return f"{what}: {_about(left)} left"
         for i, phase in enumerate(COLD_SECONDS):
             if name in phase:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
+from bgtui.analysis.atomic import atomic_write
 from bgtui.analysis.checksum import arrays_sha256
 
 from bgtui.engine.inputs import INPUT_VERSION, NUM_INPUTS
@@ -76,18 +76,8 @@ def save_weights(path, ev, meta: dict) -> None:
 
 def _write_npz(path, meta: dict, arrays: dict) -> None:
     """Write ``arrays`` and the JSON ``meta`` atomically to ``path`` (compressed npz)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    os.close(fd)
-    try:
-        with open(tmp, "wb") as f:
-            np.savez_compressed(f, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    atomic_write(path, lambda f: np.savez_compressed(
+        f, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays), mode=0o644)
 
 
 def load_weights(path=DEFAULT_WEIGHTS):

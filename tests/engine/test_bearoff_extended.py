@@ -53,7 +53,7 @@ def _py_dist(key):
     return tuple(acc)
 
 
-def test_layout_sizes():
+def test_extended_database_sizes_are_the_binomial_counts():
     assert B.STRAGGLER_HOME == 38760  # home boards of at most 14 checkers: C(20, 6)
     assert B.STRAGGLER_ROWS == 12 * 38760
     assert B.EXTENDED_SIZE == 54264 + 465120

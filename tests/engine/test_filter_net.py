@@ -18,7 +18,7 @@ from bgtui.engine.rng import make_rng
 from bgtui.engine.rollout import (NUM_OUT, NUM_SETTINGS, O_CUBELESS, O_RAW, S_LATE_AFTER, S_PLY,
                                   S_QUASI, S_TRUNCATE, S_VR, S_VR_FILTER, _rollout_chunk,
                                   make_permutations, make_rollout_workspace)
-from bgtui.engine.train import _START, _sample_positions
+from bgtui.training.kernels import _START, _sample_positions
 
 
 @pytest.fixture(scope="module")

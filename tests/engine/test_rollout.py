@@ -296,7 +296,7 @@ def _live_zehr(roots, cubes, first, n, ev, zehr):
 
 def test_zehr_split_agrees_with_the_plain_live_cube_and_has_a_smaller_spread(ev):
     # Given the player on roll leads (his back checkers escaped, the opponent's are not), the
-    # cube is doubled and taken in most games. The Zehr split (seed 002) plays two games at the
+    # cube is doubled and taken in most games. The Zehr split plays two games at the
     # undoubled cube instead of one at the doubled cube: the same expectation, less spread.
     pos = np.zeros(26, dtype=np.int8)
     pos[5], pos[6], pos[8], pos[13] = 2, 5, 3, 5

@@ -1,6 +1,6 @@
 """What each hand-crafted input feature adds: supervised fits with one feature removed.
 
-    python benchmarks/feature_ablation.py [--positions 40000] [--epochs 8] [--hidden 64]
+    python research/feature_ablation.py [--positions 40000] [--epochs 8] [--hidden 64]
 
 Samples contact positions from 0-ply self-play with the shipped nets, labels them with the
 nets' own 1-ply evaluation, then for each feature trains a fresh contact net (same seed, same
@@ -13,17 +13,17 @@ import argparse
 import time
 
 import numpy as np
-from bgtui.engine._jit import kernel
 
-from bgtui.analysis.training import _targets
 from bgtui.analysis.weights import load_weights, with_databases
+from bgtui.engine._jit import kernel
 from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
 from bgtui.engine.inputs import FEATURE_NAMES, NUM_INPUTS, PER_SIDE, RAW_PER_SIDE, _fill_inputs
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.nn import _backward, _forward, init_net
 from bgtui.engine.position import is_race
 from bgtui.engine.rng import make_rng
-from bgtui.engine.train import _START, _sample_positions
+from bgtui.training.kernels import _START, _sample_positions
+from bgtui.training.train import _targets
 
 
 @kernel

@@ -1,7 +1,7 @@
 """Where 0-ply checker play errs: its choices against 2-ply, by kind of position, in games against
 PubEval and in self-play.
 
-    python3 benchmarks/decision_errors.py [--games 100] [--seed 3] [--weights bgtui-0.npz]
+    python3 evaluation/decision_errors.py [--games 100] [--seed 3] [--weights bgtui-0.npz]
 
 Plays ``--games`` games of the evaluator at 0-ply against PubEval (who moves first drawn for each
 game) and as many 0-ply self-play games. At every roll the evaluator plays with more than one

@@ -1,7 +1,7 @@
 """Which training target comes closest to full-game rollouts: n-ply lookahead or rollouts
 truncated after a few rolls.
 
-    python3 benchmarks/target_depth.py [--reference benchmarks/data/calibration_s91.npz]
+    python3 research/target_depth.py [--reference benchmarks/data/calibration_s91.npz]
         [--data runs/bgcal] [--positions 1000] [--weights bgtui-0.npz] [--trials 36]
 
 The reference: self-play contact positions each labelled by a 36-trial full-game rollout
