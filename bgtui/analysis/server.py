@@ -77,27 +77,40 @@ def lock_path(path: Path) -> Path:
 _FINGERPRINT: list = []
 
 
-def _version() -> str:
-    """The package version and a fingerprint of its code and weights (the size and
-    modification time of every file under ``bgtui/`` and ``weights/``): a server started
-    before the code was edited or the weights replaced refuses, and the client answers itself.
-    About a millisecond (stat calls only)."""
-    if not _FINGERPRINT:
-        import hashlib
+def fingerprint(contents: bool = False) -> str:
+    """The package version and a digest of its code, styles and weights (every ``.py``,
+    ``.npz`` and ``.tcss`` file under ``bgtui/`` and ``weights/``).
 
-        import bgtui
-        from bgtui import __version__
+    By default the digest is of each file's path, size and modification time (stat calls only,
+    about a millisecond): enough to tell that this install changed. With ``contents`` it is of
+    each file's path relative to the install and its bytes, the same on every machine that
+    has the same install (a cluster's workers compare it with the client's)."""
+    import hashlib
 
-        h = hashlib.sha256()
-        root = Path(bgtui.__file__).resolve().parent
-        for d in (root, root.parent / "weights"):
-            if not d.is_dir():
-                continue
-            for f in sorted(d.rglob("*")):
-                if f.suffix in (".py", ".npz", ".tcss") and "__pycache__" not in f.parts:
+    import bgtui
+    from bgtui import __version__
+
+    h = hashlib.sha256()
+    root = Path(bgtui.__file__).resolve().parent
+    for d in (root, root.parent / "weights"):
+        if not d.is_dir():
+            continue
+        for f in sorted(d.rglob("*")):
+            if f.suffix in (".py", ".npz", ".tcss") and "__pycache__" not in f.parts:
+                if contents:
+                    h.update(f"{f.relative_to(root.parent).as_posix()}:".encode())
+                    h.update(hashlib.sha256(f.read_bytes()).digest())
+                else:
                     st = f.stat()
                     h.update(f"{f}:{st.st_size}:{st.st_mtime_ns};".encode())
-        _FINGERPRINT.append(f"{__version__}+{h.hexdigest()[:16]}")
+    return f"{__version__}+{h.hexdigest()[:16]}"
+
+
+def _version() -> str:
+    """:func:`fingerprint` of this process's install, taken once: a server started before
+    the code was edited or the weights replaced refuses, and the client answers itself."""
+    if not _FINGERPRINT:
+        _FINGERPRINT.append(fingerprint())
     return _FINGERPRINT[0]
 
 

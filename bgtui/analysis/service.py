@@ -30,6 +30,10 @@ class Analyzer:
         self.weights_meta: dict = {}
         self._lock = threading.Lock()
         self._local = threading.local()
+        #: a Dask scheduler's address: rollouts run their chunks on its cluster
+        #: (``bgtui.analysis.cluster``); None: on this machine's threads
+        self.scheduler: Optional[str] = None
+        self._cluster = None
         #: the match equity table's file for analysis at a match score (None: Kazaross-XG2)
         self.met_path: Optional[str] = None
 
@@ -46,6 +50,22 @@ class Analyzer:
                     self.weights_meta = meta
                     self._ev = with_databases(ev, bearoff=True)
         return self._ev
+
+    def rollout_executor(self):
+        """Where a rollout's chunks run: None (this machine's threads) or, with
+        :attr:`scheduler`, an executor on that Dask cluster (connected on first use; raises
+        ``cluster.ClusterError`` when it cannot be reached)."""
+        if not self.scheduler:
+            return None
+        c = self._cluster
+        if c is None or c.address != self.scheduler or c.client.status != "running":
+            from bgtui.analysis.cluster import connect
+
+            if self._cluster is not None:
+                self._cluster.close()
+                self._cluster = None
+            self._cluster = connect(self.scheduler)
+        return self._cluster.executor()
 
     @property
     def met(self):
@@ -403,7 +423,7 @@ class Analyzer:
             settings = replace(settings, cubeful=True, truncate=0, jacoby=state.jacoby)
             job = RolloutJob(state.position[None, :], [""], [pid], settings, False)
         self.last_rollout_job = job
-        for snap in job.run(self.ev, cancel):
+        for snap in job.run(self.ev, cancel, executor=self.rollout_executor()):
             yield snap, self._cube_from_job(job, state, snap)
 
     def _cube_from_job(self, job, state, snap):
@@ -537,7 +557,7 @@ class Analyzer:
         else:
             job = self.make_rollout_job(state, settings, moves, top)
         self.last_rollout_job = job
-        yield from job.run(self.ev, cancel)
+        yield from job.run(self.ev, cancel, executor=self.rollout_executor())
 
 
 def _flip_owner(owner: str) -> str:

@@ -215,6 +215,7 @@ def cmd_cube(args, query: list[str], an):
     if args.rollout:
         settings = _rollout_settings(args)
         settings = replace(settings, live_cube=args.live, cubeful=not args.live)
+        _use_scheduler(args, an)
         try:
             gen = an.iter_cube_rollout(state, settings)
             c = None
@@ -228,7 +229,7 @@ def cmd_cube(args, query: list[str], an):
             else:
                 for snap, c in gen:
                     pass
-        except ValueError as exc:
+        except (ValueError, ConnectionError) as exc:  # ConnectionError: cluster.ClusterError
             raise UserError(str(exc)) from None
     else:
         c = an.cube(state, args.ply)
@@ -374,6 +375,12 @@ def _rollout_settings(args):
         raise UserError(str(exc)) from None
 
 
+def _use_scheduler(args, an) -> None:
+    """``--scheduler``: the analyzer's rollouts run on that Dask cluster (connected when the
+    rollout starts); without it, this machine's threads (an analyzer answers many queries)."""
+    an.scheduler = getattr(args, "scheduler", None)
+
+
 def _progress_printer(args):
     """A rich progress bar on stderr when it is a terminal (and not in --batch mode)."""
     if getattr(args, "batch", None) or not sys.stderr.isatty():
@@ -501,6 +508,7 @@ def cmd_rollout(args, query: list[str], an):
             job = an.make_rollout_job(state, settings, moves=moves, top=top)
         except ValueError as exc:
             raise UserError(str(exc)) from None
+    _use_scheduler(args, an)
     target = job.settings.trials
     cancel = CancelToken()
     ckpt = None
@@ -512,25 +520,28 @@ def cmd_rollout(args, query: list[str], an):
             raise UserError(f"cannot save to {args.save}: {exc.strerror}") from None
     prog = _progress_printer(args)
     snap = None
-    with _StopOnSignal(cancel) as stopper:
-        gen = job.run(an.ev, cancel)
-        if prog is not None:
-            with prog:
-                task = prog.add_task("rollout", total=target, info="")
+    try:
+        with _StopOnSignal(cancel) as stopper:
+            gen = job.run(an.ev, cancel, executor=an.rollout_executor())
+            if prog is not None:
+                with prog:
+                    task = prog.add_task("rollout", total=target, info="")
+                    for snap in gen:
+                        if ckpt is not None:
+                            ckpt(snap)
+                        best = snap.rows[0]
+                        prog.update(task, completed=snap.trials_done,
+                                    info=f"{best.move or 'equity'} {eq(best.equity.cubeless)} "
+                                         f"±{best.equity_se.cubeless:.3f}  "
+                                         f"{snap.games_per_second:.0f} games/s")
+            else:
                 for snap in gen:
                     if ckpt is not None:
                         ckpt(snap)
-                    best = snap.rows[0]
-                    prog.update(task, completed=snap.trials_done,
-                                info=f"{best.move or 'equity'} {eq(best.equity.cubeless)} "
-                                     f"±{best.equity_se.cubeless:.3f}  "
-                                     f"{snap.games_per_second:.0f} games/s")
-        else:
-            for snap in gen:
-                if ckpt is not None:
-                    ckpt(snap)
-        if ckpt is not None:
-            ckpt.save()
+            if ckpt is not None:
+                ckpt.save()
+    except ConnectionError as exc:  # cluster.ClusterError: a refused worker, a lost scheduler
+        raise UserError(str(exc)) from None
     settings = job.settings
     def pdict(p):
         return p.to_dict() if p is not None else None
@@ -697,6 +708,9 @@ def _add_rollout_options(p, checker_ply=True):
                    help="stop candidates worse than the best by this many paired standard errors")
     p.add_argument("--workers", type=whole(0, R.MAX_WORKERS), default=0,
                    help="parallel workers (default: all cores)")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="run the trials on the Dask cluster of this scheduler (host:8786; "
+                        "pip install 'bgtui[cluster]'); same numbers as a local run")
 
 
 def add_parsers(add) -> None:
