@@ -16,7 +16,8 @@ import numpy as np
 from bgtui.engine._jit import kernel
 
 from bgtui.engine.constants import MAX_PLAYS, OPENING_POSITION
-from bgtui.engine.movegen import _generate_plays, generate_plays, make_workspace
+from bgtui.engine.movegen import generate_plays, make_workspace
+from bgtui.engine import generate_plays_into
 from bgtui.engine.position import swap_sides
 
 
@@ -27,7 +28,7 @@ def _bench(P, ws, op, om, reps):
         for k in range(P.shape[0]):
             for d1 in range(1, 7):
                 for d2 in range(1, 7):
-                    tot += _generate_plays(P[k], d1, d2, ws, op, om)
+                    tot += generate_plays_into(P[k], d1, d2, ws, op, om)
     return tot
 
 

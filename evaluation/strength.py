@@ -20,7 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine.duel import START, _duel_pairs
+from bgtui.engine.duel import START
+from bgtui.engine import duel_pairs
 from bgtui.engine.evaluate import hidden_size
 from bgtui.engine.pubeval import WC, WR
 from bgtui.engine.rollout import make_rollout_workspace
@@ -32,8 +33,8 @@ def duel(ev_a, kind_a, ev_b, kind_b, pairs, seed, workers):
     hidden = max(hidden_size(ev_a), hidden_size(ev_b))
 
     def part(lo, hi):
-        _duel_pairs(ev_a, kind_a, ev_b, kind_b, lo, hi - lo, seed, START, WR, WC,
-                    make_rollout_workspace(hidden), out[lo:hi])
+        duel_pairs(ev_a, kind_a, ev_b, kind_b, lo, hi - lo, seed, START, WR, WC,
+                   make_rollout_workspace(hidden), out[lo:hi])
 
     with ThreadPoolExecutor(workers) as pool:
         list(pool.map(lambda b: part(*b), zip(bounds[:-1], bounds[1:])))

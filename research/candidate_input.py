@@ -19,7 +19,7 @@ import numpy as np
 
 from bgtui.analysis.weights import load_weights
 from bgtui.engine._jit import kernel
-from bgtui.engine.inputs import _escapes
+from bgtui.engine import escapes
 from bgtui.engine.nn import CONTACT
 from bgtui.training import adam
 from bgtui.training.kernels import _net_classes
@@ -38,7 +38,7 @@ def _containment(positions, idx, out):
             q = p if s == 0 else sw
             m = 36.0
             for b in range(15, 25):
-                m = min(m, _escapes(q, b))
+                m = min(m, escapes(q, b))
             out[r, 2 * s] = m / 36.0
             out[r, 2 * s + 1] = (m / 36.0) ** 2
 

@@ -24,7 +24,8 @@ import numpy as np
 from bgtui.analysis.models import RolloutSettings
 from bgtui.analysis.rollout import RolloutJob
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine.evaluate import _evaluate_plied, equities, hidden_size, make_lookahead_workspace
+from bgtui.engine.evaluate import equities, hidden_size, make_lookahead_workspace
+from bgtui.engine import evaluate_plied
 
 
 def _reference(args):
@@ -43,7 +44,7 @@ def _plied(ev, pos, ply):
     lws = make_lookahead_workspace(hidden_size(ev))
     out = np.zeros((len(pos), 5), dtype=np.float32)
     for i, p in enumerate(pos):
-        _evaluate_plied(p, ply, ev, lws, out[i])
+        evaluate_plied(p, ply, ev, lws, out[i])
     return out
 
 

@@ -9,6 +9,7 @@ winning one +1.
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 import numpy as np
@@ -338,9 +339,10 @@ def rank_plays(an, state, dice, ply: int, met: MatchEquityTable) -> list[PlayRow
 def parse_score(text: str) -> tuple[int, int]:
     """"4-2" -> (4, 2): points of the player on roll, then of the opponent."""
     parts = str(text).strip().split("-")
-    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
-        raise ValueError(f"bad score {text!r}: give it as A-B, the points of the player on roll "
-                         "then the opponent's (e.g. 4-2)")
+    if len(parts) != 2 or not all(re.fullmatch(r"[0-9]{1,5}", p.strip()) for p in parts):
+        shown = repr(str(text)[:40]) + ("..." if len(str(text)) > 40 else "")
+        raise ValueError(f"bad score {shown}: give it as A-B, the points of the player on roll "
+                         "then the opponent's in ASCII digits (e.g. 4-2)")
     return int(parts[0]), int(parts[1])
 
 

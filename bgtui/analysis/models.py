@@ -213,6 +213,8 @@ class RolloutSnapshot:
     finished: bool = False
     cancelled: bool = False
     variance_reduction_factor: Optional[float] = None  # "equivalent to N plain trials" / N
+    #: on a Dask cluster: (workers running a chunk of this rollout, worker threads); else None
+    cluster_workers: Optional[tuple[int, int]] = None
     #: the figures at the earlier snapshots of this run, oldest first (at most
     #: HISTORY_POINTS, thinned evenly): ``((trials_done, ((move, equity, se), ...)), ...)``,
     #: the cubeless equity and its standard error of each candidate (a convergence plot)

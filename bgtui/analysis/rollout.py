@@ -1,7 +1,9 @@
 """Rollout jobs: chunked, parallel, deterministic, streamed as immutable snapshots.
 
-A :class:`RolloutJob` owns running sums over trials. Worker threads run the engine's ``nogil``
-chunk kernel on disjoint trial ranges; results are merged strictly in trial order, so the sums
+A :class:`RolloutJob` owns running sums over trials. An executor runs the engine's chunk kernel
+on disjoint trial ranges (:class:`LocalChunks`: threads of this process, the kernel being
+``nogil``; ``bgtui.analysis.cluster``: a Dask cluster); results are merged strictly in trial
+order, so the sums
 (and so every figure) are bit-identical whatever the number of workers or the chunk sizes, and
 a job stopped after N trials and continued to M gives exactly the M-trial result. The job state
 can be saved to JSON (atomically) and loaded again.
@@ -18,7 +20,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import asdict
 from pathlib import Path
-from typing import Iterator, Optional, Sequence
+from typing import Iterator, NamedTuple, Optional, Sequence
 
 import numpy as np
 
@@ -42,28 +44,18 @@ _job_ids = iter(range(1, 1 << 62))
 _EPOCHS = iter(range(1, 1 << 62))
 
 
-def settings_vector(s: RolloutSettings) -> np.ndarray:
-    from bgtui.engine import rollout as R
+def engine_settings(s: RolloutSettings):
+    """The engine's :class:`bgtui.engine.structs.RolloutSettings` of these settings."""
+    from bgtui.engine.rollout import make_settings
 
-    v = np.zeros(R.NUM_SETTINGS, dtype=np.float64)
-    v[R.S_TRUNCATE] = s.truncate
-    v[R.S_PLY] = s.ply
-    v[R.S_LATE_PLY] = s.late_ply if s.late_ply is not None else s.ply
-    v[R.S_LATE_AFTER] = s.late_after if s.late_after is not None else -1
-    v[R.S_VR] = 1.0 if s.variance_reduction else 0.0
-    v[R.S_QUASI] = 1.0 if s.quasi_random else 0.0
-    v[R.S_STRATIFY_ALL] = 1.0 if s.stratify_all else 0.0
-    v[R.S_BEAROFF] = 1.0 if s.bearoff_truncation else 0.0
-    v[R.S_ONE_SIDED] = 1.0 if s.one_sided_truncation else 0.0
-    v[R.S_INITIAL] = 1.0 if s.initial_position else 0.0
-    v[R.S_CUBEFUL] = 1.0 if s.cubeful else 0.0
-    v[R.S_SETTLE] = s.settlement_limit
-    v[R.S_PLAY_ON] = s.gammon_play_on
-    v[R.S_LIVE_CUBE] = 1.0 if getattr(s, "live_cube", False) else 0.0
-    v[R.S_JACOBY] = 1.0 if getattr(s, "jacoby", True) else 0.0
-    v[R.S_ZEHR] = 1.0 if s.zehr_split else 0.0
-    v[R.S_VR_FILTER] = s.vr_filter
-    return v
+    return make_settings(
+        truncate=s.truncate, ply=s.ply, late_ply=s.late_ply,
+        late_after=s.late_after if s.late_after is not None else -1,
+        vr=s.variance_reduction, quasi=s.quasi_random, stratify_all=s.stratify_all,
+        bearoff=s.bearoff_truncation, one_sided=s.one_sided_truncation,
+        initial=s.initial_position, cubeful=s.cubeful, settle=s.settlement_limit,
+        play_on=s.gammon_play_on, live_cube=getattr(s, "live_cube", False),
+        jacoby=getattr(s, "jacoby", True), zehr=s.zehr_split, vr_filter=s.vr_filter)
 
 
 #: the settings that decide a rollout's figures (the rest only when or how fast it stops)
@@ -124,6 +116,92 @@ def validate_settings(s: RolloutSettings) -> RolloutSettings:
     return s
 
 
+class ChunkInputs(NamedTuple):
+    """What every chunk of one run shares: the roots (int8[R, 26]) and their cubes
+    (float64[R, 3]), the engine settings, the dice permutations and seed, the evaluator and
+    filter net (None when ``vr_filter`` is 0), and the run's epoch (see
+    ``engine.rollout.make_play_cache``)."""
+
+    roots: np.ndarray
+    cubes: np.ndarray
+    st: tuple
+    perms: np.ndarray
+    seed: int
+    ev: tuple
+    filter_net: Optional[tuple]
+    epoch: int
+
+
+class LocalChunks:
+    """The default executor of :meth:`RolloutJob.run`: chunks on a pool of threads of this
+    process, each thread with its own engine workspace (the chunk kernel releases the GIL).
+
+    An executor is started once a run (:meth:`start`), then gets chunks (trials ``first ..
+    first + count - 1`` of the roots ``idx``) with :meth:`submit`; a future's :meth:`result`
+    is ``(out float64[len(idx), count, NUM_OUT], trials done)``. :meth:`slots` is the number of
+    chunks that run at once (the job keeps twice as many submitted); a chunk aims at
+    ``chunk_seconds`` of work, at most ``max_chunk`` trials.
+    """
+
+    chunk_seconds = 0.08
+    max_chunk = 1296
+
+    def __init__(self, workers: int = 0) -> None:
+        self.workers = workers or os.cpu_count() or 1
+        self._pool = None
+        self._stop = None
+        self._work = None
+
+    def start(self, inputs: ChunkInputs) -> None:
+        from bgtui.engine.evaluate import hidden_size
+        from bgtui.engine import rollout_chunk
+        from bgtui.engine.rollout import NUM_OUT, make_rollout_workspace
+
+        hidden = hidden_size(inputs.ev)
+        local = threading.local()
+        # [0]: stop (chunks in flight return early); [1]: the run's epoch
+        stop = self._stop = np.array([0, inputs.epoch], dtype=np.int64)
+
+        def work(first, count, idx):
+            ws = getattr(local, "ws", None)
+            if ws is None:
+                ws = local.ws = make_rollout_workspace(hidden, inputs.filter_net)
+            out = np.zeros((len(idx), count, NUM_OUT))
+            done = rollout_chunk(inputs.roots[idx], inputs.cubes[idx], first, count, inputs.st,
+                                  inputs.perms, inputs.seed, inputs.ev, ws, out, stop)
+            return out, done
+
+        self._work = work
+        self._pool = ThreadPoolExecutor(max_workers=self.workers)
+
+    def slots(self) -> int:
+        return self.workers
+
+    def busy(self) -> None:
+        """(workers busy, workers) for a cluster's progress display; None here."""
+        return None
+
+    def submit(self, first: int, count: int, idx: np.ndarray):
+        return self._pool.submit(self._work, first, count, idx)
+
+    def wait(self, futures, timeout: float) -> None:
+        """Return when one of ``futures`` is done or after ``timeout`` seconds."""
+        wait(futures, timeout=timeout, return_when=FIRST_COMPLETED)
+
+    def result(self, future):
+        return future.result()
+
+    def cancel(self) -> None:
+        """Make the chunks in flight return early (their trials are not merged)."""
+        self._stop[0] = 1
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._stop[0] = 1
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+
 class RolloutJob:
     """Roll out ``roots`` (int8[R, 26], player on roll at each root about to roll).
 
@@ -141,9 +219,9 @@ class RolloutJob:
         self.settings = validate_settings(settings)
         self.mover_view = mover_view
         r = len(self.roots)
-        # per root: cube value, owner (0 centred, 1 root player owns, 2 opponent owns) and a
-        # hold flag (1: the root player does not double before his first roll, the "No double"
-        # branch of a live-cube decision); two columns (no hold flag) are accepted
+        # per root: cube value, owner (the engine's CENTRED, OWNED by the root player, OPP_OWNED)
+        # and a hold flag (1: the root player does not double before his first roll, the "No
+        # double" branch of a live-cube decision); two columns (no hold flag) are accepted
         c = np.zeros((r, 3), dtype=np.float64)
         c[:, 0] = 1.0
         if cubes is not None:
@@ -170,50 +248,34 @@ class RolloutJob:
 
     # -- running -----------------------------------------------------------------------------
     def run(self, ev, cancel: Optional[CancelToken] = None, target: Optional[int] = None,
-            filter_net=None) -> Iterator[RolloutSnapshot]:
+            filter_net=None, executor=None) -> Iterator[RolloutSnapshot]:
         """Run to ``target`` trials (default: settings.trials), yielding snapshots.
 
         ``filter_net``: the filter net of ``vr_filter`` (default: the shipped one, loaded only
-        when ``vr_filter`` > 0).
+        when ``vr_filter`` > 0). ``executor``: where the chunks run (default: a
+        :class:`LocalChunks` of ``settings.workers`` threads; ``bgtui.analysis.cluster`` runs
+        them on a Dask cluster). The merge does not depend on it.
 
         Decisions that change what is rolled out (stopping at a standard-error target, pruning
         and un-pruning candidates) are taken only at multiples of ``DECISION_INTERVAL`` trials,
         on exactly the statistics of those trials, so they too are deterministic. Only the time
         limit and cancellation depend on the clock.
         """
-        from bgtui.engine.evaluate import hidden_size
-        from bgtui.engine.rollout import (
-            NUM_OUT,
-            _rollout_chunk,
-            make_permutations,
-            make_rollout_workspace,
-        )
+        from bgtui.engine.rollout import make_permutations
 
         s = self.settings
         target = int(target or s.trials)
-        workers = s.workers or os.cpu_count() or 1
-        perms = make_permutations(s.seed)
-        st = settings_vector(s)
-        hidden = hidden_size(ev)
         if s.vr_filter > 0 and filter_net is None:
             from bgtui.analysis.weights import load_filter_net
 
             filter_net = load_filter_net()
-        local = threading.local()
-        # [0]: stop; [1]: this run's epoch, under which each worker's play cache stays valid
-        # from chunk to chunk (the evaluator and the settings are fixed for the run)
-        stop_flag = np.array([0, next(_EPOCHS)], dtype=np.int64)
+        executor = executor if executor is not None else LocalChunks(s.workers)
+        # the epoch numbers this run: each worker's play cache stays valid from chunk to chunk
+        # under it (the evaluator and the settings are fixed for the run)
+        inputs = ChunkInputs(self.roots, self.cubes, engine_settings(s), make_permutations(s.seed),
+                             s.seed, ev, filter_net, next(_EPOCHS))
         cancel = cancel if cancel is not None else CancelToken()
         decisions = s.stop_se is not None or (s.prune_sigma is not None and len(self.roots) > 1)
-
-        def work(first, count, idx):
-            ws = getattr(local, "ws", None)
-            if ws is None:
-                ws = local.ws = make_rollout_workspace(hidden, filter_net)
-            out = np.zeros((len(idx), count, NUM_OUT))
-            done = _rollout_chunk(self.roots[idx], self.cubes[idx], first, count, st, perms,
-                                  s.seed, ev, ws, out, stop_flag)
-            return out, done
 
         t_start = time.perf_counter()
         base_elapsed = self.elapsed
@@ -226,11 +288,11 @@ class RolloutJob:
         limit = 0
         last_snap = 0.0
         stopped = False
-        pool = ThreadPoolExecutor(max_workers=workers)
+        executor.start(inputs)
         try:
             while True:
                 if cancel.is_set():
-                    stop_flag[0] = 1
+                    executor.cancel()
                     break
                 clock = base_elapsed + time.perf_counter() - t_start
                 if s.time_limit is not None and clock >= s.time_limit:
@@ -238,8 +300,11 @@ class RolloutJob:
                 if not pending:
                     if stopped:
                         break
-                    # plan: all merged up to a boundary; decide, then pick the group to run
-                    if decisions:
+                    # plan: decide only when every active root stands at a decision boundary
+                    # (the chunks in flight may all finish between two boundaries, at a
+                    # point that depends on timing), then pick the group to run
+                    active = [i for i in range(len(self.roots)) if not self.pruned[i]]
+                    if decisions and all(self.n[i] % DECISION_INTERVAL == 0 for i in active):
                         self._update_pruning()
                         if self._se_reached():
                             break
@@ -253,34 +318,34 @@ class RolloutJob:
                     limit = min([target] + higher)  # catch up to the others first
                     if decisions:
                         limit = min(limit, (lo // DECISION_INTERVAL + 1) * DECISION_INTERVAL)
+                workers = executor.slots()
                 while not stopped and len(pending) < 2 * workers and next_first < limit:
                     count = min(chunk, limit - next_first)
-                    pending[key] = (pool.submit(work, next_first, count, group), count, group)
+                    pending[key] = (executor.submit(next_first, count, group), count, group)
                     key += 1
                     next_first += count
                 if pending:
-                    wait([p[0] for p in pending.values()], timeout=SNAPSHOT_INTERVAL,
-                         return_when=FIRST_COMPLETED)
+                    executor.wait([p[0] for p in pending.values()], SNAPSHOT_INTERVAL)
                     for k in sorted(pending):  # merge strictly in trial order
                         fut, count, idx = pending[k]
                         if not fut.done():
                             break
-                        out, done = fut.result()
+                        out, done = executor.result(fut)
                         del pending[k]
                         self._merge(out, done, idx)
                 el = time.perf_counter() - t_start
                 trials_run = int((self.n - started_n).max())
                 if trials_run > 0:
                     per_trial = el * workers / trials_run
-                    chunk = int(max(1, min(1296, 0.08 / max(per_trial, 1e-7))))
+                    chunk = int(max(1, min(executor.max_chunk,
+                                           executor.chunk_seconds / max(per_trial, 1e-7))))
                 self.elapsed = base_elapsed + el
                 now = time.perf_counter()
                 if now - last_snap >= SNAPSHOT_INTERVAL:
                     last_snap = now
-                    yield self.snapshot(target, started_n)
+                    yield self.snapshot(target, started_n, workers=executor.busy())
         finally:
-            stop_flag[0] = 1  # in-flight chunks after a stop are dropped, never merged
-            pool.shutdown(wait=True)
+            executor.close()  # in-flight chunks after a stop are dropped, never merged
             self.elapsed = base_elapsed + time.perf_counter() - t_start
         yield self.snapshot(target, started_n, finished=not cancel.is_set(),
                             cancelled=cancel.is_set())
@@ -302,7 +367,7 @@ class RolloutJob:
 
     def _merge(self, out, done, idx):
         """Add the first ``done`` trials of a chunk, in trial order, to the running sums."""
-        from bgtui.engine.rollout import _accumulate, _accumulate_states
+        from bgtui.engine import accumulate, accumulate_states
 
         if done <= 0:
             return
@@ -315,10 +380,10 @@ class RolloutJob:
         sub_s = self.sums[idx]
         sub_q = self.sumsq[idx]
         sub_c = np.ascontiguousarray(self.cross[:, idx][:, :, idx])
-        _accumulate(out, done, sub_s, sub_q, sub_c)
+        accumulate(out, done, sub_s, sub_q, sub_c)
         if self.settings.cubeful:
             sub_st = np.ascontiguousarray(self.state_cross[idx])
-            _accumulate_states(out, done, sub_st)
+            accumulate_states(out, done, sub_st)
             self.state_cross[idx] = sub_st
         self.sums[idx] = sub_s
         self.sumsq[idx] = sub_q
@@ -502,7 +567,8 @@ class RolloutJob:
             return None
         return (a / b) ** 2
 
-    def snapshot(self, target, started_n=None, finished=False, cancelled=False) -> RolloutSnapshot:
+    def snapshot(self, target, started_n=None, finished=False, cancelled=False,
+                 workers=None) -> RolloutSnapshot:
         best = self._best()
         order = sorted(range(len(self.roots)), key=lambda i: -self._equity(i) if self.n[i] else 1e9)
         rows = tuple(self._row(i, best) for i in order)
@@ -521,6 +587,7 @@ class RolloutJob:
             elapsed=self.elapsed, games_per_second=gps, time_left=left, rows=rows,
             settings=self.settings, finished=finished, cancelled=cancelled,
             variance_reduction_factor=self.vr_factor() if self.settings.variance_reduction else None,
+            cluster_workers=workers,
             history=self._history,
         )
 

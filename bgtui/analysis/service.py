@@ -30,6 +30,10 @@ class Analyzer:
         self.weights_meta: dict = {}
         self._lock = threading.Lock()
         self._local = threading.local()
+        #: a Dask scheduler's address: rollouts run their chunks on its cluster
+        #: (``bgtui.analysis.cluster``); None: on this machine's threads
+        self.scheduler: Optional[str] = None
+        self._cluster = None
         #: the match equity table's file for analysis at a match score (None: Kazaross-XG2)
         self.met_path: Optional[str] = None
 
@@ -46,6 +50,22 @@ class Analyzer:
                     self.weights_meta = meta
                     self._ev = with_databases(ev, bearoff=True)
         return self._ev
+
+    def rollout_executor(self):
+        """Where a rollout's chunks run: None (this machine's threads) or, with
+        :attr:`scheduler`, an executor on that Dask cluster (connected on first use; raises
+        ``cluster.ClusterError`` when it cannot be reached)."""
+        if not self.scheduler:
+            return None
+        c = self._cluster
+        if c is None or c.address != self.scheduler or c.client.status != "running":
+            from bgtui.analysis.cluster import connect
+
+            if self._cluster is not None:
+                self._cluster.close()
+                self._cluster = None
+            self._cluster = connect(self.scheduler)
+        return self._cluster.executor()
 
     @property
     def met(self):
@@ -81,7 +101,7 @@ class Analyzer:
 
     def _two_sided_cubeful(self) -> np.ndarray:
         """The two-sided database's cubeful values when evaluation uses that database."""
-        if self.ev[2].shape[0] == 0:
+        if self.ev.two_sided.shape[0] == 0:
             return np.zeros((0, 0, 3), dtype=np.float32)
         from bgtui.analysis.bearoff_cache import get_two_sided
 
@@ -220,13 +240,13 @@ class Analyzer:
         if ply <= 0:
             # what _evaluate_plied does at 0-ply, without compiling the lookahead: a first
             # start can evaluate before the lookahead kernels are compiled
-            from bgtui.engine.evaluate import _evaluate0
+            from bgtui.engine import evaluate0_into
 
-            _evaluate0(board, self.ev, self._lws()[1], out)
+            evaluate0_into(board, self.ev, self._lws().eval, out)
             return out
-        from bgtui.engine.evaluate import _evaluate_plied
+        from bgtui.engine import evaluate_plied
 
-        _evaluate_plied(board, int(ply), self.ev, self._lws(), out)
+        evaluate_plied(board, int(ply), self.ev, self._lws(), out)
         return out
 
     def evaluate(self, state, ply: int = 0) -> Evaluation:
@@ -258,21 +278,22 @@ class Analyzer:
         ev = self.ev
         return {TWO_SIDED_DB: ", two-sided bear-off database (exact)",
                 ONE_SIDED_DB: ", one-sided bear-off database"}.get(
-            database_kind(np.ascontiguousarray(board, dtype=np.int8), ev[2], ev[3]), "")
+            database_kind(np.ascontiguousarray(board, dtype=np.int8), ev.two_sided,
+                          ev.one_sided), "")
 
     def _after_probs(self, child: np.ndarray, ply: int) -> np.ndarray:
         out = np.zeros(5, dtype=np.float32)
         if ply <= 0:
             return self._after_probs0(np.ascontiguousarray(child, dtype=np.int8), out)
-        from bgtui.engine.evaluate import _evaluate_after_plied
+        from bgtui.engine import evaluate_after_plied
 
-        _evaluate_after_plied(np.ascontiguousarray(child), int(ply), self.ev, self._lws(), out)
+        evaluate_after_plied(np.ascontiguousarray(child), int(ply), self.ev, self._lws(), out)
         return out
 
     def _after_probs0(self, child: np.ndarray, out: np.ndarray) -> np.ndarray:
         """``_evaluate_after_plied`` at 0-ply, bit for bit (the same float64 arithmetic before
         each float32 store), without compiling the lookahead."""
-        from bgtui.engine.evaluate import _evaluate0
+        from bgtui.engine import evaluate0_into
         from bgtui.engine.position import game_result
 
         r = game_result(child)
@@ -284,7 +305,7 @@ class Analyzer:
             return out
         sw = np.ascontiguousarray(-child[::-1])
         t = np.zeros(5, dtype=np.float32)
-        _evaluate0(sw, self.ev, self._lws()[1], t)
+        evaluate0_into(sw, self.ev, self._lws().eval, t)
         out[0] = np.float32(1.0 - np.float64(t[0]))
         out[1], out[2], out[3], out[4] = t[3], t[4], t[1], t[2]
         return out
@@ -385,21 +406,24 @@ class Analyzer:
         """
         from bgtui.analysis.formats import format_position_id
         from bgtui.analysis.rollout import RolloutJob
+        from bgtui.analysis.state import ENGINE_CUBE_OWNER
+        from bgtui.engine.constants import OPP_OWNED
 
         if state.cube_owner == "opponent":
             raise ValueError("the opponent owns the cube: the player on roll cannot double")
         pid = format_position_id(state)
-        owner = 0 if state.cube_owner == "centred" else 1
+        owner = ENGINE_CUBE_OWNER[state.cube_owner]
         if settings.live_cube:
             settings = replace(settings, truncate=settings.truncate, cubeful=False,
                                jacoby=state.jacoby)
             job = RolloutJob(np.stack([state.position, state.position]), ["No double", "Double, take"],
-                             [pid, pid], settings, False, cubes=[[1.0, owner, 1.0], [2.0, 2, 0.0]])
+                             [pid, pid], settings, False,
+                             cubes=[[1.0, owner, 1.0], [2.0, OPP_OWNED, 0.0]])
         else:
             settings = replace(settings, cubeful=True, truncate=0, jacoby=state.jacoby)
             job = RolloutJob(state.position[None, :], [""], [pid], settings, False)
         self.last_rollout_job = job
-        for snap in job.run(self.ev, cancel):
+        for snap in job.run(self.ev, cancel, executor=self.rollout_executor()):
             yield snap, self._cube_from_job(job, state, snap)
 
     def _cube_from_job(self, job, state, snap):
@@ -533,7 +557,7 @@ class Analyzer:
         else:
             job = self.make_rollout_job(state, settings, moves, top)
         self.last_rollout_job = job
-        yield from job.run(self.ev, cancel)
+        yield from job.run(self.ev, cancel, executor=self.rollout_executor())
 
 
 def _flip_owner(owner: str) -> str:

@@ -8,7 +8,8 @@ flushed at once; a bad line gets ``{"error": "..."}`` and the batch goes on.
 from __future__ import annotations
 
 import argparse
-import json
+import io
+import os
 import sys
 from collections.abc import Callable
 
@@ -16,6 +17,7 @@ from bgtui.cli import train
 from bgtui.cli.client import _served
 from bgtui.cli.commands import (
     EXAMPLE_POSITION,
+    Interrupted,
     UserError,
     _analyzer,
     _Parser,
@@ -72,23 +74,51 @@ def _version() -> str:
 
 
 def _run_batch(args, func, an, out) -> int:
-    src = sys.stdin if args.batch == "-" else None
+    """One JSON line per input line, whatever its bytes (``bgtui.analysis.batch``); a line
+    that fails for any reason gets ``{"error": ...}`` and the batch goes on."""
+    from bgtui.analysis.batch import json_line, parse_line, read_lines
+
+    if args.batch == "-":
+        src = getattr(sys.stdin, "buffer", None)
+        if src is None:  # a text stream standing in for standard input
+            src = io.BytesIO(sys.stdin.read().encode("utf-8", "surrogateescape"))
+        close = False
+    else:
+        try:
+            src = open(args.batch, "rb")
+        except OSError as exc:
+            raise UserError(f"cannot read batch file {args.batch!r}: {exc.strerror}") from None
+        close = True
+    args.json = True
     try:
-        f = src or open(args.batch, encoding="utf-8")
+        for raw, length in read_lines(src):
+            fields, error = parse_line(raw, length)
+            if error is None:
+                try:
+                    result = func(args, fields, an)
+                except UserError as exc:
+                    result = {"error": str(exc)}
+                except Interrupted as exc:
+                    out.write(json_line(exc.result) + "\n")
+                    out.flush()
+                    print(f"bgtui: {exc.message}", file=sys.stderr)
+                    return exc.code
+                except (KeyboardInterrupt, SystemExit):
+                    raise
+                except Exception as exc:  # noqa: BLE001 - a line never ends the batch
+                    result = {"error": f"cannot answer this line: {type(exc).__name__}: "
+                                       f"{str(exc)[:200]}"}
+            else:
+                result = {"error": error}
+            out.write(json_line(result) + "\n")
+            out.flush()
+    except BrokenPipeError:
+        raise  # the output's reader went away (see _run)
     except OSError as exc:
         raise UserError(f"cannot read batch file {args.batch!r}: {exc.strerror}") from None
-    args.json = True
-    with f:
-        for line in f:
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            try:
-                result = func(args, line.split(), an)
-            except (UserError, ValueError) as exc:
-                result = {"error": str(exc)}
-            out.write(json.dumps(result) + "\n")
-            out.flush()
+    finally:
+        if close:
+            src.close()
     return 0
 
 
@@ -105,6 +135,17 @@ def _main_here(argv: list[str]) -> int:
 
 
 def _run(args) -> int:
+    try:
+        return _run_command(args)
+    except BrokenPipeError:  # the reader went away: stop quietly, as a Unix filter does
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError, io.UnsupportedOperation):
+            pass
+        return 141
+
+
+def _run_command(args) -> int:
     func: Callable = getattr(args, "func", cmd_app)
     out = sys.stdout
     try:
@@ -118,13 +159,24 @@ def _run(args) -> int:
     except UserError as exc:
         print(f"bgtui: error: {exc}", file=sys.stderr)
         return 2
+    except Interrupted as exc:
+        _print_result(out, exc.result)
+        print(f"bgtui: {exc.message}", file=sys.stderr)
+        return exc.code
     except KeyboardInterrupt:
         return 130
     if isinstance(result, int):
         return result
-    if result is not None:
-        out.write((json.dumps(result) if isinstance(result, dict) else str(result)) + "\n")
+    _print_result(out, result)
     return 0
+
+
+def _print_result(out, result) -> None:
+    from bgtui.analysis.batch import json_line
+
+    if result is not None:
+        out.write((json_line(result) if isinstance(result, dict) else str(result)) + "\n")
+        out.flush()
 
 
 __all__ = ["EXAMPLE_POSITION", "UserError", "build_parser", "main"]

@@ -11,6 +11,7 @@ from bgtui.cli.commands import cmd_cube, cmd_eval, cmd_moves
 def _servable(args) -> bool:
     return (getattr(args, "func", None) in (cmd_eval, cmd_moves, cmd_cube)
             and not getattr(args, "batch", None) and not getattr(args, "weights", None)
+            and not getattr(args, "scheduler", None)
             and not getattr(args, "met", None)  # a relative path is the client's
             and not os.environ.get("BGTUI_NO_SERVER"))
 

@@ -21,12 +21,12 @@ class UserError(Exception):
 def _parse_state(text: str, args=None, an=None):
     """The position of ``text`` with the match context of the options (``--match``,
     ``--score``, ``--crawford``, ``--met``) applied and checked."""
-    from bgtui.analysis.formats import parse_position
+    from bgtui.analysis.formats import parse_position, quote
 
     try:
         state = parse_position(text)
     except ValueError as exc:
-        raise UserError(f"bad position {text!r}: {exc}") from None
+        raise UserError(f"bad position {quote(text)}: {exc}") from None
     if args is None:
         return state
     from bgtui.analysis.match import with_match
@@ -215,6 +215,7 @@ def cmd_cube(args, query: list[str], an):
     if args.rollout:
         settings = _rollout_settings(args)
         settings = replace(settings, live_cube=args.live, cubeful=not args.live)
+        _use_scheduler(args, an)
         try:
             gen = an.iter_cube_rollout(state, settings)
             c = None
@@ -228,7 +229,7 @@ def cmd_cube(args, query: list[str], an):
             else:
                 for snap, c in gen:
                     pass
-        except ValueError as exc:
+        except (ValueError, ConnectionError) as exc:  # ConnectionError: cluster.ClusterError
             raise UserError(str(exc)) from None
     else:
         c = an.cube(state, args.ply)
@@ -374,6 +375,12 @@ def _rollout_settings(args):
         raise UserError(str(exc)) from None
 
 
+def _use_scheduler(args, an) -> None:
+    """``--scheduler``: the analyzer's rollouts run on that Dask cluster (connected when the
+    rollout starts); without it, this machine's threads (an analyzer answers many queries)."""
+    an.scheduler = getattr(args, "scheduler", None)
+
+
 def _progress_printer(args):
     """A rich progress bar on stderr when it is a terminal (and not in --batch mode)."""
     if getattr(args, "batch", None) or not sys.stderr.isatty():
@@ -387,12 +394,85 @@ def _progress_printer(args):
     return prog
 
 
+class Interrupted(Exception):
+    """A rollout stopped by SIGINT / SIGTERM: its partial ``result`` is printed, then
+    ``message`` on standard error, and the command exits with ``code`` (128 + the signal)."""
+
+    def __init__(self, result, message: str, code: int) -> None:
+        super().__init__(message)
+        self.result, self.message, self.code = result, message, code
+
+
+class _StopOnSignal:
+    """While active (in the main thread), SIGINT and SIGTERM set ``cancel`` instead of raising
+    in the middle of the rollout's bookkeeping; a second signal interrupts at once."""
+
+    def __init__(self, cancel) -> None:
+        self.cancel = cancel
+        self.signum = None  # the signal that stopped the rollout
+        self._old: dict = {}
+
+    def _handler(self, signum, frame):
+        if self.signum is not None:
+            raise KeyboardInterrupt
+        self.signum = signum
+        self.cancel.cancel()
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._old[sig] = signal.signal(sig, self._handler)
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+
+        for sig, h in self._old.items():
+            signal.signal(sig, h)
+        return False
+
+
+def _resume_job(args, state, settings, dice_text):
+    """The saved job of ``--resume``, checked against the POSITION (and dice) and the options
+    given: an option left at its default takes the saved value, one that differs from the
+    saved value is refused."""
+    from bgtui.analysis.formats import format_position_id
+    from bgtui.analysis.models import RolloutSettings
+    from bgtui.analysis.rollout import RESULT_SETTINGS, RolloutJob
+
+    try:
+        job = RolloutJob.load(args.resume)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    if dice_text:
+        state = replace(state, dice=_parse_dice(dice_text))
+    default = RolloutSettings()
+    given = {k: getattr(settings, k) for k in RESULT_SETTINGS
+             if getattr(settings, k) != getattr(default, k)}
+    why = job.mismatch(state, replace(job.settings, **given))
+    if why is not None:
+        raise UserError(f"cannot resume {args.resume} as a rollout of "
+                        f"{format_position_id(state)}: {why}")
+    keep = {"trials": settings.trials if settings.trials != default.trials else job.settings.trials,
+            "workers": settings.workers}
+    for k in ("stop_se", "time_limit"):
+        if getattr(settings, k) is not None:
+            keep[k] = getattr(settings, k)
+    job.settings = replace(job.settings, **keep)
+    return job, state
+
+
 def cmd_rollout(args, query: list[str], an):
+    import shlex
     from dataclasses import asdict
 
+    from bgtui.analysis.cancel import CancelToken
     from bgtui.analysis.formats import format_position_id
     from bgtui.analysis.notation import format_dice
-    from bgtui.analysis.rollout import validate_settings
+    from bgtui.analysis.rollout import CHECKPOINT_EVERY, Checkpointer, check_writable
 
     if len(query) not in (1, 2):
         raise UserError("rollout takes POSITION [DICE]")
@@ -401,45 +481,68 @@ def cmd_rollout(args, query: list[str], an):
         raise UserError("--save / --resume at a match score are not supported yet")
     dice_text = query[1] if len(query) == 2 else args.dice
     settings = _rollout_settings(args)
-    try:
-        validate_settings(settings)
-    except ValueError as exc:
-        raise UserError(str(exc)) from None
-    candidates = bool(dice_text or args.moves or args.top)
-    if candidates:
-        if dice_text:
-            state = replace(state, dice=_parse_dice(dice_text))
-        elif state.dice is None:
-            raise UserError("rolling out candidate plays needs --dice (e.g. --dice 31)")
-        moves = args.moves or None
-        top = None if moves else (args.top or 4)
+    if args.checkpoint_every is not None and not args.save:
+        raise UserError("--checkpoint-every sets how often --save FILE is written: give --save")
+    if args.save:
+        try:
+            check_writable(args.save)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+    if args.resume:
+        job, state = _resume_job(args, state, settings, dice_text)
+        candidates = job.mover_view
+        if candidates and state.dice is None:
+            raise UserError("the saved rollout is of candidate plays: give their --dice")
     else:
-        moves = top = None
-    try:
-        if args.resume:
-            gen = an.iter_rollout(state, settings, resume=args.resume)
+        candidates = bool(dice_text or args.moves or args.top)
+        if candidates:
+            if dice_text:
+                state = replace(state, dice=_parse_dice(dice_text))
+            elif state.dice is None:
+                raise UserError("rolling out candidate plays needs --dice (e.g. --dice 31)")
+            moves = args.moves or None
+            top = None if moves else (args.top or 4)
         else:
+            moves = top = None
+        try:
             job = an.make_rollout_job(state, settings, moves=moves, top=top)
-            gen = job.run(an.ev)
-    except ValueError as exc:
-        raise UserError(str(exc)) from None
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+    _use_scheduler(args, an)
+    target = job.settings.trials
+    cancel = CancelToken()
+    ckpt = None
+    if args.save:
+        ckpt = Checkpointer(job, args.save, args.checkpoint_every or CHECKPOINT_EVERY)
+        try:
+            ckpt.save()  # before the first trial: a kill from now on leaves a file to resume
+        except OSError as exc:
+            raise UserError(f"cannot save to {args.save}: {exc.strerror}") from None
     prog = _progress_printer(args)
     snap = None
-    if prog is not None:
-        with prog:
-            task = prog.add_task("rollout", total=settings.trials, info="")
-            for snap in gen:
-                best = snap.rows[0]
-                prog.update(task, completed=snap.trials_done,
-                            info=f"{best.move or 'equity'} {eq(best.equity.cubeless)} "
-                                 f"±{best.equity_se.cubeless:.3f}  {snap.games_per_second:.0f} games/s")
-    else:
-        for snap in gen:
-            pass
-    if args.save:
-        job = an.last_rollout_job if args.resume else job
-        job.save(args.save)
-
+    try:
+        with _StopOnSignal(cancel) as stopper:
+            gen = job.run(an.ev, cancel, executor=an.rollout_executor())
+            if prog is not None:
+                with prog:
+                    task = prog.add_task("rollout", total=target, info="")
+                    for snap in gen:
+                        if ckpt is not None:
+                            ckpt(snap)
+                        best = snap.rows[0]
+                        prog.update(task, completed=snap.trials_done,
+                                    info=f"{best.move or 'equity'} {eq(best.equity.cubeless)} "
+                                         f"±{best.equity_se.cubeless:.3f}  "
+                                         f"{snap.games_per_second:.0f} games/s")
+            else:
+                for snap in gen:
+                    if ckpt is not None:
+                        ckpt(snap)
+            if ckpt is not None:
+                ckpt.save()
+    except ConnectionError as exc:  # cluster.ClusterError: a refused worker, a lost scheduler
+        raise UserError(str(exc)) from None
+    settings = job.settings
     def pdict(p):
         return p.to_dict() if p is not None else None
 
@@ -472,8 +575,22 @@ def cmd_rollout(args, query: list[str], an):
         from bgtui.analysis.match import match_dict
 
         data["match"] = match_dict(state)
-    if args.json:
-        return data
+    result = data if args.json else _rollout_text(data, snap, candidates, state)
+    if snap.cancelled:
+        if args.save:
+            again = ["bgtui", "rollout", query[0], "--resume", args.save]
+            if candidates:
+                again += ["--dice", format_dice(state.dice)]
+            how = f"saved to {args.save}; continue with: {shlex.join(again)}"
+        else:
+            how = "not saved (with --save FILE a stopped rollout can be resumed)"
+        signum = stopper.signum or 2
+        raise Interrupted(result, f"rollout stopped after {snap.trials_done} of {target} "
+                                  f"trials; {how}", 128 + signum)
+    return result
+
+
+def _rollout_text(data, snap, candidates, state) -> str:
     lines = [f"{data['position_id']}{_match_text(state)}  rollout: {snap.trials_done} trials, "
              f"{snap.games_per_second:.0f} games/s" + (
                  f", variance reduction x{snap.variance_reduction_factor:.1f}"
@@ -520,20 +637,25 @@ def cmd_app(args, query, an=None):
 # -- argument parsing -----------------------------------------------------------------------
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one clear line and exit status 2, never a traceback
+        message = " ".join(str(message).split())  # one line, whatever the argument held
+        if len(message) > 300:
+            message = message[:300] + "..."
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def _add_common(p, *, batch=True, ply=True):
+    from bgtui.analysis.options import whole
+
     p.add_argument("--json", action="store_true", help="print JSON (conventions.md contract)")
     if batch:
         p.add_argument("--batch", metavar="FILE",
                        help="read one query per line from FILE ('-' = stdin); one JSON line each")
     if ply:
-        p.add_argument("--ply", type=int, default=0, choices=range(0, 4), metavar="N",
+        p.add_argument("--ply", type=whole(0, 3), default=0, metavar="N",
                        help="lookahead, 0-3, as GNU Backgammon counts (default 0)")
     p.add_argument("--weights", default=None, help="weights file (default: the shipped one)")
     g = p.add_argument_group("match play (default: the position's own context; money if none)")
-    g.add_argument("--match", type=int, default=None, metavar="N",
+    g.add_argument("--match", type=whole(0, 32767), default=None, metavar="N",
                    help="match length in points (0: money)")
     g.add_argument("--score", default=None, metavar="A-B",
                    help="score: points of the player on roll, then of the opponent (e.g. 4-2)")
@@ -545,19 +667,26 @@ def _add_common(p, *, batch=True, ply=True):
 
 def _add_rollout_options(p, checker_ply=True):
     """Rollout settings shared by `rollout` and `cube --rollout` (where --ply is shared)."""
-    p.add_argument("--trials", type=int, default=1296, help="number of trials (default 1296)")
-    p.add_argument("--seed", type=int, default=1, help="rollout seed (same seed, same dice)")
-    p.add_argument("--truncate", type=int, default=0, help="stop each trial after H rolls (0 = play to the end)")
-    if checker_ply:
-        p.add_argument("--ply", dest="rollout_ply", type=int, default=0, choices=range(0, 3),
-                       metavar="P", help="checker-play ply inside the rollout, 0-2")
-    p.add_argument("--late-ply", type=int, default=None, choices=range(0, 3), metavar="P",
-                   help="cheaper checker-play ply after --late-after rolls")
-    p.add_argument("--late-after", type=int, default=None, metavar="N")
-    p.add_argument("--no-vr", action="store_true", help="no variance reduction")
-    from bgtui.analysis.models import RolloutSettings  # plain Python: cheap to import
+    from bgtui.analysis import options as R  # plain Python: cheap to import
+    from bgtui.analysis.options import real, whole
 
-    p.add_argument("--vr-filter", type=int, default=RolloutSettings.vr_filter, metavar="K",
+    p.add_argument("--trials", type=whole(1, R.MAX_TRIALS), default=1296,
+                   help="number of trials (default 1296)")
+    p.add_argument("--seed", type=whole(0, R.MAX_SEED), default=1,
+                   help="rollout seed (same seed, same dice)")
+    p.add_argument("--truncate", type=whole(0, R.MAX_ROLLS), default=0,
+                   help="stop each trial after H rolls (0 = play to the end)")
+    if checker_ply:
+        p.add_argument("--ply", dest="rollout_ply", type=whole(0, 2), default=0,
+                       metavar="P", help="checker-play ply inside the rollout, 0-2")
+    p.add_argument("--late-ply", type=whole(0, 2), default=None, metavar="P",
+                   help="cheaper checker-play ply after --late-after rolls")
+    p.add_argument("--late-after", type=whole(0, R.MAX_ROLLS), default=None, metavar="N")
+    p.add_argument("--no-vr", action="store_true", help="no variance reduction")
+    from bgtui.analysis.models import MAX_VR_FILTER, RolloutSettings
+
+    p.add_argument("--vr-filter", type=whole(0, MAX_VR_FILTER), default=RolloutSettings.vr_filter,
+                   metavar="K",
                    help="variance reduction values only the K plays of each roll that the "
                         "filter net ranks highest, at the checker-play ply (default 2: about "
                         "1.9x as fast as 0, every play, at 0-ply and 3x at 1-ply, still "
@@ -571,18 +700,24 @@ def _add_rollout_options(p, checker_ply=True):
     p.add_argument("--initial-position", action="store_true", help="first roll of each trial is not a double")
     p.add_argument("--cubeful", action="store_true",
                    help="full games with a settlement limit; equities for the four cube states")
-    p.add_argument("--settlement", type=float, default=0.5, help="settlement limit, cubeless equity (default 0.5)")
-    p.add_argument("--play-on", type=float, default=0.9, help="play on for the gammon above this equity (default 0.9)")
-    p.add_argument("--stop-se", type=float, default=None, help="stop when the equity's standard error is below this")
-    p.add_argument("--time-limit", type=float, default=None, help="stop after this many seconds")
-    p.add_argument("--prune-sigma", type=float, default=None,
+    p.add_argument("--settlement", type=real(-3, 3), default=0.5, help="settlement limit, cubeless equity (default 0.5)")
+    p.add_argument("--play-on", type=real(-3, 3), default=0.9, help="play on for the gammon above this equity (default 0.9)")
+    p.add_argument("--stop-se", type=real(0, 3, positive=True), default=None, help="stop when the equity's standard error is below this")
+    p.add_argument("--time-limit", type=real(0, R.MAX_SECONDS, positive=True), default=None, help="stop after this many seconds")
+    p.add_argument("--prune-sigma", type=real(0, 1000, positive=True), default=None,
                    help="stop candidates worse than the best by this many paired standard errors")
-    p.add_argument("--workers", type=int, default=0, help="parallel workers (default: all cores)")
+    p.add_argument("--workers", type=whole(0, R.MAX_WORKERS), default=0,
+                   help="parallel workers (default: all cores)")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="run the trials on the Dask cluster of this scheduler (host:8786; "
+                        "pip install 'bgtui[cluster]'); same numbers as a local run")
 
 
 def add_parsers(add) -> None:
     """The user commands' subparsers, in the order of the help text; ``add(name, help,
     example)`` makes one."""
+    from bgtui.analysis.options import MAX_SECONDS, real, whole
+
     p = add("app", "start the app (default command)", "bgtui app 4HPwATDgc/ABMA")
     p.add_argument("position", nargs="?", default=None, help="position to open (default: opening)")
     p.add_argument("--theme", default=None)
@@ -606,7 +741,8 @@ def add_parsers(add) -> None:
             "bgtui moves 4HPwATDgc/ABMA 31 --ply 1")
     p.add_argument("position", nargs="?", help="Position ID, POSID:MATCHID or XGID")
     p.add_argument("dice", nargs="?", help="two digits, higher first: 31, 66")
-    p.add_argument("--top", type=int, default=0, help="show only the best N plays (text output)")
+    p.add_argument("--top", type=whole(0, 1000), default=0,
+                   help="show only the best N plays (text output)")
     _add_common(p)
     p.set_defaults(func=cmd_moves, needs_engine=True)
 
@@ -638,10 +774,19 @@ def add_parsers(add) -> None:
     p.add_argument("position", nargs="?", help="Position ID, POSID:MATCHID or XGID")
     p.add_argument("--dice", help="roll out the candidate plays of these dice (e.g. 31)")
     p.add_argument("--moves", nargs="+", metavar="MOVE", help='candidate plays, e.g. "8/5 6/5" "24/23 13/10"')
-    p.add_argument("--top", type=int, default=0, help="roll out the best K plays at 0-ply (default 4 with --dice)")
+    p.add_argument("--top", type=whole(0, 1000), default=0,
+                   help="roll out the best K plays at 0-ply (default 4 with --dice)")
     _add_rollout_options(p)
-    p.add_argument("--save", metavar="FILE", help="save the rollout state to FILE (JSON) to resume later")
-    p.add_argument("--resume", metavar="FILE", help="continue a saved rollout (--trials to extend it)")
+    p.add_argument("--save", metavar="FILE",
+                   help="save the rollout to FILE (JSON) as it runs, every --checkpoint-every "
+                        "seconds, when stopped (ctrl+c, SIGTERM) and at the end; resume it "
+                        "with --resume FILE")
+    p.add_argument("--resume", metavar="FILE",
+                   help="continue a saved rollout of this POSITION (--trials to extend it; its "
+                        "saved settings are used, options that differ from them are refused)")
+    p.add_argument("--checkpoint-every", type=real(0, MAX_SECONDS, positive=True),
+                   default=None, metavar="SECONDS",
+                   help="with --save: seconds between checkpoints (default 5)")
     _add_common(p, ply=False)
     p.set_defaults(func=cmd_rollout, needs_engine=True)
 
@@ -650,24 +795,18 @@ def add_parsers(add) -> None:
     p.add_argument("--socket", default=None,
                    help="Unix socket path (default $BGTUI_SOCKET or a private runtime dir; "
                         "clients look at $BGTUI_SOCKET, then the default)")
-    p.add_argument("--idle-exit", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--idle-exit", type=real(0, MAX_SECONDS, positive=True), default=None,
+                   metavar="SECONDS",
                    help="stop after SECONDS without a query (default: run until stopped; the "
                         "server a query starts by itself uses $BGTUI_SERVER_IDLE, 600)")
     p.set_defaults(func=cmd_serve, needs_engine=False)
 
 
 def cmd_serve(args, query, an=None) -> int:
-    import signal
-    import threading
-
     from bgtui.analysis.server import default_socket, serve
     from bgtui.cli import _main_here
 
-    path = args.socket or default_socket()
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # so the socket is removed
-    if args.idle_exit is not None and not args.idle_exit > 0:
-        raise UserError(f"--idle-exit must be a positive number of seconds, not {args.idle_exit}")
+    path = args.socket or default_socket()  # serve() stops cleanly on SIGTERM and SIGINT
 
     def prepare():
         print("bgtui serve: loading the engine ...", file=sys.stderr, flush=True)

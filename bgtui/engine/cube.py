@@ -35,9 +35,9 @@ the rollouts on average in the doubling window (``docs/cube-model.md``).
 import numpy as np
 
 from bgtui.engine._jit import kernel
+from bgtui.engine.constants import CENTRED, OPP_OWNED, OWNED  # noqa: F401 (cube states)
 from bgtui.engine.position import is_race, pip_counts
 
-CENTRED, OWNED, OPP_OWNED = 0, 1, 2
 #: Janowski's cube efficiency x in contact positions (not crashed, not a race)
 CONTACT_EFFICIENCY = 0.78
 

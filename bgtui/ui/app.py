@@ -107,7 +107,10 @@ class BgTuiApp(App):
 
         s = self.settings
         rollout = s.rollout or PRESETS.get(s.preset) or RolloutSettings()
-        self.main_screen = MainScreen(self.initial_state, rollout, s.preset, s.ply)
+        if s.scheduler and hasattr(self.analyzer, "scheduler"):
+            self.analyzer.scheduler = s.scheduler  # rollouts run on that Dask cluster
+        self.main_screen = MainScreen(self.initial_state, rollout, s.preset, s.ply,
+                                      scheduler=s.scheduler)
         return self.main_screen
 
     def on_mount(self) -> None:

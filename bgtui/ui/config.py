@@ -9,6 +9,7 @@ File: ``platformdirs.user_config_path("bgtui") / "tui.toml"``::
     play_ply = 0                # the engine's ply in play mode
     play_seed = 0               # 0: a new random seed each game
     preset = "Quick truncated"
+    scheduler = ""              # a Dask scheduler's address: rollouts run on its cluster
 
     [rollout]                   # the rollout settings last used (any RolloutSettings field)
     trials = 1296
@@ -43,6 +44,7 @@ class UiSettings:
     play_ply: int = 0
     play_seed: int = 0
     preset: str = "Quick truncated"
+    scheduler: str = ""
     rollout: Optional[RolloutSettings] = None
     keys: dict = field(default_factory=dict)
 
@@ -91,6 +93,7 @@ def read_settings(path: Path) -> tuple[UiSettings, list[str]]:
         "play_ply": (int, lambda v: 0 <= v <= 3, "0, 1, 2 or 3"),
         "play_seed": (int, lambda v: v >= 0, "a whole number >= 0"),
         "preset": (str, lambda v: True, "a preset name"),
+        "scheduler": (str, lambda v: v == v.strip(), "a scheduler address"),
     }
     for key, value in data.items():
         if key in simple:

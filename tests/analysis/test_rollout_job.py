@@ -140,7 +140,8 @@ def test_pruning_stops_a_clearly_worse_candidate_deterministically(ev):
     # Given the best and the worst play of 31 from the opening (by 0-ply), rolled out together
     # with prune_sigma=2: the worst is dropped at a decision boundary (fewer trials than the
     # best), its figures stay reported, and the outcome is the same with 1 or 2 workers.
-    from bgtui.engine.evaluate import _evaluate_after, equity
+    from bgtui.engine.evaluate import equity
+    from bgtui.engine import evaluate_after
     from bgtui.engine.movegen import generate_plays
     from bgtui.engine.position import swap_sides
 
@@ -151,7 +152,7 @@ def test_pruning_stops_a_clearly_worse_candidate_deterministically(ev):
     ews = make_eval_workspace(512)
     eqs = []
     for c in children:
-        _evaluate_after(c, ev, ews, t)
+        evaluate_after(c, ev, ews, t)
         eqs.append(equity(t))
     best, worst = int(np.argmax(eqs)), int(np.argmin(eqs))
     roots = np.stack([swap_sides(children[best]), swap_sides(children[worst])])
@@ -203,3 +204,19 @@ def test_cubeful_position_rollout_follows_the_positions_jacoby_rule():
     an = Analyzer()
     assert an.make_rollout_job(replace(state, jacoby=False), s).settings.jacoby is False
     assert an.make_rollout_job(replace(state, jacoby=True), s).settings.jacoby is True
+
+
+def test_stop_decisions_wait_for_a_boundary_whatever_the_chunks(ev, monkeypatch):
+    """A standard-error target met at once still stops at 72 trials, on both worker counts:
+    with a clock that makes every trial look slow the chunks are one trial each, and the
+    chunks in flight all finish at counts that are not boundaries; the decision waits."""
+    import types
+
+    import bgtui.analysis.rollout as R
+
+    ticks = iter(range(10**9))
+    slow = types.SimpleNamespace(perf_counter=lambda: float(next(ticks)), monotonic=time.monotonic)
+    monkeypatch.setattr(R, "time", slow)
+    for workers in (1, 2):
+        s = _last(_job(trials=5000, stop_se=0.5, workers=workers).run(ev))
+        assert s.trials_done == 72, (workers, s.trials_done)

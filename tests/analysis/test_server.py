@@ -72,7 +72,7 @@ def test_the_client_falls_back_without_a_server_of_its_version(tmp_path):
 
 def test_a_second_server_on_a_live_socket_is_refused(tmp_path):
     path = tmp_path / "s.sock"
-    t = _start(path, lambda argv: 0, 2)  # the second server's probe counts as a request
+    t = _start(path, lambda argv: 0, 1)
     with pytest.raises(OSError, match="already running"):
         server.serve(lambda argv: 0, path)
     assert server.request(["cube", POS], path) == (0, "", "")
@@ -145,3 +145,153 @@ def test_no_server_is_started_when_told_not_to(tmp_path, monkeypatch, capsys):
         threading.Event().wait(1.0)
         assert not path.exists()
     capsys.readouterr()
+
+
+# -- under load ----------------------------------------------------------------------------------
+def _echo(argv):
+    """A stand-in engine: prints its query's second word on stdout and the first on stderr."""
+    import time
+
+    time.sleep(0.005)
+    print(argv[1])
+    print(argv[0], file=__import__("sys").stderr)
+    return 3 if argv[1] == "7" else 0
+
+
+def _expected(n):
+    return [(3 if i == 7 else 0, f"{i}\n", "eval\n") for i in range(n)]
+
+
+def _burst(path, n):
+    results = [None] * n
+
+    def client(i):
+        results[i] = server.request(["eval", str(i)], path, timeout=30)
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(n)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(60)
+    return results
+
+
+def test_a_burst_of_clients_is_answered_each_with_its_own_output(tmp_path):
+    path = tmp_path / "s.sock"
+    n = 200
+    t = _start(path, _echo, n)
+    results = _burst(path, n)
+    assert results == _expected(n)
+    t.join(10)
+    assert not t.is_alive() and not path.exists()
+
+
+def test_quick_queries_do_not_wait_behind_a_long_one_or_an_idle_client(tmp_path):
+    path = tmp_path / "s.sock"
+    release = threading.Event()
+
+    def run(argv):
+        if "--rollout" in argv:
+            assert release.wait(30)
+        return _echo(argv)
+
+    t = _start(path, run, 12)
+    long_result = []
+    lt = threading.Thread(target=lambda: long_result.append(
+        server.request(["cube", "long", "--rollout"], path)))
+    lt.start()
+    idle = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    idle.connect(str(path))  # connects and sends nothing
+    try:
+        assert _burst(path, 10) == _expected(10)
+        assert not long_result  # still running: the quick ones went past it
+    finally:
+        release.set()
+        lt.join(30)
+        idle.close()
+    assert long_result == [(0, "long\n", "cube\n")]
+    t.join(10)
+
+
+def test_a_second_server_while_the_first_is_busy_leaves_it_reachable(tmp_path):
+    path = tmp_path / "s.sock"
+    release = threading.Event()
+
+    def run(argv):
+        release.wait(30)
+        return _echo(argv)
+
+    t = _start(path, run, 2)
+    busy = []
+    bt = threading.Thread(target=lambda: busy.append(server.request(["eval", "1"], path)))
+    bt.start()
+    with pytest.raises(OSError, match="already running"):
+        server.serve(lambda argv: 0, path, idle_exit=1)
+    assert path.exists()  # the second server neither took nor removed the socket
+    release.set()
+    bt.join(30)
+    assert busy == [(0, "1\n", "eval\n")]
+    assert server.request(["eval", "2"], path) == (0, "2\n", "eval\n")
+    t.join(10)
+
+
+def test_the_server_creates_its_directory_private_and_leaves_others_alone(tmp_path):
+    import os
+    import stat
+
+    made = tmp_path / "new" / "s.sock"
+    server.serve(lambda argv: 0, made, idle_exit=0.1)
+    assert stat.S_IMODE(os.stat(made.parent).st_mode) == 0o700
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o755)
+    server.serve(lambda argv: 0, shared / "s.sock", idle_exit=0.1)
+    assert stat.S_IMODE(os.stat(shared).st_mode) == 0o755
+    os.chmod(shared, 0o777)  # writable by others, not sticky: someone could swap the socket
+    with pytest.raises(OSError, match="writable by other users"):
+        server.serve(lambda argv: 0, shared / "s.sock", idle_exit=0.1)
+
+
+_SLOW_SERVER = """
+import sys, time
+from bgtui.analysis import server
+def run(argv):
+    print("started", flush=True, file=sys.__stdout__)
+    time.sleep(float(argv[1]))
+    print("done")
+    return 0
+print("ready" if server.serve(run, sys.argv[1], ready=lambda p: print("up", flush=True)) == 0
+      else "?", flush=True)
+"""
+
+
+@pytest.mark.parametrize("sleep, answered", [(60, False), (0.5, True)])
+def test_sigterm_mid_request_never_answers_exit_0_without_output(tmp_path, sleep, answered):
+    """SIGTERM while a query runs: a query that finishes within the grace period is answered,
+    one that does not gets no answer (its client answers itself); the server removes its
+    socket and exits 0."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    path = tmp_path / "s.sock"
+    env = dict(os.environ, PYTHONPATH=os.getcwd())
+    proc = subprocess.Popen([sys.executable, "-c", _SLOW_SERVER, str(path)], env=env,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "up"
+        got = []
+        ct = threading.Thread(target=lambda: got.append(server.request(["eval", str(sleep)], path)))
+        ct.start()
+        assert proc.stdout.readline().strip() == "started"
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        ct.join(30)
+        assert time.monotonic() - t0 < server.SHUTDOWN_GRACE + 5
+        assert got == [(0, "done\n", "")] if answered else got == [None]
+        assert proc.wait(10) == 0
+    finally:
+        proc.kill()
+    assert not path.exists()

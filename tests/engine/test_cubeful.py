@@ -14,8 +14,9 @@ from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine import bearoff
 from bgtui.engine.cube import cube_efficiency, cube_equities
 from bgtui.engine.cubeful import cubeful_no_double, make_cubeful_workspace
-from bgtui.engine.evaluate import (_best_play0, evaluate0, hidden_size, make_eval_workspace,
+from bgtui.engine.evaluate import (evaluate0, hidden_size, make_eval_workspace,
                                    make_lookahead_workspace, make_play_buffers)
+from bgtui.engine import best_play0
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.position import game_result
 from bgtui.engine.rng import make_rng
@@ -98,7 +99,7 @@ class Reference:
         for d1 in range(1, 7):
             for d2 in range(1, d1 + 1):
                 w = 1.0 if d1 == d2 else 2.0
-                best, _ = _best_play0(pos, d1, d2, self.ev, self.mws, self.ews, op, om, best5)
+                best, _ = best_play0(pos, d1, d2, self.ev, self.mws, self.ews, op, om, best5)
                 child = op[best].copy()
                 r = game_result(child)
                 if r > 0:

@@ -9,7 +9,8 @@ import pytest
 
 from bgtui.analysis.weights import load_weights
 from bgtui.engine.evaluate import make_eval_workspace
-from bgtui.engine.nn import _forward, init_net
+from bgtui.engine.nn import init_net
+from bgtui.engine import forward
 from bgtui.training import adam
 from bgtui.training.train import DatasetSpec, FitSettings, build_dataset, fit, load_dataset
 from tests.engine.test_movegen_reference import _game_positions
@@ -24,7 +25,7 @@ def test_the_numpy_forward_pass_is_the_engines():
     ews = make_eval_workspace(16)
     o5 = np.zeros(5, dtype=np.float32)
     for i in range(len(positions)):
-        _forward(x[i], net[0], net[1], net[2], net[3], ews[2], o5)
+        forward(x[i], net[0], net[1], net[2], net[3], ews[2], o5)
         assert np.allclose(y[i], o5, atol=2e-6)
 
 

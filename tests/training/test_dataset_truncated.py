@@ -8,7 +8,8 @@ import pytest
 
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine.constants import OPENING_POSITION
-from bgtui.engine.evaluate import _evaluate_plied, hidden_size, make_lookahead_workspace
+from bgtui.engine import evaluate_plied
+from bgtui.engine.evaluate import hidden_size, make_lookahead_workspace
 from bgtui.training.train import DatasetSpec, _rollout_targets, build_dataset, load_dataset
 
 
@@ -35,7 +36,7 @@ def test_two_roll_targets_of_36_quasi_random_trials_are_the_2ply_evaluation(ev):
     lws = make_lookahead_workspace(hidden_size(ev))
     for p, g in zip(pos, got):
         want = np.zeros(5, dtype=np.float32)
-        _evaluate_plied(p, 2, ev, lws, want)
+        evaluate_plied(p, 2, ev, lws, want)
         assert np.allclose(g, want, atol=2e-5), (g, want)
 
 

@@ -235,3 +235,37 @@ def test_80x24_layout_has_every_pane_reachable(make_app):
             await pilot.press("escape")
             await wait_for(pilot, lambda: _is(app, "MainScreen"), what="help closed")
     body()
+
+
+def test_the_scheduler_address_is_given_to_the_service_and_remembered(make_app, tmp_path):
+    from ui_helpers import paste
+
+    @run
+    async def body():
+        an = fake()
+        an.scheduler = None  # the real service's attribute (the fake runs nothing remotely)
+        app = make_app(analyzer=an)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await ready(app, pilot)
+            m = app.main_screen
+            await pilot.press("g")
+            field = m.query_one("#f-scheduler")
+            field.focus()
+            await wait_for(pilot, lambda: m.focused is field, what="the address field focused")
+            await paste(pilot, "tcp://10.0.0.7:8786")
+            await wait_for(pilot, lambda: an.scheduler == "tcp://10.0.0.7:8786",
+                           what="the service given the address")
+            assert "Dask scheduler" in str(m.query_one("#form-help").render())
+        conf = tomllib.loads((tmp_path / "config" / "tui.toml").read_text())
+        assert conf["scheduler"] == "tcp://10.0.0.7:8786"
+        an2 = fake()
+        an2.scheduler = None
+        app2 = make_app(analyzer=an2)
+        async with app2.run_test(size=(120, 40)) as pilot:
+            await ready(app2, pilot)
+            assert an2.scheduler == "tcp://10.0.0.7:8786"
+            assert app2.main_screen.query_one("#f-scheduler").value == "tcp://10.0.0.7:8786"
+            # emptied: rollouts on this machine again
+            app2.main_screen.query_one("#f-scheduler").value = ""
+            await wait_for(pilot, lambda: an2.scheduler is None, what="the address cleared")
+    body()

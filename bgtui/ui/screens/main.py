@@ -120,8 +120,10 @@ class MainScreen(Screen):
                 tooltip="Play a money game against the engine"),
     ]
 
-    def __init__(self, state, settings: RolloutSettings, preset: str, ply: int) -> None:
+    def __init__(self, state, settings: RolloutSettings, preset: str, ply: int,
+                 scheduler: str = "") -> None:
         super().__init__(id="main")
+        self.scheduler = scheduler
         self.state = state
         self.history: list = []
         self.future: list = []
@@ -162,7 +164,8 @@ class MainScreen(Screen):
                     yield ResultsTable(id="results")
                     yield ConvergencePlot(id="convergence")
                 with TabPane("Settings", id="tab-settings"):
-                    yield RolloutForm(self.rollout_settings or PRESETS[self.preset], id="form")
+                    yield RolloutForm(self.rollout_settings or PRESETS[self.preset],
+                                      scheduler=self.scheduler, id="form")
                 with TabPane("Cube", id="tab-cube"):
                     with VerticalScroll(id="cube-scroll"):  # taller than the pane at 80x24
                         yield CubePanel(id="cube")
@@ -402,6 +405,15 @@ class MainScreen(Screen):
             self.app.remember(rollout=m.settings)
         self.update_status()
 
+    @on(RolloutForm.SchedulerChanged)
+    def _scheduler_changed(self, m: RolloutForm.SchedulerChanged) -> None:
+        self.scheduler = m.address
+        an = self.app.analyzer
+        if hasattr(an, "scheduler"):
+            an.scheduler = m.address or None
+        self.app.remember(scheduler=m.address)
+        self.update_status()
+
     def current_settings(self) -> Optional[RolloutSettings]:
         form = self.query_one(RolloutForm)
         try:
@@ -566,6 +578,9 @@ class MainScreen(Screen):
         head += f"{s.trials_done}/{s.trials_total} trials, {rate(s.games_per_second)} games/s"
         if not (s.finished or s.cancelled):
             head += f", {duration(s.time_left)} left"
+            if getattr(s, "cluster_workers", None):
+                busy, total = s.cluster_workers
+                head += f", {busy}/{total} workers busy"
         if s.variance_reduction_factor:
             head += (f", VR x{s.variance_reduction_factor:.0f}" if narrow
                      else f", VR worth x{s.variance_reduction_factor:.1f} trials")

@@ -95,6 +95,10 @@ FIELDS: tuple[FieldSpec, ...] = (
 )
 assert {f.name for f in FIELDS} == {f.name for f in fields(RolloutSettings)}
 
+SCHEDULER_HELP = ("Address of a Dask scheduler (host:8786) whose workers run the trials "
+                  "(pip install 'bgtui[cluster]' on each; see docs/cluster.md). Same numbers "
+                  "as on this machine. Empty: this machine's threads.")
+
 PRESETS: dict[str, RolloutSettings] = {
     "Quick truncated": RolloutSettings(trials=1296, truncate=7, variance_reduction=True),
     "Standard full": RolloutSettings(trials=1296, truncate=0, variance_reduction=True,
@@ -175,17 +179,26 @@ class RolloutForm(VerticalScroll):
             self.settings = settings
             self.error = error
 
+    class SchedulerChanged(Message):
+        """The Dask scheduler's address changed ("": rollouts on this machine)."""
+
+        def __init__(self, address: str) -> None:
+            super().__init__()
+            self.address = address
+
     DEFAULT_CSS = """
     RolloutForm .field { height: auto; }
     RolloutForm .field Label.name { width: 22; }
     RolloutForm .field Input { width: 12; }
+    RolloutForm #row-scheduler Input { width: 28; }
     RolloutForm .field Checkbox { width: 12; }
     RolloutForm .field Label.error { width: 1fr; padding: 0 1; }
     """
 
-    def __init__(self, settings: RolloutSettings, **kwargs) -> None:
+    def __init__(self, settings: RolloutSettings, scheduler: str = "", **kwargs) -> None:
         super().__init__(**kwargs)
         self._initial = settings
+        self._scheduler = scheduler
         self.errors: dict[str, str] = {}
 
     def compose(self):
@@ -200,6 +213,11 @@ class RolloutForm(VerticalScroll):
                     yield Input(format_field(spec, value), id=f"f-{spec.name}", compact=True,
                                 select_on_focus=False)
                 yield Label("", classes="error", id=f"e-{spec.name}")
+        with Horizontal(classes="field", id="row-scheduler"):
+            yield Label("Dask scheduler", classes="name")
+            yield Input(self._scheduler, id="f-scheduler", compact=True, select_on_focus=False,
+                        placeholder="this machine")
+            yield Label("", classes="error", id="e-scheduler")
         yield Static("", id="form-help")
 
     def on_mount(self) -> None:
@@ -248,6 +266,13 @@ class RolloutForm(VerticalScroll):
     def _changed(self, event) -> None:
         event.stop()
         name = event.control.id.removeprefix("f-")
+        if name == "scheduler":
+            address = event.control.value.strip()
+            bad = any(c.isspace() for c in address)
+            self.query_one("#e-scheduler", Label).update("no spaces in an address" if bad else "")
+            if not bad:
+                self.post_message(self.SchedulerChanged(address))
+            return
         spec = next(f for f in FIELDS if f.name == name)
         err = ""
         if spec.kind is not bool:
@@ -269,7 +294,9 @@ class RolloutForm(VerticalScroll):
 
     def on_descendant_focus(self, event) -> None:
         wid = getattr(event.widget, "id", "") or ""
-        if wid.startswith("f-"):
+        if wid == "f-scheduler":
+            self.query_one("#form-help", Static).update(f"Dask scheduler: {SCHEDULER_HELP}")
+        elif wid.startswith("f-"):
             spec = next(f for f in FIELDS if f.name == wid[2:])
             self.query_one("#form-help", Static).update(f"{spec.label}: {spec.help}")
 

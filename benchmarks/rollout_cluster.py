@@ -1,0 +1,115 @@
+"""Rollouts on a Dask cluster of this machine: games/s against the number of worker processes,
+and the overhead of a chunk, from which ``cluster.CHUNK_SECONDS`` is chosen.
+
+    python benchmarks/rollout_cluster.py [--trials 10000] [--truncate 7] [--workers 1 2]
+                                         [--chunk-seconds 1.0]
+
+For each number of workers it starts a ``LocalCluster`` (one process a worker, one thread
+each, on 127.0.0.1), warms the workers up (each loads the nets and bear-off databases and the
+compiled kernels once), then times ``bgtui rollout``'s path (``Analyzer.scheduler``) on the
+opening position: ``--trials`` trials truncated after ``--truncate`` rolls, default settings.
+It prints games/s, the ratio to one worker, and that the figures equal a local run's. The same
+rollout on this process's threads (1 and 2) is the reference.
+
+The overhead of a chunk is measured on one worker: chunks of 1 and of 64 trials, submitted
+one after the other, ``t(c) = overhead + c x (time of a trial)``.
+
+The CPU must be idle for the ratio to mean anything (``uptime`` before and after is printed).
+"""
+
+import argparse
+import os
+import time
+from dataclasses import replace
+
+from bgtui.analysis.formats import parse_position
+from bgtui.analysis.models import RolloutSettings
+from bgtui.analysis.service import Analyzer
+
+OPENING = "4HPwATDgc/ABMA"
+
+
+def timed(an, settings, state):
+    t0 = time.perf_counter()
+    snap = None
+    for snap in an.iter_rollout(state, settings):
+        pass
+    return snap, time.perf_counter() - t0
+
+
+def chunk_overhead(address, state, settings, reps):
+    """(overhead of a chunk in s, time of a trial in s) on one worker."""
+    import numpy as np
+    from distributed import Client
+
+    from bgtui.analysis import cluster as C
+    from bgtui.analysis.rollout import engine_settings
+    from bgtui.engine.rollout import make_permutations
+
+    client = Client(address, set_as_default=False)
+    roots = np.ascontiguousarray(state.position[None, :])
+    cubes = np.array([[1.0, 0.0, 0.0]])
+    st, perms = engine_settings(settings), make_permutations(settings.seed)
+    times = {}
+    for c in (1, 64):
+        first = 100_000 * c  # away from the first turns' cached plays
+        t0 = time.perf_counter()
+        for i in range(reps):
+            client.submit(C.run_chunk, roots, cubes, first + i * c, c, st, perms,
+                          settings.seed, 12345 + i, pure=False).result()
+        times[c] = (time.perf_counter() - t0) / reps
+    client.close()
+    per_trial = (times[64] - times[1]) / 63
+    return times[1] - per_trial, per_trial
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--trials", type=int, default=10_000)
+    ap.add_argument("--truncate", type=int, default=7)
+    ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--chunk-seconds", type=float, default=None,
+                    help="seconds of work a cluster chunk aims at (default cluster.CHUNK_SECONDS)")
+    ap.add_argument("--reps", type=int, default=40, help="chunks timed for the overhead")
+    args = ap.parse_args()
+    from distributed import LocalCluster
+
+    from bgtui.analysis import cluster as C
+
+    if args.chunk_seconds is not None:
+        C.DaskChunks.chunk_seconds = args.chunk_seconds
+    print(f"load before: {os.getloadavg()[0]:.2f} (1-minute average, {os.cpu_count()} cores)")
+    state = parse_position(OPENING)
+    settings = RolloutSettings(trials=args.trials, truncate=args.truncate, seed=1)
+    warm = RolloutSettings(trials=144, truncate=args.truncate, seed=2)
+    local = Analyzer()
+    timed(local, warm, state)
+    ref = {}
+    for w in (1, 2):
+        snap, el = timed(local, replace(settings, workers=w), state)
+        ref[w] = snap
+        print(f"local threads {w}: {args.trials / el:8.0f} games/s ({el:.1f} s)")
+    base = None
+    for n in args.workers:
+        with LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                          host="127.0.0.1", dashboard_address=None) as lc:
+            an = Analyzer()
+            an.scheduler = lc.scheduler_address
+            timed(an, warm, state)  # every worker loads its evaluator and kernels
+            snap, el = timed(an, settings, state)
+            gps = args.trials / el
+            base = base or gps
+            same = snap.rows == ref[1].rows
+            print(f"dask workers {n}: {gps:8.0f} games/s ({el:.1f} s), x{gps / base:.2f} of one "
+                  f"worker; figures {'identical to' if same else 'DIFFERENT from'} the local run")
+            if n == args.workers[0]:
+                over, per = chunk_overhead(lc.scheduler_address, state, settings, args.reps)
+                print(f"chunk overhead {over * 1e3:.1f} ms, a trial {per * 1e3:.3f} ms: a chunk of "
+                      f"{C.DaskChunks.chunk_seconds:g} s ({C.DaskChunks.chunk_seconds / per:.0f} "
+                      f"trials) loses {100 * over / (over + C.DaskChunks.chunk_seconds):.1f}%")
+            an._cluster.close()
+    print(f"load after: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()

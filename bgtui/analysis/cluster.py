@@ -1,0 +1,313 @@
+"""Rollout chunks on a Dask distributed cluster (``bgtui rollout ... --scheduler ADDRESS``).
+
+A rollout's trials are a pure function of (root, trial index, settings, seed, evaluator), so
+a chunk of trials can run anywhere: :class:`DaskChunks` is an executor of
+:meth:`bgtui.analysis.rollout.RolloutJob.run` that submits each chunk as a Dask task
+(:func:`run_chunk`), and the job merges the results strictly in trial order as it merges its
+local threads' results: the numbers are bit for bit those of a local run, whatever the
+number of machines, workers and chunk sizes.
+
+Workers load the nets, the filter net and the bear-off databases from their own bgtui
+install, once per worker process. Before the first chunk (:meth:`DaskChunks.start`) and
+with every result, a worker's identity (:func:`worker_identity`: the bgtui version and a
+digest of its code and weights, the Python, numpy and numba versions, a digest of the
+evaluator it loaded) is compared with the client's; a worker that differs is refused with an
+error naming it, so results of different versions never mix. A chunk whose worker dies is
+computed again on another (Dask reschedules a lost worker's tasks; ``retries`` resubmits a
+task that raised).
+
+This module is imported only when a scheduler is given: a local rollout imports nothing of
+Dask.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import sys
+import threading
+import time
+from typing import Optional
+
+import numpy as np
+
+#: seconds to reach the scheduler before giving up
+CONNECT_TIMEOUT = 5.0
+#: seconds to wait for a first worker to join the scheduler
+WORKER_TIMEOUT = 30.0
+#: times a chunk whose task raised is resubmitted
+RETRIES = 3
+#: seconds of work a chunk aims at and its largest number of trials
+#: (``benchmarks/rollout_cluster.py`` measures the overhead of a chunk)
+CHUNK_SECONDS = 1.0
+MAX_CHUNK = 20_000
+
+
+class ClusterError(ConnectionError):
+    """The cluster cannot run the rollout (no scheduler, no worker, a refused worker, a chunk
+    that failed on every retry); the message is one line."""
+
+
+# -- the worker side ---------------------------------------------------------------------------
+_WORKER: dict = {}
+_WORKER_LOCK = threading.Lock()
+_WORKER_LOCAL = threading.local()
+
+
+def evaluator_digest(ev) -> str:
+    """A digest of what an evaluator computes with: its three nets' weights and the shapes of
+    its bear-off databases (their contents are built by the code, which the code digest
+    covers)."""
+    from bgtui.analysis.weights import nets_of
+
+    h = hashlib.sha256()
+    for net in nets_of(ev):
+        for a in net:
+            a = np.ascontiguousarray(a)
+            h.update(f"{a.dtype.str}{a.shape};".encode())
+            h.update(a.tobytes())
+    for db in (ev[2], ev[3]):
+        h.update(f"db{np.asarray(db).dtype.str}{np.asarray(db).shape};".encode())
+    return h.hexdigest()[:16]
+
+
+def filter_digest(net) -> str:
+    h = hashlib.sha256()
+    for a in net:
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype.str}{a.shape};".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()[:16]
+
+
+_CODE: list = []
+
+
+def code_identity() -> str:
+    """The bgtui version, a digest of the install's code and weights (by content), the Python,
+    numpy and numba versions and the CPU numba compiles for (a compiler of another version,
+    or the nets' fast-math sums vectorised for another CPU, may round differently)."""
+    if not _CODE:
+        import llvmlite.binding as llvm
+        import numba
+        from numba.core import config
+
+        from bgtui.analysis.server import fingerprint
+
+        py = ".".join(map(str, sys.version_info[:3]))
+        cpu = config.CPU_NAME or llvm.get_host_cpu_name()
+        features = config.CPU_FEATURES
+        if features is None:  # as numba's own code generator decides
+            features = llvm.get_host_cpu_features().flatten()
+        cpu += "/" + hashlib.sha256(features.encode()).hexdigest()[:8]
+        _CODE.append(f"bgtui {fingerprint(contents=True)}, Python {py}, numpy {np.__version__}, "
+                     f"numba {numba.__version__}, CPU {cpu}")
+    return _CODE[0]
+
+
+def _worker_context():
+    """(evaluator, filter net, identity) of this worker process, loaded once from its own
+    install as the command line loads them (shipped weights, bear-off databases)."""
+    if not _WORKER:
+        with _WORKER_LOCK:
+            if not _WORKER:
+                from bgtui.analysis.service import Analyzer
+                from bgtui.analysis.weights import load_filter_net
+
+                ev = Analyzer().ev
+                fnet = load_filter_net()
+                ident = {"code": code_identity(), "evaluator": evaluator_digest(ev),
+                         "filter": filter_digest(fnet)}
+                _WORKER.update(ev=ev, filter_net=fnet, identity=ident)
+    return _WORKER["ev"], _WORKER["filter_net"], _WORKER["identity"]
+
+
+def worker_identity() -> dict:
+    """This worker's identity (see :func:`code_identity`, :func:`evaluator_digest`); loads
+    its evaluator if it has not yet."""
+    return dict(_worker_context()[2])
+
+
+def run_chunk(roots, cubes, first, count, st, perms, seed, epoch):
+    """The task of one chunk: trials ``first .. first + count - 1`` of ``roots`` on this
+    worker's evaluator; ``(out, trials done, the worker's identity, its address)``."""
+    from bgtui.engine.evaluate import hidden_size
+    from bgtui.engine import rollout_chunk
+    from bgtui.engine.rollout import NUM_OUT, make_rollout_workspace
+
+    ev, fnet, ident = _worker_context()
+    ws = getattr(_WORKER_LOCAL, "ws", None)
+    if ws is None:  # one workspace per worker thread, kept from task to task
+        ws = _WORKER_LOCAL.ws = make_rollout_workspace(hidden_size(ev), fnet)
+    out = np.zeros((len(roots), count, NUM_OUT))
+    flag = np.array([0, epoch], dtype=np.int64)
+    done = rollout_chunk(roots, cubes, first, count, st, perms, seed, ev, ws, out, flag)
+    return out, int(done), ident, _worker_address()
+
+
+def _worker_address() -> str:
+    try:
+        from distributed import get_worker
+
+        return get_worker().address
+    except ValueError:  # not inside a worker
+        return "?"
+
+
+# -- the client side ---------------------------------------------------------------------------
+def _mismatch(name: str, theirs: dict, ours: dict, keys) -> Optional[str]:
+    for k in keys:
+        if theirs.get(k) != ours.get(k):
+            what = {"code": "runs", "evaluator": "evaluates with nets", "filter": "filters with net"}[k]
+            ours_text = ours.get(k)
+            if k == "evaluator":
+                ours_text = f"{ours_text} (the workers load their shipped weights: --weights is not used)"
+            return (f"worker {name} is refused: it {what} {theirs.get(k)}, this client "
+                    f"{ours_text}")
+    return None
+
+
+class Cluster:
+    """A connection to a Dask scheduler (see :func:`connect`)."""
+
+    def __init__(self, client, address: str) -> None:
+        self.client = client
+        self.address = address
+
+    def executor(self) -> "DaskChunks":
+        return DaskChunks(self)
+
+    def close(self) -> None:
+        try:
+            self.client.close(timeout=2)
+        except Exception:  # closing a connection that is already gone
+            pass
+
+
+def connect(address: str, timeout: float = CONNECT_TIMEOUT,
+            worker_timeout: float = WORKER_TIMEOUT) -> Cluster:
+    """Connect to the Dask scheduler at ``address`` (``tcp://host:8786``, ``host:8786``) and
+    wait for a worker; raise :class:`ClusterError` with a one-line message if none answers."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ClusterError("--scheduler needs Dask distributed: pip install 'bgtui[cluster]'") from None
+    import logging
+
+    # a scheduler that does not answer is reported once, by the error below
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)
+    try:
+        client = Client(address, timeout=timeout, set_as_default=False)
+    except Exception as exc:
+        raise ClusterError(f"no Dask scheduler answers at {address} "
+                           f"(within {timeout:g} s: {type(exc).__name__})") from None
+    try:
+        client.wait_for_workers(1, timeout=worker_timeout)
+    except Exception:
+        client.close()
+        raise ClusterError(f"the Dask scheduler at {address} has no worker "
+                           f"(waited {worker_timeout:g} s)") from None
+    return Cluster(client, address)
+
+
+class DaskChunks:
+    """An executor of :meth:`RolloutJob.run` on a Dask cluster (its interface: see
+    ``rollout.LocalChunks``). Chunks are larger than local ones (a task costs a round trip
+    to the scheduler and a worker); cancelling cancels the submitted tasks (a chunk already
+    running finishes on its worker and is dropped)."""
+
+    chunk_seconds = CHUNK_SECONDS
+    max_chunk = MAX_CHUNK
+
+    def __init__(self, cluster: Cluster) -> None:
+        self.cluster = cluster
+        self.client = cluster.client
+        self._inputs = None
+        self._epoch = 0
+        self._identity: dict = {}
+        self._keys: tuple = ()
+        self._submitted: list = []
+        self._slots = 1
+        self._slots_at = -1.0
+
+    def start(self, inputs) -> None:
+        """Check every worker's identity against the client's (the evaluator ``inputs.ev``
+        and, with ``vr_filter``, ``inputs.filter_net``) before the first chunk."""
+        self._identity = {"code": code_identity(), "evaluator": evaluator_digest(inputs.ev)}
+        self._keys = ("code", "evaluator")
+        if inputs.filter_net is not None:
+            self._identity["filter"] = filter_digest(inputs.filter_net)
+            self._keys += ("filter",)
+        self._inputs = inputs
+        # the play caches of the workers are shared by every client of the cluster: a random
+        # epoch, not this process's run number
+        self._epoch = secrets.randbits(62) | 1
+        try:
+            found = self.client.run(worker_identity)
+        except Exception as exc:
+            raise ClusterError(f"cannot reach the workers of {self.cluster.address}: "
+                               f"{type(exc).__name__}: {exc}") from None
+        for name in sorted(found):
+            why = _mismatch(name, found[name], self._identity, self._keys)
+            if why:
+                raise ClusterError(why)
+
+    def slots(self) -> int:
+        """Worker threads of the cluster (asked of the scheduler at most once a second)."""
+        now = time.monotonic()
+        if now - self._slots_at >= 1.0:
+            self._slots_at = now
+            try:
+                self._slots = max(1, sum(self.client.nthreads().values()))
+            except Exception:
+                pass  # keep the last count; a lost scheduler shows in the results
+        return self._slots
+
+    def busy(self) -> Optional[tuple[int, int]]:
+        """(workers running a chunk of this rollout now, worker threads), for the progress
+        display; None if the scheduler does not answer."""
+        try:
+            keys = {f.key for f in self._submitted if not f.done()}
+            n = sum(1 for tasks in self.client.processing().values() if keys & set(tasks))
+        except Exception:
+            return None
+        return n, self.slots()
+
+    def submit(self, first: int, count: int, idx: np.ndarray):
+        x = self._inputs
+        fut = self.client.submit(run_chunk, x.roots[idx], x.cubes[idx], int(first), int(count),
+                                 x.st, x.perms, int(x.seed), self._epoch, pure=False,
+                                 retries=RETRIES)
+        self._submitted = [f for f in self._submitted if not f.done()] + [fut]
+        return fut
+
+    def wait(self, futures, timeout: float) -> None:
+        # polled: distributed.wait needs a default client, and this one is not (a process
+        # may hold clients of several clusters)
+        deadline = time.monotonic() + timeout
+        while not any(f.done() for f in futures) and time.monotonic() < deadline:
+            time.sleep(0.005)
+
+    def result(self, future):
+        try:
+            out, done, ident, name = future.result()
+        except Exception as exc:
+            first = str(exc).splitlines()[0] if str(exc) else ""
+            raise ClusterError(f"a rollout chunk failed on the cluster {self.cluster.address}: "
+                               f"{type(exc).__name__}: {first}") from None
+        why = _mismatch(name, ident, self._identity, self._keys)
+        if why:
+            raise ClusterError(why)
+        return out, done
+
+    def cancel(self) -> None:
+        live = [f for f in self._submitted if not f.done()]
+        if live:
+            try:
+                self.client.cancel(live)
+            except Exception:
+                pass  # the scheduler is gone: nothing left to cancel
+        self._submitted = []
+
+    def close(self) -> None:
+        self.cancel()

@@ -1,0 +1,156 @@
+"""Rollouts on a real Dask cluster on 127.0.0.1 (``dask scheduler`` and two ``dask worker``
+processes, one thread each): the same JSON as a local run, a worker killed mid-run, a worker of
+another install refused, a scheduler that does not answer. Without ``--scheduler`` nothing of
+Dask is imported."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bgtui.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+OPENING = "4HPwATDgc/ABMA"
+ROLLOUT = ("rollout", OPENING, "--trials", "324", "--truncate", "7", "--json")
+CANDIDATES = ("rollout", OPENING, "--dice", "31", "--top", "3", "--trials", "324",
+              "--truncate", "7", "--json")
+CUBEFUL = ("cube", OPENING, "--rollout", "--trials", "36", "--json")
+
+
+def _json(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    d = json.loads(out)
+    d.pop("games_per_second", None)  # the only figure that depends on the clock
+    return d
+
+
+def test_a_local_rollout_imports_nothing_of_dask():
+    code = ("import sys; from bgtui.cli import main; "
+            "main(['rollout', '4HPwATDgc/ABMA', '--trials', '36', '--truncate', '1', '--json']); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), BGTUI_NO_SERVER="1")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       cwd=ROOT, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[-1] == "[]"
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """``dask scheduler`` and two ``dask worker`` (one thread each, with a nanny that restarts
+    a killed worker) on 127.0.0.1, running this checkout; yields (address, client)."""
+    distributed = pytest.importorskip("distributed")
+    tmp = tmp_path_factory.mktemp("cluster")
+    sched_file = tmp / "scheduler.json"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), BGTUI_NO_SERVER="1")
+    log = open(tmp / "cluster.log", "w")
+    procs = [subprocess.Popen([sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1",
+                               "--port", "0", "--no-dashboard", "--scheduler-file", str(sched_file)],
+                              env=env, stdout=log, stderr=log, cwd=tmp)]
+    try:
+        for _ in range(300):
+            if sched_file.exists() and sched_file.stat().st_size > 0:
+                break
+            time.sleep(0.1)
+        address = json.loads(sched_file.read_text())["address"]
+        for _ in range(2):
+            procs.append(subprocess.Popen(
+                [sys.executable, "-m", "dask", "worker", address, "--nthreads", "1",
+                 "--host", "127.0.0.1", "--no-dashboard"], env=env, stdout=log, stderr=log, cwd=tmp))
+        client = distributed.Client(address, timeout=30, set_as_default=False)
+        client.wait_for_workers(2, timeout=120)
+        yield address, client
+        client.close()
+    finally:
+        for p in reversed(procs):
+            p.send_signal(signal.SIGINT)
+        for p in reversed(procs):
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        log.close()
+
+
+def test_cluster_rollouts_give_the_local_json(cluster, capsys):
+    address, _ = cluster
+    for argv in (ROLLOUT, CANDIDATES, CUBEFUL):
+        local = _json(capsys, *argv)
+        remote = _json(capsys, *argv, "--scheduler", address)
+        assert remote == local, argv[:2]
+
+
+def test_a_worker_killed_mid_run_loses_nothing(cluster):
+    from bgtui.analysis.models import RolloutSettings
+    from bgtui.analysis.service import Analyzer
+    from bgtui.analysis.state import GameState
+    from bgtui.analysis.formats import parse_position
+
+    address, client = cluster
+    state = parse_position(OPENING)
+    assert isinstance(state, GameState)
+    settings = RolloutSettings(trials=1296, truncate=7, seed=5)
+    local = Analyzer()
+    truth = list(local.iter_rollout(state, settings))[-1]
+    an = Analyzer()
+    an.scheduler = address
+    pids = client.run(os.getpid)
+    killed = None
+    for snap in an.iter_rollout(state, settings):
+        if killed is None and snap.trials_done > 0 and not snap.finished:
+            busy = [w for w, keys in client.processing().items()
+                    if any(str(k).startswith("run_chunk") for k in keys)]
+            if busy:  # a worker running a chunk of this rollout: kill its process
+                killed = busy[0]
+                os.kill(pids[killed], signal.SIGKILL)
+    assert killed is not None, "the rollout ended before a worker could be killed"
+    assert snap.finished and snap.trials_done == truth.trials_done
+    assert snap.rows == truth.rows
+    client.wait_for_workers(2, timeout=120)  # its nanny starts it again for the next tests
+
+
+def test_a_worker_of_another_install_is_refused(cluster, capsys):
+    # simulated: one worker's identity says its code digest differs (what a worker with other
+    # bgtui sources or weights reports); the refusal must name it and nothing be merged
+    address, client = cluster
+    client.wait_for_workers(2, timeout=120)
+    target = sorted(client.nthreads())[0]
+
+    def tamper(code):
+        import bgtui.analysis.cluster as c
+
+        c.worker_identity()  # loads the evaluator and the identity
+        old = c._WORKER["identity"]["code"]
+        c._WORKER["identity"]["code"] = code
+        return old
+
+    old = client.run(tamper, "bgtui 0.0.0+other", workers=[target])[target]
+    try:
+        code = main(list(ROLLOUT) + ["--trials", "72", "--scheduler", address])
+        out, err = capsys.readouterr()
+    finally:
+        client.run(tamper, old, workers=[target])
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert f"worker {target} is refused" in err and "bgtui 0.0.0+other" in err
+
+
+def test_a_scheduler_that_does_not_answer_is_one_line_and_exit_2(capsys):
+    pytest.importorskip("distributed")
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    code = main(list(ROLLOUT) + ["--scheduler", f"tcp://127.0.0.1:{port}"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.strip().splitlines() == [err.strip()]
+    assert f"no Dask scheduler answers at tcp://127.0.0.1:{port}" in err
