@@ -6,7 +6,7 @@ without and with a resident engine (`bgtui serve`).
 Wall-clock time of whole `bgtui` processes (subprocess), median and range over ``--runs``, after
 one untimed run that warms numba's cache. Without a server every process imports numba, loads
 the cached kernels, the weights and the bear-off databases; with one, the process only sends the
-query. Target (issue 5): under 0.5 s with a warm cache. Also: a first query that finds no server
+query. Target: under 0.5 s with a warm cache. Also: a first query that finds no server
 (it answers itself and starts one, ``$BGTUI_SERVER_IDLE``), then the queries after it.
 """
 

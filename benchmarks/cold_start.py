@@ -194,13 +194,15 @@ def child(args) -> int:
 
 
 # -- the driver ----------------------------------------------------------------------------
-def _run_once(clone: str, tmp: str, args) -> dict:
+def _run_once(clone: str, tmp: str, args, n: int) -> dict:
     env = dict(os.environ)
     env.pop("NUMBA_CACHE_DIR", None)  # numba caches beside the clone's sources
     env.pop("NUMBA_DISABLE_JIT", None)
     env.update(PYTHONPATH=clone, BGTUI_CACHE_DIR=os.path.join(tmp, "bgtui-cache"),
-               BGTUI_CONFIG_DIR=os.path.join(tmp, "config"),
-               BGTUI_DATA_DIR=os.path.join(tmp, "data"), COLD_START_TMP=tmp,
+               # settings and data (an autosaved rollout would be offered for resuming) are
+               # each start's own; the caches are shared
+               BGTUI_CONFIG_DIR=os.path.join(tmp, f"config{n}"),
+               BGTUI_DATA_DIR=os.path.join(tmp, f"data{n}"), COLD_START_TMP=os.path.join(tmp, f"app{n}"),
                COLD_START_T0=repr(time.time()))
     p = subprocess.run([sys.executable, os.path.join(clone, "benchmarks", "cold_start.py"),
                         "--child", "--timeout", str(args.timeout)],
@@ -256,7 +258,7 @@ def main(argv=None) -> int:
         print(f"bgtui cold start: clone of {head} in {clone}, {os.cpu_count()} cores, "
               f"load average {os.getloadavg()[0]:.1f} at the start")
         for n in range(1, args.runs + 1):
-            _report(n, _run_once(clone, tmp, args), args.kernels if n == 1 else 0)
+            _report(n, _run_once(clone, tmp, args, n), args.kernels if n == 1 else 0)
     finally:
         if args.keep:
             print(f"kept {tmp}")

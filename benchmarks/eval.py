@@ -9,7 +9,7 @@ measured ``--repeat`` times and printed as the best and the median: on a shared 
 machine the speed of the same kernel drifts by a quarter within minutes, and the best of
 several runs is the steadiest estimate of what the code itself costs.
 
-Targets (issue 3): >= 1.5 M static evaluations/s inside move selection; 1-ply of a middle-game
+Targets: >= 1.5 M static evaluations/s inside move selection; 1-ply of a middle-game
 position under 0.3 ms.
 """
 
@@ -20,19 +20,13 @@ import numpy as np
 from bgtui.engine._jit import kernel
 
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine.evaluate import (
-    _best_play0,
-    _evaluate_net,
-    _evaluate_plied,
-    hidden_size,
-    make_eval_workspace,
-    make_lookahead_workspace,
-    make_play_buffers,
-)
+from bgtui.engine.evaluate import (_evaluate_net, hidden_size, make_eval_workspace,
+                                   make_lookahead_workspace, make_play_buffers)
+from bgtui.engine import best_play0, evaluate_plied
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.nn import CONTACT, CRASHED, RACE, net_class
 from bgtui.engine.rng import make_rng
-from bgtui.engine.train import _START, _sample_positions
+from bgtui.training.kernels import _START, _sample_positions
 
 
 @kernel
@@ -50,7 +44,7 @@ def _in_selection(P, ev, mws, ews, op, om):
     for k in range(P.shape[0]):
         for d1 in range(1, 7):
             for d2 in range(1, d1 + 1):
-                best, m = _best_play0(P[k], d1, d2, ev, mws, ews, op, om, b5)
+                best, m = best_play0(P[k], d1, d2, ev, mws, ews, op, om, b5)
                 n += m
     return n
 
@@ -97,12 +91,12 @@ def main():
               f"{med:12,.0f} median", flush=True)
     lws = make_lookahead_workspace(hidden_size(ev))
     out = np.zeros(5, dtype=np.float32)
-    _evaluate_plied(contact[0], 1, ev, lws, out)
+    evaluate_plied(contact[0], 1, ev, lws, out)
     for ply, k in ((1, 200), (2, 10)):
         def run():
             t = time.process_time()
             for p in contact[:k]:
-                _evaluate_plied(p, ply, ev, lws, out)
+                evaluate_plied(p, ply, ev, lws, out)
             return k, time.process_time() - t
         best, med = _runs(run, repeat)  # positions per second
         print(f"{ply}-ply evaluation of a middle-game position: {1000 / best:.2f} ms best, "

@@ -6,7 +6,7 @@ Prints legal-play generations per second and resulting positions per second for 
 positions (opening; middle game from 0-ply self-play; middle game from random play, which
 scatters checkers and has twice as many plays per roll; player on the bar; bear-off), each with
 all 36 rolls, calling the kernel from a jitted loop (compile time excluded).
-Targets (issue 2): >= 0.5 M generations/s on middle-game positions, >= 10 M positions/s overall.
+Targets: >= 0.5 M generations/s on middle-game positions, >= 10 M positions/s overall.
 """
 
 import argparse
@@ -16,7 +16,8 @@ import numpy as np
 from bgtui.engine._jit import kernel
 
 from bgtui.engine.constants import MAX_PLAYS, OPENING_POSITION
-from bgtui.engine.movegen import _generate_plays, generate_plays, make_workspace
+from bgtui.engine.movegen import generate_plays, make_workspace
+from bgtui.engine import generate_plays_into
 from bgtui.engine.position import swap_sides
 
 
@@ -27,7 +28,7 @@ def _bench(P, ws, op, om, reps):
         for k in range(P.shape[0]):
             for d1 in range(1, 7):
                 for d2 in range(1, 7):
-                    tot += _generate_plays(P[k], d1, d2, ws, op, om)
+                    tot += generate_plays_into(P[k], d1, d2, ws, op, om)
     return tot
 
 
@@ -63,7 +64,7 @@ def selfplay_midgame(n):
     from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
     from bgtui.engine.position import is_race
     from bgtui.engine.rng import make_rng
-    from bgtui.engine.train import _START, _sample_positions
+    from bgtui.training.kernels import _START, _sample_positions
 
     ev = load_weights()[0]
     dest = np.zeros((4 * n, 26), dtype=np.int8)

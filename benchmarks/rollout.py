@@ -16,8 +16,8 @@ By default the nets only: every game is played to its last checker. ``--database
 evaluator that ``bgtui rollout`` and the app use, nets and bear-off databases, with the default
 settings' exact two-sided truncation (a game ends when both sides are home with at most 6
 checkers: its value is exact there) and the one-sided databases valuing home-board bear-offs
-and straggler races inside the games (2026-11-24: within this machine's noise of the nets-only
-figures, e.g. 1255 against 1247 games/s for full games on one core).
+and straggler races inside the games (as fast as the nets alone, within the noise of a
+measurement).
 """
 
 import argparse

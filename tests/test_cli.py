@@ -11,6 +11,8 @@ from bgtui.cli import main
 from bgtui.engine.cube import CONTACT_EFFICIENCY as X_CONTACT
 
 OPENING = "4HPwATDgc/ABMA"
+# a blitz far past the cash point (0-ply: 81% wins, 63% gammons; contact)
+STRONG_GAMMONISH = "bDtgAHhbM8FBIA"
 PROBS = {"win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"}
 
 
@@ -171,7 +173,7 @@ def test_train_dataset_anchor_targets_are_the_weights_own_static_values(capsys, 
     # (checked against the Analyzer); train supervised refuses 0 (nothing to learn); the
     # dataset options that need a partner say which
     from bgtui.analysis.service import Analyzer
-    from bgtui.analysis.training import load_dataset
+    from bgtui.training.train import load_dataset
 
     d = str(tmp_path / "a")
     code, out, _ = run(capsys, "train", "dataset", "--checkpoint", "bgtui-0.npz", "--data", d,
@@ -241,10 +243,12 @@ def test_cube_opponent_owns_the_cube_shows_no_cube_access(capsys):
 
 
 def test_cube_no_jacoby_counts_gammons_with_the_cube_centred(capsys):
-    # Jacoby: with the cube centred the game played on counts single (dead part 2p - 1; the
-    # live part from -1 at the take point to +1 at the cash point, the points those of the
-    # doubled game, where gammons count); without it, gammons count. A taken double is
-    # unaffected (gammons count after a double either way).
+    # Jacoby: with the cube centred a gammon counts only once the cube is turned. The live
+    # part runs from -1 at the take point to +1 at the cash point (the points of the doubled
+    # game, where gammons count) and is flat beyond them (a cash instead of playing on for a
+    # gammon that would not count); the dead part is the cubeless equity limited to one
+    # point. Inside the window (the opening position) that is the value without the rule; a
+    # taken double is unaffected (gammons count after a double either way).
     d_j = json.loads(run(capsys, "cube", OPENING, "--json")[1])
     d_n = json.loads(run(capsys, "cube", OPENING, "--no-jacoby", "--json")[1])
     p = d_j["probabilities"]
@@ -252,15 +256,23 @@ def test_cube_no_jacoby_counts_gammons_with_the_cube_centred(capsys):
     assert W > 1.05 and L > 1.05  # the opening position has gammons both ways
     tp, cp = (L - 0.5) / (W + L + 0.5), (L + 1) / (W + L + 0.5)
     pw = p["win"]
-    jacoby = X_CONTACT * (-1 + 2 * (pw - tp) / (cp - tp)) + (1 - X_CONTACT) * (2 * pw - 1)
-    assert tp < pw < cp and d_j["no_double"] == pytest.approx(jacoby, abs=1e-5)
+    cubeless = pw * W - (1 - pw) * L
+    jacoby = X_CONTACT * (-1 + 2 * (pw - tp) / (cp - tp)) + (1 - X_CONTACT) * cubeless
+    assert tp < pw < cp and abs(cubeless) < 1
+    assert d_j["no_double"] == pytest.approx(jacoby, abs=1e-5)
     assert d_n["no_double"] == pytest.approx(_janowski(p["win"], X_CONTACT, "centred", W, L), abs=1e-5)
-    assert d_n["no_double"] != pytest.approx(d_j["no_double"], abs=1e-3)
+    assert d_n["no_double"] == pytest.approx(d_j["no_double"], abs=1e-6)
     assert d_n["double_take"] == pytest.approx(d_j["double_take"], abs=1e-12)
     # the opening player is behind after a taken double (opponent owns the cube): beavered,
     # so the cube goes to 4: 4 * E_opponent_owns
     e_x = _janowski(p["win"], X_CONTACT, "opponent", W, L)
     assert e_x < 0 and d_j["double_take"] == pytest.approx(4 * e_x, abs=1e-5)
+    # past the cash point the rule bites: the player cashes (+1) instead of playing on for a
+    # gammon, so the centred no-double value is at most 1 under the rule and higher without
+    d_j = json.loads(run(capsys, "cube", STRONG_GAMMONISH, "--json")[1])
+    d_n = json.loads(run(capsys, "cube", STRONG_GAMMONISH, "--no-jacoby", "--json")[1])
+    assert d_j["probabilities"]["win"] > d_j["cash_point"]
+    assert d_j["no_double"] <= 1.0 < d_n["no_double"]
 
 
 # an underdog race: player 5 checkers each on his 8, 7, 6 points (105 pips), opponent 5 each
@@ -372,5 +384,23 @@ def test_cubeful_rollout_text_shows_the_standard_error_of_every_cube_state(capsy
                         ("opponent_owned", "opp-owned")):
         # each state's equity followed by its standard error, as the JSON gives it
         after = line.split(f" {label} ", 1)[1].split()
-        assert after[1].startswith("±") and abs(float(after[1][1:]) - se[name]) < 5e-4, after
+        assert after[1].startswith("±") and abs(float(after[1][1:]) - se[name]) <= 6e-4, after
     assert code == 0
+
+
+def test_cube_shows_the_cube_states_and_the_model(capsys):
+    # the three cube states after the player's best cube action, from the decision's own
+    # figures: centred = max(no double, min(double/take, double/pass)) with the cube centred;
+    # owned: the redouble is 2 x the opponent-owned value, not beavered
+    for ply, model in ((0, "janowski"), (1, "cubeful lookahead")):
+        d = json.loads(run(capsys, "cube", "4OfgBSBmrsQANA", "--ply", str(ply), "--json")[1])
+        e = d["equity"]
+        assert d["model"] == model and d["ply"] == ply
+        assert d["cube_efficiency"] == pytest.approx(X_CONTACT)
+        assert e["centred"] == pytest.approx(
+            max(d["no_double"], min(d["double_take"], d["double_pass"])), abs=1e-12)
+        assert e["owned"] >= min(2 * e["opponent_owned"], 1.0) - 1e-12
+        assert e["owned"] >= e["centred"] - 1e-12 >= e["opponent_owned"] - 1e-12
+        out = run(capsys, "cube", "4OfgBSBmrsQANA", "--ply", str(ply))[1]
+        assert (f"Cube states (1-cube): centred {e['centred']:+.3f}  player owns "
+                f"{e['owned']:+.3f}  opponent owns {e['opponent_owned']:+.3f}") in out

@@ -1,4 +1,5 @@
-"""The installed package (from a wheel, not the checkout) finds and loads the shipped weights."""
+"""The installed package (from a wheel, not the checkout) finds and loads the shipped weights
+and match equity table."""
 
 import os
 import subprocess
@@ -29,3 +30,12 @@ def test_wheel_ships_weights_and_an_installed_copy_loads_them(tmp_path):
     assert out.returncode == 0, out.stderr
     pkg, path = out.stdout.split()
     assert pkg.startswith(str(target)) and path.startswith(str(target))
+    # the match equity table is package data too: the installed copy reads its own
+    assert "bgtui/data/met/kazaross-xg2.xml" in names
+    code = ("import bgtui.analysis.met as m; t = m.get_met(); "
+            "print(m.DEFAULT_MET); print(t.length, t.pre[0, 1])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    path, length, entry = out.stdout.split()
+    assert path.startswith(str(target)) and length == "25" and entry == "0.67736"

@@ -18,13 +18,14 @@ from __future__ import annotations
 import json
 import logging
 import os
-import tempfile
 import threading
+from functools import partial
 from pathlib import Path
 from typing import Callable, NamedTuple
 
 import numpy as np
 
+from bgtui.analysis.atomic import atomic_write, atomic_write_text
 from bgtui.engine import bearoff
 
 log = logging.getLogger(__name__)
@@ -117,33 +118,14 @@ def _load(meta_path: Path, params: dict, names: tuple) -> dict:
 
 def _save(meta_path: Path, arrays: dict, params: dict) -> None:
     """Each array to ``<stem>.<name>.npy``, then the description (format, parameters,
-    checksums) to ``meta_path``: every file through a temporary file and ``os.replace``, the
-    description last, so that a description always names complete arrays."""
-    meta_path.parent.mkdir(parents=True, exist_ok=True)
-    tmps = []
-    try:
-        for n, a in arrays.items():
-            fd, tmp = tempfile.mkstemp(prefix=meta_path.stem + ".", suffix=".tmp",
-                                       dir=meta_path.parent)
-            tmps.append(tmp)
-            with os.fdopen(fd, "wb") as f:
-                np.save(f, a, allow_pickle=False)
-            os.replace(tmp, _array_path(meta_path, n))
-        fd, tmp = tempfile.mkstemp(prefix=meta_path.stem + ".", suffix=".tmp",
-                                   dir=meta_path.parent)
-        tmps.append(tmp)
-        with os.fdopen(fd, "w") as f:
-            json.dump({"format_version": FORMAT_VERSION, "params": _params_text(params),
-                       "sum64": {n: _sum64(a) for n, a in arrays.items()}}, f)
-        os.replace(tmp, meta_path)
-        remove_superseded(meta_path.parent)
-    except BaseException:
-        for t in tmps:
-            try:
-                os.unlink(t)
-            except OSError:
-                pass
-        raise
+    checksums) to ``meta_path``: every file written atomically, the description last, so that
+    a description always names complete arrays."""
+    for n, a in arrays.items():
+        atomic_write(_array_path(meta_path, n), partial(np.save, arr=a, allow_pickle=False))
+    atomic_write_text(meta_path, json.dumps(
+        {"format_version": FORMAT_VERSION, "params": _params_text(params),
+         "sum64": {n: _sum64(a) for n, a in arrays.items()}}))
+    remove_superseded(meta_path.parent)
 
 
 def load_or_build(name: str, builder: Callable[[], dict], params: dict, names: tuple) -> dict:
@@ -241,29 +223,12 @@ def _load_extended(path: Path, meta_path: Path, params: dict) -> np.ndarray:
 
 
 def _save_extended(path: Path, meta_path: Path, dist: np.ndarray, params: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmps = []
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-        tmps.append(tmp)
-        with os.fdopen(fd, "wb") as f:
-            np.save(f, dist, allow_pickle=False)
-        fd2, tmp2 = tempfile.mkstemp(prefix=meta_path.name + ".", suffix=".tmp", dir=path.parent)
-        tmps.append(tmp2)
-        with os.fdopen(fd2, "w") as f:
-            json.dump({"format_version": EXTENDED_VERSION, "params": _params_text(params),
-                       "sum64": _sum64(dist)}, f)
-        # the array first, its description last: a description always names a complete file
-        os.replace(tmp, path)
-        os.replace(tmp2, meta_path)
-        remove_superseded(path.parent)
-    except BaseException:
-        for t in tmps:
-            try:
-                os.unlink(t)
-            except OSError:
-                pass
-        raise
+    # the array first, its description last: a description always names a complete file
+    atomic_write(path, partial(np.save, arr=dist, allow_pickle=False))
+    atomic_write_text(meta_path, json.dumps(
+        {"format_version": EXTENDED_VERSION, "params": _params_text(params),
+         "sum64": _sum64(dist)}))
+    remove_superseded(path.parent)
 
 
 _SETS = {"bearoff-extended-v": EXTENDED_VERSION, "bearoff-one-sided-v": FORMAT_VERSION,

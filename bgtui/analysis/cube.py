@@ -128,6 +128,18 @@ def dahl_cube_value(p_win: float, p_gammon: float) -> float:
     return 0.35 * (p_win + p_gammon / 2.0)
 
 
+def state_values(nd3, beavers: bool = True) -> list[float]:
+    """The values of the three cube states (centred, owned by the player on roll, owned by
+    the opponent; 1-cube) after the player's best cube action, from his no-double values
+    ``nd3``: where he has access he doubles when min(double/take, double/pass) beats playing
+    on; double/take is twice the opponent-owned value, beavered (twice again) when it is
+    negative with the cube centred. These are Dahl's cube-state equities (seed 000)."""
+    dt = 2.0 * float(nd3[2])
+    dt_centred = 2.0 * dt if (beavers and dt < 0.0) else dt
+    return [max(float(nd3[0]), min(dt_centred, 1.0)), max(float(nd3[1]), min(dt, 1.0)),
+            float(nd3[2])]
+
+
 def decide(probs, board, cube_owner: str = "centred", jacoby: bool = True,
            beavers: bool = True, x: Optional[float] = None, nd3=None) -> dict:
     """Janowski cube decision for the player on roll of ``board`` with probabilities ``probs``
@@ -136,12 +148,15 @@ def decide(probs, board, cube_owner: str = "centred", jacoby: bool = True,
     model's, from ``probs``).
 
     Returns ``{"no_double", "double_take", "double_pass", "action", "cubeful", "centred",
-    "owned", "opponent_owned", "efficiency", "take_point", "cash_point", "too_good_point",
-    "wrong_pass_percent", "wrong_take_percent", "dahl", "exact", "cube_access"}``; equities on
-    a 1-cube, for the player on roll; the points as his winning chances (:func:`cube_points`).
-    When the opponent owns the cube (``cube_access`` False) the action is "No double" and the
-    double/take and double/pass figures are what a double would give if he could double (the
-    command line and the screens do not show them).
+    "owned", "opponent_owned", "no_double_centred", "no_double_owned", "efficiency",
+    "take_point", "cash_point", "too_good_point", "wrong_pass_percent",
+    "wrong_take_percent", "dahl", "exact", "cube_access"}``; equities on a 1-cube, for the
+    player on roll; ``centred``, ``owned``, ``opponent_owned`` the cube states' values after
+    his best cube action (:func:`state_values`), ``no_double_*`` those of playing on; the
+    points as his winning chances (:func:`cube_points`). When the opponent owns the cube
+    (``cube_access`` False) the action is "No double" and the double/take and double/pass
+    figures are what a double would give if he could double (the command line and the
+    screens do not show them).
     """
     import numpy as np
 
@@ -151,18 +166,15 @@ def decide(probs, board, cube_owner: str = "centred", jacoby: bool = True,
     board = np.ascontiguousarray(board, dtype=np.int8)
     if x is None:
         x = float(C.cube_efficiency(board))
-    eq = np.zeros(3)
     exact = exact_cube_equities(board)
     if exact is not None:
-        # two-sided bear-off database: optimal cube play, no model. ``eq`` holds the values
-        # before the cube decision, ``nd3`` those of not doubling now (the opponent rolls next
-        # with the cube as it is)
-        eq[:], nd3 = exact
-    elif nd3 is not None:
-        eq[:] = nd3  # cubeful lookahead: the values of playing on, decided inside the tree
-    else:
-        C.cube_equities(p, x, jacoby, eq)
-        nd3 = eq  # Janowski: the state's equity is the value of playing on
+        # two-sided bear-off database: optimal cube play, no model; ``nd3`` the values of
+        # not doubling now (the opponent rolls next with the cube as it is)
+        nd3 = exact[1]
+    elif nd3 is None:
+        nd3 = np.zeros(3)
+        C.cube_equities(p, x, jacoby, nd3)  # Janowski: the state's value of playing on
+    states = state_values(nd3, beavers)
     W, L = C.win_loss_sizes(p)
     tp, cp, tg = cube_points(float(W), float(L), x, cube_owner, jacoby)
     dp = 1.0
@@ -184,9 +196,10 @@ def decide(probs, board, cube_owner: str = "centred", jacoby: bool = True,
     wp, wt = wrong_decision_percent(nd, dt, dp) if access else (None, None)
     return {
         "no_double": nd, "double_take": dt, "double_pass": dp, "action": action,
-        "cubeful": cubeful, "centred": float(eq[0]), "owned": float(eq[1]),
-        "opponent_owned": float(eq[2]), "efficiency": x, "take_point": tp, "cash_point": cp,
-        "too_good_point": tg,
+        "cubeful": cubeful, "centred": states[0], "owned": states[1],
+        "opponent_owned": states[2], "no_double_centred": float(nd3[0]),
+        "no_double_owned": float(nd3[1]), "efficiency": x, "take_point": tp,
+        "cash_point": cp, "too_good_point": tg,
         "wrong_pass_percent": wp, "wrong_take_percent": wt,
         "dahl": dahl_cube_value(float(p[0]), float(p[1])),
         "exact": exact is not None, "cube_access": access,

@@ -247,7 +247,7 @@ def cube(an, state, ply: int, met: MatchEquityTable) -> CubeDecision:
         action = "No redouble" if state.cube_owner == "player" else NO_DOUBLE
         cubeful, wp, wt = nd, None, None
     tp, cp = cube_points(view, probs, state.position)
-    from bgtui.engine.cube import CENTRED, OPP_OWNED, OWNED
+    from bgtui.engine.cube import CENTRED, OPP_OWNED, OWNED, cube_efficiency
 
     e = view.emg
     if state.crawford:
@@ -255,8 +255,6 @@ def cube(an, state, ply: int, met: MatchEquityTable) -> CubeDecision:
     elif state.cube_value >= max(view.a, view.b):
         by = f"{ply}-ply, dead cube (both sides need no more than {state.cube_value})"
     elif ply == 0:
-        from bgtui.engine.cube import cube_efficiency
-
         x = float(cube_efficiency(np.ascontiguousarray(state.position, dtype=np.int8)))
         by = f"0-ply, match cube model x={x:.2f}"
     else:
@@ -268,6 +266,9 @@ def cube(an, state, ply: int, met: MatchEquityTable) -> CubeDecision:
                         centred=e(values[CENTRED]), owned=e(values[OWNED]),
                         opponent_owned=e(values[OPP_OWNED])),
         ply=ply, evaluated_by=by, take_point=tp, cash_point=cp, cube_access=access,
+        model="match cube model" if ply == 0 else "match cubeful lookahead",
+        cube_efficiency=float(cube_efficiency(np.ascontiguousarray(state.position,
+                                                                   dtype=np.int8))),
         wrong_pass_percent=wp, wrong_take_percent=wt,
         mwc={"no_double": nd, "double_take": dt, "double_pass": dp, "cubeful": cubeful},
     )

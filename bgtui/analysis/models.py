@@ -1,6 +1,6 @@
 """Immutable results that the services hand to the TUI and the command line.
 
-Every figure follows ../shared/conventions.md: probabilities are from the point of view of the
+Every figure follows the project's conventions: probabilities are from the point of view of the
 player on roll before the dice are rolled (a play's figures: the mover's view after making it);
 the five probabilities are cumulative (win >= win gammon >= win backgammon); equities are on a
 1-cube.
@@ -57,7 +57,7 @@ class Equities:
     """Equities on a 1-cube. ``cubeless`` is always present; the others where computed.
 
     ``centred``, ``owned`` (player on roll owns the cube) and ``opponent_owned`` are the cube
-    states of Dahl's article (seed 000); ``cubeful`` is the equity in the actual cube state.
+    states of Dahl's cube-state model; ``cubeful`` is the equity in the actual cube state.
     """
 
     cubeless: float
@@ -119,7 +119,7 @@ class CubeDecision:
     equity: Equities
     ply: int = 0
     evaluated_by: str = ""
-    dahl_cube_value: Optional[float] = None  # 0.35 * (P(W) + P(G)/2), seed 000
+    dahl_cube_value: Optional[float] = None  # Dahl's rule of thumb: 0.35 * (P(W) + P(G)/2)
     take_point: Optional[float] = None
     cash_point: Optional[float] = None
     too_good_point: Optional[float] = None  # None: never too good (no gammons, Jacoby, ...)
@@ -130,11 +130,18 @@ class CubeDecision:
     #: at a match score: {"no_double", "double_take", "double_pass"} MWC (the equities above
     #: are then EMG at the current cube)
     mwc: Optional[dict] = None
+    #: what produced the equities: "janowski" (0-ply model), "cubeful lookahead" (n-ply tree,
+    #: Janowski at the leaves), "bear-off database" (exact), "live-cube rollout",
+    #: "settlement rollout"; "" where not said
+    model: str = ""
+    #: Janowski's cube efficiency x of the position (0-ply model; the lookahead's leaves use
+    #: their own)
+    cube_efficiency: Optional[float] = None
 
 
 @dataclass(frozen=True)
 class RolloutSettings:
-    """Everything a rollout can be told (issue 4). Defaults: a standard full rollout."""
+    """Everything a rollout can be told. Defaults: a standard full rollout."""
 
     trials: int = 1296
     seed: int = 1
@@ -145,9 +152,9 @@ class RolloutSettings:
     variance_reduction: bool = True
     # variance reduction values only the best `vr_filter` plays of each roll by the filter
     # net, at the checker-play ply (0 = every play of every roll). Default 2: still unbiased
-    # (the luck of the roll played and the average over the 36 rolls use the same rule), 93%
-    # of the exact reduction, and 1.7x the plain-trial equivalents a second of the exact one
-    # at 0-ply (2.6x at 1-ply): benchmarks/rollout.py, 2026-11-25
+    # (the luck of the roll played and the average over the 36 rolls use the same rule), with
+    # most of the exact reduction at a fraction of its cost (benchmarks/rollout.py measures
+    # both)
     vr_filter: int = 2
     quasi_random: bool = True
     stratify_all: bool = False  # stratify every roll, not only the first three

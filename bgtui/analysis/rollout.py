@@ -42,28 +42,18 @@ _job_ids = iter(range(1, 1 << 62))
 _EPOCHS = iter(range(1, 1 << 62))
 
 
-def settings_vector(s: RolloutSettings) -> np.ndarray:
-    from bgtui.engine import rollout as R
+def engine_settings(s: RolloutSettings):
+    """The engine's :class:`bgtui.engine.structs.RolloutSettings` of these settings."""
+    from bgtui.engine.rollout import make_settings
 
-    v = np.zeros(R.NUM_SETTINGS, dtype=np.float64)
-    v[R.S_TRUNCATE] = s.truncate
-    v[R.S_PLY] = s.ply
-    v[R.S_LATE_PLY] = s.late_ply if s.late_ply is not None else s.ply
-    v[R.S_LATE_AFTER] = s.late_after if s.late_after is not None else -1
-    v[R.S_VR] = 1.0 if s.variance_reduction else 0.0
-    v[R.S_QUASI] = 1.0 if s.quasi_random else 0.0
-    v[R.S_STRATIFY_ALL] = 1.0 if s.stratify_all else 0.0
-    v[R.S_BEAROFF] = 1.0 if s.bearoff_truncation else 0.0
-    v[R.S_ONE_SIDED] = 1.0 if s.one_sided_truncation else 0.0
-    v[R.S_INITIAL] = 1.0 if s.initial_position else 0.0
-    v[R.S_CUBEFUL] = 1.0 if s.cubeful else 0.0
-    v[R.S_SETTLE] = s.settlement_limit
-    v[R.S_PLAY_ON] = s.gammon_play_on
-    v[R.S_LIVE_CUBE] = 1.0 if getattr(s, "live_cube", False) else 0.0
-    v[R.S_JACOBY] = 1.0 if getattr(s, "jacoby", True) else 0.0
-    v[R.S_ZEHR] = 1.0 if s.zehr_split else 0.0
-    v[R.S_VR_FILTER] = s.vr_filter
-    return v
+    return make_settings(
+        truncate=s.truncate, ply=s.ply, late_ply=s.late_ply,
+        late_after=s.late_after if s.late_after is not None else -1,
+        vr=s.variance_reduction, quasi=s.quasi_random, stratify_all=s.stratify_all,
+        bearoff=s.bearoff_truncation, one_sided=s.one_sided_truncation,
+        initial=s.initial_position, cubeful=s.cubeful, settle=s.settlement_limit,
+        play_on=s.gammon_play_on, live_cube=getattr(s, "live_cube", False),
+        jacoby=getattr(s, "jacoby", True), zehr=s.zehr_split, vr_filter=s.vr_filter)
 
 
 #: the settings that decide a rollout's figures (the rest only when or how fast it stops)
@@ -141,9 +131,9 @@ class RolloutJob:
         self.settings = validate_settings(settings)
         self.mover_view = mover_view
         r = len(self.roots)
-        # per root: cube value, owner (0 centred, 1 root player owns, 2 opponent owns) and a
-        # hold flag (1: the root player does not double before his first roll, the "No double"
-        # branch of a live-cube decision); two columns (no hold flag) are accepted
+        # per root: cube value, owner (the engine's CENTRED, OWNED by the root player, OPP_OWNED)
+        # and a hold flag (1: the root player does not double before his first roll, the "No
+        # double" branch of a live-cube decision); two columns (no hold flag) are accepted
         c = np.zeros((r, 3), dtype=np.float64)
         c[:, 0] = 1.0
         if cubes is not None:
@@ -182,18 +172,14 @@ class RolloutJob:
         limit and cancellation depend on the clock.
         """
         from bgtui.engine.evaluate import hidden_size
-        from bgtui.engine.rollout import (
-            NUM_OUT,
-            _rollout_chunk,
-            make_permutations,
-            make_rollout_workspace,
-        )
+        from bgtui.engine.rollout import NUM_OUT, make_permutations, make_rollout_workspace
+        from bgtui.engine import rollout_chunk
 
         s = self.settings
         target = int(target or s.trials)
         workers = s.workers or os.cpu_count() or 1
         perms = make_permutations(s.seed)
-        st = settings_vector(s)
+        st = engine_settings(s)
         hidden = hidden_size(ev)
         if s.vr_filter > 0 and filter_net is None:
             from bgtui.analysis.weights import load_filter_net
@@ -211,8 +197,8 @@ class RolloutJob:
             if ws is None:
                 ws = local.ws = make_rollout_workspace(hidden, filter_net)
             out = np.zeros((len(idx), count, NUM_OUT))
-            done = _rollout_chunk(self.roots[idx], self.cubes[idx], first, count, st, perms,
-                                  s.seed, ev, ws, out, stop_flag)
+            done = rollout_chunk(self.roots[idx], self.cubes[idx], first, count, st, perms,
+                                 s.seed, ev, ws, out, stop_flag)
             return out, done
 
         t_start = time.perf_counter()
@@ -305,7 +291,7 @@ class RolloutJob:
 
     def _merge(self, out, done, idx):
         """Add the first ``done`` trials of a chunk, in trial order, to the running sums."""
-        from bgtui.engine.rollout import _accumulate, _accumulate_states
+        from bgtui.engine import accumulate, accumulate_states
 
         if done <= 0:
             return
@@ -318,10 +304,10 @@ class RolloutJob:
         sub_s = self.sums[idx]
         sub_q = self.sumsq[idx]
         sub_c = np.ascontiguousarray(self.cross[:, idx][:, :, idx])
-        _accumulate(out, done, sub_s, sub_q, sub_c)
+        accumulate(out, done, sub_s, sub_q, sub_c)
         if self.settings.cubeful:
             sub_st = np.ascontiguousarray(self.state_cross[idx])
-            _accumulate_states(out, done, sub_st)
+            accumulate_states(out, done, sub_st)
             self.state_cross[idx] = sub_st
         self.sums[idx] = sub_s
         self.sumsq[idx] = sub_q

@@ -81,7 +81,7 @@ class Analyzer:
 
     def _two_sided_cubeful(self) -> np.ndarray:
         """The two-sided database's cubeful values when evaluation uses that database."""
-        if self.ev[2].shape[0] == 0:
+        if self.ev.two_sided.shape[0] == 0:
             return np.zeros((0, 0, 3), dtype=np.float32)
         from bgtui.analysis.bearoff_cache import get_two_sided
 
@@ -220,13 +220,13 @@ class Analyzer:
         if ply <= 0:
             # what _evaluate_plied does at 0-ply, without compiling the lookahead: a first
             # start can evaluate before the lookahead kernels are compiled
-            from bgtui.engine.evaluate import _evaluate0
+            from bgtui.engine import evaluate0_into
 
-            _evaluate0(board, self.ev, self._lws()[1], out)
+            evaluate0_into(board, self.ev, self._lws().eval, out)
             return out
-        from bgtui.engine.evaluate import _evaluate_plied
+        from bgtui.engine import evaluate_plied
 
-        _evaluate_plied(board, int(ply), self.ev, self._lws(), out)
+        evaluate_plied(board, int(ply), self.ev, self._lws(), out)
         return out
 
     def evaluate(self, state, ply: int = 0) -> Evaluation:
@@ -258,21 +258,22 @@ class Analyzer:
         ev = self.ev
         return {TWO_SIDED_DB: ", two-sided bear-off database (exact)",
                 ONE_SIDED_DB: ", one-sided bear-off database"}.get(
-            database_kind(np.ascontiguousarray(board, dtype=np.int8), ev[2], ev[3]), "")
+            database_kind(np.ascontiguousarray(board, dtype=np.int8), ev.two_sided,
+                          ev.one_sided), "")
 
     def _after_probs(self, child: np.ndarray, ply: int) -> np.ndarray:
         out = np.zeros(5, dtype=np.float32)
         if ply <= 0:
             return self._after_probs0(np.ascontiguousarray(child, dtype=np.int8), out)
-        from bgtui.engine.evaluate import _evaluate_after_plied
+        from bgtui.engine import evaluate_after_plied
 
-        _evaluate_after_plied(np.ascontiguousarray(child), int(ply), self.ev, self._lws(), out)
+        evaluate_after_plied(np.ascontiguousarray(child), int(ply), self.ev, self._lws(), out)
         return out
 
     def _after_probs0(self, child: np.ndarray, out: np.ndarray) -> np.ndarray:
         """``_evaluate_after_plied`` at 0-ply, bit for bit (the same float64 arithmetic before
         each float32 store), without compiling the lookahead."""
-        from bgtui.engine.evaluate import _evaluate0
+        from bgtui.engine import evaluate0_into
         from bgtui.engine.position import game_result
 
         r = game_result(child)
@@ -284,7 +285,7 @@ class Analyzer:
             return out
         sw = np.ascontiguousarray(-child[::-1])
         t = np.zeros(5, dtype=np.float32)
-        _evaluate0(sw, self.ev, self._lws()[1], t)
+        evaluate0_into(sw, self.ev, self._lws().eval, t)
         out[0] = np.float32(1.0 - np.float64(t[0]))
         out[1], out[2], out[3], out[4] = t[3], t[4], t[1], t[2]
         return out
@@ -361,10 +362,13 @@ class Analyzer:
             ply=ply, evaluated_by=("exact (bear-off database)" if d["exact"]
                                    else f"{ply}-ply, Janowski x={d['efficiency']:.2f}"
                                    if ply == 0 else
-                                   f"{ply}-ply cubeful"),
+                                   f"{ply}-ply cubeful lookahead, Janowski leaves"),
             dahl_cube_value=d["dahl"], take_point=d["take_point"], cash_point=d["cash_point"],
             too_good_point=d["too_good_point"], cube_access=d["cube_access"],
             wrong_pass_percent=d["wrong_pass_percent"], wrong_take_percent=d["wrong_take_percent"],
+            model=("bear-off database" if d["exact"] else "janowski" if ply == 0
+                   else "cubeful lookahead"),
+            cube_efficiency=None if d["exact"] else d["efficiency"],
         )
 
     def iter_cube_rollout(self, state, settings, cancel=None):
@@ -382,16 +386,19 @@ class Analyzer:
         """
         from bgtui.analysis.formats import format_position_id
         from bgtui.analysis.rollout import RolloutJob
+        from bgtui.analysis.state import ENGINE_CUBE_OWNER
+        from bgtui.engine.constants import OPP_OWNED
 
         if state.cube_owner == "opponent":
             raise ValueError("the opponent owns the cube: the player on roll cannot double")
         pid = format_position_id(state)
-        owner = 0 if state.cube_owner == "centred" else 1
+        owner = ENGINE_CUBE_OWNER[state.cube_owner]
         if settings.live_cube:
             settings = replace(settings, truncate=settings.truncate, cubeful=False,
                                jacoby=state.jacoby)
             job = RolloutJob(np.stack([state.position, state.position]), ["No double", "Double, take"],
-                             [pid, pid], settings, False, cubes=[[1.0, owner, 1.0], [2.0, 2, 0.0]])
+                             [pid, pid], settings, False,
+                             cubes=[[1.0, owner, 1.0], [2.0, OPP_OWNED, 0.0]])
         else:
             settings = replace(settings, cubeful=True, truncate=0, jacoby=state.jacoby)
             job = RolloutJob(state.position[None, :], [""], [pid], settings, False)
@@ -439,6 +446,7 @@ class Analyzer:
             dahl_cube_value=dahl_cube_value(p.win, p.win_gammon),
             wrong_pass_percent=wp, wrong_take_percent=wt, standard_errors=se,
             take_point=tp, cash_point=cp, too_good_point=tg,
+            model="live-cube rollout" if job.settings.live_cube else "settlement rollout",
         )
 
     @staticmethod
@@ -559,8 +567,9 @@ COLD_SECONDS = (
      "cube model": 2.0, "ranking plays": 3.0, "cube action": 4.0},
     {"lookahead": 10.0, "1-ply plays": 3.0, "cubeful lookahead": 10.0},
 )
-#: the workers' whole run on a first start, two cores shared with the app's process
-COLD_WORKER_SECONDS = {"databases": 40.0, "rollouts": 60.0}
+#: the workers' whole run on a first start (CPU seconds measured on two cores: the rollout
+#: worker compiles the move selection, variance reduction and trial kernels on one core)
+COLD_WORKER_SECONDS = {"databases": 45.0, "rollouts": 180.0}
 
 
 class _Ticker:
@@ -597,8 +606,11 @@ class _Ticker:
             return f"loading {name}" if name in ("lookahead", "1-ply plays",
                                                  "cubeful lookahead") else name
         if worker is not None:
-            left = COLD_WORKER_SECONDS.get(worker.part, 30.0) * scale - worker.elapsed()
+            spent = worker.elapsed()
+            left = COLD_WORKER_SECONDS.get(worker.part, 30.0) * scale - spent
             what = name if worker.stage in ("starting", "done") else f"{name} ({worker.stage})"
+            if left <= 0:  # slower than the estimate: say so rather than "a few seconds"
+                return f"{what}: {spent:.0f} s so far, slower than usual"
             return f"{what}: {_about(left)} left"
         for i, phase in enumerate(COLD_SECONDS):
             if name in phase:

@@ -7,7 +7,11 @@ from typing import Optional
 
 import numpy as np
 
+from bgtui.engine.constants import CENTRED, OPP_OWNED, OWNED
+
 CUBE_OWNERS = ("centred", "player", "opponent")
+#: the engine's number for each ``cube_owner`` (owned by the player on roll: ``OWNED``)
+ENGINE_CUBE_OWNER = {"centred": CENTRED, "player": OWNED, "opponent": OPP_OWNED}
 
 
 @dataclass(frozen=True)

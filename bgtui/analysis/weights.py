@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
+from bgtui.analysis.atomic import atomic_write
 from bgtui.analysis.checksum import arrays_sha256
 
 from bgtui.engine.inputs import INPUT_VERSION, NUM_INPUTS
+from bgtui.engine.evaluate import make_evaluator
 from bgtui.engine.nn import NET_NAMES, aligned, make_tables
+from bgtui.engine.structs import Evaluator
 
 WEIGHTS_FORMAT = 1
 DEFAULT_WEIGHTS = "bgtui-0.npz"
@@ -76,18 +78,8 @@ def save_weights(path, ev, meta: dict) -> None:
 
 def _write_npz(path, meta: dict, arrays: dict) -> None:
     """Write ``arrays`` and the JSON ``meta`` atomically to ``path`` (compressed npz)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    os.close(fd)
-    try:
-        with open(tmp, "wb") as f:
-            np.savez_compressed(f, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    atomic_write(path, lambda f: np.savez_compressed(
+        f, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays), mode=0o644)
 
 
 def load_weights(path=DEFAULT_WEIGHTS):
@@ -130,15 +122,15 @@ def load_weights(path=DEFAULT_WEIGHTS):
 
 
 def nets_of(ev):
-    """The nets of an evaluator context, in ``NET_NAMES`` order (contact, race, crashed)."""
-    return (ev[0], ev[1], ev[5])
+    """The nets of an evaluator, in ``NET_NAMES`` order (contact, race, crashed)."""
+    return (ev.contact, ev.race, ev.crashed)
 
 
 def as_nets(x):
     """The three nets of an evaluator context or of a tuple of two (contact, race: the
     contact net then values the crashed positions too) or three nets."""
-    if len(x) == 6:
-        return nets_of(x)
+    if isinstance(x, Evaluator) or len(x) == 6:
+        return (x[0], x[1], x[5])
     if len(x) == 2:
         return (x[0], x[1], x[0])
     if len(x) == 3:
@@ -172,14 +164,15 @@ def with_databases(nets, bearoff: bool = False, tables: bool = True):
 def with_tables(ev, tables: bool = True):
     """``ev`` with its first-layer tables rebuilt from its nets' current weights (or, without
     ``tables``, with empty ones: dense evaluation)."""
+    contact_net, race_net, two, one, _, crashed_net = ev
     if tables:
-        contact = make_tables(ev[0])
-        crashed = contact if ev[5] is ev[0] else make_tables(ev[5])
-        tabs = (contact, make_tables(ev[1], race=True), crashed)
+        contact = make_tables(contact_net)
+        crashed = contact if crashed_net is contact_net else make_tables(crashed_net)
+        tabs = (contact, make_tables(race_net, race=True), crashed)
     else:
         empty = np.zeros((0, 1), dtype=np.float32)
         tabs = (empty, empty, empty)
-    return (ev[0], ev[1], ev[2], ev[3], tabs, ev[5])
+    return make_evaluator(contact_net, race_net, two, one, tabs, crashed_net)
 
 
 DEFAULT_FILTER = "filter-0.npz"

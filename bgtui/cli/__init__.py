@@ -11,7 +11,7 @@ import argparse
 import io
 import os
 import sys
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from bgtui.cli import train
 from bgtui.cli.client import _served
@@ -52,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=_version())
-    parser.add_argument("--theme", default=None, help="app theme (bgtui-dark, bgtui-light, bgtui-16)")
+    parser.add_argument("--theme", default=None,
+                        help="app theme (bgtui-dark, bgtui-light, bgtui-16)")
     parser.add_argument("--weights", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--fake", action="store_true", help=argparse.SUPPRESS)
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
@@ -121,7 +122,7 @@ def _run_batch(args, func, an, out) -> int:
     return 0
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     code = _served(args, argv)

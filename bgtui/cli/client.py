@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Optional
 
 from bgtui.cli.commands import cmd_cube, cmd_eval, cmd_moves
 
@@ -16,7 +15,7 @@ def _servable(args) -> bool:
             and not os.environ.get("BGTUI_NO_SERVER"))
 
 
-def _served(args, argv: list[str]) -> Optional[int]:
+def _served(args, argv: list[str]) -> int | None:
     """Hand a quick query to a running ``bgtui serve``; None if none answered (then, unless
     ``$BGTUI_SERVER_IDLE`` is 0, start one in the background for the next query)."""
     if not _servable(args):

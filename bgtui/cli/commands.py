@@ -8,6 +8,8 @@ import argparse
 import sys
 from dataclasses import replace
 
+from bgtui.analysis.numbers import eq, pct, percent, se
+
 EXAMPLE_POSITION = "4HPwATDgc/ABMA"  # the opening position
 
 
@@ -86,17 +88,9 @@ def _analyzer(args):
     return an
 
 
-def _pct(x: float) -> str:
-    return f"{100.0 * min(1.0, max(0.0, x)):5.1f}%"  # a probability: never "-0.0%"
-
-
-def _eq(x: float) -> str:
-    return f"{x:+.3f}"
-
-
 def _probs_line(p) -> str:
-    return (f"W {_pct(p.win)}  WG {_pct(p.win_gammon)}  WBG {_pct(p.win_backgammon)}  "
-            f"L {_pct(p.lose)}  LG {_pct(p.lose_gammon)}  LBG {_pct(p.lose_backgammon)}")
+    return (f"W {pct(p.win, 5)}  WG {pct(p.win_gammon, 5)}  WBG {pct(p.win_backgammon, 5)}  "
+            f"L {pct(p.lose, 5)}  LG {pct(p.lose_gammon, 5)}  LBG {pct(p.lose_backgammon, 5)}")
 
 
 # -- commands ----------------------------------------------------------------------------------
@@ -143,9 +137,9 @@ def cmd_eval(args, query: list[str], an):
     text = (f"{data['position_id']}  {e.evaluated_by}, player on roll{_match_text(state)}\n"
             f"{_probs_line(e.probabilities)}\n")
     if e.mwc is None:
-        return text + f"cubeless equity {_eq(e.equity.cubeless)}"
-    return text + (f"cubeless MWC {_mwc(e.mwc['cubeless'])}  EMG {_eq(e.equity.cubeless)}\n"
-                   f"cubeful  MWC {_mwc(e.mwc['cubeful'])}  EMG {_eq(e.equity.cubeful)}")
+        return text + f"cubeless equity {eq(e.equity.cubeless)}"
+    return text + (f"cubeless MWC {_mwc(e.mwc['cubeless'])}  EMG {eq(e.equity.cubeless)}\n"
+                   f"cubeful  MWC {_mwc(e.mwc['cubeful'])}  EMG {eq(e.equity.cubeful)}")
 
 
 def cmd_moves(args, query: list[str], an):
@@ -192,12 +186,12 @@ def cmd_moves(args, query: list[str], an):
     for i, r in enumerate(rows[: args.top] if args.top else rows, 1):
         if r.mwc is not None:
             lines.append(f"{i:3d}. {r.move or '(no legal play)':28s} MWC {_mwc(r.mwc)} "
-                         f"({100 * r.mwc_diff:+.2f}%)  EMG {_eq(r.equity.cubeful)} "
-                         f"({_eq(r.equity_diff)})  {r.evaluated_by:>6s}  "
+                         f"({100 * r.mwc_diff:+.2f}%)  EMG {eq(r.equity.cubeful)} "
+                         f"({eq(r.equity_diff)})  {r.evaluated_by:>6s}  "
                          f"{_probs_line(r.probabilities)}")
             continue
-        lines.append(f"{i:3d}. {r.move or '(no legal play)':28s} {_eq(r.equity.cubeless)} "
-                     f"({_eq(r.equity_diff)})  {r.evaluated_by:>6s}  {_probs_line(r.probabilities)}")
+        lines.append(f"{i:3d}. {r.move or '(no legal play)':28s} {eq(r.equity.cubeless)} "
+                     f"({eq(r.equity_diff)})  {r.evaluated_by:>6s}  {_probs_line(r.probabilities)}")
     return "\n".join(lines)
 
 
@@ -257,6 +251,8 @@ def cmd_cube(args, query: list[str], an):
         "wrong_take_percent": c.wrong_take_percent,
         "dahl_cube_value": c.dahl_cube_value,
         "evaluated_by": c.evaluated_by,
+        "model": c.model,
+        "cube_efficiency": c.cube_efficiency,
     }
     if c.standard_errors:
         data["standard_errors"] = c.standard_errors
@@ -273,21 +269,23 @@ def cmd_cube(args, query: list[str], an):
         return _cube_match_text(data, c, state)
     head = [f"{data['position_id']}  cube action, {c.evaluated_by}",
             _probs_line(c.probabilities),
-            f"cubeless equity {_eq(c.equity.cubeless)}"]
+            f"cubeless equity {eq(c.equity.cubeless)}"]
     if not access:
-        lines = head + [f"  No double     {_eq(c.no_double)}",
+        lines = head + [f"  No double     {eq(c.no_double)}",
                         f"Proper cube action: {c.action} (the opponent owns the cube: "
                         f"no cube access)",
+                        *_states_lines(c),
                         _points_line(c),
                         f"Dahl's estimate of the cube's value: 0.35 x (W + G/2) = "
                         f"{c.dahl_cube_value:.3f}"]
         return "\n".join(lines)
     best = max(c.no_double, min(c.double_take, c.double_pass))
     lines = head + [
-             f"  No double     {_eq(c.no_double)}  ({_eq(c.no_double - best)})",
-             f"  Double, take  {_eq(c.double_take)}  ({_eq(c.double_take - best)})",
-             f"  Double, pass  {_eq(c.double_pass)}  ({_eq(c.double_pass - best)})",
+             f"  No double     {eq(c.no_double)}  ({eq(c.no_double - best)})",
+             f"  Double, take  {eq(c.double_take)}  ({eq(c.double_take - best)})",
+             f"  Double, pass  {eq(c.double_pass)}  ({eq(c.double_pass - best)})",
              f"Proper cube action: {c.action}",
+             *_states_lines(c),
              _points_line(c),
              f"Dahl's estimate of the cube's value: 0.35 x (W + G/2) = {c.dahl_cube_value:.3f}"]
     if c.wrong_pass_percent is not None:
@@ -299,18 +297,28 @@ def cmd_cube(args, query: list[str], an):
     return "\n".join(lines)
 
 
+def _states_lines(c) -> list[str]:
+    """The cube states' values (1-cube, each after the player's best cube action), where the
+    decision gives them."""
+    e = c.equity
+    if e.centred is None or e.owned is None or e.opponent_owned is None:
+        return []
+    return [f"Cube states (1-cube): centred {eq(e.centred)}  player owns {eq(e.owned)}  "
+            f"opponent owns {eq(e.opponent_owned)}"]
+
+
 def _cube_match_text(data, c, state) -> str:
     """The cube decision at a match score: MWC with two decimals beside EMG."""
     lines = [f"{data['position_id']}  cube action, {c.evaluated_by}{_match_text(state)}",
              _probs_line(c.probabilities)]
     if state.crawford:
-        lines += [f"  No double     MWC {_mwc(c.mwc['no_double'])}  EMG {_eq(c.no_double)}",
+        lines += [f"  No double     MWC {_mwc(c.mwc['no_double'])}  EMG {eq(c.no_double)}",
                   "Proper cube action: No double (Crawford game: nobody may double)"]
         return "\n".join(lines)
     if not c.cube_access:
         why = ("the opponent owns the cube: no cube access" if state.cube_owner == "opponent"
                else "dead cube: both sides need no more than it")
-        lines += [f"  No double     MWC {_mwc(c.mwc['no_double'])}  EMG {_eq(c.no_double)}",
+        lines += [f"  No double     MWC {_mwc(c.mwc['no_double'])}  EMG {eq(c.no_double)}",
                   f"Proper cube action: {c.action} ({why})"]
         return "\n".join(lines)
     best = c.mwc["cubeful"]
@@ -318,7 +326,7 @@ def _cube_match_text(data, c, state) -> str:
                            ("Double, take", "double_take", c.double_take),
                            ("Double, pass", "double_pass", c.double_pass)):
         m = c.mwc[key]
-        lines.append(f"  {name:13s} MWC {_mwc(m)} ({100 * (m - best):+.2f}%)  EMG {_eq(emg)}")
+        lines.append(f"  {name:13s} MWC {_mwc(m)} ({100 * (m - best):+.2f}%)  EMG {eq(emg)}")
     lines.append(f"Proper cube action: {c.action}")
     pct = (lambda v: "-" if v is None else f"{100.0 * v:.1f}%")
     lines.append(f"Take point {pct(c.take_point)}  cash point {pct(c.cash_point)}  (winning "
@@ -328,13 +336,13 @@ def _cube_match_text(data, c, state) -> str:
 
 def _points_line(c) -> str:
     """Take, cash and too-good points (the player's winning chances, Janowski model)."""
-    def pct(v):
-        return "-" if v is None else f"{100.0 * v:.1f}%"
+    def point(v):
+        return "-" if v is None else percent(v)
 
     if not c.cube_access:
-        return f"Take point {pct(c.take_point)}  (winning chances, Janowski model)"
-    tg = "never" if c.too_good_point is None else pct(c.too_good_point)
-    return (f"Take point {pct(c.take_point)}  cash point {pct(c.cash_point)}  "
+        return f"Take point {point(c.take_point)}  (winning chances, Janowski model)"
+    tg = "never" if c.too_good_point is None else point(c.too_good_point)
+    return (f"Take point {point(c.take_point)}  cash point {point(c.cash_point)}  "
             f"too good point {tg}  (winning chances, Janowski model)")
 
 
@@ -514,7 +522,7 @@ def cmd_rollout(args, query: list[str], an):
                         ckpt(snap)
                     best = snap.rows[0]
                     prog.update(task, completed=snap.trials_done,
-                                info=f"{best.move or 'equity'} {best.equity.cubeless:+.3f} "
+                                info=f"{best.move or 'equity'} {eq(best.equity.cubeless)} "
                                      f"±{best.equity_se.cubeless:.3f}  "
                                      f"{snap.games_per_second:.0f} games/s")
         else:
@@ -579,27 +587,26 @@ def _rollout_text(data, snap, candidates, state) -> str:
                     if snap.settings.vr_filter else "")
                  if snap.variance_reduction_factor else "")]
     for i, r in enumerate(snap.rows, 1):
-        eq = r.equity
+        e = r.equity
         cube = ""
-        if eq.centred is not None:
-            from bgtui.ui.fmt import se
-
+        if e.centred is not None:
             es = r.equity_se
-            cube = (f"  centred {_eq(eq.centred)} {se(es.centred)} owned {_eq(eq.owned)} "
-                    f"{se(es.owned)} opp-owned {_eq(eq.opponent_owned)} "
+            cube = (f"  centred {eq(e.centred)} {se(es.centred)} owned {eq(e.owned)} "
+                    f"{se(es.owned)} opp-owned {eq(e.opponent_owned)} "
                     f"{se(es.opponent_owned)}")
         head = f"{i:3d}. {r.move:28s} " if candidates else ""
         if r.mwc is not None:
             diff = (f" ({100 * r.mwc_diff:+.2f}% ±{100 * r.mwc_diff_se:.2f}%)"
                     if candidates and i > 1 else "")
             lines.append(f"{head}MWC {_mwc(r.mwc)} ±{100 * r.mwc_se:.2f}%{diff}  EMG "
-                         f"{_eq(eq.cubeless)} ±{r.equity_se.cubeless:.3f}\n"
+                         f"{eq(e.cubeless)} ±{r.equity_se.cubeless:.3f}\n"
                          f"     {_probs_line(r.probabilities)}")
             continue
-        diff = (f" ({_eq(r.equity_diff)} ±{r.equity_diff_se:.3f})" if candidates and i > 1 else "")
-        lines.append(f"{head}{_eq(eq.cubeless)} ±{r.equity_se.cubeless:.3f}{diff}{cube}\n"
+        diff = (f" ({eq(r.equity_diff)} ±{r.equity_diff_se:.3f})" if candidates and i > 1 else "")
+        lines.append(f"{head}{eq(e.cubeless)} ±{r.equity_se.cubeless:.3f}{diff}{cube}\n"
                      f"     {_probs_line(r.probabilities)}")
     return "\n".join(lines)
+
 
 def cmd_app(args, query, an=None):
     position = getattr(args, "position", None) or EXAMPLE_POSITION
@@ -692,7 +699,6 @@ def _add_rollout_options(p, checker_ply=True):
                    help="parallel workers (default: all cores)")
 
 
-
 def add_parsers(add) -> None:
     """The user commands' subparsers, in the order of the help text; ``add(name, help,
     example)`` makes one."""
@@ -737,7 +743,7 @@ def add_parsers(add) -> None:
                    help="with --rollout: roll out no double and double/take on identical dice, "
                         "both players using the cube inside the trials")
     p.add_argument("--zehr", action="store_true",
-                   help="with --rollout --live: Zehr split (seed 002): after a take, play two games "
+                   help="with --rollout --live: Zehr split: after a take, play two games "
                         "at the undoubled cube instead of one at the doubled cube (at most "
                         "8 games a trial); same expectation, smaller standard error")
     p.add_argument("--no-jacoby", action="store_true",

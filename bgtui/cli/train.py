@@ -6,66 +6,50 @@ from bgtui.cli.commands import UserError
 
 
 def cmd_train(args, query, an=None):
-    from bgtui.analysis.training import td_train
+    from bgtui.training.train import td_train
 
     if args.method == "td":
         if not 0.0 <= args.lam <= 1.0:
             raise UserError(f"--lambda must be between 0 and 1, got {args.lam}")
         td_train(args.checkpoint, args.games, hidden=args.hidden or 128,
                  race_hidden=args.race_hidden or 64, lam=args.lam,
-                 alpha=args.alpha or 0.1, seed=args.seed, chunk=args.chunk, save_every=args.save_every)
+                 alpha=args.alpha or 0.1, seed=args.seed, chunk=args.chunk,
+                 save_every=args.save_every)
     elif args.method == "dataset":
-        from bgtui.analysis.training import build_dataset
+        from bgtui.training.train import DatasetSpec, build_dataset
 
         if not args.data:
             raise UserError("train dataset needs --data DIR (where the shards go)")
-        if min(args.children, args.children_best, args.race_rollouts) < 0:
-            raise UserError("--children, --children-best and --race-rollouts take a count >= 0")
-        if sum(bool(x) for x in (args.children, args.children_best, args.race_rollouts)) > 1:
-            raise UserError("choose one of --children, --children-best and --race-rollouts")
-        if args.crashed_only and args.race_rollouts:
-            raise UserError("--crashed-only keeps contact positions; --race-rollouts races only")
-        if args.stragglers and not args.race_rollouts:
-            raise UserError("--stragglers selects among the races of --race-rollouts")
-        if args.target_truncate < 0:
-            raise UserError("--target-truncate takes a number of rolls >= 0")
-        if args.target_truncate and args.race_rollouts:
-            raise UserError("choose one of --target-truncate and --race-rollouts")
-        if args.trials < 1:
-            raise UserError(f"--trials must be at least 1, got {args.trials}")
-        if args.target_games and (args.target_truncate or args.race_rollouts):
-            raise UserError("choose one of --target-games, --target-truncate and --race-rollouts")
-        if args.cube_region and (args.children or args.children_best or args.race_rollouts
-                                 or args.crashed_only):
-            raise UserError("--cube-region keeps positions before a roll: no --children, "
-                            "--children-best, --race-rollouts or --crashed-only")
-        if args.vs_pubeval and not args.children_best:
-            raise UserError("--vs-pubeval stores the evaluator's best plays: give --children-best K")
-        build_dataset(args.data, args.checkpoint, args.positions, ply=args.target_ply,
-                      seed=args.seed, workers=args.workers, children=args.children,
-                      race_rollouts=args.race_rollouts, shard=args.shard or 20_000,
-                      children_best=args.children_best, crashed_only=args.crashed_only,
-                      stragglers=args.stragglers, target_truncate=args.target_truncate,
-                      trials=args.trials, vs_pubeval=args.vs_pubeval,
-                      cube_region=args.cube_region, target_games=args.target_games,
-                      explore=0.1 if args.explore is None else args.explore)
+        try:
+            spec = DatasetSpec(args.positions, ply=args.target_ply,
+                               seed=args.seed, workers=args.workers, children=args.children,
+                               race_rollouts=args.race_rollouts, shard=args.shard or 20_000,
+                               children_best=args.children_best, crashed_only=args.crashed_only,
+                               stragglers=args.stragglers, target_truncate=args.target_truncate,
+                               trials=args.trials, vs_pubeval=args.vs_pubeval,
+                               cube_region=args.cube_region, target_games=args.target_games,
+                               explore=0.1 if args.explore is None else args.explore)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+        build_dataset(args.data, args.checkpoint, spec)
     elif args.method == "fit":
-        from bgtui.analysis.training import fit
+        from bgtui.training.train import FitSettings, fit
 
         if not args.data:
             raise UserError("train fit needs --data DIR (a training set made by train dataset)")
         try:
             adam = args.optimizer == "adam"
-            fit(args.checkpoint, args.data, args.epochs,
-                alpha=args.alpha or (0.001 if adam else 0.01),
-                alpha_end=args.alpha_end or (0.00001 if adam else 0.0005), init=args.init, seed=args.seed,
-                strength_pairs=args.strength_pairs, hidden=args.hidden or 0,
+            settings = FitSettings(
+                args.epochs, alpha=args.alpha or (0.001 if adam else 0.01),
+                alpha_end=args.alpha_end or (0.00001 if adam else 0.0005), init=args.init,
+                seed=args.seed, strength_pairs=args.strength_pairs, hidden=args.hidden or 0,
                 race_hidden=args.race_hidden or 0, optimizer=args.optimizer,
                 batch=args.batch_size, nets=args.nets, rank_weight=args.rank_weight)
+            fit(args.checkpoint, args.data, settings)
         except ValueError as exc:
             raise UserError(str(exc)) from None
     elif args.method == "game-rollouts":
-        from bgtui.analysis.head_refit import build_game_rollouts
+        from bgtui.training.head_refit import build_game_rollouts
 
         if not args.data:
             raise UserError("train game-rollouts needs --data DIR (where the chunks go)")
@@ -76,14 +60,15 @@ def cmd_train(args, query, an=None):
                                 workers=args.workers)
         print(f"{n} positions in {args.data}")
     elif args.method == "heads":
-        from bgtui.analysis.head_refit import refit_heads
+        from bgtui.training.head_refit import refit_heads
 
         if not args.data:
             raise UserError("train heads needs --data DIR (chunks made by train game-rollouts)")
         try:
             heads = tuple(int(h) for h in args.heads.split(","))
         except ValueError:
-            raise UserError(f"--heads takes output rows 0-4, comma-separated, got {args.heads!r}") from None
+            raise UserError(f"--heads takes output rows 0-4, comma-separated, "
+                            f"got {args.heads!r}") from None
         if args.ridge < 0:
             raise UserError(f"--ridge must be >= 0, got {args.ridge}")
         try:
@@ -92,8 +77,8 @@ def cmd_train(args, query, an=None):
         except ValueError as exc:
             raise UserError(str(exc)) from None
     elif args.method == "average":
-        from bgtui.analysis.training import average_weights
         from bgtui.analysis.weights import WeightsError
+        from bgtui.training.train import average_weights
 
         files = [f for f in (args.of or "").split(",") if f]
         if len(files) < 2:
@@ -103,16 +88,17 @@ def cmd_train(args, query, an=None):
         except (ValueError, WeightsError) as exc:
             raise UserError(str(exc)) from None
     elif args.method == "filter":
-        from bgtui.analysis.filter_training import train_filter
+        from bgtui.training.filter import train_filter
 
         if args.samples < 1000 or args.positions < 10:
             raise UserError("train filter needs --positions >= 10 and --samples >= 1000")
         if not 1 <= (args.hidden or 32) <= 256:
             raise UserError(f"--hidden for the filter net must be 1 to 256, got {args.hidden}")
-        train_filter(args.checkpoint, getattr(args, "weights", None) or "bgtui-0.npz", args.positions, hidden=args.hidden or 32,
-                     epochs=args.epochs, seed=args.seed, cap=args.samples)
+        train_filter(args.checkpoint, getattr(args, "weights", None) or "bgtui-0.npz",
+                     args.positions, hidden=args.hidden or 32, epochs=args.epochs, seed=args.seed,
+                     cap=args.samples)
     else:
-        from bgtui.analysis.training import supervised_train
+        from bgtui.training.train import supervised_train
 
         if args.target_ply < 1:
             raise UserError("train supervised needs --target-ply 1 to 3: 0-ply targets are the "

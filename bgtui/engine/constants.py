@@ -28,6 +28,10 @@ MOVE_SIZE = 8
 #: upper bound on the number of distinct plays of one roll (the true maximum is far lower).
 MAX_PLAYS = 4096
 
+#: who owns the cube, relative to a reference player (the player on roll; in a rollout trial,
+#: the root player): nobody, that player, his opponent
+CENTRED, OWNED, OPP_OWNED = 0, 1, 2
+
 NUM_OUTPUTS = 5
 WIN, WIN_GAMMON, WIN_BACKGAMMON, LOSE_GAMMON, LOSE_BACKGAMMON = range(5)
 

@@ -6,32 +6,37 @@ value) and L the average loss:
 
 * dead cube: take point (L - 1/2) / (W + L), cash point (L + 1/2) / (W + L), equity
   p W - (1 - p) L whoever owns the cube;
-* fully live cube (continuous model): take point TP = a (1 - b) / (1 - a b) and cash point
-  CP = 1 - b (1 - a) / (1 - a b), with a = (L - 1/2)/(1 + L), b = (W - 1/2)/(1 + W)
-  (gammonless: 20% and 80%); the equity is piecewise linear in p between the points where
-  the cube is cashed: (0, -L), (TP, -1), (CP, +1), (1, W), each owner using only its own end;
+* fully live cube (continuous model): take point TP = (L - 1/2) / (W + L + 1/2) and cash point
+  CP = (L + 1) / (W + L + 1/2) (gammonless: 20% and 80%); the equity is piecewise linear in p
+  between the points where the cube is cashed: (0, -L), (TP, -1), (CP, +1), (1, W), each
+  owner using only its own end;
 * cubeful equity = x * live + (1 - x) * dead, x the cube efficiency (contact
   ``CONTACT_EFFICIENCY``, crashed 0.60, race 0.55 + 0.00125 * player's pips clamped to
   [0.60, 0.70]).
 
-The contact efficiency is calibrated against bgtui's own live-cube rollouts: 0.78 is where the
-0-ply model's double/take minus no-double difference is unbiased against 1296-trial live-cube
-rollouts of 240 self-play positions with doubling chances (mean difference +0.002; at GNU
-Backgammon's 0.68 it was +0.033: the model doubled too early). See the README's cube section
-and ``benchmarks/cube_agreement.py``.
+In closed form, below the cash point and above the take point: owned p (W + L + x/2) - L,
+opponent owns p (W + L + x/2) - L - x/2 (Janowski's equations).
 
-Jacoby rule: with the cube centred, gammons count only after a double. The centred state's dead
-part counts the game single (2p - 1); its live part runs from -1 at the take point to +1 at the
-cash point and is flat beyond them (nobody plays on for a gammon that would not count), the
-points being those of the doubled game, where gammons count.
+Jacoby rule (money default): with the cube centred a gammon counts only once the cube has been
+turned. The fully live cube never lets the game be played out with the cube centred (it is
+cashed at TP or CP), so between the points the live line is the same as without the rule;
+beyond them the player cashes instead of playing on for a gammon that would not count, so the
+line is flat at -1 below TP and at +1 above CP. The dead part counts the gammons (a game that
+goes on is won or lost with the cube turned in the part the model calls dead: the jumps past the
+points), limited to [-1, +1]: a side whose dead-cube equity beyond one point turns the cube
+and the other passes.
+The contact efficiency 0.78 is calibrated against bgtui's own live-cube rollouts
+(``benchmarks/cube_agreement.py``, ``benchmarks/data/cube_rollouts_s8.json``): with it the
+model's double/take minus no-double difference and its no-double level are unbiased in the
+doubling window.
 """
 
 import numpy as np
 
 from bgtui.engine._jit import kernel
+from bgtui.engine.constants import CENTRED, OPP_OWNED, OWNED  # noqa: F401 (cube states)
 from bgtui.engine.position import is_race, pip_counts
 
-CENTRED, OWNED, OPP_OWNED = 0, 1, 2
 #: Janowski's cube efficiency x in contact positions (not crashed, not a race)
 CONTACT_EFFICIENCY = 0.78
 
@@ -105,23 +110,33 @@ def cube_efficiency(pos):
 
 
 @kernel
+def jacoby_centred_equity(p, x):
+    """Janowski money equity (1-cube) of ``p`` with the cube centred under the Jacoby rule:
+    the live line flat at -1 / +1 beyond the take and cash points of the doubled game, the
+    dead part the cubeless equity (gammons counting) limited to [-1, +1]."""
+    W, L = win_loss_sizes(p)
+    pw = p[0]
+    tp, cp = live_points(W, L)
+    if pw >= cp:
+        live = 1.0
+    elif pw <= tp:
+        live = -1.0
+    else:
+        live = -1.0 + 2.0 * (pw - tp) / (cp - tp)
+    dead = pw * W - (1.0 - pw) * L
+    if dead > 1.0:
+        dead = 1.0
+    elif dead < -1.0:
+        dead = -1.0
+    return x * live + (1.0 - x) * dead
+
+
+@kernel
 def cubeful_equity(p, x, state, jacoby):
     """Janowski cubeful money equity (1-cube) of probabilities ``p`` in cube ``state``."""
-    W, L = win_loss_sizes(p)
     if jacoby and state == CENTRED:
-        # the cube never turned: the game counts single (dead part 2p - 1), and in the live
-        # part a player beyond the cash point cashes (no gammon to play on for): the line runs
-        # flat at -1 below the take point and at +1 above the cash point. The points
-        # themselves are those of the game after a double, where gammons count (W, L).
-        pw = p[0]
-        tp, cp = live_points(W, L)
-        if pw >= cp:
-            live = 1.0
-        elif pw <= tp:
-            live = -1.0
-        else:
-            live = -1.0 + 2.0 * (pw - tp) / (cp - tp)
-        return x * live + (1.0 - x) * (2.0 * pw - 1.0)
+        return jacoby_centred_equity(p, x)
+    W, L = win_loss_sizes(p)
     dead = p[0] * W - (1.0 - p[0]) * L
     return x * live_equity(p[0], W, L, state) + (1.0 - x) * dead
 

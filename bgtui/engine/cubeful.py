@@ -1,6 +1,6 @@
 """Cubeful n-ply lookahead for money play: the cube's value carried through the lookahead tree,
-with each player's cube decision made at every inner node, as GNU Backgammon evaluates cube
-actions at n-ply (its "cubeful evaluation").
+with each player's cube decision made at every node below the root, as GNU Backgammon
+evaluates cube actions at n-ply (its "cubeful evaluation").
 
 Janowski over n-ply *cubeless* probabilities (``cube.cube_equities`` of an n-ply average)
 prices the cube from one averaged position: it cannot see that after some rolls the opponent
@@ -15,30 +15,52 @@ a 1-cube, for the player on roll):
 * at an inner node the average over the 36 rolls of the children's values (seen from this
   side: centred stays centred, owned by the mover is owned by the opponent of the child's
   player on roll), a game won outright counting its points (single under the Jacoby rule with
-  the cube centred); then the cube decision of the player on roll wherever he has access: he
-  doubles when min(double/take, double/pass) beats no double; double/take is twice the value
-  with the opponent owning the cube (a beaver doubles it again when it is negative and the cube
-  was centred);
+  the cube centred);
+* at every node below the root, leaves included, the cube decision of its player on roll
+  wherever he has access: he doubles when min(double/take, double/pass) beats no double;
+  double/take is twice the value with the opponent owning the cube (a beaver doubles it again
+  when it is negative and the cube was centred). A leaf whose player is past his cash point
+  is worth the cash to him, not Janowski's value of playing on;
 * the root returns the no-double values (no decision: the caller compares no double with
   double/take = 2 x the opponent-owned value).
 
 With ``ply`` 0 this is Janowski over the 0-ply probabilities, exactly ``cube.cube_equities``.
+
+The cube arithmetic is in three small kernels that read a cube context ``ctx``
+(float64[``CTX_SIZE``], :func:`make_cube_context`): :func:`leaf_values` (a leaf's values from
+its probabilities), :func:`win_values` (a game won now) and :func:`cube_decision` (the player
+on roll's double / take / pass). The tree (:func:`cubeful_no_double_ctx`) only averages and
+flips what they return, so another cube model (match play: a context holding the cube value,
+its owner and the match equities) plugs in by giving these three its own meaning.
 """
 
 import numpy as np
 
 from bgtui.engine._jit import kernel
 from bgtui.engine.bearoff import is_two_sided, two_sided_cubeful
+from bgtui.engine.constants import ROLLS, ROLL_WEIGHTS
 from bgtui.engine.cube import CENTRED, OPP_OWNED, OWNED, cube_efficiency, cube_equities
-from bgtui.engine.evaluate import MAX_PLY, _best_child_from, _evaluate0, _flip_into, _roll_value
+from bgtui.engine.evaluate import MAX_PLY, _best_child_from, _evaluate0, _flip_into
 from bgtui.engine.movegen import _generate_plays
 from bgtui.engine.position import game_result
 
+#: cube context layout: Jacoby rule (1.0 / 0.0), beavers allowed (1.0 / 0.0)
+CTX_JACOBY, CTX_BEAVERS = 0, 1
+CTX_SIZE = 2
+
+
+def make_cube_context(jacoby: bool = True, beavers: bool = True) -> np.ndarray:
+    """float64[CTX_SIZE]: the money cube context (Jacoby rule, beavers)."""
+    ctx = np.zeros(CTX_SIZE, dtype=np.float64)
+    ctx[CTX_JACOBY] = 1.0 if jacoby else 0.0
+    ctx[CTX_BEAVERS] = 1.0 if beavers else 0.0
+    return ctx
+
 
 def make_cubeful_workspace():
-    """float64[levels, 6]: per lookahead level the three sums ([:3]) and a child's values
-    ([3:])."""
-    return np.zeros((MAX_PLY + 2, 6), dtype=np.float64)
+    """float64[levels, 7]: per lookahead level the three sums ([:3]), a child's values
+    ([3:6]) and the next of the node's 21 rolls ([6])."""
+    return np.zeros((MAX_PLY + 2, 7), dtype=np.float64)
 
 
 @kernel
@@ -48,29 +70,26 @@ def _exact(pos, two_cf):
 
 
 @kernel
-def _leaf_probs(pos, p, two_cf, jacoby, out3):
-    """``out3`` = the leaf values of ``pos`` (player on roll) whose 0-ply probabilities are
-    ``p``: exact where the two-sided database applies, else Janowski."""
-    if _exact(pos, two_cf):
-        two_sided_cubeful(pos, two_cf, out3)
-    else:
-        cube_equities(p, cube_efficiency(pos), jacoby, out3)
+def leaf_values(pos, p, ctx, out3):
+    """``out3`` = the model's values of ``pos`` (player on roll, before his cube decision)
+    whose 0-ply probabilities are ``p``: Janowski with the position's cube efficiency."""
+    cube_equities(p, cube_efficiency(pos), ctx[CTX_JACOBY] != 0.0, out3)
 
 
 @kernel
-def _leaf(pos, ev, lws, two_cf, jacoby, out3):
-    t = lws[6][lws[6].shape[0] - 1]
-    if not _exact(pos, two_cf):
-        _evaluate0(pos, ev, lws[1], t)
-    _leaf_probs(pos, t, two_cf, jacoby, out3)
+def win_values(r, ctx, out3):
+    """``out3`` = the values of winning ``r`` points (1..3) now, in the three cube states."""
+    out3[CENTRED] = 1.0 if ctx[CTX_JACOBY] != 0.0 else r
+    out3[OWNED] = r
+    out3[OPP_OWNED] = r
 
 
 @kernel
-def _decide(nd3, beavers, out3):
+def cube_decision(nd3, ctx, out3):
     """``out3`` = the values after the cube decision of the player on roll, from his
     no-double values ``nd3`` (may be the same array)."""
     dt = 2.0 * nd3[OPP_OWNED]
-    dt_centred = 2.0 * dt if (beavers and dt < 0.0) else dt
+    dt_centred = 2.0 * dt if (ctx[CTX_BEAVERS] != 0.0 and dt < 0.0) else dt
     out3[CENTRED] = max(nd3[CENTRED], min(dt_centred, 1.0))
     out3[OWNED] = max(nd3[OWNED], min(dt, 1.0))
     out3[OPP_OWNED] = nd3[OPP_OWNED]
@@ -85,107 +104,99 @@ def _add_child(acc, w, v):
 
 
 @kernel(inline="always")
-def _add_win(acc, w, r, jacoby):
-    """acc[:3] += w * the value of winning ``r`` points (1..3) now."""
-    acc[CENTRED] += w * (1.0 if jacoby else r)
-    acc[OWNED] += w * r
-    acc[OPP_OWNED] += w * r
+def _add_win(acc, w, v):
+    """acc[:3] += w * the values ``v`` of a win (the mover's)."""
+    for k in range(3):
+        acc[k] += w * v[k]
 
 
 @kernel
-def _nd_ply1(pos, ev, lws, cws, level, two_cf, jacoby, out3):
-    """No-double values of ``pos`` at 1-ply: each roll's 0-ply best play, its position
-    valued as a leaf."""
+def _tree(pos, ply, ev, lws, cws, two_cf, ctx, out3):
+    """No-double values of ``pos`` at ``ply`` >= 1: the n-ply tree walked depth first with
+    an explicit stack (level ``L``'s node is ``pos`` or the swapped child left in
+    ``lws[4][L - 1]``; ``cws[L]`` its sums, its latest child's values and the index of its
+    next roll)."""
     mws, ews, ppos, pmov, sw, acc, t5 = lws
-    a = cws[level]
+    level = 0
     for k in range(3):
-        a[k] = 0.0
-    v = a[3:]
-    ready = np.int64(0)
-    for d1 in range(1, 7):
-        for d2 in range(1, d1 + 1):
-            w = 1.0 if d1 == d2 else 2.0
-            n = _generate_plays(pos, d1, d2, mws, ppos[level], pmov[level])
-            best, ready = _best_child_from(pos, n, ppos[level], ev, ews, t5[level], ready)
-            child = ppos[level, best]
-            r = game_result(child)
-            if r > 0:
-                _add_win(a, w, r, jacoby)
-                continue
-            s = sw[level]
-            for i in range(26):
-                s[i] = -child[25 - i]
-            # the leaf's probabilities for its player on roll: the best play's, flipped
+        cws[0, k] = 0.0
+    cws[0, 6] = 0.0
+    ready = np.int64(0)  # ews holds the parent state of this level's node (roll after roll)
+    while True:
+        a = cws[level]
+        i = np.int64(a[6])
+        if i == 21:  # node done: its player's no-double values, then his decision
+            if level == 0:
+                for k in range(3):
+                    out3[k] = a[k] / 36.0
+                return
+            up = cws[level - 1]
+            v = up[3:]
+            for k in range(3):
+                v[k] = a[k] / 36.0
+            cube_decision(v, ctx, v)
+            level -= 1
+            _add_child(up, ROLL_WEIGHTS[np.int64(up[6])], v)
+            up[6] += 1.0
+            ready = np.int64(0)
+            continue
+        w = ROLL_WEIGHTS[i]
+        node = pos if level == 0 else sw[level - 1]
+        n = _generate_plays(node, ROLLS[i, 0], ROLLS[i, 1], mws, ppos[level], pmov[level])
+        best, ready = _best_child_from(node, n, ppos[level], ev, ews, t5[level], ready)
+        played = ppos[level, best]
+        v = a[3:]
+        r = game_result(played)
+        if r > 0:
+            win_values(r, ctx, v)
+            _add_win(a, w, v)
+            a[6] += 1.0
+            continue
+        child = sw[level]
+        for j in range(26):
+            child[j] = -played[25 - j]
+        if _exact(child, two_cf):
+            two_sided_cubeful(child, two_cf, v)  # exact values, after the child's decision
+        elif level + 1 == ply:
+            # a leaf: the best play's probabilities, seen by the child's player on roll
             p = t5[level + 1]
             _flip_into(t5[level], p)
-            _leaf_probs(s, p, two_cf, jacoby, v)
-            _add_child(a, w, v)
-    for k in range(3):
-        out3[k] = a[k] / 36.0
+            leaf_values(child, p, ctx, v)
+            cube_decision(v, ctx, v)
+        else:  # an inner node: walk its 21 rolls first
+            level += 1
+            for k in range(3):
+                cws[level, k] = 0.0
+            cws[level, 6] = 0.0
+            ready = np.int64(0)
+            continue
+        _add_child(a, w, v)
+        a[6] += 1.0
 
 
 @kernel
-def _nd_ply2(pos, ev, lws, cws, level, two_cf, jacoby, beavers, out3):
-    mws, ews, ppos, pmov, sw, acc, t5 = lws
-    a = cws[level]
-    for k in range(3):
-        a[k] = 0.0
-    v = a[3:]
-    for d1 in range(1, 7):
-        for d2 in range(1, d1 + 1):
-            w = 1.0 if d1 == d2 else 2.0
-            r = _roll_value(pos, d1, d2, ev, lws, level, t5[level])
-            if r > 0:
-                _add_win(a, w, r, jacoby)
-                continue
-            s = sw[level]
-            if _exact(s, two_cf):
-                two_sided_cubeful(s, two_cf, v)
-            else:
-                _nd_ply1(s, ev, lws, cws, level + 1, two_cf, jacoby, v)
-                _decide(v, beavers, v)
-            _add_child(a, w, v)
-    for k in range(3):
-        out3[k] = a[k] / 36.0
-
-
-@kernel
-def _nd_ply3(pos, ev, lws, cws, level, two_cf, jacoby, beavers, out3):
-    mws, ews, ppos, pmov, sw, acc, t5 = lws
-    a = cws[level]
-    for k in range(3):
-        a[k] = 0.0
-    v = a[3:]
-    for d1 in range(1, 7):
-        for d2 in range(1, d1 + 1):
-            w = 1.0 if d1 == d2 else 2.0
-            r = _roll_value(pos, d1, d2, ev, lws, level, t5[level])
-            if r > 0:
-                _add_win(a, w, r, jacoby)
-                continue
-            s = sw[level]
-            if _exact(s, two_cf):
-                two_sided_cubeful(s, two_cf, v)
-            else:
-                _nd_ply2(s, ev, lws, cws, level + 1, two_cf, jacoby, beavers, v)
-                _decide(v, beavers, v)
-            _add_child(a, w, v)
-    for k in range(3):
-        out3[k] = a[k] / 36.0
-
-
-@kernel
-def cubeful_no_double(pos, ply, ev, lws, cws, two_cf, jacoby, beavers, out3):
-    """``out3`` = the no-double money equities of ``pos`` (player on roll, before his cube
-    decision and his roll) at ``ply`` (0..3) for the cube centred, owned by him, owned by the
-    opponent, on a 1-cube. ``lws``: ``evaluate.make_lookahead_workspace``; ``cws``:
-    :func:`make_cubeful_workspace`; ``two_cf``: the two-sided database's cubeful values
-    (float32 or float64[924, 924, 3]; size 0: not used)."""
+def cubeful_no_double_ctx(pos, ply, ev, lws, cws, two_cf, ctx, out3):
+    """``out3`` = the no-double equities of ``pos`` (player on roll, before his cube decision
+    and his roll) at ``ply`` (0..``MAX_PLY``) for the cube centred, owned by him, owned by
+    the opponent, on a 1-cube, in cube context ``ctx`` (:func:`make_cube_context`).
+    ``lws``: ``evaluate.make_lookahead_workspace``; ``cws``: :func:`make_cubeful_workspace`;
+    ``two_cf``: the two-sided database's cubeful values (float32 or float64[924, 924, 3];
+    size 0: not used)."""
     if ply <= 0:
-        _leaf(pos, ev, lws, two_cf, jacoby, out3)
-    elif ply == 1:
-        _nd_ply1(pos, ev, lws, cws, 0, two_cf, jacoby, out3)
-    elif ply == 2:
-        _nd_ply2(pos, ev, lws, cws, 0, two_cf, jacoby, beavers, out3)
+        if _exact(pos, two_cf):
+            two_sided_cubeful(pos, two_cf, out3)
+        else:
+            t = lws[6][lws[6].shape[0] - 1]
+            _evaluate0(pos, ev, lws[1], t)
+            leaf_values(pos, t, ctx, out3)
     else:
-        _nd_ply3(pos, ev, lws, cws, 0, two_cf, jacoby, beavers, out3)
+        _tree(pos, min(ply, MAX_PLY), ev, lws, cws, two_cf, ctx, out3)
+
+
+@kernel(_nrt=True)
+def cubeful_no_double(pos, ply, ev, lws, cws, two_cf, jacoby, beavers, out3):
+    """:func:`cubeful_no_double_ctx` in the money context (``jacoby``, ``beavers``)."""
+    ctx = np.zeros(CTX_SIZE, dtype=np.float64)
+    ctx[CTX_JACOBY] = 1.0 if jacoby else 0.0
+    ctx[CTX_BEAVERS] = 1.0 if beavers else 0.0
+    cubeful_no_double_ctx(pos, ply, ev, lws, cws, two_cf, ctx, out3)

@@ -11,7 +11,7 @@ import numpy as np
 from bgtui.engine._jit import kernel
 from bgtui.engine.constants import OPENING_POSITION
 from bgtui.engine.evaluate import _best_play0
-from bgtui.engine.position import game_result
+from bgtui.engine.position import game_result, swap_sides_into
 from bgtui.engine.pubeval import WC, WR, _best_play_pubeval
 from bgtui.engine.rollout import _choose as _choose_play
 from bgtui.engine.rollout import _mix
@@ -21,13 +21,13 @@ START = np.array(OPENING_POSITION, dtype=np.int8)
 
 @kernel
 def _choose(kind, ev, pos, d1, d2, ws, b5, wr, wc):
-    """The index (in ``ws[3]``) of the play a player of ``kind`` picks for (d1, d2)."""
+    """The index (in ``ws.play_pos``) of the play a player of ``kind`` picks for (d1, d2)."""
     if kind == 1:
-        best, n = _best_play_pubeval(pos, d1, d2, wr, wc, ws[0], ws[3], ws[4])
+        best, n = _best_play_pubeval(pos, d1, d2, wr, wc, ws.moves, ws.play_pos, ws.play_moves)
     elif kind == 2:  # the rollouts' own 1-ply choice: the same move filter as rank_plays
         best = _choose_play(pos, d1, d2, 1, ev, ws, b5)
     else:
-        best, n = _best_play0(pos, d1, d2, ev, ws[0], ws[1], ws[3], ws[4], b5)
+        best, n = _best_play0(pos, d1, d2, ev, ws.moves, ws.eval, ws.play_pos, ws.play_moves, b5)
     return best
 
 
@@ -61,7 +61,7 @@ def _duel_pairs(ev_a, kind_a, ev_b, kind_b, first_pair, n_pairs, seed, start, wr
                     best = _choose(kind_a, ev_a, pos, d1, d2, ws, b5, wr, wc)
                 else:
                     best = _choose(kind_b, ev_b, pos, d1, d2, ws, b5, wr, wc)
-                child = ws[3][best]
+                child = ws.play_pos[best]
                 res = game_result(child)
                 if res > 0:
                     out[j, rep] = res if a_to_move else -res
@@ -70,8 +70,7 @@ def _duel_pairs(ev_a, kind_a, ev_b, kind_b, first_pair, n_pairs, seed, start, wr
                     if res >= 3:
                         bgs += 1
                     break
-                for i in range(26):
-                    pos[i] = -child[25 - i]
+                swap_sides_into(child, pos)
                 a_to_move = not a_to_move
                 turn += 1
         out[j, 2] = gams

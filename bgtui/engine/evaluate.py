@@ -1,54 +1,68 @@
 """0-ply evaluation and best-play selection.
 
-``ev`` (the evaluator context) is a tuple ``(contact_net, race_net, two_sided_win,
-one_sided_dist, (contact_tables, race_tables, crashed_tables), crashed_net)``: the nets (see
-``nn``; :func:`nn.net_class` picks one, and ``_nets(ev)[cls]`` / ``ev[4][cls]`` are its weights
-and tables), the bear-off databases (see ``bearoff``; arrays of size 0 switch a database off)
-and the nets' first-layer tables (``nn.make_tables``; size 0 means "evaluate with dense inputs",
-as training does while it changes the weights). Where both sides are home with at most 6 checkers the two-sided
-database's exact cubeless value is used; in other races that the one-sided database covers
+``ev`` is an :class:`~bgtui.engine.structs.Evaluator` (:func:`make_evaluator`): the nets (see
+``nn``; :func:`nn.net_class` picks one, and ``_nets(ev)[cls]`` / ``ev.tables[cls]`` are its
+weights and tables), the bear-off databases (see ``bearoff``; arrays of size 0 switch a
+database off) and the nets' first-layer tables (``nn.make_tables``; size 0 means "evaluate with
+dense inputs", as training does while it changes the weights).
+
+Where both sides are home with at most 6 checkers the two-sided database's exact cubeless value
+is used; in other races that the one-sided database covers
 (home-board bear-offs, and with the extended database also a last checker on each side's point
 7..18 or a side of at most 6 checkers anywhere, see ``bearoff.side_row``) the one-sided
 approximation; elsewhere the race or contact net.
-``ews`` is an evaluation workspace from :func:`make_eval_workspace`.
+``ews`` is an :class:`~bgtui.engine.structs.EvalWorkspace` from :func:`make_eval_workspace`.
 """
 
 import numpy as np
 
 from bgtui.engine._jit import kernel
 from bgtui.engine.bearoff import is_two_sided, one_sided_applies, one_sided_race_probs, two_sided_probs
-from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE, POSITION_SIZE
+from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE, POSITION_SIZE, ROLL_WEIGHTS, ROLLS
 from bgtui.engine.inputs import (LOW25, NUM_INPUTS, NUM_NONLINEAR, POINTS, _escapes,
                                  _escapes_slot, _fill_inputs, _fill_nonlinear, _highest_bit,
                                  _memo_escapes, _popcount, _reverse26, _scan_masks,
                                  _shots_and_loss_masks, _side_nonlinear, _side_nonlinear_memo,
                                  _write_nonlinear, make_escapes_cache)
 from bgtui.engine.movegen import _generate_plays, make_workspace
-from bgtui.engine.nn import (CRASHED, MAX_TERMS, _finish, _forward, _point_terms, _preact_rest,
-                             _preact_tables, aligned, net_class)
-from bgtui.engine.position import checkers_off, game_result, is_race
+from bgtui.engine.nn import (CONTACT, CRASHED, MAX_TERMS, RACE, _finish, _forward, _point_terms,
+                             _preact_rest, _preact_tables, aligned, net_class)
+from bgtui.engine.position import checkers_off, game_result, is_race, swap_sides_into
+from bgtui.engine.structs import EvalWorkspace, Evaluator, LookaheadWorkspace, Net
+
+
+def as_net(net) -> Net:
+    """``net`` (four arrays w1, b1, w2, b2) as a :class:`Net`."""
+    return net if isinstance(net, Net) else Net(*net)
+
+
+def make_evaluator(contact, race, two_sided, one_sided, tables, crashed) -> Evaluator:
+    """An :class:`Evaluator` of three nets (``crashed`` may be the ``contact`` net itself,
+    which then values those positions too), the bear-off databases and the nets' tables
+    (contact, race, crashed)."""
+    contact_net = as_net(contact)
+    crashed_net = contact_net if crashed is contact else as_net(crashed)
+    return Evaluator(contact_net, as_net(race), two_sided, one_sided, tuple(tables), crashed_net)
 
 
 def hidden_size(ev) -> int:
-    """The largest hidden layer of the nets in an evaluator context (for workspaces)."""
-    return max(ev[0][1].shape[0], ev[1][1].shape[0], ev[5][1].shape[0])
+    """The largest hidden layer of the nets in an evaluator (for workspaces)."""
+    return max(ev.contact.b1.shape[0], ev.race.b1.shape[0], ev.crashed.b1.shape[0])
 
 
 @kernel(_nrt=True)
 def _nets(ev):
     """The nets of ``ev`` in ``net_class`` order, a tuple indexable by a run-time class."""
-    return (ev[0], ev[1], ev[5])
+    return (ev.contact, ev.race, ev.crashed)
 
 
 #: most groups of plays one call of :func:`_best_in_groups` ranks (the 21 rolls of a position)
 MAX_GROUPS = 32
 
 
-def make_eval_workspace(hidden: int = 512):
-    """Scratch for evaluation: (swapped, x, h, dh, tmp5, child_swapped, target5, feats,
-    parent_feats, parent_h, parent_swapped, escapes_memo, term_rows, term_coefs,
-    escapes_cache_keys, escapes_cache_values, group ends, group bests, group values)."""
-    return (
+def make_eval_workspace(hidden: int = 512) -> EvalWorkspace:
+    """Scratch for evaluation and best-play selection (fields in :class:`EvalWorkspace`)."""
+    return EvalWorkspace(
         np.zeros(POSITION_SIZE, dtype=np.int8),
         np.zeros(NUM_INPUTS, dtype=np.float32),
         aligned(np.zeros(hidden)),
@@ -163,25 +177,25 @@ def _evaluate_net(pos, ev, ews, out5):
     """0-ply probabilities of ``pos`` (player on roll, game not over) by the nets."""
     cls = net_class(pos)
     net = _nets(ev)[cls]
-    tab = ev[4][cls]
+    tab = ev.tables[cls]
     if tab.shape[0] > 0:
-        _fill_nonlinear(pos, ews[0], ews[7])
-        _preact_tables(pos, tab, net[1], ews[7], ews[2], ews[12], ews[13])
-        _finish(ews[2], net[2], net[3], out5)
+        _fill_nonlinear(pos, ews.swapped, ews.feats)
+        _preact_tables(pos, tab, net.b1, ews.feats, ews.h, ews.term_rows, ews.term_coefs)
+        _finish(ews.h, net.w2, net.b2, out5)
     else:
-        _fill_inputs(pos, ews[0], ews[1])
-        _forward(ews[1], net[0], net[1], net[2], net[3], ews[2], out5)
+        _fill_inputs(pos, ews.swapped, ews.x)
+        _forward(ews.x, net.w1, net.b1, net.w2, net.b2, ews.h, out5)
     _sanitize(pos, out5)
 
 
 @kernel
 def _evaluate0(pos, ev, ews, out5):
     """0-ply probabilities of ``pos`` for the player on roll."""
-    kind = database_kind(pos, ev[2], ev[3])
+    kind = database_kind(pos, ev.two_sided, ev.one_sided)
     if kind == TWO_SIDED_DB:
-        two_sided_probs(pos, ev[2], out5)
+        two_sided_probs(pos, ev.two_sided, out5)
     elif kind == ONE_SIDED_DB:
-        one_sided_race_probs(pos, ev[3], out5)
+        one_sided_race_probs(pos, ev.one_sided, out5)
     else:
         _evaluate_net(pos, ev, ews, out5)
 
@@ -197,10 +211,9 @@ def _evaluate_after(child, ev, ews, out5):
         out5[3] = 0.0
         out5[4] = 0.0
         return
-    sw = ews[5]
-    for i in range(26):
-        sw[i] = -child[25 - i]
-    t = ews[4]
+    sw = ews.child_swapped
+    swap_sides_into(child, sw)
+    t = ews.probs5
     _evaluate0(sw, ev, ews, t)
     _flip_into(t, out5)
 
@@ -215,7 +228,8 @@ _OPPONENT_BACK = np.int64((1 << 7) - 1)
 
 @kernel
 def database_kind(pos, two_sided, one_sided):
-    """Which bear-off database (``ev[2]``, ``ev[3]``) gives the 0-ply value of ``pos``:
+    """Which bear-off database (``ev.two_sided``, ``ev.one_sided``) gives the 0-ply value of
+    ``pos``:
     ``TWO_SIDED_DB`` (exact), ``ONE_SIDED_DB`` (the approximation), or ``NO_DATABASE`` (a net).
 
     Takes the two arrays, not ``ev``: a tuple of twenty arrays passed to a function that is not
@@ -251,33 +265,33 @@ def _best_child_from(pos, n, out_pos, ev, ews, best5, ready):
     pre-activation, features and escapes memo) is already that of ``pos`` with this ``ev``,
     left by the call before (the 21 rolls of one position in a lookahead). Returns (best
     index, 1 when ``ews`` now holds the parent's state of ``pos``, else 0)."""
-    ews[16][0] = n
-    ews[17][0] = 1  # (with n <= 1 the plain path values it anyway)
+    ews.group_ends[0] = n
+    ews.group_best[0] = 1  # (with n <= 1 the plain path values it anyway)
     ready = _best_in_groups(pos, n, out_pos, ev, ews, ready, np.int64(1))
     for k in range(5):
-        best5[k] = ews[18][0, k]
-    return ews[17][0], ready
+        best5[k] = ews.group_values[0, k]
+    return ews.group_best[0], ready
 
 
 @kernel(inline="always")
 def _best_in_groups(pos, n, out_pos, ev, ews, ready, groups):
     """The 0-ply best of each of ``groups`` groups of plays from ``pos``: group g is
-    ``out_pos[ends[g - 1]:ends[g]]`` (``ends`` = ``ews[16]``, the first group from 0, the
-    last ending at ``n``); its best's index into ``ews[17][g]``, its probabilities (mover's
-    view) into ``ews[18][g]``. Returns ``ready`` as :func:`_best_child_from` does.
+    ``out_pos[ends[g - 1]:ends[g]]`` (``ends`` = ``ews.group_ends``, the first group from 0, the
+    last ending at ``n``); its best's index into ``ews.group_best[g]``, its probabilities (mover's
+    view) into ``ews.group_values[g]``. Returns ``ready`` as :func:`_best_child_from` does.
 
     Each group is valued as :func:`_best_child` values a roll's plays, bit for bit: a group
-    that is a roll's only play (flagged by ``ews[17][g]`` != 0 on entry) on its own
+    that is a roll's only play (flagged by ``ews.group_best[g]`` != 0 on entry) on its own
     (:func:`_evaluate_after`), the others incrementally from the parent, a group of one
     picked play too. One call for the picked plays of all 21 rolls (variance reduction with a filter)
     saves the cost of 20 calls, each passing the evaluator's twenty arrays."""
     race = is_race(pos)  # then every child is a race too
-    tab = ev[4][1] if race else ev[4][0]
+    tab = ev.tables[RACE] if race else ev.tables[CONTACT]
     if tab.shape[0] == 0:  # dense inputs: every play on its own
         start = 0
         for g in range(groups):
-            _plain_group(pos, start, ews[16][g], out_pos, ev, ews, g)
-            start = ews[16][g]
+            _plain_group(pos, start, ews.group_ends[g], out_pos, ev, ews, g)
+            start = ews.group_ends[g]
         return ready
     if groups == 1 and n <= 1:  # leaves the parent's state alone
         _plain_group(pos, np.int64(0), n, out_pos, ev, ews, np.int64(0))
@@ -292,13 +306,13 @@ def _best_in_groups(pos, n, out_pos, ev, ews, ready, groups):
 @kernel
 def _plain_group(pos, start, end, out_pos, ev, ews, g):
     """Group ``g`` (plays ``start .. end - 1``) valued play by play on its own."""
-    t = ews[6]
+    t = ews.child5
     best = start
     beste = -1e9
     for i in range(start, end):
         _evaluate_after(out_pos[i], ev, ews, t)
-        best, beste = _keep_group_best(t, i, best, beste, ews[18], g)
-    ews[17][g] = best
+        best, beste = _keep_group_best(t, i, best, beste, ews.group_values, g)
+    ews.group_best[g] = best
 
 
 @kernel
@@ -307,31 +321,32 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
     (contact or crashed) are evaluated incrementally, the others (a race, the game over, or
     the first checker borne off) on their own, and so is a group of one play."""
     cls = net_class(pos)
-    tab = ev[4][cls]
-    ends = ews[16]
+    tab = ev.tables[cls]
+    ends = ews.group_ends
     g = 0
     start = 0
     best = 0
     beste = -1e9
-    t = ews[6]
+    t = ews.child5
     net = _nets(ev)[cls]
-    psw = ews[10]
-    sw = ews[5]
-    o = ews[4]
-    memo = ews[11]
+    psw = ews.parent_swapped
+    sw = ews.child_swapped
+    o = ews.probs5
+    memo = ews.escapes_memo
     if not ready:
+        swap_sides_into(pos, psw)
         for i in range(26):
-            psw[i] = -pos[25 - i]
             memo[i] = -1.0
-        _side_nonlinear(psw, ews[8], 0)
-        _side_nonlinear_memo(pos, ews[8], NUM_NONLINEAR, memo)
-        _preact_tables(psw, tab, net[1], ews[8], ews[9], ews[12], ews[13])
+        _side_nonlinear(psw, ews.parent_feats, 0)
+        _side_nonlinear_memo(pos, ews.parent_feats, NUM_NONLINEAR, memo)
+        _preact_tables(psw, tab, net.b1, ews.parent_feats, ews.parent_h, ews.term_rows,
+                       ews.term_coefs)
     off_mover, off_opponent = checkers_off(pos)
     was0 = 15 - off_opponent  # checkers on the board before the play: the opponent's
     was1 = 15 - off_mover  # and the mover's
-    f = ews[7]
-    idx = ews[12]
-    coef = ews[13]
+    f = ews.feats
+    idx = ews.term_rows
+    coef = ews.term_coefs
     for i in range(n):
         while ends[g] == start:  # an empty group (never asked for): its slot is left as is
             g += 1
@@ -339,7 +354,8 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
         if i == start:
             best = i
             beste = -1e9
-        alone = ends[g] - start == 1 and ews[17][g] != 0  # a roll's only play: on its own
+        # a roll's only play: on its own
+        alone = ends[g] - start == 1 and ews.group_best[g] != 0
         # one pass over the child (no branch per slot): bit masks of each side's checkers,
         # made points and blots, the slots the play changed, and the checkers left; the
         # swapped view's masks are these reversed (slot k is slot 25 - k there)
@@ -377,14 +393,13 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
             esc = 36.0
             if rear > 0:
                 key, slot = _escapes_slot(rear, mm)
-                if ews[14][slot] == key:
-                    esc = ews[15][slot]
+                if ews.escapes_keys[slot] == key:
+                    esc = ews.escapes_values[slot]
                 else:
-                    for k in range(26):
-                        sw[25 - k] = -child[k]
+                    swap_sides_into(child, sw)
                     esc = _escapes(sw, rear)
-                    ews[14][slot] = key
-                    ews[15][slot] = esc
+                    ews.escapes_keys[slot] = key
+                    ews.escapes_values[slot] = esc
             shots, loss = _shots_and_loss_masks(s_made & LOW25, _reverse26(mp) & LOW25,
                                                 s_blots & LOW25, child[25] > 1, fb, lb)
             _write_nonlinear(f, 0, esc, rear, run, shots, loss)
@@ -398,8 +413,9 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
             # the pre-activation: the parent's plus the rows of what changed, in the order
             # of nn._preact_child (slots of the swapped view, ascending)
             m = _child_slot_terms(child, psw, _reverse26(ch), idx, coef)
-            _preact_rest(m, theirs, mine, was0, was1, ews[9], tab, f, ews[8], ews[2], idx, coef)
-            _finish(ews[2], net[2], net[3], o)
+            _preact_rest(m, theirs, mine, was0, was1, ews.parent_h, tab, f, ews.parent_feats,
+                         ews.h, idx, coef)
+            _finish(ews.h, net.w2, net.b2, o)
             _sanitize_order(o)
             if mine < 15:  # the mover has borne off: no gammon for the opponent
                 o[1] = 0.0
@@ -408,9 +424,9 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
                 o[3] = 0.0
                 o[4] = 0.0
             _flip_into(o, t)
-        best, beste = _keep_group_best(t, i, best, beste, ews[18], g)
+        best, beste = _keep_group_best(t, i, best, beste, ews.group_values, g)
         if i == ends[g] - 1:
-            ews[17][g] = best
+            ews.group_best[g] = best
             g += 1
             start = i + 1
 
@@ -436,32 +452,32 @@ def _race_groups(pos, n, out_pos, ev, ews, ready, groups):
     """:func:`_best_in_groups` in a race: the race net's tables hold every input, so a child
     is the parent's pre-activation plus its changed rows, unless a database values it or its
     group is one play."""
-    ends = ews[16]
+    ends = ews.group_ends
     g = 0
     start = 0
     best = 0
     beste = -1e9
-    t = ews[6]
-    tab = ev[4][1]
-    net = ev[1]
-    psw = ews[10]
-    sw = ews[5]
-    o = ews[4]
-    f = ews[7]
+    t = ews.child5
+    tab = ev.tables[RACE]
+    net = ev.race
+    psw = ews.parent_swapped
+    sw = ews.child_swapped
+    o = ews.probs5
+    f = ews.feats
     for i in range(2 * NUM_NONLINEAR):
         f[i] = 0.0
     if not ready:
         for i in range(2 * NUM_NONLINEAR):
-            ews[8][i] = 0.0
-        for i in range(26):
-            psw[i] = -pos[25 - i]
-        _preact_tables(psw, tab, net[1], ews[8], ews[9], ews[12], ews[13])
+            ews.parent_feats[i] = 0.0
+        swap_sides_into(pos, psw)
+        _preact_tables(psw, tab, net.b1, ews.parent_feats, ews.parent_h, ews.term_rows,
+                       ews.term_coefs)
     off_mover, off_opponent = checkers_off(pos)
     was0 = 15 - off_opponent  # checkers on the board before the play: the opponent's
     was1 = 15 - off_mover  # and the mover's
-    databases = ev[2].shape[0] > 0 or ev[3].shape[0] > 0
-    idx = ews[12]
-    coef = ews[13]
+    databases = ev.two_sided.shape[0] > 0 or ev.one_sided.shape[0] > 0
+    idx = ews.term_rows
+    coef = ews.term_coefs
     for i in range(n):
         while ends[g] == start:  # an empty group (never asked for): its slot is left as is
             g += 1
@@ -484,17 +500,17 @@ def _race_groups(pos, n, out_pos, ev, ews, ready, groups):
             op |= np.int64(c < 0) << k
             ch |= np.int64(c != pos[k]) << k
         # a roll's only play (valued on its own), or the mover has won
-        alone = (ends[g] - start == 1 and ews[17][g] != 0) or mine == 0
+        alone = (ends[g] - start == 1 and ews.group_best[g] != 0) or mine == 0
         if not alone and databases:
-            for k in range(26):
-                sw[k] = -child[25 - k]
-            alone = database_kind(sw, ev[2], ev[3]) != NO_DATABASE
+            swap_sides_into(child, sw)
+            alone = database_kind(sw, ev.two_sided, ev.one_sided) != NO_DATABASE
         if alone:
             _evaluate_after(child, ev, ews, t)
         else:
             m = _child_slot_terms(child, psw, _reverse26(ch), idx, coef)
-            _preact_rest(m, theirs, mine, was0, was1, ews[9], tab, f, ews[8], ews[2], idx, coef)
-            _finish(ews[2], net[2], net[3], o)
+            _preact_rest(m, theirs, mine, was0, was1, ews.parent_h, tab, f, ews.parent_feats,
+                         ews.h, idx, coef)
+            _finish(ews.h, net.w2, net.b2, o)
             # _sanitize of the opponent on roll after the play, from the masks
             _sanitize_order(o)
             if mine < 15:  # the mover has borne off: no gammon for the opponent
@@ -508,9 +524,9 @@ def _race_groups(pos, n, out_pos, ev, ews, ready, groups):
             if (op & _OPPONENT_BACK) == 0:
                 o[4] = 0.0
             _flip_into(o, t)
-        best, beste = _keep_group_best(t, i, best, beste, ews[18], g)
+        best, beste = _keep_group_best(t, i, best, beste, ews.group_values, g)
         if i == ends[g] - 1:
-            ews[17][g] = best
+            ews.group_best[g] = best
             g += 1
             start = i + 1
 
@@ -548,10 +564,10 @@ MAX_PLY = 3
 LOOKAHEAD_ROWS = 2 * MAX_PLAYS
 
 
-def make_lookahead_workspace(hidden: int = 512):
-    """``(mws, ews, play_pos[L], play_moves[L], swapped[L], acc[L], t5[L])`` for L levels."""
+def make_lookahead_workspace(hidden: int = 512) -> LookaheadWorkspace:
+    """Scratch of the lookahead, L = ``MAX_PLY`` + 2 levels (:class:`LookaheadWorkspace`)."""
     levels = MAX_PLY + 2  # one spare level for _evaluate_after_plied
-    return (
+    return LookaheadWorkspace(
         make_workspace(),
         make_eval_workspace(hidden),
         # LOOKAHEAD_ROWS plays a level: the 21 rolls' plays gathered for one grouped call
@@ -566,14 +582,14 @@ def make_lookahead_workspace(hidden: int = 512):
 @kernel
 def _roll_value(pos, d1, d2, ev, lws, level, out5):
     """Pick the 0-ply best play of (d1, d2) at this level; leave the swapped result in
-    ``lws[4][level]`` and return 0, or return the game result (1..3) when the play wins."""
+    ``lws.swapped[level]`` and return 0, or return the game result (1..3) when the play
+    wins."""
     mws, ews, ppos, pmov, sw, acc, t5 = lws
     best, n = _best_play0(pos, d1, d2, ev, mws, ews, ppos[level], pmov[level], out5)
     child = ppos[level, best]
     r = game_result(child)
     if r == 0:
-        for i in range(26):
-            sw[level, i] = -child[25 - i]
+        swap_sides_into(child, sw[level])
     return r
 
 
@@ -596,31 +612,20 @@ def _add_result(acc, w, r):
         acc[2] += w
 
 
-@kernel(inline="always")
-def _roll_weight(r):
-    """How many of the 36 rolls the r-th of the 21 (d1 = 1..6, d2 = 1..d1) stands for."""
-    d = 1
-    s = 0
-    while s + d <= r:
-        s += d
-        d += 1
-    return 1.0 if r - s == d - 1 else 2.0
-
-
 @kernel
 def _value_gathered(pos, total, groups, first, ra, buf, ev, ews, ready, a, nxt, f5):
     """Value the gathered groups (rolls ``first .. first + groups - 1``, plays
     ``buf[:total]``) in one call and add their weighted values to ``a``; if the roll ``ra``
     is among them, its best play into ``nxt`` and its value into ``f5``. Returns ``ready``."""
     ready = _best_in_groups(pos, total, buf, ev, ews, ready, groups)
-    gv = ews[18]
+    gv = ews.group_values
     for g in range(groups):
-        w = _roll_weight(first + g)
+        w = ROLL_WEIGHTS[first + g]
         for k in range(5):
             a[k] += w * gv[g, k]
     if first <= ra < first + groups:
         g = ra - first
-        child = buf[ews[17][g]]
+        child = buf[ews.group_best[g]]
         for k in range(5):
             f5[k] = gv[g, k]
         for i in range(26):
@@ -637,27 +642,24 @@ def _value_rolls(pos, ra, ev, mws, ews, buf, mv, a, nxt, f5):
     calls (``_best_in_groups``: each roll's group exactly as a call of its own would value
     it), flushed when the next roll's plays might not fit."""
     cap = buf.shape[0] - MAX_PLAYS  # room for one more roll's plays whatever it has
-    ends = ews[16]
-    single = ews[17]
+    ends = ews.group_ends
+    single = ews.group_best
     ready = np.int64(0)  # the parent's state in ews is computed once for the 21 rolls
     total = 0
     g = 0
     first = 0
-    r = 0
-    for d1 in range(1, 7):
-        for d2 in range(1, d1 + 1):
-            if total > cap:
-                ready = _value_gathered(pos, total, np.int64(g), first, ra, buf, ev, ews,
-                                        ready, a, nxt, f5)
-                total = 0
-                g = 0
-                first = r
-            n = _generate_plays(pos, d1, d2, mws, buf[total:], mv[total:])
-            total += n
-            ends[g] = total
-            single[g] = 1 if n == 1 else 0  # a roll's only play is valued on its own
-            g += 1
-            r += 1
+    for r in range(21):
+        if total > cap:
+            ready = _value_gathered(pos, total, np.int64(g), first, ra, buf, ev, ews,
+                                    ready, a, nxt, f5)
+            total = 0
+            g = 0
+            first = r
+        n = _generate_plays(pos, ROLLS[r, 0], ROLLS[r, 1], mws, buf[total:], mv[total:])
+        total += n
+        ends[g] = total
+        single[g] = 1 if n == 1 else 0  # a roll's only play is valued on its own
+        g += 1
     _value_gathered(pos, total, np.int64(g), first, ra, buf, ev, ews, ready, a, nxt, f5)
 
 
@@ -677,39 +679,45 @@ def _eval_ply1(pos, ev, lws, level, out5):
 
 
 @kernel
+def _add_roll(pos, r, ev, lws, level, a, t5):
+    """Pick the 0-ply best play of roll ``r`` (of the 21) at this level; a play that wins adds
+    its result to ``a`` with the roll's weight and returns False; otherwise returns True, the
+    play's position (opponent on roll) in ``lws.swapped[level]``, for the caller to value it
+    into ``t5`` and add it with :func:`_add_flipped`."""
+    res = _roll_value(pos, ROLLS[r, 0], ROLLS[r, 1], ev, lws, level, t5)
+    if res > 0:
+        _add_result(a, ROLL_WEIGHTS[r], res)
+        return False
+    return True
+
+
+@kernel
 def _eval_ply2(pos, ev, lws, level, out5):
-    mws, ews, ppos, pmov, sw, acc, t5 = lws
-    a = acc[level]
+    """2-ply: the mean over the 36 rolls of the 1-ply value of the roll's 0-ply best play."""
+    a = lws.acc[level]
+    t5 = lws.probs5[level]
     for k in range(5):
         a[k] = 0.0
-    for d1 in range(1, 7):
-        for d2 in range(1, d1 + 1):
-            w = 1.0 if d1 == d2 else 2.0
-            r = _roll_value(pos, d1, d2, ev, lws, level, t5[level])
-            if r > 0:
-                _add_result(a, w, r)
-            else:
-                _eval_ply1(sw[level], ev, lws, level + 1, t5[level])
-                _add_flipped(a, w, t5[level])
+    for r in range(21):
+        if _add_roll(pos, r, ev, lws, level, a, t5):
+            _eval_ply1(lws.swapped[level], ev, lws, level + 1, t5)
+            _add_flipped(a, ROLL_WEIGHTS[r], t5)
     for k in range(5):
         out5[k] = a[k] / 36.0
 
 
 @kernel
 def _eval_ply3(pos, ev, lws, level, out5):
-    mws, ews, ppos, pmov, sw, acc, t5 = lws
-    a = acc[level]
+    """3-ply: as :func:`_eval_ply2`, each roll's play valued at 2-ply. (Not one recursive
+    kernel: numba 0.68 loads a cached caller of a recursive kernel with a null call.)"""
+    a = lws.acc[level]
+    t5 = lws.probs5[level]
     for k in range(5):
         a[k] = 0.0
-    for d1 in range(1, 7):
-        for d2 in range(1, d1 + 1):
-            w = 1.0 if d1 == d2 else 2.0
-            r = _roll_value(pos, d1, d2, ev, lws, level, t5[level])
-            if r > 0:
-                _add_result(a, w, r)
-            else:
-                _eval_ply2(sw[level], ev, lws, level + 1, t5[level])
-                _add_flipped(a, w, t5[level])
+    for r in range(21):
+        if _add_roll(pos, r, ev, lws, level, a, t5):
+            _eval_ply2(lws.swapped[level], ev, lws, level + 1, t5)
+            _add_flipped(a, ROLL_WEIGHTS[r], t5)
     for k in range(5):
         out5[k] = a[k] / 36.0
 
@@ -718,7 +726,7 @@ def _eval_ply3(pos, ev, lws, level, out5):
 def _evaluate_plied(pos, ply, ev, lws, out5):
     """Probabilities of ``pos`` (player on roll, before rolling) at ``ply`` (0..3)."""
     if ply <= 0:
-        _evaluate0(pos, ev, lws[1], out5)
+        _evaluate0(pos, ev, lws.eval, out5)
     elif ply == 1:
         _eval_ply1(pos, ev, lws, 0, out5)
     elif ply == 2:
@@ -742,11 +750,11 @@ def _evaluate_after_plied(child, ply, ev, lws, out5):
         if r >= 3:
             out5[2] = 1.0
         return
-    top = lws[4].shape[0] - 1  # the deepest lookahead level is never used by ply <= MAX_PLY
-    sw = lws[4][top]
-    for i in range(26):
-        sw[i] = -child[25 - i]
-    t = lws[6][top]
+    # the deepest lookahead level is never used by ply <= MAX_PLY
+    top = lws.swapped.shape[0] - 1
+    sw = lws.swapped[top]
+    swap_sides_into(child, sw)
+    t = lws.probs5[top]
     _evaluate_plied(sw, ply, ev, lws, t)
     out5[0] = 1.0 - t[0]
     out5[1] = t[3]

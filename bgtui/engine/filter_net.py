@@ -14,10 +14,12 @@ stays unbiased whatever it chooses (the luck is a difference of the same functio
 import numpy as np
 
 from bgtui.engine._jit import kernel
+from bgtui.engine.constants import ROLLS
 from bgtui.engine.evaluate import _evaluate_after, equity
 from bgtui.engine.inputs import _popcount
 from bgtui.engine.movegen import _generate_plays
 from bgtui.engine.nn import _activation
+from bgtui.engine.structs import FilterScratch
 
 FILTER_CLIP = 7
 _SPAN = 2 * FILTER_CLIP + 1
@@ -118,12 +120,10 @@ def extend_filter_table(w1):
     return np.ascontiguousarray(np.concatenate([w1, d]))
 
 
-def make_filter_scratch(hidden: int):
-    """(h float32[hidden], row indices int64[60], coefficients float32[60], kept scores
-    float64[MAX_FILTER_K], kept indices int64[MAX_FILTER_K], picked plays
-    int8[MAX_FILTER_K, 26], the parent's pre-activation float32[hidden])."""
+def make_filter_scratch(hidden: int) -> FilterScratch:
+    """Scratch of the filter's kernels (:class:`FilterScratch`) for ``hidden`` units."""
     hidden = max(hidden, 1)
-    return (np.zeros(hidden, dtype=np.float32), np.zeros(60, dtype=np.int64),
+    return FilterScratch(np.zeros(hidden, dtype=np.float32), np.zeros(60, dtype=np.int64),
             np.zeros(60, dtype=np.float32), np.zeros(MAX_FILTER_K, dtype=np.float64),
             np.zeros(MAX_FILTER_K, dtype=np.int64), np.zeros((MAX_FILTER_K, 26), dtype=np.int8),
             np.zeros(hidden, dtype=np.float32))
@@ -133,7 +133,7 @@ def make_filter_scratch(hidden: int):
 def filter_scores(positions, n, fw1, fb1, fw2, fs, out):
     """out[i] = the filter net's score of positions[i] for i < n, from all its rows (the
     reference for :func:`filter_pick`'s incremental scores; tests and training)."""
-    h, ti, tc = fs[0], fs[1], fs[2]
+    h, ti, tc = fs.h, fs.term_rows, fs.term_coefs
     for i in range(n):
         _filter_rows(positions[i], ti)
         for q in range(FILTER_ACTIVE):
@@ -146,7 +146,7 @@ def filter_scores(positions, n, fw1, fb1, fw2, fs, out):
 def filter_pick(parent, positions, moves, n, k, fw1, fb1, fw2, fs):
     """Copy the ``k`` plays ``positions[:n]`` (from ``parent``, mover's view; ``moves[:n]``
     their steps as ``movegen._generate_plays`` gives them) that the filter net scores highest
-    (ties to the earlier play; best first) into ``fs[5]``; returns how many (min(k, n)).
+    (ties to the earlier play; best first) into ``fs.picked``; returns how many (min(k, n)).
 
     Each play's pre-activation is the parent's plus the rows of the slots the play changed
     (a play changes two to eight of the 26, read from its steps; a count moving by one is one
@@ -159,9 +159,10 @@ def filter_pick(parent, positions, moves, n, k, fw1, fb1, fw2, fs):
 
 @kernel(fastmath=True)
 def filter_parent(parent, fw1, fb1, fs):
-    """The parent's pre-activation into ``fs[6]``, for :func:`filter_pick_from`: the plays of
+    """The parent's pre-activation into ``fs.parent_h``, for :func:`filter_pick_from`: the
+    plays of
     all 21 rolls of one position share it (a variance-reduction step computes it once)."""
-    ti, tc, hp = fs[1], fs[2], fs[6]
+    ti, tc, hp = fs.term_rows, fs.term_coefs, fs.parent_h
     _filter_rows(parent, ti)
     for q in range(FILTER_ACTIVE):
         tc[q] = 1.0
@@ -170,9 +171,9 @@ def filter_parent(parent, fw1, fb1, fs):
 
 @kernel(fastmath=True)
 def filter_pick_from(parent, positions, moves, n, k, fw1, fw2, fs):
-    """:func:`filter_pick` with the parent's pre-activation already in ``fs[6]``
+    """:func:`filter_pick` with the parent's pre-activation already in ``fs.parent_h``
     (:func:`filter_parent` of the same ``parent``)."""
-    h, ti, tc, ks, ki, picked, hp = fs[0], fs[1], fs[2], fs[3], fs[4], fs[5], fs[6]
+    h, ti, tc, ks, ki, picked, hp = fs  # FilterScratch, field by field
     pmine = 0
     for c in range(26):
         pmine += max(np.int64(parent[c]), 0)
@@ -236,19 +237,17 @@ def filter_samples(positions, ev, mws, ews, out_pos, out_moves, rows, values, gr
     m = 0
     for p in range(positions.shape[0]):
         start = m
-        g = p * 21
-        for d1 in range(1, 7):
-            for d2 in range(1, d1 + 1):
-                n = _generate_plays(positions[p], d1, d2, mws, out_pos, out_moves)
-                if m + n > cap:
-                    return start, p
-                for i in range(n):
-                    _evaluate_after(out_pos[i], ev, ews, t5)
-                    values[m] = equity(t5)
-                    _filter_rows(out_pos[i], idx)
-                    for r in range(FILTER_ACTIVE):
-                        rows[m, r] = idx[r]
-                    groups[m] = g
-                    m += 1
-                g += 1
+        for roll in range(21):
+            n = _generate_plays(positions[p], ROLLS[roll, 0], ROLLS[roll, 1], mws, out_pos,
+                                out_moves)
+            if m + n > cap:
+                return start, p
+            for i in range(n):
+                _evaluate_after(out_pos[i], ev, ews, t5)
+                values[m] = equity(t5)
+                _filter_rows(out_pos[i], idx)
+                for r in range(FILTER_ACTIVE):
+                    rows[m, r] = idx[r]
+                groups[m] = p * 21 + roll
+                m += 1
     return m, positions.shape[0]

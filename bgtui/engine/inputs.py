@@ -17,7 +17,7 @@ import numpy as np
 
 from bgtui.engine._jit import kernel
 from bgtui.engine.bits import leading_zeros, popcount
-from bgtui.engine.position import is_race, pip_counts
+from bgtui.engine.position import is_race, pip_counts, swap_sides_into
 
 RAW_PER_SIDE = 98
 FEATURE_NAMES = (
@@ -370,8 +370,7 @@ def _fill_inputs(pos, swapped, out):
 
     ``swapped`` : int8[26] scratch, receives the board from the opponent's side.
     """
-    for i in range(26):
-        swapped[i] = -pos[25 - i]
+    swap_sides_into(pos, swapped)
     my_pips, opp_pips = pip_counts(pos)
     race = is_race(pos)
     _fill_side(pos, out, 0, opp_pips, race)
@@ -523,7 +522,6 @@ def _fill_nonlinear(pos, swapped, out):
         for k in range(2 * NUM_NONLINEAR):
             out[k] = 0.0
         return
-    for i in range(26):
-        swapped[i] = -pos[25 - i]
+    swap_sides_into(pos, swapped)
     _side_nonlinear(pos, out, 0)
     _side_nonlinear(swapped, out, NUM_NONLINEAR)

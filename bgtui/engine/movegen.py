@@ -25,6 +25,7 @@ import numpy as np
 
 from bgtui.engine._jit import kernel
 from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE, POSITION_SIZE
+from bgtui.engine.structs import MoveWorkspace
 
 HASH_SIZE = 16384  # power of two, > 2 * MAX_PLAYS
 _HASH_MASK = HASH_SIZE - 1
@@ -38,13 +39,10 @@ def make_zobrist(seed: int = 20261122) -> np.ndarray:
     )
 
 
-def make_workspace():
-    """Scratch arrays for :func:`_generate_plays`; allocate once per thread and reuse.
-
-    Returns a tuple ``(stack, hstack, nextp, nchild, steps, dice, zobrist, ht_key, ht_idx,
-    ht_stamp, counters)``.
-    """
-    return (
+def make_workspace() -> MoveWorkspace:
+    """Scratch arrays for :func:`_generate_plays` (:class:`MoveWorkspace`); allocate once per
+    thread and reuse."""
+    return MoveWorkspace(
         np.zeros((5, POSITION_SIZE), dtype=np.int8),  # position at each depth
         np.zeros(5, dtype=np.uint64),  # its hash
         np.zeros(5, dtype=np.int64),  # next starting point to try at each depth
@@ -64,8 +62,8 @@ def _generate_plays(pos, d1, d2, ws, out_pos, out_moves):
     """Fill ``out_pos[:n]`` (int8[n, 26]) and ``out_moves[:n]`` (int8[n, 8]); return ``n``.
 
     ``pos`` : int8[26], player on roll, must not be a finished game. ``d1``, ``d2`` : 1..6.
-    ``ws`` : a :func:`make_workspace` tuple. ``n >= 1`` always (a forced pass gives the
-    position itself with no steps). Returns -1 if the output arrays are too small.
+    ``ws`` : a :class:`MoveWorkspace` (:func:`make_workspace`). ``n >= 1`` always (a forced
+    pass gives the position itself with no steps). Returns -1 if the output arrays are too small.
     """
     stack, hstack, nextp, nchild, steps, dice, zob, ht_key, ht_idx, ht_stamp, counters = ws
     cap = out_pos.shape[0]

@@ -1,8 +1,8 @@
 """The evaluator's neural nets: one hidden layer of sigmoids, five sigmoid outputs.
 
-A net is a tuple ``(W1 float32[NUM_INPUTS, H], b1 float32[H], W2 float32[5, H], b2 float32[5])``;
-``nets`` is ``(contact_net, race_net, crashed_net)``: :func:`net_class` says which one values a
-position. Outputs are the five cumulative probabilities of
+A net is a :class:`~bgtui.engine.structs.Net` ``(w1 float32[NUM_INPUTS, H], b1 float32[H],
+w2 float32[5, H], b2 float32[5])``; ``nets`` is ``(contact_net, race_net, crashed_net)``:
+:func:`net_class` says which one values a position. Outputs are the five cumulative probabilities of
 conventions.md for the side on roll: win, win gammon, win backgammon, lose gammon,
 lose backgammon (lose = 1 - win).
 """
@@ -13,6 +13,7 @@ from bgtui.engine._jit import kernel
 from bgtui.engine.inputs import (NONLINEAR_FEATURES, NUM_FEATURES, NUM_INPUTS, NUM_NONLINEAR,
                                  PER_SIDE, RAW_PER_SIDE, _popcount)
 from bgtui.engine.position import checkers_off, is_race
+from bgtui.engine.structs import Net
 
 CONTACT, RACE, CRASHED = 0, 1, 2
 NET_NAMES = ("contact", "race", "crashed")
@@ -44,7 +45,7 @@ def init_net(hidden: int, seed: int, scale: float = 0.1):
     b1 = np.zeros(hidden, dtype=np.float32)
     w2 = rng.uniform(-scale, scale, size=(5, hidden)).astype(np.float32)
     b2 = np.zeros(5, dtype=np.float32)
-    return (w1, b1, w2, b2)
+    return Net(w1, b1, w2, b2)
 
 
 # The logistic function as 0.5 + 0.5 * tanh(z / 2), tanh by a rational function of odd degree

@@ -82,12 +82,11 @@ def make_position(player: dict, opponent: dict) -> np.ndarray:
 def swap_sides(pos):
     """The same board seen from the other side: ``out[i] = -pos[25 - i]``."""
     out = np.empty(26, dtype=np.int8)
-    for i in range(26):
-        out[i] = -pos[25 - i]
+    swap_sides_into(pos, out)
     return out
 
 
-@kernel
+@kernel(inline="always")
 def swap_sides_into(pos, out):
     """Out-parameter twin of :func:`swap_sides` (no allocation)."""
     for i in range(26):

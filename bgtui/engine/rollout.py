@@ -35,7 +35,8 @@ import numpy as np
 
 from bgtui.engine._jit import kernel
 from bgtui.engine.bearoff import is_two_sided, one_sided_applies
-from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE, POSITION_SIZE
+from bgtui.engine.constants import (CENTRED, MAX_PLAYS, MOVE_SIZE, OPP_OWNED, OWNED,
+                                    POSITION_SIZE, ROLL_WEIGHTS, ROLLS)
 from bgtui.engine.evaluate import (
     _value_rolls,
     _best_child_from,
@@ -52,20 +53,12 @@ from bgtui.engine.evaluate import (
 from bgtui.engine.filter_net import (FILTER_ROWS, MAX_FILTER_K, filter_parent, filter_pick,
                                      filter_pick_from, make_filter_scratch)
 from bgtui.engine.movegen import _generate_plays, make_workspace
-from bgtui.engine.cube import CENTRED as CUBE_CENTRED
-from bgtui.engine.cube import OPP_OWNED as CUBE_OPP_OWNED
-from bgtui.engine.cube import OWNED as CUBE_OWNED
 from bgtui.engine.cube import cube_efficiency, cubeful_equity
-from bgtui.engine.position import game_result
+from bgtui.engine.position import game_result, swap_sides_into
+from bgtui.engine.structs import (FilterNet, PlayCache, RolloutSettings, RolloutWorkspace)
 
-# settings vector (float64) indices
-S_TRUNCATE, S_PLY, S_LATE_PLY, S_LATE_AFTER, S_VR, S_QUASI, S_STRATIFY_ALL, S_BEAROFF, \
-    S_ONE_SIDED, S_INITIAL, S_CUBEFUL, S_SETTLE, S_PLAY_ON, S_LIVE_CUBE, S_JACOBY, \
-    S_ZEHR, S_VR_FILTER = range(17)
-NUM_SETTINGS = 17
-
-# cube state of a root (float64[2] per root): value, owner (relative to the root player)
-C_CENTRED, C_ROOT_OWNS, C_OPP_OWNS = 0, 1, 2
+# cube owner of a root (``cubes[r, 1]``) and in a trial: ``constants.CENTRED``, ``OWNED`` (the
+# root player owns it), ``OPP_OWNED`` (his opponent does)
 
 # per-trial output (float64) indices, all from the root player's view (player on roll at root)
 O_WIN, O_WG, O_WBG, O_LG, O_LBG = range(5)
@@ -86,51 +79,65 @@ def make_permutations(seed: int) -> np.ndarray:
     return np.stack([rng.permutation(36) for _ in range(4)]).astype(np.int64)
 
 
-def empty_filter_net():
+def make_settings(truncate=0, ply=0, late_ply=None, late_after=-1, vr=True, quasi=True,
+                  stratify_all=False, bearoff=True, one_sided=False, initial=False,
+                  cubeful=False, settle=0.5, play_on=0.9, live_cube=False, jacoby=True,
+                  zehr=False, vr_filter=0) -> RolloutSettings:
+    """:class:`RolloutSettings` with every field of the type the kernels are compiled for
+    (``late_ply`` None: the same as ``ply``; ``late_after`` -1: never)."""
+    return RolloutSettings(
+        truncate=int(truncate), ply=int(ply),
+        late_ply=int(ply if late_ply is None else late_ply), late_after=int(late_after),
+        vr=bool(vr), quasi=bool(quasi), stratify_all=bool(stratify_all), bearoff=bool(bearoff),
+        one_sided=bool(one_sided), initial=bool(initial), cubeful=bool(cubeful),
+        settle=float(settle), play_on=float(play_on), live_cube=bool(live_cube),
+        jacoby=bool(jacoby), zehr=bool(zehr), vr_filter=int(vr_filter))
+
+
+def empty_filter_net() -> FilterNet:
     """A placeholder filter net (``vr_filter`` 0 never reads it)."""
-    return (np.zeros((2 * FILTER_ROWS, 1), dtype=np.float32), np.zeros(1, dtype=np.float32),
-            np.zeros(2, dtype=np.float32))
+    return FilterNet(np.zeros((2 * FILTER_ROWS, 1), dtype=np.float32),
+                     np.zeros(1, dtype=np.float32), np.zeros(2, dtype=np.float32))
 
 
-def make_rollout_workspace(hidden: int = 512, filter_net=None):
-    """(mws, ews, lws, play_pos, play_moves, cur, nxt, t5, best5, luck, tmpa, scratch5, cube5,
-    play_equities, play_flags, split_pos, split_state, line_cur, line_nxt, filter w1,
-    filter b1, filter w2, filter scratch, luck5, play cache (:func:`make_play_cache`), the
-    filter's picks of the 21 rolls int8[21 * MAX_FILTER_K, 26], where each roll's picks end
-    int64[21], which rolls have one play int64[21]).
+def make_rollout_workspace(hidden: int = 512, filter_net=None) -> RolloutWorkspace:
+    """The scratch of one rollout worker (:class:`RolloutWorkspace`), with its play cache
+    (:func:`make_play_cache`).
 
     ``filter_net``: (w1 float32[2 * FILTER_ROWS, H], b1 float32[H], w2 float32[H + 1]), the
-    filter net of ``vr_filter`` as ``weights.load_filter_net`` gives it (:mod:`bgtui.engine.filter_net`); None: a placeholder."""
+    filter net of ``vr_filter`` as ``weights.load_filter_net`` gives it
+    (:mod:`bgtui.engine.filter_net`); None: a placeholder."""
     fw1, fb1, fw2 = filter_net if filter_net is not None else empty_filter_net()
-    return (
-        make_workspace(),
-        make_eval_workspace(hidden),
-        make_lookahead_workspace(hidden),
-        np.zeros((MAX_PLAYS, POSITION_SIZE), dtype=np.int8),
-        np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8),
-        np.zeros(POSITION_SIZE, dtype=np.int8),
-        np.zeros(POSITION_SIZE, dtype=np.int8),
-        np.zeros(5, dtype=np.float32),
-        np.zeros(5, dtype=np.float32),
-        np.zeros(5, dtype=np.float64),
-        np.zeros(5, dtype=np.float64),
-        np.zeros(5, dtype=np.float32),
-        np.zeros(5, dtype=np.float32),
-        np.zeros(MAX_PLAYS, dtype=np.float64),
-        np.zeros(MAX_PLAYS, dtype=np.int8),
-        np.zeros((MAX_SPLITS, POSITION_SIZE), dtype=np.int8),
-        np.zeros((MAX_SPLITS, 4), dtype=np.float64),
-        np.zeros(POSITION_SIZE, dtype=np.int8),
-        np.zeros(POSITION_SIZE, dtype=np.int8),
-        np.ascontiguousarray(fw1, dtype=np.float32),
-        np.ascontiguousarray(fb1, dtype=np.float32),
-        np.ascontiguousarray(fw2, dtype=np.float32),
-        make_filter_scratch(fb1.shape[0]),
-        np.zeros(5, dtype=np.float32),
-        make_play_cache(),
-        np.zeros((21 * MAX_FILTER_K, POSITION_SIZE), dtype=np.int8),
-        np.zeros(21, dtype=np.int64),
-        np.zeros(21, dtype=np.int64),
+    return RolloutWorkspace(
+        moves=make_workspace(),
+        eval=make_eval_workspace(hidden),
+        lookahead=make_lookahead_workspace(hidden),
+        play_pos=np.zeros((MAX_PLAYS, POSITION_SIZE), dtype=np.int8),
+        play_moves=np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8),
+        cur=np.zeros(POSITION_SIZE, dtype=np.int8),
+        nxt=np.zeros(POSITION_SIZE, dtype=np.int8),
+        play5=np.zeros(5, dtype=np.float32),
+        best5=np.zeros(5, dtype=np.float32),
+        luck=np.zeros(5, dtype=np.float64),
+        roll_sum5=np.zeros(5, dtype=np.float64),
+        choice5=np.zeros(5, dtype=np.float32),
+        before5=np.zeros(5, dtype=np.float32),
+        play_equities=np.zeros(MAX_PLAYS, dtype=np.float64),
+        play_flags=np.zeros(MAX_PLAYS, dtype=np.int8),
+        split_pos=np.zeros((MAX_SPLITS, POSITION_SIZE), dtype=np.int8),
+        split_state=np.zeros((MAX_SPLITS, 4), dtype=np.float64),
+        line_cur=np.zeros(POSITION_SIZE, dtype=np.int8),
+        line_nxt=np.zeros(POSITION_SIZE, dtype=np.int8),
+        filter_net=FilterNet(np.ascontiguousarray(fw1, dtype=np.float32),
+                             np.ascontiguousarray(fb1, dtype=np.float32),
+                             np.ascontiguousarray(fw2, dtype=np.float32)),
+        filter_scratch=make_filter_scratch(fb1.shape[0]),
+        actual5=np.zeros(5, dtype=np.float32),
+        cache=make_play_cache(),
+        picks=np.zeros((21 * MAX_FILTER_K, POSITION_SIZE), dtype=np.int8),
+        pick_ends=np.zeros(21, dtype=np.int64),
+        pick_single=np.zeros(21, dtype=np.int64),
+        cube_states=np.zeros((3, 3), dtype=np.float64),
     )
 
 
@@ -142,17 +149,14 @@ CACHE_TURNS = 3
 CACHE_SIZE = 16384
 
 
-def make_play_cache():
-    """A per-worker cache of the early turns' plays: (hash keys uint64[S], roll codes int64[S]
-    (-1: empty), positions before the play int8[S, 26], after it int8[S, 26], the play's value
-    and the variance-reduction value of the roll float32[S, 10], the sum of the 36 rolls'
-    values float64[S, 5], the epoch it was filled in int64[1]).
+def make_play_cache() -> PlayCache:
+    """A per-worker cache of the early turns' plays (:class:`PlayCache`).
 
     An entry is a pure function of the position, the roll, the settings and the evaluator, so
     a hit gives bit for bit what playing the turn again would: only the time changes. It holds
     while those are fixed: :func:`_rollout_chunk` empties it unless the caller passes the same
     non-zero epoch (one rollout run) as when it was filled."""
-    return (np.zeros(CACHE_SIZE, dtype=np.uint64), np.full(CACHE_SIZE, -1, dtype=np.int64),
+    return PlayCache(np.zeros(CACHE_SIZE, dtype=np.uint64), np.full(CACHE_SIZE, -1, dtype=np.int64),
             np.zeros((CACHE_SIZE, POSITION_SIZE), dtype=np.int8),
             np.zeros((CACHE_SIZE, POSITION_SIZE), dtype=np.int8),
             np.zeros((CACHE_SIZE, 10), dtype=np.float32),
@@ -163,7 +167,7 @@ def make_play_cache():
 @kernel
 def _cache_find(cache, zob, pos, code):
     """(slot, hit) of (``pos``, roll ``code``) in the play cache."""
-    keys, codes, parents = cache[0], cache[1], cache[2]
+    keys, codes, parents = cache.keys, cache.codes, cache.parents
     h = np.uint64(code + 1) * np.uint64(0x9E3779B97F4A7C15)
     for i in range(26):
         h ^= zob[i, pos[i] + 16]
@@ -226,13 +230,13 @@ def roll_of(seq, turn, quasi, stratify_all, perms, seed):
 
 @kernel
 def _choose(pos, d1, d2, ply, ev, ws, best5):
-    """Index of the chosen play (in ws[3]) and its value (mover's view) in ``best5``.
+    """Index of the chosen play (in ws.play_pos) and its value (mover's view) in ``best5``.
 
     0-ply: best by 0-ply. ply >= 1: all plays at 0-ply, the best few (8 within 0.16) re-evaluated
     at ``ply`` - 1 lookahead of the resulting position (so the play is chosen at ``ply``).
     """
-    mws, ews, lws, ppos, pmov = ws[0], ws[1], ws[2], ws[3], ws[4]
-    t5 = ws[11]
+    mws, ews, lws, ppos, pmov = ws.moves, ws.eval, ws.lookahead, ws.play_pos, ws.play_moves
+    t5 = ws.choice5
     if ply <= 0:
         best, n = _best_play0(pos, d1, d2, ev, mws, ews, ppos, pmov, best5)
         return best
@@ -240,9 +244,9 @@ def _choose(pos, d1, d2, ply, ev, ws, best5):
     best = 0
     beste = -1e9
     # filter: keep up to 8 plays within 0.16 of the best at 0-ply (no allocation: the 0-ply
-    # equities go in ws[13], the picked flags in ws[14])
-    eqs = ws[13]
-    picked = ws[14]
+    # equities go in ws.play_equities, the picked flags in ws.play_flags)
+    eqs = ws.play_equities
+    picked = ws.play_flags
     top = -1e9
     for i in range(n):
         _evaluate_after(ppos[i], ev, ews, t5)
@@ -277,8 +281,8 @@ def _choose_from(pos, d1, d2, ply, ev, ws, best5, ready):
     memo) is computed by the first roll's call and reused by the others (``ready``), as the
     1-ply evaluation does; the choice and its value are the same as :func:`_choose`'s."""
     if ply <= 0:
-        n = _generate_plays(pos, d1, d2, ws[0], ws[3], ws[4])
-        return _best_child_from(pos, n, ws[3], ev, ws[1], best5, ready)
+        n = _generate_plays(pos, d1, d2, ws.moves, ws.play_pos, ws.play_moves)
+        return _best_child_from(pos, n, ws.play_pos, ev, ws.eval, best5, ready)
     return _choose(pos, d1, d2, ply, ev, ws, best5), ready
 
 
@@ -286,18 +290,19 @@ def _choose_from(pos, d1, d2, ply, ev, ws, best5, ready):
 def _filtered_plied(cur, n, k, ply, ev, ws, best5):
     """f(roll) of :func:`_vr_step` at ``ply`` >= 1 with a filter: the best at ``ply`` (each
     play valued by its position's ``ply`` - 1 lookahead, as :func:`_choose` values its
-    candidates) of the ``k`` plays ``ws[3][:n]`` the filter net ranks highest, or of all of
+    candidates) of the ``k`` plays ``ws.play_pos[:n]`` the filter net ranks highest, or of all of
     them when ``n`` <= ``k``; into ``best5``."""
-    fs = ws[22]
-    t5 = ws[11]
-    plays = ws[3]
+    fs = ws.filter_scratch
+    t5 = ws.choice5
+    plays = ws.play_pos
     m = n
     if n > k:
-        m = filter_pick(cur, ws[3], ws[4], n, k, ws[19], ws[20], ws[21], fs)
-        plays = fs[5]
+        fn = ws.filter_net
+        m = filter_pick(cur, ws.play_pos, ws.play_moves, n, k, fn.w1, fn.b1, fn.w2, fs)
+        plays = fs.picked
     beste = -1e9
     for j in range(m):
-        _evaluate_after_plied(plays[j], ply, ev, ws[2], t5)
+        _evaluate_after_plied(plays[j], ply, ev, ws.lookahead, t5)
         e = equity(t5)
         if e > beste:
             beste = e
@@ -319,7 +324,7 @@ def _vr_step(cur, a1, a2, ply, k, ev, ws, t5, nxt, tmpa):
     """One variance-reduction step from ``cur`` (player on roll) whose roll is (a1, a2): the
     chosen play into ``nxt`` and its value into ``t5`` (mover's view after the play, as
     :func:`_choose` gives them); ``tmpa`` = the sum over the 36 rolls of the roll's value
-    f(roll), and ``ws[23]`` = f(a1, a2). The luck is ``ws[23] - tmpa / 36``.
+    f(roll), and ``ws.actual5`` = f(a1, a2). The luck is ``ws.actual5 - tmpa / 36``.
 
     f(roll) is the value of the roll's best play as :func:`_choose` picks it at ``ply``
     (``k`` = 0), or, with a filter (``k`` > 0), the best at ``ply`` of the ``k`` plays the
@@ -328,8 +333,8 @@ def _vr_step(cur, a1, a2, ply, k, ev, ws, t5, nxt, tmpa):
     :func:`_choose` makes either way; f is a fixed function of the position and the roll, so the luck has mean zero and the
     estimate stays unbiased; the filter only makes it a little less tight when it misses a
     roll's best play."""
-    best5 = ws[8]
-    fa5 = ws[23]
+    best5 = ws.best5
+    fa5 = ws.actual5
     for q in range(5):
         tmpa[q] = 0.0
     ready = np.int64(0)
@@ -339,25 +344,26 @@ def _vr_step(cur, a1, a2, ply, k, ev, ws, t5, nxt, tmpa):
     if ply <= 0:
         _vr_step_grouped(cur, a1, a2, ev, ws, t5, nxt, tmpa)
         return
-    for d1 in range(1, 7):
-        for d2 in range(1, d1 + 1):
-            w = 1.0 if d1 == d2 else 2.0
-            actual = d1 == a1 and d2 == a2
-            if k <= 0:
-                b, ready = _choose_from(cur, d1, d2, ply, ev, ws, best5, ready)
-                if actual:
-                    _take_play(ws[3][b], best5, nxt, t5)
-            else:  # a filter at ply >= 1
-                if actual:  # the play made: chosen at ``ply`` as without the filter
-                    b = _choose(cur, d1, d2, ply, ev, ws, best5)
-                    _take_play(ws[3][b], best5, nxt, t5)
-                n = _generate_plays(cur, d1, d2, ws[0], ws[3], ws[4])
-                _filtered_plied(cur, n, k, ply, ev, ws, best5)
-            if actual:  # f(a1, a2)
-                for q in range(5):
-                    fa5[q] = best5[q]
+    for r in range(21):
+        d1 = ROLLS[r, 0]
+        d2 = ROLLS[r, 1]
+        w = ROLL_WEIGHTS[r]
+        actual = d1 == a1 and d2 == a2
+        if k <= 0:
+            b, ready = _choose_from(cur, d1, d2, ply, ev, ws, best5, ready)
+            if actual:
+                _take_play(ws.play_pos[b], best5, nxt, t5)
+        else:  # a filter at ply >= 1
+            if actual:  # the play made: chosen at ``ply`` as without the filter
+                b = _choose(cur, d1, d2, ply, ev, ws, best5)
+                _take_play(ws.play_pos[b], best5, nxt, t5)
+            n = _generate_plays(cur, d1, d2, ws.moves, ws.play_pos, ws.play_moves)
+            _filtered_plied(cur, n, k, ply, ev, ws, best5)
+        if actual:  # f(a1, a2)
             for q in range(5):
-                tmpa[q] += w * best5[q]
+                fa5[q] = best5[q]
+        for q in range(5):
+            tmpa[q] += w * best5[q]
 
 
 @kernel
@@ -366,11 +372,12 @@ def _vr_step_grouped(cur, a1, a2, ev, ws, t5, nxt, tmpa):
     valued in grouped calls (``evaluate._value_rolls``, as 1-ply values them: each roll's
     group exactly as :func:`_choose_from` would, so f(roll), the luck and the play made are
     unchanged bit for bit). The gathering buffer is level 0 of the lookahead workspace
-    ``ws[2]``, which 0-ply play does not otherwise use."""
-    lws = ws[2]
-    fa5 = ws[23]
+    ``ws.lookahead``, which 0-ply play does not otherwise use."""
+    lws = ws.lookahead
+    fa5 = ws.actual5
     ra = a1 * (a1 - 1) // 2 + a2 - 1  # (a1, a2)'s index among the 21 rolls, a1 >= a2
-    _value_rolls(cur, np.int64(ra), ev, ws[0], ws[1], lws[2][0], lws[3][0], tmpa, nxt, fa5)
+    _value_rolls(cur, np.int64(ra), ev, ws.moves, ws.eval, lws.play_pos[0], lws.play_moves[0],
+                 tmpa, nxt, fa5)
     for q in range(5):
         t5[q] = fa5[q]  # the play made is the roll's best: its value is f(a1, a2)
 
@@ -381,68 +388,215 @@ def _vr_step_filtered(cur, a1, a2, k, ev, ws, t5, nxt, tmpa):
     ``k`` best, or all its plays when it has no more) are gathered, then valued in one call
     (``evaluate._best_in_groups``), each roll's group exactly as a call of its own would
     value it; the play made is the evaluator's best of all the actual roll's plays."""
-    best5 = ws[8]
-    fa5 = ws[23]
-    fw1, fb1, fw2, fs = ws[19], ws[20], ws[21], ws[22]
-    picks = ws[25]
-    ends = ws[26]
-    single = ws[27]
-    ews = ws[1]
+    best5 = ws.best5
+    fa5 = ws.actual5
+    fw1, fb1, fw2 = ws.filter_net
+    fs = ws.filter_scratch
+    picks = ws.picks
+    ends = ws.pick_ends
+    single = ws.pick_single
+    ews = ws.eval
     ready = np.int64(0)
     total = 0
-    r = 0
     ra = 0
     filter_parent(cur, fw1, fb1, fs)  # one parent pre-activation for the 21 rolls' plays
-    for d1 in range(1, 7):
-        for d2 in range(1, d1 + 1):
-            n = _generate_plays(cur, d1, d2, ws[0], ws[3], ws[4])
-            if d1 == a1 and d2 == a2:  # the play made: the evaluator's best of all
-                b, ready = _best_child_from(cur, n, ws[3], ev, ews, best5, ready)
-                _take_play(ws[3][b], best5, nxt, t5)
-                ra = r
-            m = n
-            src = ws[3]
-            if n > k:
-                m = filter_pick_from(cur, ws[3], ws[4], n, k, fw1, fw2, fs)
-                src = fs[5]
-            for j in range(m):
-                for i in range(26):
-                    picks[total + j, i] = src[j, i]
-            total += m
-            ends[r] = total
-            # a roll with one play is valued on its own, as _best_child_from values it; a
-            # single pick of several (k = 1) incrementally, as any pick is
-            single[r] = 1 if n == 1 else 0
-            r += 1
+    for r in range(21):
+        d1 = ROLLS[r, 0]
+        d2 = ROLLS[r, 1]
+        n = _generate_plays(cur, d1, d2, ws.moves, ws.play_pos, ws.play_moves)
+        if d1 == a1 and d2 == a2:  # the play made: the evaluator's best of all
+            b, ready = _best_child_from(cur, n, ws.play_pos, ev, ews, best5, ready)
+            _take_play(ws.play_pos[b], best5, nxt, t5)
+            ra = r
+        m = n
+        src = ws.play_pos
+        if n > k:
+            m = filter_pick_from(cur, ws.play_pos, ws.play_moves, n, k, fw1, fw2, fs)
+            src = fs.picked
+        for j in range(m):
+            for i in range(26):
+                picks[total + j, i] = src[j, i]
+        total += m
+        ends[r] = total
+        # a roll with one play is valued on its own, as _best_child_from values it; a
+        # single pick of several (k = 1) incrementally, as any pick is
+        single[r] = 1 if n == 1 else 0
     for g in range(21):
-        ews[16][g] = ends[g]
-        ews[17][g] = single[g]
+        ews.group_ends[g] = ends[g]
+        ews.group_best[g] = single[g]
     _best_in_groups(cur, total, picks, ev, ews, ready, np.int64(21))
-    gv = ews[18]
-    r = 0
-    for d1 in range(1, 7):
-        for d2 in range(1, d1 + 1):
-            w = 1.0 if d1 == d2 else 2.0
-            for q in range(5):
-                tmpa[q] += w * gv[r, q]
-            r += 1
+    gv = ews.group_values
+    for r in range(21):
+        w = ROLL_WEIGHTS[r]
+        for q in range(5):
+            tmpa[q] += w * gv[r, q]
     for q in range(5):
         fa5[q] = gv[ra, q]
+
+
+@kernel(inline="always")
+def _dice(r):
+    """The dice of roll ``r`` (0..35: die1 = r // 6 + 1, die2 = r % 6 + 1), higher first."""
+    a1 = r // 6 + 1
+    a2 = r % 6 + 1
+    if a1 < a2:
+        a1, a2 = a2, a1
+    return a1, a2
+
+
+@kernel
+def _turn_ply(settings, turn):
+    """The checker-play ply of turn ``turn``: ``late_ply`` from turn ``late_after`` on."""
+    if settings.late_after >= 0 and turn >= settings.late_after:
+        return settings.late_ply
+    return settings.ply
+
+
+@kernel
+def _truncated(cur, turn, settings, databases, two_sided, one_sided):
+    """True when the trial stops before turn ``turn`` in ``cur`` (player on roll) and is
+    valued by the evaluator: at the horizon ``settings.truncate``, at the ``MAX_TURNS``
+    safety bound, or, with ``databases``, at a position of a bear-off database the settings
+    truncate at (seeds 001, 002): the two-sided database's value is exact, the one-sided's a
+    close approximation (only if asked for; it covers home-board bear-offs and, extended,
+    races where each side has a last checker outside or at most 6 checkers left, see
+    ``bearoff.one_sided_applies``)."""
+    if settings.truncate > 0 and turn >= settings.truncate:
+        return True
+    if turn >= MAX_TURNS:
+        return True
+    if databases and (settings.bearoff or settings.one_sided):
+        if settings.bearoff and two_sided.shape[0] > 0 and is_two_sided(cur):
+            return True
+        if settings.one_sided and one_sided.shape[0] > 0 and one_sided_applies(cur, one_sided):
+            return True
+    return False
+
+
+@kernel
+def _play_turn(cur, a1, a2, ply, turn, use_cache, settings, ev, ws, nxt, t5, tmpa):
+    """Play the roll (a1, a2) of the player on roll in ``cur``: the chosen play into ``nxt``
+    and its value (mover's view after the play) into ``t5``; with variance reduction also
+    f(a1, a2) into ``ws.actual5`` and the sum of f over the 36 rolls into ``tmpa``
+    (:func:`_vr_step`). With ``use_cache`` the first ``CACHE_TURNS`` turns go through the
+    play cache, which gives bit for bit what playing them again would."""
+    cache = ws.cache
+    cached = use_cache and turn < CACHE_TURNS
+    hit = False
+    slot = 0
+    code = (ply * 8 + a1) * 8 + a2  # the cache's key besides the position
+    if cached:
+        slot, hit = _cache_find(cache, ws.moves.zobrist, cur, code)
+    if hit:
+        for i in range(26):
+            nxt[i] = cache.children[slot, i]
+        for k in range(5):
+            t5[k] = cache.values[slot, k]
+            ws.actual5[k] = cache.values[slot, 5 + k]
+            tmpa[k] = cache.roll_sums[slot, k]
+    elif settings.vr:
+        # the value f of every roll (mover's view), and the actual roll's play
+        _vr_step(cur, a1, a2, ply, settings.vr_filter, ev, ws, t5, nxt, tmpa)
+    else:
+        b = _choose(cur, a1, a2, ply, ev, ws, t5)
+        child = ws.play_pos[b]
+        for i in range(26):
+            nxt[i] = child[i]
+    if cached and not hit:
+        for i in range(26):
+            cache.parents[slot, i] = cur[i]
+            cache.children[slot, i] = nxt[i]
+        for k in range(5):
+            cache.values[slot, k] = t5[k]
+            cache.values[slot, 5 + k] = ws.actual5[k]
+            cache.roll_sums[slot, k] = tmpa[k]
+        cache.codes[slot] = code
+
+
+@kernel
+def _next_turn(cur, nxt, ply, t5, before5, need_probs, ev, ews):
+    """The position after the play ``nxt`` (mover's view) into ``cur``, the opponent on roll;
+    with ``need_probs`` its 0-ply probabilities into ``before5``: at 0-ply the chosen play's
+    value ``t5`` flipped, else evaluated."""
+    swap_sides_into(nxt, cur)
+    if need_probs:
+        if ply == 0:
+            _flip_into(t5, before5)
+        else:
+            _evaluate0(cur, ev, ews, before5)
+
+
+@kernel(inline="always")
+def _luck_equity(luck):
+    """The cubeless equity of summed luck (five probability differences, no constant)."""
+    return 2.0 * luck[0] + luck[1] - luck[3] + luck[2] - luck[4]
+
+
+@kernel(inline="always")
+def _roll_luck_equity(fa5, tmpa):
+    """The cubeless equity of one roll's luck, mover's view: f(the roll) minus the mean of f
+    over the 36 rolls (``tmpa`` their sum)."""
+    return (2.0 * (fa5[0] - tmpa[0] / 36.0) + (fa5[1] - tmpa[1] / 36.0)
+            + (fa5[2] - tmpa[2] / 36.0) - (fa5[3] - tmpa[3] / 36.0)
+            - (fa5[4] - tmpa[4] / 36.0))
+
+
+@kernel
+def _add_roll_luck(luck, fa5, tmpa, side):
+    """Add one roll's luck (f of the roll that came, ``fa5``, minus the mean of f over the 36
+    rolls, ``tmpa`` their sum; mover's view) to ``luck`` in the root player's view (``side``
+    0: the root player moved)."""
+    if side == 0:
+        luck[0] += fa5[0] - tmpa[0] / 36.0
+        luck[1] += fa5[1] - tmpa[1] / 36.0
+        luck[2] += fa5[2] - tmpa[2] / 36.0
+        luck[3] += fa5[3] - tmpa[3] / 36.0
+        luck[4] += fa5[4] - tmpa[4] / 36.0
+    else:
+        luck[0] -= fa5[0] - tmpa[0] / 36.0
+        luck[1] += fa5[3] - tmpa[3] / 36.0
+        luck[2] += fa5[4] - tmpa[4] / 36.0
+        luck[3] += fa5[1] - tmpa[1] / 36.0
+        luck[4] += fa5[2] - tmpa[2] / 36.0
+
+
+@kernel
+def _settle_states(before5, side, luck, settle, play_on, states):
+    """Dahl's settlement limit for the cube states of a ``cubeful`` trial: a player with
+    access to the cube whose cubeless equity before rolling (0-ply ``before5``) reaches
+    ``settle`` settles the game for 1 point, unless it is above ``play_on`` with a gammon
+    still possible. ``states`` float64[3, 3]: per cube state (``CENTRED``, ``OWNED`` by the
+    root player, ``OPP_OWNED``) whether it is settled (1.0), its value (root view) and the
+    luck (equity) summed up to its settlement; a settled state stays as it is."""
+    e = equity(before5)  # on-roll player's cubeless equity
+    if not e >= settle:
+        return
+    gammon_possible = before5[1] > 1e-6
+    if e > play_on and gammon_possible:
+        return
+    sgn = 1.0 if side == 0 else -1.0
+    eq_luck = _luck_equity(luck)
+    for s in range(3):
+        if states[s, 0] == 0.0 and (s == CENTRED or (s == OWNED) == (side == 0)):
+            states[s, 0] = 1.0
+            states[s, 1] = sgn
+            states[s, 2] = eq_luck
 
 
 @kernel
 def _cube_action(cur, probs, owner, side, jacoby):
     """Live-cube decision of the player on roll (``side``) in ``cur`` with 0-ply ``probs``:
     0 no double (or no access to the cube), 1 double and take, 2 double and pass
-    (Janowski model with the position's cube efficiency)."""
-    access = owner == C_CENTRED or (owner == C_ROOT_OWNS and side == 0) or (
-        owner == C_OPP_OWNS and side == 1)
+    (Janowski model with the position's cube efficiency). ``owner`` is relative to the root
+    player (``side`` 0); the cube model's states are relative to the player on roll."""
+    access = owner == CENTRED or (owner == OWNED and side == 0) or (
+        owner == OPP_OWNED and side == 1)
     if not access:
         return 0
     x = cube_efficiency(cur)
-    nd = cubeful_equity(probs, x, CUBE_CENTRED if owner == C_CENTRED else CUBE_OWNED,
-                        jacoby and owner == C_CENTRED)
-    dt = 2.0 * cubeful_equity(probs, x, CUBE_OPP_OWNED, False)
+    nd = cubeful_equity(probs, x, CENTRED if owner == CENTRED else OWNED,
+                        jacoby and owner == CENTRED)
+    dt = 2.0 * cubeful_equity(probs, x, OPP_OWNED, False)
     if min(dt, 1.0) <= nd:
         return 0
     return 2 if dt >= 1.0 else 1
@@ -453,11 +607,39 @@ def _push_split(ws, q, pos, side, turn, owner, cube_v):
     """Record a Zehr split: the line from ``pos`` (``side`` on roll, about to roll at ``turn``)
     with the taker ``owner`` of an undoubled ``cube_v``."""
     for i in range(26):
-        ws[15][q, i] = pos[i]
-    ws[16][q, 0] = side
-    ws[16][q, 1] = turn
-    ws[16][q, 2] = owner
-    ws[16][q, 3] = cube_v
+        ws.split_pos[q, i] = pos[i]
+    ws.split_state[q, 0] = side
+    ws.split_state[q, 1] = turn
+    ws.split_state[q, 2] = owner
+    ws.split_state[q, 3] = cube_v
+
+
+@kernel
+def _live_cube_turn(cur, before5, side, turn, owner, cube_v, n_split, split, jacoby, ws):
+    """The live cube before a roll of the player on roll (``side``) in ``cur``: his decision
+    (:func:`_cube_action`) and, after a take, the new owner (the taker) and either a Zehr
+    split (``split``, while fewer than ``MAX_SPLITS`` lines wait: this line goes on at the
+    undoubled cube and the other half is recorded, :func:`_push_split`) or the doubled cube.
+    Returns (action, owner, cube value, splits recorded)."""
+    act = _cube_action(cur, before5, owner, side, jacoby)
+    if act == 1:  # take: the taker owns the cube
+        owner = OPP_OWNED if side == 0 else OWNED
+        if split and n_split < MAX_SPLITS:
+            _push_split(ws, n_split, cur, side, turn, owner, cube_v)
+            n_split += 1
+        else:
+            cube_v *= 2.0
+    return act, owner, cube_v, n_split
+
+
+@kernel
+def score_game(root_won, result, cube_v, gammons_count):
+    """Points of a finished game for the root player: ``result`` (1 single, 2 gammon,
+    3 backgammon) times the cube value, won or lost (``root_won``); a gammon counts single
+    when not ``gammons_count`` (the Jacoby rule with the cube centred). The one place a
+    finished game is scored on the cube: a match-play scorer replaces it."""
+    pts = result if gammons_count else 1.0
+    return cube_v * pts if root_won else -cube_v * pts
 
 
 @kernel
@@ -465,23 +647,22 @@ def _live_end(cur, side, final_kind, result, owner, cube_v, jacoby, ev, ews, tmp
     """Points of a finished live-cube line (root view): the game's result on the cube, or, when
     truncated, the Janowski cubeful equity of the final position with the current cube."""
     if final_kind == 1:
-        pts = 1.0 if (jacoby and owner == C_CENTRED) else result
         # the line ended with the player who moved last winning; ``side`` is that mover
-        return cube_v * pts if side == 0 else -cube_v * pts
+        return score_game(side == 0, result, cube_v, not (jacoby and owner == CENTRED))
     _evaluate0(cur, ev, ews, tmp5)
     x = cube_efficiency(cur)
-    if owner == C_CENTRED:
-        k = CUBE_CENTRED
-    elif (owner == C_ROOT_OWNS) == (side == 0):
-        k = CUBE_OWNED
+    if owner == CENTRED:
+        k = CENTRED
+    elif (owner == OWNED) == (side == 0):
+        k = OWNED
     else:
-        k = CUBE_OPP_OWNED
-    v = cube_v * cubeful_equity(tmp5, x, k, jacoby and owner == C_CENTRED)
+        k = OPP_OWNED
+    v = cube_v * cubeful_equity(tmp5, x, k, jacoby and owner == CENTRED)
     return v if side == 0 else -v
 
 
 @kernel
-def _live_line(ws, q, n_split, seq, st, perms, seed, ev):
+def _live_line(ws, q, n_split, seq, settings, perms, seed, ev):
     """Play Zehr split ``q`` of the current trial to its end, live cube only; returns (points
     from the root's view minus its variance-reduction luck, the new split count).
 
@@ -490,261 +671,54 @@ def _live_line(ws, q, n_split, seq, st, perms, seed, ev):
     are those of the main line (:func:`_rollout_trial`); as there while the cube is live, a
     bear-off is played out, not cut at the cubeless databases.
     """
-    ews = ws[1]
-    t5, tmpa, tmpb = ws[7], ws[10], ws[12]
-    cur, nxt = ws[17], ws[18]
+    ews = ws.eval
+    t5, tmpa, tmpb = ws.play5, ws.roll_sum5, ws.before5
+    cur, nxt = ws.line_cur, ws.line_nxt
     for i in range(26):
-        cur[i] = ws[15][q, i]
-    side = np.int64(ws[16][q, 0])
-    turn = np.int64(ws[16][q, 1])
-    owner = np.int64(ws[16][q, 2])
-    cube_v = ws[16][q, 3]
-    truncate = np.int64(st[S_TRUNCATE])
-    vr = st[S_VR] != 0.0
-    jacoby = st[S_JACOBY] != 0.0
+        cur[i] = ws.split_pos[q, i]
+    side = np.int64(ws.split_state[q, 0])
+    turn = np.int64(ws.split_state[q, 1])
+    owner = np.int64(ws.split_state[q, 2])
+    cube_v = ws.split_state[q, 3]
     branch_seed = np.int64(_mix(seed, 0x2E4E + q, 0x7E11) % np.uint64(2**62))
     _evaluate0(cur, ev, ews, tmpb)
     lk = 0.0
     final_kind = 2
     result = 0
     while True:
-        if (truncate > 0 and turn >= truncate) or turn >= MAX_TURNS:
+        # no bear-off database truncation: the cube is live in this line
+        if _truncated(cur, turn, settings, False, ev.two_sided, ev.one_sided):
             break
-        # no bear-off database truncation: the cube is live in this line (as in the main line
-        # of a live-cube trial, the bear-off is played out)
         # (no access at the split itself: the taker owns the cube there)
-        act = _cube_action(cur, tmpb, owner, side, jacoby)
-        if act == 2:  # double, pass
+        act, owner, cube_v, n_split = _live_cube_turn(cur, tmpb, side, turn, owner, cube_v,
+                                                      n_split, True, settings.jacoby, ws)
+        if act == 2:  # double, pass: the doubler wins the cube's value
             v = cube_v if side == 0 else -cube_v
             return v - lk, n_split
-        if act == 1:  # double, take: split again while the budget lasts
-            owner = C_OPP_OWNS if side == 0 else C_ROOT_OWNS
-            if n_split < MAX_SPLITS:
-                _push_split(ws, n_split, cur, side, turn, owner, cube_v)
-                n_split += 1
-            else:
-                cube_v *= 2.0
-        ply = np.int64(st[S_PLY])
-        if st[S_LATE_AFTER] >= 0 and turn >= st[S_LATE_AFTER]:
-            ply = np.int64(st[S_LATE_PLY])
-        r = np.int64(_mix(branch_seed, seq + 0x51, turn) % np.uint64(36))
-        a1 = r // 6 + 1
-        a2 = r % 6 + 1
-        if a1 < a2:
-            a1, a2 = a2, a1
-        if vr:
-            _vr_step(cur, a1, a2, ply, np.int64(st[S_VR_FILTER]), ev, ws, t5, nxt, tmpa)
-            fa5 = ws[23]
-            mover_luck = (2.0 * (fa5[0] - tmpa[0] / 36.0) + (fa5[1] - tmpa[1] / 36.0)
-                          + (fa5[2] - tmpa[2] / 36.0) - (fa5[3] - tmpa[3] / 36.0)
-                          - (fa5[4] - tmpa[4] / 36.0))
+        ply = _turn_ply(settings, turn)
+        a1, a2 = _dice(np.int64(_mix(branch_seed, seq + 0x51, turn) % np.uint64(36)))
+        _play_turn(cur, a1, a2, ply, turn, False, settings, ev, ws, nxt, t5, tmpa)
+        if settings.vr:
+            mover_luck = _roll_luck_equity(ws.actual5, tmpa)
             lk += cube_v * (mover_luck if side == 0 else -mover_luck)
-        else:
-            b = _choose(cur, a1, a2, ply, ev, ws, t5)
-            for i in range(26):
-                nxt[i] = ws[3][b, i]
         res = game_result(nxt)
         turn += 1
         if res > 0:
             final_kind = 1
             result = res
             break
-        for i in range(26):
-            cur[i] = -nxt[25 - i]
-        if ply == 0:
-            _flip_into(t5, tmpb)
-        else:
-            _evaluate0(cur, ev, ews, tmpb)
+        _next_turn(cur, nxt, ply, t5, tmpb, True, ev, ews)
         side = 1 - side
-    v = _live_end(cur, side, final_kind, result, owner, cube_v, jacoby, ev, ews, tmpb)
+    v = _live_end(cur, side, final_kind, result, owner, cube_v, settings.jacoby, ev, ews, tmpb)
     return v - lk, n_split
 
 
 @kernel
-def _rollout_trial(root, cube, seq, st, perms, seed, ev, ws, out):
-    """Play one trial from ``root`` (player on roll about to roll) with dice sequence ``seq``;
-    fill ``out`` (float64[NUM_OUT]) from the root player's view.
-
-    ``cube`` (float64[2] or [3]): the root's cube value and owner (C_CENTRED, C_ROOT_OWNS,
-    C_OPP_OWNS) and, optionally, a "hold" flag, used by the live-cube mode: both players
-    double, take and pass inside the trial by the Janowski model at 0-ply; ``out[O_LIVE]`` is
-    the points won, in units of the 1-cube (so a root with a 2-cube counts double), Jacoby rule
-    as set. With the hold flag set (``cube[2] != 0``) the root player makes no cube decision
-    before his first roll: he has decided not to double now (the "No double" branch of a
-    live-cube decision); every later decision is the model's.
-    """
-    cur, nxt, t5, luck, tmpa = ws[5], ws[6], ws[7], ws[9], ws[10]
-    tmpb = ws[12]
-    ews = ws[1]
-    cache = ws[24]
-    truncate = np.int64(st[S_TRUNCATE])
-    vr = st[S_VR] != 0.0
-    vr_k = np.int64(st[S_VR_FILTER])
-    quasi = st[S_QUASI] != 0.0
-    strat = st[S_STRATIFY_ALL] != 0.0
-    cubeful = st[S_CUBEFUL] != 0.0
-    settle = st[S_SETTLE]
-    play_on = st[S_PLAY_ON]
-    for i in range(26):
-        cur[i] = root[i]
-    for k in range(5):
-        luck[k] = 0.0
-    # cube states: value (root view) once settled; luck (equity) accumulated up to settlement
-    settled_c = False
-    settled_o = False
-    settled_x = False
-    val_c = 0.0
-    val_o = 0.0
-    val_x = 0.0
-    luck_c = 0.0
-    luck_o = 0.0
-    luck_x = 0.0
-    side = 0  # 0: the root player is on roll
-    live = st[S_LIVE_CUBE] != 0.0
-    jacoby = st[S_JACOBY] != 0.0
-    cube_v = cube[0]
-    owner = np.int64(cube[1])
-    hold = cube.shape[0] > 2 and cube[2] != 0.0
-    live_done = False
-    live_val = 0.0
-    live_luck = 0.0
-    zehr = live and st[S_ZEHR] != 0.0
-    n_split = 0
-    need_probs = cubeful or live
-    # value of the position before the roll, on-roll view (needed for cube decisions)
-    if need_probs:
-        _evaluate0(cur, ev, ews, tmpb)
-    turn = 0
-    final_kind = 0  # 1 game over, 2 truncated
-    result = 0
-    while True:
-        if truncate > 0 and turn >= truncate:
-            final_kind = 2
-            break
-        if turn >= MAX_TURNS:
-            final_kind = 2
-            break
-        if (st[S_BEAROFF] != 0.0 or st[S_ONE_SIDED] != 0.0) and not (
-                cubeful and not (settled_c and settled_o and settled_x)) and not (
-                live and not live_done):
-            # bear-off database truncation (seeds 001, 002): the database's value is exact
-            # (two-sided) or a close approximation (one-sided, only if asked for). Not while
-            # a live cube is in play: the databases here are cubeless, and a truncated live
-            # line would be scored by the cube model; the bear-off is played out instead.
-            # The one-sided database covers home-board bear-offs and, extended, races where
-            # each side has a last checker outside or at most 6 checkers left
-            # (``bearoff.one_sided_applies``).
-            if st[S_BEAROFF] != 0.0 and ev[2].shape[0] > 0 and is_two_sided(cur):
-                final_kind = 2
-                break
-            if st[S_ONE_SIDED] != 0.0 and ev[3].shape[0] > 0 and one_sided_applies(cur, ev[3]):
-                final_kind = 2
-                break
-        if cubeful:
-            e = equity(tmpb)  # on-roll player's cubeless equity
-            if e >= settle:
-                gammon_possible = tmpb[1] > 1e-6
-                if not (e > play_on and gammon_possible):
-                    sgn = 1.0 if side == 0 else -1.0
-                    eq_luck = 2.0 * luck[0] + luck[1] - luck[3] + luck[2] - luck[4]
-                    if not settled_c:
-                        settled_c = True
-                        val_c = sgn
-                        luck_c = eq_luck
-                    if side == 0 and not settled_o:
-                        settled_o = True
-                        val_o = sgn
-                        luck_o = eq_luck
-                    if side == 1 and not settled_x:
-                        settled_x = True
-                        val_x = sgn
-                        luck_x = eq_luck
-        if live and not live_done and not (hold and turn == 0):
-            act = _cube_action(cur, tmpb, owner, side, jacoby)
-            if act != 0:  # double
-                if act == 2:  # pass: the doubler wins the cube's value
-                    live_done = True
-                    live_val = cube_v if side == 0 else -cube_v
-                else:  # take: the cube doubles and the taker owns it
-                    owner = C_OPP_OWNS if side == 0 else C_ROOT_OWNS
-                    if zehr and n_split < MAX_SPLITS:
-                        _push_split(ws, n_split, cur, side, turn, owner, cube_v)
-                        n_split += 1
-                    else:
-                        cube_v *= 2.0
-        ply = np.int64(st[S_PLY])
-        if st[S_LATE_AFTER] >= 0 and turn >= st[S_LATE_AFTER]:
-            ply = np.int64(st[S_LATE_PLY])
-        r = roll_of(seq, turn, quasi, strat, perms, seed)
-        a1 = r // 6 + 1
-        a2 = r % 6 + 1
-        if a1 < a2:
-            a1, a2 = a2, a1
-        eq_luck_before = 2.0 * luck[0] + luck[1] - luck[3] + luck[2] - luck[4]
-        cached = turn < CACHE_TURNS
-        hit = False
-        slot = 0
-        code = (ply * 8 + a1) * 8 + a2  # the cache's key besides the position
-        if cached:
-            slot, hit = _cache_find(cache, ws[0][6], cur, code)
-        if hit:
-            for i in range(26):
-                nxt[i] = cache[3][slot, i]
-            for k in range(5):
-                t5[k] = cache[4][slot, k]
-                ws[23][k] = cache[4][slot, 5 + k]
-                tmpa[k] = cache[5][slot, k]
-        elif vr:
-            # the value f of every roll (mover's view), and the actual roll's play
-            _vr_step(cur, a1, a2, ply, vr_k, ev, ws, t5, nxt, tmpa)
-        else:
-            b = _choose(cur, a1, a2, ply, ev, ws, t5)
-            child = ws[3][b]
-            for i in range(26):
-                nxt[i] = child[i]
-        if cached and not hit:
-            for i in range(26):
-                cache[2][slot, i] = cur[i]
-                cache[3][slot, i] = nxt[i]
-            for k in range(5):
-                cache[4][slot, k] = t5[k]
-                cache[4][slot, 5 + k] = ws[23][k]
-                cache[5][slot, k] = tmpa[k]
-            cache[1][slot] = code
-        if vr:
-            fa5 = ws[23]
-            # luck of this roll (mover's view) -> root view
-            if side == 0:
-                luck[0] += fa5[0] - tmpa[0] / 36.0
-                luck[1] += fa5[1] - tmpa[1] / 36.0
-                luck[2] += fa5[2] - tmpa[2] / 36.0
-                luck[3] += fa5[3] - tmpa[3] / 36.0
-                luck[4] += fa5[4] - tmpa[4] / 36.0
-            else:
-                luck[0] -= fa5[0] - tmpa[0] / 36.0
-                luck[1] += fa5[3] - tmpa[3] / 36.0
-                luck[2] += fa5[4] - tmpa[4] / 36.0
-                luck[3] += fa5[1] - tmpa[1] / 36.0
-                luck[4] += fa5[2] - tmpa[2] / 36.0
-        if live and not live_done:
-            live_luck += cube_v * (2.0 * luck[0] + luck[1] - luck[3] + luck[2] - luck[4]
-                                   - eq_luck_before)
-        res = game_result(nxt)
-        turn += 1
-        if res > 0:
-            final_kind = 1
-            result = res
-            break
-        # next position, opponent on roll; its 0-ply value is the chosen play's value flipped
-        for i in range(26):
-            cur[i] = -nxt[25 - i]
-        if need_probs:
-            if ply == 0:
-                _flip_into(t5, tmpb)
-            else:
-                _evaluate0(cur, ev, ews, tmpb)
-        side = 1 - side
-    # outcome (root view)
+def _trial_outcome(cur, side, final_kind, result, ev, ews, t5, out):
+    """The cubeless outcome of a trial's main line into ``out[:5]`` (root view): a finished
+    game's result (``final_kind`` 1: the player who moved last, ``side``, won ``result``
+    points), or the 0-ply probabilities of the truncated position ``cur`` (``side`` on
+    roll)."""
     if final_kind == 1:
         o0 = 1.0
         o1 = 1.0 if result >= 2 else 0.0
@@ -767,49 +741,149 @@ def _rollout_trial(root, cube, seq, st, perms, seed, ev, ws, out):
             for k in range(5):
                 out[k] = t5[k]
         else:
-            out[0] = 1.0 - t5[0]
-            out[1] = t5[3]
-            out[2] = t5[4]
-            out[3] = t5[1]
-            out[4] = t5[2]
-    raw = 2.0 * out[0] - 1.0 + out[1] - out[3] + out[2] - out[4]
-    single = 2.0 * out[0] - 1.0  # the game's value when gammons count single (Jacoby)
+            _flip_into(t5, out)
+
+
+@kernel
+def _rollout_trial(root, cube, seq, settings, perms, seed, ev, ws, out):
+    """Play one trial from ``root`` (player on roll about to roll) with dice sequence ``seq``;
+    fill ``out`` (float64[NUM_OUT]) from the root player's view.
+
+    ``cube`` (float64[2] or [3]): the root's cube value and owner (``CENTRED``, ``OWNED`` by
+    the root player, ``OPP_OWNED``) and, optionally, a "hold" flag, used by the live-cube
+    mode: both players double, take and pass inside the trial by the Janowski model at 0-ply;
+    ``out[O_LIVE]`` is the points won, in units of the 1-cube (so a root with a 2-cube counts
+    double), Jacoby rule as set. With the hold flag set (``cube[2] != 0``) the root player
+    makes no cube decision before his first roll: he has decided not to double now (the "No
+    double" branch of a live-cube decision); every later decision is the model's.
+
+    A turn: truncation (:func:`_truncated`), the cube states' settlement
+    (:func:`_settle_states`), the live cube (:func:`_live_cube_turn`), the play
+    (:func:`_play_turn`), its luck (:func:`_add_roll_luck`), the next position
+    (:func:`_next_turn`). Then the outcome (:func:`_trial_outcome`) and the scores
+    (:func:`_score_trial`, with the Zehr splits' lines, :func:`_live_line`).
+    """
+    cur, nxt, t5, luck, tmpa = ws.cur, ws.nxt, ws.play5, ws.luck, ws.roll_sum5
+    tmpb = ws.before5
+    ews = ws.eval
+    states = ws.cube_states
+    cubeful = settings.cubeful
+    live = settings.live_cube
+    for i in range(26):
+        cur[i] = root[i]
     for k in range(5):
-        out[k] -= luck[k]
-    total_luck = 2.0 * luck[0] + luck[1] - luck[3] + luck[2] - luck[4]
-    out[O_CUBELESS] = raw - total_luck
-    out[O_RAW] = raw
+        luck[k] = 0.0
+    for s in range(3):
+        for k in range(3):
+            states[s, k] = 0.0
+    side = 0  # 0: the root player is on roll
+    cube_v = cube[0]
+    owner = np.int64(cube[1])
+    hold = cube.shape[0] > 2 and cube[2] != 0.0
+    live_done = False
+    live_val = 0.0
+    live_luck = 0.0
+    zehr = live and settings.zehr
+    n_split = 0
+    need_probs = cubeful or live
+    # value of the position before the roll, on-roll view (needed for cube decisions)
+    if need_probs:
+        _evaluate0(cur, ev, ews, tmpb)
+    turn = 0
+    final_kind = 0  # 1 game over, 2 truncated
+    result = 0
+    while True:
+        # the databases are cubeless: no truncation at them while a cube state is open or a
+        # live cube is in play (a truncated live line would be scored by the cube model; the
+        # bear-off is played out instead)
+        open_states = cubeful and not (states[CENTRED, 0] != 0.0 and states[OWNED, 0] != 0.0
+                                       and states[OPP_OWNED, 0] != 0.0)
+        databases = not open_states and not (live and not live_done)
+        if _truncated(cur, turn, settings, databases, ev.two_sided, ev.one_sided):
+            final_kind = 2
+            break
+        if cubeful:
+            _settle_states(tmpb, side, luck, settings.settle, settings.play_on, states)
+        if live and not live_done and not (hold and turn == 0):
+            act, owner, cube_v, n_split = _live_cube_turn(cur, tmpb, side, turn, owner, cube_v,
+                                                          n_split, zehr, settings.jacoby, ws)
+            if act == 2:  # pass: the doubler wins the cube's value
+                live_done = True
+                live_val = cube_v if side == 0 else -cube_v
+        ply = _turn_ply(settings, turn)
+        a1, a2 = _dice(roll_of(seq, turn, settings.quasi, settings.stratify_all, perms, seed))
+        eq_luck_before = _luck_equity(luck)
+        _play_turn(cur, a1, a2, ply, turn, True, settings, ev, ws, nxt, t5, tmpa)
+        if settings.vr:
+            _add_roll_luck(luck, ws.actual5, tmpa, side)
+        if live and not live_done:
+            live_luck += cube_v * (_luck_equity(luck) - eq_luck_before)
+        res = game_result(nxt)
+        turn += 1
+        if res > 0:
+            final_kind = 1
+            result = res
+            break
+        # next position, opponent on roll; its 0-ply value is the chosen play's value flipped
+        _next_turn(cur, nxt, ply, t5, tmpb, need_probs, ev, ews)
+        side = 1 - side
+    _trial_outcome(cur, side, final_kind, result, ev, ews, t5, out)
     out[O_TURNS] = turn
+    _score_trial(out, luck, states, settings.jacoby, cubeful)
     if live:
         if live_done:
             out[O_LIVE] = live_val - live_luck
         else:
-            out[O_LIVE] = _live_end(cur, side, final_kind, result, owner, cube_v, jacoby, ev,
-                                    ews, tmpb) - live_luck
+            out[O_LIVE] = _live_end(cur, side, final_kind, result, owner, cube_v,
+                                    settings.jacoby, ev, ews, tmpb) - live_luck
         # the other halves of the Zehr splits, each a line of its own at the undoubled cube
         # (a line may split again while the budget lasts: n_split grows as we go)
         q = 0
         while q < n_split:
-            v, n_split = _live_line(ws, q, n_split, seq, st, perms, seed, ev)
+            v, n_split = _live_line(ws, q, n_split, seq, settings, perms, seed, ev)
             out[O_LIVE] += v
             q += 1
     else:
         out[O_LIVE] = 0.0
+
+
+@kernel
+def _score_trial(out, luck, states, jacoby, cubeful):
+    """A trial's cubeless and cube-state scores from its outcome ``out[:5]`` (root view):
+    the outcome minus the summed ``luck`` (variance reduction) into ``out[:5]``, the raw and
+    the luck-corrected cubeless equity, and with ``cubeful`` the three cube states: the
+    value at settlement minus the luck up to then (:func:`_settle_states`), or, never
+    settled, the game's value (single under the Jacoby rule with the cube centred: it was
+    never turned)."""
+    raw = equity(out)
+    single = 2.0 * out[0] - 1.0  # the game's value when gammons count single (Jacoby)
+    for k in range(5):
+        out[k] -= luck[k]
+    total_luck = _luck_equity(luck)
+    out[O_CUBELESS] = raw - total_luck
+    out[O_RAW] = raw
     if cubeful:
-        # never settled with the cube centred: the cube was never turned, so under the Jacoby
-        # rule gammons count single (its luck: that of the win probability)
+        # never settled with the cube centred: under the Jacoby rule gammons count single
+        # (its luck: that of the win probability)
         centred_end = (single - 2.0 * luck[0]) if jacoby else (raw - total_luck)
-        out[O_CENTRED] = (val_c - luck_c) if settled_c else centred_end
-        out[O_OWNED] = (val_o - luck_o) if settled_o else (raw - total_luck)
-        out[O_OPP_OWNED] = (val_x - luck_x) if settled_x else (raw - total_luck)
+        out[O_CENTRED] = _settled_value(states, CENTRED, centred_end)
+        out[O_OWNED] = _settled_value(states, OWNED, raw - total_luck)
+        out[O_OPP_OWNED] = _settled_value(states, OPP_OWNED, raw - total_luck)
     else:
         out[O_CENTRED] = 0.0
         out[O_OWNED] = 0.0
         out[O_OPP_OWNED] = 0.0
 
 
+@kernel(inline="always")
+def _settled_value(states, s, unsettled):
+    """Cube state ``s``'s score: its value at settlement minus the luck up to then, or
+    ``unsettled``."""
+    return (states[s, 1] - states[s, 2]) if states[s, 0] != 0.0 else unsettled
+
+
 @kernel
-def _rollout_chunk(roots, cubes, first_trial, n_trials, st, perms, seed, ev, ws, out, cancel):
+def _rollout_chunk(roots, cubes, first_trial, n_trials, settings, perms, seed, ev, ws, out, cancel):
     """Trials ``first_trial .. first_trial + n_trials - 1`` of every root; returns the number
     of trials completed (fewer than ``n_trials`` only when ``cancel[0]`` was set).
 
@@ -819,21 +893,21 @@ def _rollout_chunk(roots, cubes, first_trial, n_trials, st, perms, seed, ev, ws,
     int64[1], or int64[2] whose second element is the run's epoch for the play cache
     (:func:`make_play_cache`).
     """
-    initial = st[S_INITIAL] != 0.0
+    initial = settings.initial
     # the play cache holds across calls only within one run (``cancel[1]``, its epoch, the
     # same non-zero number): the evaluator and the settings may differ from call to call
     epoch = cancel[1] if cancel.shape[0] > 1 else 0
-    cache = ws[24]
-    if epoch == 0 or cache[6][0] != epoch:
+    cache = ws.cache
+    if epoch == 0 or cache.epoch[0] != epoch:
         for i in range(CACHE_SIZE):
-            cache[1][i] = -1
-        cache[6][0] = epoch
+            cache.codes[i] = -1
+        cache.epoch[0] = epoch
     for j in range(n_trials):
         if cancel[0] != 0:
             return j
         seq = sequence_index(first_trial + j, initial, perms)
         for r in range(roots.shape[0]):
-            _rollout_trial(roots[r], cubes[r], seq, st, perms, seed, ev, ws, out[r, j])
+            _rollout_trial(roots[r], cubes[r], seq, settings, perms, seed, ev, ws, out[r, j])
     return n_trials
 
 

@@ -58,9 +58,7 @@ def _rollout(pos, ev):
     from bgtui.engine import rollout as R
 
     hidden = hidden_size(ev)
-    st = np.zeros(R.NUM_SETTINGS)
-    st[R.S_TRUNCATE] = 1
-    st[R.S_LATE_AFTER] = -1
+    st = R.make_settings(truncate=1)
     out = np.zeros((1, 1, R.NUM_OUT))
     R._rollout_chunk(pos[None, :].copy(), np.array([[1.0, 0.0]]), 0, 1, st, R.make_permutations(1), 1, ev,
                      R.make_rollout_workspace(hidden), out, np.zeros(1, dtype=np.int64))

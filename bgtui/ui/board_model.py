@@ -1,8 +1,8 @@
 """Plain-Python facts about a board (the 26 signed bytes of a GameState), for drawing and editing.
 
-Layout (helpers-common.md): index 1..24 are points from the player on roll's view, positive =
-player's checkers, negative = opponent's; 25 = player's bar (>= 0); 0 = opponent's bar (<= 0).
-The opponent's point k is our index 25 - k. Nothing here imports the engine.
+Layout (the engine's position array): index 1..24 are points from the player on roll's view,
+positive = player's checkers, negative = opponent's; 25 = player's bar (>= 0); 0 = opponent's
+bar (<= 0). The opponent's point k is our index 25 - k. Nothing here imports the engine.
 """
 
 from __future__ import annotations

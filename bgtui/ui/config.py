@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Optional
 
+from bgtui.analysis.atomic import atomic_write_text
 from bgtui.analysis.models import RolloutSettings
 
 BOARD_STYLES = ("auto", "unicode", "ascii")
@@ -186,11 +187,7 @@ def write_settings(path: Path, s: UiSettings) -> None:
         data["rollout"] = {k: v for k, v in asdict(s.rollout).items() if v is not None}
     if s.keys:
         data["keys"] = dict(s.keys)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(dumps(data), encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write_text(path, dumps(data), mode=0o644)
 
 
 def with_changes(s: UiSettings, **kw) -> UiSettings:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from bgtui.analysis.atomic import atomic_write
 from bgtui.analysis.models import (
     CubeDecision,
     Equities,
@@ -134,17 +134,8 @@ def _jsonable(o: Any):
 
 
 def save(path: Path, doc: AnalysisDoc) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(to_dict(doc), f, indent=1, default=_jsonable)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return path
+    return atomic_write(path, lambda f: json.dump(to_dict(doc), f, indent=1, default=_jsonable),
+                        text=True)
 
 
 def load(path: Path) -> AnalysisDoc:

@@ -85,7 +85,7 @@ def test_cube_states_are_ordered_owned_centred_opponent_owned():
         (1.10, 0.90, 1.0, TG_TAKE),  # he would take, and playing on beats both
     ],
 )
-def test_cube_action_names(nd, dt, dp, action):
+def test_cube_action_is_named_from_the_three_equities(nd, dt, dp, action):
     assert cube_action(nd, dt, dp) == action
 
 
@@ -100,7 +100,7 @@ def test_ties_within_rounding_are_ties():
     assert cube_action(1.0 + 1e-3, 2.0, 1.0) == TG_PASS
 
 
-def test_redouble_names():
+def test_an_owned_cube_is_a_redouble_in_every_action_name():
     assert cube_action(0.3, 0.1, 1.0, redouble=True) == "No redouble"
     assert cube_action(0.6, 0.8, 1.0, redouble=True) == "Redouble, take"
     assert cube_action(0.7, 1.3, 1.0, redouble=True) == "Redouble, pass"
@@ -326,16 +326,24 @@ def test_no_cube_access_when_the_opponent_owns_the_cube():
     assert decide(_p(0.7), RACE, x=0.68)["cube_access"] is True
 
 
-@pytest.mark.parametrize("pw, expected", [
+@pytest.mark.parametrize("pw, expected, same_without_jacoby", [
     # W = L = 2 (every game a gammon): after a double TP = (L - 1/2) / (W + L + 1/2) = 1/3,
     # CP = (L + 1) / (W + L + 1/2) = 2/3. Centred under Jacoby: live -1 + 2 (p - 1/3) / (1/3)
-    # between them, flat at -1 / +1 outside; dead 2p - 1 (the game counts single).
-    (0.6, 0.68 * 0.6 + 0.32 * 0.2),   # 0.472
-    (0.7, 0.68 * 1.0 + 0.32 * 0.4),   # beyond the cash point: cash, no gammon to play for
-    (0.3, 0.68 * -1.0 + 0.32 * -0.4),  # below the take point: the opponent cashes
+    # between them, flat at -1 / +1 outside; dead the cubeless 2p - 2(1 - p) = 4p - 2 (the
+    # gammons count once the cube is turned) limited to [-1, +1].
+    (0.6, 0.68 * 0.6 + 0.32 * 0.4, True),     # 0.536: inside the window the rule changes nothing
+    (0.7, 0.68 * 1.0 + 0.32 * 0.8, False),    # 0.936: past the cash point he cashes
+    (0.8, 0.68 * 1.0 + 0.32 * 1.0, False),    # 1: dead 1.2 > 1, a cash
+    (0.3, 0.68 * -1.0 + 0.32 * -0.8, False),  # -0.936: the opponent cashes
+    (0.1, -1.0, False),
 ])
-def test_jacoby_centred_equity_hand_computed(pw, expected):
+def test_jacoby_centred_equity_hand_computed(pw, expected, same_without_jacoby):
     p = np.array([pw, pw, 0.0, 1.0 - pw, 0.0])
     assert C.cubeful_equity(p, 0.68, C.CENTRED, True) == pytest.approx(expected, abs=1e-12)
-    # without the Jacoby rule the gammons count in the centred state too
-    assert C.cubeful_equity(p, 0.68, C.CENTRED, False) != pytest.approx(expected, abs=1e-3)
+    assert C.jacoby_centred_equity(p, 0.68) == C.cubeful_equity(p, 0.68, C.CENTRED, True)
+    # without the rule the player past his cash point plays on for the gammon (live line up
+    # to W = 2 at p = 1), and the dead part is not limited to one point
+    no_jacoby = C.cubeful_equity(p, 0.68, C.CENTRED, False)
+    assert (no_jacoby == pytest.approx(expected, abs=1e-12)) == same_without_jacoby
+    # a centred cube under the Jacoby rule is never worth more than a cash, nor less than a pass
+    assert -1.0 - 1e-12 <= C.cubeful_equity(p, 0.68, C.CENTRED, True) <= 1.0 + 1e-12

@@ -84,7 +84,7 @@ def test_xgid_with_o_on_roll_is_seen_from_o():
     assert format_xgid(s) == "XGID=-CCCBBB------------cccbbb-:1:1:-1:63:2:4:0:7:10"
 
 
-def test_xgid_bars():
+def test_xgid_letters_on_the_bar_slots_put_checkers_on_both_bars():
     s = parse_position("XGID=b-----B------------c-----C:0:0:1:00:0:0:0:0:8")
     assert s.position[25] == 3 and s.position[0] == -2
 

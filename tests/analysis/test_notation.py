@@ -38,7 +38,7 @@ def test_hits_marked_at_the_hit_point_and_en_route():
     assert "24/21*(2)" not in t and any(s.startswith("24/21*") for s in t)
 
 
-def test_bar_and_off():
+def test_plays_from_the_bar_and_bearing_off_are_written_bar_and_off():
     # player on the bar against an open board; bear-off position for 'off'
     pos = make_position({25: 1, 13: 14}, {6: 15})
     t = _texts(pos, 3, 1)
@@ -69,7 +69,7 @@ def test_parse_rejects_illegal_and_unreadable_moves():
         parse_play(op, "5/8 6/5", (3, 1))
 
 
-def test_dice():
+def test_dice_parse_either_order_reject_bad_text_and_format_higher_first():
     assert parse_dice("31") == (3, 1) and parse_dice("13") == (3, 1) and parse_dice("66") == (6, 6)
     for bad in ("07", "3", "x1", "77", "312"):
         with pytest.raises(NotationError):

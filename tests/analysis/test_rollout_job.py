@@ -1,8 +1,5 @@
 """Rollout jobs: determinism across workers, resume == uninterrupted, cancel, snapshots."""
 
-import threading
-import time
-
 import numpy as np
 import pytest
 
@@ -52,25 +49,20 @@ def test_rollout_job_resumed_from_file_equals_uninterrupted(ev, tmp_path):
     assert np.array_equal(resumed.sumsq, whole.sumsq)
 
 
-def test_rollout_job_cancel_stops_quickly_and_keeps_a_resumable_state(ev):
+def test_rollout_job_cancelled_ends_with_its_next_snapshot_and_stays_resumable(ev):
     job = _job(trials=10**7, truncate=0)
     cancel = CancelToken()
     snaps = []
-    t0 = time.perf_counter()
-
-    def stop_soon():
-        time.sleep(1.0)
-        cancel.cancel()
-
-    threading.Thread(target=stop_soon).start()
     for snap in job.run(ev, cancel):
-        snaps.append((time.perf_counter(), snap))
-    t_cancel = t0 + 1.0
-    last_t, last = snaps[-1]
+        snaps.append(snap)
+        if len(snaps) == 2:
+            cancel.cancel()  # while the job waits between chunks
+    last = snaps[-1]
     assert last.cancelled and not last.finished
-    assert last_t - t_cancel < 0.5  # measured typically well under 0.2 s; generous for CI load
+    assert len(snaps) == 3  # the one after the cancel is the last: no more chunks run
+    assert last.trials_done < 10**7
     # snapshots are immutable and trials never go backwards
-    done = [s.trials_done for _, s in snaps]
+    done = [s.trials_done for s in snaps]
     assert done == sorted(done)
     with pytest.raises(AttributeError):
         last.trials_done = 3
@@ -101,6 +93,7 @@ def _position_job(pos, **kw):
     return RolloutJob(np.asarray(pos, dtype=np.int8)[None], [""], ["x"], s, False)
 
 
+@pytest.mark.slow
 def test_rollout_intervals_cover_a_long_rollout_about_95_percent(ev):
     # 200 independent short rollouts (pseudo-random dice, so the trials are i.i.d. and the
     # standard error is honest) of a 3-roll truncated middle-game position: their 95%
@@ -147,7 +140,8 @@ def test_pruning_stops_a_clearly_worse_candidate_deterministically(ev):
     # Given the best and the worst play of 31 from the opening (by 0-ply), rolled out together
     # with prune_sigma=2: the worst is dropped at a decision boundary (fewer trials than the
     # best), its figures stay reported, and the outcome is the same with 1 or 2 workers.
-    from bgtui.engine.evaluate import _evaluate_after, equity
+    from bgtui.engine.evaluate import equity
+    from bgtui.engine import evaluate_after
     from bgtui.engine.movegen import generate_plays
     from bgtui.engine.position import swap_sides
 
@@ -158,7 +152,7 @@ def test_pruning_stops_a_clearly_worse_candidate_deterministically(ev):
     ews = make_eval_workspace(512)
     eqs = []
     for c in children:
-        _evaluate_after(c, ev, ews, t)
+        evaluate_after(c, ev, ews, t)
         eqs.append(equity(t))
     best, worst = int(np.argmax(eqs)), int(np.argmin(eqs))
     roots = np.stack([swap_sides(children[best]), swap_sides(children[worst])])

@@ -62,6 +62,9 @@ def test_ticker_reports_a_workers_stage_and_time_left(monkeypatch):
     t = service._Ticker(None, cold=True)
     t.wait_for(W(), "building bear-off databases")
     assert t.text() == "building bear-off databases (extended one-sided): about 15 s left"
+    W.elapsed = lambda self: 55.0  # past the estimate: no "a few seconds left" for minutes
+    assert t.text() == "building bear-off databases (extended one-sided): 55 s so far, " \
+        "slower than usual"
     t.close()
 
 

@@ -53,7 +53,7 @@ def _py_dist(key):
     return tuple(acc)
 
 
-def test_layout_sizes():
+def test_extended_database_sizes_are_the_binomial_counts():
     assert B.STRAGGLER_HOME == 38760  # home boards of at most 14 checkers: C(20, 6)
     assert B.STRAGGLER_ROWS == 12 * 38760
     assert B.EXTENDED_SIZE == 54264 + 465120
@@ -208,19 +208,16 @@ def test_one_sided_truncation_stops_rollouts_in_straggler_races(ext):
 
     ev = with_databases(load_weights("bgtui-0.npz")[0], bearoff=True)
     pos = decode_position_id("7wABAG4bAAAAAA")  # in the straggler rows, not two-sided
-    st = np.zeros(R.NUM_SETTINGS)
-    st[R.S_LATE_AFTER] = -1
-    st[R.S_QUASI] = 1
     out = np.zeros((1, 36, R.NUM_OUT))
     cubes = np.array([[1.0, 0.0, 0.0]])
     args = (0, 36, None, R.make_permutations(3), 3, ev, R.make_rollout_workspace(hidden_size(ev)),
             out, np.zeros(1, dtype=np.int64))
 
     def run(**flags):
-        st[R.S_BEAROFF] = flags.get("bearoff", 0)
-        st[R.S_ONE_SIDED] = flags.get("one_sided", 0)
         a = list(args)
-        a[2] = st
+        a[2] = R.make_settings(vr=False, jacoby=False, settle=0.0, play_on=0.0,
+                               bearoff=flags.get("bearoff", 0),
+                               one_sided=flags.get("one_sided", 0))
         R._rollout_chunk(pos[None].copy(), cubes, *a)
         return out.copy()
 

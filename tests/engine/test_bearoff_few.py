@@ -95,7 +95,7 @@ def sides(pos):
     return me, him
 
 
-def test_layout_sizes():
+def test_few_checker_database_sizes_are_the_binomial_counts():
     assert B.FEW_CHECKERS == 6
     assert B.FEW_ROWS == 593775  # C(30, 6): at most 6 checkers on 24 points
     assert B.num_few_positions(5) == 118755  # C(29, 5)

@@ -1,9 +1,10 @@
 """Cubeful lookahead (``bgtui.engine.cubeful``) against a slow reference written here in plain
 Python: the same tree (the engine's 0-ply play for each roll), the cube arithmetic done by
 hand: flips of the cube states, wins counted single under the Jacoby rule with the cube
-centred, each inner node's cube decision, beavers. And what must hold whatever the nets say:
-0-ply is Janowski's model; in the two-sided bear-off database, where every leaf is exact, the
-1-ply no-double values are the database's own when each roll leaves one position."""
+centred, the cube decision of every node's player below the root (leaves included), beavers.
+And what must hold whatever the nets say: 0-ply is Janowski's model; in the two-sided bear-off
+database, where every leaf is exact, the 1-ply no-double values are the database's own when
+each roll leaves one position."""
 
 import numpy as np
 import pytest
@@ -13,12 +14,13 @@ from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine import bearoff
 from bgtui.engine.cube import cube_efficiency, cube_equities
 from bgtui.engine.cubeful import cubeful_no_double, make_cubeful_workspace
-from bgtui.engine.evaluate import (_best_play0, evaluate0, hidden_size, make_eval_workspace,
+from bgtui.engine.evaluate import (evaluate0, hidden_size, make_eval_workspace,
                                    make_lookahead_workspace, make_play_buffers)
+from bgtui.engine import best_play0
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.position import game_result
 from bgtui.engine.rng import make_rng
-from bgtui.engine.train import _START, _sample_positions
+from bgtui.training.kernels import _START, _sample_positions
 
 C, OWN, OPP = 0, 1, 2
 
@@ -82,10 +84,11 @@ class Reference:
         return np.array([max(nd[C], min(dt_centred, 1.0)), max(nd[OWN], min(dt, 1.0)), nd[OPP]])
 
     def value(self, pos, ply):
-        """After the cube decision of the player on roll (the leaves: the model's own)."""
-        if ply == 0 or self.exact(pos):
-            return self.leaf(pos)
-        return self.decide(self.no_double(pos, ply))
+        """After the cube decision of the player on roll (the leaves' too; the database's
+        values are after it already)."""
+        if self.exact(pos):
+            return self.exact_values(pos)
+        return self.decide(self.leaf(pos) if ply == 0 else self.no_double(pos, ply))
 
     def no_double(self, pos, ply):
         if ply == 0:
@@ -96,7 +99,7 @@ class Reference:
         for d1 in range(1, 7):
             for d2 in range(1, d1 + 1):
                 w = 1.0 if d1 == d2 else 2.0
-                best, _ = _best_play0(pos, d1, d2, self.ev, self.mws, self.ews, op, om, best5)
+                best, _ = best_play0(pos, d1, d2, self.ev, self.mws, self.ews, op, om, best5)
                 child = op[best].copy()
                 r = game_result(child)
                 if r > 0:
@@ -138,10 +141,12 @@ def test_two_ply_matches_the_reference(ev, two_cf, positions, jacoby, beavers):
 def test_inner_decisions_change_the_value_somewhere(ev, two_cf, positions):
     """The decisions inside the tree are not idle: where the player on roll is the underdog
     (his opponent in the doubling window), his opponent doubles after some of his rolls, and the 2-ply values differ from those of
-    the same tree without decisions (a reference that never doubles), by lowering his."""
+    the same tree where the opponent never doubles, by lowering his."""
     ref = Reference(ev, two_cf, True, True)
-    quiet = Reference(ev, two_cf, True, True)
-    quiet.decide = lambda nd: np.asarray(nd)
+    quiet = Reference(ev, two_cf, True, True)  # the opponent's nodes (ply 1) never double
+    quiet.value = lambda pos, ply: (
+        quiet.exact_values(pos) if quiet.exact(pos)
+        else quiet.decide(quiet.leaf(pos)) if ply == 0 else quiet.no_double(pos, ply))
     underdogs = sorted(positions, key=lambda p: abs(evaluate0(p, ev)[0] - 0.28))[:3]
     gaps = [quiet.no_double(p, 2) - ref.no_double(p, 2) for p in underdogs]
     assert max(g.max() for g in gaps) > 1e-3
@@ -186,3 +191,23 @@ def test_cube_states_stay_ordered_without_jacoby(ev, two_cf, positions):
     for pos in positions[:10]:
         v = _kernel(ev, two_cf, pos, 1, False, False)
         assert v[OWN] >= v[C] - 1e-9 and v[C] >= v[OPP] - 1e-9
+
+
+def test_leaf_players_cash_where_they_are_past_their_cash_point(ev, two_cf, positions):
+    """At 2-ply the leaves are the root player's positions. Where he is strong some leaves
+    are past his cash point: there he doubles and the opponent passes (+1), which is worth
+    more to him than Janowski's value of playing on with the cube centred. Valuing the
+    leaves without that decision reads lower for him, never higher."""
+    ref = Reference(ev, two_cf, True, True)
+    no_leaf_decision = Reference(ev, two_cf, True, True)
+    no_leaf_decision.value = lambda pos, ply: (
+        no_leaf_decision.exact_values(pos) if no_leaf_decision.exact(pos)
+        else no_leaf_decision.leaf(pos) if ply == 0
+        else no_leaf_decision.decide(no_leaf_decision.no_double(pos, ply)))
+    favourites = sorted(positions, key=lambda p: abs(evaluate0(p, ev)[0] - 0.8))[:3]
+    gaps = [ref.no_double(p, 2)[C] - no_leaf_decision.no_double(p, 2)[C] for p in favourites]
+    assert max(gaps) > 1e-3
+    assert min(gaps) >= -1e-12
+    for p in favourites:
+        np.testing.assert_allclose(_kernel(ev, two_cf, p, 2, True, True), ref.no_double(p, 2),
+                                   atol=2e-6)

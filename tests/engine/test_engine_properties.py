@@ -129,6 +129,6 @@ def test_game_result_single_gammon_backgammon():
     assert game_result(OPENING_POSITION) == 0
 
 
-def test_is_race():
+def test_the_opening_is_contact_and_two_home_boards_are_a_race():
     assert not is_race(OPENING_POSITION)
     assert is_race(make_position({6: 15}, {6: 15}))

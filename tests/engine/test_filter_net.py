@@ -13,12 +13,13 @@ from bgtui.engine.constants import OPENING_POSITION
 from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
 from bgtui.engine.filter_net import (FILTER_ROWS, extend_filter_table, filter_pick,
                                      filter_scores, make_filter_scratch)
-from bgtui.engine.movegen import _generate_plays, make_workspace
+from bgtui.engine.movegen import make_workspace
+from bgtui.engine import generate_plays_into
 from bgtui.engine.rng import make_rng
-from bgtui.engine.rollout import (NUM_OUT, NUM_SETTINGS, O_CUBELESS, O_RAW, S_LATE_AFTER, S_PLY,
-                                  S_QUASI, S_TRUNCATE, S_VR, S_VR_FILTER, _rollout_chunk,
-                                  make_permutations, make_rollout_workspace)
-from bgtui.engine.train import _START, _sample_positions
+from bgtui.engine.rollout import (NUM_OUT, O_CUBELESS, O_RAW, make_settings, make_permutations,
+                                  make_rollout_workspace)
+from bgtui.engine import rollout_chunk
+from bgtui.training.kernels import _START, _sample_positions
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +56,7 @@ def test_filter_pick_keeps_the_top_k_of_the_full_scores(positions, hidden, k):
     checked = 0
     for pos in positions[::3]:
         for d1, d2 in ((3, 1), (6, 5), (2, 2), (5, 4)):
-            n = _generate_plays(pos, d1, d2, mws, op, om)
+            n = generate_plays_into(pos, d1, d2, mws, op, om)
             filter_scores(op, n, w1, b1, w2, fs, ref)
             m = filter_pick(pos, op, om, n, k, w1, b1, w2, fs)
             assert m == min(k, n)
@@ -72,18 +73,19 @@ def test_filter_pick_keeps_the_top_k_of_the_full_scores(positions, hidden, k):
     assert checked > 50
 
 
+def _vr_settings(**kw):
+    """Truncated variance-reduced rollouts with quasi-random dice, nothing else on."""
+    return make_settings(vr=True, quasi=True, bearoff=False, jacoby=False, settle=0.0,
+                         play_on=0.0, **kw)
+
+
 def _vr_run(ev, k, n, filt, truncate=6):
-    st = np.zeros(NUM_SETTINGS)
-    st[S_LATE_AFTER] = -1
-    st[S_QUASI] = 1
-    st[S_VR] = 1
-    st[S_TRUNCATE] = truncate
-    st[S_VR_FILTER] = k
+    st = _vr_settings(truncate=truncate, vr_filter=k)
     roots = np.ascontiguousarray(np.array(OPENING_POSITION, dtype=np.int8)[None])
     out = np.zeros((1, n, NUM_OUT))
-    done = _rollout_chunk(roots, np.array([[1.0, 0.0]]), 0, n, st, make_permutations(4), 4, ev,
-                          make_rollout_workspace(hidden_size(ev), filt), out,
-                          np.zeros(1, dtype=np.int64))
+    done = rollout_chunk(roots, np.array([[1.0, 0.0]]), 0, n, st, make_permutations(4), 4, ev,
+                         make_rollout_workspace(hidden_size(ev), filt), out,
+                         np.zeros(1, dtype=np.int64))
     assert done == n
     return out[0]
 
@@ -118,16 +120,11 @@ def test_vr_filter_keeping_every_play_is_exact_vr(ev):
 
 
 def _vr_run_root(ev, root, k, filt, n=36):
-    st = np.zeros(NUM_SETTINGS)
-    st[S_LATE_AFTER] = -1
-    st[S_QUASI] = 1
-    st[S_VR] = 1
-    st[S_TRUNCATE] = 3
-    st[S_VR_FILTER] = k
+    st = _vr_settings(truncate=3, vr_filter=k)
     out = np.zeros((1, n, NUM_OUT))
-    _rollout_chunk(np.ascontiguousarray(root[None]), np.array([[1.0, 0.0]]), 0, n, st,
-                   make_permutations(2), 2, ev, make_rollout_workspace(hidden_size(ev), filt),
-                   out, np.zeros(1, dtype=np.int64))
+    rollout_chunk(np.ascontiguousarray(root[None]), np.array([[1.0, 0.0]]), 0, n, st,
+                  make_permutations(2), 2, ev, make_rollout_workspace(hidden_size(ev), filt),
+                  out, np.zeros(1, dtype=np.int64))
     return out[0]
 
 
@@ -173,17 +170,11 @@ def test_vr_filter_at_1ply_plays_the_same_games_and_stays_unbiased(ev):
     pos[13], pos[11], pos[24], pos[21] = 4, 1, 1, 1
     outs = []
     for k in (0, 2):
-        st = np.zeros(NUM_SETTINGS)
-        st[S_LATE_AFTER] = -1
-        st[S_QUASI] = 1
-        st[S_VR] = 1
-        st[S_TRUNCATE] = 2
-        st[S_PLY] = 1
-        st[S_VR_FILTER] = k
+        st = _vr_settings(truncate=2, ply=1, vr_filter=k)
         out = np.zeros((1, 36, NUM_OUT))
-        _rollout_chunk(np.ascontiguousarray(pos[None]), np.array([[1.0, 0.0]]), 0, 36, st,
-                       make_permutations(8), 8, ev, make_rollout_workspace(hidden_size(ev), filt),
-                       out, np.zeros(1, dtype=np.int64))
+        rollout_chunk(np.ascontiguousarray(pos[None]), np.array([[1.0, 0.0]]), 0, 36, st,
+                      make_permutations(8), 8, ev, make_rollout_workspace(hidden_size(ev), filt),
+                      out, np.zeros(1, dtype=np.int64))
         outs.append(out[0])
     exact, fast = outs
     np.testing.assert_array_equal(exact[:, O_RAW], fast[:, O_RAW])

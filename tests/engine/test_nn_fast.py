@@ -231,9 +231,9 @@ def _small_buffers(lws, rows):
     where the full buffer needs one)."""
     from bgtui.engine.constants import MAX_PLAYS
 
-    levels = lws[2].shape[0]
-    return (lws[0], lws[1], np.zeros((levels, MAX_PLAYS + rows, 26), dtype=np.int8),
-            np.zeros((levels, MAX_PLAYS + rows, 8), dtype=np.int8), *lws[4:])
+    levels = lws.play_pos.shape[0]
+    return lws._replace(play_pos=np.zeros((levels, MAX_PLAYS + rows, 26), dtype=np.int8),
+                        play_moves=np.zeros((levels, MAX_PLAYS + rows, 8), dtype=np.int8))
 
 
 def test_grouped_1ply_is_the_mean_over_the_rolls_of_each_childs_own_best_value():
@@ -284,19 +284,19 @@ def test_grouped_variance_reduction_step_does_not_depend_on_how_the_rolls_are_ba
     from bgtui.engine.rollout import (NUM_OUT, _rollout_chunk, make_permutations,
                                       make_rollout_workspace)
     from bgtui.analysis.models import RolloutSettings
-    from bgtui.analysis.rollout import settings_vector
+    from bgtui.analysis.rollout import engine_settings
 
     ev = with_databases(_three_nets(), bearoff=True)
     roots = np.ascontiguousarray(_positions()[5::40][:4])
     cubes = np.zeros((len(roots), 3))
     cubes[:, 0] = 1.0
-    st = settings_vector(RolloutSettings(truncate=6, variance_reduction=True, seed=4))
+    st = engine_settings(RolloutSettings(truncate=6, variance_reduction=True, seed=4))
     perms = make_permutations(4)
     outs = []
     for rows in (None, 30):
         ws = make_rollout_workspace(128)
         if rows is not None:
-            ws = ws[:2] + (_small_buffers(ws[2], rows),) + ws[3:]
+            ws = ws._replace(lookahead=_small_buffers(ws.lookahead, rows))
         out = np.zeros((len(roots), 12, NUM_OUT))
         _rollout_chunk(roots, cubes, 0, 12, st, perms, 4, ev, ws, out, np.zeros(1, np.int64))
         outs.append(out)

@@ -4,7 +4,8 @@ import numpy as np
 
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine.constants import OPENING_POSITION
-from bgtui.engine.duel import START, _duel_pairs
+from bgtui.engine.duel import START
+from bgtui.engine import duel_pairs
 from bgtui.engine.rollout import make_rollout_workspace
 from bgtui.engine.pubeval import WC, WR, pubeval_score
 
@@ -49,8 +50,8 @@ def test_pubeval_score_matches_the_published_routine():
 
 def _duel(ev_a, kind_a, ev_b, kind_b, first, n, seed):
     out = np.zeros((n, 4))
-    _duel_pairs(ev_a, kind_a, ev_b, kind_b, first, n, seed, START, WR, WC,
-                make_rollout_workspace(512), out)
+    duel_pairs(ev_a, kind_a, ev_b, kind_b, first, n, seed, START, WR, WC,
+               make_rollout_workspace(512), out)
     return out
 
 
@@ -75,7 +76,8 @@ def test_the_1ply_player_chooses_the_services_1ply_best_play():
     from bgtui.analysis.service import Analyzer
     from bgtui.analysis.state import GameState
     from bgtui.engine.duel import _choose
-    from bgtui.engine.evaluate import _evaluate_after_plied, equity, make_lookahead_workspace
+    from bgtui.engine.evaluate import equity, make_lookahead_workspace
+    from bgtui.engine import evaluate_after_plied
     from tests.engine.test_movegen_reference import _game_positions
 
     an = Analyzer()
@@ -91,7 +93,7 @@ def test_the_1ply_player_chooses_the_services_1ply_best_play():
         d1, d2 = (int(x) for x in rng.integers(1, 7, size=2))
         rows = an.rank_plays(GameState.from_position(pos), (d1, d2), ply=1)
         best = _choose(2, ev, pos, d1, d2, ws, b5, WR, WC)
-        _evaluate_after_plied(ws[3][best], 1, ev, lws, b5)
+        evaluate_after_plied(ws.play_pos[best], 1, ev, lws, b5)
         assert abs(equity(b5) - rows[0].equity.cubeless) < 1e-5
         checked += len(rows) > 1
     assert checked > 15

@@ -8,28 +8,12 @@ from numba import njit
 
 from bgtui.analysis.weights import load_weights
 from bgtui.engine.constants import OPENING_POSITION
-from bgtui.engine.evaluate import _evaluate_plied, make_lookahead_workspace
-from bgtui.engine.rollout import (
-    NUM_OUT,
-    NUM_SETTINGS,
-    O_CENTRED,
-    O_CUBELESS,
-    O_OPP_OWNED,
-    O_OWNED,
-    S_CUBEFUL,
-    S_LATE_AFTER,
-    S_PLAY_ON,
-    S_QUASI,
-    S_SETTLE,
-    S_STRATIFY_ALL,
-    S_TRUNCATE,
-    S_VR,
-    _rollout_chunk,
-    make_permutations,
-    make_rollout_workspace,
-    roll_of,
-    sequence_index,
-)
+from bgtui.engine.evaluate import make_lookahead_workspace
+from bgtui.engine import evaluate_plied
+from bgtui.engine.rollout import (NUM_OUT, O_CENTRED, O_CUBELESS, O_OPP_OWNED, O_OWNED,
+                                  make_permutations, make_rollout_workspace, make_settings,
+                                  roll_of, sequence_index)
+from bgtui.engine import rollout_chunk
 
 
 @pytest.fixture(scope="module")
@@ -48,16 +32,10 @@ def _rolls(first, n, turns, initial, strat, perms, seed):
 
 
 def _settings(**kw):
-    st = np.zeros(NUM_SETTINGS)
-    st[S_LATE_AFTER] = -1
-    st[S_QUASI] = 1
-    st[S_SETTLE] = 0.5
-    st[S_PLAY_ON] = 0.9
-    names = {"truncate": S_TRUNCATE, "vr": S_VR, "quasi": S_QUASI, "cubeful": S_CUBEFUL,
-             "settle": S_SETTLE}
-    for k, v in kw.items():
-        st[names[k]] = v
-    return st
+    """Rollout settings with everything off but quasi-random dice (and what ``kw`` sets)."""
+    fields = dict(quasi=True, vr=False, bearoff=False, jacoby=False)
+    fields.update(kw)
+    return make_settings(**fields)
 
 
 def _run(roots, first, n, st, seed, ev):
@@ -65,8 +43,8 @@ def _run(roots, first, n, st, seed, ev):
     ws = make_rollout_workspace(hidden_size(ev))
     out = np.zeros((len(roots), n, NUM_OUT))
     cubes = np.tile([1.0, 0.0], (len(roots), 1))
-    done = _rollout_chunk(np.ascontiguousarray(roots, dtype=np.int8), cubes, first, n, st, perms,
-                          seed, ev, ws, out, np.zeros(1, dtype=np.int64))
+    done = rollout_chunk(np.ascontiguousarray(roots, dtype=np.int8), cubes, first, n, st, perms,
+                         seed, ev, ws, out, np.zeros(1, dtype=np.int64))
     assert done == n
     return out
 
@@ -139,7 +117,7 @@ def test_rollout_36_trials_truncated_after_one_roll_equals_1ply(ev):
     out = _run(pos[None], 0, 36, _settings(truncate=1), 11, ev)
     lws = make_lookahead_workspace(512)
     p1 = np.zeros(5, dtype=np.float32)
-    _evaluate_plied(pos, 1, ev, lws, p1)
+    evaluate_plied(pos, 1, ev, lws, p1)
     np.testing.assert_allclose(out[0, :, :5].mean(axis=0), p1, atol=2e-6)
 
 
@@ -148,7 +126,7 @@ def test_rollout_1296_trials_truncated_after_two_rolls_equals_2ply(ev):
     out = _run(pos[None], 0, 1296, _settings(truncate=2), 4, ev)
     lws = make_lookahead_workspace(512)
     p2 = np.zeros(5, dtype=np.float32)
-    _evaluate_plied(pos, 2, ev, lws, p2)
+    evaluate_plied(pos, 2, ev, lws, p2)
     np.testing.assert_allclose(out[0, :, :5].mean(axis=0), p2, atol=2e-6)
 
 
@@ -205,15 +183,11 @@ def test_cube_states_settle_at_once_when_the_root_player_cashes(ev):
 
 def _live(roots, cubes, n, ev):
     """Live-cube trials 0..n-1 of ``roots`` with cube states ``cubes`` (Jacoby on)."""
-    from bgtui.engine.rollout import S_JACOBY, S_LIVE_CUBE
-
-    st = _settings()
-    st[S_LIVE_CUBE] = 1
-    st[S_JACOBY] = 1
+    st = _settings(live_cube=True, jacoby=True)
     out = np.zeros((len(roots), n, NUM_OUT))
-    _rollout_chunk(np.ascontiguousarray(roots, dtype=np.int8), cubes, 0, n, st,
-                   make_permutations(1), 1, ev, make_rollout_workspace(512), out,
-                   np.zeros(1, dtype=np.int64))
+    rollout_chunk(np.ascontiguousarray(roots, dtype=np.int8), cubes, 0, n, st,
+                  make_permutations(1), 1, ev, make_rollout_workspace(512), out,
+                  np.zeros(1, dtype=np.int64))
     return out
 
 
@@ -252,9 +226,10 @@ def test_choose_at_1ply_picks_the_best_1ply_play_among_the_filtered(ev):
     # Given a middle-game position and a roll, the rollout's 1-ply checker play is the play
     # with the best 1-ply value among the (up to 8) plays within 0.16 of the best at 0-ply:
     # recomputed here with the public wrappers.
-    from bgtui.engine.evaluate import _evaluate_after, _evaluate_after_plied, equity
+    from bgtui.engine.evaluate import equity
+    from bgtui.engine import evaluate_after, evaluate_after_plied
     from bgtui.engine.movegen import generate_plays
-    from bgtui.engine.rollout import _choose
+    from bgtui.engine import choose_play
 
     pos = np.array(OPENING_POSITION)
     pos[13], pos[11], pos[24], pos[21] = 4, 1, 1, 1
@@ -264,39 +239,36 @@ def test_choose_at_1ply_picks_the_best_1ply_play_among_the_filtered(ev):
         t = np.zeros(5, dtype=np.float32)
         e0 = []
         for c in children:
-            _evaluate_after(c, ev, ws[1], t)
+            evaluate_after(c, ev, ws.eval, t)
             e0.append(equity(t))
         e0 = np.array(e0)
         order = np.argsort(-e0, kind="stable")[:8]
         keep = [i for i in order if e0[i] >= e0[order[0]] - 0.16]
         e1 = {}
         for i in keep:
-            _evaluate_after_plied(children[i], 1, ev, ws[2], t)
+            evaluate_after_plied(children[i], 1, ev, ws.lookahead, t)
             e1[i] = equity(t)
         want = max(keep, key=lambda i: (e1[i], -list(keep).index(i)))
         best5 = np.zeros(5, dtype=np.float32)
-        got = _choose(pos, d1, d2, 1, ev, ws, best5)
-        assert np.array_equal(ws[3][got], children[want]) or e1[want] == pytest.approx(
+        got = choose_play(pos, d1, d2, 1, ev, ws, best5)
+        assert np.array_equal(ws.play_pos[got], children[want]) or e1[want] == pytest.approx(
             equity(best5), abs=1e-7)
 
 
 def _live_zehr(roots, cubes, first, n, ev, zehr):
-    from bgtui.engine.rollout import O_LIVE, S_JACOBY, S_LIVE_CUBE, S_ZEHR
+    from bgtui.engine.rollout import O_LIVE
 
-    st = _settings()
-    st[S_LIVE_CUBE] = 1
-    st[S_JACOBY] = 1
-    st[S_ZEHR] = 1 if zehr else 0
+    st = _settings(live_cube=True, jacoby=True, zehr=zehr)
     out = np.zeros((len(roots), n, NUM_OUT))
-    _rollout_chunk(np.ascontiguousarray(roots, dtype=np.int8), cubes, first, n, st,
-                   make_permutations(3), 3, ev, make_rollout_workspace(hidden_size(ev)), out,
-                   np.zeros(1, dtype=np.int64))
+    rollout_chunk(np.ascontiguousarray(roots, dtype=np.int8), cubes, first, n, st,
+                  make_permutations(3), 3, ev, make_rollout_workspace(hidden_size(ev)), out,
+                  np.zeros(1, dtype=np.int64))
     return out[:, :, O_LIVE]
 
 
 def test_zehr_split_agrees_with_the_plain_live_cube_and_has_a_smaller_spread(ev):
     # Given the player on roll leads (his back checkers escaped, the opponent's are not), the
-    # cube is doubled and taken in most games. The Zehr split (seed 002) plays two games at the
+    # cube is doubled and taken in most games. The Zehr split plays two games at the
     # undoubled cube instead of one at the doubled cube: the same expectation, less spread.
     pos = np.zeros(26, dtype=np.int8)
     pos[5], pos[6], pos[8], pos[13] = 2, 5, 3, 5
@@ -345,10 +317,10 @@ def test_play_cache_changes_no_result(ev, vr):
     ws = make_rollout_workspace(hidden_size(ev))
     flag = np.array([0, 7], dtype=np.int64)  # epoch 7 for every chunk
     for first in range(0, n, 36):
-        _rollout_chunk(roots, cubes, first, 36, st, perms, 5, ev, ws, shared[:, first:first + 36],
-                       flag)
-    used = ws[24][1] >= 0
-    first_turn = int((ws[24][2][used] == root).all(axis=1).sum())
+        rollout_chunk(roots, cubes, first, 36, st, perms, 5, ev, ws, shared[:, first:first + 36],
+                      flag)
+    used = ws.cache.codes >= 0
+    first_turn = int((ws.cache.parents[used] == root).all(axis=1).sum())
     # the 144 first turns (every first roll four times): one entry for each of the 21
     # distinct rolls of the root, each kept once and reused
     assert first_turn == 21
@@ -356,8 +328,8 @@ def test_play_cache_changes_no_result(ev, vr):
     alone = np.zeros((1, n, NUM_OUT))
     ws2 = make_rollout_workspace(hidden_size(ev))
     for t in range(n):
-        _rollout_chunk(roots, cubes, t, 1, st, perms, 5, ev, ws2, alone[:, t:t + 1],
-                       np.zeros(1, dtype=np.int64))
+        rollout_chunk(roots, cubes, t, 1, st, perms, 5, ev, ws2, alone[:, t:t + 1],
+                      np.zeros(1, dtype=np.int64))
     np.testing.assert_array_equal(shared, alone)
 
 
@@ -370,16 +342,17 @@ def test_play_cache_is_emptied_for_another_run(ev):
     cubes = np.array([[1.0, 0.0]])
     roots = np.ascontiguousarray(root[None])
     rng = np.random.default_rng(4)
-    contact = tuple((a + rng.normal(0, 0.3, a.shape)).astype(np.float32) for a in ev[0][:4])
+    contact = tuple((a + rng.normal(0, 0.3, a.shape)).astype(np.float32) for a in ev.contact)
+    from bgtui.engine.evaluate import as_net
     from bgtui.engine.nn import make_tables
-    ev2 = (contact,) + tuple(ev[1:4]) + ((make_tables(contact),) + tuple(ev[4][1:]),) + tuple(ev[5:])
+    ev2 = ev._replace(contact=as_net(contact), tables=(make_tables(contact),) + ev.tables[1:])
     ws = make_rollout_workspace(hidden_size(ev))
     a = np.zeros((1, 36, NUM_OUT))
     b = np.zeros((1, 36, NUM_OUT))
     ref = np.zeros((1, 36, NUM_OUT))
-    _rollout_chunk(roots, cubes, 0, 36, st, perms, 3, ev, ws, a, np.array([0, 11], dtype=np.int64))
-    _rollout_chunk(roots, cubes, 0, 36, st, perms, 3, ev2, ws, b, np.array([0, 12], dtype=np.int64))
-    _rollout_chunk(roots, cubes, 0, 36, st, perms, 3, ev2, make_rollout_workspace(hidden_size(ev)),
-                   ref, np.zeros(1, dtype=np.int64))
+    rollout_chunk(roots, cubes, 0, 36, st, perms, 3, ev, ws, a, np.array([0, 11], dtype=np.int64))
+    rollout_chunk(roots, cubes, 0, 36, st, perms, 3, ev2, ws, b, np.array([0, 12], dtype=np.int64))
+    rollout_chunk(roots, cubes, 0, 36, st, perms, 3, ev2, make_rollout_workspace(hidden_size(ev)),
+                  ref, np.zeros(1, dtype=np.int64))
     np.testing.assert_array_equal(b, ref)
     assert not np.array_equal(a, b)

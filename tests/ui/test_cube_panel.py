@@ -57,3 +57,40 @@ async def test_panel_says_no_cube_access_when_the_opponent_owns_the_cube():
         text = console.export_text()
         assert "no cube access" in text and "-0.310" in text
         assert "double, take" not in text.lower() and "double, pass" not in text.lower()
+
+
+@run
+async def test_panel_shows_mwc_beside_emg_at_a_match_score():
+    dec = CubeDecision(no_double=0.015, double_take=-0.593, double_pass=1.0, action="No double",
+                       probabilities=P, equity=Equities(cubeless=0.118, cubeful=0.015), ply=0,
+                       mwc={"no_double": 0.65888, "double_take": 0.60648, "double_pass": 0.74359,
+                            "cubeful": 0.65888})
+    app = _Host()
+    async with app.run_test() as pilot:
+        panel = app.query_one(CubePanel)
+        panel.show(dec)
+        await pilot.pause()
+        console = Console(width=100, file=io.StringIO(), record=True)
+        console.print(panel.content)
+        text = console.export_text()
+        assert "MWC" in text and "65.89%" in text and "60.65%" in text and "74.36%" in text
+        assert "+0.015" in text and "-0.593" in text
+
+
+def _text(renderable) -> str:
+    buf = io.StringIO()
+    Console(file=buf, width=120, color_system=None).print(renderable)
+    return buf.getvalue()
+
+
+def test_panel_footer_shows_the_cube_states_and_the_model():
+    c = CubeDecision(no_double=0.415, double_take=0.270, double_pass=1.0, action="No double",
+                     probabilities=P,
+                     equity=Equities(cubeless=0.301, cubeful=0.415, centred=0.415, owned=0.528,
+                                     opponent_owned=0.135),
+                     ply=2, model="cubeful lookahead", cube_efficiency=0.78)
+    out = _text(CubePanel._footer(c))
+    assert "centred +0.415, own cube +0.528, opp. cube +0.135" in out
+    assert "Model: cubeful lookahead, x=0.78, 2-ply" in out
+    out = _text(CubePanel._footer(replace(c, model="settlement rollout", cube_efficiency=None)))
+    assert "Model: settlement rollout\n" in out

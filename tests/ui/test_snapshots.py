@@ -49,6 +49,7 @@ async def _playing(pilot):
     await pilot.press("P")
     await wait_for(pilot, lambda: type(app.screen).__name__ == "PlayScreen", what="play mode")
     ps = app.screen
+    await wait_for(pilot, lambda: ps.transcript, what="play mode mounted")
     moves = ps.query_one("#play-moves")
     await wait_for(pilot, lambda: ps.game.phase == "human_move" and moves.option_count,
                    what="plays listed")

@@ -20,7 +20,8 @@ import importlib, pkgutil, sys
 for pkg in {pkgs!r}:
     mod = importlib.import_module(pkg)
     for info in pkgutil.walk_packages(mod.__path__, pkg + "."):
-        importlib.import_module(info.name)
+        if not info.name.endswith(".__main__"):  # that one runs the program
+            importlib.import_module(info.name)
 print(" ".join(sys.modules))
 """
 
@@ -56,18 +57,43 @@ def test_ui_imports_no_engine_module():
 
 def _engine_imports(source: str) -> list[str]:
     """The engine modules ``source`` imports anywhere (docstrings and comments may name them)."""
+    return _imports_of(source, "engine")
+
+
+def _imports_of(source: str, package: str) -> list[str]:
+    """The modules of ``bgtui.<package>`` that ``source`` imports anywhere, lazy imports inside
+    functions included (docstrings and comments may name them)."""
+    name = f"bgtui.{package}"
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
-            found += [a.name for a in node.names if a.name.startswith("bgtui.engine")]
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("bgtui.engine"):
+            found += [a.name for a in node.names if _under([a.name], name)]
+        elif isinstance(node, ast.ImportFrom) and _under([node.module or ""], name):
             found.append(node.module)
         elif isinstance(node, ast.ImportFrom) and node.module == "bgtui":
-            found += ["bgtui." + a.name for a in node.names if a.name == "engine"]
+            found += ["bgtui." + a.name for a in node.names if a.name == package]
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and \
-                re.fullmatch(r"bgtui\.engine(\.\w+)*", node.value):
-            found.append(node.value)  # importlib.import_module("bgtui.engine...")
+                re.fullmatch(re.escape(name) + r"(\.\w+)*", node.value):
+            found.append(node.value)  # importlib.import_module("bgtui.<package>...")
     return found
+
+
+def test_only_the_train_command_imports_the_training_package():
+    mods = _modules_after_importing_all("bgtui.engine", "bgtui.analysis", "bgtui.ui", "bgtui.cli")
+    assert "bgtui.cli.train" in mods and "bgtui.analysis.service" in mods
+    assert _under(mods, "bgtui.training") == []
+    allowed = {ROOT / "bgtui" / "cli" / "train.py"}
+    for f in (ROOT / "bgtui").rglob("*.py"):  # the lazy imports too
+        if f in allowed or f.is_relative_to(ROOT / "bgtui" / "training"):
+            continue
+        assert _imports_of(f.read_text(), "training") == [], f
+
+
+def test_training_imports_the_engine_and_analysis_but_no_user_interface():
+    mods = _modules_after_importing_all("bgtui.training")
+    assert "bgtui.training.kernels" in mods and "bgtui.analysis.weights" in mods
+    for outside in ("bgtui.ui", "bgtui.cli", "textual", "rich"):
+        assert _under(mods, outside) == [], outside
 
 
 def test_engine_import_check_sees_lazy_imports_not_prose():
@@ -76,6 +102,10 @@ def test_engine_import_check_sees_lazy_imports_not_prose():
     assert _engine_imports("import bgtui.engine\nfrom bgtui import engine\n") == [
         "bgtui.engine", "bgtui.engine"]
     assert _engine_imports('"""Never imports bgtui.engine kernels."""\n# bgtui.engine\n') == []
+    assert _imports_of("def f():\n    from bgtui.training.train import fit\n", "training") == [
+        "bgtui.training.train"]
+    assert _imports_of("from bgtui import training\nimport bgtui.trainingx\n", "training") == [
+        "bgtui.training"]
 
 
 #: properties whose values are colours (Textual CSS)

@@ -35,11 +35,33 @@ class EditState:
     beavers: bool = True
     on_roll: int = 1
     score: tuple[int, int] = (0, 0)
+    match_length: int = 0
+    crawford: bool = False
 
     @classmethod
     def of(cls, state) -> "EditState":
         return cls(tuple(board_list(state.board)), state.cube_value, state.cube_owner, state.dice,
-                   state.jacoby, state.beavers, state.on_roll, tuple(state.score))
+                   state.jacoby, state.beavers, state.on_roll, tuple(state.score),
+                   state.match_length, state.crawford)
+
+
+def parse_match_text(text: str) -> tuple[int, tuple[int, int], bool]:
+    """"7 4-2" (match length, score of the player on roll and of the opponent), with "c" or
+    "crawford" after it for the Crawford game; "0" or "money" for money play. ValueError
+    (one line) otherwise."""
+    from bgtui.analysis.match import parse_score
+
+    words = text.lower().replace(",", " ").split()
+    if not words or words[0] in ("0", "money"):
+        return 0, (0, 0), False
+    if not words[0].isdigit():
+        raise ValueError(f"bad match length {words[0]!r}: give e.g. 7 4-2 (or 0 for money)")
+    n = int(words[0])
+    score = parse_score(words[1]) if len(words) > 1 else (0, 0)
+    crawford = len(words) > 2 and words[2] in ("c", "crawford")
+    if len(words) > 3 or (len(words) > 2 and not crawford):
+        raise ValueError(f"bad match {text!r}: give LENGTH A-B [c], e.g. 7 4-2 or 5 4-2 c")
+    return n, score, crawford
 
 
 def slot_name(i: int) -> str:
@@ -71,6 +93,9 @@ class EditorScreen(Screen):
                 tooltip="Next cube value (1, 2, 4 ... 64)"),
         Binding("w", "cube_owner", "Owner", id="editor.cube_owner",
                 tooltip="Cube owner: centred, player on roll, opponent"),
+        Binding("m", "match", "Match", id="editor.match", show=False,
+                tooltip="Match length, score (player on roll first) and Crawford, e.g. 7 4-2; "
+                        "0 for money"),
         Binding("s", "swap", "Swap", id="editor.swap",
                 tooltip="The other side is on roll (the board turns round, dice cleared)"),
         Binding("j", "toggle('jacoby')", "Jacoby", id="editor.jacoby", show=False,
@@ -129,10 +154,18 @@ class EditorScreen(Screen):
         errs = problems(list(e.cells))
         if errs:
             raise ValueError("; ".join(errs))
-        return replace(self.original, board=to_bytes(e.cells), cube_value=e.cube_value,
-                       cube_owner=e.cube_owner, dice=e.dice, dice_raw=None, jacoby=e.jacoby,
-                       beavers=e.beavers, on_roll=e.on_roll, score=e.score,
-                       double_offered=False)
+        if e.match_length and (e.score[0] >= e.match_length or e.score[1] >= e.match_length):
+            raise ValueError(f"score {e.score[0]}-{e.score[1]} is not below the match length "
+                             f"{e.match_length}")
+        state = replace(self.original, board=to_bytes(e.cells), cube_value=e.cube_value,
+                        cube_owner=e.cube_owner, dice=e.dice, dice_raw=None, jacoby=e.jacoby,
+                        beavers=e.beavers, on_roll=e.on_roll, score=e.score,
+                        match_length=e.match_length, crawford=e.crawford,
+                        double_offered=False)
+        from bgtui.analysis.match import check_match
+
+        check_match(state)
+        return state
 
     def change(self, **kw) -> None:
         self.undo_stack.append(self.edit)
@@ -158,7 +191,12 @@ class EditorScreen(Screen):
         e = self.edit
         t.append(f"Dice {'%d%d' % e.dice if e.dice else 'not set'}   Cube {e.cube_value} "
                  f"{e.cube_owner}\n")
-        t.append(f"Jacoby {'on' if e.jacoby else 'off'}, beavers {'on' if e.beavers else 'off'}\n")
+        if e.match_length:
+            t.append(f"{e.match_length}-point match, {e.score[0]}-{e.score[1]}"
+                     f"{', Crawford' if e.crawford else ''}\n")
+        else:
+            t.append(f"Jacoby {'on' if e.jacoby else 'off'}, "
+                     f"beavers {'on' if e.beavers else 'off'}\n")
         t.append(f"Undo {len(self.undo_stack)}  redo {len(self.redo_stack)}\n\n")
         errs = problems(cells)
         if errs:
@@ -258,6 +296,26 @@ class EditorScreen(Screen):
         owner = {"player": "opponent", "opponent": "player"}.get(e.cube_owner, "centred")
         self.change(cells=tuple(swapped(list(e.cells))), cube_owner=owner, dice=None,
                     on_roll=1 - e.on_roll, score=(e.score[1], e.score[0]))
+
+    def action_match(self) -> None:
+        from bgtui.ui.screens.dialogs import TextPrompt
+
+        def check(text: str) -> Optional[str]:
+            try:
+                parse_match_text(text)
+            except ValueError as exc:
+                return str(exc)
+            return None
+
+        def done(text: Optional[str]) -> None:
+            if text is None:
+                return
+            n, score, crawford = parse_match_text(text)
+            self.change(match_length=n, score=score, crawford=crawford)
+
+        self.app.push_screen(TextPrompt("Match: length and score, player on roll first "
+                                        "(e.g. 7 4-2; 5 4-2 c for the Crawford game; 0 for "
+                                        "money):", check), done)
 
     def action_toggle(self, name: str) -> None:
         self.change(**{name: not getattr(self.edit, name)})

@@ -35,6 +35,7 @@ def cube_from_rollout(state, row: PlayRow) -> Optional[CubeDecision]:
         evaluated_by=f"rollout {row.trials} trials (cubeful)",
         dahl_cube_value=dahl_cube_value(p.win, p.win_gammon),
         wrong_pass_percent=wp, wrong_take_percent=wt, standard_errors=ses,
+        model="settlement rollout",
     )
 
 
@@ -48,6 +49,11 @@ class CubePanel(Static):
         if not c.cube_access:
             out = Text()
             out.append(f"Cube action ({c.evaluated_by or str(c.ply) + '-ply'})\n", "bold")
+            if c.mwc is not None:  # at a match score: Crawford game, dead cube or no access
+                out.append(f"{c.action}: no cube access.\n"
+                           f"MWC {100 * c.mwc['no_double']:.2f}%  EMG {eq(c.no_double)}\n")
+                self.update(_group(out, self._footer(c)))
+                return
             out.append(f"No double: the opponent owns the cube (no cube access).\n"
                        f"Equity {eq(c.no_double)}\n")
             self.update(_group(out, self._footer(c)))
@@ -61,10 +67,15 @@ class CubePanel(Static):
         tab.add_column("Equity", justify="right")
         tab.add_column("±", justify="right")
         tab.add_column("vs best", justify="right")
+        if c.mwc is not None:
+            tab.add_column("MWC", justify="right")
         for name, v, k in ((f"No {word}", c.no_double, "no_double"),
                            (f"{word.capitalize()}, take", c.double_take, "double_take"),
                            (f"{word.capitalize()}, pass", c.double_pass, None)):
-            tab.add_row(name, eq(v), se(ses.get(k)) if k else "", eq(v - best) if v != best else "")
+            cells = [name, eq(v), se(ses.get(k)) if k else "", eq(v - best) if v != best else ""]
+            if c.mwc is not None:  # equities are EMG at a match score; MWC beside them
+                cells.append(f"{100 * c.mwc[k or 'double_pass']:.2f}%")
+            tab.add_row(*cells)
         out = Text()
         out.append(f"Cube action ({c.evaluated_by or str(c.ply) + '-ply'})\n", "bold")
         self.update(_group(out, tab, self._footer(c)))
@@ -82,7 +93,11 @@ class CubePanel(Static):
                          ("opp. cube", e.opponent_owned)):
             if v is not None:
                 parts.append(f"{label} {eq(v)}")
-        t.append("Cube-state equities: " + ", ".join(parts) + "\n")
+        t.append("Cube-state equities (after the best cube action): " + ", ".join(parts) + "\n")
+        if c.model:
+            x = "" if c.cube_efficiency is None else f", x={c.cube_efficiency:.2f}"
+            ply = "" if "rollout" in c.model else f", {c.ply}-ply"
+            t.append(f"Model: {c.model}{x}{ply}\n")
         dahl = c.dahl_cube_value if c.dahl_cube_value is not None else 0.35 * (p.win + p.win_gammon / 2)
         t.append(f"Dahl's estimate of the cube's value, 0.35*(P(W)+P(G)/2) = {dahl:.3f}\n")
         if c.take_point is not None or c.cash_point is not None:

@@ -75,8 +75,14 @@ class PlaysTable(DataTable):
 
     def _cells(self, r: PlayRow, rank: int) -> tuple:
         p = r.probabilities
+        if r.mwc is not None:  # at a match score: MWC, then EMG (the play's ranking figure)
+            e = r.equity.cubeful if r.equity.cubeful is not None else r.equity.cubeless
+            value = f"{100 * r.mwc:.2f}% {eq(e)}"
+            diff = f"{100 * r.mwc_diff:+.2f}%" if rank > 1 and r.mwc_diff is not None else ""
+        else:
+            value, diff = eq(r.equity.cubeless), eq(r.equity_diff) if rank > 1 else ""
         return (self._mark(r.move), num(str(rank)), txt(r.move or NO_PLAY),
-                num(eq(r.equity.cubeless)), num(eq(r.equity_diff) if rank > 1 else ""),
+                num(value), num(diff),
                 num(pct(p.win)), num(pct(p.win_gammon)), num(pct(p.win_backgammon)),
                 num(pct(p.lose_gammon)), num(pct(p.lose_backgammon)), txt(how(r)))
 
@@ -97,16 +103,21 @@ class PlaysTable(DataTable):
 
     def resort(self) -> None:
         """Rolled-out plays first (by equity), then the others; ranks and diffs redone."""
+        def value(r: PlayRow) -> float:
+            return r.mwc if r.mwc is not None else r.equity.cubeless
+
         def order(r: PlayRow):
-            return (0 if r.trials else 1, -r.equity.cubeless)
+            return (0 if r.trials else 1, -value(r))
 
         ranked = sorted(self.rows_by_key.items(), key=lambda kv: order(kv[1]))
         position = {k: i for i, (k, _) in enumerate(ranked)}
         self.sort("move", key=lambda cell: position[row_key(_plain(cell))])
-        best = ranked[0][1].equity.cubeless if ranked else 0.0
+        best = value(ranked[0][1]) if ranked else 0.0
         for i, (k, r) in enumerate(ranked, 1):
             self.update_cell(k, "rank", num(str(i)))
-            self.update_cell(k, "diff", num("" if i == 1 else eq(r.equity.cubeless - best)))
+            d = value(r) - best
+            text = f"{100 * d:+.2f}%" if r.mwc is not None else eq(d)
+            self.update_cell(k, "diff", num("" if i == 1 else text))
 
     # -- marks -------------------------------------------------------------------------------
     def current_move(self) -> Optional[str]:

@@ -6,10 +6,11 @@ import json
 import numpy as np
 import pytest
 
-from bgtui.analysis.training import _rollout_targets, build_dataset, load_dataset
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine.evaluate import _evaluate_plied, hidden_size, make_lookahead_workspace
 from bgtui.engine.constants import OPENING_POSITION
+from bgtui.engine import evaluate_plied
+from bgtui.engine.evaluate import hidden_size, make_lookahead_workspace
+from bgtui.training.train import DatasetSpec, _rollout_targets, build_dataset, load_dataset
 
 
 def _midgames():
@@ -35,7 +36,7 @@ def test_two_roll_targets_of_36_quasi_random_trials_are_the_2ply_evaluation(ev):
     lws = make_lookahead_workspace(hidden_size(ev))
     for p, g in zip(pos, got):
         want = np.zeros(5, dtype=np.float32)
-        _evaluate_plied(p, 2, ev, lws, want)
+        evaluate_plied(p, 2, ev, lws, want)
         assert np.allclose(g, want, atol=2e-5), (g, want)
 
 
@@ -48,16 +49,18 @@ def test_positions_rolled_out_together_get_their_own_rollouts_bit_for_bit(ev):
 
 
 def test_a_truncated_target_dataset_records_its_settings_and_refuses_two_kinds(tmp_path):
-    build_dataset(tmp_path / "t", "bgtui-0.npz", 10, shard=10, target_truncate=3, trials=4,
-                  log=io.StringIO())
+    build_dataset(tmp_path / "t", "bgtui-0.npz",
+        DatasetSpec(10, shard=10, target_truncate=3, trials=4),
+        log=io.StringIO())
     pos, tg = load_dataset(tmp_path / "t")
     assert pos.shape == (10, 26) and np.all((tg >= 0) & (tg <= 1))
     with np.load(tmp_path / "t" / "shard-00000.npz") as z:
         meta = json.loads(str(z["meta"]))
     assert meta["target_truncate"] == 3 and meta["trials"] == 4 and "ply" not in meta
     with pytest.raises(ValueError, match="choose one"):
-        build_dataset(tmp_path / "u", "bgtui-0.npz", 10, shard=10, target_truncate=3,
-                      race_rollouts=4, log=io.StringIO())
+        build_dataset(tmp_path / "u", "bgtui-0.npz",
+            DatasetSpec(10, shard=10, target_truncate=3, race_rollouts=4),
+            log=io.StringIO())
 
 
 def test_the_command_line_refuses_bad_truncated_target_options(capsys, tmp_path):

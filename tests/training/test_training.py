@@ -6,10 +6,10 @@ import json
 import numpy as np
 import pytest
 
-from bgtui.analysis.training import supervised_train, td_train, widen_net
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine.evaluate import evaluate0
 from bgtui.engine.nn import init_net
+from bgtui.training.train import supervised_train, td_train, widen_net
 from tests.engine.test_movegen_reference import _game_positions
 
 
@@ -60,7 +60,7 @@ def test_widening_a_net_keeps_its_function():
 
 
 def test_lambda_returns_hand_computed():
-    from bgtui.engine.train import _lambda_returns
+    from bgtui.training.kernels import _lambda_returns
 
     # three moves: A, B, A; the last (A) wins a gammon. Values are each mover's view.
     vals = np.array([[0.6, 0.2, 0.0, 0.1, 0.0],
@@ -102,12 +102,14 @@ def _small_weights(tmp_path):
 
 
 def test_a_dataset_build_resumes_to_the_same_shards(tmp_path):
-    from bgtui.analysis.training import build_dataset, load_dataset
+    from bgtui.training.train import DatasetSpec, build_dataset, load_dataset
 
     ck = _small_weights(tmp_path)
-    build_dataset(tmp_path / "a", ck, 60, shard=30, children=2, log=io.StringIO())
-    build_dataset(tmp_path / "b", ck, 30, shard=30, children=2, log=io.StringIO())
-    build_dataset(tmp_path / "b", ck, 60, shard=30, children=2, log=io.StringIO())  # resumed
+    build_dataset(tmp_path / "a", ck, DatasetSpec(60, shard=30, children=2), log=io.StringIO())
+    build_dataset(tmp_path / "b", ck, DatasetSpec(30, shard=30, children=2), log=io.StringIO())
+    build_dataset(tmp_path / "b", ck,
+        DatasetSpec(60, shard=30, children=2),
+        log=io.StringIO())  # resumed
     pa, ta = load_dataset(tmp_path / "a")
     pb, tb = load_dataset(tmp_path / "b")
     assert pa.shape == (60, 26) and np.array_equal(pa, pb) and np.array_equal(ta, tb)
@@ -130,19 +132,23 @@ class _KilledAfter(io.StringIO):
 
 
 def test_fit_resumed_equals_uninterrupted_and_lowers_the_error(tmp_path):
-    from bgtui.analysis.training import build_dataset, fit
+    from bgtui.training.train import DatasetSpec, FitSettings, build_dataset, fit
 
     ck = _small_weights(tmp_path)
-    build_dataset(tmp_path / "d", ck, 200, shard=100, log=io.StringIO())
+    build_dataset(tmp_path / "d", ck, DatasetSpec(200, shard=100), log=io.StringIO())
     log = io.StringIO()
-    fit(tmp_path / "one.npz", tmp_path / "d", 4, init=ck, holdout=0.2, log=log)
+    fit(tmp_path / "one.npz", tmp_path / "d", FitSettings(4, init=ck, holdout=0.2), log=log)
     try:
-        fit(tmp_path / "two.npz", tmp_path / "d", 4, init=ck, holdout=0.2, log=_KilledAfter(2))
+        fit(tmp_path / "two.npz", tmp_path / "d",
+            FitSettings(4, init=ck, holdout=0.2),
+            log=_KilledAfter(2))
     except KeyboardInterrupt:
         pass
     _, part = load_weights(tmp_path / "two.npz")
     assert part["fit"]["epochs_done"] == 2
-    fit(tmp_path / "two.npz", tmp_path / "d", 4, holdout=0.2, log=io.StringIO())  # resumed
+    fit(tmp_path / "two.npz", tmp_path / "d",
+        FitSettings(4, holdout=0.2),
+        log=io.StringIO())  # resumed
     a, meta = load_weights(tmp_path / "one.npz")
     b, meta_b = load_weights(tmp_path / "two.npz")
     assert meta["fit"]["epochs_done"] == meta_b["fit"]["epochs_done"] == 4
@@ -156,9 +162,9 @@ def test_upgrading_older_weights_keeps_what_the_nets_compute(tmp_path):
     """Weights made without the last feature, upgraded, evaluate exactly like the current nets
     with that feature's weights set to zero."""
     from bgtui.analysis.checksum import arrays_sha256
-    from bgtui.analysis.training import upgrade_inputs
     from bgtui.engine.inputs import NUM_FEATURES, PER_SIDE
     from bgtui.engine.nn import NET_NAMES
+    from bgtui.training.train import upgrade_inputs
 
     ev, meta = load_weights()
     last = PER_SIDE - 1  # the last feature of the player's side; of the opponent's: 2*PER_SIDE-1
@@ -185,24 +191,24 @@ def test_upgrading_older_weights_keeps_what_the_nets_compute(tmp_path):
 
 
 def test_a_shard_left_half_written_is_not_part_of_the_set(tmp_path):
-    from bgtui.analysis.training import build_dataset, load_dataset
+    from bgtui.training.train import DatasetSpec, build_dataset, load_dataset
 
     ck = _small_weights(tmp_path)
     d = tmp_path / "d"
-    build_dataset(d, ck, 30, shard=30, log=io.StringIO())
+    build_dataset(d, ck, DatasetSpec(30, shard=30), log=io.StringIO())
     (d / ".shard-00001.tmp").write_bytes(b"PK\x03\x04 cut off")  # a build killed mid-write
     (d / "shard-00001.tmp.npz").write_bytes(b"PK\x03\x04 cut off")  # an older build's name
     pos, _ = load_dataset(d)
     assert len(pos) == 30
-    build_dataset(d, ck, 60, shard=30, log=io.StringIO())  # resumes with shard 1
+    build_dataset(d, ck, DatasetSpec(60, shard=30), log=io.StringIO())  # resumes with shard 1
     assert len(load_dataset(d)[0]) == 60
 
 
 def test_race_training_set_keeps_only_the_races_the_race_net_values():
     from bgtui.analysis.bearoff_cache import get_one_sided
     from bgtui.analysis.formats import decode_position_id
-    from bgtui.analysis.training import _keep_races
     from bgtui.engine.constants import OPENING_POSITION
+    from bgtui.training.train import _keep_races
 
     contact = np.array(OPENING_POSITION)
     two_sided = np.zeros(26, dtype=np.int8)
@@ -220,7 +226,7 @@ def test_race_training_set_keeps_only_the_races_the_race_net_values():
 
 def test_straggler_races_by_hand():
     from bgtui.analysis.formats import decode_position_id
-    from bgtui.analysis.training import _keep_races, is_straggler_race
+    from bgtui.training.train import _keep_races, is_straggler_race
 
     # the race net's worst race: the player has 10 off and checkers on his 8 and 15 points
     worst = decode_position_id("3wwAADQQEAAAAA")
@@ -249,9 +255,9 @@ def test_straggler_races_by_hand():
 
 
 def test_average_is_the_elementwise_mean_of_the_nets_and_refuses_other_shapes(tmp_path):
-    from bgtui.analysis.training import average_weights
     from bgtui.analysis.weights import load_weights, nets_of, save_weights
     from bgtui.engine.nn import init_net
+    from bgtui.training.train import average_weights
 
     a = (init_net(8, 1), init_net(4, 2), init_net(8, 3))
     b = (init_net(8, 4), init_net(4, 5), init_net(8, 6))

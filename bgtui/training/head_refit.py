@@ -13,12 +13,13 @@ they were.
 
 from __future__ import annotations
 
-import os
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
+from bgtui.analysis.atomic import atomic_write
 from bgtui.analysis.weights import as_nets, load_weights, save_weights, with_databases
 
 #: output rows refitted by default: win gammon, win backgammon, lose gammon, lose backgammon
@@ -40,7 +41,7 @@ def sample_contact_positions(ev, n: int, seed: int, games: int, capacity: int = 
     from bgtui.engine.movegen import make_workspace
     from bgtui.engine.position import is_race
     from bgtui.engine.rng import make_rng
-    from bgtui.engine.train import _START, _sample_positions
+    from bgtui.training.kernels import _START, _sample_positions
 
     if ws is None:
         ws = (make_workspace(), make_eval_workspace(hidden_size(ev)), *make_play_buffers())
@@ -58,9 +59,9 @@ def build_game_rollouts(data_dir, weights, positions: int, shard: int = 500, see
     contact positions drawn at random, each rolled out ``trials`` times (variance reduction,
     quasi-random dice, 0-ply play, cut where a bear-off database values the position).
     Returns the number of positions in the directory."""
-    from bgtui.analysis.training import _rollout_targets
     from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
     from bgtui.engine.movegen import make_workspace
+    from bgtui.training.train import _rollout_targets
 
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -74,9 +75,7 @@ def build_game_rollouts(data_dir, weights, positions: int, shard: int = 500, see
         pos = sample_contact_positions(ev, shard, s, games, ws=ws)
         t = time.time()
         ro = _rollout_targets(ev, pos, trials, s, workers)
-        tmp = data_dir / f".chunk-{c:04d}.tmp.npz"
-        np.savez(tmp, pos=pos, ro=ro)
-        os.replace(tmp, path)
+        atomic_write(path, partial(np.savez, pos=pos, ro=ro), mode=0o644)
         log(f"chunk {c}: {shard} positions, {trials}-trial rollouts, {time.time() - t:.0f} s")
     return sum(len(np.load(p)["pos"]) for p in _chunks(data_dir))
 
@@ -119,8 +118,8 @@ def refit_heads(out, init, data_dir, ridge: float = 1.0, heads=DEFAULT_HEADS, ho
     outcomes in ``data_dir`` (:func:`build_game_rollouts`), leaving every ``holdout``-th chunk
     out to measure the fit (0: use all); write the weights to ``out``. Returns the report that
     also goes into the weights' metadata (``output_refit``)."""
-    from bgtui.analysis.adam import dense_inputs, forward
     from bgtui.engine.nn import net_class
+    from bgtui.training.adam import dense_inputs, forward
 
     files = _chunks(data_dir)
     if not files:

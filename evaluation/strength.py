@@ -1,6 +1,6 @@
 """Strength: cubeless money duels with duplicate dice against PubEval or earlier weights.
 
-    python benchmarks/strength.py [--weights bgtui-0.npz] [--vs pubeval|home-db|FILE]
+    python evaluation/strength.py [--weights bgtui-0.npz] [--vs pubeval|home-db|FILE]
                                    [--pairs 10000] [--ply 0|1]
 
 ``--vs home-db``: the same weights with the home-board one-sided database only (what bgtui used
@@ -8,7 +8,7 @@ before the extended database's straggler rows), to measure what those rows are w
 Each game pair plays one dice sequence twice with the seats swapped; prints bgtui's points per
 game with the standard error over pairs, games per second and gammon rates. All cores (threads,
 each with its own pairs; the result does not depend on the number of threads).
-Target (issue 3): 0-ply beats PubEval by >= +0.60 ppg over >= 10,000 pairs (GNU Backgammon
+Target: 0-ply beats PubEval by >= +0.60 ppg over >= 10,000 pairs (GNU Backgammon
 0-ply's published figure is +0.63).
 """
 
@@ -20,10 +20,11 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine.duel import START, _duel_pairs
+from bgtui.engine.duel import START
+from bgtui.engine import duel_pairs
 from bgtui.engine.evaluate import hidden_size
-from bgtui.engine.rollout import make_rollout_workspace
 from bgtui.engine.pubeval import WC, WR
+from bgtui.engine.rollout import make_rollout_workspace
 
 
 def duel(ev_a, kind_a, ev_b, kind_b, pairs, seed, workers):
@@ -32,8 +33,8 @@ def duel(ev_a, kind_a, ev_b, kind_b, pairs, seed, workers):
     hidden = max(hidden_size(ev_a), hidden_size(ev_b))
 
     def part(lo, hi):
-        _duel_pairs(ev_a, kind_a, ev_b, kind_b, lo, hi - lo, seed, START, WR, WC,
-                    make_rollout_workspace(hidden), out[lo:hi])
+        duel_pairs(ev_a, kind_a, ev_b, kind_b, lo, hi - lo, seed, START, WR, WC,
+                   make_rollout_workspace(hidden), out[lo:hi])
 
     with ThreadPoolExecutor(workers) as pool:
         list(pool.map(lambda b: part(*b), zip(bounds[:-1], bounds[1:])))

@@ -1,7 +1,7 @@
 """Where 0-ply checker play errs: its choices against 2-ply, by kind of position, in games against
 PubEval and in self-play.
 
-    python3 benchmarks/decision_errors.py [--games 100] [--seed 3] [--weights bgtui-0.npz]
+    python3 evaluation/decision_errors.py [--games 100] [--seed 3] [--weights bgtui-0.npz]
 
 Plays ``--games`` games of the evaluator at 0-ply against PubEval (who moves first drawn for each
 game) and as many 0-ply self-play games. At every roll the evaluator plays with more than one
@@ -25,7 +25,8 @@ from bgtui.engine.evaluate import equity, make_play_buffers
 from bgtui.engine.movegen import generate_plays, make_workspace
 from bgtui.engine.nn import NET_NAMES, net_class
 from bgtui.engine.position import game_result, swap_sides
-from bgtui.engine.pubeval import WC, WR, _best_play_pubeval
+from bgtui.engine.pubeval import WC, WR
+from bgtui.engine import best_play_pubeval
 
 
 def _value(an, child, ply):
@@ -66,7 +67,7 @@ def play(an, rng, vs_pubeval, stats, ws):
                 s[2] += err
             child = children[choice]
         else:
-            best, _ = _best_play_pubeval(pos, int(d1), int(d2), WR, WC, *ws)
+            best, _ = best_play_pubeval(pos, int(d1), int(d2), WR, WC, *ws)
             child = ws[1][best].copy()
         if game_result(child) > 0:
             return

@@ -15,12 +15,12 @@ import time
 
 import numpy as np
 
-from bgtui.analysis.weights import load_weights, save_filter_net, with_databases, nets_of
+from bgtui.analysis.weights import load_weights, nets_of, save_filter_net, with_databases
 from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
 from bgtui.engine.filter_net import FILTER_ACTIVE, FILTER_ROWS, filter_samples
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.rng import make_rng
-from bgtui.engine.train import _START, _sample_positions
+from bgtui.training.kernels import _START, _sample_positions
 
 #: weight of each of the 21 rolls (doubles 1/36, the others 2/36)
 ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a in range(1, 7) for b in range(1, a + 1)]) / 36

@@ -1,6 +1,6 @@
 """What each hand-crafted input feature adds: supervised fits with one feature removed.
 
-    python benchmarks/feature_ablation.py [--positions 40000] [--epochs 8] [--hidden 64]
+    python research/feature_ablation.py [--positions 40000] [--epochs 8] [--hidden 64]
 
 Samples contact positions from 0-ply self-play with the shipped nets, labels them with the
 nets' own 1-ply evaluation, then for each feature trains a fresh contact net (same seed, same
@@ -13,24 +13,26 @@ import argparse
 import time
 
 import numpy as np
-from bgtui.engine._jit import kernel
 
-from bgtui.analysis.training import _targets
 from bgtui.analysis.weights import load_weights, with_databases
+from bgtui.engine._jit import kernel
 from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
-from bgtui.engine.inputs import FEATURE_NAMES, NUM_INPUTS, PER_SIDE, RAW_PER_SIDE, _fill_inputs
+from bgtui.engine.inputs import FEATURE_NAMES, NUM_INPUTS, PER_SIDE, RAW_PER_SIDE
+from bgtui.engine import fill_inputs
 from bgtui.engine.movegen import make_workspace
-from bgtui.engine.nn import _backward, _forward, init_net
+from bgtui.engine.nn import _backward, init_net
+from bgtui.engine import forward
 from bgtui.engine.position import is_race
 from bgtui.engine.rng import make_rng
-from bgtui.engine.train import _START, _sample_positions
+from bgtui.training.kernels import _START, _sample_positions
+from bgtui.training.train import _targets
 
 
 @kernel
 def _fill_all(positions, out):
     sw = np.zeros(26, dtype=np.int8)
     for i in range(positions.shape[0]):
-        _fill_inputs(positions[i], sw, out[i])
+        fill_inputs(positions[i], sw, out[i])
 
 
 @kernel
@@ -43,7 +45,7 @@ def _train(X, Y, order, net, alpha, epochs):
         a = alpha / (1.0 + ep)
         for j in range(order.shape[0]):
             k = order[j]
-            _forward(X[k], net[0], net[1], net[2], net[3], h, o)
+            forward(X[k], net[0], net[1], net[2], net[3], h, o)
             _backward(X[k], net[0], net[1], net[2], net[3], h, o, Y[k], a, dh)
 
 
@@ -54,7 +56,7 @@ def _mse(X, Y, net):
     o = np.zeros(5, dtype=np.float32)
     s = 0.0
     for k in range(X.shape[0]):
-        _forward(X[k], net[0], net[1], net[2], net[3], h, o)
+        forward(X[k], net[0], net[1], net[2], net[3], h, o)
         for q in range(5):
             d = Y[k, q] - o[q]
             s += d * d

@@ -1,10 +1,10 @@
 """Calibration of the 0-ply outputs against full-game rollouts: self-play contact positions,
 each rolled out (36 trials, variance reduction, 0-ply play), compared output by output.
 
-    python3 benchmarks/calibration.py --reference benchmarks/data/calibration_s91.npz \\
+    python3 evaluation/calibration.py --reference benchmarks/data/calibration_s91.npz \\
         [--weights bgtui-0.npz OTHER.npz ...]
-    python3 benchmarks/calibration.py --positions 600 --seed 91 --save FILE
-    python3 benchmarks/calibration.py --data runs/c36_test [--weights ...]
+    python3 evaluation/calibration.py --positions 600 --seed 91 --save FILE
+    python3 evaluation/calibration.py --data runs/c36_test [--weights ...]
 
 Prints, for the contact and the crashed net's positions and for each weights file, the mean of
 each of the five outputs beside the rollouts' mean (with the standard error of the difference),
@@ -21,11 +21,11 @@ import time
 
 import numpy as np
 
-from bgtui.analysis.head_refit import sample_contact_positions
-from bgtui.analysis.training import _rollout_targets
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine.evaluate import equities, evaluate0
 from bgtui.engine.nn import net_class
+from bgtui.training.head_refit import sample_contact_positions
+from bgtui.training.train import _rollout_targets
 
 NAMES = ("win", "win_gammon", "win_bg", "lose_gammon", "lose_bg")
 
@@ -43,7 +43,7 @@ def main():
     args = ap.parse_args()
 
     if args.data:
-        from bgtui.analysis.training import load_dataset
+        from bgtui.training.train import load_dataset
 
         pos, ro = load_dataset(args.data)
         ro = ro.astype(np.float64)

@@ -8,17 +8,15 @@ backgammon chances often are). On bgtui's 2.5 M-position training set of 1-ply t
 fits the contact net to less than half the held-out squared error that per-position SGD
 reached (see the README's training section for the figures).
 
-The inputs of a training set are computed once (``engine.train._fill_inputs_batch``) and kept
+The inputs of a training set are computed once (``training.kernels._fill_inputs_batch``) and kept
 as a dense float32 matrix: 226 inputs x 4 bytes, about 0.9 GB a million positions.
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
-from pathlib import Path
-
 import numpy as np
+
+from bgtui.analysis.atomic import atomic_write
 
 BETA1 = 0.9
 BETA2 = 0.999
@@ -28,7 +26,7 @@ EPS = 1e-8
 def dense_inputs(positions: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """float32[len(idx), NUM_INPUTS]: the net inputs of ``positions[idx]``."""
     from bgtui.engine.inputs import NUM_INPUTS
-    from bgtui.engine.train import _fill_inputs_batch
+    from bgtui.training.kernels import _fill_inputs_batch
 
     x = np.zeros((len(idx), NUM_INPUTS), dtype=np.float32)
     _fill_inputs_batch(positions, np.asarray(idx, dtype=np.int64), x)
@@ -147,16 +145,7 @@ def save_state(path, nets, moments, epochs_done: int) -> None:
             arrays[f"net{k}_{j}"] = net[j]
             arrays[f"m{k}_{j}"] = m[j]
             arrays[f"v{k}_{j}"] = v[j]
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    os.close(fd)
-    try:
-        with open(tmp, "wb") as f:
-            np.savez(f, **arrays)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    atomic_write(path, lambda f: np.savez(f, **arrays))
 
 
 def load_state(path):

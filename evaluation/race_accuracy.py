@@ -1,6 +1,6 @@
 """Race accuracy: 0-ply win probability against long rollouts, outside the bear-off databases.
 
-    python benchmarks/race_accuracy.py [--positions 20] [--trials 1296] [--weights FILE]
+    python evaluation/race_accuracy.py [--positions 20] [--trials 1296] [--weights FILE]
                                        [--sample-weights FILE] [--net-only] [--also FILE]
                                        [--data DIR] [--before-few] [--labels]
 
@@ -23,26 +23,26 @@ every fit, such as the straggler races of ``bgtui train dataset --stragglers``),
 of them. ``--labels`` (with ``--data``) runs no rollouts: every race of the data is compared with
 the data's own rollout targets (e.g. 36 trials), and the races the few-checker rows value are
 summed up with and without them (the approximation against the race net).
-Target (issue 3): within 1 percentage point.
+Target: within 1 percentage point.
 """
 
 import argparse
 
 import numpy as np
 
+from bgtui.analysis.bearoff_cache import get_one_sided
 from bgtui.analysis.formats import format_position_id
 from bgtui.analysis.models import RolloutSettings
 from bgtui.analysis.rollout import RolloutJob
 from bgtui.analysis.state import GameState
-from bgtui.analysis.training import load_dataset
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.analysis.bearoff_cache import get_one_sided
 from bgtui.engine.bearoff import EXTENDED_SIZE, is_two_sided, one_sided_applies, side_row
 from bgtui.engine.evaluate import evaluate0, hidden_size, make_eval_workspace, make_play_buffers
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.position import is_race
 from bgtui.engine.rng import make_rng
-from bgtui.engine.train import _START, _sample_positions
+from bgtui.training.kernels import _START, _sample_positions
+from bgtui.training.train import load_dataset
 
 
 def main():
@@ -66,7 +66,7 @@ def main():
     a = ap.parse_args()
     ev = with_databases(load_weights(a.weights)[0], bearoff=True)
     ev_home = ev[:3] + (get_one_sided().dist,) + ev[4:]  # home-board one-sided database only
-    ev_before = ev[:3] + (ev[3][:EXTENDED_SIZE],) + ev[4:]  # without the few-checker rows
+    ev_before = ev._replace(one_sided=ev.one_sided[:EXTENDED_SIZE])  # without the few-checker rows
     if a.labels:
         if not a.data:
             ap.error("--labels needs --data")

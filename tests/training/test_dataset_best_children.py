@@ -11,7 +11,7 @@ from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_bu
 from bgtui.engine.movegen import generate_plays, make_workspace
 from bgtui.engine.position import game_result, swap_sides
 from bgtui.engine.rng import make_rng
-from bgtui.engine.train import _START, _roll, _sample_best_children
+from bgtui.training.kernels import _START, _roll, _sample_best_children
 
 
 def _mover_equity(an, child):
@@ -77,13 +77,13 @@ def test_children_best_stores_the_k_best_plays_of_every_roll_by_0ply_equity(k):
 
 
 def test_a_children_best_dataset_records_the_option_and_refuses_two_kinds(tmp_path):
-    from bgtui.analysis.training import build_dataset, load_dataset
     from bgtui.analysis.weights import save_weights, with_databases
     from bgtui.engine.nn import init_net
+    from bgtui.training.train import DatasetSpec, build_dataset, load_dataset
 
     ck = tmp_path / "small.npz"
     save_weights(ck, with_databases((init_net(8, 3), init_net(4, 4))), {"games_trained": 0})
-    build_dataset(tmp_path / "b", ck, 40, shard=20, children_best=2, log=io.StringIO())
+    build_dataset(tmp_path / "b", ck, DatasetSpec(40, shard=20, children_best=2), log=io.StringIO())
     pos, tg = load_dataset(tmp_path / "b")
     assert pos.shape == (40, 26) and tg.shape == (40, 5)
     # sibling groups: non-decreasing within a shard, numbered on across the shards, at most
@@ -91,7 +91,7 @@ def test_a_children_best_dataset_records_the_option_and_refuses_two_kinds(tmp_pa
     _, _, grp = load_dataset(tmp_path / "b", with_groups=True)
     assert np.all(np.diff(grp) >= 0) and grp[0] == 0
     assert grp[20] > grp[19] and np.bincount(grp).max() <= 2
-    build_dataset(tmp_path / "p", ck, 20, shard=20, log=io.StringIO())
+    build_dataset(tmp_path / "p", ck, DatasetSpec(20, shard=20), log=io.StringIO())
     _, _, grp = load_dataset(f"{tmp_path / 'b'},{tmp_path / 'p'}", with_groups=True)
     assert np.all(grp[40:] == -1) and np.all(grp[:40] >= 0)
     assert np.all(np.abs(pos).sum(axis=1) > 0) and np.all(pos[:, 0] <= 0)
@@ -99,8 +99,9 @@ def test_a_children_best_dataset_records_the_option_and_refuses_two_kinds(tmp_pa
     with np.load(tmp_path / "b" / "shard-00000.npz") as z:
         assert json.loads(str(z["meta"]))["children_best"] == 2
     with pytest.raises(ValueError, match="choose one"):
-        build_dataset(tmp_path / "c", ck, 20, shard=20, children=2, children_best=2,
-                      log=io.StringIO())
+        build_dataset(tmp_path / "c", ck,
+            DatasetSpec(20, shard=20, children=2, children_best=2),
+            log=io.StringIO())
 
 
 def _pubeval_choice(pos, d1, d2):
@@ -121,7 +122,7 @@ def test_vs_pubeval_stores_the_evaluators_best_plays_in_games_against_pubeval():
     # the position after its 0-ply best play (k = 1), which the game then goes on from.
     from bgtui.engine.pubeval import WC, WR
     from bgtui.engine.rng import uniform
-    from bgtui.engine.train import _sample_best_children_vs_pubeval
+    from bgtui.training.kernels import _sample_best_children_vs_pubeval
 
     an = Analyzer()
     seed, games = 4, 3
@@ -163,13 +164,14 @@ def test_a_cube_region_dataset_keeps_contact_positions_with_doubling_chances(tmp
     # Positions before a roll, kept only where the 0-ply evaluation gives the player on roll
     # 60-95% or a cubeless equity above 0.25 (checked here from the Analyzer's probabilities),
     # labelled by full-game rollouts (probabilities, consistent as the five outputs are).
-    from bgtui.analysis.training import build_dataset, load_dataset
     from bgtui.analysis.weights import DEFAULT_WEIGHTS
     from bgtui.engine.position import is_race
+    from bgtui.training.train import DatasetSpec, build_dataset, load_dataset
 
     an = Analyzer()
-    build_dataset(tmp_path / "c", DEFAULT_WEIGHTS, 6, shard=6, cube_region=True, target_games=True,
-                  trials=2, log=io.StringIO())
+    build_dataset(tmp_path / "c", DEFAULT_WEIGHTS,
+        DatasetSpec(6, shard=6, cube_region=True, target_games=True, trials=2),
+        log=io.StringIO())
     pos, tg = load_dataset(tmp_path / "c")
     assert pos.shape == (6, 26)
     for p in pos:
@@ -182,8 +184,11 @@ def test_a_cube_region_dataset_keeps_contact_positions_with_doubling_chances(tmp
     with np.load(tmp_path / "c" / "shard-00000.npz") as z:
         meta = json.loads(str(z["meta"]))
         assert meta["cube_region"] and meta["target_games"] and meta["trials"] == 2
-    with pytest.raises(ValueError, match="cube_region"):
-        build_dataset(tmp_path / "d", DEFAULT_WEIGHTS, 6, shard=6, cube_region=True, children_best=2,
-                      log=io.StringIO())
-    with pytest.raises(ValueError, match="children_best"):
-        build_dataset(tmp_path / "e", DEFAULT_WEIGHTS, 6, shard=6, vs_pubeval=True, log=io.StringIO())
+    with pytest.raises(ValueError, match="--cube-region"):
+        build_dataset(tmp_path / "d", DEFAULT_WEIGHTS,
+            DatasetSpec(6, shard=6, cube_region=True, children_best=2),
+            log=io.StringIO())
+    with pytest.raises(ValueError, match="--children-best"):
+        build_dataset(tmp_path / "e", DEFAULT_WEIGHTS,
+            DatasetSpec(6, shard=6, vs_pubeval=True),
+            log=io.StringIO())

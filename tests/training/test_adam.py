@@ -7,13 +7,14 @@ import json
 import numpy as np
 import pytest
 
-from bgtui.analysis import adam
-from bgtui.analysis.training import build_dataset, fit, load_dataset
 from bgtui.analysis.weights import load_weights
 from bgtui.engine.evaluate import make_eval_workspace
-from bgtui.engine.nn import _forward, init_net
-from tests.analysis.test_training import _KilledAfter, _small_weights
+from bgtui.engine.nn import init_net
+from bgtui.engine import forward
+from bgtui.training import adam
+from bgtui.training.train import DatasetSpec, FitSettings, build_dataset, fit, load_dataset
 from tests.engine.test_movegen_reference import _game_positions
+from tests.training.test_training import _KilledAfter, _small_weights
 
 
 def test_the_numpy_forward_pass_is_the_engines():
@@ -24,7 +25,7 @@ def test_the_numpy_forward_pass_is_the_engines():
     ews = make_eval_workspace(16)
     o5 = np.zeros(5, dtype=np.float32)
     for i in range(len(positions)):
-        _forward(x[i], net[0], net[1], net[2], net[3], ews[2], o5)
+        forward(x[i], net[0], net[1], net[2], net[3], ews[2], o5)
         assert np.allclose(y[i], o5, atol=2e-6)
 
 
@@ -71,14 +72,14 @@ def test_gradients_are_those_of_the_cross_entropy_by_finite_differences():
 
 def test_an_adam_fit_resumed_equals_an_uninterrupted_one_and_lowers_the_error(tmp_path):
     ck = _small_weights(tmp_path)
-    build_dataset(tmp_path / "d", ck, 400, shard=200, log=io.StringIO())
+    build_dataset(tmp_path / "d", ck, DatasetSpec(400, shard=200), log=io.StringIO())
     kw = dict(init=ck, holdout=0.2, optimizer="adam", alpha=0.01, alpha_end=0.001, batch=16)
     log = io.StringIO()
-    fit(tmp_path / "one.npz", tmp_path / "d", 4, log=log, **kw)
+    fit(tmp_path / "one.npz", tmp_path / "d", FitSettings(4, **kw), log=log)
     with pytest.raises(KeyboardInterrupt):
-        fit(tmp_path / "two.npz", tmp_path / "d", 4, log=_KilledAfter(2), **kw)
+        fit(tmp_path / "two.npz", tmp_path / "d", FitSettings(4, **kw), log=_KilledAfter(2))
     assert load_weights(tmp_path / "two.npz")[1]["fit"]["epochs_done"] == 2
-    fit(tmp_path / "two.npz", tmp_path / "d", 4, log=io.StringIO(), **kw)  # resumed
+    fit(tmp_path / "two.npz", tmp_path / "d", FitSettings(4, **kw), log=io.StringIO())  # resumed
     a, meta = load_weights(tmp_path / "one.npz")
     b, meta_b = load_weights(tmp_path / "two.npz")
     assert meta["fit"]["epochs_done"] == meta_b["fit"]["epochs_done"] == 4
@@ -89,21 +90,22 @@ def test_an_adam_fit_resumed_equals_an_uninterrupted_one_and_lowers_the_error(tm
     assert recs[-1]["holdout_contact_mse"] < recs[0]["holdout_contact_mse"]
     # a fit part-way with one optimiser cannot be finished with the other
     with pytest.raises(ValueError, match="optimizer adam"):
-        fit(tmp_path / "one.npz", tmp_path / "d", 6, holdout=0.2, optimizer="sgd")
+        fit(tmp_path / "one.npz", tmp_path / "d", FitSettings(6, holdout=0.2, optimizer="sgd"))
 
 
 def test_a_fit_of_the_contact_net_only_leaves_the_race_net_alone(tmp_path):
     ck = _small_weights(tmp_path)
-    build_dataset(tmp_path / "d", ck, 200, shard=200, log=io.StringIO())
+    build_dataset(tmp_path / "d", ck, DatasetSpec(200, shard=200), log=io.StringIO())
     start = load_weights(ck)[0]
     for opt in ("adam", "sgd"):
-        fit(tmp_path / f"{opt}.npz", tmp_path / "d", 1, init=ck, optimizer=opt, nets="contact", batch=16,
+        fit(tmp_path / f"{opt}.npz", tmp_path / "d",
+            FitSettings(1, init=ck, optimizer=opt, nets="contact", batch=16),
             log=io.StringIO())
         got = load_weights(tmp_path / f"{opt}.npz")[0]
         assert all(np.array_equal(x, y) for x, y in zip(got[1], start[1]))
         assert not np.array_equal(got[0][0], start[0][0])
     with pytest.raises(ValueError, match="--nets"):
-        fit(tmp_path / "x.npz", tmp_path / "d", 1, init=ck, nets="bogus")
+        fit(tmp_path / "x.npz", tmp_path / "d", FitSettings(1, init=ck, nets="bogus"))
 
 
 def _old_format(src, dst):
@@ -121,21 +123,25 @@ def _old_format(src, dst):
 
 def test_the_crashed_net_trains_on_its_own_class_and_older_files_keep_it_tied(tmp_path):
     from bgtui.engine.nn import CRASHED
-    from bgtui.engine.train import _net_classes
+    from bgtui.training.kernels import _net_classes
 
     ck = _small_weights(tmp_path)
-    build_dataset(tmp_path / "c", ck, 100, shard=100, crashed_only=True, log=io.StringIO())
+    build_dataset(tmp_path / "c", ck,
+        DatasetSpec(100, shard=100, crashed_only=True),
+        log=io.StringIO())
     pos = load_dataset(tmp_path / "c")[0]
     assert len(pos) == 100 and (_net_classes(pos) == CRASHED).all()
     start = load_weights(ck)[0]
     for opt in ("adam", "sgd"):
         # only crashed positions: a contact fit changes nothing, a crashed fit only that net
-        fit(tmp_path / f"k{opt}.npz", tmp_path / "c", 1, init=ck, optimizer=opt,
-            nets="contact", batch=16, log=io.StringIO())
+        fit(tmp_path / f"k{opt}.npz", tmp_path / "c",
+            FitSettings(1, init=ck, optimizer=opt, nets="contact", batch=16),
+            log=io.StringIO())
         got = load_weights(tmp_path / f"k{opt}.npz")[0]
         assert all(np.array_equal(x, y) for k in (0, 1, 5) for x, y in zip(got[k], start[k]))
-        fit(tmp_path / f"c{opt}.npz", tmp_path / "c", 1, init=ck, optimizer=opt,
-            nets="crashed", batch=16, log=io.StringIO())
+        fit(tmp_path / f"c{opt}.npz", tmp_path / "c",
+            FitSettings(1, init=ck, optimizer=opt, nets="crashed", batch=16),
+            log=io.StringIO())
         got = load_weights(tmp_path / f"c{opt}.npz")[0]
         assert all(np.array_equal(x, y) for k in (0, 1) for x, y in zip(got[k], start[k]))
         assert not np.array_equal(got[5][0], start[5][0])
@@ -145,8 +151,9 @@ def test_the_crashed_net_trains_on_its_own_class_and_older_files_keep_it_tied(tm
     ev, meta = load_weights(old)
     assert ev[5] is ev[0] and meta["crashed_is_contact"] is True
     for opt in ("adam", "sgd"):
-        fit(tmp_path / f"t{opt}.npz", tmp_path / "c", 1, init=old, optimizer=opt,
-            nets="contact", batch=16, log=io.StringIO())
+        fit(tmp_path / f"t{opt}.npz", tmp_path / "c",
+            FitSettings(1, init=old, optimizer=opt, nets="contact", batch=16),
+            log=io.StringIO())
         got, m = load_weights(tmp_path / f"t{opt}.npz")
         assert not np.array_equal(got[0][0], start[0][0])
         assert all(np.array_equal(x, y) for x, y in zip(got[5], got[0]))
@@ -155,9 +162,10 @@ def test_the_crashed_net_trains_on_its_own_class_and_older_files_keep_it_tied(tm
 
 def test_a_fit_from_random_weights_of_one_net_keeps_the_shipped_other(tmp_path):
     ck = _small_weights(tmp_path)
-    build_dataset(tmp_path / "d", ck, 200, shard=200, log=io.StringIO())
-    fit(tmp_path / "r.npz", tmp_path / "d", 1, init="random", hidden=8, optimizer="adam",
-        nets="contact", batch=16, log=io.StringIO())
+    build_dataset(tmp_path / "d", ck, DatasetSpec(200, shard=200), log=io.StringIO())
+    fit(tmp_path / "r.npz", tmp_path / "d",
+        FitSettings(1, init="random", hidden=8, optimizer="adam", nets="contact", batch=16),
+        log=io.StringIO())
     got, meta = load_weights(tmp_path / "r.npz")
     shipped = load_weights("bgtui-0.npz")[0]
     assert got[0][1].shape == (8,)
@@ -216,19 +224,24 @@ def test_group_order_keeps_each_group_together():
 
 def test_a_fit_with_the_sibling_term_holds_out_whole_groups_and_logs_their_error(tmp_path):
     ck = _small_weights(tmp_path)
-    build_dataset(tmp_path / "b", ck, 400, shard=200, children_best=3, log=io.StringIO())
+    build_dataset(tmp_path / "b", ck,
+        DatasetSpec(400, shard=200, children_best=3),
+        log=io.StringIO())
     log = io.StringIO()
     kw = dict(init=ck, holdout=0.25, optimizer="adam", alpha=0.01, alpha_end=0.001, batch=32)
-    fit(tmp_path / "r.npz", tmp_path / "b", 3, rank_weight=4.0, log=log, **kw)
+    fit(tmp_path / "r.npz", tmp_path / "b", FitSettings(3, rank_weight=4.0, **kw), log=log)
     recs = [json.loads(x) for x in log.getvalue().splitlines()]
     assert "holdout_contact_sibling_rms" in recs[0]
     assert recs[-1]["holdout_contact_sibling_rms"] < recs[0]["holdout_contact_sibling_rms"]
     assert load_weights(tmp_path / "r.npz")[1]["fit"]["rank_weight"] == 4.0
-    fit(tmp_path / "p.npz", tmp_path / "b", 1, log=io.StringIO(), **kw)  # no sibling term
+    fit(tmp_path / "p.npz", tmp_path / "b",
+        FitSettings(1, **kw),
+        log=io.StringIO())  # no sibling term
     assert not np.array_equal(load_weights(tmp_path / "r.npz")[0][0][0],
                               load_weights(tmp_path / "p.npz")[0][0][0])
     with pytest.raises(ValueError, match="rank_weight"):
-        fit(tmp_path / "s.npz", tmp_path / "b", 1, init=ck, rank_weight=1.0, optimizer="sgd")
+        fit(tmp_path / "s.npz", tmp_path / "b",
+            FitSettings(1, init=ck, rank_weight=1.0, optimizer="sgd"))
 
 
 def test_equities_of_rows_are_the_kernels_equity_row_by_row():

@@ -1,8 +1,11 @@
-"""Training pipeline driver: TD(0) self-play from random weights, resumable from checkpoints.
+"""Training runs: TD self-play, supervised rounds, training sets and fits, all resumable.
 
-Runs the engine's training kernels in chunks, logs progress as JSON lines, and writes a
-checkpoint (weights + metadata including games trained and the RNG state) atomically every
-``save_every`` games. Restarting with the same checkpoint path resumes where it stopped.
+TD(0) / TD(lambda) self-play (:func:`td_train`) and supervised rounds toward the nets' own
+n-ply evaluations (:func:`supervised_train`) run the training kernels in chunks, log progress
+as JSON lines and write a checkpoint (weights and metadata, the RNG state included) atomically
+as they go. :func:`build_dataset` grows a training set of self-play positions and their targets
+shard by shard, and :func:`fit` trains the nets on a whole set pass by pass. Restarting any of
+them with the same checkpoint or directory resumes where it stopped.
 """
 
 from __future__ import annotations
@@ -10,19 +13,27 @@ from __future__ import annotations
 import json
 import sys
 import time
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
-from bgtui.engine.evaluate import equity, hidden_size
-
-from bgtui.analysis.weights import (DEFAULT_WEIGHTS, as_nets, load_weights, nets_of, save_weights,
-                                    with_databases, with_tables)
-from bgtui.engine.evaluate import make_eval_workspace, make_play_buffers
+from bgtui.analysis.atomic import atomic_write
+from bgtui.analysis.weights import (
+    DEFAULT_WEIGHTS,
+    as_nets,
+    load_weights,
+    nets_of,
+    save_weights,
+    with_databases,
+    with_tables,
+)
+from bgtui.engine.evaluate import equity, hidden_size, make_eval_workspace, make_play_buffers
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.nn import NET_NAMES, init_net
 from bgtui.engine.rng import make_rng
-from bgtui.engine.train import _START, _td_lambda_selfplay, _td_selfplay
+from bgtui.training.kernels import _START, _td_lambda_selfplay, _td_selfplay
 
 
 def td_alpha(games: int, base: float) -> float:
@@ -35,10 +46,9 @@ def td_alpha(games: int, base: float) -> float:
 def pubeval_ppg(ev, pairs: int = 500, seed: int = 12345) -> tuple[float, float]:
     """Points per game (and its standard error over game pairs) of 0-ply ``ev`` against
     PubEval in ``pairs`` duplicate-dice game pairs: the strength logged while training
-    (``benchmarks/strength.py`` runs the long version)."""
+    (``evaluation/strength.py`` runs the long version)."""
     from bgtui.engine.duel import START, _duel_pairs
     from bgtui.engine.pubeval import WC, WR
-
     from bgtui.engine.rollout import make_rollout_workspace
 
     out = np.zeros((pairs, 4))
@@ -122,7 +132,7 @@ def _targets(ev, positions, ply, workers):
     from concurrent.futures import ThreadPoolExecutor
 
     from bgtui.engine.evaluate import make_lookahead_workspace
-    from bgtui.engine.train_targets import _plied_batch
+    from bgtui.training.targets import _plied_batch
 
     hidden = hidden_size(ev)
     out = np.zeros((len(positions), 5), dtype=np.float32)
@@ -166,7 +176,7 @@ def supervised_train(checkpoint, rounds: int, positions: int = 50_000, ply: int 
     ``race_hidden`` (when larger than the checkpoint's) first widen the nets (:func:`widen_net`).
     """
     log = sys.stdout if log is None else log  # the stdout of the call, not of the import
-    from bgtui.engine.train import _sample_positions, _supervised_epoch
+    from bgtui.training.kernels import _sample_positions, _supervised_epoch
 
     ev, meta = load_weights(checkpoint)
     nets = [tuple(a.copy() for a in net) for net in nets_of(ev)]
@@ -180,7 +190,7 @@ def supervised_train(checkpoint, rounds: int, positions: int = 50_000, ply: int 
     mws = make_workspace()
     ews = make_eval_workspace(hidden_size(ev))
     out_pos, out_moves = make_play_buffers()
-    for rnd in range(rounds):
+    for _rnd in range(rounds):
         t = time.time()
         dest = np.zeros((positions, 26), dtype=np.int8)
         m = 0
@@ -288,7 +298,7 @@ def _keep_races(positions: np.ndarray, ev, stragglers: bool = False) -> np.ndarr
 def in_cube_region(p) -> bool:
     """Whether 0-ply probabilities ``p`` (player on roll) give him doubling chances: winning
     chances 60-95% or a cubeless equity above 0.25 (the region where cube actions are decided;
-    ``benchmarks/cube_agreement.py`` draws its positions from it too)."""
+    ``evaluation/cube_agreement.py`` draws its positions from it too)."""
     return bool(0.60 <= p[0] <= 0.95 or equity(p) > 0.25)
 
 
@@ -309,7 +319,7 @@ def _sample_shard(n, ev, rng, explore, children, races, ws, children_best=0,
     ``children_best`` (and not ``crashed_only``), ``groups`` (int32[n]) receives each child's
     roll (:func:`_sample_into`)."""
     from bgtui.engine.nn import CRASHED
-    from bgtui.engine.train import _net_classes, _sample_positions
+    from bgtui.training.kernels import _net_classes, _sample_positions
 
     mws, ews, out_pos, out_moves = ws
 
@@ -345,8 +355,12 @@ def _sample_into(dest, ev, rng, explore, children, ws, children_best,
     With ``children_best``, ``groups`` (int32, as long as ``dest``; or None) receives for every
     child the index of its roll (0, 1, ... over the whole of ``dest``): siblings share one."""
     from bgtui.engine.pubeval import WC, WR
-    from bgtui.engine.train import (_sample_best_children, _sample_best_children_vs_pubeval,
-                                    _sample_children, _sample_positions)
+    from bgtui.training.kernels import (
+        _sample_best_children,
+        _sample_best_children_vs_pubeval,
+        _sample_children,
+        _sample_positions,
+    )
 
     mws, ews, out_pos, out_moves = ws
     n = len(dest)
@@ -374,12 +388,56 @@ def _sample_into(dest, ev, rng, explore, children, ws, children_best,
     return dest
 
 
-def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 20_000,
-                  explore: float = 0.1, seed: int = 101, workers: int = 1, children: int = 0,
-                  race_rollouts: int = 0, children_best: int = 0, crashed_only: bool = False,
-                  stragglers: bool = False, target_truncate: int = 0, trials: int = 36,
-                  vs_pubeval: bool = False, cube_region: bool = False,
-                  target_games: bool = False, log=None) -> int:
+@dataclass(frozen=True)
+class DatasetSpec:
+    """What :func:`build_dataset` makes: how many positions, which ones and how they are
+    labelled (the fields are described there)."""
+
+    positions: int
+    ply: int = 1
+    shard: int = 20_000
+    explore: float = 0.1
+    seed: int = 101
+    workers: int = 1
+    children: int = 0
+    race_rollouts: int = 0
+    children_best: int = 0
+    crashed_only: bool = False
+    stragglers: bool = False
+    target_truncate: int = 0
+    trials: int = 36
+    vs_pubeval: bool = False
+    cube_region: bool = False
+    target_games: bool = False
+
+    def __post_init__(self):
+        """Refuse combinations that make no set (the messages name ``bgtui train`` options)."""
+        if min(self.children, self.children_best, self.race_rollouts) < 0:
+            raise ValueError("--children, --children-best and --race-rollouts take a count >= 0")
+        if sum(bool(x) for x in (self.children, self.children_best, self.race_rollouts)) > 1:
+            raise ValueError("choose one of --children, --children-best and --race-rollouts")
+        if self.crashed_only and self.race_rollouts:
+            raise ValueError("--crashed-only keeps contact positions; --race-rollouts races only")
+        if self.stragglers and not self.race_rollouts:
+            raise ValueError("--stragglers selects among the races of --race-rollouts")
+        if self.target_truncate < 0:
+            raise ValueError("--target-truncate takes a number of rolls >= 0")
+        if self.target_truncate and self.race_rollouts:
+            raise ValueError("choose one of --target-truncate and --race-rollouts")
+        if self.trials < 1:
+            raise ValueError(f"--trials must be at least 1, got {self.trials}")
+        if self.target_games and (self.target_truncate or self.race_rollouts):
+            raise ValueError("choose one of --target-games, --target-truncate and --race-rollouts")
+        if self.cube_region and (self.children or self.children_best or self.race_rollouts
+                                 or self.crashed_only):
+            raise ValueError("--cube-region keeps positions before a roll: no --children, "
+                             "--children-best, --race-rollouts or --crashed-only")
+        if self.vs_pubeval and not self.children_best:
+            raise ValueError("--vs-pubeval stores the evaluator's best plays: "
+                             "give --children-best K")
+
+
+def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
     """Grow the training set in ``data_dir`` to ``positions`` positions (in shards of ``shard``),
     each a position from 0-ply self-play of ``weights`` (``explore`` random plays for variety)
     with its ``ply``-ply probabilities as the target. With ``children`` > 0 the positions are
@@ -404,22 +462,8 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
 
     Every shard is written atomically and made from its own seed (``seed`` and its index), so an
     interrupted build resumes where it stopped and gives the same shards. Returns the number of
-    positions in the set."""
+    positions in the set. The names above are the fields of ``spec``."""
     log = sys.stdout if log is None else log  # the stdout of the call, not of the import
-    if sum(bool(x) for x in (children, children_best, race_rollouts)) > 1:
-        raise ValueError("choose one of children, children_best and race_rollouts")
-    if crashed_only and race_rollouts:
-        raise ValueError("race_rollouts keeps races only; crashed_only keeps contact positions")
-    if stragglers and not race_rollouts:
-        raise ValueError("stragglers selects among the races of race_rollouts")
-    if target_truncate and race_rollouts:
-        raise ValueError("choose one of target_truncate and race_rollouts")
-    if target_games and (target_truncate or race_rollouts):
-        raise ValueError("choose one of target_games, target_truncate and race_rollouts")
-    if cube_region and (children or children_best or race_rollouts or crashed_only):
-        raise ValueError("cube_region keeps positions before a roll: no children or races")
-    if vs_pubeval and not children_best:
-        raise ValueError("vs_pubeval samples the evaluator's best plays: give children_best")
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     ev0, meta = load_weights(weights)
@@ -427,50 +471,50 @@ def build_dataset(data_dir, weights, positions: int, ply: int = 1, shard: int = 
     mws = make_workspace()
     ews = make_eval_workspace(hidden_size(ev))
     out_pos, out_moves = make_play_buffers()
-    have = len(_shards(data_dir)) * shard
-    while have < positions:
+    have = len(_shards(data_dir)) * spec.shard
+    while have < spec.positions:
         idx = len(_shards(data_dir))
         t = time.time()
-        shard_seed = seed * 1_000_003 + idx
-        groups = (np.zeros(shard, dtype=np.int32) if children_best and not crashed_only
-                  else None)
-        dest = _sample_shard(shard, ev, make_rng(shard_seed), explore, children,
-                             bool(race_rollouts), (mws, ews, out_pos, out_moves),
-                             children_best, crashed_only, stragglers, vs_pubeval,
-                             cube_region, groups)
-        if race_rollouts:
-            tg = _rollout_targets(ev, dest, race_rollouts, shard_seed, workers)
-        elif target_truncate:
-            tg = _rollout_targets(ev, dest, trials, shard_seed, workers,
-                                  truncate=target_truncate, vr_filter=1, group=50)
-        elif target_games:
-            tg = _rollout_targets(ev, dest, trials, shard_seed, workers, vr_filter=2, group=25)
+        shard_seed = spec.seed * 1_000_003 + idx
+        groups = (np.zeros(spec.shard, dtype=np.int32)
+                  if spec.children_best and not spec.crashed_only else None)
+        dest = _sample_shard(spec.shard, ev, make_rng(shard_seed), spec.explore, spec.children,
+                             bool(spec.race_rollouts), (mws, ews, out_pos, out_moves),
+                             spec.children_best, spec.crashed_only, spec.stragglers,
+                             spec.vs_pubeval, spec.cube_region, groups)
+        if spec.race_rollouts:
+            tg = _rollout_targets(ev, dest, spec.race_rollouts, shard_seed, spec.workers)
+        elif spec.target_truncate:
+            tg = _rollout_targets(ev, dest, spec.trials, shard_seed, spec.workers,
+                                  truncate=spec.target_truncate, vr_filter=1, group=50)
+        elif spec.target_games:
+            tg = _rollout_targets(ev, dest, spec.trials, shard_seed, spec.workers, vr_filter=2,
+                                  group=25)
         else:
-            tg = _targets(ev, dest, ply, workers)
-        info = {"weights_sha256": meta.get("sha256"), "ply": ply, "explore": explore,
-                "children": children, "children_best": children_best, "race_rollouts": race_rollouts, "seed": seed,
-                "crashed_only": crashed_only, "index": idx}
-        if target_truncate or target_games:
+            tg = _targets(ev, dest, spec.ply, spec.workers)
+        info = {"weights_sha256": meta.get("sha256"), "ply": spec.ply, "explore": spec.explore,
+                "children": spec.children, "children_best": spec.children_best,
+                "race_rollouts": spec.race_rollouts, "seed": spec.seed,
+                "crashed_only": spec.crashed_only, "index": idx}
+        if spec.target_truncate or spec.target_games:
             del info["ply"]
-            info.update(target_truncate=target_truncate, trials=trials)
-        if target_games:
+            info.update(target_truncate=spec.target_truncate, trials=spec.trials)
+        if spec.target_games:
             info["target_games"] = True
-        if cube_region:
+        if spec.cube_region:
             info["cube_region"] = True
-        if stragglers:
+        if spec.stragglers:
             info["stragglers"] = True
-        if vs_pubeval:
+        if spec.vs_pubeval:
             info["vs_pubeval"] = True
-        path = data_dir / f"shard-{idx:05d}.npz"
-        tmp = data_dir / f".shard-{idx:05d}.tmp"
-        with open(tmp, "wb") as f:
-            extra = {} if groups is None else {"groups": groups}
-            np.savez(f, positions=dest, targets=tg, meta=np.array(json.dumps(info)), **extra)
-        tmp.replace(path)
-        have += shard
+        extra = {} if groups is None else {"groups": groups}
+        atomic_write(data_dir / f"shard-{idx:05d}.npz",
+                     partial(np.savez, positions=dest, targets=tg,
+                             meta=np.array(json.dumps(info)), **extra), mode=0o644)
+        have += spec.shard
         print(json.dumps({"shard": idx, "positions": have,
-                          **({"truncate": target_truncate} if target_truncate else
-                             {"games": trials} if target_games else {"ply": ply}),
+                          **({"truncate": spec.target_truncate} if spec.target_truncate else
+                             {"games": spec.trials} if spec.target_games else {"ply": spec.ply}),
                           "seconds": round(time.time() - t, 1)}), file=log, flush=True)
     return have
 
@@ -507,16 +551,32 @@ def fit_alpha(epoch: int, epochs: int, alpha: float, alpha_end: float) -> float:
     return float(alpha * (alpha_end / alpha) ** (epoch / (epochs - 1)))
 
 
-def fit(checkpoint, data_dir, epochs: int, alpha: float = 0.01, alpha_end: float = 0.0005,
-        init=None, holdout: float = 0.02, seed: int = 5, strength_pairs: int = 0,
-        hidden: int = 0, race_hidden: int = 0, optimizer: str = "sgd", batch: int = 256,
-        nets: str = "contact,race,crashed", rank_weight: float = 0.0, log=None) -> dict:
+@dataclass(frozen=True)
+class FitSettings:
+    """How :func:`fit` trains (the fields are described there)."""
+
+    epochs: int
+    alpha: float = 0.01
+    alpha_end: float = 0.0005
+    init: str | None = None
+    holdout: float = 0.02
+    seed: int = 5
+    strength_pairs: int = 0
+    hidden: int = 0
+    race_hidden: int = 0
+    optimizer: str = "sgd"
+    batch: int = 256
+    nets: str = "contact,race,crashed"
+    rank_weight: float = 0.0
+
+
+def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
     """Train the nets on the whole training set of ``data_dir`` for ``epochs`` passes, the step
     size decaying from ``alpha`` to ``alpha_end``, writing ``checkpoint`` after every pass; a
     checkpoint part-way through the passes resumes where it stopped (exactly: the same weights
     as an uninterrupted fit). ``optimizer`` "sgd": stochastic gradient descent position by
     position on squared error (numba); "adam": minibatch Adam on cross-entropy
-    (:mod:`bgtui.analysis.adam`), whose state is kept beside the checkpoint in
+    (:mod:`bgtui.training.adam`), whose state is kept beside the checkpoint in
     ``CHECKPOINT.adam.npz``. Only the nets named in ``nets`` are trained, each on the
     positions of its class (``nn.net_class``).
 
@@ -531,79 +591,82 @@ def fit(checkpoint, data_dir, epochs: int, alpha: float = 0.01, alpha_end: float
     (``children_best`` shards) whole groups are held out, and the RMS of the held-out sibling
     residuals (``adam.sibling_residuals``: the error in the equity differences between the
     plays of a roll) is logged too. ``rank_weight`` > 0 (Adam only) adds that weight times the
-    squared sibling residuals to the loss: a fit aimed at the decisions between plays."""
+    squared sibling residuals to the loss: a fit aimed at the decisions between plays. The
+    names above are the fields of ``settings``."""
     log = sys.stdout if log is None else log  # the stdout of the call, not of the import
     from bgtui.engine.nn import NET_NAMES
-    from bgtui.engine.train import _net_classes, _supervised_epoch
+    from bgtui.training.kernels import _net_classes, _supervised_epoch
 
-    if optimizer not in ("sgd", "adam"):
-        raise ValueError(f"unknown optimizer {optimizer!r} (sgd or adam)")
-    if rank_weight < 0 or (rank_weight and optimizer != "adam"):
+    if settings.optimizer not in ("sgd", "adam"):
+        raise ValueError(f"unknown optimizer {settings.optimizer!r} (sgd or adam)")
+    if settings.rank_weight < 0 or (settings.rank_weight and settings.optimizer != "adam"):
         raise ValueError("rank_weight (--rank-weight) is a weight >= 0 in the loss of the Adam "
                          "optimizer: give --optimizer adam")
-    which = [n.strip() for n in nets.split(",") if n.strip()]
+    which = [n.strip() for n in settings.nets.split(",") if n.strip()]
     if not which or any(n not in NET_NAMES for n in which):
         raise ValueError(f"--nets takes a comma-separated list of {', '.join(NET_NAMES)}; "
-                         f"got {nets!r}")
+                         f"got {settings.nets!r}")
     checkpoint = Path(checkpoint)
     if checkpoint.exists():
         ev, meta = load_weights(checkpoint)
         tied = bool(meta.get("fit", {}).get("tied_crashed", False))
     else:
-        if init == "random":
+        if settings.init == "random":
             ev, meta0 = load_weights(DEFAULT_WEIGHTS)  # the nets not trained come from there
             shipped = nets_of(ev)
-            ev = tuple(init_net(h or default, seed + k) if name in which else shipped[k]
+            ev = tuple(init_net(h or default, settings.seed + k) if name in which else shipped[k]
                        for k, (name, h, default) in enumerate(
-                           (("contact", hidden, 128), ("race", race_hidden, 64),
-                            ("crashed", hidden, 128))))
-            meta = {"init": {"random": which, "seed": seed}}
+                           (("contact", settings.hidden, 128), ("race", settings.race_hidden, 64),
+                            ("crashed", settings.hidden, 128))))
+            meta = {"init": {"random": which, "seed": settings.seed}}
             tied = "crashed" not in which and meta0.get("crashed_is_contact", False)
         else:
-            ev, meta = load_weights(init or DEFAULT_WEIGHTS)
+            ev, meta = load_weights(settings.init or DEFAULT_WEIGHTS)
             tied = "crashed" not in which and meta.get("crashed_is_contact", False)
-            ev = tuple(widen_net(net, h, seed + k) if h else net
+            ev = tuple(widen_net(net, h, settings.seed + k) if h else net
                        for k, (net, h) in enumerate(zip(nets_of(ev),
-                                                        (hidden, race_hidden, hidden))))
+                                                        (settings.hidden, settings.race_hidden,
+                                                         settings.hidden))))
         if "fit" in meta:  # the starting weights' own fit stays on record
             meta.setdefault("fit_history", []).append(meta.pop("fit"))
     nets_ = [tuple(np.array(a, dtype=np.float32) for a in net) for net in as_nets(ev)]
     if tied:
         nets_[2] = nets_[0]
-    state = meta.get("fit") or {"data": str(data_dir), "epochs": epochs, "epochs_done": 0,
-                                "alpha": alpha, "alpha_end": alpha_end, "seed": seed,
-                                "optimizer": optimizer, "nets": ",".join(which),
+    state = meta.get("fit") or {"data": str(data_dir), "epochs": settings.epochs,
+                                "epochs_done": 0, "alpha": settings.alpha,
+                                "alpha_end": settings.alpha_end, "seed": settings.seed,
+                                "optimizer": settings.optimizer, "nets": ",".join(which),
                                 "tied_crashed": tied}
-    if rank_weight:
-        state.setdefault("rank_weight", rank_weight)
+    if settings.rank_weight:
+        state.setdefault("rank_weight", settings.rank_weight)
     rank_weight = float(state.get("rank_weight", 0.0))  # a resumed fit keeps its own
-    if state["epochs_done"] and state.get("optimizer", "sgd") != optimizer:
+    if state["epochs_done"] and state.get("optimizer", "sgd") != settings.optimizer:
         raise ValueError(f"{checkpoint} is part-way through a fit with "
                          f"--optimizer {state.get('optimizer', 'sgd')}; finish it with that")
-    if optimizer == "adam":
-        state.setdefault("batch", batch)
+    if settings.optimizer == "adam":
+        state.setdefault("batch", settings.batch)
     owner = np.array([0, 1, 0 if tied else 2], dtype=np.int8)  # the net each class trains
     trained = [name in which for name in NET_NAMES]
     pos, tg, groups = load_dataset(data_dir, with_groups=True)
     n = len(pos)
     has_groups = bool(np.any(groups >= 0))
     if has_groups:  # whole sibling groups held out
-        from bgtui.analysis.adam import group_order
+        from bgtui.training.adam import group_order
 
-        rows = group_order(groups, np.random.default_rng(seed))
-        n_hold = int(n * holdout)
+        rows = group_order(groups, np.random.default_rng(settings.seed))
+        n_hold = int(n * settings.holdout)
         while 0 < n_hold < n and groups[rows[n_hold]] >= 0 and \
                 groups[rows[n_hold]] == groups[rows[n_hold - 1]]:
             n_hold += 1  # not splitting the last group held out
         hold, train = np.sort(rows[:n_hold]), np.sort(rows[n_hold:])
     else:
-        perm = np.random.default_rng(seed).permutation(n)
-        n_hold = int(n * holdout)
+        perm = np.random.default_rng(settings.seed).permutation(n)
+        n_hold = int(n * settings.holdout)
         hold, train = perm[:n_hold].astype(np.int64), perm[n_hold:].astype(np.int64)
     done = int(state["epochs_done"])
     net_of = owner[_net_classes(pos)]
-    if optimizer == "adam":
-        from bgtui.analysis import adam
+    if settings.optimizer == "adam":
+        from bgtui.training import adam
 
         sets = []  # per net: (train rows, train inputs, train targets, holdout inputs, targets)
         for k in range(len(NET_NAMES)):
@@ -624,26 +687,27 @@ def fit(checkpoint, data_dir, epochs: int, alpha: float = 0.01, alpha_end: float
     else:
         ev = with_databases(tuple(nets_), True, tables=False)
         ews = make_eval_workspace(hidden_size(ev))
-    for ep in range(done, epochs):
+    for ep in range(done, settings.epochs):
         t = time.time()
-        a = fit_alpha(ep, epochs, alpha, alpha_end)
+        a = fit_alpha(ep, settings.epochs, settings.alpha, settings.alpha_end)
         rec = {"epoch": ep + 1, "alpha": float(f"{a:.4g}"),
                "positions": n}
         hold_mse = {}
-        if optimizer == "adam":
+        if settings.optimizer == "adam":
             se = cnt = 0.0
             for k, name in enumerate(NET_NAMES):
                 tr, x, t5, xh, th, gtr, gho = sets[k]
                 if trained[k] and len(tr):
-                    rng = np.random.default_rng(seed * 7919 + ep * 2 + k)
+                    rng = np.random.default_rng(settings.seed * 7919 + ep * 2 + k)
                     if rank_weight:
                         order = adam.group_order(gtr, rng)
-                        se += adam.adam_pass(nets_[k], moments[k], x, t5, order, batch, a,
+                        se += adam.adam_pass(nets_[k], moments[k], x, t5, order, settings.batch, a,
                                              gtr, rank_weight)
                     else:
                         order = rng.permutation(len(tr))
-                        se += adam.adam_pass(nets_[k], moments[k], x, t5, order, batch, a)
-                    cnt += len(tr) - len(tr) % batch
+                        se += adam.adam_pass(nets_[k], moments[k], x, t5, order,
+                                             settings.batch, a)
+                    cnt += len(tr) - len(tr) % settings.batch
                 hold_mse[name] = adam.squared_error(nets_[k], xh, th) / max(len(th), 1)
                 if has_groups and len(th):
                     rc = adam.sibling_residuals(adam.forward(nets_[k], xh)[1], th, gho)
@@ -655,7 +719,8 @@ def fit(checkpoint, data_dir, epochs: int, alpha: float = 0.01, alpha_end: float
             ev = tuple(nets_)
             rec["train_mse"] = round(se / max(cnt, 1), 6)
         else:
-            order = train[np.random.default_rng(seed * 7919 + ep).permutation(len(train))]
+            rng = np.random.default_rng(settings.seed * 7919 + ep)
+            order = train[rng.permutation(len(train))]
             stats = np.zeros(6)
             alphas = np.array([a if trained[owner[c]] else 0.0 for c in range(3)])
             _supervised_epoch(pos, tg, order, ev, alphas, ews, stats)
@@ -666,12 +731,12 @@ def fit(checkpoint, data_dir, epochs: int, alpha: float = 0.01, alpha_end: float
                 hold_mse[name] = hs[2 * k] / max(hs[2 * k + 1], 1)
         for name in NET_NAMES:
             rec[f"holdout_{name}_mse"] = round(hold_mse[name], 6)
-        state.update(epochs_done=ep + 1, epochs=epochs, positions=n)
+        state.update(epochs_done=ep + 1, epochs=settings.epochs, positions=n)
         meta["fit"] = state
         save_weights(checkpoint, ev, meta)
         rec["seconds"] = round(time.time() - t, 1)
-        if strength_pairs:
-            ppg, se_ = pubeval_ppg(with_databases(ev, True), strength_pairs)
+        if settings.strength_pairs:
+            ppg, se_ = pubeval_ppg(with_databases(ev, True), settings.strength_pairs)
             rec.update(vs_pubeval_ppg=round(ppg, 3), se=round(se_, 3))
         print(json.dumps(rec), file=log, flush=True)
     return meta
@@ -714,7 +779,7 @@ def average_weights(out, paths) -> dict:
     averaged, their checksums and their own metadata."""
     loaded = [load_weights(p) for p in paths]
     nets = [nets_of(ev) for ev, _ in loaded]
-    for k, (ev, _) in enumerate(loaded[1:], 1):
+    for k, (_ev, _) in enumerate(loaded[1:], 1):
         for name, a, b in zip(NET_NAMES, nets[0], nets[k]):
             if [x.shape for x in a] != [x.shape for x in b]:
                 raise ValueError(f"{paths[k]}: its {name} net has another shape than "

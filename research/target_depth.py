@@ -1,7 +1,7 @@
 """Which training target comes closest to full-game rollouts: n-ply lookahead or rollouts
 truncated after a few rolls.
 
-    python3 benchmarks/target_depth.py [--reference benchmarks/data/calibration_s91.npz]
+    python3 research/target_depth.py [--reference benchmarks/data/calibration_s91.npz]
         [--data runs/bgcal] [--positions 1000] [--weights bgtui-0.npz] [--trials 36]
 
 The reference: self-play contact positions each labelled by a 36-trial full-game rollout
@@ -24,7 +24,8 @@ import numpy as np
 from bgtui.analysis.models import RolloutSettings
 from bgtui.analysis.rollout import RolloutJob
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine.evaluate import _evaluate_plied, equities, hidden_size, make_lookahead_workspace
+from bgtui.engine.evaluate import equities, hidden_size, make_lookahead_workspace
+from bgtui.engine import evaluate_plied
 
 
 def _reference(args):
@@ -43,7 +44,7 @@ def _plied(ev, pos, ply):
     lws = make_lookahead_workspace(hidden_size(ev))
     out = np.zeros((len(pos), 5), dtype=np.float32)
     for i, p in enumerate(pos):
-        _evaluate_plied(p, ply, ev, lws, out[i])
+        evaluate_plied(p, ply, ev, lws, out[i])
     return out
 
 

@@ -1,6 +1,6 @@
 """Regenerate docs/screenshot.svg: the main screen at 120x40 with a real analysis.
 
-    python3 benchmarks/screenshot.py [--fake] [--out docs/screenshot.svg]
+    python3 tools/screenshot.py [--fake] [--out docs/screenshot.svg]
 
 The real engine (``bgtui.analysis.service.Analyzer``, as ``bgtui`` builds it) evaluates the
 opening position with 43 to play at 1-ply; the two best plays are marked for a rollout.

@@ -1,7 +1,7 @@
 """Cube actions of the model (0-2 ply) against bgtui's own live-cube rollouts.
 
-    python3 benchmarks/cube_agreement.py --reference benchmarks/data/cube_rollouts_s8.json
-    python3 benchmarks/cube_agreement.py [--positions 40] [--trials 1296] [--seed 5]
+    python3 evaluation/cube_agreement.py --reference benchmarks/data/cube_rollouts_s8.json
+    python3 evaluation/cube_agreement.py [--positions 40] [--trials 1296] [--seed 5]
         [--vr-filter K] [--workers N] [--save FILE | --reference FILE]
 
 ``--save FILE`` writes each position's rollout (no double, double/take, their standard errors)
@@ -37,16 +37,17 @@ import time
 
 import numpy as np
 
+from bgtui.analysis.atomic import atomic_write_text
 from bgtui.analysis.cube import decide
 from bgtui.analysis.formats import encode_position_id, parse_position
 from bgtui.analysis.models import RolloutSettings
-from bgtui.analysis.training import in_cube_region
 from bgtui.analysis.service import Analyzer
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine.evaluate import evaluate0, hidden_size, make_eval_workspace, make_play_buffers
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.rng import make_rng
-from bgtui.engine.train import _START, _sample_positions
+from bgtui.training.kernels import _START, _sample_positions
+from bgtui.training.train import in_cube_region
 
 
 def _candidates(seed: int, count: int):
@@ -108,10 +109,7 @@ def _load_json(path):
 
 
 def _save_json(path, data):
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(data, f, indent=1)
-    os.replace(tmp, path)
+    atomic_write_text(path, json.dumps(data, indent=1), mode=0o644)
 
 
 def main():
@@ -146,6 +144,7 @@ def main():
     agree = {k: [0, 0] for k in plies}  # action name: [agreements, clear positions]
     agree_d = {k: [0, 0] for k in plies}
     agree_t = {k: [0, 0] for k in plies}
+    level = {k: [] for k in plies}  # (model - rollout) no double, double/take
     t0 = time.perf_counter()
     for n, pos in enumerate(positions):
         pid = encode_position_id(pos)
@@ -176,6 +175,7 @@ def main():
         marks = []
         for k in plies:
             nd_k, dt_k, dp_k, action_k = model[k]
+            level[k].append((nd_k - nd, dt_k - dt))
             md, mt = _decisions(nd_k, dt_k, dp_k)
             if clear:
                 agree[k][1] += 1
@@ -198,6 +198,11 @@ def main():
         pct = (lambda x, y: f"{100 * x / y:.0f}%" if y else "-")
         print(f"{k:10s}: action agrees on {a}/{c} clear positions ({pct(a, c)}); double "
               f"decision {ad}/{cd} ({pct(ad, cd)}); take decision {at}/{ct} ({pct(at, ct)})")
+    print("\nlevel (model - rollout, all positions): mean error / mean absolute error")
+    for k in plies:
+        e = np.array(level[k])
+        print(f"{k:10s}: no double {e[:, 0].mean():+.4f} / {np.abs(e[:, 0]).mean():.4f};  "
+              f"double/take {e[:, 1].mean():+.4f} / {np.abs(e[:, 1]).mean():.4f}")
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ def _td_selfplay(ev, n_games, rng, alpha_contact, alpha_race, start, mws, ews, o
     pos = np.empty(26, dtype=np.int8)
     t5 = np.empty(5, dtype=np.float32)
     o5 = np.empty(5, dtype=np.float32)
-    for g in range(n_games):
+    for _g in range(n_games):
         for i in range(26):
             pos[i] = start[i]
         first = True
@@ -113,7 +113,7 @@ def _td_lambda_selfplay(ev, n_games, rng, alpha_contact, alpha_race, lam, start,
     t5 = np.empty(5, dtype=np.float32)
     o5 = np.empty(5, dtype=np.float32)
     cap = game_pos.shape[0]
-    for g in range(n_games):
+    for _g in range(n_games):
         for i in range(26):
             pos[i] = start[i]
         first = True
@@ -164,15 +164,15 @@ def _td_lambda_selfplay(ev, n_games, rng, alpha_contact, alpha_race, lam, start,
 def _self_play_sample(ev, n_games, rng, start, explore, per_roll, mws, ews, out_pos,
                       out_moves, dest):
     """Self-play ``n_games`` at 0-ply (with ``per_roll`` = 0, a random play instead of the best
-    with probability ``explore``) and store into ``dest`` (int8[cap, 26]), with the player on roll, either every
-    position before a roll (``per_roll`` = 0) or, for every roll, ``per_roll`` of its plays
-    picked at random (the positions that move selection compares, good plays and bad).
-    Returns the number stored (stops when full)."""
+    with probability ``explore``) and store into ``dest`` (int8[cap, 26]), with the player on
+    roll, either every position before a roll (``per_roll`` = 0) or, for every roll,
+    ``per_roll`` of its plays picked at random (the positions that move selection compares,
+    good plays and bad). Returns the number stored (stops when full)."""
     pos = np.empty(26, dtype=np.int8)
     t5 = np.empty(5, dtype=np.float32)
     cap = dest.shape[0]
     m = 0
-    for g in range(n_games):
+    for _g in range(n_games):
         for i in range(26):
             pos[i] = start[i]
         first = True
@@ -186,7 +186,7 @@ def _self_play_sample(ev, n_games, rng, start, explore, per_roll, mws, ews, out_
                 m += 1
             first = False
             best, n = _best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, t5)
-            for q in range(min(per_roll, n)):
+            for _q in range(min(per_roll, n)):
                 k = min(np.int64(uniform(rng) * n), n - 1)
                 c = out_pos[k]
                 if game_result(c) > 0:
@@ -265,7 +265,7 @@ def _best_children_games(ev, n_games, rng, start, k_best, vs_pubeval, wr, wc, mw
     cap = dest.shape[0]
     m = 0
     roll = 0
-    for g in range(n_games):
+    for _g in range(n_games):
         for i in range(26):
             pos[i] = start[i]
         first = True
@@ -338,7 +338,8 @@ def _supervised_epoch(positions, targets, order, ev, alphas, ews, stats):
 
 @kernel(_nrt=True)
 def _fill_inputs_batch(positions, idx, out):
-    """The dense net inputs of ``positions[idx[r]]`` into ``out[r]`` (float32[len(idx), NUM_INPUTS])."""
+    """The dense net inputs of ``positions[idx[r]]`` into ``out[r]``
+    (float32[len(idx), NUM_INPUTS])."""
     sw = np.empty(26, dtype=np.int8)
     for r in range(idx.shape[0]):
         _fill_inputs(positions[idx[r]], sw, out[r])

@@ -1,4 +1,4 @@
-"""The refit of the gammon and backgammon outputs (``bgtui.analysis.head_refit``): the
+"""The refit of the gammon and backgammon outputs (``bgtui.training.head_refit``): the
 regression recovers known weights, only the rows asked for change, resumable chunk data."""
 
 import subprocess
@@ -7,15 +7,15 @@ import sys
 import numpy as np
 import pytest
 
-from bgtui.analysis.adam import dense_inputs, forward
-from bgtui.analysis.head_refit import fit_head, refit_heads
 from bgtui.analysis.weights import as_nets, load_weights
 from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.nn import net_class
 from bgtui.engine.position import is_race
 from bgtui.engine.rng import make_rng
-from bgtui.engine.train import _START, _sample_positions
+from bgtui.training.adam import dense_inputs, forward
+from bgtui.training.head_refit import fit_head, refit_heads
+from bgtui.training.kernels import _START, _sample_positions
 
 
 def test_fit_head_recovers_the_weights_of_a_known_logistic_model():

@@ -1,6 +1,6 @@
 """Measured effect of quasi-random dice and of stratifying every roll on the standard error.
 
-    python benchmarks/stratification.py [--reps 60] [--trials 144] [--truncate 7]
+    python research/stratification.py [--reps 60] [--trials 144] [--truncate 7]
 
 Runs ``reps`` independent rollouts (different seeds) of the same position for each dice mode
 and prints the empirical standard deviation of their means: the true standard error of one

@@ -1,6 +1,6 @@
 """How bgtui's sigmoid was made: fit tanh on [0, 9] by y * P(y^2) / Q(y^2) and time it.
 
-    python benchmarks/sigmoid_fit.py
+    python research/sigmoid_fit.py
 
 The logistic function is 0.5 + 0.5 * tanh(z / 2). The fit is linearised least squares
 (y P(u) - tanh(y) Q(u) = 0, u = y^2, Q's constant term 1), reweighted by 1 / Q and by the error
@@ -13,8 +13,8 @@ import math
 import time
 
 import numpy as np
-from bgtui.engine._jit import kernel
 
+from bgtui.engine._jit import kernel
 from bgtui.engine.nn import _sigmoid_inplace
 
 CLAMP = 9.0

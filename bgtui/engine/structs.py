@@ -1,0 +1,183 @@
+"""The structures the kernels share: ``typing.NamedTuple``s of arrays (and, for the rollout
+settings, of typed scalars).
+
+Numba types a NamedTuple from its fields and its class, and caches kernels that take one
+(``cache=True``), so a kernel reads ``ev.contact.w1`` or ``settings.truncate`` at the cost of
+a positional tuple. The classes live here, one module a newcomer reads to learn what every
+workspace holds; each is built by a ``make_*`` function beside the kernels that use it
+(``evaluate.make_eval_workspace``, ``rollout.make_rollout_workspace``...), which allocates
+the arrays with the right shapes and dtypes. A field holds scratch unless its comment says
+it carries data from one call to the next.
+
+Every field of a structure passed to a kernel must keep its type from call to call (an
+``int8`` array stays ``int8``, C-contiguous): a different type compiles the kernel again.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+
+class Net(NamedTuple):
+    """One net of the evaluator: a hidden layer of sigmoids, five sigmoid outputs."""
+
+    w1: np.ndarray  #: float32[NUM_INPUTS, H]
+    b1: np.ndarray  #: float32[H]
+    w2: np.ndarray  #: float32[5, H]
+    b2: np.ndarray  #: float32[5]
+
+
+class Evaluator(NamedTuple):
+    """What a 0-ply evaluation reads: the nets, the bear-off databases and the nets'
+    first-layer tables (``nn.make_tables``). An array of size 0 switches a database off; a
+    table of size 0 means "evaluate with dense inputs" (as training does while it changes
+    the weights). ``nets(ev)`` and ``ev.tables`` are in ``nn.net_class`` order, so
+    ``ev.tables[net_class(pos)]`` is the table of the net that values ``pos``."""
+
+    contact: Net
+    race: Net
+    two_sided: np.ndarray  #: float32[rows, rows], ``bearoff`` two-sided win probabilities
+    one_sided: np.ndarray  #: float32[rows, 2, turns], ``bearoff`` one-sided distributions
+    tables: tuple  #: (contact, race, crashed) float32[rows, H] first-layer tables
+    crashed: Net
+
+
+class MoveWorkspace(NamedTuple):
+    """Scratch of ``movegen._generate_plays`` (one per thread)."""
+
+    stack: np.ndarray  #: int8[5, 26] the position at each depth
+    hstack: np.ndarray  #: uint64[5] its hash
+    next_point: np.ndarray  #: int64[5] the next starting point to try at each depth
+    n_children: np.ndarray  #: int64[5] children found at each depth
+    steps: np.ndarray  #: int8[8] steps of the current line
+    dice: np.ndarray  #: int64[4] dice in the order tried
+    zobrist: np.ndarray  #: uint64[26, 32] hash keys, one per (slot, count + 16); constant
+    ht_key: np.ndarray  #: uint64[HASH_SIZE] hash table of the plays found: keys,
+    ht_idx: np.ndarray  #: int32[HASH_SIZE] their rows,
+    ht_stamp: np.ndarray  #: int64[HASH_SIZE] and the call that wrote them
+    counters: np.ndarray  #: int64[2]: [0] the hash-table stamp (carried between calls)
+
+
+class EvalWorkspace(NamedTuple):
+    """Scratch of the 0-ply evaluation and of best-play selection (``evaluate``)."""
+
+    swapped: np.ndarray  #: int8[26] a position seen by the other side
+    x: np.ndarray  #: float32[NUM_INPUTS] dense inputs
+    h: np.ndarray  #: float32[H] hidden layer (pre-activation, then activation)
+    dh: np.ndarray  #: float32[H] its gradient (training)
+    probs5: np.ndarray  #: float32[5] a net's outputs
+    child_swapped: np.ndarray  #: int8[26] a play's resulting position, opponent on roll
+    child5: np.ndarray  #: float32[5] a play's probabilities (training: the target)
+    feats: np.ndarray  #: float32[2 * NUM_NONLINEAR] a child's non-linear features
+    parent_feats: np.ndarray  #: float32[2 * NUM_NONLINEAR] the parent's
+    parent_h: np.ndarray  #: float32[H] the parent's pre-activation (kept while ``ready``)
+    parent_swapped: np.ndarray  #: int8[26] the parent seen by the opponent
+    escapes_memo: np.ndarray  #: float32[26] the mover's escapes by rearmost point
+    term_rows: np.ndarray  #: int64[MAX_TERMS] table rows of a child's changed points
+    term_coefs: np.ndarray  #: float32[MAX_TERMS] and their coefficients
+    escapes_keys: np.ndarray  #: escapes cache (``inputs.make_escapes_cache``): keys
+    escapes_values: np.ndarray  #: and values (carried between calls)
+    group_ends: np.ndarray  #: int64[MAX_GROUPS] where each group of plays ends
+    group_best: np.ndarray  #: int64[MAX_GROUPS] each group's best play (on entry: 1 if
+    #: the group is a roll's only play)
+    group_values: np.ndarray  #: float32[MAX_GROUPS, 5] each group's best play's value
+
+
+class LookaheadWorkspace(NamedTuple):
+    """Scratch of the n-ply lookahead: one row per level of the tree (``MAX_PLY`` + 2)."""
+
+    moves: MoveWorkspace
+    eval: EvalWorkspace
+    play_pos: np.ndarray  #: int8[L, LOOKAHEAD_ROWS, 26] each level's plays
+    play_moves: np.ndarray  #: int8[L, LOOKAHEAD_ROWS, 8]
+    swapped: np.ndarray  #: int8[L, 26] each level's chosen play, opponent on roll
+    acc: np.ndarray  #: float64[L, 5] each level's sum over the rolls
+    probs5: np.ndarray  #: float32[L, 5] each level's child value
+
+
+class FilterNet(NamedTuple):
+    """The filter net that ranks a roll's plays for variance reduction (``filter_net``)."""
+
+    w1: np.ndarray  #: float32[2 * FILTER_ROWS, H]
+    b1: np.ndarray  #: float32[H]
+    w2: np.ndarray  #: float32[H + 1]
+
+
+class FilterScratch(NamedTuple):
+    """Scratch of ``filter_net``'s kernels."""
+
+    h: np.ndarray  #: float32[H]
+    term_rows: np.ndarray  #: int64[60]
+    term_coefs: np.ndarray  #: float32[60]
+    kept_scores: np.ndarray  #: float64[MAX_FILTER_K]
+    kept_idx: np.ndarray  #: int64[MAX_FILTER_K]
+    picked: np.ndarray  #: int8[MAX_FILTER_K, 26] the plays picked
+    parent_h: np.ndarray  #: float32[H] the parent's pre-activation
+
+
+class PlayCache(NamedTuple):
+    """The plays of a rollout's first turns, by (position, roll) (``rollout.make_play_cache``);
+    carried between calls within one rollout run."""
+
+    keys: np.ndarray  #: uint64[S] hash of (position, roll code)
+    codes: np.ndarray  #: int64[S] roll code (-1: empty)
+    parents: np.ndarray  #: int8[S, 26] the position before the play
+    children: np.ndarray  #: int8[S, 26] after it
+    values: np.ndarray  #: float32[S, 10] the play's value, then the roll's f (variance reduction)
+    roll_sums: np.ndarray  #: float64[S, 5] the sum of the 36 rolls' f
+    epoch: np.ndarray  #: int64[1] the run it was filled in
+
+
+class RolloutWorkspace(NamedTuple):
+    """Everything one rollout worker writes (``rollout.make_rollout_workspace``)."""
+
+    moves: MoveWorkspace
+    eval: EvalWorkspace
+    lookahead: LookaheadWorkspace
+    play_pos: np.ndarray  #: int8[MAX_PLAYS, 26] the plays of a roll
+    play_moves: np.ndarray  #: int8[MAX_PLAYS, 8]
+    cur: np.ndarray  #: int8[26] the position on roll in the main line
+    nxt: np.ndarray  #: int8[26] the play made, mover's view
+    play5: np.ndarray  #: float32[5] its value (mover's view after the play)
+    best5: np.ndarray  #: float32[5] a roll's best play's value
+    luck: np.ndarray  #: float64[5] the trial's summed luck, root player's view
+    roll_sum5: np.ndarray  #: float64[5] the sum over the 36 rolls of f(roll)
+    choice5: np.ndarray  #: float32[5] scratch of the play choice
+    before5: np.ndarray  #: float32[5] 0-ply probabilities of the position before the roll
+    play_equities: np.ndarray  #: float64[MAX_PLAYS] the plays' 0-ply equities
+    play_flags: np.ndarray  #: int8[MAX_PLAYS] the plays picked for a deeper look
+    split_pos: np.ndarray  #: int8[MAX_SPLITS, 26] Zehr splits waiting: the position
+    split_state: np.ndarray  #: float64[MAX_SPLITS, 4] (side, turn, cube owner, cube value)
+    line_cur: np.ndarray  #: int8[26] the position on roll in a split's line
+    line_nxt: np.ndarray  #: int8[26] the play made there
+    filter_net: FilterNet
+    filter_scratch: FilterScratch
+    actual5: np.ndarray  #: float32[5] f of the roll that came
+    cache: PlayCache
+    picks: np.ndarray  #: int8[21 * MAX_FILTER_K, 26] the filter's picks of the 21 rolls
+    pick_ends: np.ndarray  #: int64[21] where each roll's picks end
+    pick_single: np.ndarray  #: int64[21] 1 for a roll with one play
+    cube_states: np.ndarray  #: float64[3, 3] a trial's cube states: (settled, value, luck)
+
+
+class RolloutSettings(NamedTuple):
+    """How the trials are played (``rollout.make_settings`` builds one with these types)."""
+
+    truncate: int  #: stop after this many rolls (0: play to the end)
+    ply: int  #: checker-play ply
+    late_ply: int  #: the ply after ``late_after`` rolls
+    late_after: int  #: -1: never
+    vr: bool  #: variance reduction
+    quasi: bool  #: quasi-random dice
+    stratify_all: bool  #: every turn stratified, not only the first three
+    bearoff: bool  #: truncate at the two-sided bear-off database
+    one_sided: bool  #: truncate at the one-sided bear-off approximation
+    initial: bool  #: rollout as initial position (no double first roll)
+    cubeful: bool  #: the four cube states with a settlement limit
+    settle: float  #: settlement limit (cubeless equity)
+    play_on: float  #: play on for the gammon above this equity
+    live_cube: bool  #: the cube live inside the trials (Janowski model)
+    jacoby: bool  #: Jacoby rule
+    zehr: bool  #: Zehr split after a take (live cube)
+    vr_filter: int  #: variance reduction values the filter's best k plays of a roll (0: all)
+
