@@ -113,7 +113,7 @@ def test_resume_refuses_another_position_and_other_settings(tmp_path):
     code, out, err = _main(["rollout", OPENING, "--trials", "4", "--truncate", "2",
                             "--workers", "1", "--save", str(save), "--json"])
     assert code == 0, err
-    other = "XGID=-CCCBBB------------cccbbb-:1:1:-1:63:2:4:0:7:10"
+    other = "XGID=-CCCBBB------------cccbbb-:0:0:1:00:0:0:0:0:10"
     for argv, words in (([other], "another position"),
                         ([OPENING, "--truncate", "3"], "truncate 2"),
                         ([OPENING, "--seed", "5"], "seed 1")):
