@@ -1,5 +1,7 @@
 """Rollout jobs: determinism across workers, resume == uninterrupted, cancel, snapshots."""
 
+import time
+
 import numpy as np
 import pytest
 
