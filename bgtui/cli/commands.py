@@ -477,7 +477,7 @@ def cmd_rollout(args, query: list[str], an):
     if len(query) not in (1, 2):
         raise UserError("rollout takes POSITION [DICE]")
     state = _parse_state(query[0], args, an)
-    if not state.is_money and (args.save or args.resume):
+    if not state.is_money and args.save:
         raise UserError("--save / --resume at a match score are not supported yet")
     dice_text = query[1] if len(query) == 2 else args.dice
     settings = _rollout_settings(args)
@@ -490,6 +490,8 @@ def cmd_rollout(args, query: list[str], an):
             raise UserError(str(exc)) from None
     if args.resume:
         job, state = _resume_job(args, state, settings, dice_text)
+        if not state.is_money:
+            raise UserError("--save / --resume at a match score are not supported yet")
         candidates = job.mover_view
         if candidates and state.dice is None:
             raise UserError("the saved rollout is of candidate plays: give their --dice")
