@@ -64,9 +64,10 @@ def main() -> int:
         t = time.perf_counter()
         subprocess.run(cmd, env=auto_env, check=True, capture_output=True)
         auto.append(time.perf_counter() - t)
-    from bgtui.analysis import server
     import json
     import socket
+
+    from bgtui.analysis import server
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:  # make it give way
         s.connect(auto_env["BGTUI_SOCKET"])
         s.sendall(json.dumps({"argv": ["cube"], "version": "stop"}).encode() + b"\n")

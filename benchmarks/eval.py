@@ -17,12 +17,17 @@ import argparse
 import time
 
 import numpy as np
-from bgtui.engine._jit import kernel
 
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine.evaluate import (_evaluate_net, hidden_size, make_eval_workspace,
-                                   make_lookahead_workspace, make_play_buffers)
 from bgtui.engine import best_play0, evaluate_plied
+from bgtui.engine._jit import kernel
+from bgtui.engine.evaluate import (
+    _evaluate_net,
+    hidden_size,
+    make_eval_workspace,
+    make_lookahead_workspace,
+    make_play_buffers,
+)
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.nn import CONTACT, CRASHED, RACE, net_class
 from bgtui.engine.rng import make_rng
@@ -83,17 +88,17 @@ def main():
     _static(contact[:2], ev, ews, 1)
     _in_selection(contact[:2], ev, mws, ews, op, om)
     for name, P in (("contact", contact), ("crashed", crashed), ("race", race)):
-        best, med = _runs(lambda: (5 * len(P), _timed(_static, P, ev, ews, 5)[1]), repeat)
+        best, med = _runs(lambda P=P: (5 * len(P), _timed(_static, P, ev, ews, 5)[1]), repeat)
         print(f"{name:8s} static evaluations/s: {best:12,.0f} best, {med:12,.0f} median",
               flush=True)
-        best, med = _runs(lambda: _timed(_in_selection, P[:500], ev, mws, ews, op, om), repeat)
+        best, med = _runs(lambda P=P: _timed(_in_selection, P[:500], ev, mws, ews, op, om), repeat)
         print(f"{name:8s} evaluations/s inside move selection: {best:12,.0f} best, "
               f"{med:12,.0f} median", flush=True)
     lws = make_lookahead_workspace(hidden_size(ev))
     out = np.zeros(5, dtype=np.float32)
     evaluate_plied(contact[0], 1, ev, lws, out)
     for ply, k in ((1, 200), (2, 10)):
-        def run():
+        def run(ply=ply, k=k):
             t = time.process_time()
             for p in contact[:k]:
                 evaluate_plied(p, ply, ev, lws, out)

@@ -68,8 +68,8 @@ def main():
                     ("rank plays 0-ply (31)", lambda s: an.rank_plays(s, (3, 1), 0)),
                     ("rank plays 1-ply (31)", lambda s: an.rank_plays(s, (3, 1), 1)),
                     ("cube 2-ply", lambda s: an.cube(s, 2))]:
-        tm = _best_time(lambda: [f(s) for s in money], args.repeat) / n
-        ts = _best_time(lambda: [f(s) for s in match], args.repeat) / n
+        tm = _best_time(lambda f=f: [f(s) for s in money], args.repeat) / n
+        ts = _best_time(lambda f=f: [f(s) for s in match], args.repeat) / n
         print(f"{name:24s} money {1000 * tm:8.2f} ms  match {1000 * ts:8.2f} ms  "
               f"({100 * (ts / tm - 1):+.0f}%)", flush=True)
 

@@ -15,7 +15,7 @@ or not; take or pass) is the exact one, over the positions where the exact actio
 import argparse
 import itertools
 from dataclasses import replace
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -47,7 +47,7 @@ def board(mine, theirs):
     return pos
 
 
-@lru_cache(maxsize=None)
+@cache
 def children(key):
     pos = np.frombuffer(key, dtype=np.int8)
     out = []
@@ -62,7 +62,7 @@ def children(key):
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def no_double(key, a, b, v, owner):
     """Exact MWC of the player on roll (a-away, b-away), cube ``v`` in state ``owner`` (0
     centred, 1 his, 2 the opponent's), before his roll, not doubling now."""
@@ -77,7 +77,7 @@ def no_double(key, a, b, v, owner):
     return total / 36.0
 
 
-@lru_cache(maxsize=None)
+@cache
 def value(key, a, b, v, owner):
     """Exact MWC with the player's cube decision (and the opponent's answer) made."""
     nd = no_double(key, a, b, v, owner)

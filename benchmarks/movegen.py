@@ -13,11 +13,11 @@ import argparse
 import time
 
 import numpy as np
-from bgtui.engine._jit import kernel
 
+from bgtui.engine import generate_plays_into
+from bgtui.engine._jit import kernel
 from bgtui.engine.constants import MAX_PLAYS, OPENING_POSITION
 from bgtui.engine.movegen import generate_plays, make_workspace
-from bgtui.engine import generate_plays_into
 from bgtui.engine.position import swap_sides
 
 

@@ -12,10 +12,10 @@ records, so the growth should be noise (a few MB of allocator slack), not propor
 import argparse
 import time
 
+from benchmarks.rollout import MIDGAME
 from bgtui.analysis.models import RolloutSettings
 from bgtui.analysis.rollout import RolloutJob
 from bgtui.analysis.weights import load_weights
-from benchmarks.rollout import MIDGAME
 
 
 def rss_mb() -> float:

@@ -131,7 +131,7 @@ async def _measure(args) -> dict:
             t0 = time.perf_counter()
             send("down" if before == 0 else "up")
             moved = lambda row, before=before: row is not None and row != before  # noqa: E731
-            await until(lambda: frame_showing(t0, moved) is not None, "the key's frame", 10)
+            await until(lambda t0=t0, moved=moved: frame_showing(t0, moved) is not None, "the key's frame", 10)
             latencies.append((frame_showing(t0, moved) - t0) * 1e3)
             await asyncio.sleep(0.1)  # a typing pace, not a burst
         probe[0] = lambda: None

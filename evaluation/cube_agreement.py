@@ -195,7 +195,8 @@ def main():
         a, c = agree[k]
         ad, cd = agree_d[k]
         at, ct = agree_t[k]
-        pct = (lambda x, y: f"{100 * x / y:.0f}%" if y else "-")
+        def pct(x, y):
+            return (f"{100 * x / y:.0f}%" if y else "-")
         print(f"{k:10s}: action agrees on {a}/{c} clear positions ({pct(a, c)}); double "
               f"decision {ad}/{cd} ({pct(ad, cd)}); take decision {at}/{ct} ({pct(at, ct)})")
     print("\nlevel (model - rollout, all positions): mean error / mean absolute error")

@@ -20,13 +20,13 @@ import time
 import numpy as np
 
 from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer
+from bgtui.engine import best_play_pubeval
 from bgtui.engine.constants import OPENING_POSITION
 from bgtui.engine.evaluate import equity, make_play_buffers
 from bgtui.engine.movegen import generate_plays, make_workspace
 from bgtui.engine.nn import NET_NAMES, net_class
 from bgtui.engine.position import game_result, swap_sides
 from bgtui.engine.pubeval import WC, WR
-from bgtui.engine import best_play_pubeval
 
 
 def _value(an, child, ply):

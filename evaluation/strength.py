@@ -20,8 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine.duel import START
 from bgtui.engine import duel_pairs
+from bgtui.engine.duel import START
 from bgtui.engine.evaluate import hidden_size
 from bgtui.engine.pubeval import WC, WR
 from bgtui.engine.rollout import make_rollout_workspace

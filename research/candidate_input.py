@@ -18,8 +18,8 @@ import argparse
 import numpy as np
 
 from bgtui.analysis.weights import load_weights
-from bgtui.engine._jit import kernel
 from bgtui.engine import escapes
+from bgtui.engine._jit import kernel
 from bgtui.engine.nn import CONTACT
 from bgtui.training import adam
 from bgtui.training.kernels import _net_classes

@@ -15,13 +15,12 @@ import time
 import numpy as np
 
 from bgtui.analysis.weights import load_weights, with_databases
+from bgtui.engine import fill_inputs, forward
 from bgtui.engine._jit import kernel
 from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
 from bgtui.engine.inputs import FEATURE_NAMES, NUM_INPUTS, PER_SIDE, RAW_PER_SIDE
-from bgtui.engine import fill_inputs
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.nn import _backward, init_net
-from bgtui.engine import forward
 from bgtui.engine.position import is_race
 from bgtui.engine.rng import make_rng
 from bgtui.training.kernels import _START, _sample_positions

@@ -24,8 +24,8 @@ import numpy as np
 from bgtui.analysis.models import RolloutSettings
 from bgtui.analysis.rollout import RolloutJob
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine.evaluate import equities, hidden_size, make_lookahead_workspace
 from bgtui.engine import evaluate_plied
+from bgtui.engine.evaluate import equities, hidden_size, make_lookahead_workspace
 
 
 def _reference(args):

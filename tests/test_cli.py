@@ -309,10 +309,10 @@ def test_cube_settlement_rollout_applies_beavers_and_pairs_the_difference(capsys
     # beavered double/take is exactly twice the other); the paired standard error of
     # double/take - no double equals the one computed by brute force from every trial's
     # outputs (captured as they are merged)
+    import numpy as np
+
     from bgtui.analysis.rollout import RolloutJob
     from bgtui.engine.rollout import O_CENTRED, O_OPP_OWNED
-
-    import numpy as np
 
     seen = []
     orig = RolloutJob._merge

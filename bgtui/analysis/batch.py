@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 import math
-from typing import BinaryIO, Iterator, Optional, Union
+from collections.abc import Iterator
+from typing import BinaryIO
 
 #: longest line read as a query (bytes); a longer one is answered with an error, whole
 MAX_LINE = 64 * 1024
@@ -19,7 +20,7 @@ QUOTE_CHARS = 40
 _CHUNK = 64 * 1024
 
 
-def quote(text: Union[str, bytes], limit: int = QUOTE_CHARS) -> str:
+def quote(text: str | bytes, limit: int = QUOTE_CHARS) -> str:
     """``repr`` of at most ``limit`` characters of ``text`` (``...`` when cut)."""
     if isinstance(text, (bytes, bytearray)):
         text = bytes(text[: limit * 4]).decode("utf-8", "replace")
@@ -51,7 +52,7 @@ def read_lines(stream: BinaryIO) -> Iterator[tuple[bytes, int]]:
         yield line[: MAX_LINE + 1], total
 
 
-def parse_line(raw: bytes, length: Optional[int] = None) -> tuple[Optional[list[str]], Optional[str]]:
+def parse_line(raw: bytes, length: int | None = None) -> tuple[list[str] | None, str | None]:
     """(fields, None) for a query line, or (None, error message)."""
     length = len(raw) if length is None else length
     if length > MAX_LINE:

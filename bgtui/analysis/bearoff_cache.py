@@ -19,9 +19,10 @@ import json
 import logging
 import os
 import threading
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 

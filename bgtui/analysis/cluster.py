@@ -27,7 +27,6 @@ import secrets
 import sys
 import threading
 import time
-from typing import Optional
 
 import numpy as np
 
@@ -131,8 +130,8 @@ def worker_identity() -> dict:
 def run_chunk(roots, cubes, first, count, st, perms, seed, epoch):
     """The task of one chunk: trials ``first .. first + count - 1`` of ``roots`` on this
     worker's evaluator; ``(out, trials done, the worker's identity, its address)``."""
-    from bgtui.engine.evaluate import hidden_size
     from bgtui.engine import rollout_chunk
+    from bgtui.engine.evaluate import hidden_size
     from bgtui.engine.rollout import NUM_OUT, make_rollout_workspace
 
     ev, fnet, ident = _worker_context()
@@ -155,7 +154,7 @@ def _worker_address() -> str:
 
 
 # -- the client side ---------------------------------------------------------------------------
-def _mismatch(name: str, theirs: dict, ours: dict, keys) -> Optional[str]:
+def _mismatch(name: str, theirs: dict, ours: dict, keys) -> str | None:
     for k in keys:
         if theirs.get(k) != ours.get(k):
             what = {"code": "runs", "evaluator": "evaluates with nets", "filter": "filters with net"}[k]
@@ -174,7 +173,7 @@ class Cluster:
         self.client = client
         self.address = address
 
-    def executor(self) -> "DaskChunks":
+    def executor(self) -> DaskChunks:
         return DaskChunks(self)
 
     def close(self) -> None:
@@ -263,7 +262,7 @@ class DaskChunks:
                 pass  # keep the last count; a lost scheduler shows in the results
         return self._slots
 
-    def busy(self) -> Optional[tuple[int, int]]:
+    def busy(self) -> tuple[int, int] | None:
         """(workers running a chunk of this rollout now, worker threads), for the progress
         display; None if the scheduler does not answer."""
         try:

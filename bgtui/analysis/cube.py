@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 NO_DOUBLE, DOUBLE_TAKE, DOUBLE_PASS = "No double", "Double, take", "Double, pass"
 TG_TAKE, TG_PASS = "Too good to double, take", "Too good to double, pass"
 ACTIONS = (NO_DOUBLE, DOUBLE_TAKE, DOUBLE_PASS, TG_TAKE, TG_PASS)
@@ -36,7 +34,7 @@ def cube_action(nd: float, dt: float, dp: float, redouble: bool = False) -> str:
     return action
 
 
-def wrong_decision_percent(nd: float, dt: float, dp: float) -> tuple[Optional[float], Optional[float]]:
+def wrong_decision_percent(nd: float, dt: float, dp: float) -> tuple[float | None, float | None]:
     """GNU Backgammon's figures: the share of wrong passes needed to make a (wrong) double
     right, and the share of wrong takes needed to make doubling a too-good position right."""
     wrong_pass = wrong_take = None
@@ -56,7 +54,7 @@ def model_equity(pw: float, W: float, L: float, x: float, state: int) -> float:
     return x * float(C.live_equity(pw, W, L, state)) + (1.0 - x) * (pw * W - (1.0 - pw) * L)
 
 
-def _break_even(f, target: float, iterations: int = 64) -> Optional[float]:
+def _break_even(f, target: float, iterations: int = 64) -> float | None:
     """The winning chance in [0, 1] where the non-decreasing ``f`` reaches ``target``, by
     bisection; None if ``f(1) < target`` (never reached)."""
     lo, hi = 0.0, 1.0
@@ -74,7 +72,7 @@ def _break_even(f, target: float, iterations: int = 64) -> Optional[float]:
 
 
 def cube_points(W: float, L: float, x: float, cube_owner: str = "centred",
-                jacoby: bool = True) -> tuple[Optional[float], Optional[float], Optional[float]]:
+                jacoby: bool = True) -> tuple[float | None, float | None, float | None]:
     """(take point, cash point, too-good point) as the player's winning chances, the exact
     break-even points of the Janowski model with the position's gammon sizes ``W``, ``L``
     (held fixed) and cube efficiency ``x``:
@@ -141,7 +139,7 @@ def state_values(nd3, beavers: bool = True) -> list[float]:
 
 
 def decide(probs, board, cube_owner: str = "centred", jacoby: bool = True,
-           beavers: bool = True, x: Optional[float] = None, nd3=None) -> dict:
+           beavers: bool = True, x: float | None = None, nd3=None) -> dict:
     """Janowski cube decision for the player on roll of ``board`` with probabilities ``probs``
     (or, given ``nd3``, the no-double equities of the three cube states from cubeful
     lookahead, ``bgtui.engine.cubeful``: the decision compares them; the points stay the

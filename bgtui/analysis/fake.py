@@ -27,17 +27,16 @@ import hashlib
 import threading
 import time
 from dataclasses import replace
-from typing import Optional
 
 from bgtui.analysis.models import (
     CubeDecision,
-    extend_history,
     Equities,
     Evaluation,
     PlayRow,
     Probabilities,
     RolloutSettings,
     RolloutSnapshot,
+    extend_history,
 )
 
 
@@ -77,7 +76,7 @@ class FakeRolloutJob:
                 "settings": asdict(self.settings), "rows": [asdict(r) for r in self.rows]}
 
     @classmethod
-    def from_state(cls, d: dict) -> "FakeRolloutJob":
+    def from_state(cls, d: dict) -> FakeRolloutJob:
         def row(r):
             r = dict(r)
             r["probabilities"] = Probabilities(**r["probabilities"])
@@ -97,8 +96,8 @@ class FakeAnalyzer:
 
     def __init__(self, delay: float = 0.0, fail: bool = False, gate=None,
                  fail_on: tuple[str, ...] = (), steps: int = 8,
-                 warmup_gate: Optional[threading.Event] = None,
-                 rollout_warmup_gate: Optional[threading.Event] = None,
+                 warmup_gate: threading.Event | None = None,
+                 rollout_warmup_gate: threading.Event | None = None,
                  gate_timeout: float = 30.0) -> None:
         self.delay = delay
         self.warmup_gate = warmup_gate
@@ -109,7 +108,7 @@ class FakeAnalyzer:
         self.gate = gate
         self.steps = steps
         self.warmed = False
-        self.last_rollout_job: Optional[FakeRolloutJob] = None
+        self.last_rollout_job: FakeRolloutJob | None = None
         self._ids = iter(range(1, 1 << 62))
         self.calls: list[str] = []
 

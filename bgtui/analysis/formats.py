@@ -433,7 +433,7 @@ def format_xgid(state: GameState) -> str:
     if state.double_offered:
         dice = "D"
     elif state.dice is not None:
-        dice = "%d%d" % state.dice_raw
+        dice = "{}{}".format(*state.dice_raw)
     else:
         dice = "00"
     sx, so = state.score if turn == 1 else state.score[::-1]

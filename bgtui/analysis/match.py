@@ -10,7 +10,6 @@ winning one +1.
 from __future__ import annotations
 
 import re
-from typing import Optional
 
 import numpy as np
 
@@ -34,7 +33,7 @@ def max_cube(state) -> int:
     return v
 
 
-def check_match(state, met: Optional[MatchEquityTable] = None) -> None:
+def check_match(state, met: MatchEquityTable | None = None) -> None:
     """ValueError (one line) for a match context that cannot occur or the table cannot value."""
     if state.is_money:
         return
@@ -100,7 +99,7 @@ class MatchView:
         self.cube = int(state.cube_value)
         self.crawford = bool(state.crawford)
 
-    def emg(self, mwc: float, cube: Optional[int] = None) -> float:
+    def emg(self, mwc: float, cube: int | None = None) -> float:
         from bgtui.engine.match import mwc_to_emg
 
         return float(mwc_to_emg(float(mwc), self.met.array, self.a, self.b,
@@ -188,7 +187,7 @@ def evaluate(an, state, ply: int, met: MatchEquityTable) -> Evaluation:
     )
 
 
-def _break_even(f, target: float) -> Optional[float]:
+def _break_even(f, target: float) -> float | None:
     """The winning chance in [0, 1] where the non-decreasing ``f`` reaches ``target``."""
     lo, hi = 0.0, 1.0
     if f(hi) < target:
@@ -204,7 +203,7 @@ def _break_even(f, target: float) -> Optional[float]:
     return 0.5 * (lo + hi)
 
 
-def cube_points(view: MatchView, probs, board) -> tuple[Optional[float], Optional[float]]:
+def cube_points(view: MatchView, probs, board) -> tuple[float | None, float | None]:
     """(take point, cash point) of the 0-ply model at this score and cube, as the player on
     roll's winning chances, his gammon rates held fixed: doubled to twice the cube (owning
     it) he takes above the take point; doubling, he has the opponent pass above the cash
@@ -325,7 +324,7 @@ def rank_plays(an, state, dice, ply: int, met: MatchEquityTable) -> list[PlayRow
         after = GameState.from_position(swap_sides(children[i]), cube_value=state.cube_value,
                                         cube_owner=_flip_owner(state.cube_owner), dice=None)
         p = Probabilities.from_array(probs[i])
-        cl, cf = float(vals[i, 0]), float(vals[i, 1])
+        _cl, cf = float(vals[i, 0]), float(vals[i, 1])
         rows.append(PlayRow(
             move=format_play(board, moves[i]), position_id=format_position_id(after),
             probabilities=p,
@@ -346,8 +345,8 @@ def parse_score(text: str) -> tuple[int, int]:
     return int(parts[0]), int(parts[1])
 
 
-def with_match(state, length: Optional[int] = None, score: Optional[str] = None,
-               crawford: bool = False, met: Optional[MatchEquityTable] = None):
+def with_match(state, length: int | None = None, score: str | None = None,
+               crawford: bool = False, met: MatchEquityTable | None = None):
     """``state`` with the match context given on the command line (each part overrides the
     position's own): ``length`` (0: money), ``score`` "A-B", ``crawford``. ValueError (one
     line) for a context that cannot occur."""

@@ -16,7 +16,6 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Optional
 
 import numpy as np
 
@@ -211,7 +210,7 @@ def _load_cached(path: str, mtime: float) -> MatchEquityTable:
     return load_met(path)
 
 
-def get_met(path: Optional[str] = None) -> MatchEquityTable:
+def get_met(path: str | None = None) -> MatchEquityTable:
     """The table of ``path`` (default: Kazaross-XG2), read once per process."""
     p = Path(path) if path else DEFAULT_MET
     try:

@@ -9,7 +9,6 @@ the five probabilities are cumulative (win >= win gammon >= win backgammon); equ
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Optional
 
 PROBABILITY_NAMES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
 #: the largest ``RolloutSettings.vr_filter``: the engine keeps room for this many plays a roll
@@ -26,7 +25,7 @@ class Probabilities:
     lose_backgammon: float
 
     @classmethod
-    def from_array(cls, a) -> "Probabilities":
+    def from_array(cls, a) -> Probabilities:
         return cls(*(float(x) for x in a[:5]))
 
     def as_tuple(self) -> tuple[float, float, float, float, float]:
@@ -41,7 +40,7 @@ class Probabilities:
         return (2.0 * self.win - 1.0 + self.win_gammon - self.lose_gammon
                 + self.win_backgammon - self.lose_backgammon)
 
-    def flipped(self) -> "Probabilities":
+    def flipped(self) -> Probabilities:
         """The same outcome seen from the other side."""
         return Probabilities(1.0 - self.win, self.lose_gammon, self.lose_backgammon,
                              self.win_gammon, self.win_backgammon)
@@ -61,10 +60,10 @@ class Equities:
     """
 
     cubeless: float
-    cubeful: Optional[float] = None
-    centred: Optional[float] = None
-    owned: Optional[float] = None
-    opponent_owned: Optional[float] = None
+    cubeful: float | None = None
+    centred: float | None = None
+    owned: float | None = None
+    opponent_owned: float | None = None
 
     def to_dict(self) -> dict:
         return {k: v for k, v in asdict(self).items() if v is not None}
@@ -80,7 +79,7 @@ class Evaluation:
     equity: Equities
     evaluated_by: str = ""  # e.g. "2-ply", "bearoff database", "rollout 1296"
     #: at a match score: {"cubeless", "cubeful"} match winning chances (``equity`` is EMG)
-    mwc: Optional[dict] = None
+    mwc: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -93,17 +92,17 @@ class PlayRow:
     equity: Equities
     equity_diff: float = 0.0  # this play's equity minus the best play's (<= 0)
     evaluated_by: str = ""  # "0-ply", "2-ply", "rollout 1296 trials", ...
-    probabilities_se: Optional[Probabilities] = None
-    equity_se: Optional[Equities] = None
-    equity_diff_se: Optional[float] = None  # paired standard error of the difference
+    probabilities_se: Probabilities | None = None
+    equity_se: Equities | None = None
+    equity_diff_se: float | None = None  # paired standard error of the difference
     trials: int = 0
     pruned: bool = False  # rollout stopped early: clearly worse than the best
     #: at a match score: the play's MWC (cubeful when evaluated cubeful) and its difference
     #: from the best play's (``equity`` then holds EMG)
-    mwc: Optional[float] = None
-    mwc_diff: Optional[float] = None
-    mwc_se: Optional[float] = None  # rollouts at a match score
-    mwc_diff_se: Optional[float] = None
+    mwc: float | None = None
+    mwc_diff: float | None = None
+    mwc_se: float | None = None  # rollouts at a match score
+    mwc_diff_se: float | None = None
 
 
 @dataclass(frozen=True)
@@ -119,24 +118,24 @@ class CubeDecision:
     equity: Equities
     ply: int = 0
     evaluated_by: str = ""
-    dahl_cube_value: Optional[float] = None  # Dahl's rule of thumb: 0.35 * (P(W) + P(G)/2)
-    take_point: Optional[float] = None
-    cash_point: Optional[float] = None
-    too_good_point: Optional[float] = None  # None: never too good (no gammons, Jacoby, ...)
-    wrong_pass_percent: Optional[float] = None  # gnubg's "percentage of wrong passes needed"
-    wrong_take_percent: Optional[float] = None
-    standard_errors: Optional[dict] = None  # for rollout-based decisions
+    dahl_cube_value: float | None = None  # Dahl's rule of thumb: 0.35 * (P(W) + P(G)/2)
+    take_point: float | None = None
+    cash_point: float | None = None
+    too_good_point: float | None = None  # None: never too good (no gammons, Jacoby, ...)
+    wrong_pass_percent: float | None = None  # gnubg's "percentage of wrong passes needed"
+    wrong_take_percent: float | None = None
+    standard_errors: dict | None = None  # for rollout-based decisions
     cube_access: bool = True  # False: the opponent owns the cube, the player cannot double
     #: at a match score: {"no_double", "double_take", "double_pass"} MWC (the equities above
     #: are then EMG at the current cube)
-    mwc: Optional[dict] = None
+    mwc: dict | None = None
     #: what produced the equities: "janowski" (0-ply model), "cubeful lookahead" (n-ply tree,
     #: Janowski at the leaves), "bear-off database" (exact), "live-cube rollout",
     #: "settlement rollout"; "" where not said
     model: str = ""
     #: Janowski's cube efficiency x of the position (0-ply model; the lookahead's leaves use
     #: their own)
-    cube_efficiency: Optional[float] = None
+    cube_efficiency: float | None = None
 
 
 @dataclass(frozen=True)
@@ -147,8 +146,8 @@ class RolloutSettings:
     seed: int = 1
     truncate: int = 0  # 0 = play to the end; else number of rolls (plies)
     ply: int = 0  # checker-play ply inside the rollout (0..2)
-    late_ply: Optional[int] = None  # cheaper ply after move `late_after`
-    late_after: Optional[int] = None
+    late_ply: int | None = None  # cheaper ply after move `late_after`
+    late_after: int | None = None
     variance_reduction: bool = True
     # variance reduction values only the best `vr_filter` plays of each roll by the filter
     # net, at the checker-play ply (0 = every play of every roll). Default 2: still unbiased
@@ -167,9 +166,9 @@ class RolloutSettings:
     live_cube: bool = False  # cube decisions made inside the trials (Janowski, 0-ply)
     jacoby: bool = True
     zehr_split: bool = False
-    stop_se: Optional[float] = None  # stop when the equity's standard error is below this
-    time_limit: Optional[float] = None  # seconds
-    prune_sigma: Optional[float] = None  # stop candidates worse than best by this many SE
+    stop_se: float | None = None  # stop when the equity's standard error is below this
+    time_limit: float | None = None  # seconds
+    prune_sigma: float | None = None  # stop candidates worse than best by this many SE
     workers: int = 0  # 0 = all cores
 
     def to_dict(self) -> dict:
@@ -207,14 +206,14 @@ class RolloutSnapshot:
     trials_total: int
     elapsed: float
     games_per_second: float
-    time_left: Optional[float]
+    time_left: float | None
     rows: tuple[PlayRow, ...]  # candidates best first, or one row for a position rollout
     settings: RolloutSettings = field(default_factory=RolloutSettings)
     finished: bool = False
     cancelled: bool = False
-    variance_reduction_factor: Optional[float] = None  # "equivalent to N plain trials" / N
+    variance_reduction_factor: float | None = None  # "equivalent to N plain trials" / N
     #: on a Dask cluster: (workers running a chunk of this rollout, worker threads); else None
-    cluster_workers: Optional[tuple[int, int]] = None
+    cluster_workers: tuple[int, int] | None = None
     #: the figures at the earlier snapshots of this run, oldest first (at most
     #: HISTORY_POINTS, thinned evenly): ``((trials_done, ((move, equity, se), ...)), ...)``,
     #: the cubeless equity and its standard error of each candidate (a convergence plot)

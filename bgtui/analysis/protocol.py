@@ -8,7 +8,8 @@ stops promptly when its :class:`~bgtui.analysis.cancel.CancelToken` is set.
 
 from __future__ import annotations
 
-from typing import Callable, Iterator, Optional, Protocol, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Protocol
 
 from bgtui.analysis.cancel import CancelToken
 from bgtui.analysis.models import (
@@ -21,8 +22,8 @@ from bgtui.analysis.models import (
 
 
 class AnalysisService(Protocol):
-    def warm_up(self, progress: Optional[Callable[[str, float], None]] = None,
-                ready: Optional[Callable[[str], None]] = None) -> None:
+    def warm_up(self, progress: Callable[[str, float], None] | None = None,
+                ready: Callable[[str], None] | None = None) -> None:
         """Compile/load everything (kernels, weights, bearoff databases).
 
         ``progress(stage_description, fraction_done)`` is called as stages complete;
@@ -47,9 +48,9 @@ class AnalysisService(Protocol):
         self,
         state,
         settings: RolloutSettings,
-        moves: Optional[Sequence[str]] = None,
-        cancel: Optional[CancelToken] = None,
-        resume: Optional[object] = None,
+        moves: Sequence[str] | None = None,
+        cancel: CancelToken | None = None,
+        resume: object | None = None,
     ) -> Iterator[RolloutSnapshot]:
         """Roll out the position (``moves`` None) or the candidate ``moves`` of ``state.dice``
         with the same dice for every candidate. Yields snapshots >= 5 times a second; the last

@@ -17,22 +17,23 @@ import math
 import os
 import threading
 import time
+from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import asdict
 from pathlib import Path
-from typing import Iterator, NamedTuple, Optional, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
 from bgtui.analysis.cancel import CancelToken
 from bgtui.analysis.models import (
     MAX_VR_FILTER,
-    extend_history,
     Equities,
     PlayRow,
     Probabilities,
     RolloutSettings,
     RolloutSnapshot,
+    extend_history,
 )
 from bgtui.analysis.options import MAX_ROLLS, MAX_SECONDS, MAX_SEED, MAX_TRIALS, MAX_WORKERS
 
@@ -128,7 +129,7 @@ class ChunkInputs(NamedTuple):
     perms: np.ndarray
     seed: int
     ev: tuple
-    filter_net: Optional[tuple]
+    filter_net: tuple | None
     epoch: int
 
 
@@ -153,8 +154,8 @@ class LocalChunks:
         self._work = None
 
     def start(self, inputs: ChunkInputs) -> None:
-        from bgtui.engine.evaluate import hidden_size
         from bgtui.engine import rollout_chunk
+        from bgtui.engine.evaluate import hidden_size
         from bgtui.engine.rollout import NUM_OUT, make_rollout_workspace
 
         hidden = hidden_size(inputs.ev)
@@ -247,7 +248,7 @@ class RolloutJob:
         self.analysis_id = next(_job_ids)
 
     # -- running -----------------------------------------------------------------------------
-    def run(self, ev, cancel: Optional[CancelToken] = None, target: Optional[int] = None,
+    def run(self, ev, cancel: CancelToken | None = None, target: int | None = None,
             filter_net=None, executor=None) -> Iterator[RolloutSnapshot]:
         """Run to ``target`` trials (default: settings.trials), yielding snapshots.
 
@@ -557,7 +558,7 @@ class RolloutJob:
             evaluated_by=how, trials=int(self.n[i]), pruned=bool(self.pruned[i]),
             mwc=mw, mwc_diff=mw - mw_best, mwc_se=mse, mwc_diff_se=dse)
 
-    def vr_factor(self) -> Optional[float]:
+    def vr_factor(self) -> float | None:
         """Variance of plain trial outcomes / variance of the variance-reduced estimates."""
         from bgtui.engine.rollout import O_CUBELESS, O_RAW
 
@@ -614,7 +615,7 @@ class RolloutJob:
         return d
 
     @classmethod
-    def from_state(cls, d: dict) -> "RolloutJob":
+    def from_state(cls, d: dict) -> RolloutJob:
         """The job of a saved state; ValueError naming the first thing that is wrong (format
         version, shapes, impossible positions, settings, non-finite sums, negative or
         inconsistent counts)."""
@@ -702,7 +703,7 @@ class RolloutJob:
         job.elapsed = float(el)
         return job
 
-    def mismatch(self, state, settings: Optional[RolloutSettings] = None) -> Optional[str]:
+    def mismatch(self, state, settings: RolloutSettings | None = None) -> str | None:
         """Why this job is not a rollout of ``state`` (its position, or candidate plays of its
         dice: of any roll when it has none) with ``settings``' figure-deciding settings
         (:data:`RESULT_SETTINGS`); None when it is."""
@@ -750,7 +751,7 @@ class RolloutJob:
                 tmp.unlink()
 
     @classmethod
-    def load(cls, path) -> "RolloutJob":
+    def load(cls, path) -> RolloutJob:
         """The job saved at ``path``; ValueError with one line saying what is wrong."""
         try:
             with open(path, "rb") as f:
@@ -828,11 +829,11 @@ class Checkpointer:
     always a whole number of trials merged in order, so a checkpoint resumes to exactly the
     uninterrupted result; at most ``every`` seconds of work are lost to a kill."""
 
-    def __init__(self, job: "RolloutJob", path, every: float = CHECKPOINT_EVERY) -> None:
+    def __init__(self, job: RolloutJob, path, every: float = CHECKPOINT_EVERY) -> None:
         self.job = job
         self.path = Path(path)
         self.every = float(every)
-        self._last: Optional[float] = None
+        self._last: float | None = None
 
     def __call__(self, snapshot=None) -> None:
         now = time.monotonic()

@@ -36,9 +36,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Callable, Optional
 
 #: commands a server may answer (quick queries; rollouts and training stay in-process, where
 #: their progress output goes to the terminal)
@@ -130,8 +130,8 @@ def _is_long(argv) -> bool:
     return "--rollout" in argv
 
 
-def request(argv: list[str], path: Optional[Path] = None,
-            timeout: Optional[float] = None) -> Optional[tuple[int, str, str]]:
+def request(argv: list[str], path: Path | None = None,
+            timeout: float | None = None) -> tuple[int, str, str] | None:
     """Ask the server at ``path`` to run ``bgtui argv``; ``(code, stdout, stderr)``, or None
     when no server of this version answered (then the caller runs the command itself).
     ``timeout``: seconds to wait for the answer (default :data:`QUICK_TIMEOUT`, or
@@ -273,11 +273,11 @@ class _Pool:
             self._q.put(None)
 
 
-def serve(run: Callable[[list[str]], int], path: Optional[Path] = None,
-          ready: Optional[Callable[[Path], None]] = None,
-          max_requests: Optional[int] = None, idle_exit: Optional[float] = None,
-          prepare: Optional[Callable[[], None]] = None,
-          workers: Optional[int] = None) -> int:
+def serve(run: Callable[[list[str]], int], path: Path | None = None,
+          ready: Callable[[Path], None] | None = None,
+          max_requests: int | None = None, idle_exit: float | None = None,
+          prepare: Callable[[], None] | None = None,
+          workers: int | None = None) -> int:
     """Answer requests with ``run(argv)`` (its output captured), many at once, until stopped by
     SIGTERM / SIGINT (when called from the main thread), after ``max_requests`` answers, or
     after ``idle_exit`` seconds without a request.
@@ -360,7 +360,7 @@ def _accept_loop(srv, run, streams, quick, long_, state, cond, max_requests, idl
                 return
         try:
             conn, _ = srv.accept()
-        except socket.timeout:  # nobody waiting to connect: idle long enough to stop?
+        except TimeoutError:  # nobody waiting to connect: idle long enough to stop?
             with cond:
                 idle = time.monotonic() - state["last"]
                 if idle_exit is not None and state["open"] == 0 and idle >= idle_exit:
@@ -446,7 +446,7 @@ def auto_idle() -> float:
         return DEFAULT_IDLE
 
 
-def spawn(idle: float, path: Optional[Path] = None) -> bool:
+def spawn(idle: float, path: Path | None = None) -> bool:
     """Start ``bgtui serve --idle-exit idle`` detached (its own session, no terminal, output
     discarded). A server already answering at ``path`` makes it stop at once (see
     :func:`_prepare`); one of older code has just stopped after refusing the client. True if

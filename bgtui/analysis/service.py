@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Callable, Optional
 
 import numpy as np
 
@@ -24,7 +24,7 @@ class Analyzer:
     Analyzer is instant. Each thread gets its own engine workspaces.
     """
 
-    def __init__(self, weights: Optional[str] = None) -> None:
+    def __init__(self, weights: str | None = None) -> None:
         self._weights_name = weights
         self._ev = None
         self.weights_meta: dict = {}
@@ -32,10 +32,10 @@ class Analyzer:
         self._local = threading.local()
         #: a Dask scheduler's address: rollouts run their chunks on its cluster
         #: (``bgtui.analysis.cluster``); None: on this machine's threads
-        self.scheduler: Optional[str] = None
+        self.scheduler: str | None = None
         self._cluster = None
         #: the match equity table's file for analysis at a match score (None: Kazaross-XG2)
-        self.met_path: Optional[str] = None
+        self.met_path: str | None = None
 
     # -- set-up ------------------------------------------------------------------------------
     @property
@@ -43,8 +43,7 @@ class Analyzer:
         if self._ev is None:
             with self._lock:
                 if self._ev is None:
-                    from bgtui.analysis.weights import (
-                        DEFAULT_WEIGHTS, load_weights, with_databases)
+                    from bgtui.analysis.weights import DEFAULT_WEIGHTS, load_weights, with_databases
 
                     ev, meta = load_weights(self._weights_name or DEFAULT_WEIGHTS)
                     self.weights_meta = meta
@@ -107,8 +106,8 @@ class Analyzer:
 
         return get_two_sided().cubeful
 
-    def warm_up(self, progress: Optional[Callable[[str, float], None]] = None,
-                ready: Optional[Callable[[str], None]] = None) -> None:
+    def warm_up(self, progress: Callable[[str, float], None] | None = None,
+                ready: Callable[[str], None] | None = None) -> None:
         """What a 0-ply evaluation, ranking plays and cube action need first, then
         ``ready("analysis")``, then the rollouts and ``ready("all")``, then the 1- to 3-ply and
         cubeful lookahead.
@@ -180,7 +179,7 @@ class Analyzer:
                 self.weights_meta = meta
                 self._ev = with_databases(ev, bearoff=bearoff)
 
-    def warm_up_analysis(self, stage: Optional[Callable[[str], None]] = None,
+    def warm_up_analysis(self, stage: Callable[[str], None] | None = None,
                          lookahead: bool = True) -> None:
         """Compile (or load) what 0-ply evaluation, ranking plays and cube actions reach, and
         with ``lookahead`` what they reach at 1- to 3-ply too (:meth:`warm_up_lookahead`)."""
@@ -199,7 +198,7 @@ class Analyzer:
         if lookahead:
             self.warm_up_lookahead(stage)
 
-    def warm_up_lookahead(self, stage: Optional[Callable[[str], None]] = None) -> None:
+    def warm_up_lookahead(self, stage: Callable[[str], None] | None = None) -> None:
         """Compile (or load) the 1- to 3-ply lookahead and the cubeful lookahead."""
         from bgtui.engine.warmup import compile_all
 
@@ -212,7 +211,7 @@ class Analyzer:
                 stage(name)
             fn()
 
-    def warm_up_rollouts(self, stage: Optional[Callable[[str], None]] = None) -> None:
+    def warm_up_rollouts(self, stage: Callable[[str], None] | None = None) -> None:
         """Compile (or load) what the rollouts reach, through the services' own calls."""
         from bgtui.analysis.models import RolloutSettings
         from bgtui.engine.warmup import compile_all
@@ -427,8 +426,12 @@ class Analyzer:
             yield snap, self._cube_from_job(job, state, snap)
 
     def _cube_from_job(self, job, state, snap):
-        from bgtui.analysis.cube import (cube_action, dahl_cube_value, settlement_cube_equities,
-                                         wrong_decision_percent)
+        from bgtui.analysis.cube import (
+            cube_action,
+            dahl_cube_value,
+            settlement_cube_equities,
+            wrong_decision_percent,
+        )
         from bgtui.analysis.models import CubeDecision
 
         if job.n.min() < 2:

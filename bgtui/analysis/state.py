@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Optional
 
 import numpy as np
 
@@ -27,7 +26,7 @@ class GameState:
     board: bytes
     cube_value: int = 1
     cube_owner: str = "centred"
-    dice: Optional[tuple[int, int]] = None
+    dice: tuple[int, int] | None = None
     match_length: int = 0
     score: tuple[int, int] = (0, 0)
     crawford: bool = False
@@ -38,7 +37,7 @@ class GameState:
     game_state: int = 1
     double_offered: bool = False
     resigned: int = 0
-    dice_raw: Optional[tuple[int, int]] = field(default=None, compare=False)
+    dice_raw: tuple[int, int] | None = field(default=None, compare=False)
     max_cube_log: int = field(default=10, compare=False)
     match_id_tail: int = field(default=0, compare=False)  # Match ID bits past the 66 documented
 
@@ -79,11 +78,11 @@ class GameState:
         return np.frombuffer(self.board, dtype=np.int8).copy()
 
     @classmethod
-    def from_position(cls, pos, **kw) -> "GameState":
+    def from_position(cls, pos, **kw) -> GameState:
         a = np.ascontiguousarray(np.asarray(pos), dtype=np.int8)
         return cls(board=a.tobytes(), **kw)
 
-    def with_position(self, pos) -> "GameState":
+    def with_position(self, pos) -> GameState:
         return replace(self, board=np.ascontiguousarray(pos, dtype=np.int8).tobytes())
 
     @property
@@ -105,7 +104,7 @@ class GameState:
         a, b = checkers_off(self.position)
         return int(a), int(b)
 
-    def swapped(self) -> "GameState":
+    def swapped(self) -> GameState:
         """The same position with the other side on roll (dice cleared)."""
         from bgtui.engine.position import swap_sides
 

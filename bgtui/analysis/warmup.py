@@ -29,7 +29,6 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Optional
 
 PARTS = ("rollouts", "databases")
 
@@ -80,7 +79,7 @@ class Worker:
     """One worker process; ``stage`` is the last line it printed, ``done`` whether it ended
     with success."""
 
-    def __init__(self, part: str, weights: Optional[str]) -> None:
+    def __init__(self, part: str, weights: str | None) -> None:
         self.part = part
         self.started = time.monotonic()
         self.stage = "starting"
@@ -109,7 +108,7 @@ class Worker:
     def elapsed(self) -> float:
         return time.monotonic() - self.started
 
-    def wait(self, timeout: Optional[float] = None) -> bool:
+    def wait(self, timeout: float | None = None) -> bool:
         """Wait for the worker to end; True when it succeeded."""
         try:
             code = self.proc.wait(timeout)
@@ -135,7 +134,7 @@ _workers: list[Worker] = []
 _atexit_registered = False
 
 
-def start_workers(parts, weights: Optional[str] = None) -> dict:
+def start_workers(parts, weights: str | None = None) -> dict:
     """Start one worker process per part (``PARTS``); returns ``{part: Worker}``."""
     global _atexit_registered
     # the engine's stale-cache check runs here, before any worker starts: a worker must not
@@ -169,7 +168,7 @@ def stop_workers() -> None:
         w.stop()
 
 
-def _rollouts(weights: Optional[str]) -> None:
+def _rollouts(weights: str | None) -> None:
     from bgtui.analysis.service import Analyzer
     from bgtui.analysis.weights import DEFAULT_WEIGHTS, load_weights, with_databases
     from bgtui.engine.warmup import compile_all

@@ -17,9 +17,8 @@ import numpy as np
 
 from bgtui.analysis.atomic import atomic_write
 from bgtui.analysis.checksum import arrays_sha256
-
-from bgtui.engine.inputs import INPUT_VERSION, NUM_INPUTS
 from bgtui.engine.evaluate import make_evaluator
+from bgtui.engine.inputs import INPUT_VERSION, NUM_INPUTS
 from bgtui.engine.nn import NET_NAMES, aligned, make_tables
 from bgtui.engine.structs import Evaluator
 

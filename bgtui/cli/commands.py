@@ -81,7 +81,7 @@ def _analyzer(args):
         print("bgtui: building the bear-off databases (first run only, under a minute)",
               file=sys.stderr, flush=True)
     try:
-        an.ev
+        _ = an.ev  # loads the nets now: a missing weights file is reported first
     except WeightsError as exc:
         raise UserError(str(exc)) from None
     _ANALYZERS[key] = an
@@ -329,7 +329,8 @@ def _cube_match_text(data, c, state) -> str:
         m = c.mwc[key]
         lines.append(f"  {name:13s} MWC {_mwc(m)} ({100 * (m - best):+.2f}%)  EMG {eq(emg)}")
     lines.append(f"Proper cube action: {c.action}")
-    pct = (lambda v: "-" if v is None else f"{100.0 * v:.1f}%")
+    def pct(v):
+        return ("-" if v is None else f"{100.0 * v:.1f}%")
     lines.append(f"Take point {pct(c.take_point)}  cash point {pct(c.cash_point)}  (winning "
                  "chances at this score and cube, match cube model)")
     return "\n".join(lines)

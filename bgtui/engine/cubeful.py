@@ -38,7 +38,7 @@ import numpy as np
 
 from bgtui.engine._jit import kernel
 from bgtui.engine.bearoff import is_two_sided, two_sided_cubeful
-from bgtui.engine.constants import ROLLS, ROLL_WEIGHTS
+from bgtui.engine.constants import ROLL_WEIGHTS, ROLLS
 from bgtui.engine.cube import CENTRED, OPP_OWNED, OWNED, cube_efficiency, cube_equities
 from bgtui.engine.evaluate import MAX_PLY, _best_child_from, _evaluate0, _flip_into
 from bgtui.engine.movegen import _generate_plays

@@ -12,7 +12,7 @@ from bgtui.engine._jit import kernel
 from bgtui.engine.constants import OPENING_POSITION
 from bgtui.engine.evaluate import _best_play0
 from bgtui.engine.position import game_result, swap_sides_into
-from bgtui.engine.pubeval import WC, WR, _best_play_pubeval
+from bgtui.engine.pubeval import _best_play_pubeval
 from bgtui.engine.rollout import _choose as _choose_play
 from bgtui.engine.rollout import _mix
 

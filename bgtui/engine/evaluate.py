@@ -17,18 +17,49 @@ approximation; elsewhere the race or contact net.
 import numpy as np
 
 from bgtui.engine._jit import kernel
-from bgtui.engine.bearoff import is_two_sided, one_sided_applies, one_sided_race_probs, two_sided_probs
+from bgtui.engine.bearoff import (
+    is_two_sided,
+    one_sided_applies,
+    one_sided_race_probs,
+    two_sided_probs,
+)
 from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE, POSITION_SIZE, ROLL_WEIGHTS, ROLLS
-from bgtui.engine.inputs import (LOW25, NUM_INPUTS, NUM_NONLINEAR, POINTS, _escapes,
-                                 _escapes_slot, _fill_inputs, _fill_nonlinear, _highest_bit,
-                                 _memo_escapes, _popcount, _reverse26, _scan_masks,
-                                 _shots_and_loss_masks, _side_nonlinear, _side_nonlinear_memo,
-                                 _write_nonlinear, make_escapes_cache)
+from bgtui.engine.inputs import (
+    LOW25,
+    NUM_INPUTS,
+    NUM_NONLINEAR,
+    POINTS,
+    _escapes,
+    _escapes_slot,
+    _fill_inputs,
+    _fill_nonlinear,
+    _highest_bit,
+    _memo_escapes,
+    _popcount,
+    _reverse26,
+    _scan_masks,
+    _shots_and_loss_masks,
+    _side_nonlinear,
+    _side_nonlinear_memo,
+    _write_nonlinear,
+    make_escapes_cache,
+)
 from bgtui.engine.movegen import _generate_plays, make_workspace
-from bgtui.engine.nn import (CONTACT, CRASHED, MAX_TERMS, RACE, _finish, _forward, _point_terms,
-                             _preact_rest, _preact_tables, aligned, net_class)
+from bgtui.engine.nn import (
+    CONTACT,
+    CRASHED,
+    MAX_TERMS,
+    RACE,
+    _finish,
+    _forward,
+    _point_terms,
+    _preact_rest,
+    _preact_tables,
+    aligned,
+    net_class,
+)
 from bgtui.engine.position import checkers_off, game_result, is_race, swap_sides_into
-from bgtui.engine.structs import EvalWorkspace, Evaluator, LookaheadWorkspace, Net
+from bgtui.engine.structs import Evaluator, EvalWorkspace, LookaheadWorkspace, Net
 
 
 def as_net(net) -> Net:

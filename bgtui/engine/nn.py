@@ -10,8 +10,15 @@ lose backgammon (lose = 1 - win).
 import numpy as np
 
 from bgtui.engine._jit import kernel
-from bgtui.engine.inputs import (NONLINEAR_FEATURES, NUM_FEATURES, NUM_INPUTS, NUM_NONLINEAR,
-                                 PER_SIDE, RAW_PER_SIDE, _popcount)
+from bgtui.engine.inputs import (
+    NONLINEAR_FEATURES,
+    NUM_FEATURES,
+    NUM_INPUTS,
+    NUM_NONLINEAR,
+    PER_SIDE,
+    RAW_PER_SIDE,
+    _popcount,
+)
 from bgtui.engine.position import checkers_off, is_race
 from bgtui.engine.structs import Net
 

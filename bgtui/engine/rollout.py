@@ -35,27 +35,41 @@ import numpy as np
 
 from bgtui.engine._jit import kernel
 from bgtui.engine.bearoff import is_two_sided, one_sided_applies
-from bgtui.engine.constants import (CENTRED, MAX_PLAYS, MOVE_SIZE, OPP_OWNED, OWNED,
-                                    POSITION_SIZE, ROLL_WEIGHTS, ROLLS)
+from bgtui.engine.constants import (
+    CENTRED,
+    MAX_PLAYS,
+    MOVE_SIZE,
+    OPP_OWNED,
+    OWNED,
+    POSITION_SIZE,
+    ROLL_WEIGHTS,
+    ROLLS,
+)
+from bgtui.engine.cube import cube_efficiency, cubeful_equity
 from bgtui.engine.evaluate import (
-    _value_rolls,
     _best_child_from,
     _best_in_groups,
     _best_play0,
-    _flip_into,
     _evaluate0,
     _evaluate_after,
+    _evaluate_after_plied,
+    _flip_into,
+    _value_rolls,
     equity,
     make_eval_workspace,
     make_lookahead_workspace,
-    _evaluate_after_plied,
 )
-from bgtui.engine.filter_net import (FILTER_ROWS, MAX_FILTER_K, filter_parent, filter_pick,
-                                     filter_pick_from, make_filter_scratch)
+from bgtui.engine.filter_net import (
+    FILTER_ROWS,
+    MAX_FILTER_K,
+    filter_parent,
+    filter_pick,
+    filter_pick_from,
+    make_filter_scratch,
+)
 from bgtui.engine.movegen import _generate_plays, make_workspace
-from bgtui.engine.cube import cube_efficiency, cubeful_equity
 from bgtui.engine.position import game_result, swap_sides_into
-from bgtui.engine.structs import (FilterNet, PlayCache, RolloutSettings, RolloutWorkspace)
+from bgtui.engine.structs import FilterNet, PlayCache, RolloutSettings, RolloutWorkspace
 
 # cube owner of a root (``cubes[r, 1]``) and in a trial: ``constants.CENTRED``, ``OWNED`` (the
 # root player owns it), ``OPP_OWNED`` (his opponent does)

@@ -4,10 +4,8 @@ import time
 
 import numpy as np
 
-from bgtui.engine.evaluate import hidden_size
-
 from bgtui.engine.constants import OPENING_POSITION
-
+from bgtui.engine.evaluate import hidden_size
 
 #: the stages that evaluation, ranking plays and cube actions need (the rest: "rollouts")
 ANALYSIS_STAGES = ("legal plays", "positions", "evaluator", "lookahead", "cube model")

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Optional
 
 from textual import on, work
 from textual.app import App
@@ -28,7 +27,7 @@ from bgtui.ui.themes import BOARD_VARIABLE_DEFAULTS, DEFAULT_THEME, PLAIN_THEME,
 OPENING_ID = "4HPwATDgc/ABMA"
 
 
-def detect_unicode(environ=None, encoding: Optional[str] = None) -> bool:
+def detect_unicode(environ=None, encoding: str | None = None) -> bool:
     """Can the terminal show the Unicode board? No on the Linux console and dumb terminals, or
     when neither the output encoding nor the locale is UTF-8."""
     env = os.environ if environ is None else environ
@@ -65,9 +64,9 @@ class BgTuiApp(App):
     #: the rollout kernels are warm too (they warm up after the evaluation's)
     rollouts_ready: reactive[bool] = reactive(False)
 
-    def __init__(self, analyzer, state=None, theme: Optional[str] = None, *,
-                 unicode: Optional[bool] = None, config_path: Optional[Path] = None,
-                 data_path: Optional[Path] = None, persist_settings: bool = True) -> None:
+    def __init__(self, analyzer, state=None, theme: str | None = None, *,
+                 unicode: bool | None = None, config_path: Path | None = None,
+                 data_path: Path | None = None, persist_settings: bool = True) -> None:
         super().__init__()
         from bgtui.analysis.formats import parse_position
 
@@ -222,7 +221,7 @@ class BgTuiApp(App):
     def action_settings(self) -> None:
         from bgtui.ui.screens.settings import SettingsScreen
 
-        def done(new: Optional[UiSettings]) -> None:
+        def done(new: UiSettings | None) -> None:
             if new is None:
                 return
             self.settings = new
@@ -259,7 +258,7 @@ class BgTuiApp(App):
             return
         from bgtui.ui.screens.dialogs import ChoiceScreen
 
-        def done(choice: Optional[str]) -> None:
+        def done(choice: str | None) -> None:
             if choice == "save":
                 main.save_then_quit = True
                 main.action_stop()
@@ -272,7 +271,7 @@ class BgTuiApp(App):
                                        ("q", "quit", "quit without saving")]), done)
 
 
-def run_app(analyzer, state=None, theme: Optional[str] = None) -> int:
+def run_app(analyzer, state=None, theme: str | None = None) -> int:
     """Run the app until the user quits; the exit status for the command line."""
     app = BgTuiApp(analyzer, state, theme)
     app.run()

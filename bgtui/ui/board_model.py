@@ -7,7 +7,7 @@ bar (<= 0). The opponent's point k is our index 25 - k. Nothing here imports the
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 PLAYER_BAR = 25
 OPPONENT_BAR = 0
@@ -66,7 +66,7 @@ def problems(cells: Sequence[int]) -> list[str]:
     return out
 
 
-def game_result(cells: Sequence[int]) -> Optional[tuple[str, int]]:
+def game_result(cells: Sequence[int]) -> tuple[str, int] | None:
     """After a play, seen from the side now on roll: ("opponent", 1/2/3) when the opponent (who
     just moved) has borne off everything - single game, gammon or backgammon - else None."""
     mine, theirs = on_board(cells)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from functools import partial
-from typing import Callable, Iterator
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 

@@ -27,7 +27,6 @@ import os
 import tomllib
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Optional
 
 from bgtui.analysis.atomic import atomic_write_text
 from bgtui.analysis.models import RolloutSettings
@@ -45,7 +44,7 @@ class UiSettings:
     play_seed: int = 0
     preset: str = "Quick truncated"
     scheduler: str = ""
-    rollout: Optional[RolloutSettings] = None
+    rollout: RolloutSettings | None = None
     keys: dict = field(default_factory=dict)
 
 

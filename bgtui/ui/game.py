@@ -16,7 +16,6 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass, field, replace
-from typing import Optional
 
 from bgtui.analysis.models import CubeDecision, PlayRow
 from bgtui.ui.board_model import board_list, game_result
@@ -52,7 +51,7 @@ def engine_takes(c: CubeDecision) -> bool:
     return c.double_take < c.double_pass
 
 
-def play_loss(rows: list[PlayRow], position_id: str) -> Optional[tuple[PlayRow, float]]:
+def play_loss(rows: list[PlayRow], position_id: str) -> tuple[PlayRow, float] | None:
     """(the chosen row, equity lost versus the best row) for the play reaching ``position_id``."""
     for r in rows:
         if r.position_id == position_id:
@@ -80,7 +79,7 @@ class MoneyGame:
     score: list = field(default_factory=lambda: [0, 0])  # human, engine
     games: int = 0
     rng: random.Random = field(default=None, repr=False)
-    offered: Optional[CubeDecision] = None  # the engine's decision when it doubled
+    offered: CubeDecision | None = None  # the engine's decision when it doubled
 
     def __post_init__(self) -> None:
         if self.rng is None:
@@ -114,7 +113,7 @@ class MoneyGame:
         self.state = replace(self.state, dice=dice, dice_raw=None)
         return self.state
 
-    def after_play(self, new_state, human_moved: bool) -> Optional[str]:
+    def after_play(self, new_state, human_moved: bool) -> str | None:
         """Record a play; returns the game-over text, or None (the other side is now on roll)."""
         new_state = replace(new_state, jacoby=self.jacoby, beavers=self.beavers)
         res = game_result(board_list(new_state.board))

@@ -7,7 +7,7 @@ abandoned request is dropped.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from textual.message import Message
 
@@ -38,7 +38,7 @@ class Evaluated(Message):
     cube action."""
 
     def __init__(self, run_id: int, state, ply: int, evaluation: Evaluation,
-                 plays: tuple[PlayRow, ...], cube: Optional[CubeDecision]) -> None:
+                 plays: tuple[PlayRow, ...], cube: CubeDecision | None) -> None:
         super().__init__()
         self.run_id = run_id
         self.state = state
@@ -78,8 +78,8 @@ class EngineActed(Message):
     new GameState; ``text`` says what happened."""
 
     def __init__(self, game_id: int, kind: str, state, text: str,
-                 dice: Optional[tuple[int, int]] = None,
-                 detail: Optional[CubeDecision] = None) -> None:
+                 dice: tuple[int, int] | None = None,
+                 detail: CubeDecision | None = None) -> None:
         super().__init__()
         self.detail = detail
         self.game_id = game_id
@@ -92,7 +92,7 @@ class EngineActed(Message):
 class FeedbackReady(Message):
     """How much equity the user's last decision lost versus the best (or a hint)."""
 
-    def __init__(self, game_id: int, text: str, loss: Optional[float] = None) -> None:
+    def __init__(self, game_id: int, text: str, loss: float | None = None) -> None:
         super().__init__()
         self.game_id = game_id
         self.text = text

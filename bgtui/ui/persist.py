@@ -7,7 +7,7 @@ import os
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from bgtui.analysis.atomic import atomic_write
 from bgtui.analysis.models import (
@@ -31,23 +31,23 @@ class AnalysisDoc:
 
     position: str  # XGID (keeps cube, dice, score and side on roll)
     ply: int = 0
-    evaluation: Optional[Evaluation] = None
+    evaluation: Evaluation | None = None
     plays: tuple[PlayRow, ...] = ()
     marked: tuple[str, ...] = ()
-    cube: Optional[CubeDecision] = None
-    rollout: Optional[RolloutSnapshot] = None
-    rollout_state: Optional[dict] = None  # the service's resumable rollout state, if it has one
+    cube: CubeDecision | None = None
+    rollout: RolloutSnapshot | None = None
+    rollout_state: dict | None = None  # the service's resumable rollout state, if it has one
     position_id: str = ""
     match_id: str = ""
     extra: dict = field(default_factory=dict)
 
 
 # -- dicts -------------------------------------------------------------------------------------
-def _probs(d) -> Optional[Probabilities]:
+def _probs(d) -> Probabilities | None:
     return None if d is None else Probabilities(**d)
 
 
-def _eqs(d) -> Optional[Equities]:
+def _eqs(d) -> Equities | None:
     return None if d is None else Equities(**d)
 
 
@@ -60,7 +60,7 @@ def _row(d) -> PlayRow:
     return PlayRow(**d)
 
 
-def _evaluation(d) -> Optional[Evaluation]:
+def _evaluation(d) -> Evaluation | None:
     if d is None:
         return None
     d = dict(d)
@@ -69,7 +69,7 @@ def _evaluation(d) -> Optional[Evaluation]:
     return Evaluation(**d)
 
 
-def _cube(d) -> Optional[CubeDecision]:
+def _cube(d) -> CubeDecision | None:
     if d is None:
         return None
     d = dict(d)
@@ -78,7 +78,7 @@ def _cube(d) -> Optional[CubeDecision]:
     return CubeDecision(**d)
 
 
-def _snapshot(d) -> Optional[RolloutSnapshot]:
+def _snapshot(d) -> RolloutSnapshot | None:
     if d is None:
         return None
     d = dict(d)
@@ -150,7 +150,7 @@ def load(path: Path) -> AnalysisDoc:
     return from_dict(data)
 
 
-def autosave_path(data_dir: Path, pid: Optional[int] = None) -> Path:
+def autosave_path(data_dir: Path, pid: int | None = None) -> Path:
     """The file a running rollout of process ``pid`` (default: this one) is autosaved to."""
     return Path(data_dir) / "autosave" / f"rollout-{os.getpid() if pid is None else pid}.json"
 

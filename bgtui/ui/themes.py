@@ -18,8 +18,8 @@ Colours appear only here: the stylesheets use ``$variables``.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable, Optional
 
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
@@ -90,7 +90,7 @@ def theme_from_dict(data: dict, source: str = "<theme>") -> Theme:
     return Theme(name=data["name"], variables=dict(variables), **kw)
 
 
-def load_themes(dirs: Optional[Iterable[Path]] = None) -> tuple[list[Theme], list[str]]:
+def load_themes(dirs: Iterable[Path] | None = None) -> tuple[list[Theme], list[str]]:
     """(themes, problems): every good theme file (the first of each name wins) and a message
     for each bad one."""
     themes, problems, seen = [], [], set()

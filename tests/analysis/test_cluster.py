@@ -90,10 +90,10 @@ def test_cluster_rollouts_give_the_local_json(cluster, capsys):
 
 
 def test_a_worker_killed_mid_run_loses_nothing(cluster):
+    from bgtui.analysis.formats import parse_position
     from bgtui.analysis.models import RolloutSettings
     from bgtui.analysis.service import Analyzer
     from bgtui.analysis.state import GameState
-    from bgtui.analysis.formats import parse_position
 
     address, client = cluster
     state = parse_position(OPENING)

@@ -180,7 +180,6 @@ def test_janowski_model_agrees_with_exact_database_on_average():
 
 from tests.engine.test_bearoff import board as _bearoff_board  # noqa: E402
 
-
 # player: one checker on his 6 point (off with 27 rolls of 36); opponent: one checker on his
 # 1 point (off with any roll). Not doubling: 27/36 * 1 - 9/36 * 1 = +0.5 whatever the cube;
 # double/take: 2 * 0.5 = +1.0 (on a 2-cube the player wins 27/36 and loses 9/36) = double/pass.
@@ -207,7 +206,6 @@ def test_exact_database_no_double_when_the_opponent_owns_the_cube():
 # live-cube rollouts: the no-double branch does not double before its first roll
 
 def _live_cube_rollout(board, trials=36, **kw):
-    from dataclasses import replace
 
     from bgtui.analysis.models import RolloutSettings
     from bgtui.analysis.service import Analyzer

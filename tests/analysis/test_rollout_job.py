@@ -142,8 +142,8 @@ def test_pruning_stops_a_clearly_worse_candidate_deterministically(ev):
     # Given the best and the worst play of 31 from the opening (by 0-ply), rolled out together
     # with prune_sigma=2: the worst is dropped at a decision boundary (fewer trials than the
     # best), its figures stay reported, and the outcome is the same with 1 or 2 workers.
-    from bgtui.engine.evaluate import equity
     from bgtui.engine import evaluate_after
+    from bgtui.engine.evaluate import equity
     from bgtui.engine.movegen import generate_plays
     from bgtui.engine.position import swap_sides
 

@@ -58,7 +58,7 @@ def test_a_save_removes_temporaries_of_killed_saves_to_the_same_file(tmp_path):
     _job().save(tmp_path / "r.json")
     # the dead process's leftover of r.json is gone; another file's and a live process's stay
     assert sorted(os.listdir(tmp_path)) == sorted(
-        [".other.json.%d.tmp" % dead.pid, ".r.json.%d.tmp" % os.getppid(), "r.json"])
+        [f".other.json.{dead.pid}.tmp", f".r.json.{os.getppid()}.tmp", "r.json"])
 
 
 def _state():

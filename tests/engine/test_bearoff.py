@@ -9,7 +9,7 @@ a temporary cache directory (which also exercises ``bgtui.analysis.bearoff_cache
 import json
 import logging
 import os
-from functools import lru_cache
+from functools import cache
 from itertools import permutations
 
 import numpy as np
@@ -77,7 +77,7 @@ def _py_step(c, p, d):
     return tuple(c)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _py_plays(c, a, b):
     """Every position reachable with roll (a, b): all dice orders, all checker choices."""
     orders = {(a,) * 4} if a == b else set(permutations((a, b)))
@@ -97,7 +97,7 @@ def _py_plays(c, a, b):
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _py_rolls(c):
     """(expected rolls, distribution as a dict) to bear off everything, min-expectation play."""
     if sum(c) == 0:
@@ -113,7 +113,7 @@ def _py_rolls(c):
     return mean, dist
 
 
-@lru_cache(maxsize=None)
+@cache
 def _py_win(x, y):
     """Cubeless P(player on roll with x wins) against y, full game-tree search."""
     if sum(x) == 0:
@@ -126,7 +126,7 @@ def _py_win(x, y):
     return total
 
 
-@lru_cache(maxsize=None)
+@cache
 def _py_money(x, y, cube):
     """Money equity on a 1-cube, cube in {"centre", "mine", "theirs"}, full game-tree search."""
     if sum(x) == 0:
@@ -141,7 +141,7 @@ def _py_money(x, y, cube):
     return max(nd, min(1.0, 2.0 * _py_no_double(x, y, "theirs")))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _py_no_double(x, y, cube):
     """Money equity when the player on roll does not double (or cannot) and rolls."""
     flip = {"centre": "centre", "mine": "theirs", "theirs": "mine"}[cube]
@@ -545,7 +545,7 @@ def test_bearoff_cache_loads_memory_mapped_arrays_equal_to_the_built_ones(dbs, t
     for name, arrays in (("one", dict(dist=one.dist, mean=one.mean)),
                          ("two", dict(win=two.win, cubeful=two.cubeful,
                                       no_double=two.no_double))):
-        bearoff_cache.load_or_build(name, lambda: arrays, {"n": 1}, tuple(arrays))
+        bearoff_cache.load_or_build(name, lambda arrays=arrays: arrays, {"n": 1}, tuple(arrays))
         got = bearoff_cache.load_or_build(name, lambda: pytest.fail("rebuilt"), {"n": 1},
                                           tuple(arrays))
         for k, a in arrays.items():

@@ -7,14 +7,14 @@ row for row), invariants (every distribution sums to 1, a straggler farther out 
 finishes sooner) and the evaluator's dispatch (which races the database values).
 """
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
 
 from bgtui.analysis import bearoff_cache
 from bgtui.engine import bearoff as B
-from bgtui.engine.constants import ROLLS, ROLL_WEIGHTS
+from bgtui.engine.constants import ROLL_WEIGHTS, ROLLS
 from tests.reference.slow_movegen import legal_plays
 
 
@@ -38,7 +38,7 @@ def row(pos):
     return int(B.side_row(pos, 0, B.EXTENDED_SIZE))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _py_dist(key):
     """Distribution (tuple over 0..31 rolls) of the rolls one side needs to bear off, each roll
     played to minimise the expected number of rolls; ``key`` = bytes of the side's board."""

@@ -9,7 +9,7 @@ quantity (the home-board and straggler rows, built by other code, must agree whe
 apply), the index's bijection checked against an enumeration, and the evaluator's dispatch.
 """
 
-from functools import lru_cache
+from functools import cache
 from itertools import combinations_with_replacement
 
 import numpy as np
@@ -17,7 +17,7 @@ import pytest
 
 from bgtui.analysis import bearoff_cache
 from bgtui.engine import bearoff as B
-from bgtui.engine.constants import ROLLS, ROLL_WEIGHTS
+from bgtui.engine.constants import ROLL_WEIGHTS, ROLLS
 from tests.engine.test_bearoff_extended import _py_dist
 from tests.reference.slow_movegen import legal_plays
 
@@ -66,12 +66,12 @@ def one_checker_dist(p, nrolls=B.MAX_ROLLS):
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _plays(key, a, b):
     return tuple(legal_plays([int(x) for x in np.frombuffer(key, dtype=np.int8)], a, b))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _exact_win(me, him):
     """Exact P(the side on roll wins) of a race, both sides playing to maximise their winning
     chances (what the one-sided approximation only approaches); ``me`` / ``him``: bytes of each

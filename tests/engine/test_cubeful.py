@@ -11,12 +11,16 @@ import pytest
 
 from bgtui.analysis.bearoff_cache import get_two_sided
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine import bearoff
+from bgtui.engine import bearoff, best_play0
 from bgtui.engine.cube import cube_efficiency, cube_equities
 from bgtui.engine.cubeful import cubeful_no_double, make_cubeful_workspace
-from bgtui.engine.evaluate import (evaluate0, hidden_size, make_eval_workspace,
-                                   make_lookahead_workspace, make_play_buffers)
-from bgtui.engine import best_play0
+from bgtui.engine.evaluate import (
+    evaluate0,
+    hidden_size,
+    make_eval_workspace,
+    make_lookahead_workspace,
+    make_play_buffers,
+)
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.position import game_result
 from bgtui.engine.rng import make_rng

@@ -9,16 +9,26 @@ import pytest
 from bgtui.analysis.models import RolloutSettings
 from bgtui.analysis.rollout import validate_settings
 from bgtui.analysis.weights import WeightsError, load_filter_net, load_weights
+from bgtui.engine import generate_plays_into, rollout_chunk
 from bgtui.engine.constants import OPENING_POSITION
 from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
-from bgtui.engine.filter_net import (FILTER_ROWS, extend_filter_table, filter_pick,
-                                     filter_scores, make_filter_scratch)
+from bgtui.engine.filter_net import (
+    FILTER_ROWS,
+    extend_filter_table,
+    filter_pick,
+    filter_scores,
+    make_filter_scratch,
+)
 from bgtui.engine.movegen import make_workspace
-from bgtui.engine import generate_plays_into
 from bgtui.engine.rng import make_rng
-from bgtui.engine.rollout import (NUM_OUT, O_CUBELESS, O_RAW, make_settings, make_permutations,
-                                  make_rollout_workspace)
-from bgtui.engine import rollout_chunk
+from bgtui.engine.rollout import (
+    NUM_OUT,
+    O_CUBELESS,
+    O_RAW,
+    make_permutations,
+    make_rollout_workspace,
+    make_settings,
+)
 from bgtui.training.kernels import _START, _sample_positions
 
 

@@ -7,10 +7,20 @@ import numpy as np
 from bgtui.analysis.board_ascii import board_ascii
 from bgtui.analysis.weights import load_weights
 from bgtui.engine.inputs import NUM_INPUTS, NUM_NONLINEAR, _fill_inputs, _fill_nonlinear
-from bgtui.engine.nn import (CRASHED, RACE, _finish, _forward, _preact_child, _preact_tables,
-                             _sigmoid, _sigmoid_inplace, make_tables, make_terms, net_class)
 from bgtui.engine.movegen import generate_plays
-
+from bgtui.engine.nn import (
+    CRASHED,
+    RACE,
+    _finish,
+    _forward,
+    _preact_child,
+    _preact_tables,
+    _sigmoid,
+    _sigmoid_inplace,
+    make_tables,
+    make_terms,
+    net_class,
+)
 from tests.engine.test_movegen_reference import _game_positions, _random_position
 
 
@@ -90,7 +100,7 @@ def test_child_preactivation_from_the_parent_equals_a_fresh_one():
         parent = (-pos[::-1]).astype(np.int8)  # the opponent's view before the play
         cls = net_class(parent)
         net, tab = both[cls]
-        w1, b1 = net[0], net[1]
+        _w1, b1 = net[0], net[1]
         hp = np.zeros(b1.shape[0], dtype=np.float32)
         hc = np.zeros_like(hp)
         hf = np.zeros_like(hp)
@@ -117,8 +127,13 @@ def test_best_play_with_incremental_children_equals_each_child_evaluated_alone()
     (``_evaluate_after``: dense-free but non-incremental) gives, in contact, in races, with
     and without the bear-off databases."""
     from bgtui.analysis.weights import with_databases
-    from bgtui.engine.evaluate import (_best_child, _evaluate_after, equity, make_eval_workspace,
-                                       make_play_buffers)
+    from bgtui.engine.evaluate import (
+        _best_child,
+        _evaluate_after,
+        equity,
+        make_eval_workspace,
+        make_play_buffers,
+    )
     from bgtui.engine.movegen import _generate_plays, make_workspace
 
     nets = _three_nets()
@@ -155,8 +170,13 @@ def test_best_play_reusing_the_parent_state_over_the_21_rolls_equals_each_child_
     evaluating every child from scratch gives. (numba once compiled this path wrong while
     the path with ``ready`` a constant 0, ``_best_child``, was right: both are checked.)"""
     from bgtui.analysis.weights import with_databases
-    from bgtui.engine.evaluate import (_best_child_from, _evaluate_after, equity,
-                                       make_eval_workspace, make_play_buffers)
+    from bgtui.engine.evaluate import (
+        _best_child_from,
+        _evaluate_after,
+        equity,
+        make_eval_workspace,
+        make_play_buffers,
+    )
     from bgtui.engine.movegen import _generate_plays, make_workspace
 
     nets = _three_nets()
@@ -242,9 +262,14 @@ def test_grouped_1ply_is_the_mean_over_the_rolls_of_each_childs_own_best_value()
     over 36. Also with buffers so small that the rolls are valued a few at a time: the same
     result bit for bit."""
     from bgtui.analysis.weights import with_databases
-    from bgtui.engine.evaluate import (_eval_ply1, _evaluate_after, equity,
-                                       make_eval_workspace, make_lookahead_workspace,
-                                       make_play_buffers)
+    from bgtui.engine.evaluate import (
+        _eval_ply1,
+        _evaluate_after,
+        equity,
+        make_eval_workspace,
+        make_lookahead_workspace,
+        make_play_buffers,
+    )
     from bgtui.engine.movegen import _generate_plays, make_workspace
 
     nets = _three_nets()
@@ -280,11 +305,15 @@ def test_grouped_variance_reduction_step_does_not_depend_on_how_the_rolls_are_ba
     """The exact 0-ply variance-reduction step values the 21 rolls in grouped calls, gathered
     in the lookahead workspace's buffer: a buffer that takes a few rolls at a time gives the
     same rollout bit for bit (the play made, every roll's value, the luck)."""
-    from bgtui.analysis.weights import with_databases
-    from bgtui.engine.rollout import (NUM_OUT, _rollout_chunk, make_permutations,
-                                      make_rollout_workspace)
     from bgtui.analysis.models import RolloutSettings
     from bgtui.analysis.rollout import engine_settings
+    from bgtui.analysis.weights import with_databases
+    from bgtui.engine.rollout import (
+        NUM_OUT,
+        _rollout_chunk,
+        make_permutations,
+        make_rollout_workspace,
+    )
 
     ev = with_databases(_three_nets(), bearoff=True)
     roots = np.ascontiguousarray(_positions()[5::40][:4])

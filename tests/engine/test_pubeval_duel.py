@@ -3,11 +3,11 @@
 import numpy as np
 
 from bgtui.analysis.weights import load_weights, with_databases
+from bgtui.engine import duel_pairs
 from bgtui.engine.constants import OPENING_POSITION
 from bgtui.engine.duel import START
-from bgtui.engine import duel_pairs
-from bgtui.engine.rollout import make_rollout_workspace
 from bgtui.engine.pubeval import WC, WR, pubeval_score
+from bgtui.engine.rollout import make_rollout_workspace
 
 
 def _slow_pubeval(race, pos):
@@ -34,7 +34,7 @@ def _slow_pubeval(race, pos):
 
 
 def test_pubeval_score_matches_the_published_routine():
-    rng = np.random.default_rng(2)
+    np.random.default_rng(2)
     positions = [np.array(OPENING_POSITION)]
     p = np.array(OPENING_POSITION)
     p[13], p[10], p[0], p[4] = 3, 2, -1, -2  # with a checker of the opponent on the bar
@@ -75,9 +75,9 @@ def test_the_1ply_player_chooses_the_services_1ply_best_play():
     # the duel's 1-ply player (kind 2) filters and looks ahead as Analyzer.rank_plays(ply=1)
     from bgtui.analysis.service import Analyzer
     from bgtui.analysis.state import GameState
+    from bgtui.engine import evaluate_after_plied
     from bgtui.engine.duel import _choose
     from bgtui.engine.evaluate import equity, make_lookahead_workspace
-    from bgtui.engine import evaluate_after_plied
     from tests.engine.test_movegen_reference import _game_positions
 
     an = Analyzer()

@@ -1,19 +1,25 @@
 """Rollout kernel: quasi-random dice properties, and rollouts that equal n-ply by construction."""
 
 import numpy as np
-
-from bgtui.engine.evaluate import hidden_size
 import pytest
 from numba import njit
 
 from bgtui.analysis.weights import load_weights
+from bgtui.engine import evaluate_plied, rollout_chunk
 from bgtui.engine.constants import OPENING_POSITION
-from bgtui.engine.evaluate import make_lookahead_workspace
-from bgtui.engine import evaluate_plied
-from bgtui.engine.rollout import (NUM_OUT, O_CENTRED, O_CUBELESS, O_OPP_OWNED, O_OWNED,
-                                  make_permutations, make_rollout_workspace, make_settings,
-                                  roll_of, sequence_index)
-from bgtui.engine import rollout_chunk
+from bgtui.engine.evaluate import hidden_size, make_lookahead_workspace
+from bgtui.engine.rollout import (
+    NUM_OUT,
+    O_CENTRED,
+    O_CUBELESS,
+    O_OPP_OWNED,
+    O_OWNED,
+    make_permutations,
+    make_rollout_workspace,
+    make_settings,
+    roll_of,
+    sequence_index,
+)
 
 
 @pytest.fixture(scope="module")
@@ -226,10 +232,9 @@ def test_choose_at_1ply_picks_the_best_1ply_play_among_the_filtered(ev):
     # Given a middle-game position and a roll, the rollout's 1-ply checker play is the play
     # with the best 1-ply value among the (up to 8) plays within 0.16 of the best at 0-ply:
     # recomputed here with the public wrappers.
+    from bgtui.engine import choose_play, evaluate_after, evaluate_after_plied
     from bgtui.engine.evaluate import equity
-    from bgtui.engine import evaluate_after, evaluate_after_plied
     from bgtui.engine.movegen import generate_plays
-    from bgtui.engine import choose_play
 
     pos = np.array(OPENING_POSITION)
     pos[13], pos[11], pos[24], pos[21] = 4, 1, 1, 1

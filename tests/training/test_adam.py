@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from bgtui.analysis.weights import load_weights
+from bgtui.engine import forward
 from bgtui.engine.evaluate import make_eval_workspace
 from bgtui.engine.nn import init_net
-from bgtui.engine import forward
 from bgtui.training import adam
 from bgtui.training.train import DatasetSpec, FitSettings, build_dataset, fit, load_dataset
 from tests.engine.test_movegen_reference import _game_positions

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine.constants import OPENING_POSITION
 from bgtui.engine import evaluate_plied
+from bgtui.engine.constants import OPENING_POSITION
 from bgtui.engine.evaluate import hidden_size, make_lookahead_workspace
 from bgtui.training.train import DatasetSpec, _rollout_targets, build_dataset, load_dataset
 

@@ -4,9 +4,9 @@ data dirs and from NO_COLOR, Unicode board, fixed theme; gates that are always r
 import threading
 
 import pytest
+from ui_helpers import fake
 
 from bgtui.ui.app import BgTuiApp
-from ui_helpers import fake
 
 
 @pytest.fixture(autouse=True)

@@ -1,14 +1,21 @@
 """Evaluating, marking candidates, rolling them out, stopping and resuming, engine errors,
 warm-up gating and the command palette (Pilot, fake service)."""
 
+from ui_helpers import (
+    XGID_31,
+    evaluated,
+    fake,
+    notes,
+    paste,
+    ready,
+    run,
+    wait_for,
+)
+
 from bgtui.analysis.formats import parse_position
 from bgtui.ui.fmt import eq
 from bgtui.ui.widgets.rollout_form import PRESETS
 from bgtui.ui.widgets.tables import PlaysTable, ResultsTable
-
-from ui_helpers import (
-    XGID_31, evaluated, fake, notes, paste, ready, run, wait_for,
-)
 
 STATE_31 = parse_position(XGID_31)
 

@@ -1,9 +1,9 @@
 """Play mode against the (fake) engine: a play with the equity it lost, a cube action, back to
 the analysis screen (Pilot)."""
 
-from bgtui.ui.game import MoneyGame, engine_takes, natural_key
-
 from ui_helpers import fake, ready, run, wait_for
+
+from bgtui.ui.game import MoneyGame, engine_takes, natural_key
 
 
 def _human_starts_seed() -> int:

@@ -1,9 +1,10 @@
 """Loading positions and editing the board from the keyboard (Pilot, fake service)."""
 
+from ui_helpers import OPENING, XGID_31, load, ready, run, type_text, wait_for
+
 from bgtui.analysis.formats import format_position_id, format_xgid, parse_position
 from bgtui.ui.board_model import board_list
 
-from ui_helpers import OPENING, XGID_31, load, ready, run, type_text, wait_for
 
 def _is(app, name):
     return type(app.screen).__name__ == name

@@ -4,12 +4,11 @@ NO_COLOR, the 80x24 layout (Pilot, fake service)."""
 import tomllib
 
 from textual.geometry import Region
+from ui_helpers import XGID_31, evaluated, fake, notes, ready, run, type_text, wait_for
 
 from bgtui.analysis.formats import format_xgid
 from bgtui.ui.widgets.rollout_form import PRESETS, RolloutForm
 from bgtui.ui.widgets.tables import PlaysTable, ResultsTable
-
-from ui_helpers import XGID_31, evaluated, fake, notes, ready, run, type_text, wait_for
 
 
 def _is(app, name):

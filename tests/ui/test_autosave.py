@@ -4,9 +4,9 @@ the resumed rollout continues from the saved trials (Pilot, fake service)."""
 import shutil
 import subprocess
 
-from bgtui.ui import persist
-
 from ui_helpers import XGID_31, evaluated, fake, ready, run, wait_for
+
+from bgtui.ui import persist
 
 
 def _is(app, name):

@@ -3,8 +3,14 @@ carries, and the plot in the exported analysis."""
 
 from dataclasses import replace
 
-from bgtui.analysis.models import (HISTORY_POINTS, Equities, PlayRow, Probabilities,
-                                   RolloutSnapshot, extend_history)
+from bgtui.analysis.models import (
+    HISTORY_POINTS,
+    Equities,
+    PlayRow,
+    Probabilities,
+    RolloutSnapshot,
+    extend_history,
+)
 from bgtui.ui.widgets.convergence import ConvergenceHistory, plot_lines
 
 P = Probabilities(0.5, 0.1, 0.0, 0.1, 0.0)

@@ -8,7 +8,6 @@ the fake's numbers are hashes of the position, play mode's dice come from a fixe
 """
 
 import pytest
-
 from ui_helpers import XGID_31, evaluated, ready, wait_for
 
 

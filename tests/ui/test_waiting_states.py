@@ -4,8 +4,9 @@ held at each step by a gate)."""
 
 import threading
 
-from bgtui.analysis.fake import FakeAnalyzer
 from ui_helpers import GATE_TIMEOUT, XGID_31, ready, run, wait_for
+
+from bgtui.analysis.fake import FakeAnalyzer
 
 
 class _SteppedWarmup(FakeAnalyzer):

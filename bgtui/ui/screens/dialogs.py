@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Optional, Sequence
 
 from textual import on
 from textual.app import ComposeResult
@@ -14,13 +14,13 @@ from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 
-class TextPrompt(ModalScreen[Optional[str]]):
+class TextPrompt(ModalScreen[str | None]):
     """Ask for one line. ``check(text)`` returns an error message or None; the error shows under
     the input after enter and is re-checked as the text changes. Escape cancels (None)."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="prompt.cancel")]
 
-    def __init__(self, title: str, check: Callable[[str], Optional[str]], value: str = "",
+    def __init__(self, title: str, check: Callable[[str], str | None], value: str = "",
                  hint: str = "", placeholder: str = "") -> None:
         super().__init__()
         self.title_text, self.check, self.value, self.hint = title, check, value, hint
@@ -58,7 +58,7 @@ class TextPrompt(ModalScreen[Optional[str]]):
         self.dismiss(None)
 
 
-class ChoiceScreen(ModalScreen[Optional[str]]):
+class ChoiceScreen(ModalScreen[str | None]):
     """A question answered with one key: ``choices`` is [(key, id, label)]; escape = None."""
 
     def __init__(self, question: str, choices: Sequence[tuple[str, str, str]]) -> None:
@@ -84,7 +84,7 @@ class ChoiceScreen(ModalScreen[Optional[str]]):
             self.dismiss(None)
 
 
-class FileListScreen(ModalScreen[Optional[Path]]):
+class FileListScreen(ModalScreen[Path | None]):
     """Pick a saved analysis: up/down, enter; escape cancels."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="files.cancel")]

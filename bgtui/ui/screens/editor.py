@@ -6,17 +6,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from types import SimpleNamespace
-from typing import Optional
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from bgtui.ui.board_model import (
-    GRID, OPPONENT_BAR, PLAYER_BAR, board_list, on_board, problems, swapped, to_bytes,
+    GRID,
+    OPPONENT_BAR,
+    PLAYER_BAR,
+    board_list,
+    on_board,
+    problems,
+    swapped,
+    to_bytes,
 )
 from bgtui.ui.widgets.board import BoardView
 
@@ -30,7 +36,7 @@ class EditState:
     cells: tuple[int, ...]
     cube_value: int = 1
     cube_owner: str = "centred"
-    dice: Optional[tuple[int, int]] = None
+    dice: tuple[int, int] | None = None
     jacoby: bool = True
     beavers: bool = True
     on_roll: int = 1
@@ -39,7 +45,7 @@ class EditState:
     crawford: bool = False
 
     @classmethod
-    def of(cls, state) -> "EditState":
+    def of(cls, state) -> EditState:
         return cls(tuple(board_list(state.board)), state.cube_value, state.cube_owner, state.dice,
                    state.jacoby, state.beavers, state.on_roll, tuple(state.score),
                    state.match_length, state.crawford)
@@ -189,7 +195,7 @@ class EditorScreen(Screen):
         t.append(f"{me} on roll: {mine} on the board, {15 - mine} off\n")
         t.append(f"{opp} opponent: {theirs} on the board, {15 - theirs} off\n")
         e = self.edit
-        t.append(f"Dice {'%d%d' % e.dice if e.dice else 'not set'}   Cube {e.cube_value} "
+        t.append(f"Dice {''.join(map(str, e.dice)) if e.dice else 'not set'}   Cube {e.cube_value} "
                  f"{e.cube_owner}\n")
         if e.match_length:
             t.append(f"{e.match_length}-point match, {e.score[0]}-{e.score[1]}"
@@ -256,7 +262,7 @@ class EditorScreen(Screen):
         from bgtui.analysis.notation import parse_dice
         from bgtui.ui.screens.dialogs import TextPrompt
 
-        def check(text: str) -> Optional[str]:
+        def check(text: str) -> str | None:
             if text.strip() in ("", "-", "0", "00"):
                 return None
             try:
@@ -265,7 +271,7 @@ class EditorScreen(Screen):
                 return str(exc)
             return None
 
-        def done(text: Optional[str]) -> None:
+        def done(text: str | None) -> None:
             if text is None:
                 return
             dice = None if text.strip() in ("", "-", "0", "00") else parse_dice(text)
@@ -300,14 +306,14 @@ class EditorScreen(Screen):
     def action_match(self) -> None:
         from bgtui.ui.screens.dialogs import TextPrompt
 
-        def check(text: str) -> Optional[str]:
+        def check(text: str) -> str | None:
             try:
                 parse_match_text(text)
             except ValueError as exc:
                 return str(exc)
             return None
 
-        def done(text: Optional[str]) -> None:
+        def done(text: str | None) -> None:
             if text is None:
                 return
             n, score, crawford = parse_match_text(text)

@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Optional
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -25,7 +24,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from bgtui.analysis.cancel import CancelToken
 from bgtui.analysis.models import CubeDecision, Evaluation, PlayRow, RolloutSettings
 from bgtui.ui import persist
-from bgtui.ui.fmt import dice_text, duration, eq, rate
+from bgtui.ui.fmt import dice_text, duration, rate
 from bgtui.ui.messages import Evaluated, RolloutEnded, RolloutProgressed
 from bgtui.ui.widgets.board import BoardView
 from bgtui.ui.widgets.convergence import ConvergencePlot
@@ -43,7 +42,7 @@ ENGINE_ACTIONS = {"evaluate", "cube", "rollout", "resume", "extend", "play"}
 ROLLOUT_ACTIONS = {"rollout", "resume", "extend"}
 
 
-def position_error(text: str) -> Optional[str]:
+def position_error(text: str) -> str | None:
     """Why ``text`` is not a position (None: it is one)."""
     from bgtui.analysis.formats import parse_position
 
@@ -129,18 +128,18 @@ class MainScreen(Screen):
         self.future: list = []
         self.ply = ply
         self.preset = preset if preset in PRESETS else "Quick truncated"
-        self.rollout_settings: Optional[RolloutSettings] = settings
+        self.rollout_settings: RolloutSettings | None = settings
         self.settings_error = ""
-        self.evaluation: Optional[Evaluation] = None
+        self.evaluation: Evaluation | None = None
         self.plays: tuple[PlayRow, ...] = ()
-        self.cube: Optional[CubeDecision] = None
+        self.cube: CubeDecision | None = None
         self.cube_message = ""
         self.eval_run = 0
         self.evaluating = False
         self.rollout_run = 0
         self.series = 0
         self.rollout_running = False
-        self.cancel: Optional[CancelToken] = None
+        self.cancel: CancelToken | None = None
         self.last_snapshot = None
         self.resume_token = None
         self.rollout_request = None  # (state, moves) of the shown rollout
@@ -214,7 +213,7 @@ class MainScreen(Screen):
         self.refresh_position(keep_analysis=True)
 
     # -- bindings ----------------------------------------------------------------------------
-    def check_action(self, action: str, parameters) -> Optional[bool]:
+    def check_action(self, action: str, parameters) -> bool | None:
         if action in ("resume", "extend") and self.resume_token is None:
             return False  # hidden, also while the engine warms up (they crowded the Footer)
         if action in ENGINE_ACTIONS and not self.app.engine_ready:
@@ -261,7 +260,7 @@ class MainScreen(Screen):
         from bgtui.analysis.formats import parse_position
         from bgtui.ui.screens.dialogs import TextPrompt
 
-        def done(text: Optional[str]) -> None:
+        def done(text: str | None) -> None:
             if text:
                 self.set_state(parse_position(text))
 
@@ -278,7 +277,7 @@ class MainScreen(Screen):
         def clear(text: str) -> bool:
             return text.strip() in ("", "-", "0", "00")
 
-        def check(text: str) -> Optional[str]:
+        def check(text: str) -> str | None:
             if clear(text):
                 return None
             try:
@@ -287,7 +286,7 @@ class MainScreen(Screen):
                 return str(exc)
             return None
 
-        def done(text: Optional[str]) -> None:
+        def done(text: str | None) -> None:
             if text is None:
                 return
             dice = None if clear(text) else parse_dice(text)
@@ -414,7 +413,7 @@ class MainScreen(Screen):
         self.app.remember(scheduler=m.address)
         self.update_status()
 
-    def current_settings(self) -> Optional[RolloutSettings]:
+    def current_settings(self) -> RolloutSettings | None:
         form = self.query_one(RolloutForm)
         try:
             return form.settings()
@@ -527,7 +526,7 @@ class MainScreen(Screen):
             path.unlink(missing_ok=True)
             return
 
-        def done(choice: Optional[str]) -> None:
+        def done(choice: str | None) -> None:
             if choice == "resume":
                 if self.open_file(path):
                     path.unlink(missing_ok=True)
@@ -706,7 +705,7 @@ class MainScreen(Screen):
     def default_name(self) -> str:
         return datetime.now().strftime("analysis-%Y%m%d-%H%M%S.json")
 
-    def save_to(self, name: str) -> Optional[Path]:
+    def save_to(self, name: str) -> Path | None:
         try:
             path = self.app.data_dir / persist.safe_name(name, ".json")
             persist.save(path, self.document())
@@ -719,14 +718,14 @@ class MainScreen(Screen):
     def action_save(self) -> None:
         from bgtui.ui.screens.dialogs import TextPrompt
 
-        def check(text: str) -> Optional[str]:
+        def check(text: str) -> str | None:
             try:
                 persist.safe_name(text, ".json")
             except ValueError as exc:
                 return str(exc)
             return None
 
-        def done(text: Optional[str]) -> None:
+        def done(text: str | None) -> None:
             if text:
                 self.save_to(text)
 
@@ -736,7 +735,7 @@ class MainScreen(Screen):
     def action_open(self) -> None:
         from bgtui.ui.screens.dialogs import FileListScreen
 
-        def done(path: Optional[Path]) -> None:
+        def done(path: Path | None) -> None:
             if path is not None:
                 self.open_file(path)
 
@@ -784,7 +783,7 @@ class MainScreen(Screen):
 
         return persist.export(self.document(), board_ascii(self.state), markdown)
 
-    def action_export(self, markdown: bool = True) -> Optional[Path]:
+    def action_export(self, markdown: bool = True) -> Path | None:
         suffix = ".md" if markdown else ".txt"
         name = datetime.now().strftime("analysis-%Y%m%d-%H%M%S") + suffix
         path = self.app.data_dir / name

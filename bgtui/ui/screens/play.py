@@ -11,7 +11,6 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 from types import SimpleNamespace
-from typing import Optional
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -26,8 +25,15 @@ from textual.worker import Worker, WorkerState
 from bgtui.analysis.models import CubeDecision, PlayRow
 from bgtui.ui.fmt import eq
 from bgtui.ui.game import (
-    MoneyGame, double_loss, engine_doubles, engine_takes, natural_key, no_double_loss,
-    pass_loss, play_loss, take_loss,
+    MoneyGame,
+    double_loss,
+    engine_doubles,
+    engine_takes,
+    natural_key,
+    no_double_loss,
+    pass_loss,
+    play_loss,
+    take_loss,
 )
 from bgtui.ui.messages import EngineActed, FeedbackReady
 from bgtui.ui.widgets.board import BoardView
@@ -59,7 +65,7 @@ class PlayScreen(Screen):
         Binding("escape", "leave", "Leave", id="play.leave", tooltip="Back to the analysis screen"),
     ]
 
-    def __init__(self, seed: Optional[int] = None, ply: int = 0, unicode: bool = True) -> None:
+    def __init__(self, seed: int | None = None, ply: int = 0, unicode: bool = True) -> None:
         super().__init__()
         self.seed = seed if seed else int(time.time() * 1000) % 1_000_000_007
         self.ply = ply
@@ -135,7 +141,7 @@ class PlayScreen(Screen):
         self.query_one("#play-prompt", Label).update(prompts.get(g.phase, ""))
         self.refresh_bindings()
 
-    def check_action(self, action: str, parameters) -> Optional[bool]:
+    def check_action(self, action: str, parameters) -> bool | None:
         g = self.game
         allowed = {
             "roll": g.phase == "human_cube",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Optional
 
 from textual import on
 from textual.app import ComposeResult
@@ -15,7 +14,7 @@ from textual.widgets import Input, Label, Select
 from bgtui.ui.config import BOARD_STYLES, UiSettings
 
 
-class SettingsScreen(ModalScreen[Optional[UiSettings]]):
+class SettingsScreen(ModalScreen[UiSettings | None]):
     BINDINGS = [Binding("escape", "close", "Close", id="settings.close")]
 
     def __init__(self, settings: UiSettings, themes: list[str]) -> None:
@@ -50,7 +49,7 @@ class SettingsScreen(ModalScreen[Optional[UiSettings]]):
                 yield Input(str(s.play_seed), type="integer", id="set-seed", compact=True)
             yield Label("", id="settings-error", classes="error")
 
-    def _collect(self) -> Optional[UiSettings]:
+    def _collect(self) -> UiSettings | None:
         seed_text = self.query_one("#set-seed", Input).value.strip() or "0"
         try:
             seed = int(seed_text)

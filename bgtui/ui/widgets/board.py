@@ -10,8 +10,6 @@ Unicode. ``cursor`` (a slot 0..25) highlights a point for the board editor.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -52,7 +50,7 @@ class BoardView(Widget):
 
     state = reactive(None)
     unicode: reactive[bool] = reactive(True)
-    cursor: reactive[Optional[int]] = reactive(None)
+    cursor: reactive[int | None] = reactive(None)
     labels: reactive[tuple[str, str]] = reactive(("", ""))  # (player, opponent) names, play mode
 
     def render(self) -> Text:

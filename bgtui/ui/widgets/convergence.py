@@ -9,8 +9,6 @@ the rollout (the first trials' wide bands would flatten everything else).
 
 from __future__ import annotations
 
-from typing import Optional
-
 from rich.text import Text
 from textual.widgets import Static
 
@@ -29,7 +27,7 @@ class ConvergenceHistory:
         self.series: dict[str, list[tuple[int, float, float]]] = {}
 
     @classmethod
-    def from_snapshot(cls, snap) -> "ConvergenceHistory":
+    def from_snapshot(cls, snap) -> ConvergenceHistory:
         h = cls()
         for trials, figures in (getattr(snap, "history", None) or ()):
             for move, e, s in figures:
@@ -61,7 +59,7 @@ def plot_lines(history: ConvergenceHistory, width: int = 60, height: int = 10,
     if y_hi - y_lo < 1e-6:
         y_lo, y_hi = y_lo - 0.001, y_hi + 0.001
 
-    def row_of(y: float) -> Optional[int]:
+    def row_of(y: float) -> int | None:
         if y < y_lo or y > y_hi:
             return None
         return min(rows - 1, int((y_hi - y) / (y_hi - y_lo) * rows))

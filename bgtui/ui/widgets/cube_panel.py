@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
@@ -12,12 +10,16 @@ from bgtui.analysis.models import CubeDecision, PlayRow
 from bgtui.ui.fmt import eq, pct, se
 
 
-def cube_from_rollout(state, row: PlayRow) -> Optional[CubeDecision]:
+def cube_from_rollout(state, row: PlayRow) -> CubeDecision | None:
     """A cube decision from a cubeful position rollout (Dahl's cube states, seed 000), as the
     command line's settlement-limit cube rollout derives it (beavers included), without the
     paired standard error of the difference (that needs the job's trials)."""
-    from bgtui.analysis.cube import (cube_action, dahl_cube_value, settlement_cube_equities,
-                                     wrong_decision_percent)
+    from bgtui.analysis.cube import (
+        cube_action,
+        dahl_cube_value,
+        settlement_cube_equities,
+        wrong_decision_percent,
+    )
 
     e = row.equity
     if e.centred is None or e.opponent_owned is None or state.cube_owner == "opponent":
@@ -42,7 +44,7 @@ def cube_from_rollout(state, row: PlayRow) -> Optional[CubeDecision]:
 class CubePanel(Static):
     """Renders a CubeDecision (or a message saying why there is none)."""
 
-    def show(self, c: Optional[CubeDecision], message: str = "") -> None:
+    def show(self, c: CubeDecision | None, message: str = "") -> None:
         if c is None:
             self.update(message or "Press u for the cube action (evaluated at the current ply).")
             return

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 from rich.text import Text
 from textual.widgets import Static
 
@@ -39,13 +37,13 @@ class PositionInfo(Static):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.unicode = True
-        self._last: Optional[tuple] = None
+        self._last: tuple | None = None
 
     def on_resize(self, _event) -> None:
         if self._last is not None:
             self.show(*self._last)
 
-    def show(self, state, evaluation: Optional[Evaluation] = None,
+    def show(self, state, evaluation: Evaluation | None = None,
              names: tuple[str, str] = ("on roll", "opponent"), note: str = "") -> None:
         self._last = (state, evaluation, names, note)
         me, opp = ("●", "○") if self.unicode else ("O", "X")

@@ -8,11 +8,10 @@ ValueError naming the first bad field.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
-from typing import Optional
 
 from textual import on
-from textual.containers import Horizontal, VerticalScroll
 from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Checkbox, Input, Label, Static
 
@@ -26,8 +25,8 @@ class FieldSpec:
     optional: bool
     label: str
     help: str
-    low: Optional[float] = None
-    high: Optional[float] = None
+    low: float | None = None
+    high: float | None = None
     low_open: bool = False  # strictly greater than ``low``
 
 
@@ -174,7 +173,7 @@ class RolloutForm(VerticalScroll):
         self.post_message(self.Left())
 
     class Changed(Message):
-        def __init__(self, settings: Optional[RolloutSettings], error: str) -> None:
+        def __init__(self, settings: RolloutSettings | None, error: str) -> None:
             super().__init__()
             self.settings = settings
             self.error = error

@@ -7,7 +7,7 @@ rollout streams in.
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
 from rich.text import Text
 from textual.widgets import DataTable
@@ -120,13 +120,13 @@ class PlaysTable(DataTable):
             self.update_cell(k, "diff", num("" if i == 1 else text))
 
     # -- marks -------------------------------------------------------------------------------
-    def current_move(self) -> Optional[str]:
+    def current_move(self) -> str | None:
         if not self.row_count:
             return None
         key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
         return "" if key == POSITION_KEY else key
 
-    def toggle_mark(self) -> Optional[str]:
+    def toggle_mark(self) -> str | None:
         move = self.current_move()
         if move is None:
             return None
@@ -157,11 +157,11 @@ class ResultsTable(DataTable):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(cursor_type="row", cell_padding=0, **kwargs)
-        self.run_id: Optional[int] = None
+        self.run_id: int | None = None
         self.equities: dict[str, float] = {}
         self.cubeful = False
         self.compact = False
-        self._last: Optional[tuple[int, RolloutSnapshot]] = None
+        self._last: tuple[int, RolloutSnapshot] | None = None
 
     def on_mount(self) -> None:
         self.reset()
