@@ -311,4 +311,5 @@ class FakeAnalyzer:
         job.history = extend_history(getattr(job, "history", ()), n, rows)
         return RolloutSnapshot(job.analysis_id, n, s.trials, elapsed,
                                self.rate if run > 0 else 0.0, left, rows, s, finished, cancelled,
-                               vr * vr if s.variance_reduction else None, job.history)
+                               vr * vr if s.variance_reduction else None,
+                               history=job.history)
