@@ -189,18 +189,9 @@ def evaluate(an, state, ply: int, met: MatchEquityTable) -> Evaluation:
 
 def _break_even(f, target: float) -> float | None:
     """The winning chance in [0, 1] where the non-decreasing ``f`` reaches ``target``."""
-    lo, hi = 0.0, 1.0
-    if f(hi) < target:
-        return None
-    if f(lo) >= target:
-        return 0.0
-    for _ in range(50):
-        mid = 0.5 * (lo + hi)
-        if f(mid) < target:
-            lo = mid
-        else:
-            hi = mid
-    return 0.5 * (lo + hi)
+    from bgtui.analysis.cube import _break_even as bisect
+
+    return bisect(f, target, iterations=50)
 
 
 def cube_points(view: MatchView, probs, board) -> tuple[float | None, float | None]:
