@@ -2,7 +2,8 @@
 
 Both keep one row per play under a stable key (the move text) and change cells in place with
 ``update_cell`` (memray's pattern), so a table never flickers or loses the cursor while a
-rollout streams in.
+rollout streams in. Every update re-measures its column: a column is as wide as the widest
+figure it shows now, whichever snapshot happened to be drawn first.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rich.text import Text
+from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 
 from bgtui.analysis.models import PlayRow, RolloutSnapshot
@@ -39,7 +41,28 @@ def how(row: PlayRow) -> str:
     return row.evaluated_by
 
 
-class PlaysTable(DataTable):
+class LiveTable(DataTable):
+    """A DataTable whose cells change in place and whose columns follow their widest cell.
+
+    DataTable measures columns when idle, but its cell render caches are keyed without the
+    column widths: a row drawn before a column widened would keep its narrow, cut-off cells
+    until the next cell update. When the widths change, one cell is set again (``update_cell``
+    bumps the caches' generation), so the next frame draws every row at the new widths.
+    """
+
+    _drawn_widths: tuple[int, ...] = ()
+
+    def on_idle(self) -> None:
+        widths = tuple(c.get_render_width(self) for c in self.ordered_columns)
+        if widths == self._drawn_widths:
+            return
+        self._drawn_widths = widths
+        if self.row_count and self.columns:
+            first = Coordinate(0, 0)
+            self.update_cell_at(first, self.get_cell_at(first))
+
+
+class PlaysTable(LiveTable):
     """Candidate plays of the dice, best first: rank, play, equity, diff, W/G/BG, how evaluated.
 
     ``marked`` holds the moves chosen for a rollout (space toggles the row under the cursor).
@@ -99,7 +122,7 @@ class PlaysTable(DataTable):
             rank = self.get_row_index(k) + 1
             for (col, _), value in zip(self.COLUMNS, self._cells(r, rank)):
                 if col not in ("mark", "rank", "diff"):
-                    self.update_cell(k, col, value)
+                    self.update_cell(k, col, value, update_width=True)
 
     def resort(self) -> None:
         """Rolled-out plays first (by equity), then the others; ranks and diffs redone."""
@@ -114,10 +137,10 @@ class PlaysTable(DataTable):
         self.sort("move", key=lambda cell: position[row_key(_plain(cell))])
         best = value(ranked[0][1]) if ranked else 0.0
         for i, (k, r) in enumerate(ranked, 1):
-            self.update_cell(k, "rank", num(str(i)))
+            self.update_cell(k, "rank", num(str(i)), update_width=True)
             d = value(r) - best
             text = f"{100 * d:+.2f}%" if r.mwc is not None else eq(d)
-            self.update_cell(k, "diff", num("" if i == 1 else text))
+            self.update_cell(k, "diff", num("" if i == 1 else text), update_width=True)
 
     # -- marks -------------------------------------------------------------------------------
     def current_move(self) -> str | None:
@@ -138,7 +161,7 @@ class PlaysTable(DataTable):
         return move
 
 
-class ResultsTable(DataTable):
+class ResultsTable(LiveTable):
     """Live rollout figures: per candidate (or for the position) the five probabilities with
     their standard errors, the cubeless equity, the difference to the best with its paired
     standard error, the cube-state equities of a cubeful rollout, and the trials done.
@@ -248,7 +271,7 @@ class ResultsTable(DataTable):
                          if self.cubeful or col not in ("centred", "owned", "opp")]
             if k in self.rows:
                 for col, value in zip(self.columns, cells):
-                    self.update_cell(k, col, value)
+                    self.update_cell(k, col, value, update_width=True)
             else:
                 self.add_row(*cells, key=k, height=1 if self.compact else 2)
         if snap.finished or snap.cancelled:
