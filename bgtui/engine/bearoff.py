@@ -156,115 +156,39 @@ def bearoff_position(index, out6):
     return total
 
 
-@kernel
-def _counts_index(c):
-    """Index of counts held in ``c[1..6]`` (``c[0]`` unused)."""
-    s = 0
-    r = 0
-    for j in range(1, 7):
-        s += c[j]
-        r += BINOM[s + j - 1, j]
-    return r
-
-
 # --------------------------------------------------------------------------------------------
-# bear-off move generation on counts
+# bear-off successors: the general move generator on a one-sided board
+
+
+def _play_buffers():
+    """Scratch for :func:`_successors`: (move workspace, board, children, plays, row indices)."""
+    from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE
+    from bgtui.engine.movegen import make_workspace
+
+    return (make_workspace(), np.zeros(26, dtype=np.int8),
+            np.zeros((MAX_PLAYS, 26), dtype=np.int8), np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8),
+            np.empty(MAX_PLAYS, dtype=np.int64))
 
 
 @kernel
-def _move(c, p, d):
-    """Move one checker from point ``p`` with die ``d`` if legal; return destination or -1."""
-    if c[p] == 0:
-        return -1
-    if p > d:
-        c[p] -= 1
-        c[p - d] += 1
-        return p - d
-    if p < d:
-        for q in range(p + 1, 7):
-            if c[q] > 0:
-                return -1
-    c[p] -= 1
-    return 0
-
-
-@kernel
-def _undo(c, p, dst):
-    c[p] += 1
-    if dst > 0:
-        c[dst] -= 1
-
-
-@kernel
-def _dfs(c, dice, ndice, monotone, ws, out, n):
-    """Append to ``out`` the index of every position reached by playing ``dice[:ndice]`` in
-    that order (bearing off ends early when the side is empty); return the new count.
-
-    With ``monotone`` the starting points are non-increasing (enough for doubles).
-    ``ws`` : int64[4, 4] scratch (rows 0..2 used here)."""
-    src = ws[0]
-    dst = ws[1]
-    nxt = ws[2]
+def _successors(counts6, d1, d2, mws, pos, ppos, pmov, out):
+    """The one-sided indices of the positions the roll ``d1 d2`` reaches from the side
+    ``counts6`` (checkers on points 1..6, no opponent), one per distinct position, into
+    ``out``; returns their number. The plays are :func:`movegen._generate_plays`'s (in a
+    bear-off every die can be played while a checker is left); an empty side stays empty."""
+    for k in range(26):
+        pos[k] = 0
     total = 0
-    for p in range(1, 7):
-        total += c[p]
+    for j in range(6):
+        pos[j + 1] = counts6[j]
+        total += counts6[j]
     if total == 0:
-        out[n] = 0
-        return n + 1
-    depth = 0
-    nxt[0] = 6
-    while depth >= 0:
-        p = nxt[depth]
-        d = dice[depth]
-        t = -1
-        while p >= 1:
-            t = _move(c, p, d)
-            if t >= 0:
-                break
-            p -= 1
-        if p < 1:
-            depth -= 1
-            if depth >= 0:
-                _undo(c, src[depth], dst[depth])
-                if dst[depth] == 0:
-                    total += 1
-                nxt[depth] = src[depth] - 1
-            continue
-        src[depth] = p
-        dst[depth] = t
-        if t == 0:
-            total -= 1
-        if depth == ndice - 1 or total == 0:
-            out[n] = _counts_index(c)
-            n += 1
-            _undo(c, p, t)
-            if t == 0:
-                total += 1
-            nxt[depth] = p - 1
-        else:
-            depth += 1
-            nxt[depth] = p if monotone else 6
+        out[0] = 0
+        return 1
+    n = _generate_plays(pos, d1, d2, mws, ppos, pmov)
+    for k in range(n):
+        out[k] = player_index(ppos[k])
     return n
-
-
-@kernel
-def _successors(c, d1, d2, ws, out):
-    """Indices (maybe repeated) of every position the roll ``d1 d2`` can reach from ``c[1..6]``.
-
-    In a bear-off every die can be played while a checker is left, so every sequence of the
-    dice is legal; non-doubles are tried in both orders (doubles: 126 sequences at most,
-    non-doubles 72). ``ws`` : int64[4, 4] scratch; ``out`` : int64, room for 256."""
-    dice = ws[3]
-    if d1 == d2:
-        for k in range(4):
-            dice[k] = d1
-        return _dfs(c, dice, 4, True, ws, out, 0)
-    dice[0] = d1
-    dice[1] = d2
-    n = _dfs(c, dice, 2, False, ws, out, 0)
-    dice[0] = d2
-    dice[1] = d1
-    return _dfs(c, dice, 2, False, ws, out, n)
 
 
 @kernel(_nrt=True)
@@ -282,13 +206,10 @@ def _positions_and_pips(npos):
 
 def successors(index: int, d1: int, d2: int) -> np.ndarray:
     """Sorted distinct indices reachable from one-sided position ``index`` with roll ``d1 d2``."""
-    c = np.zeros(7, dtype=np.int64)
-    out6 = np.zeros(6, dtype=np.int64)
-    bearoff_position(index, out6)
-    c[1:] = out6
-    buf = np.empty(256, dtype=np.int64)
-    ws = np.empty((4, 4), dtype=np.int64)
-    n = _successors(c, d1, d2, ws, buf)
+    counts6 = np.zeros(6, dtype=np.int64)
+    bearoff_position(index, counts6)
+    mws, pos, ppos, pmov, buf = _play_buffers()
+    n = _successors(counts6, d1, d2, mws, pos, ppos, pmov, buf)
     return np.unique(buf[:n])
 
 
@@ -316,10 +237,8 @@ def _fastest(rows, n, mean):
 
 
 @kernel(_nrt=True)
-def _build_one_sided(npos, order, counts, tot, rolls, weights, nrolls, dist, mean):
-    c = np.zeros(7, dtype=np.int64)
-    buf = np.empty(256, dtype=np.int64)
-    ws = np.empty((4, 4), dtype=np.int64)
+def _build_one_sided(npos, order, counts, tot, rolls, weights, nrolls, dist, mean, mws, pos,
+                     ppos, pmov, buf):
     dist[0, 0, 0] = 1.0
     mean[0, 0] = 0.0
     for i in range(npos):
@@ -335,9 +254,7 @@ def _build_one_sided(npos, order, counts, tot, rolls, weights, nrolls, dist, mea
         full = tot[i] == 15
         for r in range(rolls.shape[0]):
             w = weights[r] / 36.0
-            for j in range(6):
-                c[j + 1] = counts[i, j]
-            n = _successors(c, rolls[r, 0], rolls[r, 1], ws, buf)
+            n = _successors(counts[i], rolls[r, 0], rolls[r, 1], mws, pos, ppos, pmov, buf)
             best, bestv, gbest, gbestv = _fastest(buf, n, mean)
             e_all += w * bestv
             for k in range(nrolls - 1):
@@ -363,7 +280,8 @@ def build_one_sided(max_checkers: int = ONE_SIDED_CHECKERS, nrolls: int = MAX_RO
     order = np.argsort(pips, kind="stable")
     dist = np.zeros((npos, 2, nrolls), dtype=np.float64)
     mean = np.zeros((npos, 2), dtype=np.float64)
-    _build_one_sided(npos, order, counts, tot, ROLLS, ROLL_WEIGHTS, nrolls, dist, mean)
+    _build_one_sided(npos, order, counts, tot, ROLLS, ROLL_WEIGHTS, nrolls, dist, mean,
+                     *_play_buffers())
     lost = np.abs(dist.sum(axis=2) - 1.0).max()
     if lost > 1e-9:
         raise ValueError(f"nrolls={nrolls} is too small: probability {lost:.3g} lost")
@@ -375,21 +293,16 @@ def build_one_sided(max_checkers: int = ONE_SIDED_CHECKERS, nrolls: int = MAX_RO
 
 
 @kernel(_nrt=True)
-def _successor_table(npos, counts, rolls):
+def _successor_table(npos, counts, rolls, mws, pos, ppos, pmov, buf):
     """CSR table of distinct successors: ``idx[start[21*x + r] : start[21*x + r + 1]]``."""
     nr = rolls.shape[0]
-    c = np.zeros(7, dtype=np.int64)
-    buf = np.empty(256, dtype=np.int64)
-    ws = np.empty((4, 4), dtype=np.int64)
     start = np.zeros(npos * nr + 1, dtype=np.int64)
     cap = npos * nr * 8
     idx = np.empty(cap, dtype=np.int64)
     m = 0
     for x in range(npos):
         for r in range(nr):
-            for j in range(6):
-                c[j + 1] = counts[x, j]
-            n = _successors(c, rolls[r, 0], rolls[r, 1], ws, buf)
+            n = _successors(counts[x], rolls[r, 0], rolls[r, 1], mws, pos, ppos, pmov, buf)
             u = np.unique(buf[:n])
             if m + u.shape[0] > cap:
                 new = np.empty(cap * 2, dtype=np.int64)
@@ -484,7 +397,7 @@ def build_two_sided(max_checkers: int = TWO_SIDED_CHECKERS):
     pip_start = np.zeros(pips.max() + 2, dtype=np.int64)
     np.add.at(pip_start, pips + 1, 1)
     pip_start = np.cumsum(pip_start)
-    start, idx = _successor_table(npos, counts, ROLLS)
+    start, idx = _successor_table(npos, counts, ROLLS, *_play_buffers())
     win = np.zeros((npos, npos), dtype=np.float64)
     eq = np.zeros((npos, npos, 3), dtype=np.float64)
     nd = np.zeros((npos, npos, 3), dtype=np.float64)
@@ -518,12 +431,13 @@ def _home_counts(pos):
 
 
 @kernel
-def player_index(pos):
-    """One-sided index of the player's checkers on points 1..6 (call only for home positions)."""
+def _side_index(pos, zero, sign):
+    """One-sided index of the checkers of sign ``sign`` on their points 1..6, their point j
+    being ``pos[zero + sign * j]``."""
     s = 0
     r = 0
     for j in range(1, 7):
-        v = pos[j]
+        v = sign * pos[zero + sign * j]
         if v > 0:
             s += v
         r += BINOM[s + j - 1, j]
@@ -531,16 +445,15 @@ def player_index(pos):
 
 
 @kernel
+def player_index(pos):
+    """One-sided index of the player's checkers on points 1..6 (call only for home positions)."""
+    return _side_index(pos, 0, 1)
+
+
+@kernel
 def opponent_index(pos):
     """One-sided index of the opponent's checkers on their points 1..6 (our 24..19)."""
-    s = 0
-    r = 0
-    for j in range(1, 7):
-        v = pos[25 - j]
-        if v < 0:
-            s -= v
-        r += BINOM[s + j - 1, j]
-    return r
+    return _side_index(pos, 25, -1)
 
 
 @kernel

@@ -197,10 +197,10 @@ def test_player_and_opponent_index_read_home_boards():
     assert B.opponent_index(pos) == idx(0, 0, 0, 0, 0, 3)
 
 
-def test_successors_match_general_move_generator():
-    # Given one-sided positions (opponent parked on their own home board, never in the way),
-    # When every roll is played, Then the dedicated bear-off generator reaches exactly the
-    # positions of bgtui.engine.movegen.
+def test_successors_are_those_of_the_board_with_the_opponent_parked_at_home():
+    # Given one-sided positions, When every roll is played, Then the successors (generated on
+    # a board without the opponent) are those of the full board with the opponent on his own
+    # home board, where he is never in the way.
     o = np.zeros(6, dtype=np.int64)
     for i in range(1, B.ONE_SIDED_SIZE, 53):
         B.bearoff_position(i, o)
