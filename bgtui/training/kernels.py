@@ -24,6 +24,48 @@ def _roll(rng, opening):
     return r // 6 + 1, r % 6 + 1
 
 
+@kernel
+def _sgd_step(pos, target, ev, cls, alpha, ews, o5):
+    """One gradient step of the net of class ``cls`` (``nn.net_class(pos)``) toward ``target``
+    for ``pos``; ``o5`` gets the net's output before the step."""
+    net = _nets(ev)[cls]
+    _fill_inputs(pos, ews[0], ews[1])
+    _forward(ews[1], net[0], net[1], net[2], net[3], ews[2], o5)
+    _backward(ews[1], net[0], net[1], net[2], net[3], ews[2], o5, target, alpha, ews[3])
+
+
+@kernel
+def _td_update(pos, target, ev, alpha_contact, alpha_race, ews, stats, o5):
+    """Move the value of ``pos`` (player on roll) toward ``target`` at the race or contact step
+    size, counting the update in ``stats`` (plays; race or contact updates)."""
+    cls = net_class(pos)
+    if cls == RACE:
+        alpha = alpha_race
+        stats[5] += 1
+    else:
+        alpha = alpha_contact
+        stats[6] += 1
+    _sgd_step(pos, target, ev, cls, alpha, ews, o5)
+    stats[1] += 1
+
+
+@kernel
+def _game_over(child, side, stats):
+    """True if the position ``child`` (after a play of ``side``, 0 the first player) ends the
+    game, which is then counted in ``stats``: games, first player's points, gammons,
+    backgammons."""
+    res = game_result(child)
+    if res == 0:
+        return False
+    stats[0] += 1
+    stats[2] += res if side == 0 else -res
+    if res >= 2:
+        stats[3] += 1
+    if res >= 3:
+        stats[4] += 1
+    return True
+
+
 @kernel(_nrt=True)
 def _td_selfplay(ev, n_games, rng, alpha_contact, alpha_race, start, mws, ews, out_pos,
                  out_moves, stats):
@@ -46,30 +88,10 @@ def _td_selfplay(ev, n_games, rng, alpha_contact, alpha_race, start, mws, ews, o
             d1, d2 = _roll(rng, first)
             first = False
             best, n = _best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, t5)
-            cls = net_class(pos)
-            net = _nets(ev)[cls]
-            if cls == RACE:
-                alpha = alpha_race
-                stats[5] += 1
-            else:
-                alpha = alpha_contact
-                stats[6] += 1
-            _fill_inputs(pos, ews[0], ews[1])
-            _forward(ews[1], net[0], net[1], net[2], net[3], ews[2], o5)
-            _backward(ews[1], net[0], net[1], net[2], net[3], ews[2], o5, t5, alpha, ews[3])
-            stats[1] += 1
-            child = out_pos[best]
-            res = game_result(child)
-            if res > 0:
-                stats[0] += 1
-                stats[2] += res if side == 0 else -res
-                if res >= 2:
-                    stats[3] += 1
-                if res >= 3:
-                    stats[4] += 1
+            _td_update(pos, t5, ev, alpha_contact, alpha_race, ews, stats, o5)
+            if _game_over(out_pos[best], side, stats):
                 break
-            for i in range(26):
-                pos[i] = -child[25 - i]
+            swap_sides_into(out_pos[best], pos)
             side = 1 - side
 
 
@@ -129,35 +151,13 @@ def _td_lambda_selfplay(ev, n_games, rng, alpha_contact, alpha_race, lam, start,
                 for k in range(5):
                     game_val[n, k] = t5[k]
                 n += 1
-            child = out_pos[best]
-            res = game_result(child)
-            if res > 0:
-                stats[0] += 1
-                stats[2] += res if side == 0 else -res
-                if res >= 2:
-                    stats[3] += 1
-                if res >= 3:
-                    stats[4] += 1
+            if _game_over(out_pos[best], side, stats):
                 break
-            for i in range(26):
-                pos[i] = -child[25 - i]
+            swap_sides_into(out_pos[best], pos)
             side = 1 - side
         _lambda_returns(game_val, n, lam, game_tg)
         for t in range(n - 1, -1, -1):
-            p = game_pos[t]
-            cls = net_class(p)
-            net = _nets(ev)[cls]
-            if cls == RACE:
-                alpha = alpha_race
-                stats[5] += 1
-            else:
-                alpha = alpha_contact
-                stats[6] += 1
-            _fill_inputs(p, ews[0], ews[1])
-            _forward(ews[1], net[0], net[1], net[2], net[3], ews[2], o5)
-            _backward(ews[1], net[0], net[1], net[2], net[3], ews[2], o5, game_tg[t], alpha,
-                      ews[3])
-            stats[1] += 1
+            _td_update(game_pos[t], game_tg[t], ev, alpha_contact, alpha_race, ews, stats, o5)
 
 
 @kernel(_nrt=True)
@@ -200,8 +200,7 @@ def _self_play_sample(ev, n_games, rng, start, explore, per_roll, mws, ews, out_
             child = out_pos[best]
             if game_result(child) > 0:
                 break
-            for i in range(26):
-                pos[i] = -child[25 - i]
+            swap_sides_into(child, pos)
     return m
 
 
@@ -303,8 +302,7 @@ def _best_children_games(ev, n_games, rng, start, k_best, vs_pubeval, wr, wc, mw
             child = out_pos[best]
             if game_result(child) > 0:
                 break
-            for i in range(26):
-                pos[i] = -child[25 - i]
+            swap_sides_into(child, pos)
             if vs_pubeval:
                 ours = not ours
     return m
@@ -322,18 +320,13 @@ def _supervised_epoch(positions, targets, order, ev, alphas, ews, stats):
         k = order[j]
         pos = positions[k]
         cls = net_class(pos)
-        net = _nets(ev)[cls]
-        alpha = alphas[cls]
-        s = 2 * cls
-        _fill_inputs(pos, ews[0], ews[1])
-        _forward(ews[1], net[0], net[1], net[2], net[3], ews[2], o5)
+        _sgd_step(pos, targets[k], ev, cls, alphas[cls], ews, o5)
         err = 0.0
         for q in range(5):
             d = targets[k, q] - o5[q]
             err += d * d
-        stats[s] += err
-        stats[s + 1] += 1
-        _backward(ews[1], net[0], net[1], net[2], net[3], ews[2], o5, targets[k], alpha, ews[3])
+        stats[2 * cls] += err
+        stats[2 * cls + 1] += 1
 
 
 @kernel(_nrt=True)
