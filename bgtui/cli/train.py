@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from bgtui.cli.commands import UserError
 
+#: the bound of counts (games, positions, passes, ...): far beyond any run, within 64 bits
+MAX_COUNT = 10**12
+#: the most hidden units of a net
+MAX_HIDDEN = 4096
+#: the most plays of a roll an option may ask for (no roll has that many)
+MAX_PLAYS_A_ROLL = 1000
+
 
 def cmd_train(args, query, an=None):
     from bgtui.training.train import td_train
 
     if args.method == "td":
-        if not 0.0 <= args.lam <= 1.0:
-            raise UserError(f"--lambda must be between 0 and 1, got {args.lam}")
         td_train(args.checkpoint, args.games, hidden=args.hidden or 128,
                  race_hidden=args.race_hidden or 64, lam=args.lam,
                  alpha=args.alpha or 0.1, seed=args.seed, chunk=args.chunk,
@@ -111,7 +116,17 @@ def cmd_train(args, query, an=None):
 
 
 def add_parser(add) -> None:
-    """The ``train`` subparser; ``add(name, help, example)`` makes it."""
+    """The ``train`` subparser; ``add(name, help, example)`` makes it. Every numeric option is
+    range-checked by its ``type`` (:mod:`bgtui.analysis.options`): a bad value is one line
+    and exit status 2."""
+    from bgtui.analysis.options import (
+        MAX_ROLLS,
+        MAX_SEED,
+        MAX_TRIALS,
+        MAX_WORKERS,
+        real,
+        whole,
+    )
     p = add("train", "train the evaluator (TD self-play), resumable from its checkpoint",
             "bgtui train td --checkpoint runs/td.npz --games 1000000")
     p.add_argument("method", choices=["td", "supervised", "dataset", "fit", "filter",
@@ -132,30 +147,30 @@ def add_parser(add) -> None:
                    help="weights file to resume from and write (dataset: the weights that play "
                         "and evaluate)")
     p.add_argument("--data", help="dataset/fit: the training set's directory")
-    p.add_argument("--children", type=int, default=0,
+    p.add_argument("--children", type=whole(0, MAX_PLAYS_A_ROLL), default=0,
                    help="dataset: store this many random plays of every roll (the positions "
                         "move selection compares) instead of the positions played")
-    p.add_argument("--children-best", type=int, default=0, metavar="K",
+    p.add_argument("--children-best", type=whole(0, MAX_PLAYS_A_ROLL), default=0, metavar="K",
                    help="dataset: store the positions after the K best plays (0-ply) of every "
                         "roll of greedy self-play instead: the near-best alternatives that move "
                         "selection ranks")
-    p.add_argument("--race-rollouts", type=int, default=0, metavar="TRIALS",
+    p.add_argument("--race-rollouts", type=whole(0, MAX_TRIALS), default=0, metavar="TRIALS",
                    help="dataset: only the races the race net values (outside the bear-off "
                         "databases), labelled by rollouts of TRIALS trials")
-    p.add_argument("--shard", type=int, default=None,
+    p.add_argument("--shard", type=whole(1, MAX_COUNT), default=None,
                    help="dataset: positions per shard (20000); game-rollouts: per chunk (500)")
-    p.add_argument("--trials", type=int, default=36,
+    p.add_argument("--trials", type=whole(1, MAX_TRIALS), default=36,
                    help="game-rollouts, dataset with --target-truncate: trials a position")
-    p.add_argument("--target-truncate", type=int, default=0, metavar="ROLLS",
+    p.add_argument("--target-truncate", type=whole(0, MAX_ROLLS), default=0, metavar="ROLLS",
                    help="dataset: label each position by a rollout of --trials trials truncated "
                         "after ROLLS rolls (0-ply play, variance reduction) instead of "
                         "--target-ply")
-    p.add_argument("--ridge", type=float, default=1.0,
+    p.add_argument("--ridge", type=real(0.0, 1e9), default=1.0,
                    help="heads: penalty pulling the refitted outputs toward --init's")
     p.add_argument("--heads", default="1,2,3,4",
                    help="heads: output rows to refit (1 win gammon, 2 win backgammon, 3 lose "
                         "gammon, 4 lose backgammon)")
-    p.add_argument("--holdout", type=int, default=5,
+    p.add_argument("--holdout", type=whole(0, MAX_COUNT), default=5,
                    help="heads: leave every N-th chunk out to measure the fit (0: none)")
     p.add_argument("--init", help="fit: weights a new checkpoint starts from (default: shipped; "
                                   "'random': fresh nets of --hidden / --race-hidden units for "
@@ -163,8 +178,8 @@ def add_parser(add) -> None:
     p.add_argument("--optimizer", choices=["sgd", "adam"], default="sgd",
                    help="fit: sgd (position by position, squared error) or adam (minibatches, "
                         "cross-entropy; try --alpha 0.001 --alpha-end 0.00001)")
-    p.add_argument("--batch-size", type=int, default=256, help="fit: adam's minibatch size")
-    p.add_argument("--rank-weight", type=float, default=0.0,
+    p.add_argument("--batch-size", type=whole(1, MAX_COUNT), default=256, help="fit: adam's minibatch size")
+    p.add_argument("--rank-weight", type=real(0.0, 1e9), default=0.0,
                    help="fit, adam: weight of the squared error in the equity differences "
                         "between the plays of a roll (sets made with --children-best), on top "
                         "of the cross-entropy (default 0: none)")
@@ -184,41 +199,41 @@ def add_parser(add) -> None:
     p.add_argument("--vs-pubeval", action="store_true",
                    help="dataset, with --children-best K: the games are the evaluator's against "
                         "PubEval, the positions the K best plays of the evaluator's rolls")
-    p.add_argument("--explore", type=float, default=None,
+    p.add_argument("--explore", type=real(0.0, 1.0), default=None,
                    help="dataset: the chance of a random play instead of the best in the "
                         "self-play that makes the positions (default 0.1)")
     p.add_argument("--nets", default="contact,race,crashed",
                    help="fit: which nets to train, comma-separated: contact, race, crashed "
                         "(contact with a side borne off; default all three)")
-    p.add_argument("--alpha-end", type=float, default=None,
+    p.add_argument("--alpha-end", type=real(0.0, 10.0, positive=True), default=None,
                    help="fit: the step size of the last pass (decaying from --alpha; default "
                         "0.0005 for sgd, 0.00001 for adam)")
-    p.add_argument("--strength-pairs", type=int, default=0,
+    p.add_argument("--strength-pairs", type=whole(0, MAX_COUNT), default=0,
                    help="fit: game pairs against PubEval after each pass (0: none)")
-    p.add_argument("--games", type=int, default=1_000_000, help="td: total games to reach")
-    p.add_argument("--rounds", type=int, default=10, help="supervised: rounds to run")
-    p.add_argument("--positions", type=int, default=50_000,
+    p.add_argument("--games", type=whole(1, MAX_COUNT), default=1_000_000, help="td: total games to reach")
+    p.add_argument("--rounds", type=whole(1, MAX_COUNT), default=10, help="supervised: rounds to run")
+    p.add_argument("--positions", type=whole(1, MAX_COUNT), default=50_000,
                    help="supervised: positions per round; dataset: size of the set to reach; "
                         "filter: self-play positions sampled (a tenth held out)")
-    p.add_argument("--samples", type=int, default=4_000_000,
+    p.add_argument("--samples", type=whole(1, MAX_COUNT), default=4_000_000,
                    help="filter: at most this many plays to fit on (56 bytes each in memory)")
-    p.add_argument("--target-ply", type=int, default=1, choices=range(0, 4), metavar="N",
+    p.add_argument("--target-ply", type=whole(0, 3), default=1, metavar="N",
                    help="supervised / dataset: ply of the targets (1-3; dataset also 0: the "
                         "weights' own static values, an anchor that keeps a fine-tune close to "
                         "them where other sets say nothing)")
-    p.add_argument("--epochs", type=int, default=2, help="supervised: passes per round")
-    p.add_argument("--workers", type=int, default=1, help="supervised: threads for the targets")
-    p.add_argument("--hidden", type=int, default=None,
+    p.add_argument("--epochs", type=whole(1, MAX_COUNT), default=2, help="supervised: passes per round")
+    p.add_argument("--workers", type=whole(1, MAX_WORKERS), default=1, help="supervised: threads for the targets")
+    p.add_argument("--hidden", type=whole(1, MAX_HIDDEN), default=None,
                    help="contact net hidden units (td: of a new net, default 128; supervised, fit: "
                         "widen the checkpoint's net to this many)")
-    p.add_argument("--race-hidden", type=int, default=None,
+    p.add_argument("--race-hidden", type=whole(1, MAX_HIDDEN), default=None,
                    help="race net hidden units (td default 64; supervised: widen)")
-    p.add_argument("--lambda", dest="lam", type=float, default=0.0,
+    p.add_argument("--lambda", dest="lam", type=real(0.0, 1.0), default=0.0,
                    help="td: TD(lambda) with offline lambda-returns (default 0: TD(0))")
-    p.add_argument("--alpha", type=float, default=None,
+    p.add_argument("--alpha", type=real(0.0, 10.0, positive=True), default=None,
                    help="step size (td, supervised: default 0.1; fit: of the first pass, "
                         "default 0.01 for sgd, 0.001 for adam)")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--chunk", type=int, default=2000)
-    p.add_argument("--save-every", type=int, default=20000)
+    p.add_argument("--seed", type=whole(0, MAX_SEED), default=1)
+    p.add_argument("--chunk", type=whole(1, MAX_COUNT), default=2000)
+    p.add_argument("--save-every", type=whole(1, MAX_COUNT), default=20000)
     p.set_defaults(func=cmd_train, needs_engine=False)
