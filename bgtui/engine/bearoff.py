@@ -481,10 +481,7 @@ def two_sided_probs(pos, db, out5):
 @kernel
 def two_sided_cubeful(pos, db_cubeful, out3):
     """Write (centred, owned, opponent owned) money equities; ``db_cubeful`` : [924, 924, 3]."""
-    x = player_index(pos)
-    y = opponent_index(pos)
-    for k in range(3):
-        out3[k] = db_cubeful[x, y, k]
+    _two_sided_row(pos, db_cubeful, out3)
 
 
 @kernel
@@ -492,10 +489,16 @@ def two_sided_no_double(pos, db_no_double, out3):
     """Write the no-double equities (centred, owned, opponent owned) of the player on roll:
     he does not double now, rolls and plays, and the opponent then decides with the cube as
     it was; ``db_no_double`` : [924, 924, 3]."""
+    _two_sided_row(pos, db_no_double, out3)
+
+
+@kernel(inline="always")
+def _two_sided_row(pos, table, out):
+    """``out[:3]`` = the two-sided ``table``'s row of ``pos`` (player on roll, opponent)."""
     x = player_index(pos)
     y = opponent_index(pos)
     for k in range(3):
-        out3[k] = db_no_double[x, y, k]
+        out[k] = table[x, y, k]
 
 
 @kernel

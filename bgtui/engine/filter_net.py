@@ -18,7 +18,7 @@ from bgtui.engine.constants import ROLLS
 from bgtui.engine.evaluate import _evaluate_after, equity
 from bgtui.engine.inputs import _popcount
 from bgtui.engine.movegen import _generate_plays
-from bgtui.engine.nn import _activation
+from bgtui.engine.nn import _activation, _terms4
 from bgtui.engine.structs import FilterScratch
 
 FILTER_CLIP = 7
@@ -75,14 +75,7 @@ def _filter_sum(h, base, fw1, ti, tc, nt):
     for j in range(nh):
         h[j] = base[j]
     for g in range(0, m, 4):
-        i0 = ti[g]
-        i1 = ti[g + 1]
-        i2 = ti[g + 2]
-        i3 = ti[g + 3]
-        c0 = tc[g]
-        c1 = tc[g + 1]
-        c2 = tc[g + 2]
-        c3 = tc[g + 3]
+        i0, i1, i2, i3, c0, c1, c2, c3 = _terms4(ti, tc, g)
         for j in range(nh):
             h[j] += (c0 * fw1[i0, j] + c1 * fw1[i1, j]) + (c2 * fw1[i2, j] + c3 * fw1[i3, j])
 

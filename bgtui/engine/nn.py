@@ -318,6 +318,13 @@ def make_terms():
     return np.zeros(MAX_TERMS, dtype=np.int64), np.zeros(MAX_TERMS, dtype=np.float32)
 
 
+@kernel(inline="always")
+def _terms4(idx, coef, g):
+    """The four terms from ``g``: their rows ``idx[g:g+4]``, then their coefficients."""
+    return (idx[g], idx[g + 1], idx[g + 2], idx[g + 3],
+            coef[g], coef[g + 1], coef[g + 2], coef[g + 3])
+
+
 @kernel(fastmath=True)
 def _accumulate(h, base, tab, idx, coef, n):
     """h[:nh] = base + the sum over k < n of coef[k] * tab[idx[k]] (nh = base's length).
@@ -337,23 +344,9 @@ def _accumulate(h, base, tab, idx, coef, n):
         return
     g = 0
     while g < m:
-        i0 = idx[g]
-        i1 = idx[g + 1]
-        i2 = idx[g + 2]
-        i3 = idx[g + 3]
-        c0 = coef[g]
-        c1 = coef[g + 1]
-        c2 = coef[g + 2]
-        c3 = coef[g + 3]
+        i0, i1, i2, i3, c0, c1, c2, c3 = _terms4(idx, coef, g)
         if m - g >= 8:
-            i4 = idx[g + 4]
-            i5 = idx[g + 5]
-            i6 = idx[g + 6]
-            i7 = idx[g + 7]
-            c4 = coef[g + 4]
-            c5 = coef[g + 5]
-            c6 = coef[g + 6]
-            c7 = coef[g + 7]
+            i4, i5, i6, i7, c4, c5, c6, c7 = _terms4(idx, coef, g + 4)
             if g == 0:
                 for j in range(nh):
                     h[j] = base[j] + (((c0 * tab[i0, j] + c1 * tab[i1, j])

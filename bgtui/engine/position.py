@@ -93,32 +93,37 @@ def swap_sides_into(pos, out):
         out[i] = -pos[25 - i]
 
 
-@kernel
-def checkers_off(pos):
-    """(player's checkers borne off, opponent's checkers borne off)."""
+@kernel(inline="always")
+def _side_totals(pos):
+    """(player's checkers on the board, opponent's, player's pip count, opponent's); a checker
+    on the bar counts 25 pips."""
     mine = 0
     theirs = 0
+    my_pips = 0
+    their_pips = 0
     for i in range(26):
         c = pos[i]
         if c > 0:
             mine += c
+            my_pips += c * i
         elif c < 0:
             theirs -= c
+            their_pips -= c * (25 - i)
+    return mine, theirs, my_pips, their_pips
+
+
+@kernel
+def checkers_off(pos):
+    """(player's checkers borne off, opponent's checkers borne off)."""
+    mine, theirs, _, _ = _side_totals(pos)
     return 15 - mine, 15 - theirs
 
 
 @kernel
 def pip_counts(pos):
     """(player's pip count, opponent's pip count); a checker on the bar counts 25."""
-    mine = 0
-    theirs = 0
-    for i in range(26):
-        c = pos[i]
-        if c > 0:
-            mine += c * i
-        elif c < 0:
-            theirs -= c * (25 - i)
-    return mine, theirs
+    _, _, my_pips, their_pips = _side_totals(pos)
+    return my_pips, their_pips
 
 
 @kernel
@@ -130,23 +135,14 @@ def game_result(pos):
     A backgammon: the loser has borne off nothing and still has a checker on the bar or in the
     winner's home board.
     """
-    mine = 0
-    theirs = 0
-    opp_back = False
-    for i in range(26):
-        c = pos[i]
-        if c > 0:
-            mine += c
-        elif c < 0:
-            theirs -= c
-            if i <= 6:  # the opponent's bar (slot 0) or the player's home board
-                opp_back = True
+    mine, theirs, _, _ = _side_totals(pos)
     if mine > 0:
         return 0
     if theirs < 15:
         return 1
-    if opp_back:
-        return 3
+    for i in range(7):  # the opponent's bar (slot 0) or the player's home board
+        if pos[i] < 0:
+            return 3
     return 2
 
 

@@ -66,6 +66,18 @@ def _game_over(child, side, stats):
     return True
 
 
+@kernel
+def _store_child(child, dest, m):
+    """Store the position ``child`` (after a play) with the opponent on roll into ``dest[m]``:
+    returns 1 when stored, 0 when skipped (the play ends the game), -1 when ``dest`` is full."""
+    if game_result(child) > 0:
+        return 0
+    if m >= dest.shape[0]:
+        return -1
+    swap_sides_into(child, dest[m])
+    return 1
+
+
 @kernel(_nrt=True)
 def _td_selfplay(ev, n_games, rng, alpha_contact, alpha_race, start, mws, ews, out_pos,
                  out_moves, stats):
@@ -188,13 +200,10 @@ def _self_play_sample(ev, n_games, rng, start, explore, per_roll, mws, ews, out_
             best, n = _best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, t5)
             for _q in range(min(per_roll, n)):
                 k = min(np.int64(uniform(rng) * n), n - 1)
-                c = out_pos[k]
-                if game_result(c) > 0:
-                    continue
-                if m >= cap:
+                kept = _store_child(out_pos[k], dest, m)
+                if kept < 0:
                     return m
-                swap_sides_into(c, dest[m])
-                m += 1
+                m += kept
             if per_roll == 0 and n > 1 and uniform(rng) < explore:
                 best = min(np.int64(uniform(rng) * n), n - 1)
             child = out_pos[best]
@@ -261,7 +270,6 @@ def _best_children_games(ev, n_games, rng, start, k_best, vs_pubeval, wr, wc, mw
     pos = np.empty(26, dtype=np.int8)
     eq = np.empty(MAX_PLAYS, dtype=np.float64)
     t5 = np.empty(5, dtype=np.float32)
-    cap = dest.shape[0]
     m = 0
     roll = 0
     for _g in range(n_games):
@@ -290,14 +298,12 @@ def _best_children_games(ev, n_games, rng, start, k_best, vs_pubeval, wr, wc, mw
                     if q == 0:
                         best = j
                     eq[j] = -1e30  # taken
-                    c = out_pos[j]
-                    if game_result(c) > 0:
-                        continue
-                    if m >= cap:
+                    kept = _store_child(out_pos[j], dest, m)
+                    if kept < 0:
                         return m
-                    swap_sides_into(c, dest[m])
-                    groups[m] = roll
-                    m += 1
+                    if kept:
+                        groups[m] = roll
+                        m += 1
                 roll += 1
             child = out_pos[best]
             if game_result(child) > 0:

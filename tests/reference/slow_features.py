@@ -61,14 +61,10 @@ def shots_reference(pos):
 def escapes_reference(pos, b):
     """Rolls (of 36) on which a player checker on point ``b`` can pass the opponent's last
     blocking point (two or more opponent checkers) among the 12 points in front of it."""
-    last = 0
-    for k in range(max(1, b - 12), b):
-        if pos[k] <= -2:
-            last = k
-            break
-    if last == 0:
+    blocks = [k for k in range(max(1, b - 12), b) if pos[k] <= -2]
+    if not blocks:
         return 36.0
-    need = b - last  # must move more than this many pips
+    need = b - blocks[0]  # must move more than this many pips (past the farthest block)
     total = 0.0
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
