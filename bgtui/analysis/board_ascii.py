@@ -17,11 +17,10 @@ def board_ascii(state_or_position) -> str:
     else:
         state = GameState.from_position(np.asarray(state_or_position, dtype=np.int8))
     from bgtui.analysis.formats import format_match_id, format_position_id
-    from bgtui.engine.position import checkers_off, pip_counts
 
-    pos = state.position.astype(int)
-    mine, theirs = pip_counts(state.position)
-    off_me, off_opp = checkers_off(state.position)
+    pos = state.cells
+    mine, theirs = state.pips
+    off_me, off_opp = state.borne_off
 
     def cell(i, row):
         n = pos[i]

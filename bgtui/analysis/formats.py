@@ -37,7 +37,7 @@ message that names the problem and quotes at most a short prefix of the input:
 - match context: the Crawford game only in a match, when exactly one side is 1-away, with the
   cube at 1 in the middle and no double offered;
 - the board: at most 15 checkers a side, never both sides on one point, and never a position
-  that cannot arise in a game (see :func:`impossible_reason`).
+  that cannot arise in a game (:func:`bgtui.analysis.board.impossible_reason`).
 """
 
 from __future__ import annotations
@@ -47,8 +47,8 @@ import re
 
 import numpy as np
 
+from bgtui.analysis.board import count_problems, impossible_reason
 from bgtui.analysis.state import GameState
-from bgtui.engine.position import InvalidPosition, validate
 
 
 class PositionFormatError(ValueError):
@@ -111,34 +111,13 @@ def _pack_bits(bits: list[int], nbytes: int) -> bytes:
     return bytes(out)
 
 
-# -- positions that cannot arise ----------------------------------------------------------------
-def _closed(pos, lo: int, hi: int, sign: int) -> bool:
-    return all(sign * int(pos[i]) >= 2 for i in range(lo, hi + 1))
-
-
-def impossible_reason(pos) -> str | None:
-    """Why the ``int8[26]`` position (player on roll, about to roll or to play) cannot arise in
-    a game of backgammon, or None when it can.
-
-    What can never arise, beyond the counts :func:`bgtui.engine.position.validate` checks:
-
-    - the player on roll has no checker left: the game ended on that player's own turn, before
-      the opponent's, so it is nobody's turn now (the opponent having none left is a finished
-      game that can be shown);
-    - both sides have a checker on the bar and each side's home board is closed against the
-      other: a side with a checker on the bar can only enter during its turn (no other checker
-      moves while one is on the bar), and entering puts its own checker on a point of the
-      other side's home board, so after the last turn that changed the board the side that
-      played either has no checker on the bar or the other's home board is open.
-    """
-    p = np.asarray(pos, dtype=np.int64)
-    if not (p > 0).any():
-        return ("the player on roll has borne off all 15 checkers: the game ended on that "
-                "player's turn")
-    if p[25] > 0 and p[0] < 0 and _closed(p, 19, 24, -1) and _closed(p, 1, 6, 1):
-        return ("both sides have a checker on the bar against a closed board: no turn of "
-                "either side can lead to it")
-    return None
+# -- position rules (bgtui.analysis.board) ----------------------------------------------------
+def _check_counts(pos, what: str) -> np.ndarray:
+    """``pos`` as ``int8[26]``, or PositionFormatError naming what is wrong with its counts."""
+    errs = count_problems([int(c) for c in pos])
+    if errs:
+        raise PositionFormatError(f"{what} describes an impossible position: {errs[0]}")
+    return np.asarray(pos, dtype=np.int8)
 
 
 def _check_possible(pos, what: str) -> None:
@@ -181,10 +160,7 @@ def decode_position_id(pid) -> np.ndarray:
                     f"the Position ID puts both sides on one point (player's point {idx})")
             pos[idx] -= opp[k]
     pos[0] = -opp[24]
-    try:
-        out = validate(pos, allow_finished=True)
-    except InvalidPosition as exc:
-        raise PositionFormatError(f"the Position ID describes an impossible position: {exc}") from None
+    out = _check_counts(pos, "the Position ID")
     canonical = encode_position_id(out)
     if canonical != pid:
         raise PositionFormatError(
@@ -388,10 +364,7 @@ def decode_xgid(text) -> GameState:
         raise PositionFormatError("XGID character 0 is O's bar; it holds X's checkers")
     if x[25] < 0:
         raise PositionFormatError("XGID character 25 is X's bar; it holds O's checkers")
-    try:
-        validate(x, allow_finished=True)
-    except InvalidPosition as exc:
-        raise PositionFormatError(f"the XGID describes an impossible position: {exc}") from None
+    _check_counts(x, "the XGID")
     pos = x if turn == 1 else -x[::-1]
     _check_possible(pos, "the XGID")
     dice = None

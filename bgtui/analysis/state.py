@@ -6,11 +6,15 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from bgtui.analysis import board
+from bgtui.analysis.board import board_list, count_problems
 from bgtui.engine.constants import CENTRED, OPP_OWNED, OWNED
 
 CUBE_OWNERS = ("centred", "player", "opponent")
 #: the engine's number for each ``cube_owner`` (owned by the player on roll: ``OWNED``)
 ENGINE_CUBE_OWNER = {"centred": CENTRED, "player": OWNED, "opponent": OPP_OWNED}
+#: the cube owner seen from the other side
+OTHER_SIDE_OWNER = {"centred": "centred", "player": "opponent", "opponent": "player"}
 
 
 @dataclass(frozen=True)
@@ -42,11 +46,11 @@ class GameState:
     match_id_tail: int = field(default=0, compare=False)  # Match ID bits past the 66 documented
 
     def __post_init__(self):
-        from bgtui.engine.position import validate
-
         if not isinstance(self.board, (bytes, bytearray)) or len(self.board) != 26:
             raise ValueError("board must be the 26 bytes of an int8[26] position")
-        validate(np.frombuffer(bytes(self.board), dtype=np.int8), allow_finished=True)
+        errs = count_problems(board_list(self.board))
+        if errs:
+            raise ValueError(errs[0])
         v = self.cube_value
         if not isinstance(v, (int, np.integer)) or v < 1 or v > 2**15 or v & (v - 1):
             raise ValueError(f"cube value must be a power of 2 from 1 to 32768, got {v!r}")
@@ -90,25 +94,22 @@ class GameState:
         return self.match_length == 0
 
     @property
+    def cells(self) -> list[int]:
+        """The board's 26 signed counts (see :mod:`bgtui.analysis.board`)."""
+        return board_list(self.board)
+
+    @property
     def pips(self) -> tuple[int, int]:
         """(player on roll's pip count, opponent's)."""
-        from bgtui.engine.position import pip_counts
-
-        a, b = pip_counts(self.position)
-        return int(a), int(b)
+        return board.pips(self.cells)
 
     @property
     def borne_off(self) -> tuple[int, int]:
-        from bgtui.engine.position import checkers_off
-
-        a, b = checkers_off(self.position)
-        return int(a), int(b)
+        """(player on roll's checkers borne off, opponent's)."""
+        return board.borne_off(self.cells)
 
     def swapped(self) -> GameState:
         """The same position with the other side on roll (dice cleared)."""
-        from bgtui.engine.position import swap_sides
-
-        owner = {"player": "opponent", "opponent": "player"}.get(self.cube_owner, "centred")
-        return replace(self, board=swap_sides(self.position).tobytes(), cube_owner=owner,
-                       dice=None, dice_raw=None, on_roll=1 - self.on_roll,
-                       score=(self.score[1], self.score[0]))
+        return replace(self, board=board.to_bytes(board.swapped(self.cells)),
+                       cube_owner=OTHER_SIDE_OWNER[self.cube_owner], dice=None, dice_raw=None,
+                       on_roll=1 - self.on_roll, score=(self.score[1], self.score[0]))

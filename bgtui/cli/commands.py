@@ -97,12 +97,11 @@ def _probs_line(p) -> str:
 def cmd_show(args, query: list[str], an=None):
     from bgtui.analysis.board_ascii import board_ascii
     from bgtui.analysis.formats import format_match_id, format_position_id, format_xgid
-    from bgtui.engine.position import pip_counts
 
     if len(query) != 1:
         raise UserError("show takes one POSITION")
     state = _parse_state(query[0], args)
-    mine, theirs = pip_counts(state.position)
+    mine, theirs = state.pips
     data = {
         "position_id": format_position_id(state),
         "match_id": format_match_id(state),

@@ -21,6 +21,7 @@ from textual.worker import Worker, WorkerState
 
 from bgtui.ui.commands import BgTuiCommands
 from bgtui.ui.config import UiSettings, config_dir, data_dir, read_settings, write_settings
+from bgtui.ui.keymap import key_table
 from bgtui.ui.messages import EngineReady, WarmupProgressed
 from bgtui.ui.themes import BOARD_VARIABLE_DEFAULTS, DEFAULT_THEME, PLAIN_THEME, load_themes
 
@@ -47,18 +48,18 @@ class BgTuiApp(App):
     CSS_PATH = "styles/app.tcss"
     TITLE = "bgtui"
     COMMANDS = App.COMMANDS | {BgTuiCommands}
-    BINDINGS = [
-        Binding("question_mark", "help", "Help", id="app.help",
-                tooltip="Every key, every setting and what the numbers mean"),
-        Binding("S", "settings", "Settings", id="app.settings", show=False,
-                tooltip="Board style, theme, plies, play seed"),
-        Binding("t", "next_theme", "Theme", id="app.theme", show=False,
-                tooltip="Next colour theme"),
-        Binding("q", "quit", "Quit", id="app.quit",
-                tooltip="Quit (asks whether to save a running rollout)"),
-        Binding("ctrl+q", "quit", "Quit", id="app.quit_ctrl", show=False, priority=True,
-                tooltip="Quit"),
-    ]
+    BINDINGS = key_table("""
+        question_mark  help        Help      app.help       footer
+            Every key, every setting and what the numbers mean
+        S              settings    Settings  app.settings   -
+            Board style, theme, plies, play seed
+        t              next_theme  Theme     app.theme      -
+            Next colour theme
+        q              quit        Quit      app.quit       footer
+            Quit (asks whether to save a running rollout)
+        ctrl+q         quit        Quit      app.quit_ctrl  priority
+            Quit
+    """)
 
     engine_ready: reactive[bool] = reactive(False)
     #: the rollout kernels are warm too (they warm up after the evaluation's)

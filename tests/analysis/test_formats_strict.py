@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from bgtui.analysis.board import impossible_reason
 from bgtui.analysis.formats import (
     PositionFormatError,
     decode_match_id,
@@ -19,7 +20,6 @@ from bgtui.analysis.formats import (
     format_match_id,
     format_position_id,
     format_xgid,
-    impossible_reason,
     parse_position,
 )
 from bgtui.analysis.notation import NotationError, parse_dice

@@ -9,13 +9,11 @@ from types import SimpleNamespace
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from bgtui.ui.board_model import (
-    GRID,
+from bgtui.analysis.board import (
     OPPONENT_BAR,
     PLAYER_BAR,
     board_list,
@@ -24,6 +22,9 @@ from bgtui.ui.board_model import (
     swapped,
     to_bytes,
 )
+from bgtui.analysis.state import OTHER_SIDE_OWNER
+from bgtui.ui.board_model import GRID
+from bgtui.ui.keymap import key_table
 from bgtui.ui.widgets.board import BoardView
 
 OPENING_CELLS = [0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2, 0]
@@ -81,45 +82,46 @@ def slot_name(i: int) -> str:
 class EditorScreen(Screen):
     """Dismisses with the edited GameState (enter) or None (escape)."""
 
-    BINDINGS = [
-        Binding("left", "move(0,-1)", "Left", id="editor.left", show=False),
-        Binding("right", "move(0,1)", "Right", id="editor.right", show=False),
-        Binding("up", "move(-1,0)", "Up", id="editor.up", show=False),
-        Binding("down", "move(1,0)", "Down", id="editor.down", show=False),
-        Binding("p,plus", "add(1)", "+●", id="editor.add_player",
-                tooltip="Add a checker of the player on roll to the point under the cursor"),
-        Binding("o", "add(-1)", "+○", id="editor.add_opponent",
-                tooltip="Add an opponent's checker to the point under the cursor"),
-        Binding("backspace,delete,minus", "remove", "Remove", id="editor.remove",
-                tooltip="Take one checker off the point under the cursor"),
-        Binding("x", "clear_point", "Clear point", id="editor.clear_point", show=False,
-                tooltip="Take every checker off the point under the cursor"),
-        Binding("d", "dice", "Dice", id="editor.dice", tooltip="Set or clear the dice"),
-        Binding("c", "cube_value", "Cube", id="editor.cube_value",
-                tooltip="Next cube value (1, 2, 4 ... 64)"),
-        Binding("w", "cube_owner", "Owner", id="editor.cube_owner",
-                tooltip="Cube owner: centred, player on roll, opponent"),
-        Binding("m", "match", "Match", id="editor.match", show=False,
-                tooltip="Match length, score (player on roll first) and Crawford, e.g. 7 4-2; "
-                        "0 for money"),
-        Binding("s", "swap", "Swap", id="editor.swap",
-                tooltip="The other side is on roll (the board turns round, dice cleared)"),
-        Binding("j", "toggle('jacoby')", "Jacoby", id="editor.jacoby", show=False,
-                tooltip="Money play: Jacoby rule on/off"),
-        Binding("b", "toggle('beavers')", "Beavers", id="editor.beavers", show=False,
-                tooltip="Money play: beavers allowed on/off"),
-        Binding("n", "opening", "Opening", id="editor.opening", show=False,
-                tooltip="Reset to the opening position"),
-        Binding("e", "empty", "Empty", id="editor.empty", show=False,
-                tooltip="Take every checker off the board"),
-        Binding("ctrl+z", "undo", "Undo", id="editor.undo", tooltip="Undo the last edit"),
-        Binding("ctrl+y", "redo", "Redo", id="editor.redo", show=False,
-                tooltip="Redo an undone edit"),
-        Binding("enter", "accept", "Accept", id="editor.accept",
-                tooltip="Use this position (refused, with the reason, if it is impossible)"),
-        Binding("escape", "cancel", "Cancel", id="editor.cancel",
-                tooltip="Leave the editor without changing the position"),
-    ]
+    BINDINGS = key_table("""
+        left                    move(0,-1)         Left         editor.left          -
+        right                   move(0,1)          Right        editor.right         -
+        up                      move(-1,0)         Up           editor.up            -
+        down                    move(1,0)          Down         editor.down          -
+        p,plus                  add(1)             +●           editor.add_player    footer
+            Add a checker of the player on roll to the point under the cursor
+        o                       add(-1)            +○           editor.add_opponent  footer
+            Add an opponent's checker to the point under the cursor
+        backspace,delete,minus  remove             Remove       editor.remove        footer
+            Take one checker off the point under the cursor
+        x                       clear_point        Clear point  editor.clear_point   -
+            Take every checker off the point under the cursor
+        d                       dice               Dice         editor.dice          footer
+            Set or clear the dice
+        c                       cube_value         Cube         editor.cube_value    footer
+            Next cube value (1, 2, 4 ... 64)
+        w                       cube_owner         Owner        editor.cube_owner    footer
+            Cube owner: centred, player on roll, opponent
+        m                       match              Match        editor.match         -
+            Match length, score (player on roll first) and Crawford, e.g. 7 4-2; 0 for money
+        s                       swap               Swap         editor.swap          footer
+            The other side is on roll (the board turns round, dice cleared)
+        j                       toggle('jacoby')   Jacoby       editor.jacoby        -
+            Money play: Jacoby rule on/off
+        b                       toggle('beavers')  Beavers      editor.beavers       -
+            Money play: beavers allowed on/off
+        n                       opening            Opening      editor.opening       -
+            Reset to the opening position
+        e                       empty              Empty        editor.empty         -
+            Take every checker off the board
+        ctrl+z                  undo               Undo         editor.undo          footer
+            Undo the last edit
+        ctrl+y                  redo               Redo         editor.redo          -
+            Redo an undone edit
+        enter                   accept             Accept       editor.accept        footer
+            Use this position (refused, with the reason, if it is impossible)
+        escape                  cancel             Cancel       editor.cancel        footer
+            Leave the editor without changing the position
+    """)
 
     def __init__(self, state, unicode: bool = True) -> None:
         super().__init__()
@@ -160,9 +162,6 @@ class EditorScreen(Screen):
         errs = problems(list(e.cells))
         if errs:
             raise ValueError("; ".join(errs))
-        if e.match_length and (e.score[0] >= e.match_length or e.score[1] >= e.match_length):
-            raise ValueError(f"score {e.score[0]}-{e.score[1]} is not below the match length "
-                             f"{e.match_length}")
         state = replace(self.original, board=to_bytes(e.cells), cube_value=e.cube_value,
                         cube_owner=e.cube_owner, dice=e.dice, dice_raw=None, jacoby=e.jacoby,
                         beavers=e.beavers, on_roll=e.on_roll, score=e.score,
@@ -259,26 +258,14 @@ class EditorScreen(Screen):
             self.change(cells=tuple(cells))
 
     def action_dice(self) -> None:
-        from bgtui.analysis.notation import parse_dice
-        from bgtui.ui.screens.dialogs import TextPrompt
-
-        def check(text: str) -> str | None:
-            if text.strip() in ("", "-", "0", "00"):
-                return None
-            try:
-                parse_dice(text)
-            except ValueError as exc:
-                return str(exc)
-            return None
+        from bgtui.ui.screens.dialogs import TextPrompt, read_dice_or_clear, reader_check
 
         def done(text: str | None) -> None:
-            if text is None:
-                return
-            dice = None if text.strip() in ("", "-", "0", "00") else parse_dice(text)
-            self.change(dice=dice)
+            if text is not None:
+                self.change(dice=read_dice_or_clear(text))
 
-        self.app.push_screen(TextPrompt("Dice (two digits, e.g. 31; empty clears them):", check),
-                             done)
+        self.app.push_screen(TextPrompt("Dice (two digits, e.g. 31; empty clears them):",
+                                        reader_check(read_dice_or_clear)), done)
 
     def action_cube_value(self) -> None:
         v = self.edit.cube_value
@@ -299,29 +286,20 @@ class EditorScreen(Screen):
 
     def action_swap(self) -> None:
         e = self.edit
-        owner = {"player": "opponent", "opponent": "player"}.get(e.cube_owner, "centred")
-        self.change(cells=tuple(swapped(list(e.cells))), cube_owner=owner, dice=None,
-                    on_roll=1 - e.on_roll, score=(e.score[1], e.score[0]))
+        self.change(cells=tuple(swapped(e.cells)), cube_owner=OTHER_SIDE_OWNER[e.cube_owner],
+                    dice=None,                    on_roll=1 - e.on_roll, score=(e.score[1], e.score[0]))
 
     def action_match(self) -> None:
-        from bgtui.ui.screens.dialogs import TextPrompt
-
-        def check(text: str) -> str | None:
-            try:
-                parse_match_text(text)
-            except ValueError as exc:
-                return str(exc)
-            return None
+        from bgtui.ui.screens.dialogs import TextPrompt, reader_check
 
         def done(text: str | None) -> None:
-            if text is None:
-                return
-            n, score, crawford = parse_match_text(text)
-            self.change(match_length=n, score=score, crawford=crawford)
+            if text is not None:
+                n, score, crawford = parse_match_text(text)
+                self.change(match_length=n, score=score, crawford=crawford)
 
         self.app.push_screen(TextPrompt("Match: length and score, player on roll first "
                                         "(e.g. 7 4-2; 5 4-2 c for the Crawford game; 0 for "
-                                        "money):", check), done)
+                                        "money):", reader_check(parse_match_text)), done)
 
     def action_toggle(self, name: str) -> None:
         self.change(**{name: not getattr(self.edit, name)})
@@ -332,19 +310,19 @@ class EditorScreen(Screen):
     def action_empty(self) -> None:
         self.change(cells=(0,) * 26)
 
-    def action_undo(self) -> None:
-        if self.undo_stack:
-            self.redo_stack.append(self.edit)
-            self.edit = self.undo_stack.pop()
+    def _step_back(self, back: list[EditState], forth: list[EditState]) -> None:
+        """Undo (``back`` the undo stack) or redo (``back`` the redo stack) one edit."""
+        if back:
+            forth.append(self.edit)
+            self.edit = back.pop()
             self.message = ""
             self.refresh_view()
 
+    def action_undo(self) -> None:
+        self._step_back(self.undo_stack, self.redo_stack)
+
     def action_redo(self) -> None:
-        if self.redo_stack:
-            self.undo_stack.append(self.edit)
-            self.edit = self.redo_stack.pop()
-            self.message = ""
-            self.refresh_view()
+        self._step_back(self.redo_stack, self.undo_stack)
 
     def action_accept(self) -> None:
         try:

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, ProgressBar, Static, TabbedContent, TabPane
@@ -25,6 +24,7 @@ from bgtui.analysis.cancel import CancelToken
 from bgtui.analysis.models import CubeDecision, Evaluation, PlayRow, RolloutSettings
 from bgtui.ui import persist
 from bgtui.ui.fmt import dice_text, duration, rate
+from bgtui.ui.keymap import key_table
 from bgtui.ui.messages import Evaluated, RolloutEnded, RolloutProgressed
 from bgtui.ui.widgets.board import BoardView
 from bgtui.ui.widgets.convergence import ConvergencePlot
@@ -56,68 +56,69 @@ def position_error(text: str) -> str | None:
 
 
 class MainScreen(Screen):
-    BINDINGS = [
+    BINDINGS = key_table("""
         # position
-        Binding("l", "load", "Load", id="position.load",
-                tooltip="Paste a Position ID, POSID:MATCHID or XGID"),
-        Binding("d", "dice", "Dice", id="position.dice", tooltip="Set or clear the dice (31, 66)"),
-        Binding("b", "edit", "Edit", id="position.edit",
-                tooltip="Board editor: checkers, dice, cube, side on roll"),
-        Binding("x", "swap", "Swap sides", id="position.swap", show=False,
-                tooltip="The other side is on roll (board turned round, dice cleared)"),
-        Binding("n", "opening", "Opening", id="position.opening", show=False,
-                tooltip="The opening position"),
-        Binding("ctrl+z", "undo", "Undo", id="position.undo", show=False,
-                tooltip="Back to the previous position"),
-        Binding("ctrl+y", "redo", "Redo", id="position.redo", show=False,
-                tooltip="Forward again after undo"),
-        Binding("y", "copy_ids", "Copy IDs", id="position.copy", show=False,
-                tooltip="Copy POSID:MATCHID to the clipboard"),
-        Binding("Y", "copy_xgid", "Copy XGID", id="position.copy_xgid", show=False,
-                tooltip="Copy the XGID to the clipboard"),
+        l                     load           Load              position.load       footer
+            Paste a Position ID, POSID:MATCHID or XGID
+        d                     dice           Dice              position.dice       footer
+            Set or clear the dice (31, 66)
+        b                     edit           Edit              position.edit       footer
+            Board editor: checkers, dice, cube, side on roll
+        x                     swap           Swap sides        position.swap       -
+            The other side is on roll (board turned round, dice cleared)
+        n                     opening        Opening           position.opening    -
+            The opening position
+        ctrl+z                undo           Undo              position.undo       -
+            Back to the previous position
+        ctrl+y                redo           Redo              position.redo       -
+            Forward again after undo
+        y                     copy_ids       Copy IDs          position.copy       -
+            Copy POSID:MATCHID to the clipboard
+        Y                     copy_xgid      Copy XGID         position.copy_xgid  -
+            Copy the XGID to the clipboard
         # analysis
-        Binding("e", "evaluate", "Eval", id="analysis.evaluate",
-                tooltip="Evaluate the position, rank the plays of the dice, cube action"),
-        Binding("0", "ply(0)", "0-ply", id="analysis.ply0", show=False,
-                tooltip="Evaluate at 0-ply (static evaluation; XG calls it 1-ply)"),
-        Binding("1", "ply(1)", "1-ply", id="analysis.ply1", show=False,
-                tooltip="Evaluate at 1-ply"),
-        Binding("2", "ply(2)", "2-ply", id="analysis.ply2", show=False,
-                tooltip="Evaluate at 2-ply"),
-        Binding("3", "ply(3)", "3-ply", id="analysis.ply3", show=False,
-                tooltip="Evaluate at 3-ply"),
-        Binding("u", "cube", "Cube", id="analysis.cube",
-                tooltip="Cube action: no double / double-take / double-pass"),
-        Binding("space", "mark", "Mark", id="analysis.mark",
-                tooltip="Mark or unmark the highlighted play for a rollout"),
-        Binding("r", "rollout", "Roll out", id="analysis.rollout",
-                tooltip="Roll out the marked plays (or the highlighted one; the position "
-                        "without dice)"),
-        Binding("s", "stop", "Stop", id="analysis.stop", tooltip="Stop the rollout"),
-        Binding("c", "resume", "Continue", id="analysis.resume",
-                tooltip="Continue a stopped rollout"),
-        Binding("plus", "extend", "Extend", id="analysis.extend",
-                tooltip="Add the settings' trials to a finished rollout"),
-        Binding("p", "preset", "Preset", id="rollout.preset", show=False,
-                tooltip="Next rollout preset"),
-        Binding("g", "show_settings", "Rollout settings", id="rollout.settings", show=False,
-                tooltip="Edit the rollout settings (escape returns)"),
+        e                     evaluate       Eval              analysis.evaluate   footer
+            Evaluate the position, rank the plays of the dice, cube action
+        0                     ply(0)         0-ply             analysis.ply0       -
+            Evaluate at 0-ply (static evaluation; XG calls it 1-ply)
+        1                     ply(1)         1-ply             analysis.ply1       -
+            Evaluate at 1-ply
+        2                     ply(2)         2-ply             analysis.ply2       -
+            Evaluate at 2-ply
+        3                     ply(3)         3-ply             analysis.ply3       -
+            Evaluate at 3-ply
+        u                     cube           Cube              analysis.cube       footer
+            Cube action: no double / double-take / double-pass
+        space                 mark           Mark              analysis.mark       footer
+            Mark or unmark the highlighted play for a rollout
+        r                     rollout        Roll out          analysis.rollout    footer
+            Roll out the marked plays (or the highlighted one; the position without dice)
+        s                     stop           Stop              analysis.stop       footer
+            Stop the rollout
+        c                     resume         Continue          analysis.resume     footer
+            Continue a stopped rollout
+        plus                  extend         Extend            analysis.extend     footer
+            Add the settings' trials to a finished rollout
+        p                     preset         Preset            rollout.preset      -
+            Next rollout preset
+        g                     show_settings  Rollout settings  rollout.settings    -
+            Edit the rollout settings (escape returns)
         # view, files, modes
-        Binding("right_square_bracket", "next_tab", "Next tab", id="view.next_tab", show=False,
-                tooltip="Next tab: plays, rollout, settings, cube"),
-        Binding("left_square_bracket", "prev_tab", "Previous tab", id="view.prev_tab",
-                show=False, tooltip="Previous tab"),
-        Binding("z", "zoom", "Zoom", id="view.zoom",
-                tooltip="Hide or show the board (more room for the tables)"),
-        Binding("ctrl+s", "save", "Save", id="file.save", show=False,
-                tooltip="Save the analysis (JSON, user data dir)"),
-        Binding("ctrl+o", "open", "Open", id="file.open", show=False,
-                tooltip="Open a saved analysis"),
-        Binding("ctrl+e", "export", "Export", id="file.export", show=False,
-                tooltip="Export the analysis as Markdown (user data dir)"),
-        Binding("P", "play", "Play", id="mode.play",
-                tooltip="Play a money game against the engine"),
-    ]
+        right_square_bracket  next_tab       Next tab          view.next_tab       -
+            Next tab: plays, rollout, settings, cube
+        left_square_bracket   prev_tab       Previous tab      view.prev_tab       -
+            Previous tab
+        z                     zoom           Zoom              view.zoom           footer
+            Hide or show the board (more room for the tables)
+        ctrl+s                save           Save              file.save           -
+            Save the analysis (JSON, user data dir)
+        ctrl+o                open           Open              file.open           -
+            Open a saved analysis
+        ctrl+e                export         Export            file.export         -
+            Export the analysis as Markdown (user data dir)
+        P                     play           Play              mode.play           footer
+            Play a money game against the engine
+    """)
 
     def __init__(self, state, settings: RolloutSettings, preset: str, ply: int,
                  scheduler: str = "") -> None:
@@ -271,30 +272,15 @@ class MainScreen(Screen):
             placeholder="paste here, enter loads, escape cancels"), done)
 
     def action_dice(self) -> None:
-        from bgtui.analysis.notation import parse_dice
-        from bgtui.ui.screens.dialogs import TextPrompt
-
-        def clear(text: str) -> bool:
-            return text.strip() in ("", "-", "0", "00")
-
-        def check(text: str) -> str | None:
-            if clear(text):
-                return None
-            try:
-                parse_dice(text)
-            except ValueError as exc:
-                return str(exc)
-            return None
+        from bgtui.ui.screens.dialogs import TextPrompt, read_dice_or_clear, reader_check
 
         def done(text: str | None) -> None:
-            if text is None:
-                return
-            dice = None if clear(text) else parse_dice(text)
-            self.set_state(replace(self.state, dice=dice, dice_raw=None))
+            if text is not None:
+                self.set_state(replace(self.state, dice=read_dice_or_clear(text), dice_raw=None))
 
         current = dice_text(self.state.dice) if self.state.dice else ""
-        self.app.push_screen(TextPrompt("Dice: two digits, e.g. 31 (empty clears them)", check,
-                                        value=current), done)
+        self.app.push_screen(TextPrompt("Dice: two digits, e.g. 31 (empty clears them)",
+                                        reader_check(read_dice_or_clear), value=current), done)
 
     def action_edit(self) -> None:
         from bgtui.ui.screens.editor import EditorScreen
@@ -716,14 +702,9 @@ class MainScreen(Screen):
         return path
 
     def action_save(self) -> None:
-        from bgtui.ui.screens.dialogs import TextPrompt
+        from bgtui.ui.screens.dialogs import TextPrompt, reader_check
 
-        def check(text: str) -> str | None:
-            try:
-                persist.safe_name(text, ".json")
-            except ValueError as exc:
-                return str(exc)
-            return None
+        check = reader_check(lambda text: persist.safe_name(text, ".json"))
 
         def done(text: str | None) -> None:
             if text:

@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from bgtui.ui.board_model import OPPONENT_BAR, PLAYER_BAR, board_list, borne_off, pips
+from bgtui.analysis.board import OPPONENT_BAR, PLAYER_BAR, board_list, borne_off, pips
 
 TOP_LEFT, TOP_RIGHT = (13, 14, 15, 16, 17, 18), (19, 20, 21, 22, 23, 24)
 BOTTOM_LEFT, BOTTOM_RIGHT = (12, 11, 10, 9, 8, 7), (6, 5, 4, 3, 2, 1)
@@ -114,22 +114,24 @@ class BoardView(Widget):
             else:
                 t.append(" " * 5)
 
-        # row 0: the top frame carries the point numbers 13..24
-        number_line(TOP_LEFT, TOP_RIGHT, g.tl, g.tt, g.tr)
-        t.append("\n")
-        for level in range(LEVELS):
-            row = 1 + level
+        def checker_row(row: int, level: int, left, bar: int, right) -> None:
             frame(g.v)
-            for i in TOP_LEFT:
+            for i in left:
                 point_cell(i, level)
             frame(g.v)
-            bar_cell(OPPONENT_BAR, level)
+            bar_cell(bar, level)
             frame(g.v)
-            for i in TOP_RIGHT:
+            for i in right:
                 point_cell(i, level)
             frame(g.v)
             side(row)
             t.append("\n")
+
+        # row 0: the top frame carries the point numbers 13..24
+        number_line(TOP_LEFT, TOP_RIGHT, g.tl, g.tt, g.tr)
+        t.append("\n")
+        for level in range(LEVELS):
+            checker_row(1 + level, level, TOP_LEFT, OPPONENT_BAR, TOP_RIGHT)
         # the middle row: pip counts on the left half, the dice on the right half
         left = f" {g.me}{mine} {g.opp}{theirs}"
         dice = f" dice {s.dice[0]}{s.dice[1]}" if s.dice else " no dice"
@@ -141,17 +143,6 @@ class BoardView(Widget):
         side(6)
         t.append("\n")
         for level in range(LEVELS - 1, -1, -1):
-            row = 7 + (LEVELS - 1 - level)
-            frame(g.v)
-            for i in BOTTOM_LEFT:
-                point_cell(i, level)
-            frame(g.v)
-            bar_cell(PLAYER_BAR, level)
-            frame(g.v)
-            for i in BOTTOM_RIGHT:
-                point_cell(i, level)
-            frame(g.v)
-            side(row)
-            t.append("\n")
+            checker_row(7 + (LEVELS - 1 - level), level, BOTTOM_LEFT, PLAYER_BAR, BOTTOM_RIGHT)
         number_line(BOTTOM_LEFT, BOTTOM_RIGHT, g.bl, g.bt, g.br)
         return t

@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from bgtui.analysis.board import board_list, borne_off, pips
 from bgtui.analysis.models import Evaluation
-from bgtui.ui.board_model import board_list, borne_off, pips
 from bgtui.ui.fmt import eq, pct
 
 
