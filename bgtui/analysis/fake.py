@@ -37,6 +37,7 @@ from bgtui.analysis.models import (
     RolloutSettings,
     RolloutSnapshot,
     extend_history,
+    result_from_dict,
 )
 
 
@@ -77,18 +78,11 @@ class FakeRolloutJob:
 
     @classmethod
     def from_state(cls, d: dict) -> FakeRolloutJob:
-        def row(r):
-            r = dict(r)
-            r["probabilities"] = Probabilities(**r["probabilities"])
-            r["equity"] = Equities(**r["equity"])
-            r["probabilities_se"] = r["probabilities_se"] and Probabilities(**r["probabilities_se"])
-            r["equity_se"] = r["equity_se"] and Equities(**r["equity_se"])
-            return PlayRow(**r)
-
         if not d.get("fake"):
             raise ValueError("this saved rollout was not made by the fake analyser")
-        return cls(int(d["analysis_id"]), tuple(row(r) for r in d["rows"]),
-                   RolloutSettings(**d["settings"]), int(d["done"]))
+        rows = tuple(result_from_dict(PlayRow, r) for r in d["rows"])
+        return cls(int(d["analysis_id"]), rows, result_from_dict(RolloutSettings, d["settings"]),
+                   int(d["done"]))
 
 
 class FakeAnalyzer:

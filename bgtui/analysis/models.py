@@ -218,3 +218,21 @@ class RolloutSnapshot:
     #: HISTORY_POINTS, thinned evenly): ``((trials_done, ((move, equity, se), ...)), ...)``,
     #: the cubeless equity and its standard error of each candidate (a convergence plot)
     history: tuple = ()
+
+
+#: the fields of the results above that hold other results: field -> (class, a sequence of them)
+_NESTED = {"probabilities": (Probabilities, False), "probabilities_se": (Probabilities, False),
+           "equity": (Equities, False), "equity_se": (Equities, False),
+           "settings": (RolloutSettings, False), "rows": (PlayRow, True)}
+
+
+def result_from_dict(cls, d: dict):
+    """The ``cls`` (a result class of this module) whose ``dataclasses.asdict`` is ``d``, its
+    nested results rebuilt from their dicts. A missing or unknown field raises TypeError."""
+    kw = dict(d)
+    for name, (kind, many) in _NESTED.items():
+        if kw.get(name) is not None:
+            v = kw[name]
+            kw[name] = (tuple(result_from_dict(kind, x) for x in v) if many
+                        else result_from_dict(kind, v))
+    return cls(**kw)

@@ -183,53 +183,43 @@ class Analyzer:
                          lookahead: bool = True) -> None:
         """Compile (or load) what 0-ply evaluation, ranking plays and cube actions reach, and
         with ``lookahead`` what they reach at 1- to 3-ply too (:meth:`warm_up_lookahead`)."""
-        from bgtui.engine.warmup import compile_all
-
-        compile_all(self.ev, lambda name, f: stage(name) if stage else None,
-                    only=EVALUATION_STAGES)
-        # then the services themselves on a tiny case, so that every kernel they reach (with
-        # the argument types they pass) is compiled or loaded now, not at the first key press
-        state = _warm_state()
-        for name, fn in (("ranking plays", lambda: self.rank_plays(state, (3, 1), 0)),
-                         ("cube action", lambda: self.cube(state, 0))):
-            if stage:
-                stage(name)
-            fn()
+        self._warm(stage, EVALUATION_STAGES, (
+            ("ranking plays", lambda state: self.rank_plays(state, (3, 1), 0)),
+            ("cube action", lambda state: self.cube(state, 0))))
         if lookahead:
             self.warm_up_lookahead(stage)
 
     def warm_up_lookahead(self, stage: Callable[[str], None] | None = None) -> None:
         """Compile (or load) the 1- to 3-ply lookahead and the cubeful lookahead."""
-        from bgtui.engine.warmup import compile_all
-
-        compile_all(self.ev, lambda name, f: stage(name) if stage else None,
-                    only=("lookahead",))
-        state = _warm_state()
-        for name, fn in (("1-ply plays", lambda: self.rank_plays(state, (3, 1), 1)),
-                         ("cubeful lookahead", lambda: self.cube(state, 1))):
-            if stage:
-                stage(name)
-            fn()
+        self._warm(stage, ("lookahead",), (
+            ("1-ply plays", lambda state: self.rank_plays(state, (3, 1), 1)),
+            ("cubeful lookahead", lambda state: self.cube(state, 1))))
 
     def warm_up_rollouts(self, stage: Callable[[str], None] | None = None) -> None:
         """Compile (or load) what the rollouts reach, through the services' own calls."""
         from bgtui.analysis.models import RolloutSettings
+
+        quick = RolloutSettings(trials=1, workers=1, truncate=2, seed=1)
+        self._warm(stage, ("rollouts",), (
+            ("play rollouts", lambda state: list(self.iter_rollout(state, quick, top=2))),
+            ("cube rollouts", lambda state: list(self.iter_cube_rollout(
+                state, replace(quick, trials=2, truncate=1, live_cube=True)))),
+            ("full-game rollouts", lambda state: list(self.iter_rollout(
+                state, replace(quick, truncate=0, cubeful=True, variance_reduction=False))))))
+
+    def _warm(self, stage: Callable[[str], None] | None, only, calls) -> None:
+        """Compile (or load) the engine's warm-up stages ``only``, then make each of ``calls``
+        ((name, call(state))) on a tiny case, so that every kernel the services reach (with
+        the argument types they pass) is compiled or loaded now, not at the first key press.
+        ``stage(name)`` is told each stage as it starts."""
         from bgtui.engine.warmup import compile_all
 
-        compile_all(self.ev, lambda name, f: stage(name) if stage else None, only=("rollouts",))
+        compile_all(self.ev, lambda name, f: stage(name) if stage else None, only=only)
         state = _warm_state()
-        quick = RolloutSettings(trials=1, workers=1, truncate=2, seed=1)
-        stages = [
-            ("play rollouts", lambda: list(self.iter_rollout(state, quick, top=2))),
-            ("cube rollouts", lambda: list(self.iter_cube_rollout(
-                state, replace(quick, trials=2, truncate=1, live_cube=True)))),
-            ("full-game rollouts", lambda: list(self.iter_rollout(
-                state, replace(quick, truncate=0, cubeful=True, variance_reduction=False)))),
-        ]
-        for name, fn in stages:
+        for name, call in calls:
             if stage:
                 stage(name)
-            fn()
+            call(state)
 
     # -- evaluation --------------------------------------------------------------------------
     def probabilities(self, board: np.ndarray, ply: int = 0) -> np.ndarray:

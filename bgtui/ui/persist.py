@@ -12,12 +12,10 @@ from typing import Any
 from bgtui.analysis.atomic import atomic_write
 from bgtui.analysis.models import (
     CubeDecision,
-    Equities,
     Evaluation,
     PlayRow,
-    Probabilities,
-    RolloutSettings,
     RolloutSnapshot,
+    result_from_dict,
 )
 from bgtui.ui.fmt import eq, pct, pct_se, se
 
@@ -43,48 +41,8 @@ class AnalysisDoc:
 
 
 # -- dicts -------------------------------------------------------------------------------------
-def _probs(d) -> Probabilities | None:
-    return None if d is None else Probabilities(**d)
-
-
-def _eqs(d) -> Equities | None:
-    return None if d is None else Equities(**d)
-
-
-def _row(d) -> PlayRow:
-    d = dict(d)
-    d["probabilities"] = _probs(d["probabilities"])
-    d["equity"] = _eqs(d["equity"])
-    d["probabilities_se"] = _probs(d.get("probabilities_se"))
-    d["equity_se"] = _eqs(d.get("equity_se"))
-    return PlayRow(**d)
-
-
-def _evaluation(d) -> Evaluation | None:
-    if d is None:
-        return None
-    d = dict(d)
-    d["probabilities"] = _probs(d["probabilities"])
-    d["equity"] = _eqs(d["equity"])
-    return Evaluation(**d)
-
-
-def _cube(d) -> CubeDecision | None:
-    if d is None:
-        return None
-    d = dict(d)
-    d["probabilities"] = _probs(d["probabilities"])
-    d["equity"] = _eqs(d["equity"])
-    return CubeDecision(**d)
-
-
-def _snapshot(d) -> RolloutSnapshot | None:
-    if d is None:
-        return None
-    d = dict(d)
-    d["rows"] = tuple(_row(r) for r in d["rows"])
-    d["settings"] = RolloutSettings(**d["settings"])
-    return RolloutSnapshot(**d)
+def _result(cls, d):
+    return None if d is None else result_from_dict(cls, d)
 
 
 def to_dict(doc: AnalysisDoc) -> dict:
@@ -113,10 +71,11 @@ def from_dict(d: dict) -> AnalysisDoc:
     try:
         return AnalysisDoc(
             position=str(d["position"]), ply=int(d.get("ply", 0)),
-            evaluation=_evaluation(d.get("evaluation")),
-            plays=tuple(_row(r) for r in d.get("plays", ())),
-            marked=tuple(d.get("marked", ())), cube=_cube(d.get("cube")),
-            rollout=_snapshot(d.get("rollout")), rollout_state=d.get("rollout_state"),
+            evaluation=_result(Evaluation, d.get("evaluation")),
+            plays=tuple(result_from_dict(PlayRow, r) for r in d.get("plays", ())),
+            marked=tuple(d.get("marked", ())), cube=_result(CubeDecision, d.get("cube")),
+            rollout=_result(RolloutSnapshot, d.get("rollout")),
+            rollout_state=d.get("rollout_state"),
             position_id=d.get("position_id", ""), match_id=d.get("match_id", ""),
             extra=d.get("extra") or {},
         )
@@ -192,6 +151,13 @@ def export(doc: AnalysisDoc, board_text: str, markdown: bool = True) -> str:
     out: list[str] = []
     h = (lambda s: f"## {s}") if markdown else (lambda s: f"{s}\n{'=' * len(s)}")
 
+    def preformatted(lines: list[str]) -> None:
+        """``lines`` as they are: a fenced code block in Markdown; then a blank line."""
+        out.append("```" if markdown else "")
+        out.extend(lines)
+        out.append("```" if markdown else "")
+        out.append("")
+
     def table(header: list[str], rows: list[list[str]]) -> None:
         if markdown:
             out.append("| " + " | ".join(header) + " |")
@@ -211,10 +177,7 @@ def export(doc: AnalysisDoc, board_text: str, markdown: bool = True) -> str:
                else f"Position ID {doc.position_id}, Match ID {doc.match_id}")
     out.append(f"`{doc.position}`" if markdown else doc.position)
     out.append("")
-    out.append("```" if markdown else "")
-    out.append(board_text)
-    out.append("```" if markdown else "")
-    out.append("")
+    preformatted([board_text])
     if doc.evaluation is not None:
         e = doc.evaluation
         p = e.probabilities
@@ -257,10 +220,7 @@ def export(doc: AnalysisDoc, board_text: str, markdown: bool = True) -> str:
         if lines:
             out.append("Equity and its 95% band against trials:")
             out.append("")
-            out.append("```" if markdown else "")
-            out.extend(lines)
-            out.append("```" if markdown else "")
-            out.append("")
+            preformatted(lines)
     if doc.cube is not None:
         c = doc.cube
         out.append(h(f"Cube action ({c.evaluated_by or str(c.ply) + '-ply'})"))
