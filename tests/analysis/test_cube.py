@@ -15,6 +15,8 @@ from bgtui.analysis.cube import (
     wrong_decision_percent,
 )
 from bgtui.engine import cube as C
+from tests.engine.test_bearoff import board as _bearoff_board
+from tests.engine.test_bearoff import index_board
 
 # a gammonless race outside the two-sided bear-off database (so the model is used): player 8
 # checkers on his 4 point, opponent 8 on his 4 point (our 21); 14 off each is not needed
@@ -155,20 +157,14 @@ def test_janowski_model_agrees_with_exact_database_on_average():
     # both sides have 3-6 checkers: mean absolute error of the centred equity measured 0.080
     # (x = 0.60; short bear-offs are "lumpy", which is why the database replaces the model).
     from bgtui.analysis.bearoff_cache import get_two_sided
-    from bgtui.engine import bearoff
 
     two = get_two_sided()
     rng = np.random.default_rng(3)
-    counts = np.zeros(6, dtype=np.int64)
     errs = []
     for _ in range(400):
         x, y = rng.integers(28, 924, size=2)  # indices >= C(8,6) = 28: at least 3 checkers
         p = np.array([two.win[x, y], 0, 0, 0, 0], dtype=np.float64)
-        pos = np.zeros(26, dtype=np.int8)
-        bearoff.bearoff_position(x, counts)
-        pos[1:7] = counts
-        bearoff.bearoff_position(y, counts)
-        pos[19:25] = -counts[::-1]
+        pos = index_board(x, y)
         eq = np.zeros(3)
         C.cube_equities(p, C.cube_efficiency(pos), True, eq)
         errs.append(abs(eq[0] - two.cubeful[x, y, 0]))
@@ -178,7 +174,6 @@ def test_janowski_model_agrees_with_exact_database_on_average():
 # ------------------------------------------------------------------------------------------
 # exact bear-off database: no double is the value of playing on, not of the best decision
 
-from tests.engine.test_bearoff import board as _bearoff_board  # noqa: E402
 
 # player: one checker on his 6 point (off with 27 rolls of 36); opponent: one checker on his
 # 1 point (off with any roll). Not doubling: 27/36 * 1 - 9/36 * 1 = +0.5 whatever the cube;

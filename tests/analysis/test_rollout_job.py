@@ -8,13 +8,7 @@ import pytest
 from bgtui.analysis.cancel import CancelToken
 from bgtui.analysis.models import RolloutSettings
 from bgtui.analysis.rollout import RolloutJob
-from bgtui.analysis.weights import load_weights
 from bgtui.engine.constants import OPENING_POSITION
-
-
-@pytest.fixture(scope="module")
-def ev():
-    return load_weights("bgtui-0.npz")[0]
 
 
 def _job(trials=200, **kw):

@@ -38,6 +38,15 @@ def board(player, opponent):
     return pos
 
 
+def index_board(x, y):
+    """The position of the one-sided rows ``x`` (player on roll) and ``y`` (opponent)."""
+    counts = np.zeros(6, dtype=np.int64)
+    B.bearoff_position(x, counts)
+    player = counts.copy()
+    B.bearoff_position(y, counts)
+    return board(player, counts)
+
+
 @pytest.fixture(scope="module")
 def dbs(tmp_path_factory):
     """Full databases, built through the cache module into a fresh cache directory."""

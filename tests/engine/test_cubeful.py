@@ -25,6 +25,7 @@ from bgtui.engine.movegen import make_workspace
 from bgtui.engine.position import game_result
 from bgtui.engine.rng import make_rng
 from bgtui.training.kernels import _START, _sample_positions
+from tests.engine.test_bearoff import index_board
 
 C, OWN, OPP = 0, 1, 2
 
@@ -226,15 +227,10 @@ def test_lookahead_with_model_leaves_approaches_the_exact_bearoff_values(ev):
     two = get_two_sided()
     none = np.zeros((0, 0, 3), dtype=np.float32)
     rng = np.random.default_rng(5)
-    counts = np.zeros(6, dtype=np.int64)
     errs = {0: [], 2: []}
     while len(errs[0]) < 60:
         x, y = rng.integers(84, 924, size=2)  # index >= C(9, 6) = 84: at least 4 checkers
-        pos = np.zeros(26, dtype=np.int8)
-        bearoff.bearoff_position(x, counts)
-        pos[1:7] = counts
-        bearoff.bearoff_position(y, counts)
-        pos[19:25] = -counts[::-1]
+        pos = index_board(x, y)
         want = np.zeros(3)
         bearoff.two_sided_no_double(pos, two.no_double, want)
         if abs(want[0]) > 0.9:  # (nearly) decided races tell nothing about the cube

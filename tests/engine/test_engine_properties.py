@@ -17,6 +17,7 @@ from bgtui.engine.position import (
     swap_sides,
     validate,
 )
+from tests.reference.games import random_game
 
 
 @st.composite
@@ -24,15 +25,7 @@ def game_positions(draw):
     """A position reached by random legal plays from the opening."""
     seed = draw(st.integers(0, 2**31))
     turns = draw(st.integers(0, 80))
-    rng = np.random.default_rng(seed)
-    pos = np.array(OPENING_POSITION)
-    for _ in range(turns):
-        d1, d2 = (int(x) for x in rng.integers(1, 7, size=2))
-        children, _ = generate_plays(pos, d1, d2)
-        child = children[rng.integers(len(children))]
-        if (child > 0).sum() == 0:
-            break
-        pos = swap_sides(child)
+    *_, pos = random_game(np.random.default_rng(seed), turns)
     return pos
 
 

@@ -5,13 +5,14 @@ import numpy as np
 from bgtui.analysis.board_ascii import board_ascii
 from bgtui.engine.inputs import _shots
 from bgtui.engine.position import swap_sides
-from tests.engine.test_movegen_reference import _game_positions, _random_position
+from tests.engine.test_movegen_reference import _random_position
+from tests.reference.games import game_positions
 from tests.reference.slow_features import shots_reference
 
 
 def _feature_positions(game_seed, seed, n=300):
     """Positions from games and random bar, scattered and bear-off positions."""
-    positions = _game_positions(game_seed, 30)
+    positions = game_positions(game_seed, 30)
     rng = np.random.default_rng(seed)
     for kind in ("bar", "scatter", "bearoff"):
         positions += [_random_position(rng, kind) for _ in range(n)]
@@ -94,7 +95,7 @@ def test_feature_inputs_match_the_point_by_point_reference():
     from bgtui.engine.position import is_race, pip_counts
     from tests.reference.slow_features import side_features_reference
 
-    positions = _game_positions(13, 10)
+    positions = game_positions(13, 10)
     rng = np.random.default_rng(14)
     for kind in ("bar", "scatter", "bearoff"):
         positions += [_random_position(rng, kind) for _ in range(100)]
@@ -122,7 +123,7 @@ def test_escapes_match_the_roll_by_roll_reference_from_every_point():
     from bgtui.engine.inputs import _escapes
     from tests.reference.slow_features import escapes_reference
 
-    positions = _game_positions(15, 10)
+    positions = game_positions(15, 10)
     rng = np.random.default_rng(16)
     for kind in ("bar", "scatter", "bearoff"):
         positions += [_random_position(rng, kind) for _ in range(100)]

@@ -8,7 +8,7 @@ import pytest
 
 from bgtui.analysis.models import RolloutSettings
 from bgtui.analysis.rollout import validate_settings
-from bgtui.analysis.weights import WeightsError, load_filter_net, load_weights
+from bgtui.analysis.weights import WeightsError, load_filter_net
 from bgtui.engine import generate_plays_into, rollout_chunk
 from bgtui.engine.constants import OPENING_POSITION
 from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
@@ -30,11 +30,6 @@ from bgtui.engine.rollout import (
     make_settings,
 )
 from bgtui.training.kernels import _START, _sample_positions
-
-
-@pytest.fixture(scope="module")
-def ev():
-    return load_weights("bgtui-0.npz")[0]
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,8 @@ import pytest
 from bgtui.analysis.board_ascii import board_ascii
 from bgtui.engine.constants import OPENING_POSITION
 from bgtui.engine.movegen import generate_plays
-from bgtui.engine.position import make_position, swap_sides
+from bgtui.engine.position import make_position
+from tests.reference.games import game_positions
 from tests.reference.slow_movegen import apply, legal_plays
 
 
@@ -28,22 +29,6 @@ def _check(pos, d1, d2):
                 break
             b = apply(b, (int(m[k]), int(m[k + 1])))
         assert np.array_equal(np.array(b), np.asarray(c, dtype=int))
-
-
-def _game_positions(seed, games):
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(games):
-        pos = np.array(OPENING_POSITION)
-        for _ in range(300):
-            out.append(pos)
-            d1, d2 = (int(x) for x in rng.integers(1, 7, size=2))
-            children, _ = generate_plays(pos, d1, d2)
-            child = children[rng.integers(len(children))]
-            if (child > 0).sum() == 0:
-                break
-            pos = swap_sides(child)
-    return out
 
 
 def _random_position(rng, kind):
@@ -76,7 +61,7 @@ def _random_position(rng, kind):
 
 
 def test_kernel_matches_reference_on_positions_from_games():
-    positions = _game_positions(3, 40)
+    positions = game_positions(3, 40)
     rng = np.random.default_rng(4)
     for pos in positions:
         d1, d2 = (int(x) for x in rng.integers(1, 7, size=2))

@@ -5,7 +5,8 @@ import math
 import numpy as np
 
 from bgtui.analysis.board_ascii import board_ascii
-from bgtui.analysis.weights import load_weights
+from bgtui.analysis.weights import load_weights, with_databases
+from bgtui.engine.evaluate import _evaluate_after, equity, make_eval_workspace
 from bgtui.engine.inputs import NUM_INPUTS, NUM_NONLINEAR, _fill_inputs, _fill_nonlinear
 from bgtui.engine.movegen import generate_plays
 from bgtui.engine.nn import (
@@ -21,7 +22,8 @@ from bgtui.engine.nn import (
     make_terms,
     net_class,
 )
-from tests.engine.test_movegen_reference import _game_positions, _random_position
+from tests.engine.test_movegen_reference import _random_position
+from tests.reference.games import game_positions
 
 
 def test_fast_sigmoid_is_the_logistic_function_to_float_precision():
@@ -38,7 +40,7 @@ def test_fast_sigmoid_is_the_logistic_function_to_float_precision():
 
 
 def _positions():
-    out = _game_positions(21, 12)
+    out = game_positions(21, 12)
     rng = np.random.default_rng(22)
     for kind in ("bar", "scatter", "bearoff"):
         out += [_random_position(rng, kind) for _ in range(60)]
@@ -121,41 +123,37 @@ def test_child_preactivation_from_the_parent_equals_a_fresh_one():
     assert n > 1000
 
 
+def _children_alone(pos, d1, d2, ev):
+    """(children, values): the positions the plays of ``d1 d2`` reach from ``pos`` and each
+    one's probabilities evaluated alone, from scratch (``_evaluate_after`` with a fresh
+    workspace), float32[n, 5]."""
+    children, _ = generate_plays(pos, d1, d2)
+    values = np.zeros((len(children), 5), dtype=np.float32)
+    for i, child in enumerate(children):
+        _evaluate_after(child, ev, make_eval_workspace(128), values[i])
+    return children, values
+
+
 def test_best_play_with_incremental_children_equals_each_child_evaluated_alone():
     """``_best_child`` (parent's pre-activation plus changed rows, memoised escapes, one scan
     per child) picks the play and probabilities that evaluating every child from scratch
     (``_evaluate_after``: dense-free but non-incremental) gives, in contact, in races, with
     and without the bear-off databases."""
-    from bgtui.analysis.weights import with_databases
-    from bgtui.engine.evaluate import (
-        _best_child,
-        _evaluate_after,
-        equity,
-        make_eval_workspace,
-        make_play_buffers,
-    )
-    from bgtui.engine.movegen import _generate_plays, make_workspace
+    from bgtui.engine.evaluate import _best_child
 
     nets = _three_nets()
     rng = np.random.default_rng(8)
-    mws = make_workspace()
-    out_pos, out_moves = make_play_buffers()
     best5 = np.zeros(5, dtype=np.float32)
-    t = np.zeros(5, dtype=np.float32)
     counts = [0, 0, 0]
     for bearoff in (False, True):
         ev = with_databases(nets, bearoff=bearoff)
         ews = make_eval_workspace(128)
         for pos in _positions()[::2]:
             d1, d2 = (int(v) for v in rng.integers(1, 7, size=2))
-            n = _generate_plays(pos, d1, d2, mws, out_pos, out_moves)
-            if n < 2:
+            children, values = _children_alone(pos, d1, d2, ev)
+            if len(children) < 2:
                 continue
-            best = _best_child(pos, n, out_pos, ev, ews, best5)
-            values = []
-            for i in range(n):
-                _evaluate_after(out_pos[i], ev, make_eval_workspace(128), t)
-                values.append(t.copy())
+            best = _best_child(pos, len(children), children, ev, ews, best5)
             eq = np.array([equity(v) for v in values])
             assert eq[best] >= eq.max() - 2e-5, board_ascii(pos)
             assert np.abs(values[best] - best5).max() < 2e-5, board_ascii(pos)
@@ -169,22 +167,10 @@ def test_best_play_reusing_the_parent_state_over_the_21_rolls_equals_each_child_
     20, ``ready`` a run-time value) picks, roll by roll, the play and probabilities that
     evaluating every child from scratch gives. (numba once compiled this path wrong while
     the path with ``ready`` a constant 0, ``_best_child``, was right: both are checked.)"""
-    from bgtui.analysis.weights import with_databases
-    from bgtui.engine.evaluate import (
-        _best_child_from,
-        _evaluate_after,
-        equity,
-        make_eval_workspace,
-        make_play_buffers,
-    )
-    from bgtui.engine.movegen import _generate_plays, make_workspace
+    from bgtui.engine.evaluate import _best_child_from
 
     nets = _three_nets()
-    mws = make_workspace()
-    out_pos, out_moves = make_play_buffers()
     best5 = np.zeros(5, dtype=np.float32)
-    t = np.zeros(5, dtype=np.float32)
-    scratch = make_eval_workspace(128)
     checked = [0, 0, 0]
     for bearoff in (False, True):
         ev = with_databases(nets, bearoff=bearoff)
@@ -193,12 +179,9 @@ def test_best_play_reusing_the_parent_state_over_the_21_rolls_equals_each_child_
             ready = 0
             for d1 in range(1, 7):
                 for d2 in range(1, d1 + 1):
-                    n = _generate_plays(pos, d1, d2, mws, out_pos, out_moves)
-                    best, ready = _best_child_from(pos, n, out_pos, ev, ews, best5, ready)
-                    values = np.zeros((n, 5), dtype=np.float32)
-                    for i in range(n):
-                        _evaluate_after(out_pos[i], ev, scratch, t)
-                        values[i] = t
+                    children, values = _children_alone(pos, d1, d2, ev)
+                    best, ready = _best_child_from(pos, len(children), children, ev, ews,
+                                                   best5, ready)
                     eq = np.array([equity(v) for v in values])
                     assert eq[best] >= eq.max() - 2e-5, (board_ascii(pos), d1, d2)
                     assert np.abs(values[best] - best5).max() < 2e-5, (board_ascii(pos), d1, d2)
@@ -224,7 +207,6 @@ def test_net_class_by_hand():
 def test_each_class_is_valued_by_its_own_net():
     """``evaluate0`` with three different nets gives each position its class's dense forward
     pass (then the consistency rules), with tables and without."""
-    from bgtui.analysis.weights import with_databases
     from bgtui.engine.evaluate import _sanitize, evaluate0
 
     nets = _three_nets()
@@ -261,22 +243,9 @@ def test_grouped_1ply_is_the_mean_over_the_rolls_of_each_childs_own_best_value()
     every child evaluated alone, the best by equity for each roll, weighted 1 (doubles) or 2
     over 36. Also with buffers so small that the rolls are valued a few at a time: the same
     result bit for bit."""
-    from bgtui.analysis.weights import with_databases
-    from bgtui.engine.evaluate import (
-        _eval_ply1,
-        _evaluate_after,
-        equity,
-        make_eval_workspace,
-        make_lookahead_workspace,
-        make_play_buffers,
-    )
-    from bgtui.engine.movegen import _generate_plays, make_workspace
+    from bgtui.engine.evaluate import _eval_ply1, make_lookahead_workspace
 
     nets = _three_nets()
-    mws = make_workspace()
-    out_pos, out_moves = make_play_buffers()
-    t = np.zeros(5, dtype=np.float32)
-    scratch = make_eval_workspace(128)
     for bearoff in (False, True):
         ev = with_databases(nets, bearoff=bearoff)
         lws = make_lookahead_workspace(128)
@@ -285,12 +254,8 @@ def test_grouped_1ply_is_the_mean_over_the_rolls_of_each_childs_own_best_value()
             want = np.zeros(5)
             for d1 in range(1, 7):
                 for d2 in range(1, d1 + 1):
-                    n = _generate_plays(pos, d1, d2, mws, out_pos, out_moves)
-                    best, beste = None, -9.0
-                    for i in range(n):
-                        _evaluate_after(out_pos[i], ev, scratch, t)
-                        if equity(t) > beste:
-                            best, beste = t.copy(), equity(t)
+                    _, values = _children_alone(pos, d1, d2, ev)
+                    best = max(values, key=equity)  # the first of equals
                     want += (1.0 if d1 == d2 else 2.0) * best
             want /= 36.0
             got = np.zeros(5, dtype=np.float32)
@@ -307,7 +272,6 @@ def test_grouped_variance_reduction_step_does_not_depend_on_how_the_rolls_are_ba
     same rollout bit for bit (the play made, every roll's value, the luck)."""
     from bgtui.analysis.models import RolloutSettings
     from bgtui.analysis.rollout import engine_settings
-    from bgtui.analysis.weights import with_databases
     from bgtui.engine.rollout import (
         NUM_OUT,
         _rollout_chunk,

@@ -78,7 +78,7 @@ def test_the_1ply_player_chooses_the_services_1ply_best_play():
     from bgtui.engine import evaluate_after_plied
     from bgtui.engine.duel import _choose
     from bgtui.engine.evaluate import equity, make_lookahead_workspace
-    from tests.engine.test_movegen_reference import _game_positions
+    from tests.reference.games import game_positions
 
     an = Analyzer()
     ev = an.ev
@@ -86,7 +86,7 @@ def test_the_1ply_player_chooses_the_services_1ply_best_play():
     lws = make_lookahead_workspace(512)
     b5 = np.zeros(5, dtype=np.float32)
     rng = np.random.default_rng(4)
-    positions = _game_positions(9, 3)
+    positions = game_positions(9, 3)
     checked = 0
     for k in rng.choice(len(positions), 25, replace=False):
         pos = np.asarray(positions[k], dtype=np.int8)

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 from numba import njit
 
-from bgtui.analysis.weights import load_weights
 from bgtui.engine import evaluate_plied, rollout_chunk
 from bgtui.engine.constants import OPENING_POSITION
 from bgtui.engine.evaluate import hidden_size, make_lookahead_workspace
@@ -20,11 +19,6 @@ from bgtui.engine.rollout import (
     roll_of,
     sequence_index,
 )
-
-
-@pytest.fixture(scope="module")
-def ev():
-    return load_weights("bgtui-0.npz")[0]
 
 
 @njit(cache=False)
@@ -116,24 +110,16 @@ def test_pseudo_random_dice_are_uniform_and_differ_from_quasi():
     assert chi2 < 75
 
 
-def test_rollout_36_trials_truncated_after_one_roll_equals_1ply(ev):
-    # Given the opening position, a 36-trial quasi-random rollout truncated after one roll
-    # uses each first roll once and evaluates the 0-ply-chosen play at 0-ply: the 1-ply value.
+@pytest.mark.parametrize("rolls, seed", [(1, 11), (2, 4)])
+def test_quasi_random_rollout_truncated_after_n_rolls_equals_the_n_ply_value(ev, rolls, seed):
+    # Given the opening position, a quasi-random rollout of 36**n trials truncated after n
+    # rolls uses each sequence of n first rolls once and evaluates the 0-ply-chosen plays at
+    # 0-ply: the n-ply value.
     pos = np.array(OPENING_POSITION)
-    out = _run(pos[None], 0, 36, _settings(truncate=1), 11, ev)
-    lws = make_lookahead_workspace(512)
-    p1 = np.zeros(5, dtype=np.float32)
-    evaluate_plied(pos, 1, ev, lws, p1)
-    np.testing.assert_allclose(out[0, :, :5].mean(axis=0), p1, atol=2e-6)
-
-
-def test_rollout_1296_trials_truncated_after_two_rolls_equals_2ply(ev):
-    pos = np.array(OPENING_POSITION)
-    out = _run(pos[None], 0, 1296, _settings(truncate=2), 4, ev)
-    lws = make_lookahead_workspace(512)
-    p2 = np.zeros(5, dtype=np.float32)
-    evaluate_plied(pos, 2, ev, lws, p2)
-    np.testing.assert_allclose(out[0, :, :5].mean(axis=0), p2, atol=2e-6)
+    out = _run(pos[None], 0, 36**rolls, _settings(truncate=rolls), seed, ev)
+    want = np.zeros(5, dtype=np.float32)
+    evaluate_plied(pos, rolls, ev, make_lookahead_workspace(512), want)
+    np.testing.assert_allclose(out[0, :, :5].mean(axis=0), want, atol=2e-6)
 
 
 def test_variance_reduction_one_roll_has_zero_variance(ev):

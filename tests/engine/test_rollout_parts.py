@@ -4,16 +4,10 @@ invariants (the whole trial is checked in test_rollout.py)."""
 import numpy as np
 import pytest
 
-from bgtui.analysis.weights import load_weights
 from bgtui.engine import rollout as R
 from bgtui.engine.constants import CENTRED, OPENING_POSITION, OPP_OWNED, OWNED
 from bgtui.engine.evaluate import hidden_size
 from bgtui.engine.rollout import make_settings, score_game
-
-
-@pytest.fixture(scope="module")
-def ev():
-    return load_weights("bgtui-0.npz")[0]
 
 
 def test_score_game_counts_result_times_cube_for_the_winner():

@@ -93,15 +93,20 @@ def test_an_adam_fit_resumed_equals_an_uninterrupted_one_and_lowers_the_error(tm
         fit(tmp_path / "one.npz", tmp_path / "d", FitSettings(6, holdout=0.2, optimizer="sgd"))
 
 
+def _fit_one_pass(path, data, init, optimizer, nets):
+    """(weights, meta) of one pass of ``optimizer`` over ``data`` from ``init`` for ``nets``,
+    saved at ``path``."""
+    fit(path, data, FitSettings(1, init=init, optimizer=optimizer, nets=nets, batch=16),
+        log=io.StringIO())
+    return load_weights(path)
+
+
 def test_a_fit_of_the_contact_net_only_leaves_the_race_net_alone(tmp_path):
     ck = _small_weights(tmp_path)
     build_dataset(tmp_path / "d", ck, DatasetSpec(200, shard=200), log=io.StringIO())
     start = load_weights(ck)[0]
     for opt in ("adam", "sgd"):
-        fit(tmp_path / f"{opt}.npz", tmp_path / "d",
-            FitSettings(1, init=ck, optimizer=opt, nets="contact", batch=16),
-            log=io.StringIO())
-        got = load_weights(tmp_path / f"{opt}.npz")[0]
+        got = _fit_one_pass(tmp_path / f"{opt}.npz", tmp_path / "d", ck, opt, "contact")[0]
         assert all(np.array_equal(x, y) for x, y in zip(got[1], start[1]))
         assert not np.array_equal(got[0][0], start[0][0])
     with pytest.raises(ValueError, match="--nets"):
@@ -134,15 +139,9 @@ def test_the_crashed_net_trains_on_its_own_class_and_older_files_keep_it_tied(tm
     start = load_weights(ck)[0]
     for opt in ("adam", "sgd"):
         # only crashed positions: a contact fit changes nothing, a crashed fit only that net
-        fit(tmp_path / f"k{opt}.npz", tmp_path / "c",
-            FitSettings(1, init=ck, optimizer=opt, nets="contact", batch=16),
-            log=io.StringIO())
-        got = load_weights(tmp_path / f"k{opt}.npz")[0]
+        got = _fit_one_pass(tmp_path / f"k{opt}.npz", tmp_path / "c", ck, opt, "contact")[0]
         assert all(np.array_equal(x, y) for k in (0, 1, 5) for x, y in zip(got[k], start[k]))
-        fit(tmp_path / f"c{opt}.npz", tmp_path / "c",
-            FitSettings(1, init=ck, optimizer=opt, nets="crashed", batch=16),
-            log=io.StringIO())
-        got = load_weights(tmp_path / f"c{opt}.npz")[0]
+        got = _fit_one_pass(tmp_path / f"c{opt}.npz", tmp_path / "c", ck, opt, "crashed")[0]
         assert all(np.array_equal(x, y) for k in (0, 1) for x, y in zip(got[k], start[k]))
         assert not np.array_equal(got[5][0], start[5][0])
     # a file without a crashed net: its contact net values those positions, and a fit of the
@@ -151,10 +150,7 @@ def test_the_crashed_net_trains_on_its_own_class_and_older_files_keep_it_tied(tm
     ev, meta = load_weights(old)
     assert ev[5] is ev[0] and meta["crashed_is_contact"] is True
     for opt in ("adam", "sgd"):
-        fit(tmp_path / f"t{opt}.npz", tmp_path / "c",
-            FitSettings(1, init=old, optimizer=opt, nets="contact", batch=16),
-            log=io.StringIO())
-        got, m = load_weights(tmp_path / f"t{opt}.npz")
+        got, m = _fit_one_pass(tmp_path / f"t{opt}.npz", tmp_path / "c", old, opt, "contact")
         assert not np.array_equal(got[0][0], start[0][0])
         assert all(np.array_equal(x, y) for x, y in zip(got[5], got[0]))
         assert m["fit"]["tied_crashed"] and "crashed_is_contact" not in m

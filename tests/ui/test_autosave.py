@@ -4,13 +4,18 @@ the resumed rollout continues from the saved trials (Pilot, fake service)."""
 import shutil
 import subprocess
 
-from ui_helpers import XGID_31, evaluated, fake, ready, run, wait_for
+from ui_helpers import (
+    XGID_31,
+    fake,
+    is_screen,
+    ready,
+    run,
+    running,
+    start_rollout,
+    wait_for,
+)
 
 from bgtui.ui import persist
-
-
-def _is(app, name):
-    return type(app.screen).__name__ == name
 
 
 def _saved_trials(path):
@@ -34,15 +39,9 @@ def test_a_rollout_cut_short_by_a_crash_is_offered_and_resumed(make_app, gates, 
     async def first():
         steps = gates.steps()
         app = make_app(analyzer=fake(gate=steps), state=XGID_31)
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with running(app) as pilot:
             m = app.main_screen
-            await ready(app, pilot)
-            await evaluated(pilot)
-            await pilot.press("space", "down", "space", "r")
-            await wait_for(pilot, lambda: m.rollout_running and m.last_snapshot is not None,
-                           what="rollout running")
-            steps.release(3)
-            await wait_for(pilot, lambda: m.last_snapshot.trials_done > 0, what="some trials")
+            await start_rollout(pilot, steps, release=3)
             own = persist.autosave_path(data)
             await wait_for(pilot, lambda: _saved_trials(own) > 0, what="autosave written")
             # what a crash leaves: the autosave of a process that is gone
@@ -60,10 +59,10 @@ def test_a_rollout_cut_short_by_a_crash_is_offered_and_resumed(make_app, gates, 
         app = make_app(analyzer=fake(), state="4HPwATDgc/ABMA")
         async with app.run_test(size=(120, 40)) as pilot:
             m = app.main_screen
-            await wait_for(pilot, lambda: _is(app, "ChoiceScreen"), what="resume offer")
+            await wait_for(pilot, lambda: is_screen(app, "ChoiceScreen"), what="resume offer")
             assert "Resume" in app.screen.question
             await pilot.press("r")
-            await wait_for(pilot, lambda: _is(app, "MainScreen"), what="offer closed")
+            await wait_for(pilot, lambda: is_screen(app, "MainScreen"), what="offer closed")
             assert m.last_snapshot.trials_done == saved.rollout.trials_done
             assert not crashed.exists()  # taken over by this session
             await ready(app, pilot)

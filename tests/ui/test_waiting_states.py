@@ -37,34 +37,32 @@ def _status(m) -> str:
     return str(m.query_one("#status").render())
 
 
-def test_status_line_says_what_is_compiling_and_how_long_is_left(make_app, gates):
-    @run
-    async def body():
-        steps = gates.steps()
-        app = make_app(analyzer=_SteppedWarmup(steps), state=XGID_31, unicode=False)
-        async with app.run_test(size=(200, 40)) as pilot:
-            m = app.main_screen
+@run
+async def test_status_line_says_what_is_compiling_and_how_long_is_left(make_app, gates):
+    steps = gates.steps()
+    app = make_app(analyzer=_SteppedWarmup(steps), state=XGID_31, unicode=False)
+    async with app.run_test(size=(200, 40)) as pilot:
+        m = app.main_screen
+        steps.release()
+        await wait_for(pilot, lambda: "compiling evaluator" in _status(m),
+                       what="the evaluator's compile on the status line")
+        assert "engine: compiling evaluator (first start): about 30 s to the first " \
+               "evaluation" in _status(m)
+        assert m.active_bindings["e"].enabled is False
+        assert m.active_bindings["r"].enabled is False
+        steps.release()  # ready for evaluation
+        await wait_for(pilot, lambda: app.engine_ready, what="evaluation ready")
+        assert m.active_bindings["e"].enabled is True
+        assert m.active_bindings["r"].enabled is False
+        for text in _SteppedWarmup.TEXTS[2:]:
             steps.release()
-            await wait_for(pilot, lambda: "compiling evaluator" in _status(m),
-                           what="the evaluator's compile on the status line")
-            assert "engine: compiling evaluator (first start): about 30 s to the first " \
-                   "evaluation" in _status(m)
-            assert m.active_bindings["e"].enabled is False
+            await wait_for(pilot, lambda t=text: f"engine ready; {t}" in _status(m),
+                           what=text)
             assert m.active_bindings["r"].enabled is False
-            steps.release()  # ready for evaluation
-            await wait_for(pilot, lambda: app.engine_ready, what="evaluation ready")
-            assert m.active_bindings["e"].enabled is True
-            assert m.active_bindings["r"].enabled is False
-            for text in _SteppedWarmup.TEXTS[2:]:
-                steps.release()
-                await wait_for(pilot, lambda t=text: f"engine ready; {t}" in _status(m),
-                               what=text)
-                assert m.active_bindings["r"].enabled is False
-            steps.release()
-            await ready(app, pilot)
-            assert m.active_bindings["r"].enabled is True
-            assert _status(m).startswith("engine ready |")
-    body()
+        steps.release()
+        await ready(app, pilot)
+        assert m.active_bindings["r"].enabled is True
+        assert _status(m).startswith("engine ready |")
 
 
 def test_warm_start_reports_no_estimates():

@@ -7,6 +7,7 @@ hanging CI.
 """
 
 import asyncio
+import contextlib
 import functools
 
 from bgtui.analysis.fake import FakeAnalyzer
@@ -23,7 +24,8 @@ WAIT = 10.0
 
 
 def run(coro_fn):
-    """Run an async test body (no pytest-asyncio needed), bounded by TEST_TIMEOUT."""
+    """Run an async test (or a part of one) to the end, bounded by TEST_TIMEOUT (no
+    pytest-asyncio needed); the fixtures a decorated test asks for are passed on."""
     @functools.wraps(coro_fn)
     def wrapper(*args, **kwargs):
         async def bounded():
@@ -48,6 +50,35 @@ async def settle(app, pilot, timeout=WAIT):
 async def ready(app, pilot):
     """Wait until the engine's warm-up has finished."""
     await wait_for(pilot, lambda: app.rollouts_ready, what="engine ready")
+
+
+@contextlib.asynccontextmanager
+async def running(app, size=(120, 40), warm=True):
+    """``app`` run under a pilot (yielded) at ``size``, once its engine has warmed up (with
+    ``warm`` False: at once)."""
+    async with app.run_test(size=size) as pilot:
+        if warm:
+            await ready(app, pilot)
+        yield pilot
+
+
+def is_screen(app, name: str) -> bool:
+    """The app's current screen is of the class named ``name``."""
+    return type(app.screen).__name__ == name
+
+
+async def start_rollout(pilot, steps=None, release=0):
+    """Evaluate, mark the first two plays, roll them out and wait until the rollout shows a
+    snapshot; then let the fake whose gate is ``steps`` run ``release`` steps, and wait for
+    some trials."""
+    m = pilot.app.main_screen
+    await evaluated(pilot)
+    await pilot.press("space", "down", "space", "r")
+    await wait_for(pilot, lambda: m.rollout_running and m.last_snapshot is not None,
+                   what="rollout running")
+    if release:
+        steps.release(release)
+        await wait_for(pilot, lambda: m.last_snapshot.trials_done > 0, what="some trials")
 
 
 async def type_text(pilot, text):
