@@ -20,13 +20,13 @@ and straggler races inside the games (as fast as the nets alone, within the nois
 measurement).
 """
 
-import argparse
 import os
 import time
 
 import numpy as np
 
 from bgtui.analysis.models import RolloutSettings
+from bgtui.analysis.options import script_parser
 from bgtui.analysis.rollout import RolloutJob
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine.constants import OPENING_POSITION
@@ -62,15 +62,11 @@ def rate_short(ev, settings, seconds, trials=1296):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--weights", default="bgtui-0.npz")
-    ap.add_argument("--seconds", type=float, default=10.0)
-    ap.add_argument("--ply1", action="store_true",
-                    help="instead: 4-roll truncated rollouts with 1-ply checker play and variance "
-                         "reduction, exact and with vr_filter 2, on one core")
-    ap.add_argument("--databases", action="store_true",
-                    help="the bear-off databases too, with the default two-sided truncation")
-    args = ap.parse_args()
+    args = script_parser(weights="bgtui-0.npz", seconds=10.0, ply1=False, databases=False, helps={
+        "ply1": "instead: 4-roll truncated rollouts with 1-ply checker play and variance "
+                "reduction, exact and with vr_filter 2, on one core",
+        "databases": "the bear-off databases too, with the default two-sided truncation",
+    }).parse_args()
     ev = load_weights(args.weights)[0]
     if args.databases:
         ev = with_databases(ev, bearoff=True)

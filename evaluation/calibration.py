@@ -16,11 +16,11 @@ train dataset``; with ``--target-games`` their targets are full-game rollouts), 
 ``--cube-region`` positions held out of a fit.
 """
 
-import argparse
 import time
 
 import numpy as np
 
+from bgtui.analysis.options import script_parser
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine.evaluate import equities, evaluate0
 from bgtui.engine.nn import net_class
@@ -31,11 +31,7 @@ NAMES = ("win", "win_gammon", "win_bg", "lose_gammon", "lose_bg")
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--positions", type=int, default=600)
-    ap.add_argument("--seed", type=int, default=91)
-    ap.add_argument("--trials", type=int, default=36)
-    ap.add_argument("--workers", type=int, default=2)
+    ap = script_parser(__doc__.splitlines()[0], positions=600, seed=91, trials=36, workers=2)
     ap.add_argument("--weights", nargs="+", default=["bgtui-0.npz"])
     ap.add_argument("--save", help="write the positions and rollouts to this .npz")
     ap.add_argument("--reference", help="read the positions and rollouts from this .npz")

@@ -30,7 +30,6 @@ and on the double / take decisions separately. The reference shares the evaluato
 model, so this measures the cube model and the lookahead, not the nets.
 """
 
-import argparse
 import json
 import os
 import time
@@ -41,6 +40,7 @@ from bgtui.analysis.atomic import atomic_write_text
 from bgtui.analysis.cube import decide
 from bgtui.analysis.formats import encode_position_id, parse_position
 from bgtui.analysis.models import RolloutSettings
+from bgtui.analysis.options import script_parser
 from bgtui.analysis.service import Analyzer
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine.evaluate import evaluate0, hidden_size, make_eval_workspace, make_play_buffers
@@ -113,13 +113,8 @@ def _save_json(path, data):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--positions", type=int, default=40)
-    ap.add_argument("--trials", type=int, default=1296)
-    ap.add_argument("--seed", type=int, default=5)
-    ap.add_argument("--margin", type=float, default=0.04)
-    ap.add_argument("--vr-filter", type=int, default=0)
-    ap.add_argument("--workers", type=int, default=0)
+    ap = script_parser(__doc__.splitlines()[0], positions=40, trials=1296, seed=5, margin=0.04,
+                       vr_filter=0, workers=0)
     ap.add_argument("--save", help="write the rollouts to this JSON file (resumes)")
     ap.add_argument("--reference", help="read the rollouts from this JSON file")
     ap.add_argument("--weights", default=None, help="the model's weights (default: shipped)")

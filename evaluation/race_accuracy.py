@@ -26,13 +26,13 @@ summed up with and without them (the approximation against the race net).
 Target: within 1 percentage point.
 """
 
-import argparse
 
 import numpy as np
 
 from bgtui.analysis.bearoff_cache import get_one_sided
 from bgtui.analysis.formats import format_position_id
 from bgtui.analysis.models import RolloutSettings
+from bgtui.analysis.options import script_parser
 from bgtui.analysis.rollout import RolloutJob
 from bgtui.analysis.state import GameState
 from bgtui.analysis.weights import load_weights, with_databases
@@ -46,23 +46,19 @@ from bgtui.training.train import load_dataset
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--positions", type=int, default=20)
-    ap.add_argument("--trials", type=int, default=1296)
-    ap.add_argument("--weights", default="bgtui-0.npz")
-    ap.add_argument("--sample-weights", default="bgtui-0.npz",
-                    help="the weights whose self-play gives the positions (keep it fixed to "
-                         "compare weights files on the same positions)")
-    ap.add_argument("--net-only", action="store_true",
-                    help="only races that no bear-off database values (the race net's)")
-    ap.add_argument("--also", help="another weights file measured against the same rollouts")
-    ap.add_argument("--data", help="take the races from this training set's shards (a "
-                                   "directory, or several separated by commas)")
-    ap.add_argument("--before-few", action="store_true",
-                    help="with --net-only: the races the race net valued before the few-checker "
-                         "rows (the same sample before and after them)")
-    ap.add_argument("--labels", action="store_true",
-                    help="with --data: compare with the data's own rollout targets, no rollouts")
+    ap = script_parser(
+        positions=20, trials=1296, weights="bgtui-0.npz", sample_weights="bgtui-0.npz",
+        net_only=False, also=None, data=None, before_few=False, labels=False, helps={
+            "sample_weights": "the weights whose self-play gives the positions (keep it fixed "
+                              "to compare weights files on the same positions)",
+            "net_only": "only races that no bear-off database values (the race net's)",
+            "also": "another weights file measured against the same rollouts",
+            "data": "take the races from this training set's shards (a directory, or several "
+                    "separated by commas)",
+            "before_few": "with --net-only: the races the race net valued before the "
+                          "few-checker rows (the same sample before and after them)",
+            "labels": "with --data: compare with the data's own rollout targets, no rollouts",
+        })
     a = ap.parse_args()
     ev = with_databases(load_weights(a.weights)[0], bearoff=True)
     ev_home = ev[:3] + (get_one_sided().dist,) + ev[4:]  # home-board one-sided database only

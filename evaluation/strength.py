@@ -12,13 +12,13 @@ Target: 0-ply beats PubEval by >= +0.60 ppg over >= 10,000 pairs (GNU Backgammon
 0-ply's published figure is +0.63).
 """
 
-import argparse
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from bgtui.analysis.options import script_parser
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine import duel_pairs
 from bgtui.engine.duel import START
@@ -42,14 +42,10 @@ def duel(ev_a, kind_a, ev_b, kind_b, pairs, seed, workers):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--weights", default="bgtui-0.npz")
-    ap.add_argument("--vs", default="pubeval")
-    ap.add_argument("--pairs", type=int, default=10000)
-    ap.add_argument("--seed", type=int, default=1)
+    ap = script_parser(weights="bgtui-0.npz", vs="pubeval", pairs=10000, seed=1,
+                       workers=os.cpu_count() or 1)
     ap.add_argument("--ply", type=int, default=0, choices=(0, 1),
                     help="bgtui's lookahead (1: every play at 0-ply, the best 8 within 0.16 at 1-ply)")
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     a = ap.parse_args()
     ev = with_databases(load_weights(a.weights)[0], bearoff=True)
     if a.vs == "pubeval":

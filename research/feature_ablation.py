@@ -9,11 +9,11 @@ error of the five outputs, relative to the net that sees every feature. A featur
 raises the error is one the net uses.
 """
 
-import argparse
 import time
 
 import numpy as np
 
+from bgtui.analysis.options import script_parser
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine import fill_inputs, forward
 from bgtui.engine._jit import kernel
@@ -63,12 +63,7 @@ def _mse(X, Y, net):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--positions", type=int, default=40000)
-    ap.add_argument("--epochs", type=int, default=8)
-    ap.add_argument("--hidden", type=int, default=64)
-    ap.add_argument("--weights", default="bgtui-0.npz")
-    a = ap.parse_args()
+    a = script_parser(positions=40000, epochs=8, hidden=64, weights="bgtui-0.npz").parse_args()
     ev = with_databases(load_weights(a.weights)[0], bearoff=True)
     rng = make_rng(4)
     dest = np.zeros((a.positions * 2, 26), dtype=np.int8)

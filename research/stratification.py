@@ -8,11 +8,11 @@ rollout, which the per-rollout estimate (computed as for independent trials) ove
 dice are stratified. Ratios below 1 mean the mode removes luck.
 """
 
-import argparse
 
 import numpy as np
 
 from bgtui.analysis.models import RolloutSettings
+from bgtui.analysis.options import script_parser
 from bgtui.analysis.rollout import RolloutJob
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine.constants import OPENING_POSITION
@@ -37,12 +37,7 @@ def spread(ev, pos, reps, **kw):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--reps", type=int, default=60)
-    ap.add_argument("--trials", type=int, default=144)
-    ap.add_argument("--truncate", type=int, default=7)
-    ap.add_argument("--weights", default="bgtui-0.npz")
-    a = ap.parse_args()
+    a = script_parser(reps=60, trials=144, truncate=7, weights="bgtui-0.npz").parse_args()
     ev = with_databases(load_weights(a.weights)[0], bearoff=True)
     for name, pos in (("midgame", MIDGAME), ("race", RACE)):
         base = dict(trials=a.trials, truncate=a.truncate)

@@ -15,13 +15,13 @@ noise adds the same amount to every row, so the rows compare as they stand; a 2-
 rollout of 36 quasi-random trials is the 2-ply evaluation by construction (a check).
 """
 
-import argparse
 import glob
 import time
 
 import numpy as np
 
 from bgtui.analysis.models import RolloutSettings
+from bgtui.analysis.options import script_parser
 from bgtui.analysis.rollout import RolloutJob
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine import evaluate_plied
@@ -62,13 +62,9 @@ def _truncated(ev, pos, trials, truncate, vr_filter, seed):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--reference", default="benchmarks/data/calibration_s91.npz")
+    ap = script_parser(reference="benchmarks/data/calibration_s91.npz", positions=1000,
+                       weights="bgtui-0.npz", trials=36, seed=3)
     ap.add_argument("--data", help="instead: the chunks of `bgtui train game-rollouts`")
-    ap.add_argument("--positions", type=int, default=1000)
-    ap.add_argument("--weights", default="bgtui-0.npz")
-    ap.add_argument("--trials", type=int, default=36)
-    ap.add_argument("--seed", type=int, default=3)
     a = ap.parse_args()
     pos, ro = _reference(a)
     ev = with_databases(load_weights(a.weights)[0], bearoff=True)

@@ -54,3 +54,25 @@ def real(lo: float, hi: float, positive: bool = False):
 
     parse.__name__ = f"number {lo:g}-{hi:g}"
     return parse
+
+
+def script_parser(description: str | None = None, helps: dict | None = None,
+                  **defaults) -> argparse.ArgumentParser:
+    """The argument parser of a script beside the package (benchmarks, evaluation, research):
+    an option ``--name`` (underscores written as dashes) for each keyword, read as its default
+    is typed, with the checks above: a whole number from 0 (an int default), a finite number
+    from 0 (a float), a flag (False), text (a str or None); ``helps`` maps names to their help
+    texts. Other options are added to the parser as usual."""
+    ap = argparse.ArgumentParser(description=description)
+    helps = helps or {}
+    for name, default in defaults.items():
+        flag, kw = "--" + name.replace("_", "-"), {"help": helps.get(name)}
+        if isinstance(default, bool):
+            ap.add_argument(flag, action="store_true", **kw)
+        elif isinstance(default, int):
+            ap.add_argument(flag, type=whole(0, MAX_SEED), default=default, **kw)
+        elif isinstance(default, float):
+            ap.add_argument(flag, type=real(0.0, 1e300), default=default, **kw)
+        else:
+            ap.add_argument(flag, default=default, **kw)
+    return ap
