@@ -1,6 +1,7 @@
 """Rollouts never lose work: killed at random moments (SIGKILL) and resumed from the last
-checkpoint, or stopped by SIGINT / SIGTERM and resumed, a rollout ends bit for bit where the
-uninterrupted one does; resuming checks the file against the position and settings."""
+checkpoint, or stopped by SIGINT / SIGTERM and resumed, a rollout (``bgtui rollout``, and the
+cube action by rollout, ``bgtui cube --rollout``) ends bit for bit where the uninterrupted one
+does; resuming checks the file against the position, the cube and the settings."""
 
 import contextlib
 import io
@@ -17,6 +18,7 @@ import pytest
 from bgtui import cli
 
 OPENING = "4HPwATDgc/ABMA"
+CONTACT = "zGbiIQgxH/AAWA"  # a middle game, cube centred
 
 
 def _args(trials: int) -> list[str]:
@@ -50,9 +52,14 @@ def uninterrupted():
     return _figures(json.loads(out))
 
 
-def _spawn(args):
+def _cube_args(trials: int) -> list[str]:
+    return ["--rollout", "--live", "--trials", str(trials), "--truncate", "6", "--seed", "11",
+            "--workers", "1", "--json"]
+
+
+def _spawn(args, command=("rollout", OPENING)):
     env = dict(os.environ, PYTHONPATH=os.getcwd(), BGTUI_NO_SERVER="1")
-    return subprocess.Popen([sys.executable, "-m", "bgtui", "rollout", OPENING, *args],
+    return subprocess.Popen([sys.executable, "-m", "bgtui", *command, *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
 
 
@@ -72,25 +79,103 @@ def _wait_started(proc, path, timeout=240):
         time.sleep(0.02)
 
 
-def test_sigkill_at_random_moments_then_resume_is_bit_for_bit(tmp_path, uninterrupted):
-    save = tmp_path / "r.json"
-    rng = random.Random(25)
+def _kill_at_random_moments(save, args, command, seed):
+    """Run ``command`` with ``args`` and --save three times (resuming from the second on),
+    SIGKILL at a random moment after the first checkpoint; returns how many were killed."""
+    rng = random.Random(seed)
     kills = 0
     for _ in range(3):
         resume = ["--resume", str(save)] if save.exists() else []
-        proc = _spawn([*ARGS, "--save", str(save), "--checkpoint-every", "0.05", *resume])
+        proc = _spawn([*args, "--save", str(save), "--checkpoint-every", "0.05", *resume],
+                      command)
         _wait_started(proc, save)
         time.sleep(rng.uniform(0.0, 1.5))
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             kills += 1
         proc.communicate(timeout=60)
-    code, out, err = _main(["rollout", OPENING, *ARGS, "--resume", str(save)])
+    return kills
+
+
+def test_sigkill_at_random_moments_then_resume_is_bit_for_bit(tmp_path, uninterrupted):
+    save = tmp_path / "r.json"
+    kills = _kill_at_random_moments(save, ARGS, ("rollout", OPENING), 25)
+    code, out, err = _main(["rollout", OPENING, *ARGS, "--resume", str(save), "--save", str(save)])
     assert code == 0, err
     assert _figures(json.loads(out)) == uninterrupted
     assert kills >= 1
     # a save cut short by a kill leaves at most its own temporary file, removed by the next
     assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+def test_cube_rollout_killed_at_random_moments_then_resumed_is_bit_for_bit(tmp_path):
+    save = tmp_path / "c.json"
+    args = _cube_args(400)
+    kills = _kill_at_random_moments(save, args, ("cube", CONTACT), 26)
+    code, out, err = _main(["cube", CONTACT, *args, "--resume", str(save), "--save", str(save)])
+    assert code == 0, err
+    code, want, err = _main(["cube", CONTACT, *args])
+    assert code == 0, err
+    assert json.loads(out) == json.loads(want)  # every figure and the decision
+    assert json.loads(out)["evaluated_by"] == "rollout 400 trials (live cube)"
+    assert kills >= 1
+    assert [p.name for p in tmp_path.iterdir()] == ["c.json"]
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_stops_a_cube_rollout_with_its_partial_decision_and_how_to_resume(
+        tmp_path, sig, code):
+    save = tmp_path / "c.json"
+    proc = _spawn([*_cube_args(1_000_000), "--save", str(save), "--checkpoint-every", "0.05"],
+                  ("cube", CONTACT))
+    _wait_started(proc, save)
+    time.sleep(0.5)
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == code, err
+    assert b"Traceback" not in err and len(err.splitlines()) == 1
+    done = _trials_saved(save)
+    assert err.decode().startswith(f"bgtui: cube rollout stopped after {done} of 1000000 "
+                                   "trials; saved to ")
+    how = err.decode().split("continue with: ", 1)[1].split()
+    assert how[:5] == ["bgtui", "cube", CONTACT, "--rollout", "--live"]
+    assert how[5:] == ["--resume", str(save)]
+    partial = json.loads(out)
+    if done >= 2:  # a decision from the trials done (each branch needs 2)
+        assert partial["evaluated_by"] == f"rollout {done} trials (live cube)"
+    else:
+        assert partial["action"] is None and partial["trials"] == done
+    total = done + 100
+    c, resumed, err2 = _main(["cube", CONTACT, *_cube_args(total), "--resume", str(save)])
+    assert c == 0, err2
+    c, want, err3 = _main(["cube", CONTACT, *_cube_args(total)])
+    assert c == 0, err3
+    assert json.loads(resumed) == json.loads(want)
+
+
+def test_cube_rollout_resume_refuses_another_cube_kind_or_settings(tmp_path):
+    from dataclasses import replace
+
+    from bgtui.analysis.formats import format_xgid, parse_position
+
+    save = tmp_path / "c.json"
+    code, out, err = _main(["cube", CONTACT, *_cube_args(4), "--save", str(save)])
+    assert code == 0, err
+    owned = format_xgid(replace(parse_position(CONTACT), cube_value=2, cube_owner="player"))
+    for argv, words in (([OPENING, *_cube_args(4)], "another position"),
+                        ([owned, *_cube_args(4)], "with this cube"),
+                        ([CONTACT, "--rollout", "--trials", "4"], "cubeful False"),
+                        ([CONTACT, *_cube_args(4), "--no-jacoby"], "jacoby True"),
+                        ([CONTACT, *_cube_args(4), "--seed", "5"], "seed 11")):
+        code, out, err = _main(["cube", *argv, "--resume", str(save)])
+        assert code == 2 and out == "" and words in err and len(err.splitlines()) == 1, err
+    for argv, words in ((["--save", str(save)], "go with --rollout"),
+                        (["--resume", str(save)], "go with --rollout"),
+                        ([*_cube_args(4), "--checkpoint-every", "1"], "give --save"),
+                        ([*_cube_args(4), "--save", str(tmp_path / "no" / "c.json")],
+                         "no directory")):
+        code, out, err = _main(["cube", CONTACT, *argv])
+        assert code == 2 and out == "" and words in err and len(err.splitlines()) == 1, err
 
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])

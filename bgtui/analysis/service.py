@@ -380,7 +380,7 @@ class Analyzer:
             cube_efficiency=None if d["exact"] else d["efficiency"],
         )
 
-    def iter_cube_rollout(self, state, settings, cancel=None):
+    def iter_cube_rollout(self, state, settings, cancel=None, job=None):
         """Cube decision from rollouts, streamed as (snapshot, CubeDecision or None) pairs.
 
         With ``settings.live_cube`` the no-double and double/take branches are rolled out side
@@ -392,7 +392,19 @@ class Analyzer:
         double/take worth less than 0 to the doubler is beavered, which doubles it (cube on 4,
         owned by the taker; every figure of the branch scales with the cube). The standard
         error of double/take - no double is paired over the same trials.
+
+        ``job``: the job to run (one of :meth:`make_cube_rollout_job`, e.g. resumed from a
+        save) instead of a new one; it is not checked against ``state``.
         """
+        if job is None:
+            job = self.make_cube_rollout_job(state, settings)
+        self.last_rollout_job = job
+        for snap in job.run(self.ev, cancel, executor=self.rollout_executor()):
+            yield snap, self.cube_from_rollout(job, state, snap)
+
+    def make_cube_rollout_job(self, state, settings):
+        """The RolloutJob that decides ``state``'s cube action with ``settings`` (see
+        :meth:`iter_cube_rollout`); ValueError when the player on roll cannot double."""
         from bgtui.analysis.formats import format_position_id
         from bgtui.analysis.rollout import RolloutJob
         from bgtui.analysis.state import ENGINE_CUBE_OWNER
@@ -405,17 +417,15 @@ class Analyzer:
         if settings.live_cube:
             settings = replace(settings, truncate=settings.truncate, cubeful=False,
                                jacoby=state.jacoby)
-            job = RolloutJob(np.stack([state.position, state.position]), ["No double", "Double, take"],
-                             [pid, pid], settings, False,
-                             cubes=[[1.0, owner, 1.0], [2.0, OPP_OWNED, 0.0]])
-        else:
-            settings = replace(settings, cubeful=True, truncate=0, jacoby=state.jacoby)
-            job = RolloutJob(state.position[None, :], [""], [pid], settings, False)
-        self.last_rollout_job = job
-        for snap in job.run(self.ev, cancel, executor=self.rollout_executor()):
-            yield snap, self._cube_from_job(job, state, snap)
+            return RolloutJob(np.stack([state.position, state.position]),
+                              ["No double", "Double, take"], [pid, pid], settings, False,
+                              cubes=[[1.0, owner, 1.0], [2.0, OPP_OWNED, 0.0]])
+        settings = replace(settings, cubeful=True, truncate=0, jacoby=state.jacoby)
+        return RolloutJob(state.position[None, :], [""], [pid], settings, False)
 
-    def _cube_from_job(self, job, state, snap):
+    def cube_from_rollout(self, job, state, snap):
+        """The CubeDecision of ``state`` from the cube rollout ``job`` at its snapshot
+        ``snap``; None before each branch has 2 trials."""
         from bgtui.analysis.cube import (
             cube_action,
             dahl_cube_value,

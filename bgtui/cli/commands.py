@@ -211,25 +211,24 @@ def cmd_cube(args, query: list[str], an):
     if args.rollout and not state.is_money:
         raise UserError("cube rollouts at a match score are not supported yet: use --ply N, "
                         "or --match 0 for money")
+    if not args.rollout and (args.save or args.resume or args.checkpoint_every is not None):
+        raise UserError("--save, --resume and --checkpoint-every go with --rollout")
+    stopped = None
     if args.rollout:
-        settings = _rollout_settings(args)
-        settings = replace(settings, live_cube=args.live, cubeful=not args.live)
-        _use_scheduler(args, an)
-        try:
-            gen = an.iter_cube_rollout(state, settings)
-            c = None
-            prog = _progress_printer(args)
-            if prog is not None:
-                with prog:
-                    task = prog.add_task("rollout", total=settings.trials, info="")
-                    for snap, c in gen:
-                        prog.update(task, completed=snap.trials_done,
-                                    info=c.action if c is not None else "")
-            else:
-                for snap, c in gen:
-                    pass
-        except (ValueError, ConnectionError) as exc:  # ConnectionError: cluster.ClusterError
-            raise UserError(str(exc)) from None
+        job = _cube_rollout_job(args, state, an)
+        (snap, c), signum = _run_job(args, job, lambda cancel: an.iter_cube_rollout(
+            state, job.settings, cancel, job=job), lambda item: item[1].action if item[1] else "")
+        if snap.cancelled:
+            again = ["bgtui", "cube", query[0], "--rollout", *(["--live"] if args.live else []),
+                     *(["--no-jacoby"] if args.no_jacoby else []),
+                     *(["--no-beavers"] if args.no_beavers else [])]
+            stopped = (snap, job.settings.trials, again, signum)
+        if c is None:  # too few trials for a decision: each branch needs 2
+            if stopped:
+                _stopped(args, {"position_id": format_position_id(state), "action": None,
+                                "trials": snap.trials_done}, "cube rollout", *stopped)
+            raise UserError(f"a cube decision needs at least 2 trials, the rollout ran "
+                            f"{snap.trials_done}")
     else:
         c = an.cube(state, args.ply)
     access = c.cube_access
@@ -263,10 +262,16 @@ def cmd_cube(args, query: list[str], an):
         data["mwc"] = {k: (c.mwc[k] if access or k == "no_double" else None)
                        for k in ("no_double", "double_take", "double_pass")}
         data["dahl_cube_value"] = None
-    if args.json:
-        return data
+    result = data if args.json else _cube_text(data, c, state)
+    if stopped:
+        _stopped(args, result, "cube rollout", *stopped)
+    return result
+
+
+def _cube_text(data, c, state) -> str:
     if c.mwc is not None:
         return _cube_match_text(data, c, state)
+    access = c.cube_access
     head = [f"{data['position_id']}  cube action, {c.evaluated_by}",
             _probs_line(c.probabilities),
             f"cubeless equity {eq(c.equity.cubeless)}"]
@@ -465,22 +470,15 @@ def _resume_job(args, state, settings, dice_text):
     return job, state
 
 
-def cmd_rollout(args, query: list[str], an):
-    import shlex
-    from dataclasses import asdict
+def _check_save_options(args, state) -> None:
+    """The --save / --resume / --checkpoint-every options of a rollout, checked before any
+    trial: --save's file can be written, --checkpoint-every has a --save."""
+    from bgtui.analysis.rollout import check_writable
 
-    from bgtui.analysis.cancel import CancelToken
-    from bgtui.analysis.formats import format_position_id
-    from bgtui.analysis.notation import format_dice
-    from bgtui.analysis.rollout import CHECKPOINT_EVERY, Checkpointer, check_writable
-
-    if len(query) not in (1, 2):
-        raise UserError("rollout takes POSITION [DICE]")
-    state = _parse_state(query[0], args, an)
-    if not state.is_money and args.save:
+    if not state.is_money and (args.save or args.resume):
         raise UserError("--save / --resume at a match score are not supported yet")
-    dice_text = query[1] if len(query) == 2 else args.dice
-    settings = _rollout_settings(args)
+    if getattr(args, "batch", None) and (args.save or args.resume):
+        raise UserError("--save / --resume save one rollout: not with --batch")
     if args.checkpoint_every is not None and not args.save:
         raise UserError("--checkpoint-every sets how often --save FILE is written: give --save")
     if args.save:
@@ -488,6 +486,100 @@ def cmd_rollout(args, query: list[str], an):
             check_writable(args.save)
         except ValueError as exc:
             raise UserError(str(exc)) from None
+
+
+def _cube_rollout_job(args, state, an):
+    """The job of ``cube --rollout``: a new one, or with --resume the saved one, refused
+    unless it is the cube rollout of this position, cube and options."""
+    import numpy as np
+
+    from bgtui.analysis.formats import format_position_id
+
+    settings = _rollout_settings(args)
+    settings = replace(settings, live_cube=args.live, cubeful=not args.live)
+    _check_save_options(args, state)
+    _use_scheduler(args, an)
+    try:
+        if not args.resume:
+            return an.make_cube_rollout_job(state, settings)
+        job, _ = _resume_job(args, state, settings, None)
+        fresh = an.make_cube_rollout_job(state, job.settings)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    why = job.mismatch(state, fresh.settings)
+    if why is None and (job.labels != fresh.labels
+                        or not np.array_equal(job.cubes, fresh.cubes)):
+        why = "it is not a cube rollout of this position with this cube"
+    if why is not None:
+        raise UserError(f"cannot resume {args.resume} as the cube rollout of "
+                        f"{format_position_id(state)}: {why}")
+    return job
+
+
+def _run_job(args, job, start, describe):
+    """Run a rollout ``job`` to its end or to the first SIGINT / SIGTERM (then its last
+    snapshot is cancelled): ``start(cancel)`` iterates over its snapshots (each item a
+    snapshot or a (snapshot, ...) tuple). With --save the job is saved before the first trial
+    (a kill from then on leaves a file to resume), every --checkpoint-every seconds, when
+    stopped and at the end. On a terminal a progress bar shows ``describe(item)``. Returns
+    (the last item, the number of the signal that stopped it or None)."""
+    import contextlib
+
+    from bgtui.analysis.cancel import CancelToken
+    from bgtui.analysis.rollout import CHECKPOINT_EVERY, Checkpointer
+
+    cancel = CancelToken()
+    ckpt = None
+    if args.save:
+        ckpt = Checkpointer(job, args.save, args.checkpoint_every or CHECKPOINT_EVERY)
+        try:
+            ckpt.save()
+        except OSError as exc:
+            raise UserError(f"cannot save to {args.save}: {exc.strerror}") from None
+    prog = _progress_printer(args)
+    item = None
+    try:
+        with _StopOnSignal(cancel) as stopper, (prog or contextlib.nullcontext()):
+            task = prog.add_task("rollout", total=job.settings.trials, info="") if prog else None
+            for item in start(cancel):
+                if ckpt is not None:
+                    ckpt()
+                if prog is not None:
+                    snap = item[0] if isinstance(item, tuple) else item
+                    prog.update(task, completed=snap.trials_done, info=describe(item))
+            if ckpt is not None:
+                ckpt.save()
+    except (ValueError, ConnectionError) as exc:  # ConnectionError: cluster.ClusterError
+        raise UserError(str(exc)) from None
+    return item, stopper.signum
+
+
+def _stopped(args, result, what, snap, target, again, signum):
+    """Raise :class:`Interrupted` for a rollout stopped by a signal: ``result`` its partial
+    figures, the message says how to continue it (``again``: the command, without the
+    --resume and --save this adds)."""
+    import shlex
+
+    if args.save:
+        how = f"saved to {args.save}; continue with: {shlex.join(again + ['--resume', args.save])}"
+    else:
+        how = "not saved (with --save FILE a stopped rollout can be resumed)"
+    raise Interrupted(result, f"{what} stopped after {snap.trials_done} of {target} trials; "
+                              f"{how}", 128 + (signum or 2))
+
+
+def cmd_rollout(args, query: list[str], an):
+    from dataclasses import asdict
+
+    from bgtui.analysis.formats import format_position_id
+    from bgtui.analysis.notation import format_dice
+
+    if len(query) not in (1, 2):
+        raise UserError("rollout takes POSITION [DICE]")
+    state = _parse_state(query[0], args, an)
+    dice_text = query[1] if len(query) == 2 else args.dice
+    settings = _rollout_settings(args)
+    _check_save_options(args, state)
     if args.resume:
         job, state = _resume_job(args, state, settings, dice_text)
         if not state.is_money:
@@ -512,39 +604,14 @@ def cmd_rollout(args, query: list[str], an):
             raise UserError(str(exc)) from None
     _use_scheduler(args, an)
     target = job.settings.trials
-    cancel = CancelToken()
-    ckpt = None
-    if args.save:
-        ckpt = Checkpointer(job, args.save, args.checkpoint_every or CHECKPOINT_EVERY)
-        try:
-            ckpt.save()  # before the first trial: a kill from now on leaves a file to resume
-        except OSError as exc:
-            raise UserError(f"cannot save to {args.save}: {exc.strerror}") from None
-    prog = _progress_printer(args)
-    snap = None
-    try:
-        with _StopOnSignal(cancel) as stopper:
-            gen = job.run(an.ev, cancel, executor=an.rollout_executor())
-            if prog is not None:
-                with prog:
-                    task = prog.add_task("rollout", total=target, info="")
-                    for snap in gen:
-                        if ckpt is not None:
-                            ckpt(snap)
-                        best = snap.rows[0]
-                        prog.update(task, completed=snap.trials_done,
-                                    info=f"{best.move or 'equity'} {eq(best.equity.cubeless)} "
-                                         f"±{best.equity_se.cubeless:.3f}  "
-                                         f"{snap.games_per_second:.0f} games/s")
-            else:
-                for snap in gen:
-                    if ckpt is not None:
-                        ckpt(snap)
-            if ckpt is not None:
-                ckpt.save()
-    except ConnectionError as exc:  # cluster.ClusterError: a refused worker, a lost scheduler
-        raise UserError(str(exc)) from None
-    settings = job.settings
+
+    def describe(snap):
+        best = snap.rows[0]
+        return (f"{best.move or 'equity'} {eq(best.equity.cubeless)} "
+                f"±{best.equity_se.cubeless:.3f}  {snap.games_per_second:.0f} games/s")
+
+    snap, signum = _run_job(args, job, lambda cancel: job.run(
+        an.ev, cancel, executor=an.rollout_executor()), describe)
     def pdict(p):
         return p.to_dict() if p is not None else None
 
@@ -579,16 +646,10 @@ def cmd_rollout(args, query: list[str], an):
         data["match"] = match_dict(state)
     result = data if args.json else _rollout_text(data, snap, candidates, state)
     if snap.cancelled:
-        if args.save:
-            again = ["bgtui", "rollout", query[0], "--resume", args.save]
-            if candidates:
-                again += ["--dice", format_dice(state.dice)]
-            how = f"saved to {args.save}; continue with: {shlex.join(again)}"
-        else:
-            how = "not saved (with --save FILE a stopped rollout can be resumed)"
-        signum = stopper.signum or 2
-        raise Interrupted(result, f"rollout stopped after {snap.trials_done} of {target} "
-                                  f"trials; {how}", 128 + signum)
+        again = ["bgtui", "rollout", query[0]]
+        if candidates:
+            again += ["--dice", format_dice(state.dice)]
+        _stopped(args, result, "rollout", snap, target, again, signum)
     return result
 
 
@@ -713,6 +774,16 @@ def _add_rollout_options(p, checker_ply=True):
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,
                    help="run the trials on the Dask cluster of this scheduler (host:8786; "
                         "pip install 'bgtui[cluster]'); same numbers as a local run")
+    p.add_argument("--save", metavar="FILE",
+                   help="save the rollout to FILE (JSON) as it runs, every --checkpoint-every "
+                        "seconds, when stopped (ctrl+c, SIGTERM) and at the end; resume it "
+                        "with --resume FILE")
+    p.add_argument("--resume", metavar="FILE",
+                   help="continue a saved rollout of this POSITION (--trials to extend it; its "
+                        "saved settings are used, options that differ from them are refused)")
+    p.add_argument("--checkpoint-every", type=real(0, R.MAX_SECONDS, positive=True),
+                   default=None, metavar="SECONDS",
+                   help="with --save: seconds between checkpoints (default 5)")
 
 
 def add_parsers(add) -> None:
@@ -779,16 +850,6 @@ def add_parsers(add) -> None:
     p.add_argument("--top", type=whole(0, 1000), default=0,
                    help="roll out the best K plays at 0-ply (default 4 with --dice)")
     _add_rollout_options(p)
-    p.add_argument("--save", metavar="FILE",
-                   help="save the rollout to FILE (JSON) as it runs, every --checkpoint-every "
-                        "seconds, when stopped (ctrl+c, SIGTERM) and at the end; resume it "
-                        "with --resume FILE")
-    p.add_argument("--resume", metavar="FILE",
-                   help="continue a saved rollout of this POSITION (--trials to extend it; its "
-                        "saved settings are used, options that differ from them are refused)")
-    p.add_argument("--checkpoint-every", type=real(0, MAX_SECONDS, positive=True),
-                   default=None, metavar="SECONDS",
-                   help="with --save: seconds between checkpoints (default 5)")
     _add_common(p, ply=False)
     p.set_defaults(func=cmd_rollout, needs_engine=True)
 
