@@ -13,13 +13,13 @@ from bgtui.engine.evaluate import make_eval_workspace
 from bgtui.engine.nn import init_net
 from bgtui.training import adam
 from bgtui.training.train import DatasetSpec, FitSettings, build_dataset, fit, load_dataset
-from tests.engine.test_movegen_reference import _game_positions
+from tests.reference.games import game_positions
 from tests.training.test_training import _KilledAfter, _small_weights
 
 
 def test_the_numpy_forward_pass_is_the_engines():
     net = init_net(16, 3, scale=0.3)
-    positions = np.array(_game_positions(2, 2)[:300], dtype=np.int8)
+    positions = np.array(game_positions(2, 2)[:300], dtype=np.int8)
     x = adam.dense_inputs(positions, np.arange(len(positions)))
     _, y = adam.forward(net, x)
     ews = make_eval_workspace(16)
@@ -39,7 +39,7 @@ def _small_problem(seed):
     rng = np.random.default_rng(seed)
     net = tuple(a.astype(np.float64) for a in init_net(6, 2, scale=0.5))
     net[1][:] = rng.normal(0, 0.5, 6)
-    positions = np.array(_game_positions(5, 1)[:40], dtype=np.int8)
+    positions = np.array(game_positions(5, 1)[:40], dtype=np.int8)
     x = adam.dense_inputs(positions, np.arange(len(positions))).astype(np.float64)
     return rng, net, x, rng.uniform(0, 1, (len(x), 5))
 

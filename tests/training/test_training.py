@@ -10,7 +10,7 @@ from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine.evaluate import evaluate0
 from bgtui.engine.nn import init_net
 from bgtui.training.train import supervised_train, td_train, widen_net
-from tests.engine.test_movegen_reference import _game_positions
+from tests.reference.games import game_positions
 
 
 def test_td_training_writes_a_checkpoint_and_resumes_where_it_stopped(tmp_path):
@@ -53,7 +53,7 @@ def test_widening_a_net_keeps_its_function():
     assert wide[0][0].shape[1] == 40 and wide[1] is nets[1]
     a = with_databases(nets)
     b = with_databases(wide)
-    for pos in _game_positions(5, 2)[::7]:
+    for pos in game_positions(5, 2)[::7]:
         pa = evaluate0(np.asarray(pos, dtype=np.int8), a)
         pb = evaluate0(np.asarray(pos, dtype=np.int8), b)
         assert np.allclose(pa, pb, atol=1e-6)
@@ -184,7 +184,7 @@ def test_upgrading_older_weights_keeps_what_the_nets_compute(tmp_path):
     assert up_meta["upgraded"][-1]["to_input_version"] == meta["input_version"]
     want = with_databases(tuple(tuple(np.ascontiguousarray(a, dtype=np.float32) for a in n)
                                 for n in zeroed))
-    for pos in _game_positions(5, 2)[:40]:
+    for pos in game_positions(5, 2)[:40]:
         p = np.asarray(pos, dtype=np.int8)
         assert np.array_equal(evaluate0(p, up), evaluate0(p, want))
     assert NUM_FEATURES >= 1
