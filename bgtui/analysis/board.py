@@ -17,6 +17,8 @@ from collections.abc import Sequence
 PLAYER_BAR = 25
 OPPONENT_BAR = 0
 CHECKERS = 15
+#: the cube owner ("centred", "player" on roll, "opponent") seen from the other side
+OTHER_SIDE_OWNER = {"centred": "centred", "player": "opponent", "opponent": "player"}
 
 
 def board_list(board: bytes) -> list[int]:

@@ -7,14 +7,12 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from bgtui.analysis import board
-from bgtui.analysis.board import board_list, count_problems
+from bgtui.analysis.board import OTHER_SIDE_OWNER, board_list, count_problems
 from bgtui.engine.constants import CENTRED, OPP_OWNED, OWNED
 
 CUBE_OWNERS = ("centred", "player", "opponent")
 #: the engine's number for each ``cube_owner`` (owned by the player on roll: ``OWNED``)
 ENGINE_CUBE_OWNER = {"centred": CENTRED, "player": OWNED, "opponent": OPP_OWNED}
-#: the cube owner seen from the other side
-OTHER_SIDE_OWNER = {"centred": "centred", "player": "opponent", "opponent": "player"}
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,14 @@ import numpy as np
 
 from bgtui.analysis.board_ascii import board_ascii
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine.evaluate import _evaluate_after, equity, make_eval_workspace
+from bgtui.engine.evaluate import (
+    _evaluate_after,
+    equity,
+    make_eval_workspace,
+    make_play_buffers,
+)
 from bgtui.engine.inputs import NUM_INPUTS, NUM_NONLINEAR, _fill_inputs, _fill_nonlinear
-from bgtui.engine.movegen import generate_plays
+from bgtui.engine.movegen import _generate_plays, generate_plays, make_workspace
 from bgtui.engine.nn import (
     CRASHED,
     RACE,
@@ -127,11 +132,16 @@ def _children_alone(pos, d1, d2, ev):
     """(children, values): the positions the plays of ``d1 d2`` reach from ``pos`` and each
     one's probabilities evaluated alone, from scratch (``_evaluate_after`` with a fresh
     workspace), float32[n, 5]."""
-    children, _ = generate_plays(pos, d1, d2)
-    values = np.zeros((len(children), 5), dtype=np.float32)
+    n = _generate_plays(pos, d1, d2, _MWS, _PLAYS[0], _PLAYS[1])
+    children = _PLAYS[0][:n].copy()
+    values = np.zeros((n, 5), dtype=np.float32)
     for i, child in enumerate(children):
         _evaluate_after(child, ev, make_eval_workspace(128), values[i])
     return children, values
+
+
+_MWS = make_workspace()
+_PLAYS = make_play_buffers()
 
 
 def test_best_play_with_incremental_children_equals_each_child_evaluated_alone():

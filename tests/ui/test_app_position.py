@@ -5,6 +5,7 @@ from ui_helpers import (
     XGID_31,
     is_screen,
     load,
+    prompt_open,
     run,
     running,
     type_text,
@@ -63,7 +64,7 @@ async def test_dice_prompt_sets_and_rejects_dice(make_app):
     async with running(app, warm=False) as pilot:
         m = app.main_screen
         await pilot.press("d")
-        await wait_for(pilot, lambda: is_screen(app, "TextPrompt"), what="dice prompt")
+        await prompt_open(pilot, "dice prompt")
         await type_text(pilot, "71")
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.screen.error_text != "", what="dice error")
@@ -84,6 +85,7 @@ async def test_board_editor_by_keyboard(make_app):
         await wait_for(pilot, lambda: is_screen(app, "EditorScreen"), what="editor open")
         ed = app.screen
         board = ed.query_one("#editor-board")
+        await wait_for(pilot, lambda: board.cursor is not None, what="editor drawn")
         assert ed.slot == 1 and board.cursor == 1  # the cursor starts on point 1
         # point 1 holds two opponent checkers in the opening: remove one, then the other
         assert ed.edit.cells[1] == -2
@@ -122,7 +124,7 @@ async def test_board_editor_by_keyboard(make_app):
         assert ed.edit.cells[0] == -1 and "Only the opponent" in ed.message
         # dice 52, cube 2 owned by the opponent -> by us, then the other side on roll
         await pilot.press("d")
-        await wait_for(pilot, lambda: is_screen(app, "TextPrompt"), what="dice prompt")
+        await prompt_open(pilot, "dice prompt")
         await type_text(pilot, "52")
         await pilot.press("enter")
         await wait_for(pilot, lambda: is_screen(app, "EditorScreen"), what="back in the editor")

@@ -11,6 +11,7 @@ from ui_helpers import (
     is_screen,
     notes,
     paste,
+    prompt_open,
     ready,
     run,
     running,
@@ -77,7 +78,7 @@ async def test_save_then_open_an_analysis_in_a_new_session(make_app, tmp_path):
         saved_rows = m.last_snapshot.rows
         marked = list(m.query_one(PlaysTable).marked)
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: is_screen(app, "TextPrompt"), what="save prompt")
+        await prompt_open(pilot, "save prompt")
         assert app.screen.query_one("Input").value.startswith("analysis-")
         await pilot.press("ctrl+u")  # clear the suggested name
         await type_text(pilot, "mine")

@@ -116,11 +116,17 @@ def main_screen(app):
     return app.main_screen
 
 
+async def prompt_open(pilot, what="prompt"):
+    """Wait until a TextPrompt is on screen with its input focused (ready for keys)."""
+    app = pilot.app
+    await wait_for(pilot, lambda: is_screen(app, "TextPrompt") and app.screen.focused is not None,
+                   what=f"{what}, its input focused")
+
+
 async def load(pilot, text):
     """Load a position through the load prompt (l, paste, enter)."""
-    app = pilot.app
     await pilot.press("l")
-    await wait_for(pilot, lambda: type(app.screen).__name__ == "TextPrompt", what="load prompt")
+    await prompt_open(pilot, "load prompt")
     await paste(pilot, text)
     await pilot.press("enter")
 

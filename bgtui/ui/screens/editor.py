@@ -15,6 +15,7 @@ from textual.widgets import Footer, Static
 
 from bgtui.analysis.board import (
     OPPONENT_BAR,
+    OTHER_SIDE_OWNER,
     PLAYER_BAR,
     board_list,
     on_board,
@@ -22,7 +23,6 @@ from bgtui.analysis.board import (
     swapped,
     to_bytes,
 )
-from bgtui.analysis.state import OTHER_SIDE_OWNER
 from bgtui.ui.board_model import GRID
 from bgtui.ui.keymap import key_table
 from bgtui.ui.widgets.board import BoardView
