@@ -211,12 +211,13 @@ class Analyzer:
                 stage(name)
             fn()
 
-    def warm_up_rollouts(self, stage: Callable[[str], None] | None = None) -> None:
-        """Compile (or load) what the rollouts reach, through the services' own calls."""
+    def warm_up_rollouts(self, stage: Callable[[str], None] | None = None,
+                         reverse: bool = False) -> None:
+        """Compile (or load) what the rollouts reach, through the services' own calls
+        (``reverse``: the last kinds of rollout first, as the second compile worker does)."""
         from bgtui.analysis.models import RolloutSettings
         from bgtui.engine.warmup import compile_all
 
-        compile_all(self.ev, lambda name, f: stage(name) if stage else None, only=("rollouts",))
         state = _warm_state()
         quick = RolloutSettings(trials=1, workers=1, truncate=2, seed=1)
         stages = [
@@ -226,6 +227,11 @@ class Analyzer:
             ("full-game rollouts", lambda: list(self.iter_rollout(
                 state, replace(quick, truncate=0, cubeful=True, variance_reduction=False)))),
         ]
+        if reverse:
+            stages.reverse()
+        else:
+            compile_all(self.ev, lambda name, f: stage(name) if stage else None,
+                        only=("rollouts",))
         for name, fn in stages:
             if stage:
                 stage(name)

@@ -27,6 +27,7 @@ import os
 from pathlib import Path
 
 from numba import njit as _njit
+from numba.core import types as _types
 
 ENGINE_DIR = Path(__file__).resolve().parent
 
@@ -93,6 +94,26 @@ def kernel(fn=None, **extra):
         if where not in _checked:
             _checked.add(where)
             _drop_stale_cache(where, also=(ENGINE_DIR,))
-        return _njit(**{"_nrt": where != ENGINE_DIR, **opts})(f)
+        return _typed_by_kind(_njit(**{"_nrt": where != ENGINE_DIR, **opts})(f))
 
     return wrap if fn is None else wrap(fn)
+
+
+def _typed_by_kind(dispatcher):
+    """A kernel called from another kernel is compiled for its arguments' types, never for
+    their constant values.
+
+    numba types a constant argument (``0``, ``True``) as a literal and compiles the callee
+    once per literal: ``_plain_group(..., 0, ...)`` and ``_plain_group(..., level, ...)``
+    were two specialisations, each compiled in full on a first start. Every kernel is
+    instead compiled once for ``int64``, ``bool``..., whatever its callers pass."""
+    if not hasattr(dispatcher, "get_call_template"):
+        return dispatcher  # NUMBA_DISABLE_JIT: a plain function
+    typed = dispatcher.get_call_template
+
+    def get_call_template(args, kws):
+        return typed(tuple(_types.unliteral(a) for a in args),
+                     {k: _types.unliteral(v) for k, v in kws.items()})
+
+    dispatcher.get_call_template = get_call_template
+    return dispatcher
