@@ -9,13 +9,12 @@ numba compiles a kernel on one core. A first start (empty cache) therefore runs,
   directory (``bearoff_cache``), which the app memory-maps when they are there. Until then the
   app evaluates with the nets alone (races included); rollouts wait for the databases, so that
   a rollout's result never depends on how soon it was started;
-* once the evaluator's kernels are in numba's cache, two compile workers that share out the
-  rollout and lookahead kernels: ``rollouts`` (``python -m bgtui.analysis.warmup rollouts``)
-  runs the service's own small rollouts, ``lookahead`` compiles the 1- to 3-ply and cubeful
-  lookahead first and then the same rollouts in another order. Each holds a lock per kernel
-  while it compiles it (:func:`compile_one_at_a_time`): the other worker, reaching that
-  kernel, waits and then loads it from the cache instead of compiling it a second time. The
-  call graph has no cycles, so two workers never wait for each other. The app then loads
+* once the evaluator's kernels are in numba's cache, two compile workers: ``rollouts``
+  (``python -m bgtui.analysis.warmup rollouts``) runs the service's own small rollouts and
+  ``lookahead`` the 1- to 3-ply and cubeful lookahead. Their call graphs share the lookahead
+  kernels (a rollout at 1-ply looks ahead); each worker holds a lock per kernel while it
+  compiles it (:func:`compile_one_at_a_time`), so the other, reaching that kernel, waits and
+  then loads it from the cache instead of compiling it a second time. The app then loads
   everything from the cache.
 
 The workers run at a lower priority (``nice``) so that the app's own compilation keeps a core.
@@ -232,9 +231,7 @@ def _rollouts(weights: str | None) -> None:
 
 
 def _lookahead(weights: str | None) -> None:
-    an = _analyzer(weights)
-    an.warm_up_lookahead(_say)
-    an.warm_up_rollouts(_say, reverse=True)
+    _analyzer(weights).warm_up_lookahead(_say)
 
 
 def _databases() -> None:
