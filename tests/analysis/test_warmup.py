@@ -110,6 +110,7 @@ def test_compile_workers_lock_each_kernel_while_compiling_it(tmp_path):
     import os
     import subprocess
     import sys
+    from pathlib import Path
 
     code = """
 from bgtui.analysis import warmup
@@ -125,7 +126,8 @@ print(outer(20))
 """
     script = tmp_path / "kernels.py"
     script.write_text(code)
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    root = str(Path(warmup.__file__).resolve().parents[2])  # this checkout's bgtui
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), PYTHONPATH=root)
     out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr
