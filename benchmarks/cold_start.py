@@ -46,7 +46,7 @@ def _worker_cpu() -> float:
     """CPU seconds of the compile workers still running (read from /proc; 0 where absent)."""
     total = 0.0
     try:
-        from bgtui.engine import warmup
+        from bgtui.analysis import warmup
 
         pids = warmup.worker_pids()
     except Exception:

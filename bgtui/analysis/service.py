@@ -142,12 +142,12 @@ class Analyzer:
             self.warm_up_analysis(ticker.stage, lookahead=False)
             if ready:
                 ready("analysis")
-            roll = None
+            roll = look = None
             if use_workers:
-                # the evaluator's kernels are in numba's cache now: the worker loads them
-                roll = warmup.start_workers(("rollouts",), self._weights_name).get("rollouts")
-                if roll is not None:
-                    workers["rollouts"] = roll
+                # the evaluator's kernels are in numba's cache now: the workers load them
+                started = warmup.start_workers(("rollouts", "lookahead"), self._weights_name)
+                workers.update(started)
+                roll, look = started.get("rollouts"), started.get("lookahead")
             db = workers.get("databases")
             if db is not None:
                 ticker.wait_for(db, "building bear-off databases")
@@ -160,8 +160,11 @@ class Analyzer:
             self.warm_up_rollouts()
             if ready:
                 ready("all")
-            # last, the 1- to 3-ply lookahead: most of its kernels are the rollouts' (loaded
-            # from the cache now); an evaluation at 1-3 ply asked for meanwhile waits for it
+            # last, the 1- to 3-ply lookahead (the worker's, or compiled here if it failed);
+            # an evaluation at 1-3 ply asked for meanwhile waits for it
+            if look is not None:
+                ticker.wait_for(look, "compiling the lookahead")
+                look.wait()
             self.warm_up_lookahead(ticker.stage)
             if cold:
                 warmup.mark_warm()
@@ -590,9 +593,9 @@ COLD_SECONDS = (
      "cube model": 2.0, "ranking plays": 3.0, "cube action": 4.0},
     {"lookahead": 10.0, "1-ply plays": 3.0, "cubeful lookahead": 10.0},
 )
-#: the workers' whole run on a first start (CPU seconds measured on two cores: the rollout
-#: worker compiles the move selection, variance reduction and trial kernels on one core)
-COLD_WORKER_SECONDS = {"databases": 45.0, "rollouts": 180.0}
+#: the workers' whole run on a first start (seconds on two cores, the workers side by side:
+#: ``benchmarks/cold_start.py``)
+COLD_WORKER_SECONDS = {"databases": 45.0, "rollouts": 90.0, "lookahead": 60.0}
 
 
 class _Ticker:

@@ -5,14 +5,17 @@ numba compiles a kernel on one core. A first start (empty cache) therefore runs,
 
 * the app's process: the kernels of evaluation, ranking plays and cube actions
   (``Analyzer.warm_up``), which it needs first;
-* a ``rollouts`` worker (``python -m bgtui.analysis.warmup rollouts``): the rollout kernels,
-  compiled by running the service's own small rollouts on an evaluator of the same types
-  (the shipped nets, no databases), so that every specialisation the app will ask for lands in
-  numba's cache; the app then loads them from there;
-* a ``databases`` worker: the bear-off databases, written to the cache directory
-  (``bearoff_cache``), which the app memory-maps when they are there. Until then the app
-  evaluates with the nets alone (races included); rollouts wait for the databases, so that a
-  rollout's result never depends on how soon it was started.
+* a ``databases`` worker from the first second: the bear-off databases, written to the cache
+  directory (``bearoff_cache``), which the app memory-maps when they are there. Until then the
+  app evaluates with the nets alone (races included); rollouts wait for the databases, so that
+  a rollout's result never depends on how soon it was started;
+* once the evaluator's kernels are in numba's cache, two compile workers: ``rollouts``
+  (``python -m bgtui.analysis.warmup rollouts``) runs the service's own small rollouts and
+  ``lookahead`` the 1- to 3-ply and cubeful lookahead. Their call graphs share the lookahead
+  kernels (a rollout at 1-ply looks ahead); each worker holds a lock per kernel while it
+  compiles it (:func:`compile_one_at_a_time`), so the other, reaching that kernel, waits and
+  then loads it from the cache instead of compiling it a second time. The app then loads
+  everything from the cache.
 
 The workers run at a lower priority (``nice``) so that the app's own compilation keeps a core.
 Once everything has been loaded, a stamp beside numba's cache (:func:`mark_warm`) records it:
@@ -30,16 +33,56 @@ import threading
 import time
 from pathlib import Path
 
-PARTS = ("rollouts", "databases")
+PARTS = ("rollouts", "lookahead", "databases")
 
 _HERE = Path(__file__).resolve().parent
 _ENGINE = _HERE.parent / "engine"
 
 
-def _stamp_path() -> Path:
+def _cache_dir() -> Path:
     env = os.environ.get("NUMBA_CACHE_DIR")
-    base = Path(env) if env else _ENGINE / "__pycache__"
-    return base / "bgtui-warm.stamp"
+    return Path(env) if env else _ENGINE / "__pycache__"
+
+
+def _stamp_path() -> Path:
+    return _cache_dir() / "bgtui-warm.stamp"
+
+
+def compile_one_at_a_time() -> None:
+    """Make this process take a file lock per kernel around each numba compile.
+
+    Two compile workers walk the same call graph from different ends. A worker that reaches a
+    kernel the other is compiling waits for the lock and then finds the kernel in numba's
+    on-disk cache (``Dispatcher.compile`` looks there first), instead of compiling it again.
+    Locks are taken in call-graph order (a kernel's lock is held while its callees compile) and
+    the graph has no cycles, so the workers cannot deadlock; a lock dies with its process."""
+    try:
+        import fcntl
+    except ImportError:  # no flock: the workers may compile a kernel twice, nothing worse
+        return
+    from numba.core import dispatcher
+
+    locks = _cache_dir() / "bgtui-compile-locks"
+    try:
+        locks.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return
+    original = dispatcher.Dispatcher.compile
+
+    def compile_locked(self, sig):
+        name = f"{self.py_func.__module__}.{self.py_func.__qualname__}"
+        try:
+            fd = os.open(locks / hashlib.sha1(name.encode()).hexdigest(),
+                         os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            return original(self, sig)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            return original(self, sig)
+        finally:
+            os.close(fd)  # releases the lock
+
+    dispatcher.Dispatcher.compile = compile_locked
 
 
 def _digest() -> str:
@@ -168,16 +211,27 @@ def stop_workers() -> None:
         w.stop()
 
 
-def _rollouts(weights: str | None) -> None:
+def _analyzer(weights: str | None):
+    """A service whose evaluator has the app's types, without the databases."""
     from bgtui.analysis.service import Analyzer
     from bgtui.analysis.weights import DEFAULT_WEIGHTS, load_weights, with_databases
-    from bgtui.engine.warmup import compile_all
 
     an = Analyzer(weights)
     ev, an.weights_meta = load_weights(weights or DEFAULT_WEIGHTS)
-    an._ev = with_databases(ev, bearoff=False)  # the app's types, without the databases
-    compile_all(an.ev, lambda stage, f: print(stage, flush=True), only=("rollouts",))
-    an.warm_up_rollouts(lambda stage, f: print(stage, flush=True))
+    an._ev = with_databases(ev, bearoff=False)
+    return an
+
+
+def _say(stage, _fraction=None) -> None:
+    print(stage, flush=True)
+
+
+def _rollouts(weights: str | None) -> None:
+    _analyzer(weights).warm_up_rollouts(_say)
+
+
+def _lookahead(weights: str | None) -> None:
+    _analyzer(weights).warm_up_lookahead(_say)
 
 
 def _databases() -> None:
@@ -204,10 +258,11 @@ def main(argv=None) -> int:
         os.nice(10)  # the app's own compilation comes first
     except OSError:
         pass
-    if args.part == "rollouts":
-        _rollouts(args.weights)
-    else:
+    if args.part == "databases":
         _databases()
+    else:
+        compile_one_at_a_time()
+        (_rollouts if args.part == "rollouts" else _lookahead)(args.weights)
     print("done", flush=True)
     return 0
 

@@ -3,21 +3,20 @@
 Every kernel in ``bgtui.engine`` is compiled with ``cache=True`` (so a second start does not
 recompile) and ``nogil=True`` (so a thread worker in the UI does not hold the GIL while it runs).
 ``error_model="numpy"``: a float division does not test its divisor to raise Python's
-ZeroDivisionError, a branch that stopped LLVM from vectorising loops with a division (the
-hidden layer's sigmoids ran 9x slower).
+ZeroDivisionError, a branch that stops LLVM from vectorising loops with a division (the
+hidden layer's sigmoids). ``fastmath`` is off: every kernel computes IEEE floats in source
+order, so a result does not depend on how a kernel was inlined or specialised.
 
 Small kernels on the hot path of move selection are ``@kernel(inline="always")``: numba then
 inlines them in its own IR. A call to a kernel that is not inlined passes every array as a
-struct of seven fields and checks an error status on return, and LLVM did not inline them
-itself: the term building of ``nn._preact_child`` and the feature helpers cost 0.19 us of
-the 0.67 us a contact child took (``benchmarks/eval.py``: 1.38 M -> 1.81 M evaluations/s
-inside move selection, 1-ply 0.32 -> 0.24 ms). Each inlined copy is compiled again, so the
-large kernels are inlined only where it pays: a cold compile of every kernel
-(``warmup.compile_all``) went from 85 s to 98 s.
+struct of seven fields and checks an error status on return, and LLVM does not inline them
+itself. Each inlined copy is compiled again, and numba optimises and generates the machine
+code of a kernel's whole call tree each time it compiles a kernel, so large kernels are not
+inlined: that would make the first start's compile longer.
 
 Inlining is not always safe in numba 0.68: ``nn._point_terms`` inlined into the contact loop
-of ``evaluate._contact_groups`` computed wrong terms when the kernel's ``ready`` argument
-was a run-time value (right when it was the constant 0), so that loop calls a kernel
+of ``evaluate._contact_groups`` computes wrong terms when the kernel's ``ready`` argument is a
+run-time value (right when it is the constant 0), so that loop calls a kernel
 (``evaluate._child_slot_terms``). Every fast path is checked against evaluating each position
 alone (``tests/engine/test_nn_fast.py``), the reused-parent path included.
 """
@@ -27,6 +26,7 @@ import os
 from pathlib import Path
 
 from numba import njit as _njit
+from numba.core import types as _types
 
 ENGINE_DIR = Path(__file__).resolve().parent
 
@@ -93,6 +93,26 @@ def kernel(fn=None, **extra):
         if where not in _checked:
             _checked.add(where)
             _drop_stale_cache(where, also=(ENGINE_DIR,))
-        return _njit(**{"_nrt": where != ENGINE_DIR, **opts})(f)
+        return _typed_by_kind(_njit(**{"_nrt": where != ENGINE_DIR, **opts})(f))
 
     return wrap if fn is None else wrap(fn)
+
+
+def _typed_by_kind(dispatcher):
+    """A kernel called from another kernel is compiled for its arguments' types, never for
+    their constant values.
+
+    numba types a constant argument (``0``, ``True``) as a literal and compiles the callee
+    once per literal: ``_plain_group(..., 0, ...)`` and ``_plain_group(..., level, ...)``
+    were two specialisations, each compiled in full on a first start. Every kernel is
+    instead compiled once for ``int64``, ``bool``..., whatever its callers pass."""
+    if not hasattr(dispatcher, "get_call_template"):
+        return dispatcher  # NUMBA_DISABLE_JIT: a plain function
+    typed = dispatcher.get_call_template
+
+    def get_call_template(args, kws):
+        return typed(tuple(_types.unliteral(a) for a in args),
+                     {k: _types.unliteral(v) for k, v in kws.items()})
+
+    dispatcher.get_call_template = get_call_template
+    return dispatcher

@@ -102,3 +102,34 @@ def test_zero_ply_path_is_bit_for_bit_the_plied_kernels(analyzer):
                 assert np.array_equal(analyzer._after_probs(c, 0), want)
                 checked += 1
     assert checked > 30
+
+
+def test_compile_workers_lock_each_kernel_while_compiling_it(tmp_path):
+    """A worker that installed the per-kernel locks still compiles and runs kernels, and
+    takes one lock file per kernel in numba's cache directory."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = """
+from bgtui.analysis import warmup
+warmup.compile_one_at_a_time()
+from numba import njit
+@njit(cache=True)
+def twice(x):
+    return 2 * x
+@njit(cache=True)
+def outer(x):
+    return twice(x) + 1
+print(outer(20))
+"""
+    script = tmp_path / "kernels.py"
+    script.write_text(code)
+    root = str(Path(warmup.__file__).resolve().parents[2])  # this checkout's bgtui
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), PYTHONPATH=root)
+    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "41"
+    assert len(list((tmp_path / "bgtui-compile-locks").iterdir())) == 2  # outer and twice
