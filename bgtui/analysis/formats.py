@@ -411,8 +411,11 @@ def format_xgid(state: GameState) -> str:
         dice = "00"
     sx, so = state.score if turn == 1 else state.score[::-1]
     flags = (int(state.jacoby) + 2 * int(state.beavers)) if state.is_money else int(state.crawford)
-    return (f"XGID={''.join(chars)}:{state.cube_value.bit_length() - 1}:{cube_pos}:{turn}:{dice}:"
-            f"{sx}:{so}:{flags}:{state.match_length}:{state.max_cube_log}")
+    cube_log = state.cube_value.bit_length() - 1
+    # the maximum is at least the cube itself (a Match ID carries no maximum: 2^12 reads back)
+    max_cube = max(state.max_cube_log, cube_log)
+    return (f"XGID={''.join(chars)}:{cube_log}:{cube_pos}:{turn}:{dice}:"
+            f"{sx}:{so}:{flags}:{state.match_length}:{max_cube}")
 
 
 # -- any of them -------------------------------------------------------------------------------

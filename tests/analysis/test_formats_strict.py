@@ -194,6 +194,13 @@ def test_xgid_fields_out_of_range_are_refused(text, words):
     _rejects(text, words)
 
 
+def test_a_match_id_cube_above_the_xgid_default_maximum_round_trips():
+    s = parse_position("4HPwATDgc/ABMA:XAkAAAAAAAAA")  # a 4096-cube (exponent 12)
+    assert s.cube_value == 4096
+    x = parse_position(format_xgid(s))
+    assert x.cube_value == 4096 and x.max_cube_log == 12
+
+
 def test_xgid_in_range_reads_and_round_trips():
     s = parse_position(_with_field(8, "5", _with_field(7, "1", _with_field(5, "4"))))
     assert s.crawford and s.match_length == 5
