@@ -135,17 +135,24 @@ class MatchView:
 
 def no_double_values(an, state, ply: int, met: MatchEquityTable) -> np.ndarray:
     """float64[NV] (``engine.match``): the no-double MWC of ``state`` at ``ply`` at each cube
-    level and state, by cubeful lookahead at the score (0-ply: the model)."""
-    from bgtui.engine.match import NV, make_match_workspace, match_no_double
+    level and state, by cubeful lookahead at the score (``engine.cubeful`` in a match
+    context; 0-ply: the model)."""
+    from bgtui.engine.cubeful import (
+        MATCH_VALUES,
+        make_cubeful_workspace,
+        make_match_context,
+        match_no_double,
+    )
 
-    mws = getattr(an._local, "match_ws", None)
-    if mws is None:
-        mws = an._local.match_ws = make_match_workspace()
+    cws = getattr(an._local, "match_cws", None)
+    if cws is None:
+        cws = an._local.match_cws = make_cubeful_workspace(MATCH_VALUES)
     a, b = away(state)
-    out = np.zeros(NV)
+    ctx = make_match_context(met.array, int(a), int(b), int(state.cube_value),
+                             bool(state.crawford))
+    out = np.zeros(MATCH_VALUES)
     match_no_double(np.ascontiguousarray(state.position, dtype=np.int8), int(ply), an.ev,
-                    an._lws(), mws, met.array, int(a), int(b), int(state.cube_value),
-                    bool(state.crawford), out)
+                    an._lws(), cws, ctx, out)
     return out
 
 
