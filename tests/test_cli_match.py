@@ -117,3 +117,21 @@ def test_batch_bad_match_line_gets_an_error_and_goes_on():
     assert len(lines) == 3
     assert "mwc" in lines[0] and "Crawford" in lines[1]["error"]
     assert "mwc" not in lines[2]
+
+
+def test_cubeful_rollout_at_a_score_saves_and_resumes_only_there(capsys, tmp_path):
+    """``rollout --cubeful`` at a score: the live cube's MWC and EMG in JSON; a saved rollout
+    resumes at its own score and is refused, in one line with status 2, at another."""
+    path = str(tmp_path / "r.json")
+    args = ["rollout", XGID_4_2, "--cubeful", "--trials", "36", "--truncate", "2",
+            "--workers", "1", "--seed", "3"]
+    code, out, _ = run(capsys, *args, "--save", path, "--json")
+    assert code == 0
+    d = json.loads(out)
+    assert d["match"]["away"] == [3, 5] and 0 < d["mwc"] < 1
+    assert d["equity"]["cubeful"] == pytest.approx(emg(d["mwc"], 3, 5))
+    code, out, _ = run(capsys, *args[:2], "--resume", path, "--trials", "72", "--json")
+    assert code == 0 and json.loads(out)["trials"] == 72
+    code, out, err = run(capsys, *args[:2], "--resume", path, "--score", "4-4", "--trials", "72")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "it was rolled out at a 7-point match, 3-away 5-away" in err

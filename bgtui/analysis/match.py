@@ -389,14 +389,54 @@ def mwc_coefficients(met: MatchEquityTable, a: int, b: int, cube: int) -> np.nda
     return np.array([l1, w1 - l1, w2 - w1, w3 - w2, l2 - l1, l3 - l2])
 
 
+def rollout_record(state, met: MatchEquityTable) -> dict:
+    """The match of a rollout at ``state``'s score as saved with it (checked on resume)."""
+    return dict(match_dict(state), cube=int(state.cube_value), owner=state.cube_owner,
+                met=met.name)
+
+
+def resume_mismatch(job, state, met: MatchEquityTable) -> str | None:
+    """Why the saved ``job`` is not a rollout at ``state``'s match score (or for money), None
+    when it is."""
+    want = None if state.is_money else rollout_record(state, met)
+    have = job.match
+    if want == have:
+        return None
+
+    def name(m):
+        if m is None:
+            return "for money"
+        a = m.get("away") or ["?", "?"]
+        return (f"at a {m.get('length')}-point match, {a[0]}-away {a[1]}-away"
+                + (", Crawford" if m.get("crawford") else "")
+                + f", cube {m.get('cube')} {m.get('owner')}, table {m.get('met')!r}")
+
+    return f"it was rolled out {name(have)}, not {name(want)}"
+
+
 def score_rollout(job, state, met: MatchEquityTable) -> None:
-    """Make ``job`` (a cubeless rollout of ``state``'s position or of its candidate plays)
-    score its trials in MWC at ``state``'s score: each trial's cubeless MWC from its five
-    outputs, from the root player's view (the opponent's after a candidate play)."""
-    if job.settings.cubeful or job.settings.live_cube:
-        raise ValueError("cubeful rollouts at a match score are not supported yet: roll out "
-                         "cubeless (MWC by the score's gammon values), or use --match 0")
+    """Make ``job`` (a rollout of ``state``'s position or of its candidate plays) score its
+    trials in MWC at ``state``'s score, from the root player's view (the opponent's after a
+    candidate play): each trial's cubeless MWC from its five outputs and, with ``cubeful``
+    (or ``live_cube``) settings, the cube live in the trials with the match's cube decisions
+    (none in the Crawford game), a pass scored at the cube's value, each trial scored in
+    MWC."""
+    s = job.settings
+    live = bool(s.cubeful or s.live_cube)
+    if live and s.zehr_split:
+        raise ValueError("the Zehr split is for money play: at a match score two games at the "
+                         "undoubled cube are not worth one at the doubled cube")
     view = MatchView(state, met)
     a, b = (view.b, view.a) if job.mover_view else (view.a, view.b)
+    engine = None
+    if live:
+        from bgtui.engine.cube import OPP_OWNED, OWNED
+
+        engine = (met.array, int(a), int(b), bool(state.crawford))
+        owner = _state_code(state.cube_owner)
+        if job.mover_view and owner != 0:  # the root player is the mover's opponent
+            owner = OWNED if owner == OPP_OWNED else OPP_OWNED
+        job.cubes[:, 0] = float(state.cube_value)
+        job.cubes[:, 1] = float(owner)
     job.set_match(mwc_coefficients(met, a, b, view.cube), view.after(view.cube),
-                  view.after(-view.cube))
+                  view.after(-view.cube), live=engine, match=rollout_record(state, met))

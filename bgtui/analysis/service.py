@@ -557,6 +557,14 @@ class Analyzer:
                 job = RolloutJob.load(resume)
             if settings is not None and settings.trials != job.settings.trials:
                 job.settings = replace(job.settings, trials=settings.trials)
+            if state is not None:  # a saved match is resumed at its own score only
+                from bgtui.analysis import match
+
+                why = match.resume_mismatch(job, state, self.met)
+                if why is not None:
+                    raise ValueError(f"cannot resume: {why}")
+                if not state.is_money:
+                    match.score_rollout(job, state, self.met)
         else:
             job = self.make_rollout_job(state, settings, moves, top)
         self.last_rollout_job = job

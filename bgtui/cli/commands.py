@@ -478,8 +478,6 @@ def cmd_rollout(args, query: list[str], an):
     if len(query) not in (1, 2):
         raise UserError("rollout takes POSITION [DICE]")
     state = _parse_state(query[0], args, an)
-    if not state.is_money and args.save:
-        raise UserError("--save / --resume at a match score are not supported yet")
     dice_text = query[1] if len(query) == 2 else args.dice
     settings = _rollout_settings(args)
     if args.checkpoint_every is not None and not args.save:
@@ -491,8 +489,16 @@ def cmd_rollout(args, query: list[str], an):
             raise UserError(str(exc)) from None
     if args.resume:
         job, state = _resume_job(args, state, settings, dice_text)
+        from bgtui.analysis import match
+
+        why = match.resume_mismatch(job, state, an.met)
+        if why is not None:
+            raise UserError(f"cannot resume {args.resume}: {why}")
         if not state.is_money:
-            raise UserError("--save / --resume at a match score are not supported yet")
+            try:
+                match.score_rollout(job, state, an.met)
+            except ValueError as exc:
+                raise UserError(str(exc)) from None
         candidates = job.mover_view
         if candidates and state.dice is None:
             raise UserError("the saved rollout is of candidate plays: give their --dice")
@@ -612,9 +618,12 @@ def _rollout_text(data, snap, candidates, state) -> str:
         if r.mwc is not None:
             diff = (f" ({100 * r.mwc_diff:+.2f}% ±{100 * r.mwc_diff_se:.2f}%)"
                     if candidates and i > 1 else "")
+            live = e.cubeful is not None  # the cube live in the trials: cubeful figures
+            emg, emg_se = ((e.cubeful, r.equity_se.cubeful) if live
+                           else (e.cubeless, r.equity_se.cubeless))
             lines.append(f"{head}MWC {_mwc(r.mwc)} ±{100 * r.mwc_se:.2f}%{diff}  EMG "
-                         f"{eq(e.cubeless)} ±{r.equity_se.cubeless:.3f}\n"
-                         f"     {_probs_line(r.probabilities)}")
+                         f"{eq(emg)} ±{emg_se:.3f}" + (" (cubeful, live cube)" if live else "")
+                         + f"\n     {_probs_line(r.probabilities)}")
             continue
         diff = (f" ({eq(r.equity_diff)} ±{r.equity_diff_se:.3f})" if candidates and i > 1 else "")
         lines.append(f"{head}{eq(e.cubeless)} ±{r.equity_se.cubeless:.3f}{diff}{cube}\n"
