@@ -92,8 +92,10 @@ class EngineActed(Message):
 class FeedbackReady(Message):
     """How much equity the user's last decision lost versus the best (or a hint)."""
 
-    def __init__(self, game_id: int, text: str, loss: float | None = None) -> None:
+    def __init__(self, game_id: int, text: str, loss: float | None = None,
+                 mwc_loss: float | None = None) -> None:
         super().__init__()
         self.game_id = game_id
         self.text = text
         self.loss = loss
+        self.mwc_loss = mwc_loss  # at a match score: the MWC lost
