@@ -440,3 +440,63 @@ def score_rollout(job, state, met: MatchEquityTable) -> None:
         job.cubes[:, 1] = float(owner)
     job.set_match(mwc_coefficients(met, a, b, view.cube), view.after(view.cube),
                   view.after(-view.cube), live=engine, match=rollout_record(state, met))
+
+
+def cube_rollout_job(state, settings, met: MatchEquityTable):
+    """The rollout job of a cube decision at ``state``'s score: no double and double/take
+    rolled out side by side on the same dice with the cube live in the trials (the match's
+    decisions, scored in MWC); in the no-double branch the player on roll keeps the cube for
+    his first roll. ValueError when he has no cube action (Crawford game, dead cube, the
+    opponent's cube)."""
+    from dataclasses import replace
+
+    from bgtui.analysis.formats import format_position_id
+    from bgtui.analysis.rollout import RolloutJob
+    from bgtui.engine.cube import OPP_OWNED
+
+    view = MatchView(state, met)
+    if not _access(state):
+        raise ValueError(f"no cube action to roll out at {describe(state)} with the cube "
+                         f"{state.cube_value} {state.cube_owner}: use --ply N")
+    settings = replace(settings, live_cube=True, cubeful=False)
+    pid = format_position_id(state)
+    v = float(state.cube_value)
+    job = RolloutJob(np.stack([state.position, state.position]), ["No double", "Double, take"],
+                     [pid, pid], settings, False,
+                     cubes=[[v, _state_code(state.cube_owner), 1.0], [2 * v, OPP_OWNED, 0.0]])
+    job.set_match(mwc_coefficients(met, view.a, view.b, view.cube), view.after(view.cube),
+                  view.after(-view.cube), live=(met.array, view.a, view.b, False),
+                  match=rollout_record(state, met))
+    return job
+
+
+def cube_from_rollout(job, state, snap, met: MatchEquityTable) -> CubeDecision | None:
+    """The cube decision of a :func:`cube_rollout_job` so far (None before two trials): MWC of
+    no double and double/take with their standard errors and the paired one of their
+    difference, double/pass from the table, EMG in the equities."""
+    from dataclasses import replace
+
+    from bgtui.analysis.cube import cube_action, wrong_decision_percent
+
+    if job.n.min() < 2:
+        return None
+    view = MatchView(state, met)
+    nd, dt, dp = job.mwc(0), job.mwc(1), view.after(view.cube)
+    k = 2.0 / (view.after(view.cube) - view.after(-view.cube))  # d EMG / d MWC
+    se = {"no_double": k * job.mwc_se(0), "double_take": k * job.mwc_se(1),
+          "double_take_minus_no_double": k * job.mwc_paired_se(1, 0)}
+    wp, wt = wrong_decision_percent(nd, dt, dp)
+    row = next(r for r in snap.rows if r.move == "No double")
+    cubeful = max(nd, min(dt, dp))
+    e = view.emg
+    tp, cp = cube_points(view, np.array(row.probabilities.as_tuple()), state.position)
+    return CubeDecision(
+        no_double=e(nd), double_take=e(dt), double_pass=e(dp),
+        action=cube_action(nd, dt, dp, redouble=state.cube_owner == "player"),
+        probabilities=row.probabilities, ply=job.settings.ply,
+        equity=replace(row.equity, cubeful=e(cubeful)),
+        evaluated_by=f"rollout {int(job.n.min())} trials (live cube)",
+        take_point=tp, cash_point=cp, wrong_pass_percent=wp, wrong_take_percent=wt,
+        standard_errors=se, model="live-cube rollout",
+        mwc={"no_double": nd, "double_take": dt, "double_pass": dp, "cubeful": cubeful},
+    )

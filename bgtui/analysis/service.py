@@ -401,7 +401,9 @@ class Analyzer:
         opponent-owns equity. Beavers as in the model (``state.beavers``, centred cube): a
         double/take worth less than 0 to the doubler is beavered, which doubles it (cube on 4,
         owned by the taker; every figure of the branch scales with the cube). The standard
-        error of double/take - no double is paired over the same trials.
+        error of double/take - no double is paired over the same trials. At a match score
+        both branches are rolled out with the live cube and scored in MWC
+        (``match.cube_rollout_job``), whatever ``live_cube`` says.
         """
         from bgtui.analysis.formats import format_position_id
         from bgtui.analysis.rollout import RolloutJob
@@ -410,6 +412,14 @@ class Analyzer:
 
         if state.cube_owner == "opponent":
             raise ValueError("the opponent owns the cube: the player on roll cannot double")
+        if not state.is_money:
+            from bgtui.analysis import match
+
+            job = match.cube_rollout_job(state, settings, self.met)
+            self.last_rollout_job = job
+            for snap in job.run(self.ev, cancel, executor=self.rollout_executor()):
+                yield snap, match.cube_from_rollout(job, state, snap, self.met)
+            return
         pid = format_position_id(state)
         owner = ENGINE_CUBE_OWNER[state.cube_owner]
         if settings.live_cube:

@@ -209,9 +209,9 @@ def cmd_cube(args, query: list[str], an):
         state = replace(state, beavers=False)
     if args.zehr and not (args.rollout and args.live):
         raise UserError("--zehr splits live-cube rollouts: use it with --rollout --live")
-    if args.rollout and not state.is_money:
-        raise UserError("cube rollouts at a match score are not supported yet: use --ply N, "
-                        "or --match 0 for money")
+    if args.rollout and not state.is_money and args.zehr:
+        raise UserError("the Zehr split is for money play: at a match score two games at the "
+                        "undoubled cube are not worth one at the doubled cube")
     if args.rollout:
         settings = _rollout_settings(args)
         settings = replace(settings, live_cube=args.live, cubeful=not args.live)

@@ -132,3 +132,28 @@ def test_save_and_resume_at_a_score(an, tmp_path):
     with pytest.raises(ValueError, match="rolled out for money"):
         list(an.iter_rollout(s, settings, resume=path))
     assert np.isfinite(whole.mwc)
+
+
+def test_cube_rollout_at_a_score_one_roll_is_the_one_ply_lookahead(an):
+    """``cube --rollout`` at a score: no double (the cube kept for the first roll) and
+    double/take (cube 2, owned by the opponent) on the same dice, cut after one roll with
+    exact variance reduction: their MWC are the 1-ply cubeful lookahead's no-double value
+    (centred, level 0) and its opponent-owned value at twice the cube (level 1)."""
+    from bgtui.engine.cube import OPP_OWNED
+
+    s = at(BLITZ, 7, 3, 5)
+    last_pair = list(an.iter_cube_rollout(s, RolloutSettings(live_cube=True, **ONE_ROLL)))[-1]
+    c = last_pair[1]
+    v = MA.no_double_values(an, s, 1, MET)
+    assert c.mwc["no_double"] == pytest.approx(v[CENTRED], abs=1e-6)
+    assert c.mwc["double_take"] == pytest.approx(v[3 + OPP_OWNED], abs=1e-6)
+    assert c.mwc["double_pass"] == pytest.approx(MET.after(4, 2, 1))
+    view = MA.MatchView(s, MET)
+    assert c.no_double == pytest.approx(view.emg(c.mwc["no_double"]))
+    assert c.standard_errors["double_take_minus_no_double"] >= 0
+
+
+def test_cube_rollout_in_the_crawford_game_is_refused(an):
+    with pytest.raises(ValueError, match="no cube action to roll out"):
+        list(an.iter_cube_rollout(at(BLITZ, 7, 3, 6, crawford=True),
+                                  RolloutSettings(live_cube=True, trials=36)))
