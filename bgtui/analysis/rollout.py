@@ -397,9 +397,12 @@ class RolloutJob:
         if self.mwc_coef is not None:
             c = self.mwc_coef
             m = c[0] + out[:, :done, :5] @ c[1:]  # [roots of the chunk, trials]
-            self.mwc_sums[idx] += m.sum(axis=1)
-            self.mwc_sumsq[idx] += (m * m).sum(axis=1)
-            self.mwc_cross[np.ix_(idx, idx)] += m @ m.T
+            # added trial after trial (cumsum is sequential), so the sums do not depend on
+            # where the chunks begin and end
+            self.mwc_sums[idx] = _in_order(self.mwc_sums[idx], m)
+            self.mwc_sumsq[idx] = _in_order(self.mwc_sumsq[idx], m * m)
+            cross = self.mwc_cross[np.ix_(idx, idx)]
+            self.mwc_cross[np.ix_(idx, idx)] = _in_order(cross, m[:, None, :] * m[None, :, :])
         sub_s = self.sums[idx]
         sub_q = self.sumsq[idx]
         sub_c = np.ascontiguousarray(self.cross[:, idx][:, :, idx])
@@ -825,6 +828,11 @@ class RolloutJob:
             return cls.from_state(data)
         except ValueError as exc:
             raise ValueError(f"cannot resume {path}: {exc}") from None
+
+
+def _in_order(total, terms):
+    """``total + terms[..., 0] + terms[..., 1] + ...``, added one term after another."""
+    return np.cumsum(np.concatenate([total[..., None], terms], axis=-1), axis=-1)[..., -1]
 
 
 def _no_constant(name):

@@ -157,3 +157,14 @@ def test_cube_rollout_in_the_crawford_game_is_refused(an):
     with pytest.raises(ValueError, match="no cube action to roll out"):
         list(an.iter_cube_rollout(at(BLITZ, 7, 3, 6, crawford=True),
                                   RolloutSettings(live_cube=True, trials=36)))
+
+
+def test_mwc_sums_do_not_depend_on_the_chunks(an):
+    """The MWC sums are added trial after trial: one worker or two (other chunk boundaries),
+    cubeless or with the live cube, the figures are the same bit for bit."""
+    s = at(CONTACT, 7, 3, 5)
+    for cubeful in (False, True):
+        kw = dict(trials=144, truncate=3, seed=6, cubeful=cubeful)
+        one = last(an.iter_rollout(s, RolloutSettings(workers=1, **kw))).rows[0]
+        two = last(an.iter_rollout(s, RolloutSettings(workers=2, **kw))).rows[0]
+        assert (one.mwc, one.mwc_se, one.equity) == (two.mwc, two.mwc_se, two.equity)
