@@ -250,7 +250,8 @@ class FakeAnalyzer:
                     base = tuple(ranked[: max(1, int(top))])
             else:
                 p = _probs(state.board)
-                base = (PlayRow("", "", p, Equities(p.cubeless_equity)),)
+                base = (PlayRow("", "", p, Equities(p.cubeless_equity),
+                                mwc=None if state.is_money else _mwc(p.cubeless_equity)),)
             job = FakeRolloutJob(next(self._ids), base, settings)
         self.last_rollout_job = job
         yield from self._run(job, cancel)
@@ -323,6 +324,12 @@ class FakeAnalyzer:
         rows = tuple(replace(r, equity_diff=r.equity.cubeless - best,
                              equity_diff_se=None if i == 0 else diff_se)
                      for i, r in enumerate(rows))
+        if rows[0].mwc is not None:  # at a match score (the rows came with MWC)
+            rows = tuple(replace(r, mwc=_mwc(r.equity.cubeless),
+                                 mwc_diff=_mwc(r.equity.cubeless) - _mwc(best),
+                                 mwc_se=r.equity_se.cubeless / 4,
+                                 mwc_diff_se=None if i == 0 else diff_se / 4)
+                         for i, r in enumerate(rows))
         elapsed = n / self.rate
         run = (n - started) / self.rate
         left = 0.0 if finished else (s.trials - n) * len(rows) / self.rate

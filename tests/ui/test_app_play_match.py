@@ -111,3 +111,36 @@ def test_mwc_first_setting_orders_the_plays_table(make_app):
             await pilot.pause()
             assert value_cell() == f"{emg:+.3f} {100 * best.mwc:.2f}%"
     body()
+
+
+def test_rollout_table_shows_mwc_and_emg_at_a_score(make_app):
+    """A rollout of two plays at a match score: the live table has an MWC column (with its
+    standard error) beside EMG, MWC first by default, and the difference in MWC."""
+    from ui_helpers import XGID_31
+
+    from bgtui.ui.widgets.tables import ResultsTable
+
+    @run
+    async def body():
+        state = replace(parse_position(XGID_31), match_length=7, score=(4, 2))
+        app = make_app(state=state)
+        async with app.run_test(size=(140, 40)) as pilot:
+            m = app.main_screen
+            await ready(app, pilot)
+            await pilot.press("e")
+            await wait_for(pilot, lambda: m.plays, what="plays ranked")
+            await pilot.press("space", "down", "space", "r")
+            await wait_for(pilot, lambda: m.last_snapshot is not None
+                           and m.last_snapshot.finished, what="rollout finished")
+            results = m.query_one(ResultsTable)
+            labels = [str(c.label).strip() for c in results.columns.values()]
+            assert labels[1:3] == ["MWC", "EMG"]
+            snap = m.last_snapshot
+            best, other = snap.rows[0], snap.rows[1]
+            row = [str(c).strip() for c in results.get_row(other.move)]
+            assert row[1].startswith(f"{100 * other.mwc:.2f}%")
+            assert f"±{100 * other.mwc_se:.2f}%" in row[1]
+            assert row[3].startswith(f"{100 * other.mwc_diff:+.2f}%")
+            emg = str(results.get_row(best.move)[2]).strip()
+            assert emg.startswith(f"{best.equity.cubeless:+.3f}")
+    body()
