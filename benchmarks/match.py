@@ -1,11 +1,13 @@
 """Match play against money, one core: evaluation, ranking of plays and cube actions through
 the analysis service (``Analyzer``), at money and at match scores, on the same positions.
 
-    python benchmarks/match.py [--positions 40] [--repeat 3]
+    python benchmarks/match.py [--positions 40] [--repeat 3] [--rollout-trials 216]
 
 CPU time of this process (time.process_time); each figure is the best of ``--repeat`` passes
 over the positions (a shared machine's speed drifts). Targets: evaluation and ranking at a
-score within 10% of money; a 2-ply cube action at a score under 50 ms.
+score within 10% of money; a 2-ply cube action at a score under 50 ms. Rollouts (one worker,
+truncated at 7 rolls, the first position): cubeless at a score against money, and the live cube
+at a score (``--cubeful``) against money's live cube.
 """
 
 import argparse
@@ -53,6 +55,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--positions", type=int, default=40)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--rollout-trials", type=int, default=216)
     args = ap.parse_args()
     an = Analyzer()
     money = _states(an, args.positions)
@@ -72,6 +75,26 @@ def main():
         ts = _best_time(lambda f=f: [f(s) for s in match], args.repeat) / n
         print(f"{name:24s} money {1000 * tm:8.2f} ms  match {1000 * ts:8.2f} ms  "
               f"({100 * (ts / tm - 1):+.0f}%)", flush=True)
+    _rollouts(an, money[0], match[0], args)
+
+
+def _rollouts(an, money, match, args):
+    """Trials a CPU second of the same rollout for money and at a score."""
+    from bgtui.analysis.models import RolloutSettings
+
+    base = RolloutSettings(trials=args.rollout_trials, truncate=7, workers=1, seed=1)
+    for name, m_set, s_set in [
+            ("rollout cubeless t7", base, base),
+            ("rollout live cube t7", replace(base, live_cube=True), replace(base, cubeful=True))]:
+        def run(state, settings):
+            list(an.iter_rollout(state, settings))
+
+        run(money, replace(m_set, trials=36))  # compiled and cached before timing
+        run(match, replace(s_set, trials=36))
+        tm = _best_time(lambda m=m_set: run(money, m), args.repeat) / args.rollout_trials
+        ts = _best_time(lambda m=s_set: run(match, m), args.repeat) / args.rollout_trials
+        print(f"{name:24s} money {1000 * tm:8.2f} ms  match {1000 * ts:8.2f} ms  "
+              f"({100 * (ts / tm - 1):+.0f}%) a trial", flush=True)
 
 
 if __name__ == "__main__":

@@ -117,3 +117,37 @@ def test_batch_bad_match_line_gets_an_error_and_goes_on():
     assert len(lines) == 3
     assert "mwc" in lines[0] and "Crawford" in lines[1]["error"]
     assert "mwc" not in lines[2]
+
+
+def test_cubeful_rollout_at_a_score_saves_and_resumes_only_there(capsys, tmp_path):
+    """``rollout --cubeful`` at a score: the live cube's MWC and EMG in JSON; a saved rollout
+    resumes at its own score and is refused, in one line with status 2, at another."""
+    path = str(tmp_path / "r.json")
+    args = ["rollout", XGID_4_2, "--cubeful", "--trials", "36", "--truncate", "2",
+            "--workers", "1", "--seed", "3"]
+    code, out, _ = run(capsys, *args, "--save", path, "--json")
+    assert code == 0
+    d = json.loads(out)
+    assert d["match"]["away"] == [3, 5] and 0 < d["mwc"] < 1
+    assert d["equity"]["cubeful"] == pytest.approx(emg(d["mwc"], 3, 5))
+    code, out, _ = run(capsys, *args[:2], "--resume", path, "--trials", "72", "--json")
+    assert code == 0 and json.loads(out)["trials"] == 72
+    code, out, err = run(capsys, *args[:2], "--resume", path, "--score", "4-4", "--trials", "72")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "it was rolled out at a 7-point match, 3-away 5-away" in err
+
+
+def test_cube_rollout_at_a_score(capsys):
+    """``cube --rollout`` at a score: MWC of the three actions (double/pass from the table),
+    EMG in the equities; in the Crawford game one line, status 2."""
+    code, out, _ = run(capsys, "cube", XGID_4_2, "--rollout", "--trials", "36", "--truncate",
+                       "2", "--workers", "1", "--json")
+    assert code == 0
+    d = json.loads(out)
+    assert d["model"] == "live-cube rollout" and d["match"]["away"] == [3, 5]
+    met = get_met()
+    assert d["mwc"]["double_pass"] == pytest.approx(met.after(3, 5, 1))
+    assert d["no_double"] == pytest.approx(emg(d["mwc"]["no_double"], 3, 5))
+    code, out, err = run(capsys, "cube", OPENING, "--match", "7", "--score", "6-3",
+                         "--crawford", "--rollout", "--trials", "36")
+    assert code == 2 and err.count("\n") == 1 and "no cube action to roll out" in err

@@ -54,6 +54,11 @@ def _probs(key) -> Probabilities:
     return Probabilities(w, wg, wg * 0.05, lg, lg * 0.05)
 
 
+def _mwc(emg: float) -> float:
+    """The fake's MWC of an EMG at a match score: 50% + a quarter of it, within [0, 1]."""
+    return min(1.0, max(0.0, 0.5 + 0.25 * emg))
+
+
 def _cube_states(p: Probabilities) -> Equities:
     e = p.cubeless_equity
     return Equities(cubeless=e, cubeful=None, centred=0.9 * e, owned=0.9 * e + 0.1,
@@ -138,9 +143,11 @@ class FakeAnalyzer:
 
         self._check("evaluate")
         p = _probs((state.board, ply))
-        eqs = _cube_states(p)
-        return Evaluation(format_position_id(state), ply, p,
-                          replace(eqs, cubeful=self._cubeful(state, eqs)), f"{ply}-ply")
+        eqs = replace(_cube_states(p), cubeful=None)
+        eqs = replace(eqs, cubeful=self._cubeful(state, eqs))
+        mwc = None if state.is_money else {"cubeless": _mwc(eqs.cubeless),
+                                           "cubeful": _mwc(eqs.cubeful)}
+        return Evaluation(format_position_id(state), ply, p, eqs, f"{ply}-ply", mwc=mwc)
 
     @staticmethod
     def _cubeful(state, e: Equities) -> float:
@@ -165,7 +172,12 @@ class FakeAnalyzer:
                                 Equities(p.cubeless_equity), 0.0, f"{ply}-ply"))
         rows.sort(key=lambda r: (-r.equity.cubeless, r.move))
         best = rows[0].equity.cubeless
-        return [replace(r, equity_diff=r.equity.cubeless - best) for r in rows]
+        rows = [replace(r, equity_diff=r.equity.cubeless - best) for r in rows]
+        if not state.is_money:  # at a match score: MWC beside EMG (cubeful = cubeless here)
+            rows = [replace(r, equity=replace(r.equity, cubeful=r.equity.cubeless),
+                            mwc=_mwc(r.equity.cubeless),
+                            mwc_diff=_mwc(r.equity.cubeless) - _mwc(best)) for r in rows]
+        return rows
 
     def cube(self, state, ply: int = 0) -> CubeDecision:
         from bgtui.analysis.cube import cube_action, dahl_cube_value, wrong_decision_percent
@@ -181,10 +193,16 @@ class FakeAnalyzer:
             nd = e.centred if state.cube_owner == "centred" else e.owned
             action = cube_action(nd, dt, dp, redouble=state.cube_owner == "player")
         wp, wt = wrong_decision_percent(nd, dt, dp)
+        mwc, access = None, True
+        if not state.is_money:
+            mwc = {"no_double": _mwc(nd), "double_take": _mwc(dt), "double_pass": _mwc(dp),
+                   "cubeful": _mwc(self._cubeful(state, e))}
+            if state.crawford:  # nobody doubles in the Crawford game
+                action, access = "No double", False
         return CubeDecision(nd, dt, dp, action, p, replace(e, cubeful=self._cubeful(state, e)),
                             ply, f"{ply}-ply (fake)", dahl_cube_value(p.win, p.win_gammon),
                             take_point=0.215, cash_point=0.785, wrong_pass_percent=wp,
-                            wrong_take_percent=wt)
+                            wrong_take_percent=wt, cube_access=access, mwc=mwc)
 
     def apply_play(self, state, move: str):
         from bgtui.analysis.notation import parse_play
@@ -226,7 +244,8 @@ class FakeAnalyzer:
                     base = tuple(ranked[: max(1, int(top))])
             else:
                 p = _probs(state.board)
-                base = (PlayRow("", "", p, Equities(p.cubeless_equity)),)
+                base = (PlayRow("", "", p, Equities(p.cubeless_equity),
+                                mwc=None if state.is_money else _mwc(p.cubeless_equity)),)
             job = FakeRolloutJob(next(self._ids), base, settings)
         self.last_rollout_job = job
         yield from self._run(job, cancel)
@@ -299,6 +318,12 @@ class FakeAnalyzer:
         rows = tuple(replace(r, equity_diff=r.equity.cubeless - best,
                              equity_diff_se=None if i == 0 else diff_se)
                      for i, r in enumerate(rows))
+        if rows[0].mwc is not None:  # at a match score (the rows came with MWC)
+            rows = tuple(replace(r, mwc=_mwc(r.equity.cubeless),
+                                 mwc_diff=_mwc(r.equity.cubeless) - _mwc(best),
+                                 mwc_se=r.equity_se.cubeless / 4,
+                                 mwc_diff_se=None if i == 0 else diff_se / 4)
+                         for i, r in enumerate(rows))
         elapsed = n / self.rate
         run = (n - started) / self.rate
         left = 0.0 if finished else (s.trials - n) * len(rows) / self.rate

@@ -135,17 +135,24 @@ class MatchView:
 
 def no_double_values(an, state, ply: int, met: MatchEquityTable) -> np.ndarray:
     """float64[NV] (``engine.match``): the no-double MWC of ``state`` at ``ply`` at each cube
-    level and state, by cubeful lookahead at the score (0-ply: the model)."""
-    from bgtui.engine.match import NV, make_match_workspace, match_no_double
+    level and state, by cubeful lookahead at the score (``engine.cubeful`` in a match
+    context; 0-ply: the model)."""
+    from bgtui.engine.cubeful import (
+        MATCH_VALUES,
+        make_cubeful_workspace,
+        make_match_context,
+        match_no_double,
+    )
 
-    mws = getattr(an._local, "match_ws", None)
-    if mws is None:
-        mws = an._local.match_ws = make_match_workspace()
+    cws = getattr(an._local, "match_cws", None)
+    if cws is None:
+        cws = an._local.match_cws = make_cubeful_workspace(MATCH_VALUES)
     a, b = away(state)
-    out = np.zeros(NV)
+    ctx = make_match_context(met.array, int(a), int(b), int(state.cube_value),
+                             bool(state.crawford))
+    out = np.zeros(MATCH_VALUES)
     match_no_double(np.ascontiguousarray(state.position, dtype=np.int8), int(ply), an.ev,
-                    an._lws(), mws, met.array, int(a), int(b), int(state.cube_value),
-                    bool(state.crawford), out)
+                    an._lws(), cws, ctx, out)
     return out
 
 
@@ -382,14 +389,114 @@ def mwc_coefficients(met: MatchEquityTable, a: int, b: int, cube: int) -> np.nda
     return np.array([l1, w1 - l1, w2 - w1, w3 - w2, l2 - l1, l3 - l2])
 
 
+def rollout_record(state, met: MatchEquityTable) -> dict:
+    """The match of a rollout at ``state``'s score as saved with it (checked on resume)."""
+    return dict(match_dict(state), cube=int(state.cube_value), owner=state.cube_owner,
+                met=met.name)
+
+
+def resume_mismatch(job, state, met: MatchEquityTable) -> str | None:
+    """Why the saved ``job`` is not a rollout at ``state``'s match score (or for money), None
+    when it is."""
+    want = None if state.is_money else rollout_record(state, met)
+    have = job.match
+    if want == have:
+        return None
+
+    def name(m):
+        if m is None:
+            return "for money"
+        a = m.get("away") or ["?", "?"]
+        return (f"at a {m.get('length')}-point match, {a[0]}-away {a[1]}-away"
+                + (", Crawford" if m.get("crawford") else "")
+                + f", cube {m.get('cube')} {m.get('owner')}, table {m.get('met')!r}")
+
+    return f"it was rolled out {name(have)}, not {name(want)}"
+
+
 def score_rollout(job, state, met: MatchEquityTable) -> None:
-    """Make ``job`` (a cubeless rollout of ``state``'s position or of its candidate plays)
-    score its trials in MWC at ``state``'s score: each trial's cubeless MWC from its five
-    outputs, from the root player's view (the opponent's after a candidate play)."""
-    if job.settings.cubeful or job.settings.live_cube:
-        raise ValueError("cubeful rollouts at a match score are not supported yet: roll out "
-                         "cubeless (MWC by the score's gammon values), or use --match 0")
+    """Make ``job`` (a rollout of ``state``'s position or of its candidate plays) score its
+    trials in MWC at ``state``'s score, from the root player's view (the opponent's after a
+    candidate play): each trial's cubeless MWC from its five outputs and, with ``cubeful``
+    (or ``live_cube``) settings, the cube live in the trials with the match's cube decisions
+    (none in the Crawford game), a pass scored at the cube's value, each trial scored in
+    MWC."""
+    s = job.settings
+    live = bool(s.cubeful or s.live_cube)
+    if live and s.zehr_split:
+        raise ValueError("the Zehr split is for money play: at a match score two games at the "
+                         "undoubled cube are not worth one at the doubled cube")
     view = MatchView(state, met)
     a, b = (view.b, view.a) if job.mover_view else (view.a, view.b)
+    engine = None
+    if live:
+        from bgtui.engine.cube import OPP_OWNED, OWNED
+
+        engine = (met.array, int(a), int(b), bool(state.crawford))
+        owner = _state_code(state.cube_owner)
+        if job.mover_view and owner != 0:  # the root player is the mover's opponent
+            owner = OWNED if owner == OPP_OWNED else OPP_OWNED
+        job.cubes[:, 0] = float(state.cube_value)
+        job.cubes[:, 1] = float(owner)
     job.set_match(mwc_coefficients(met, a, b, view.cube), view.after(view.cube),
-                  view.after(-view.cube))
+                  view.after(-view.cube), live=engine, match=rollout_record(state, met))
+
+
+def cube_rollout_job(state, settings, met: MatchEquityTable):
+    """The rollout job of a cube decision at ``state``'s score: no double and double/take
+    rolled out side by side on the same dice with the cube live in the trials (the match's
+    decisions, scored in MWC); in the no-double branch the player on roll keeps the cube for
+    his first roll. ValueError when he has no cube action (Crawford game, dead cube, the
+    opponent's cube)."""
+    from dataclasses import replace
+
+    from bgtui.analysis.formats import format_position_id
+    from bgtui.analysis.rollout import RolloutJob
+    from bgtui.engine.cube import OPP_OWNED
+
+    view = MatchView(state, met)
+    if not _access(state):
+        raise ValueError(f"no cube action to roll out at {describe(state)} with the cube "
+                         f"{state.cube_value} {state.cube_owner}: use --ply N")
+    settings = replace(settings, live_cube=True, cubeful=False)
+    pid = format_position_id(state)
+    v = float(state.cube_value)
+    job = RolloutJob(np.stack([state.position, state.position]), ["No double", "Double, take"],
+                     [pid, pid], settings, False,
+                     cubes=[[v, _state_code(state.cube_owner), 1.0], [2 * v, OPP_OWNED, 0.0]])
+    job.set_match(mwc_coefficients(met, view.a, view.b, view.cube), view.after(view.cube),
+                  view.after(-view.cube), live=(met.array, view.a, view.b, False),
+                  match=rollout_record(state, met))
+    return job
+
+
+def cube_from_rollout(job, state, snap, met: MatchEquityTable) -> CubeDecision | None:
+    """The cube decision of a :func:`cube_rollout_job` so far (None before two trials): MWC of
+    no double and double/take with their standard errors and the paired one of their
+    difference, double/pass from the table, EMG in the equities."""
+    from dataclasses import replace
+
+    from bgtui.analysis.cube import cube_action, wrong_decision_percent
+
+    if job.n.min() < 2:
+        return None
+    view = MatchView(state, met)
+    nd, dt, dp = job.mwc(0), job.mwc(1), view.after(view.cube)
+    k = 2.0 / (view.after(view.cube) - view.after(-view.cube))  # d EMG / d MWC
+    se = {"no_double": k * job.mwc_se(0), "double_take": k * job.mwc_se(1),
+          "double_take_minus_no_double": k * job.mwc_paired_se(1, 0)}
+    wp, wt = wrong_decision_percent(nd, dt, dp)
+    row = next(r for r in snap.rows if r.move == "No double")
+    cubeful = max(nd, min(dt, dp))
+    e = view.emg
+    tp, cp = cube_points(view, np.array(row.probabilities.as_tuple()), state.position)
+    return CubeDecision(
+        no_double=e(nd), double_take=e(dt), double_pass=e(dp),
+        action=cube_action(nd, dt, dp, redouble=state.cube_owner == "player"),
+        probabilities=row.probabilities, ply=job.settings.ply,
+        equity=replace(row.equity, cubeful=e(cubeful)),
+        evaluated_by=f"rollout {int(job.n.min())} trials (live cube)",
+        take_point=tp, cash_point=cp, wrong_pass_percent=wp, wrong_take_percent=wt,
+        standard_errors=se, model="live-cube rollout",
+        mwc={"no_double": nd, "double_take": dt, "double_pass": dp, "cubeful": cubeful},
+    )

@@ -45,10 +45,22 @@ _job_ids = iter(range(1, 1 << 62))
 _EPOCHS = iter(range(1, 1 << 62))
 
 
-def engine_settings(s: RolloutSettings):
-    """The engine's :class:`bgtui.engine.structs.RolloutSettings` of these settings."""
+def engine_settings(s: RolloutSettings, live_match=None):
+    """The engine's :class:`bgtui.engine.structs.RolloutSettings` of these settings.
+    ``live_match``: (table, points needed by the root player, by his opponent, Crawford game)
+    for the live cube at a match score: the trials then use the cube with the match's
+    decisions and score in MWC (no settlement states, no Jacoby rule, no Zehr split)."""
     from bgtui.engine.rollout import make_settings
 
+    if live_match is not None:
+        met, a, b, crawford = live_match
+        return make_settings(
+            truncate=s.truncate, ply=s.ply, late_ply=s.late_ply,
+            late_after=s.late_after if s.late_after is not None else -1,
+            vr=s.variance_reduction, quasi=s.quasi_random, stratify_all=s.stratify_all,
+            bearoff=s.bearoff_truncation, one_sided=s.one_sided_truncation,
+            initial=s.initial_position, live_cube=True, jacoby=False, vr_filter=s.vr_filter,
+            met=met, away=(a, b), crawford=crawford)
     return make_settings(
         truncate=s.truncate, ply=s.ply, late_ply=s.late_ply,
         late_after=s.late_after if s.late_after is not None else -1,
@@ -245,6 +257,10 @@ class RolloutJob:
         self.mwc_sumsq = np.zeros(r)
         self.mwc_cross = np.zeros((r, r))
         self.mwc_scale = (1.0, 0.0)
+        # the live cube at a match score (:meth:`set_match`): the engine's match context, and
+        # the match as saved with the job (its JSON ``match`` object and table name)
+        self.live_match = None
+        self.match = None
         self.analysis_id = next(_job_ids)
 
     # -- running -----------------------------------------------------------------------------
@@ -273,7 +289,8 @@ class RolloutJob:
         executor = executor if executor is not None else LocalChunks(s.workers)
         # the epoch numbers this run: each worker's play cache stays valid from chunk to chunk
         # under it (the evaluator and the settings are fixed for the run)
-        inputs = ChunkInputs(self.roots, self.cubes, engine_settings(s), make_permutations(s.seed),
+        inputs = ChunkInputs(self.roots, self.cubes, engine_settings(s, self.live_match),
+                             make_permutations(s.seed),
                              s.seed, ev, filter_net, next(_EPOCHS))
         cancel = cancel if cancel is not None else CancelToken()
         decisions = s.stop_se is not None or (s.prune_sigma is not None and len(self.roots) > 1)
@@ -358,13 +375,18 @@ class RolloutJob:
         best = self._best()
         return self.n[best] >= 36 and self._se(best, 0) < s.stop_se
 
-    def set_match(self, coef, win: float, lose: float) -> None:
+    def set_match(self, coef, win: float, lose: float, live=None, match=None) -> None:
         """Score the trials in MWC too: ``coef`` (6) gives the root player's cubeless MWC of a
         trial as ``coef[0] + coef[1:] . (its five outputs)`` (the MWC is linear in them at a
         fixed score and cube); ``win``, ``lose``: the reported side's MWC after winning and
-        after losing a single game at the cube (for EMG). Before any trial is run."""
+        after losing a single game at the cube (for EMG). ``live``: (table, points needed by
+        the root player, by his opponent, Crawford game) when the cube is live in the trials
+        (the cubeful MWC is then the trials' live-cube score). ``match``: the match as saved
+        and checked on resume. Sums already there (a resumed job) are kept."""
         self.mwc_coef = np.asarray(coef, dtype=np.float64)
         self.mwc_scale = (float(win), float(lose))
+        self.live_match = live
+        self.match = match
 
     def _merge(self, out, done, idx):
         """Add the first ``done`` trials of a chunk, in trial order, to the running sums."""
@@ -375,9 +397,12 @@ class RolloutJob:
         if self.mwc_coef is not None:
             c = self.mwc_coef
             m = c[0] + out[:, :done, :5] @ c[1:]  # [roots of the chunk, trials]
-            self.mwc_sums[idx] += m.sum(axis=1)
-            self.mwc_sumsq[idx] += (m * m).sum(axis=1)
-            self.mwc_cross[np.ix_(idx, idx)] += m @ m.T
+            # added trial after trial (cumsum is sequential), so the sums do not depend on
+            # where the chunks begin and end
+            self.mwc_sums[idx] = _in_order(self.mwc_sums[idx], m)
+            self.mwc_sumsq[idx] = _in_order(self.mwc_sumsq[idx], m * m)
+            cross = self.mwc_cross[np.ix_(idx, idx)]
+            self.mwc_cross[np.ix_(idx, idx)] = _in_order(cross, m[:, None, :] * m[None, :, :])
         sub_s = self.sums[idx]
         sub_q = self.sumsq[idx]
         sub_c = np.ascontiguousarray(self.cross[:, idx][:, :, idx])
@@ -447,20 +472,37 @@ class RolloutJob:
     def _sign(self):
         return -1.0 if self.mover_view else 1.0
 
-    def mwc(self, i) -> float:
+    def cubeless_mwc(self, i) -> float:
         """Root ``i``'s cubeless MWC for the reported side (the mover for candidate plays)."""
         m = self.mwc_sums[i] / self.n[i] if self.n[i] else 0.0
         return 1.0 - m if self.mover_view else m
 
-    def mwc_se(self, i) -> float:
+    def mwc(self, i) -> float:
+        """Root ``i``'s MWC for the reported side: cubeful with the live cube at a match
+        score, else cubeless."""
+        from bgtui.engine.rollout import O_LIVE
+
+        if self.live_match is None:
+            return self.cubeless_mwc(i)
+        m = self._mean(i, O_LIVE)
+        return 1.0 - m if self.mover_view else m
+
+    def cubeless_mwc_se(self, i) -> float:
         n = self.n[i]
         if n < 2:
             return float("nan")
         m = self.mwc_sums[i] / n
         return math.sqrt(max(0.0, self.mwc_sumsq[i] / n - m * m) / (n - 1))
 
+    def mwc_se(self, i) -> float:
+        if self.live_match is None:
+            return self.cubeless_mwc_se(i)
+        return self._se(i, 4)
+
     def mwc_paired_se(self, i, j) -> float:
         """Standard error of MWC_i - MWC_j, paired over the trials run together."""
+        if self.live_match is not None:
+            return self._paired_se(i, j, 4)
         ni, nj, nij = int(self.n[i]), int(self.n[j]), int(self.joint[i, j])
         if ni < 2 or nj < 2:
             return float("nan")
@@ -537,8 +579,9 @@ class RolloutJob:
         )
 
     def _match_row(self, i, best, m, se) -> PlayRow:
-        """A row at a match score: cubeless MWC with its (paired) standard errors, EMG in the
-        equities (the same trials mapped linearly: (2 MWC - (W + L)) / (W - L))."""
+        """A row at a match score: MWC (cubeful with the live cube, else cubeless) with its
+        (paired) standard errors, EMG in the equities (the same trials mapped linearly:
+        (2 MWC - (W + L)) / (W - L)): cubeless, and cubeful with the live cube."""
         w, lo = self.mwc_scale
         k = 2.0 / (w - lo)
 
@@ -550,10 +593,13 @@ class RolloutJob:
         dse = 0.0 if i == best else self.mwc_paired_se(i, best)
         s = self.settings
         how = f"rollout {int(self.n[i])}" + (f" t{s.truncate}" if s.truncate else "") + f" {s.ply}-ply"
+        cl, cl_se = self.cubeless_mwc(i), self.cubeless_mwc_se(i)
+        live = self.live_match is not None
         return PlayRow(
             move=self.labels[i], position_id=self.position_ids[i],
             probabilities=Probabilities(*m), probabilities_se=Probabilities(*se),
-            equity=Equities(cubeless=emg(mw)), equity_se=Equities(cubeless=k * mse),
+            equity=Equities(cubeless=emg(cl), cubeful=emg(mw) if live else None),
+            equity_se=Equities(cubeless=k * cl_se, cubeful=k * mse if live else None),
             equity_diff=k * (mw - mw_best), equity_diff_se=k * dse,
             evaluated_by=how, trials=int(self.n[i]), pruned=bool(self.pruned[i]),
             mwc=mw, mwc_diff=mw - mw_best, mwc_se=mse, mwc_diff_se=dse)
@@ -612,6 +658,10 @@ class RolloutJob:
         }
         if np.isfinite(self.state_cross).all():  # NaN: loaded from a save without them
             d["state_cross"] = self.state_cross.tolist()
+        if self.match is not None:
+            d["match"] = dict(self.match, mwc_sums=self.mwc_sums.tolist(),
+                              mwc_sumsq=self.mwc_sumsq.tolist(),
+                              mwc_cross=self.mwc_cross.tolist())
         return d
 
     @classmethod
@@ -632,9 +682,9 @@ class RolloutJob:
         if missing:
             raise ValueError(f"saved rollout lacks {', '.join(missing)}")
 
-        def arr(key, dtype, shape, finite=True, nonneg=False):
+        def arr(key, dtype, shape, finite=True, nonneg=False, data=d):
             try:
-                a = np.array(d[key], dtype=np.float64)
+                a = np.array(data[key], dtype=np.float64)
             except (TypeError, ValueError, OverflowError):
                 raise ValueError(f"saved rollout: {key} is not an array of numbers") from None
             if a.shape != shape:
@@ -701,6 +751,16 @@ class RolloutJob:
         if not _is_num(el) or el < 0:
             raise ValueError("saved rollout: elapsed is not a finite number of seconds")
         job.elapsed = float(el)
+        if d.get("match") is not None:
+            m = d["match"]
+            if not isinstance(m, dict):
+                raise ValueError("saved rollout: match is not an object")
+            sub = {"mwc_sums": m.get("mwc_sums"), "mwc_sumsq": m.get("mwc_sumsq"),
+                   "mwc_cross": m.get("mwc_cross")}
+            job.mwc_sums = arr("mwc_sums", np.float64, (r,), data=sub)
+            job.mwc_sumsq = arr("mwc_sumsq", np.float64, (r,), nonneg=True, data=sub)
+            job.mwc_cross = arr("mwc_cross", np.float64, (r, r), data=sub)
+            job.match = {k: v for k, v in m.items() if k not in sub}
         return job
 
     def mismatch(self, state, settings: RolloutSettings | None = None) -> str | None:
@@ -768,6 +828,11 @@ class RolloutJob:
             return cls.from_state(data)
         except ValueError as exc:
             raise ValueError(f"cannot resume {path}: {exc}") from None
+
+
+def _in_order(total, terms):
+    """``total + terms[..., 0] + terms[..., 1] + ...``, added one term after another."""
+    return np.cumsum(np.concatenate([total[..., None], terms], axis=-1), axis=-1)[..., -1]
 
 
 def _no_constant(name):

@@ -394,7 +394,9 @@ class Analyzer:
         opponent-owns equity. Beavers as in the model (``state.beavers``, centred cube): a
         double/take worth less than 0 to the doubler is beavered, which doubles it (cube on 4,
         owned by the taker; every figure of the branch scales with the cube). The standard
-        error of double/take - no double is paired over the same trials.
+        error of double/take - no double is paired over the same trials. At a match score
+        both branches are rolled out with the live cube and scored in MWC
+        (``match.cube_rollout_job``), whatever ``live_cube`` says.
 
         ``job``: the job to run (one of :meth:`make_cube_rollout_job`, e.g. resumed from a
         save) instead of a new one; it is not checked against ``state``.
@@ -415,6 +417,10 @@ class Analyzer:
 
         if state.cube_owner == "opponent":
             raise ValueError("the opponent owns the cube: the player on roll cannot double")
+        if not state.is_money:
+            from bgtui.analysis import match
+
+            return match.cube_rollout_job(state, settings, self.met)
         pid = format_position_id(state)
         owner = ENGINE_CUBE_OWNER[state.cube_owner]
         if settings.live_cube:
@@ -429,6 +435,10 @@ class Analyzer:
     def cube_from_rollout(self, job, state, snap):
         """The CubeDecision of ``state`` from the cube rollout ``job`` at its snapshot
         ``snap``; None before each branch has 2 trials."""
+        if not state.is_money:
+            from bgtui.analysis import match
+
+            return match.cube_from_rollout(job, state, snap, self.met)
         from bgtui.analysis.cube import (
             cube_action,
             dahl_cube_value,
@@ -560,6 +570,14 @@ class Analyzer:
                 job = RolloutJob.load(resume)
             if settings is not None and settings.trials != job.settings.trials:
                 job.settings = replace(job.settings, trials=settings.trials)
+            if state is not None:  # a saved match is resumed at its own score only
+                from bgtui.analysis import match
+
+                why = match.resume_mismatch(job, state, self.met)
+                if why is not None:
+                    raise ValueError(f"cannot resume: {why}")
+                if not state.is_money:
+                    match.score_rollout(job, state, self.met)
         else:
             job = self.make_rollout_job(state, settings, moves, top)
         self.last_rollout_job = job

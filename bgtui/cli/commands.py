@@ -208,9 +208,9 @@ def cmd_cube(args, query: list[str], an):
         state = replace(state, beavers=False)
     if args.zehr and not (args.rollout and args.live):
         raise UserError("--zehr splits live-cube rollouts: use it with --rollout --live")
-    if args.rollout and not state.is_money:
-        raise UserError("cube rollouts at a match score are not supported yet: use --ply N, "
-                        "or --match 0 for money")
+    if args.rollout and not state.is_money and args.zehr:
+        raise UserError("the Zehr split is for money play: at a match score two games at the "
+                        "undoubled cube are not worth one at the doubled cube")
     if not args.rollout and (args.save or args.resume or args.checkpoint_every is not None):
         raise UserError("--save, --resume and --checkpoint-every go with --rollout")
     stopped = None
@@ -475,8 +475,6 @@ def _check_save_options(args, state) -> None:
     trial: --save's file can be written, --checkpoint-every has a --save."""
     from bgtui.analysis.rollout import check_writable
 
-    if not state.is_money and (args.save or args.resume):
-        raise UserError("--save / --resume at a match score are not supported yet")
     if getattr(args, "batch", None) and (args.save or args.resume):
         raise UserError("--save / --resume save one rollout: not with --batch")
     if args.checkpoint_every is not None and not args.save:
@@ -582,8 +580,16 @@ def cmd_rollout(args, query: list[str], an):
     _check_save_options(args, state)
     if args.resume:
         job, state = _resume_job(args, state, settings, dice_text)
+        from bgtui.analysis import match
+
+        why = match.resume_mismatch(job, state, an.met)
+        if why is not None:
+            raise UserError(f"cannot resume {args.resume}: {why}")
         if not state.is_money:
-            raise UserError("--save / --resume at a match score are not supported yet")
+            try:
+                match.score_rollout(job, state, an.met)
+            except ValueError as exc:
+                raise UserError(str(exc)) from None
         candidates = job.mover_view
         if candidates and state.dice is None:
             raise UserError("the saved rollout is of candidate plays: give their --dice")
@@ -672,9 +678,12 @@ def _rollout_text(data, snap, candidates, state) -> str:
         if r.mwc is not None:
             diff = (f" ({100 * r.mwc_diff:+.2f}% ±{100 * r.mwc_diff_se:.2f}%)"
                     if candidates and i > 1 else "")
+            live = e.cubeful is not None  # the cube live in the trials: cubeful figures
+            emg, emg_se = ((e.cubeful, r.equity_se.cubeful) if live
+                           else (e.cubeless, r.equity_se.cubeless))
             lines.append(f"{head}MWC {_mwc(r.mwc)} ±{100 * r.mwc_se:.2f}%{diff}  EMG "
-                         f"{eq(e.cubeless)} ±{r.equity_se.cubeless:.3f}\n"
-                         f"     {_probs_line(r.probabilities)}")
+                         f"{eq(emg)} ±{emg_se:.3f}" + (" (cubeful, live cube)" if live else "")
+                         + f"\n     {_probs_line(r.probabilities)}")
             continue
         diff = (f" ({eq(r.equity_diff)} ±{r.equity_diff_se:.3f})" if candidates and i > 1 else "")
         lines.append(f"{head}{eq(e.cubeless)} ±{r.equity_se.cubeless:.3f}{diff}{cube}\n"

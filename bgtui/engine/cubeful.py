@@ -27,11 +27,22 @@ a 1-cube, for the player on roll):
 With ``ply`` 0 this is Janowski over the 0-ply probabilities, exactly ``cube.cube_equities``.
 
 The cube arithmetic is in three small kernels that read a cube context ``ctx``
-(float64[``CTX_SIZE``], :func:`make_cube_context`): :func:`leaf_values` (a leaf's values from
-its probabilities), :func:`win_values` (a game won now) and :func:`cube_decision` (the player
-on roll's double / take / pass). The tree (:func:`cubeful_no_double_ctx`) only averages and
-flips what they return, so another cube model (match play: a context holding the cube value,
-its owner and the match equities) plugs in by giving these three its own meaning.
+(:func:`make_cube_context` for money, :func:`make_match_context` for a match score):
+:func:`leaf_values` (a leaf's values from its probabilities), :func:`win_values` (a game won
+now) and :func:`cube_decision` (the player on roll's double / take / pass). The tree
+(:func:`cubeful_no_double_ctx`) only averages and flips what they return, and is the same for
+both:
+
+* money: three values a node (the cube states), equities on a 1-cube, Janowski at the leaves;
+* a match score: the three cube states at each of ``match.LEVELS`` cube levels (the cube
+  ``cube * 2**k`` at index ``3 * k + state``), since a double changes what every later result
+  is worth in MWC; each value is the MWC of the node's player on roll minus 1/2, so that, as for
+  money, the opponent's value is the negation; the 0-ply match cube model
+  (``match.match_cube_values``) at the leaves, the MET's MWC for games won, and at each level
+  the double / take / pass of the match (no decision in the Crawford game).
+
+Which side of the match a node's player is comes from the depth (``side`` 0: the root's player
+on roll, 1: his opponent).
 """
 
 import numpy as np
@@ -41,26 +52,69 @@ from bgtui.engine.bearoff import is_two_sided, two_sided_cubeful
 from bgtui.engine.constants import ROLL_WEIGHTS, ROLLS
 from bgtui.engine.cube import CENTRED, OPP_OWNED, OWNED, cube_efficiency, cube_equities
 from bgtui.engine.evaluate import MAX_PLY, _best_child_from, _evaluate0, _flip_into
+from bgtui.engine.match import LEVELS, NV, POINT_ROWS, match_cube_values, mwc_after
 from bgtui.engine.movegen import _generate_plays
 from bgtui.engine.position import game_result
 
-#: cube context layout: Jacoby rule (1.0 / 0.0), beavers allowed (1.0 / 0.0)
-CTX_JACOBY, CTX_BEAVERS = 0, 1
-CTX_SIZE = 2
+#: cube context parameters (``ctx[0]``): Jacoby rule and beavers allowed (1.0 / 0.0, money),
+#: match play (1.0 / 0.0), and at a match score the root player's and his opponent's points
+#: still needed, the cube value and the Crawford game (1.0 / 0.0)
+CTX_JACOBY, CTX_BEAVERS, CTX_MATCH, CTX_A, CTX_B, CTX_CUBE, CTX_CRAWFORD = range(7)
+CTX_SIZE = 7
+#: values a node carries: money (the three cube states), match play (``match.NV``)
+MONEY_VALUES = 3
+MATCH_VALUES = NV
 
 
-def make_cube_context(jacoby: bool = True, beavers: bool = True) -> np.ndarray:
-    """float64[CTX_SIZE]: the money cube context (Jacoby rule, beavers)."""
-    ctx = np.zeros(CTX_SIZE, dtype=np.float64)
-    ctx[CTX_JACOBY] = 1.0 if jacoby else 0.0
-    ctx[CTX_BEAVERS] = 1.0 if beavers else 0.0
-    return ctx
+def make_cube_context(jacoby: bool = True, beavers: bool = True):
+    """The money cube context: (float64[CTX_SIZE] parameters, an unused 1 x 1 table, an unused
+    take / cash point scratch), the same types as :func:`make_match_context`'s."""
+    params = np.zeros(CTX_SIZE, dtype=np.float64)
+    params[CTX_JACOBY] = 1.0 if jacoby else 0.0
+    params[CTX_BEAVERS] = 1.0 if beavers else 0.0
+    return params, np.zeros((1, 1), dtype=np.float64), np.zeros((2, POINT_ROWS), np.float64)
 
 
-def make_cubeful_workspace():
-    """float64[levels, 7]: per lookahead level the three sums ([:3]), a child's values
-    ([3:6]) and the next of the node's 21 rolls ([6])."""
-    return np.zeros((MAX_PLY + 2, 7), dtype=np.float64)
+def make_match_context(met, a: int, b: int, cube: int, crawford: bool):
+    """The cube context of a match score: the root player on roll ``a``-away, his opponent
+    ``b``-away, the cube ``cube``, the Crawford game or not; ``met`` the table
+    (``bgtui.engine.match`` layout)."""
+    params = np.zeros(CTX_SIZE, dtype=np.float64)
+    params[CTX_MATCH] = 1.0
+    params[CTX_A] = a
+    params[CTX_B] = b
+    params[CTX_CUBE] = cube
+    params[CTX_CRAWFORD] = 1.0 if crawford else 0.0
+    return (params, np.ascontiguousarray(met, dtype=np.float64),
+            np.zeros((2, POINT_ROWS), np.float64))
+
+
+def context_values(ctx) -> int:
+    """Values a node carries in cube context ``ctx``."""
+    return MATCH_VALUES if ctx[0][CTX_MATCH] != 0.0 else MONEY_VALUES
+
+
+def make_cubeful_workspace(values: int = MONEY_VALUES):
+    """float64[levels, 2 * values + 1]: per lookahead level the sums ([:values]), a child's
+    values ([values:2 * values]) and the next of the node's 21 rolls ([2 * values])."""
+    return np.zeros((MAX_PLY + 2, 2 * values + 1), dtype=np.float64)
+
+
+@kernel(inline="always")
+def _nv(ctx):
+    return MATCH_VALUES if ctx[0][CTX_MATCH] != 0.0 else MONEY_VALUES
+
+
+@kernel(inline="always")
+def _match(ctx, side):
+    """(met, points needed by the player on roll of ``side``, by his opponent, the cube,
+    the Crawford game) of a match context."""
+    q = ctx[0]
+    a = np.int64(q[CTX_A])
+    b = np.int64(q[CTX_B])
+    if side != 0:
+        a, b = b, a
+    return ctx[1], a, b, np.int64(q[CTX_CUBE]), q[CTX_CRAWFORD] != 0.0
 
 
 @kernel
@@ -70,74 +124,110 @@ def _exact(pos, two_cf):
 
 
 @kernel
-def leaf_values(pos, p, ctx, out3):
-    """``out3`` = the model's values of ``pos`` (player on roll, before his cube decision)
-    whose 0-ply probabilities are ``p``: Janowski with the position's cube efficiency."""
-    cube_equities(p, cube_efficiency(pos), ctx[CTX_JACOBY] != 0.0, out3)
+def leaf_values(pos, p, ctx, side, out):
+    """``out`` = the model's values of ``pos`` (its player on roll, of ``side``, before his
+    cube decision) whose 0-ply probabilities are ``p``: money, Janowski with the position's
+    cube efficiency; a match score, the match cube model with it."""
+    if ctx[0][CTX_MATCH] != 0.0:
+        met, a, b, cube, crawford = _match(ctx, side)
+        match_cube_values(p, met, a, b, cube, crawford, cube_efficiency(pos), ctx[2], out)
+        for k in range(MATCH_VALUES):
+            out[k] -= 0.5
+    else:
+        cube_equities(p, cube_efficiency(pos), ctx[0][CTX_JACOBY] != 0.0, out)
 
 
 @kernel
-def win_values(r, ctx, out3):
-    """``out3`` = the values of winning ``r`` points (1..3) now, in the three cube states."""
-    out3[CENTRED] = 1.0 if ctx[CTX_JACOBY] != 0.0 else r
-    out3[OWNED] = r
-    out3[OPP_OWNED] = r
+def win_values(r, ctx, side, out):
+    """``out`` = the values of winning ``r`` points (1..3 times the cube) now for the player
+    of ``side``, in every cube state (and level)."""
+    if ctx[0][CTX_MATCH] != 0.0:
+        met, a, b, cube, crawford = _match(ctx, side)
+        for k in range(LEVELS):
+            m = mwc_after(met, a, b, r * (cube << k)) - 0.5
+            for s in range(3):
+                out[3 * k + s] = m
+    else:
+        out[CENTRED] = 1.0 if ctx[0][CTX_JACOBY] != 0.0 else r
+        out[OWNED] = r
+        out[OPP_OWNED] = r
 
 
 @kernel
-def cube_decision(nd3, ctx, out3):
-    """``out3`` = the values after the cube decision of the player on roll, from his
-    no-double values ``nd3`` (may be the same array)."""
-    dt = 2.0 * nd3[OPP_OWNED]
-    dt_centred = 2.0 * dt if (ctx[CTX_BEAVERS] != 0.0 and dt < 0.0) else dt
-    out3[CENTRED] = max(nd3[CENTRED], min(dt_centred, 1.0))
-    out3[OWNED] = max(nd3[OWNED], min(dt, 1.0))
-    out3[OPP_OWNED] = nd3[OPP_OWNED]
+def cube_decision(nd, ctx, side, out):
+    """``out`` = the values after the cube decision of the player on roll (of ``side``), from
+    his no-double values ``nd`` (may be the same array). Money: double/take is twice the
+    opponent-owned value (beavered when negative with the cube centred), double/pass +1. At
+    a match score, at each cube level where he may double: double/take is the next level's
+    value with the opponent owning the cube, double/pass the MWC of winning the cube now."""
+    if ctx[0][CTX_MATCH] != 0.0:
+        for k in range(MATCH_VALUES):
+            out[k] = nd[k]
+        met, a, b, cube, crawford = _match(ctx, side)
+        if crawford:
+            return
+        for k in range(LEVELS - 1):
+            dp = mwc_after(met, a, b, cube << k) - 0.5
+            d = min(out[3 * (k + 1) + OPP_OWNED], dp)
+            if d > out[3 * k + CENTRED]:
+                out[3 * k + CENTRED] = d
+            if d > out[3 * k + OWNED]:
+                out[3 * k + OWNED] = d
+        return
+    dt = 2.0 * nd[OPP_OWNED]
+    dt_centred = 2.0 * dt if (ctx[0][CTX_BEAVERS] != 0.0 and dt < 0.0) else dt
+    out[CENTRED] = max(nd[CENTRED], min(dt_centred, 1.0))
+    out[OWNED] = max(nd[OWNED], min(dt, 1.0))
+    out[OPP_OWNED] = nd[OPP_OWNED]
 
 
 @kernel(inline="always")
-def _add_child(acc, w, v):
-    """acc[:3] += w * (the values ``v`` of the opponent on roll, seen from the mover)."""
-    acc[CENTRED] -= w * v[CENTRED]
-    acc[OWNED] -= w * v[OPP_OWNED]
-    acc[OPP_OWNED] -= w * v[OWNED]
+def _add_child(acc, w, v, nv):
+    """acc[:nv] += w * (the values ``v`` of the opponent on roll, seen from the mover): at
+    each level, centred stays centred and the two owners change places."""
+    for j in range(0, nv, 3):
+        acc[j + CENTRED] -= w * v[j + CENTRED]
+        acc[j + OWNED] -= w * v[j + OPP_OWNED]
+        acc[j + OPP_OWNED] -= w * v[j + OWNED]
 
 
 @kernel(inline="always")
-def _add_win(acc, w, v):
-    """acc[:3] += w * the values ``v`` of a win (the mover's)."""
-    for k in range(3):
+def _add_win(acc, w, v, nv):
+    """acc[:nv] += w * the values ``v`` of a win (the mover's)."""
+    for k in range(nv):
         acc[k] += w * v[k]
 
 
 @kernel
-def _tree(pos, ply, ev, lws, cws, two_cf, ctx, out3):
+def _tree(pos, ply, ev, lws, cws, two_cf, ctx, out):
     """No-double values of ``pos`` at ``ply`` >= 1: the n-ply tree walked depth first with
     an explicit stack (level ``L``'s node is ``pos`` or the swapped child left in
     ``lws[4][L - 1]``; ``cws[L]`` its sums, its latest child's values and the index of its
-    next roll)."""
+    next roll). The node of level ``L`` belongs to side ``L % 2``."""
     mws, ews, ppos, pmov, sw, acc, t5 = lws
+    nv = _nv(ctx)
+    ri = 2 * nv  # the index of a level's next roll
     level = 0
-    for k in range(3):
+    for k in range(nv):
         cws[0, k] = 0.0
-    cws[0, 6] = 0.0
+    cws[0, ri] = 0.0
     ready = np.int64(0)  # ews holds the parent state of this level's node (roll after roll)
     while True:
         a = cws[level]
-        i = np.int64(a[6])
+        i = np.int64(a[ri])
         if i == 21:  # node done: its player's no-double values, then his decision
             if level == 0:
-                for k in range(3):
-                    out3[k] = a[k] / 36.0
+                for k in range(nv):
+                    out[k] = a[k] / 36.0
                 return
             up = cws[level - 1]
-            v = up[3:]
-            for k in range(3):
+            v = up[nv:ri]
+            for k in range(nv):
                 v[k] = a[k] / 36.0
-            cube_decision(v, ctx, v)
+            cube_decision(v, ctx, level % 2, v)
             level -= 1
-            _add_child(up, ROLL_WEIGHTS[np.int64(up[6])], v)
-            up[6] += 1.0
+            _add_child(up, ROLL_WEIGHTS[np.int64(up[ri])], v, nv)
+            up[ri] += 1.0
             ready = np.int64(0)
             continue
         w = ROLL_WEIGHTS[i]
@@ -145,12 +235,12 @@ def _tree(pos, ply, ev, lws, cws, two_cf, ctx, out3):
         n = _generate_plays(node, ROLLS[i, 0], ROLLS[i, 1], mws, ppos[level], pmov[level])
         best, ready = _best_child_from(node, n, ppos[level], ev, ews, t5[level], ready)
         played = ppos[level, best]
-        v = a[3:]
+        v = a[nv:ri]
         r = game_result(played)
         if r > 0:
-            win_values(r, ctx, v)
-            _add_win(a, w, v)
-            a[6] += 1.0
+            win_values(r, ctx, level % 2, v)
+            _add_win(a, w, v, nv)
+            a[ri] += 1.0
             continue
         child = sw[level]
         for j in range(26):
@@ -161,42 +251,58 @@ def _tree(pos, ply, ev, lws, cws, two_cf, ctx, out3):
             # a leaf: the best play's probabilities, seen by the child's player on roll
             p = t5[level + 1]
             _flip_into(t5[level], p)
-            leaf_values(child, p, ctx, v)
-            cube_decision(v, ctx, v)
+            leaf_values(child, p, ctx, (level + 1) % 2, v)
+            cube_decision(v, ctx, (level + 1) % 2, v)
         else:  # an inner node: walk its 21 rolls first
             level += 1
-            for k in range(3):
+            for k in range(nv):
                 cws[level, k] = 0.0
-            cws[level, 6] = 0.0
+            cws[level, ri] = 0.0
             ready = np.int64(0)
             continue
-        _add_child(a, w, v)
-        a[6] += 1.0
+        _add_child(a, w, v, nv)
+        a[ri] += 1.0
 
 
 @kernel
-def cubeful_no_double_ctx(pos, ply, ev, lws, cws, two_cf, ctx, out3):
-    """``out3`` = the no-double equities of ``pos`` (player on roll, before his cube decision
-    and his roll) at ``ply`` (0..``MAX_PLY``) for the cube centred, owned by him, owned by
-    the opponent, on a 1-cube, in cube context ``ctx`` (:func:`make_cube_context`).
-    ``lws``: ``evaluate.make_lookahead_workspace``; ``cws``: :func:`make_cubeful_workspace`;
-    ``two_cf``: the two-sided database's cubeful values (float32 or float64[924, 924, 3];
-    size 0: not used)."""
+def cubeful_no_double_ctx(pos, ply, ev, lws, cws, two_cf, ctx, out):
+    """``out`` = the no-double values of ``pos`` (player on roll, before his cube decision and
+    his roll) at ``ply`` (0..``MAX_PLY``) in cube context ``ctx``: money (:func:`make_cube_context`),
+    the equities for the cube centred, owned by him, owned by the opponent, on a 1-cube; a match
+    score (:func:`make_match_context`), those states' MWC minus 1/2 at each cube level
+    (:func:`match_no_double` gives the MWC). ``lws``: ``evaluate.make_lookahead_workspace``;
+    ``cws``: :func:`make_cubeful_workspace` for the context's values; ``two_cf``: the two-sided
+    database's cubeful values for money (float32 or float64[924, 924, 3]; size 0: not used)."""
     if ply <= 0:
         if _exact(pos, two_cf):
-            two_sided_cubeful(pos, two_cf, out3)
+            two_sided_cubeful(pos, two_cf, out)
         else:
             t = lws[6][lws[6].shape[0] - 1]
             _evaluate0(pos, ev, lws[1], t)
-            leaf_values(pos, t, ctx, out3)
+            leaf_values(pos, t, ctx, 0, out)
     else:
-        _tree(pos, min(ply, MAX_PLY), ev, lws, cws, two_cf, ctx, out3)
+        _tree(pos, min(ply, MAX_PLY), ev, lws, cws, two_cf, ctx, out)
 
 
 @kernel(_nrt=True)
 def cubeful_no_double(pos, ply, ev, lws, cws, two_cf, jacoby, beavers, out3):
     """:func:`cubeful_no_double_ctx` in the money context (``jacoby``, ``beavers``)."""
-    ctx = np.zeros(CTX_SIZE, dtype=np.float64)
-    ctx[CTX_JACOBY] = 1.0 if jacoby else 0.0
-    ctx[CTX_BEAVERS] = 1.0 if beavers else 0.0
+    params = np.zeros(CTX_SIZE, dtype=np.float64)
+    params[CTX_JACOBY] = 1.0 if jacoby else 0.0
+    params[CTX_BEAVERS] = 1.0 if beavers else 0.0
+    ctx = (params, np.zeros((1, 1), dtype=np.float64), np.zeros((2, POINT_ROWS), np.float64))
     cubeful_no_double_ctx(pos, ply, ev, lws, cws, two_cf, ctx, out3)
+
+
+@kernel(_nrt=True)
+def match_no_double(pos, ply, ev, lws, cws, ctx, out):
+    """``out[3 * k + s]`` (float64[``match.NV``]) = the no-double MWC of ``pos`` (player on roll,
+    before his cube decision and his roll) at ``ply`` in the match context ``ctx``
+    (:func:`make_match_context`), at cube ``cube * 2**k`` in cube state ``s``: the cube
+    decisions of both players made at every node below the root, leaves included, the 0-ply
+    match cube model (``match.match_cube_values``) valuing the leaves. ``cws``:
+    ``make_cubeful_workspace(MATCH_VALUES)``."""
+    no_database = np.zeros((0, 0, 3), dtype=np.float32)  # its values are money equities
+    cubeful_no_double_ctx(pos, ply, ev, lws, cws, no_database, ctx, out)
+    for k in range(MATCH_VALUES):
+        out[k] += 0.5

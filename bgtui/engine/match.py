@@ -1,5 +1,6 @@
-"""Match play kernels: match winning chances (MWC) from a match equity table, the match cube
-model at 0-ply and cubeful lookahead at a match score.
+"""Match play kernels: match winning chances (MWC) from a match equity table and the match cube
+model at 0-ply (the cubeful lookahead at a match score is ``cubeful``'s tree in a match
+context, ``cubeful.make_match_context``).
 
 ``met`` is the table as float64[N + 1, N] (``bgtui.analysis.met``): rows 0..N-1 the
 pre-Crawford table, ``met[i, j]`` the MWC of the side that needs ``i + 1`` points against one
@@ -28,9 +29,7 @@ import numpy as np
 
 from bgtui.engine._jit import kernel
 from bgtui.engine.cube import CENTRED, OPP_OWNED, OWNED, cube_efficiency
-from bgtui.engine.evaluate import MAX_PLY, _best_child_from, _evaluate0, _flip_into, _roll_value
-from bgtui.engine.movegen import _generate_plays
-from bgtui.engine.position import game_result
+from bgtui.engine.evaluate import MAX_PLY
 
 #: cube levels carried through the lookahead: the values at cube ``cube * 2**k``,
 #: k = 0 .. LEVELS - 1 (the root's no double at level 0, its double at level 1, and one more
@@ -175,6 +174,16 @@ def match_points(p, met, a, b, cube, tp, hi):
     return top
 
 
+@kernel(inline="always")
+def _through(pw, at, lo, mid, hi):
+    """At winning chance ``pw``, the broken line through (0, ``lo``), (``at``, ``mid``) and
+    (1, ``hi``): a live cube's value, ``at`` the point where the cube is turned and ``mid``
+    the value there."""
+    if pw < at:
+        return lo + (mid - lo) * pw / at
+    return mid + (hi - mid) * (pw - at) / (1.0 - at)
+
+
 @kernel
 def match_cube_values(p, met, a, b, cube, crawford, x, points, out):
     """``out[3 * k + s]``: the 0-ply model's cubeful MWC of the player on roll with
@@ -203,18 +212,8 @@ def match_cube_values(p, met, a, b, cube, crawford, x, points, out):
         cp = max(hi[k + 1], 1e-9)
         theirs = b > v and tp[k + 1] > 0.0
         otp = min(tp[k + 1], 1.0 - 1e-9)
-        owned = dead
-        if mine:
-            if pw < cp:
-                owned = lose + (cash - lose) * pw / cp
-            else:
-                owned = cash + (win - cash) * (pw - cp) / (1.0 - cp)
-        opp = dead
-        if theirs:
-            if pw < otp:
-                opp = lose + (ocash - lose) * pw / otp
-            else:
-                opp = ocash + (win - ocash) * (pw - otp) / (1.0 - otp)
+        owned = _through(pw, cp, lose, cash, win) if mine else dead
+        opp = _through(pw, otp, lose, ocash, win) if theirs else dead
         if mine and theirs:
             if otp >= cp:  # windows that cross (no doubling window): the two one-sided values
                 centred = 0.5 * (owned + opp)
@@ -233,147 +232,6 @@ def match_cube_values(p, met, a, b, cube, crawford, x, points, out):
         out[3 * k + CENTRED] = x * centred + (1.0 - x) * dead
         out[3 * k + OWNED] = x * owned + (1.0 - x) * dead
         out[3 * k + OPP_OWNED] = x * opp + (1.0 - x) * dead
-
-
-def make_match_workspace():
-    """(float64[levels, 2 * NV]: per lookahead level the sums ([:NV]) and a child's values
-    ([NV:]); float64[2, POINT_ROWS]: take / cash point scratch)."""
-    return (np.zeros((MAX_PLY + 2, 2 * NV), dtype=np.float64),
-            np.zeros((2, POINT_ROWS), dtype=np.float64))
-
-
-@kernel
-def _leaf(pos, p, met, a, b, cube, crawford, points, out):
-    match_cube_values(p, met, a, b, cube, crawford, cube_efficiency(pos), points, out)
-
-
-@kernel
-def _decide(v, met, a, b, cube, crawford):
-    """The cube decision of the player on roll made in his no-double values ``v`` (in place):
-    at each level where he has access he doubles when min(double/take, double/pass) beats
-    playing on; double/take is the next level's value with the opponent owning the cube."""
-    if crawford:
-        return
-    for k in range(LEVELS - 1):
-        dp = mwc_after(met, a, b, cube << k)
-        dt = v[3 * (k + 1) + OPP_OWNED]
-        d = min(dt, dp)
-        if d > v[3 * k + CENTRED]:
-            v[3 * k + CENTRED] = d
-        if d > v[3 * k + OWNED]:
-            v[3 * k + OWNED] = d
-
-
-@kernel(inline="always")
-def _add_child(acc, w, v):
-    """acc[:NV] += w * (the values ``v`` of the opponent on roll, seen by the mover)."""
-    for k in range(LEVELS):
-        acc[3 * k + CENTRED] += w * (1.0 - v[3 * k + CENTRED])
-        acc[3 * k + OWNED] += w * (1.0 - v[3 * k + OPP_OWNED])
-        acc[3 * k + OPP_OWNED] += w * (1.0 - v[3 * k + OWNED])
-
-
-@kernel(inline="always")
-def _add_win(acc, w, r, met, a, b, cube):
-    """acc[:NV] += w * the MWC of winning ``r`` (1..3) times the cube now."""
-    for k in range(LEVELS):
-        m = mwc_after(met, a, b, r * (cube << k))
-        for s in range(3):
-            acc[3 * k + s] += w * m
-
-
-@kernel
-def _nd_ply1(pos, ev, lws, mws, level, met, a, b, cube, crawford, out):
-    mws_, ews, ppos, pmov, sw, acc, t5 = lws
-    cws, points = mws
-    acc_ = cws[level]
-    for k in range(NV):
-        acc_[k] = 0.0
-    v = acc_[NV:]
-    ready = np.int64(0)
-    for d1 in range(1, 7):
-        for d2 in range(1, d1 + 1):
-            w = 1.0 if d1 == d2 else 2.0
-            n = _generate_plays(pos, d1, d2, mws_, ppos[level], pmov[level])
-            best, ready = _best_child_from(pos, n, ppos[level], ev, ews, t5[level], ready)
-            child = ppos[level, best]
-            r = game_result(child)
-            if r > 0:
-                _add_win(acc_, w, r, met, a, b, cube)
-                continue
-            s = sw[level]
-            for i in range(26):
-                s[i] = -child[25 - i]
-            p = t5[level + 1]
-            _flip_into(t5[level], p)
-            _leaf(s, p, met, b, a, cube, crawford, points, v)
-            _add_child(acc_, w, v)
-    for k in range(NV):
-        out[k] = acc_[k] / 36.0
-
-
-@kernel
-def _nd_ply2(pos, ev, lws, mws, level, met, a, b, cube, crawford, out):
-    mws_, ews, ppos, pmov, sw, acc, t5 = lws
-    cws, points = mws
-    acc_ = cws[level]
-    for k in range(NV):
-        acc_[k] = 0.0
-    v = acc_[NV:]
-    for d1 in range(1, 7):
-        for d2 in range(1, d1 + 1):
-            w = 1.0 if d1 == d2 else 2.0
-            r = _roll_value(pos, d1, d2, ev, lws, level, t5[level])
-            if r > 0:
-                _add_win(acc_, w, r, met, a, b, cube)
-                continue
-            _nd_ply1(sw[level], ev, lws, mws, level + 1, met, b, a, cube, crawford, v)
-            _decide(v, met, b, a, cube, crawford)
-            _add_child(acc_, w, v)
-    for k in range(NV):
-        out[k] = acc_[k] / 36.0
-
-
-@kernel
-def _nd_ply3(pos, ev, lws, mws, level, met, a, b, cube, crawford, out):
-    mws_, ews, ppos, pmov, sw, acc, t5 = lws
-    cws, points = mws
-    acc_ = cws[level]
-    for k in range(NV):
-        acc_[k] = 0.0
-    v = acc_[NV:]
-    for d1 in range(1, 7):
-        for d2 in range(1, d1 + 1):
-            w = 1.0 if d1 == d2 else 2.0
-            r = _roll_value(pos, d1, d2, ev, lws, level, t5[level])
-            if r > 0:
-                _add_win(acc_, w, r, met, a, b, cube)
-                continue
-            _nd_ply2(sw[level], ev, lws, mws, level + 1, met, b, a, cube, crawford, v)
-            _decide(v, met, b, a, cube, crawford)
-            _add_child(acc_, w, v)
-    for k in range(NV):
-        out[k] = acc_[k] / 36.0
-
-
-@kernel
-def match_no_double(pos, ply, ev, lws, mws, met, a, b, cube, crawford, out):
-    """``out[3 * k + s]`` (float64[NV]) = the no-double MWC of ``pos`` (player on roll,
-    ``a``-away against ``b``-away, before his cube decision and his roll) at ``ply`` (0..3),
-    at cube ``cube * 2**k`` in cube state ``s``: the cube decisions of both players made at
-    every inner node of the lookahead (as ``cubeful.cubeful_no_double`` does for money), the
-    0-ply match cube model (:func:`match_cube_values`) at its leaves. ``lws``:
-    ``evaluate.make_lookahead_workspace``; ``mws``: :func:`make_match_workspace`."""
-    if ply <= 0:
-        t = lws[6][lws[6].shape[0] - 1]
-        _evaluate0(pos, ev, lws[1], t)
-        _leaf(pos, t, met, a, b, cube, crawford, mws[1], out)
-    elif ply == 1:
-        _nd_ply1(pos, ev, lws, mws, 0, met, a, b, cube, crawford, out)
-    elif ply == 2:
-        _nd_ply2(pos, ev, lws, mws, 0, met, a, b, cube, crawford, out)
-    else:
-        _nd_ply3(pos, ev, lws, mws, 0, met, a, b, cube, crawford, out)
 
 
 @kernel

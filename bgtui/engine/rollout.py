@@ -67,6 +67,7 @@ from bgtui.engine.filter_net import (
     filter_pick_from,
     make_filter_scratch,
 )
+from bgtui.engine.match import POINT_ROWS, match_cube_values, mwc_after
 from bgtui.engine.movegen import _generate_plays, make_workspace
 from bgtui.engine.position import game_result, swap_sides_into
 from bgtui.engine.structs import FilterNet, PlayCache, RolloutSettings, RolloutWorkspace
@@ -96,16 +97,22 @@ def make_permutations(seed: int) -> np.ndarray:
 def make_settings(truncate=0, ply=0, late_ply=None, late_after=-1, vr=True, quasi=True,
                   stratify_all=False, bearoff=True, one_sided=False, initial=False,
                   cubeful=False, settle=0.5, play_on=0.9, live_cube=False, jacoby=True,
-                  zehr=False, vr_filter=0) -> RolloutSettings:
+                  zehr=False, vr_filter=0, met=None, away=(0, 0),
+                  crawford=False) -> RolloutSettings:
     """:class:`RolloutSettings` with every field of the type the kernels are compiled for
-    (``late_ply`` None: the same as ``ply``; ``late_after`` -1: never)."""
+    (``late_ply`` None: the same as ``ply``; ``late_after`` -1: never). ``met`` (the table,
+    ``engine.match`` layout) with ``away`` (points needed by the root player, by his
+    opponent) and ``crawford``: the live cube at that match score (``live_cube``)."""
     return RolloutSettings(
         truncate=int(truncate), ply=int(ply),
         late_ply=int(ply if late_ply is None else late_ply), late_after=int(late_after),
         vr=bool(vr), quasi=bool(quasi), stratify_all=bool(stratify_all), bearoff=bool(bearoff),
         one_sided=bool(one_sided), initial=bool(initial), cubeful=bool(cubeful),
         settle=float(settle), play_on=float(play_on), live_cube=bool(live_cube),
-        jacoby=bool(jacoby), zehr=bool(zehr), vr_filter=int(vr_filter))
+        jacoby=bool(jacoby), zehr=bool(zehr), vr_filter=int(vr_filter), match=met is not None,
+        away=int(away[0]), opp_away=int(away[1]), crawford=bool(crawford),
+        met=np.ascontiguousarray(met if met is not None else np.zeros((1, 1)),
+                                 dtype=np.float64))
 
 
 def empty_filter_net() -> FilterNet:
@@ -152,6 +159,8 @@ def make_rollout_workspace(hidden: int = 512, filter_net=None) -> RolloutWorkspa
         pick_ends=np.zeros(21, dtype=np.int64),
         pick_single=np.zeros(21, dtype=np.int64),
         cube_states=np.zeros((3, 3), dtype=np.float64),
+        match_points=np.zeros((2, POINT_ROWS), dtype=np.float64),
+        match_values=np.zeros(6, dtype=np.float64),
     )
 
 
@@ -598,22 +607,56 @@ def _settle_states(before5, side, luck, settle, play_on, states):
 
 
 @kernel
-def _cube_action(cur, probs, owner, side, jacoby):
+def _aways(settings, side):
+    """(points needed by the player of ``side`` at a match score, by his opponent)."""
+    if side == 0:
+        return settings.away, settings.opp_away
+    return settings.opp_away, settings.away
+
+
+@kernel
+def _cube_action(cur, probs, owner, side, cube_v, settings, ws):
     """Live-cube decision of the player on roll (``side``) in ``cur`` with 0-ply ``probs``:
     0 no double (or no access to the cube), 1 double and take, 2 double and pass
-    (Janowski model with the position's cube efficiency). ``owner`` is relative to the root
-    player (``side`` 0); the cube model's states are relative to the player on roll."""
+    (Janowski model with the position's cube efficiency; at a match score the match cube
+    model at the cube ``cube_v``, nobody doubling in the Crawford game nor a cube both sides
+    need no more than). ``owner`` is relative to the root player (``side`` 0); the cube
+    model's states are relative to the player on roll."""
     access = owner == CENTRED or (owner == OWNED and side == 0) or (
         owner == OPP_OWNED and side == 1)
     if not access:
         return 0
     x = cube_efficiency(cur)
-    nd = cubeful_equity(probs, x, CENTRED if owner == CENTRED else OWNED,
-                        jacoby and owner == CENTRED)
+    state = CENTRED if owner == CENTRED else OWNED
+    if settings.match:
+        a, b = _aways(settings, side)
+        cube = np.int64(cube_v)
+        if settings.crawford or cube >= max(a, b):
+            return 0
+        v = ws.match_values
+        match_cube_values(probs, settings.met, a, b, cube, False, x, ws.match_points, v)
+        nd = v[state]
+        dt = v[3 + OPP_OWNED]
+        dp = mwc_after(settings.met, a, b, cube)
+        if min(dt, dp) <= nd:
+            return 0
+        return 2 if dt >= dp else 1
+    jacoby = settings.jacoby
+    nd = cubeful_equity(probs, x, state, jacoby and owner == CENTRED)
     dt = 2.0 * cubeful_equity(probs, x, OPP_OWNED, False)
     if min(dt, 1.0) <= nd:
         return 0
     return 2 if dt >= 1.0 else 1
+
+
+@kernel
+def _pass_value(side, cube_v, settings):
+    """The root player's score of a game the player of ``side`` won by a pass of ``cube_v``:
+    points, or at a match score his MWC."""
+    if settings.match:
+        return mwc_after(settings.met, settings.away, settings.opp_away,
+                         np.int64(cube_v) if side == 0 else -np.int64(cube_v))
+    return cube_v if side == 0 else -cube_v
 
 
 @kernel
@@ -629,13 +672,13 @@ def _push_split(ws, q, pos, side, turn, owner, cube_v):
 
 
 @kernel
-def _live_cube_turn(cur, before5, side, turn, owner, cube_v, n_split, split, jacoby, ws):
+def _live_cube_turn(cur, before5, side, turn, owner, cube_v, n_split, split, settings, ws):
     """The live cube before a roll of the player on roll (``side``) in ``cur``: his decision
     (:func:`_cube_action`) and, after a take, the new owner (the taker) and either a Zehr
     split (``split``, while fewer than ``MAX_SPLITS`` lines wait: this line goes on at the
     undoubled cube and the other half is recorded, :func:`_push_split`) or the doubled cube.
     Returns (action, owner, cube value, splits recorded)."""
-    act = _cube_action(cur, before5, owner, side, jacoby)
+    act = _cube_action(cur, before5, owner, side, cube_v, settings, ws)
     if act == 1:  # take: the taker owns the cube
         owner = OPP_OWNED if side == 0 else OWNED
         if split and n_split < MAX_SPLITS:
@@ -657,13 +700,20 @@ def score_game(root_won, result, cube_v, gammons_count):
 
 
 @kernel
-def _live_end(cur, side, final_kind, result, owner, cube_v, jacoby, ev, ews, tmp5):
+def _live_end(cur, side, final_kind, result, owner, cube_v, settings, ev, ws, tmp5):
     """Points of a finished live-cube line (root view): the game's result on the cube, or, when
-    truncated, the Janowski cubeful equity of the final position with the current cube."""
+    truncated, the Janowski cubeful equity of the final position with the current cube. At a
+    match score the root player's MWC: the score the result leads to, or the match cube
+    model's value of the truncated position after the cube decision of its player on roll."""
+    jacoby = settings.jacoby
     if final_kind == 1:
         # the line ended with the player who moved last winning; ``side`` is that mover
+        if settings.match:
+            won = result * np.int64(cube_v)
+            return mwc_after(settings.met, settings.away, settings.opp_away,
+                             won if side == 0 else -won)
         return score_game(side == 0, result, cube_v, not (jacoby and owner == CENTRED))
-    _evaluate0(cur, ev, ews, tmp5)
+    _evaluate0(cur, ev, ws.eval, tmp5)
     x = cube_efficiency(cur)
     if owner == CENTRED:
         k = CENTRED
@@ -671,8 +721,51 @@ def _live_end(cur, side, final_kind, result, owner, cube_v, jacoby, ev, ews, tmp
         k = OWNED
     else:
         k = OPP_OWNED
+    if settings.match:
+        a, b = _aways(settings, side)
+        cube = np.int64(cube_v)
+        vals = ws.match_values
+        match_cube_values(tmp5, settings.met, a, b, cube, settings.crawford, x,
+                          ws.match_points, vals)
+        m = vals[k]
+        if k != OPP_OWNED and not settings.crawford and cube < max(a, b):
+            # his cube decision, as at the cubeful lookahead's leaves: past his cash point
+            # the position is worth the cash
+            m = max(m, min(vals[3 + OPP_OWNED], mwc_after(settings.met, a, b, cube)))
+        return m if side == 0 else 1.0 - m
     v = cube_v * cubeful_equity(tmp5, x, k, jacoby and owner == CENTRED)
     return v if side == 0 else -v
+
+
+@kernel
+def _luck_level(luck, cube_v, settings):
+    """The root player's summed ``luck`` (five probability differences) as live-cube score:
+    its cubeless equity (money: times ``cube_v`` by the caller), or at a match score its MWC
+    at the cube ``cube_v`` (the MWC is linear in the five probabilities)."""
+    if not settings.match:
+        return _luck_equity(luck)
+    met = settings.met
+    a = settings.away
+    b = settings.opp_away
+    c = np.int64(cube_v)
+    w1 = mwc_after(met, a, b, c)
+    l1 = mwc_after(met, a, b, -c)
+    return (luck[0] * (w1 - l1) + luck[1] * (mwc_after(met, a, b, 2 * c) - w1)
+            + luck[2] * (mwc_after(met, a, b, 3 * c) - mwc_after(met, a, b, 2 * c))
+            + luck[3] * (mwc_after(met, a, b, -2 * c) - l1)
+            + luck[4] * (mwc_after(met, a, b, -3 * c) - mwc_after(met, a, b, -2 * c)))
+
+
+@kernel(inline="always")
+def _advance(cur, nxt, ply, t5, before5, need_probs, ev, ews, side):
+    """After a play ``nxt`` (mover's view): (the game's result, 1..3, or 0 when it goes on,
+    the side on roll). When it goes on, ``cur`` is the next position with the other side
+    on roll (:func:`_next_turn`)."""
+    res = game_result(nxt)
+    if res == 0:
+        _next_turn(cur, nxt, ply, t5, before5, need_probs, ev, ews)
+        side = 1 - side
+    return res, side
 
 
 @kernel
@@ -697,33 +790,28 @@ def _live_line(ws, q, n_split, seq, settings, perms, seed, ev):
     branch_seed = np.int64(_mix(seed, 0x2E4E + q, 0x7E11) % np.uint64(2**62))
     _evaluate0(cur, ev, ews, tmpb)
     lk = 0.0
-    final_kind = 2
-    result = 0
+    result = 0  # the game's result when it ends (0: truncated)
     while True:
         # no bear-off database truncation: the cube is live in this line
         if _truncated(cur, turn, settings, False, ev.two_sided, ev.one_sided):
             break
         # (no access at the split itself: the taker owns the cube there)
         act, owner, cube_v, n_split = _live_cube_turn(cur, tmpb, side, turn, owner, cube_v,
-                                                      n_split, True, settings.jacoby, ws)
+                                                      n_split, True, settings, ws)
         if act == 2:  # double, pass: the doubler wins the cube's value
-            v = cube_v if side == 0 else -cube_v
-            return v - lk, n_split
+            return _pass_value(side, cube_v, settings) - lk, n_split
         ply = _turn_ply(settings, turn)
         a1, a2 = _dice(np.int64(_mix(branch_seed, seq + 0x51, turn) % np.uint64(36)))
         _play_turn(cur, a1, a2, ply, turn, False, settings, ev, ws, nxt, t5, tmpa)
         if settings.vr:
             mover_luck = _roll_luck_equity(ws.actual5, tmpa)
             lk += cube_v * (mover_luck if side == 0 else -mover_luck)
-        res = game_result(nxt)
+        result, side = _advance(cur, nxt, ply, t5, tmpb, True, ev, ews, side)
         turn += 1
-        if res > 0:
-            final_kind = 1
-            result = res
+        if result > 0:
             break
-        _next_turn(cur, nxt, ply, t5, tmpb, True, ev, ews)
-        side = 1 - side
-    v = _live_end(cur, side, final_kind, result, owner, cube_v, settings.jacoby, ev, ews, tmpb)
+    final_kind = 1 if result > 0 else 2
+    v = _live_end(cur, side, final_kind, result, owner, cube_v, settings, ev, ws, tmpb)
     return v - lk, n_split
 
 
@@ -804,8 +892,7 @@ def _rollout_trial(root, cube, seq, settings, perms, seed, ev, ws, out):
     if need_probs:
         _evaluate0(cur, ev, ews, tmpb)
     turn = 0
-    final_kind = 0  # 1 game over, 2 truncated
-    result = 0
+    result = 0  # the game's result when it ends (0: truncated)
     while True:
         # the databases are cubeless: no truncation at them while a cube state is open or a
         # live cube is in play (a truncated live line would be scored by the cube model; the
@@ -814,33 +901,32 @@ def _rollout_trial(root, cube, seq, settings, perms, seed, ev, ws, out):
                                        and states[OPP_OWNED, 0] != 0.0)
         databases = not open_states and not (live and not live_done)
         if _truncated(cur, turn, settings, databases, ev.two_sided, ev.one_sided):
-            final_kind = 2
             break
         if cubeful:
             _settle_states(tmpb, side, luck, settings.settle, settings.play_on, states)
         if live and not live_done and not (hold and turn == 0):
             act, owner, cube_v, n_split = _live_cube_turn(cur, tmpb, side, turn, owner, cube_v,
-                                                          n_split, zehr, settings.jacoby, ws)
+                                                          n_split, zehr, settings, ws)
             if act == 2:  # pass: the doubler wins the cube's value
                 live_done = True
-                live_val = cube_v if side == 0 else -cube_v
+                live_val = _pass_value(side, cube_v, settings)
         ply = _turn_ply(settings, turn)
         a1, a2 = _dice(roll_of(seq, turn, settings.quasi, settings.stratify_all, perms, seed))
-        eq_luck_before = _luck_equity(luck)
+        eq_luck_before = _luck_level(luck, cube_v, settings)
         _play_turn(cur, a1, a2, ply, turn, True, settings, ev, ws, nxt, t5, tmpa)
         if settings.vr:
             _add_roll_luck(luck, ws.actual5, tmpa, side)
         if live and not live_done:
-            live_luck += cube_v * (_luck_equity(luck) - eq_luck_before)
-        res = game_result(nxt)
+            if settings.match:
+                live_luck += _luck_level(luck, cube_v, settings) - eq_luck_before
+            else:
+                live_luck += cube_v * (_luck_equity(luck) - eq_luck_before)
+        # the next position, opponent on roll; its 0-ply value: the chosen play's, flipped
+        result, side = _advance(cur, nxt, ply, t5, tmpb, need_probs, ev, ews, side)
         turn += 1
-        if res > 0:
-            final_kind = 1
-            result = res
+        if result > 0:
             break
-        # next position, opponent on roll; its 0-ply value is the chosen play's value flipped
-        _next_turn(cur, nxt, ply, t5, tmpb, need_probs, ev, ews)
-        side = 1 - side
+    final_kind = 1 if result > 0 else 2  # the game over, or truncated
     _trial_outcome(cur, side, final_kind, result, ev, ews, t5, out)
     out[O_TURNS] = turn
     _score_trial(out, luck, states, settings.jacoby, cubeful)
@@ -849,7 +935,7 @@ def _rollout_trial(root, cube, seq, settings, perms, seed, ev, ws, out):
             out[O_LIVE] = live_val - live_luck
         else:
             out[O_LIVE] = _live_end(cur, side, final_kind, result, owner, cube_v,
-                                    settings.jacoby, ev, ews, tmpb) - live_luck
+                                    settings, ev, ws, tmpb) - live_luck
         # the other halves of the Zehr splits, each a line of its own at the undoubled cube
         # (a line may split again while the budget lasts: n_split grows as we go)
         q = 0

@@ -158,6 +158,8 @@ class RolloutWorkspace(NamedTuple):
     pick_ends: np.ndarray  #: int64[21] where each roll's picks end
     pick_single: np.ndarray  #: int64[21] 1 for a roll with one play
     cube_states: np.ndarray  #: float64[3, 3] a trial's cube states: (settled, value, luck)
+    match_points: np.ndarray  #: float64[2, match.POINT_ROWS] the match cube model's scratch
+    match_values: np.ndarray  #: float64[6] its values at the cube and at twice it
 
 
 class RolloutSettings(NamedTuple):
@@ -180,4 +182,9 @@ class RolloutSettings(NamedTuple):
     jacoby: bool  #: Jacoby rule
     zehr: bool  #: Zehr split after a take (live cube)
     vr_filter: int  #: variance reduction values the filter's best k plays of a roll (0: all)
+    match: bool  #: the live cube at a match score: decisions and scores in MWC
+    away: int  #: at a match score, the points the root player still needs
+    opp_away: int  #: and his opponent
+    crawford: bool  #: the Crawford game (nobody doubles)
+    met: np.ndarray  #: float64[N + 1, N] the match equity table (``match``); money: [1, 1]
 

@@ -109,6 +109,7 @@ class BgTuiApp(App):
         rollout = s.rollout or PRESETS.get(s.preset) or RolloutSettings()
         if s.scheduler and hasattr(self.analyzer, "scheduler"):
             self.analyzer.scheduler = s.scheduler  # rollouts run on that Dask cluster
+        self.apply_met(s.met)
         self.main_screen = MainScreen(self.initial_state, rollout, s.preset, s.ply,
                                       scheduler=s.scheduler)
         return self.main_screen
@@ -201,6 +202,20 @@ class BgTuiApp(App):
             self.notify(f"Could not save settings to {self.config_path}: {exc}",
                         severity="warning")
 
+    def apply_met(self, met: str) -> None:
+        """Analysis at a match score uses the table of file ``met`` ("": Kazaross-XG2); a file
+        that is not one is reported and the default used."""
+        if met:
+            from bgtui.analysis.met import get_met
+
+            try:
+                get_met(met)
+            except (OSError, ValueError) as exc:
+                self.settings_problems.append(f"match equity table {met}: {exc}; using "
+                                              "Kazaross-XG2")
+                met = ""
+        self.analyzer.met_path = met or None
+
     def set_theme(self, name: str) -> None:
         if name in self.available_themes:
             self.theme = name
@@ -225,13 +240,16 @@ class BgTuiApp(App):
         def done(new: UiSettings | None) -> None:
             if new is None:
                 return
+            met_changed = new.met != self.settings.met
             self.settings = new
+            self.apply_met(new.met)
             self.set_board_style(new.board_style)
             if new.theme in self.available_themes:
                 self.theme = new.theme
             if self.main_screen is not None:
                 self.main_screen.ply = new.ply
                 self.main_screen.update_status()
+                self.main_screen.refresh_match_figures(reanalyse=met_changed)
             self.remember()
 
         self.push_screen(SettingsScreen(self.settings, list(self.theme_names)), done)

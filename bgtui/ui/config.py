@@ -8,6 +8,9 @@ File: ``platformdirs.user_config_path("bgtui") / "tui.toml"``::
     ply = 0                     # evaluation ply (0-3)
     play_ply = 0                # the engine's ply in play mode
     play_seed = 0               # 0: a new random seed each game
+    play_match = 0              # play mode: a match to this many points (0: money)
+    mwc_first = true            # at a match score: MWC first, then EMG (false: EMG first)
+    met = ""                    # a match equity table file (GNU XML); "": Kazaross-XG2
     preset = "Quick truncated"
     scheduler = ""              # a Dask scheduler's address: rollouts run on its cluster
 
@@ -32,6 +35,8 @@ from bgtui.analysis.atomic import atomic_write_text
 from bgtui.analysis.models import RolloutSettings
 
 BOARD_STYLES = ("auto", "unicode", "ascii")
+#: the longest match play mode plays (the match equity table's reach)
+MAX_PLAY_MATCH = 25
 FILE_NAME = "tui.toml"
 
 
@@ -44,6 +49,9 @@ class UiSettings:
     play_seed: int = 0
     preset: str = "Quick truncated"
     scheduler: str = ""
+    play_match: int = 0
+    mwc_first: bool = True
+    met: str = ""
     rollout: RolloutSettings | None = None
     keys: dict = field(default_factory=dict)
 
@@ -93,9 +101,18 @@ def read_settings(path: Path) -> tuple[UiSettings, list[str]]:
         "play_seed": (int, lambda v: v >= 0, "a whole number >= 0"),
         "preset": (str, lambda v: True, "a preset name"),
         "scheduler": (str, lambda v: v == v.strip(), "a scheduler address"),
+        "play_match": (int, lambda v: 0 <= v <= MAX_PLAY_MATCH,
+                       f"a match length from 0 (money) to {MAX_PLAY_MATCH}"),
+        "met": (str, lambda v: v == v.strip(), "a file name"),
     }
     for key, value in data.items():
-        if key in simple:
+        if key == "mwc_first":
+            if isinstance(value, bool):
+                s.mwc_first = value
+            else:
+                problems.append(f"{path}: mwc_first = {value!r} is not true or false; "
+                                f"using {s.mwc_first!r}")
+        elif key in simple:
             kind, ok, what = simple[key]
             if isinstance(value, kind) and not isinstance(value, bool) and ok(value):
                 setattr(s, key, value)

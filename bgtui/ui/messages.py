@@ -89,3 +89,4 @@ class FeedbackReady(Message):
     game_id: int
     text: str
     loss: float | None = None
+    mwc_loss: float | None = None  # at a match score: the MWC lost

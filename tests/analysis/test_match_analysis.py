@@ -193,9 +193,3 @@ def test_rollout_of_plays_at_a_score_ranks_by_mwc(an):
         assert r.equity.cubeless == pytest.approx((2 * r.mwc - (w + l)) / (w - l))
         assert r.mwc_se > 0 and (r.mwc_diff_se > 0 or r is snap.rows[0])
 
-
-def test_cubeful_rollout_at_a_score_is_refused(an):
-    from bgtui.analysis.models import RolloutSettings
-
-    with pytest.raises(ValueError, match="not supported yet"):
-        an.make_rollout_job(parse_position(XGID_4_2), RolloutSettings(trials=36, cubeful=True))

@@ -134,37 +134,40 @@ def test_live_cube_turn_without_access_changes_nothing():
     pos = np.array(OPENING_POSITION)
     big = np.array([0.95, 0.0, 0.0, 0.0, 0.0], dtype=np.float32)
     # the opponent owns the cube and the root player (side 0) is on roll
-    assert R._live_cube_turn(pos, big, 0, 3, OPP_OWNED, 2.0, 0, True, True, ws) == (
+    money = make_settings(jacoby=True)
+    assert R._live_cube_turn(pos, big, 0, 3, OPP_OWNED, 2.0, 0, True, money, ws) == (
         0, OPP_OWNED, 2.0, 0)
 
 
 def test_live_cube_turn_pass_and_take():
     ws = R.make_rollout_workspace(8)
     pos = np.array(OPENING_POSITION)
+    money = make_settings(jacoby=True)
     # 95% to win without gammons: double, pass; the cube does not move
     act, owner, cube_v, n = R._live_cube_turn(
         pos, np.array([0.95, 0.0, 0.0, 0.0, 0.0], dtype=np.float32), 0, 0, CENTRED, 1.0, 0,
-        True, True, ws)
+        True, money, ws)
     assert (act, owner, cube_v, n) == (2, CENTRED, 1.0, 0)
     # find a take: the smallest win chance at which the model doubles and the taker takes
     take = None
     for w in np.linspace(0.6, 0.8, 81):
         p = np.array([w, 0.0, 0.0, 0.0, 0.0], dtype=np.float32)
-        if R._cube_action(pos, p, CENTRED, 1, True) == 1:
+        if R._cube_action(pos, p, CENTRED, 1, 1.0, money, ws) == 1:
             take = p
             break
     assert take is not None
     # the opponent (side 1) doubles and the root player takes: he owns the cube; with the
     # split the line is recorded at the undoubled cube, without it the cube doubles
-    act, owner, cube_v, n = R._live_cube_turn(pos, take, 1, 4, CENTRED, 1.0, 0, True, True, ws)
+    act, owner, cube_v, n = R._live_cube_turn(pos, take, 1, 4, CENTRED, 1.0, 0, True, money, ws)
     assert (act, owner, cube_v, n) == (1, OWNED, 1.0, 1)
     np.testing.assert_array_equal(ws.split_pos[0], pos)
     np.testing.assert_array_equal(ws.split_state[0], [1.0, 4.0, OWNED, 1.0])
-    act, owner, cube_v, n = R._live_cube_turn(pos, take, 1, 4, CENTRED, 1.0, 0, False, True, ws)
+    act, owner, cube_v, n = R._live_cube_turn(pos, take, 1, 4, CENTRED, 1.0, 0, False, money,
+                                              ws)
     assert (act, owner, cube_v, n) == (1, OWNED, 2.0, 0)
     # the split budget spent: the cube doubles
     act, owner, cube_v, n = R._live_cube_turn(pos, take, 1, 4, CENTRED, 1.0, R.MAX_SPLITS, True,
-                                              True, ws)
+                                              money, ws)
     assert (act, owner, cube_v, n) == (1, OWNED, 2.0, R.MAX_SPLITS)
 
 

@@ -93,6 +93,11 @@ def settings_markdown() -> str:
     out.append("* **Evaluation ply** (also the keys `0`-`3`) and the **engine's ply in play mode**.")
     out.append("* **Play seed**: the dice of play mode come from a seeded generator; 0 picks a "
                "new seed each game.")
+    out.append("* **Play a match to**: play mode plays a match to that many points (Crawford "
+               "rule, errors in EMG and MWC); 0 plays money games.")
+    out.append("* **At a match score**: MWC first, then EMG (or EMG first) in every pane.")
+    out.append("* **Match equity table**: a file in GNU Backgammon's XML format; empty: "
+               "Kazaross-XG2.")
     out.append("")
     return "\n".join(out)
 

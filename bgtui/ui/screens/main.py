@@ -117,7 +117,7 @@ class MainScreen(Screen):
         ctrl+e                export         Export            file.export         -
             Export the analysis as Markdown (user data dir)
         P                     play           Play              mode.play           footer
-            Play a money game against the engine
+            Play a money game or a match (setting) against the engine
     """)
 
     def __init__(self, state, settings: RolloutSettings, preset: str, ply: int,
@@ -639,6 +639,19 @@ class MainScreen(Screen):
         self.query_one(TabbedContent).active = "tab-moves"
         self.query_one(PlaysTable).focus()
 
+    def refresh_match_figures(self, reanalyse: bool = False) -> None:
+        """Draw the panes again (the order of MWC and EMG may have changed); with
+        ``reanalyse`` (another match equity table) evaluate a position at a score again."""
+        self.query_one(PositionInfo).show(self.state, self.evaluation)
+        self.query_one(PlaysTable).show_plays(self.plays)
+        self.query_one(CubePanel).show(self.cube)
+        results = self.query_one(ResultsTable)
+        if self.last_snapshot is not None and results.run_id is not None:
+            results.run_id = None  # columns again, in the new order
+            results.show_snapshot(self.series, self.last_snapshot)
+        if reanalyse and not self.state.is_money and self.evaluation is not None:
+            self.action_evaluate()
+
     def update_status(self) -> None:
         app = self.app
         parts = [app.engine_status]
@@ -669,7 +682,7 @@ class MainScreen(Screen):
 
         s = self.app.settings
         self.app.push_screen(PlayScreen(seed=s.play_seed or None, ply=s.play_ply,
-                                        unicode=self.unicode), done)
+                                        unicode=self.unicode, match_length=s.play_match), done)
 
     # -- files -------------------------------------------------------------------------------
     def document(self) -> persist.AnalysisDoc:

@@ -1,5 +1,6 @@
-"""Play mode: a money game with the cube against the engine, hints on request, and after each
-of your decisions the equity it lost versus the best one.
+"""Play mode: a money game, or a match to N points (Crawford rule), with the cube against the
+engine, hints on request, and after each of your decisions the equity it lost versus the best
+one (at a match: EMG and MWC).
 
 The engine's decisions come from the analysis service (cube() for the cube, rank_plays() for
 checker plays) in a thread worker; the dice come from the game's seeded generator on the main
@@ -26,6 +27,7 @@ from bgtui.analysis.models import CubeDecision, PlayRow
 from bgtui.ui.fmt import eq
 from bgtui.ui.game import (
     MoneyGame,
+    cube_losses,
     double_loss,
     engine_doubles,
     engine_takes,
@@ -33,6 +35,7 @@ from bgtui.ui.game import (
     no_double_loss,
     pass_loss,
     play_loss,
+    play_mwc_loss,
     take_loss,
 )
 from bgtui.ui.messages import EngineActed, FeedbackReady
@@ -65,15 +68,28 @@ class PlayScreen(Screen):
         Binding("escape", "leave", "Leave", id="play.leave", tooltip="Back to the analysis screen"),
     ]
 
-    def __init__(self, seed: int | None = None, ply: int = 0, unicode: bool = True) -> None:
+    def __init__(self, seed: int | None = None, ply: int = 0, unicode: bool = True,
+                 match_length: int = 0) -> None:
         super().__init__()
         self.seed = seed if seed else int(time.time() * 1000) % 1_000_000_007
         self.ply = ply
         self.unicode = unicode
-        self.game = MoneyGame(self.seed)
+        self.game = MoneyGame(self.seed, match_length=int(match_length))
         self.game_id = 0
         self.rows: tuple[PlayRow, ...] = ()
-        self.losses: list[float] = []
+        self.losses: list[float] = []  # equity (EMG at a match) lost by each decision
+        self.mwc_losses: list[float] = []  # at a match: the MWC lost by each decision
+
+    def _lost(self, loss: float, mwc_loss: float | None) -> None:
+        self.losses.append(loss)
+        if mwc_loss is not None:
+            self.mwc_losses.append(mwc_loss)
+
+    @staticmethod
+    def _loss_text(loss: float, mwc_loss: float | None) -> str:
+        if mwc_loss is None:
+            return f"{loss:.3f}"
+        return f"{loss:.3f} EMG ({100 * mwc_loss:.2f}% MWC)"
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="play-body"):
@@ -93,7 +109,9 @@ class PlayScreen(Screen):
     def on_mount(self) -> None:
         self.query_one(BoardView).unicode = self.unicode
         self.query_one(PositionInfo).unicode = self.unicode
-        self.log_line(f"Money game against the engine ({self.ply}-ply), seed {self.seed}.")
+        what = (f"{self.game.match_length}-point match" if self.game.is_match
+                else "Money game")
+        self.log_line(f"{what} against the engine ({self.ply}-ply), seed {self.seed}.")
         self.action_new_game()
 
     # -- display -----------------------------------------------------------------------------
@@ -127,16 +145,25 @@ class PlayScreen(Screen):
             info_state = replace(info_state, dice=g.state.dice, dice_raw=None)
         turn = "your turn" if g.human_on_roll else "engine's turn"
         lost = sum(self.losses)
+        if g.is_match:
+            crawford = ", Crawford game" if g.crawford_game else (
+                ", post-Crawford" if g.crawford_done else "")
+            score = f"{g.match_length}-point match: you {g.score[0]}, engine {g.score[1]}{crawford}"
+            lost_text = f"{lost:.3f} EMG, {100 * sum(self.mwc_losses):.2f}% MWC"
+        else:
+            score = f"score you {g.score[0]}, engine {g.score[1]}"
+            lost_text = f"{lost:.3f}"
         self.query_one(PositionInfo).show(
             info_state, names=("you", "engine"),
-            note=(f"{turn}; score you {g.score[0]}, engine {g.score[1]}\n"
-                  f"equity lost so far {lost:.3f} in {len(self.losses)} decisions"))
+            note=(f"{turn}; {score}\n"
+                  f"equity lost so far {lost_text} in {len(self.losses)} decisions"))
         prompts = {
             "human_cube": "r roll" + (", d double" if g.may_double() else "") + ", h hint",
             "human_move": "pick your play (up/down, enter) or m to type it; h hint",
             "human_answer": "The engine doubles: t take, p pass, h hint",
             "engine": "The engine is thinking...",
-            "over": "Game over: n new game, escape back to the analysis",
+            "over": ("Match over: n new match" if g.winner else "Game over: n new game")
+            + ", escape back to the analysis",
         }
         self.query_one("#play-prompt", Label).update(prompts.get(g.phase, ""))
         self.refresh_bindings()
@@ -262,11 +289,18 @@ class PlayScreen(Screen):
         if found is not None and len(self.rows) > 1:
             row, loss = found
             shown = row.move or shown
-            self.losses.append(loss)
+            mloss = play_mwc_loss(list(self.rows), row)
+            self._lost(loss, mloss)
             best = self.rows[0]
-            verdict = ("the best play" if loss < 0.0005 else
-                       f"lost {loss:.3f} versus {best.move} ({eq(best.equity.cubeless)})")
-            self.log_line(f"You play {shown}: {verdict} [{row.evaluated_by}, cubeless].")
+            if mloss is None:
+                verdict = ("the best play" if loss < 0.0005 else
+                           f"lost {loss:.3f} versus {best.move} ({eq(best.equity.cubeless)})")
+                self.log_line(f"You play {shown}: {verdict} [{row.evaluated_by}, cubeless].")
+            else:
+                verdict = ("the best play" if mloss < 0.00005 else
+                           f"lost {self._loss_text(loss, mloss)} versus {best.move} "
+                           f"(MWC {100 * best.mwc:.2f}%)")
+                self.log_line(f"You play {shown}: {verdict} [{row.evaluated_by}].")
         else:
             self.log_line(f"You play {shown}.")
         self.query_one("#play-moves", OptionList).clear_options()
@@ -279,9 +313,12 @@ class PlayScreen(Screen):
         return True
 
     def _carry(self, before, after):
-        """The service's next state with this game's context (money, rules, side on roll)."""
+        """The service's next state with this game's context (rules, the match's score seen
+        from the other side, side on roll)."""
         return replace(after, jacoby=before.jacoby, beavers=before.beavers,
-                       match_length=0, score=(0, 0), on_roll=1 - before.on_roll)
+                       match_length=before.match_length,
+                       score=(before.score[1], before.score[0]), crawford=before.crawford,
+                       on_roll=1 - before.on_roll)
 
     # -- the engine's turn -------------------------------------------------------------------
     def run_engine(self, may_double: bool, dice) -> None:
@@ -315,8 +352,9 @@ class PlayScreen(Screen):
           description="The engine answers your double")
     def answer_worker(self, game_id: int, state, ply: int) -> None:
         dec = self.app.analyzer.cube(state, ply)
-        loss = double_loss(dec)
-        self.post_message(FeedbackReady(game_id, self._cube_verdict("double", loss, dec), loss))
+        loss, mloss = cube_losses(dec, double_loss)
+        self.post_message(FeedbackReady(game_id, self._cube_verdict("double", loss, dec, mloss),
+                                        loss, mloss))
         kind = "take" if engine_takes(dec) else "pass"
         self.post_message(EngineActed(game_id, kind, state,
                                       "The engine takes." if kind == "take" else
@@ -361,9 +399,9 @@ class PlayScreen(Screen):
         if g.phase != "human_answer" or g.offered is None:
             return
         dec = g.offered
-        loss = take_loss(dec)
-        self.losses.append(loss)
-        self.log_line("You take. " + self._cube_verdict("take", loss, dec))
+        loss, mloss = cube_losses(dec, take_loss)
+        self._lost(loss, mloss)
+        self.log_line("You take. " + self._cube_verdict("take", loss, dec, mloss))
         g.doubled_and_taken()
         g.offered = None
         self.run_engine(may_double=False, dice=None)
@@ -373,9 +411,9 @@ class PlayScreen(Screen):
         if g.phase != "human_answer" or g.offered is None:
             return
         dec = g.offered
-        loss = pass_loss(dec)
-        self.losses.append(loss)
-        self.log_line("You pass. " + self._cube_verdict("pass", loss, dec))
+        loss, mloss = cube_losses(dec, pass_loss)
+        self._lost(loss, mloss)
+        self.log_line("You pass. " + self._cube_verdict("pass", loss, dec, mloss))
         g.offered = None
         self.log_line(g.finish(False, g.state.cube_value, "as you pass"))
         self.redraw()
@@ -388,23 +426,36 @@ class PlayScreen(Screen):
           description="Checking your cube decision")
     def cube_worker(self, game_id: int, state, ply: int) -> None:
         dec = self.app.analyzer.cube(state, ply)
-        loss = no_double_loss(dec)
-        self.post_message(FeedbackReady(game_id, self._cube_verdict("no double", loss, dec), loss))
+        loss, mloss = cube_losses(dec, no_double_loss)
+        self.post_message(FeedbackReady(game_id, self._cube_verdict("no double", loss, dec,
+                                                                    mloss), loss, mloss))
+
+    @classmethod
+    def _cube_verdict(cls, what: str, loss: float, dec: CubeDecision,
+                      mwc_loss: float | None = None) -> str:
+        figures = cls._cube_figures(dec)
+        if (loss if mwc_loss is None else 10 * mwc_loss) < 0.0005:
+            return f"Your {what} is right ({figures})."
+        return f"Your {what} lost {cls._loss_text(loss, mwc_loss)} ({figures}; {dec.action})."
 
     @staticmethod
-    def _cube_verdict(what: str, loss: float, dec: CubeDecision) -> str:
-        figures = (f"no double {eq(dec.no_double)}, double/take {eq(dec.double_take)}, "
-                   f"double/pass {eq(dec.double_pass)}")
-        if loss < 0.0005:
-            return f"Your {what} is right ({figures})."
-        return f"Your {what} lost {loss:.3f} ({figures}; {dec.action})."
+    def _cube_figures(dec: CubeDecision) -> str:
+        """No double, double/take, double/pass (at a match: EMG with the MWC beside it)."""
+        m = dec.mwc if dec.mwc is not None and dec.mwc.get("double_take") is not None else None
+
+        def one(name, key):
+            v = getattr(dec, key)
+            return f"{name} {eq(v)}" + (f" ({100 * m[key]:.2f}%)" if m else "")
+
+        return ", ".join((one("no double", "no_double"), one("double/take", "double_take"),
+                          one("double/pass", "double_pass")))
 
     @on(FeedbackReady)
     def _feedback(self, m: FeedbackReady) -> None:
         if m.game_id != self.game_id:
             return
         if m.loss is not None:
-            self.losses.append(m.loss)
+            self._lost(m.loss, m.mwc_loss)
         self.log_line(m.text)
         self.redraw()
 
@@ -412,7 +463,9 @@ class PlayScreen(Screen):
     def action_hint(self) -> None:
         g = self.game
         if g.phase == "human_move" and self.rows:
-            top = ", ".join(f"{r.move or '(none)'} {eq(r.equity.cubeless)}" for r in self.rows[:3])
+            top = ", ".join(f"{r.move or '(none)'} " + (
+                eq(r.equity.cubeless) if r.mwc is None else f"MWC {100 * r.mwc:.2f}%")
+                for r in self.rows[:3])
             self.log_line(f"Hint: {top}")
         elif g.phase == "human_answer" and g.offered is not None:
             dec = g.offered
@@ -426,8 +479,7 @@ class PlayScreen(Screen):
     def hint_worker(self, game_id: int, state, ply: int) -> None:
         dec = self.app.analyzer.cube(state, ply)
         self.post_message(FeedbackReady(
-            game_id, f"Hint: {dec.action} (no double {eq(dec.no_double)}, double/take "
-                     f"{eq(dec.double_take)}, double/pass {eq(dec.double_pass)})"))
+            game_id, f"Hint: {dec.action} ({self._cube_figures(dec)})"))
 
     def action_analyse(self) -> None:
         g = self.game

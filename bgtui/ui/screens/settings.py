@@ -1,4 +1,5 @@
-"""App settings: board style, theme, plies, play seed. Escape closes and keeps the changes."""
+"""App settings: board style, theme, plies, play seed and match length, the order of MWC and EMG
+at a match score, the match equity table. Escape closes and keeps the changes."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Select
 
-from bgtui.ui.config import BOARD_STYLES, UiSettings
+from bgtui.ui.config import BOARD_STYLES, MAX_PLAY_MATCH, UiSettings
 
 
 class SettingsScreen(ModalScreen[UiSettings | None]):
@@ -47,6 +48,19 @@ class SettingsScreen(ModalScreen[UiSettings | None]):
             with Horizontal(classes="setting"):
                 yield Label("Play seed (0 random)", classes="name")
                 yield Input(str(s.play_seed), type="integer", id="set-seed", compact=True)
+            with Horizontal(classes="setting"):
+                yield Label("Play a match to (0 money)", classes="name")
+                yield Input(str(s.play_match), type="integer", id="set-play-match",
+                            compact=True)
+            with Horizontal(classes="setting"):
+                yield Label("At a match score", classes="name")
+                yield Select([("MWC first, then EMG", True), ("EMG first, then MWC", False)],
+                             value=s.mwc_first, allow_blank=False, id="set-mwc-first",
+                             compact=True)
+            with Horizontal(classes="setting"):
+                yield Label("Match equity table", classes="name")
+                yield Input(s.met, placeholder="file (GNU XML); empty: Kazaross-XG2",
+                            id="set-met", compact=True)
             yield Label("", id="settings-error", classes="error")
 
     def _collect(self) -> UiSettings | None:
@@ -59,12 +73,32 @@ class SettingsScreen(ModalScreen[UiSettings | None]):
             self.query_one("#settings-error", Label).update(
                 f"Play seed must be a whole number >= 0, not {seed_text!r}")
             return None
+        error = self.query_one("#settings-error", Label)
+        match_text = self.query_one("#set-play-match", Input).value.strip() or "0"
+        try:
+            match = int(match_text)
+            if not 0 <= match <= MAX_PLAY_MATCH:
+                raise ValueError
+        except ValueError:
+            error.update(f"Play a match to: a whole number from 0 (money) to {MAX_PLAY_MATCH}, "
+                         f"not {match_text!r}")
+            return None
+        met = self.query_one("#set-met", Input).value.strip()
+        if met:
+            from bgtui.analysis.met import get_met
+
+            try:
+                get_met(met)
+            except (OSError, ValueError) as exc:
+                error.update(f"Match equity table: {exc}")
+                return None
         return replace(self.settings,
                        board_style=self.query_one("#set-board", Select).value,
                        theme=self.query_one("#set-theme", Select).value,
                        ply=int(self.query_one("#set-ply", Select).value),
                        play_ply=int(self.query_one("#set-play-ply", Select).value),
-                       play_seed=seed)
+                       play_seed=seed, play_match=match,
+                       mwc_first=bool(self.query_one("#set-mwc-first", Select).value), met=met)
 
     @on(Select.Changed, "#set-theme")
     def _preview_theme(self, event: Select.Changed) -> None:

@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from bgtui.analysis.models import CubeDecision, PlayRow
-from bgtui.ui.fmt import eq, pct, se
+from bgtui.ui.fmt import eq, mwc_first, pct, se
 
 
 def cube_from_rollout(state, row: PlayRow) -> CubeDecision | None:
@@ -52,8 +52,9 @@ class CubePanel(Static):
             out = Text()
             out.append(f"Cube action ({c.evaluated_by or str(c.ply) + '-ply'})\n", "bold")
             if c.mwc is not None:  # at a match score: Crawford game, dead cube or no access
+                m, e = f"MWC {100 * c.mwc['no_double']:.2f}%", f"EMG {eq(c.no_double)}"
                 out.append(f"{c.action}: no cube access.\n"
-                           f"MWC {100 * c.mwc['no_double']:.2f}%  EMG {eq(c.no_double)}\n")
+                           + (f"{m}  {e}\n" if mwc_first(self) else f"{e}  {m}\n"))
                 self.update(_group(out, self._footer(c)))
                 return
             out.append(f"No double: the opponent owns the cube (no cube access).\n"
@@ -66,17 +67,21 @@ class CubePanel(Static):
         word = "redouble" if redouble else "double"
         tab = Table(box=None, padding=(0, 1), show_header=True, header_style="bold")
         tab.add_column("Action")
-        tab.add_column("Equity", justify="right")
+        first = c.mwc is not None and mwc_first(self)  # at a match score: MWC, then EMG
+        if first:
+            tab.add_column("MWC", justify="right")
+        tab.add_column("Equity" if c.mwc is None else "EMG", justify="right")
         tab.add_column("±", justify="right")
         tab.add_column("vs best", justify="right")
-        if c.mwc is not None:
+        if c.mwc is not None and not first:
             tab.add_column("MWC", justify="right")
         for name, v, k in ((f"No {word}", c.no_double, "no_double"),
                            (f"{word.capitalize()}, take", c.double_take, "double_take"),
                            (f"{word.capitalize()}, pass", c.double_pass, None)):
             cells = [name, eq(v), se(ses.get(k)) if k else "", eq(v - best) if v != best else ""]
             if c.mwc is not None:  # equities are EMG at a match score; MWC beside them
-                cells.append(f"{100 * c.mwc[k or 'double_pass']:.2f}%")
+                m = f"{100 * c.mwc[k or 'double_pass']:.2f}%"
+                cells.insert(1 if first else len(cells), m)
             tab.add_row(*cells)
         out = Text()
         out.append(f"Cube action ({c.evaluated_by or str(c.ply) + '-ply'})\n", "bold")

@@ -7,7 +7,7 @@ from textual.widgets import Static
 
 from bgtui.analysis.board import board_list, borne_off, pips
 from bgtui.analysis.models import Evaluation
-from bgtui.ui.fmt import eq, pct
+from bgtui.ui.fmt import eq, mwc_first, pct
 
 
 def position_ids(state) -> tuple[str, str, str]:
@@ -73,15 +73,18 @@ class PositionInfo(Static):
             t.append(f"{evaluation.evaluated_by or str(evaluation.ply) + '-ply'}: ", "bold")
             t.append(f"W {pct(p.win)} G {pct(p.win_gammon)} BG {pct(p.win_backgammon)}\n")
             t.append(f" L {pct(p.lose)} G {pct(p.lose_gammon)} BG {pct(p.lose_backgammon)}\n")
-            t.append(f" Equity {eq(evaluation.equity.cubeless)}")
+            equity = f" Equity {eq(evaluation.equity.cubeless)}"
             if evaluation.equity.cubeful is not None:
-                t.append(f", cubeful {eq(evaluation.equity.cubeful)}")
-            t.append(" (EMG)\n" if evaluation.mwc else "\n")
-            if evaluation.mwc:
-                t.append(f" MWC {100 * evaluation.mwc['cubeless']:.2f}%")
+                equity += f", cubeful {eq(evaluation.equity.cubeful)}"
+            equity += " (EMG)\n" if evaluation.mwc else "\n"
+            lines = [equity]
+            if evaluation.mwc:  # at a match score: MWC and EMG, in the order of the setting
+                m = f" MWC {100 * evaluation.mwc['cubeless']:.2f}%"
                 if evaluation.mwc.get("cubeful") is not None:
-                    t.append(f", cubeful {100 * evaluation.mwc['cubeful']:.2f}%")
-                t.append("\n")
+                    m += f", cubeful {100 * evaluation.mwc['cubeful']:.2f}%"
+                lines.insert(0 if mwc_first(self) else 1, m + "\n")
+            for line in lines:
+                t.append(line)
         if note:
             t.append(note)
         self.update(t)

@@ -15,7 +15,7 @@ from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 
 from bgtui.analysis.models import PlayRow, RolloutSnapshot
-from bgtui.ui.fmt import eq, pct, pct_se, se
+from bgtui.ui.fmt import eq, match_pair, mwc_first, pct, pct_se, se
 
 POSITION_KEY = "(position)"
 NO_PLAY = "(no legal play)"
@@ -98,10 +98,15 @@ class PlaysTable(LiveTable):
 
     def _cells(self, r: PlayRow, rank: int) -> tuple:
         p = r.probabilities
-        if r.mwc is not None:  # at a match score: MWC, then EMG (the play's ranking figure)
-            e = r.equity.cubeful if r.equity.cubeful is not None else r.equity.cubeless
-            value = f"{100 * r.mwc:.2f}% {eq(e)}"
-            diff = f"{100 * r.mwc_diff:+.2f}%" if rank > 1 and r.mwc_diff is not None else ""
+        if r.mwc is not None:  # at a match score: MWC and EMG, in the order of the setting
+            first = mwc_first(self)
+            value = match_pair(r.mwc, _emg(r), first)
+            if rank == 1:
+                diff = ""
+            elif first and r.mwc_diff is not None:
+                diff = f"{100 * r.mwc_diff:+.2f}%"
+            else:
+                diff = eq(r.equity_diff)
         else:
             value, diff = eq(r.equity.cubeless), eq(r.equity_diff) if rank > 1 else ""
         return (self._mark(r.move), num(str(rank)), txt(r.move or NO_PLAY),
@@ -136,10 +141,15 @@ class PlaysTable(LiveTable):
         position = {k: i for i, (k, _) in enumerate(ranked)}
         self.sort("move", key=lambda cell: position[row_key(_plain(cell))])
         best = value(ranked[0][1]) if ranked else 0.0
+        first = mwc_first(self)
+        best_emg = _emg(ranked[0][1]) if ranked else 0.0
         for i, (k, r) in enumerate(ranked, 1):
             self.update_cell(k, "rank", num(str(i)), update_width=True)
             d = value(r) - best
-            text = f"{100 * d:+.2f}%" if r.mwc is not None else eq(d)
+            if r.mwc is None:
+                text = eq(d)
+            else:
+                text = f"{100 * d:+.2f}%" if first else eq(_emg(r) - best_emg)
             self.update_cell(k, "diff", num("" if i == 1 else text), update_width=True)
 
     # -- marks -------------------------------------------------------------------------------
@@ -183,6 +193,8 @@ class ResultsTable(LiveTable):
         self.run_id: int | None = None
         self.equities: dict[str, float] = {}
         self.cubeful = False
+        self.match = False
+        self.mwc_first = True
         self.compact = False
         self._last: tuple[int, RolloutSnapshot] | None = None
 
@@ -201,22 +213,35 @@ class ResultsTable(LiveTable):
             self.show_snapshot(*last)
 
     def _columns(self) -> tuple:
-        if self.compact:
-            return self.COMPACT
-        return tuple((k, label) for k, label in self.COLUMNS
-                     if self.cubeful or k not in ("centred", "owned", "opp"))
+        cols = self.COMPACT if self.compact else tuple(
+            (k, label) for k, label in self.COLUMNS
+            if (self.cubeful and not self.match) or k not in ("centred", "owned", "opp"))
+        if not self.match:
+            return cols
+        # at a match score: MWC beside the equity (EMG), in the order of the setting
+        out = []
+        for k, label in cols:
+            if k == "equity":
+                pair = [("mwc", "MWC"), ("equity", "EMG")]
+                out += pair if self.mwc_first else pair[::-1]
+            else:
+                out.append((k, label))
+        return tuple(out)
 
-    def reset(self, cubeful: bool = False) -> None:
-        """Empty the table; the cube-state columns are there only for cubeful rollouts."""
+    def reset(self, cubeful: bool = False, match: bool = False) -> None:
+        """Empty the table; the cube-state columns are there only for cubeful money rollouts,
+        the MWC column only at a match score."""
         self.clear(columns=True)
         self.cubeful = cubeful
+        self.match = match
+        self.mwc_first = mwc_first(self) if self.is_attached else True
         for key, label in self._columns():
             self.add_column(txt(label) if key == "move" else num(label), key=key)
         self.equities = {}
         self.run_id = None
 
-    @staticmethod
-    def cells(r: PlayRow, best: bool) -> tuple:
+    def cells(self, r: PlayRow, best: bool) -> dict:
+        """The cells of a row by column key."""
         p, s = r.probabilities, r.probabilities_se
         e, es = r.equity, r.equity_se
 
@@ -226,10 +251,15 @@ class ResultsTable(LiveTable):
         def cube(v, sv):
             return two(eq(v), se(sv)) if v is not None else num("")
 
-        return (
+        live = e.cubeful is not None and r.mwc is not None  # the live cube at a match score
+        diff = num("") if best else two(eq(r.equity_diff), se(r.equity_diff_se))
+        if r.mwc is not None and self.mwc_first and not best:
+            diff = two(f"{100 * r.mwc_diff:+.2f}%", f"±{100 * r.mwc_diff_se:.2f}%")
+        cells = (
             txt(r.move or "position"),
-            two(eq(e.cubeless), se(es.cubeless) if es else ""),
-            num("") if best else two(eq(r.equity_diff), se(r.equity_diff_se)),
+            two(eq(e.cubeful if live else e.cubeless),
+                se((es.cubeful if live else es.cubeless) if es else None) if es else ""),
+            diff,
             two(pct(p.win), pct_se(s.win) if s else ""),
             two(pct(p.win_gammon), pct_se(s.win_gammon) if s else ""),
             two(pct(p.win_backgammon), pct_se(s.win_backgammon) if s else ""),
@@ -240,35 +270,46 @@ class ResultsTable(LiveTable):
             cube(e.opponent_owned, es.opponent_owned if es else None),
             num(str(r.trials) + (" pruned" if r.pruned else "")),
         )
+        out = {k: c for (k, _), c in zip(self.COLUMNS, cells)}
+        if r.mwc is not None:
+            out["mwc"] = two(f"{100 * r.mwc:.2f}%", f"±{100 * r.mwc_se:.2f}%")
+        return out
 
-    @staticmethod
-    def compact_cells(r: PlayRow, best: bool) -> tuple:
+    def compact_cells(self, r: PlayRow, best: bool) -> dict:
         es = r.equity_se
-        return (
+        live = r.equity.cubeful is not None and r.mwc is not None
+        e_val = r.equity.cubeful if live else r.equity.cubeless
+        e_se = (es.cubeful if live else es.cubeless) if es else None
+        diff, diff_se = eq(r.equity_diff), se(r.equity_diff_se)
+        if r.mwc is not None and self.mwc_first:
+            diff, diff_se = f"{100 * r.mwc_diff:+.2f}%", f"±{100 * r.mwc_diff_se:.2f}%"
+        cells = (
             txt(r.move or "position"),
-            num(eq(r.equity.cubeless)),
-            num(se(es.cubeless) if es else ""),
-            num("" if best else eq(r.equity_diff)),
-            num("" if best else se(r.equity_diff_se)),
+            num(eq(e_val)),
+            num(se(e_se) if es else ""),
+            num("" if best else diff),
+            num("" if best else diff_se),
             num(pct(r.probabilities.win)),
             num(str(r.trials) + (" pruned" if r.pruned else "")),
         )
+        out = {k: c for (k, _), c in zip(self.COMPACT, cells)}
+        if r.mwc is not None:
+            out["mwc"] = num(f"{100 * r.mwc:.2f}%")
+        return out
 
     def show_snapshot(self, run_id: int, snap: RolloutSnapshot) -> None:
         """Rows are added once (stable keys) and then updated cell by cell."""
         if run_id != self.run_id:
-            self.reset(cubeful=snap.settings.cubeful)
+            self.reset(cubeful=snap.settings.cubeful,
+                       match=bool(snap.rows) and snap.rows[0].mwc is not None)
             self.run_id = run_id
         self._last = (run_id, snap)
         best_key = row_key(snap.rows[0].move) if snap.rows else None
         for r in snap.rows:
             k = row_key(r.move)
-            self.equities[k] = r.equity.cubeless
-            if self.compact:
-                cells = list(self.compact_cells(r, k == best_key))
-            else:
-                cells = [c for (col, _), c in zip(self.COLUMNS, self.cells(r, k == best_key))
-                         if self.cubeful or col not in ("centred", "owned", "opp")]
+            self.equities[k] = r.mwc if r.mwc is not None else r.equity.cubeless
+            by_key = (self.compact_cells if self.compact else self.cells)(r, k == best_key)
+            cells = [by_key.get(col, num("")) for col, _ in self._columns()]
             if k in self.rows:
                 for col, value in zip(self.columns, cells):
                     self.update_cell(k, col, value, update_width=True)
@@ -278,6 +319,11 @@ class ResultsTable(LiveTable):
             eqs = self.equities
             self.sort("move", key=lambda cell: -eqs.get(
                 row_key("" if _plain(cell) == "position" else _plain(cell)), 0.0))
+
+
+def _emg(r: PlayRow) -> float:
+    """A play's EMG at a match score: cubeful when given, else cubeless."""
+    return r.equity.cubeful if r.equity.cubeful is not None else r.equity.cubeless
 
 
 def _plain(cell) -> str:
