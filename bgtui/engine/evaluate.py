@@ -723,32 +723,34 @@ def _add_roll(pos, r, ev, lws, level, a, t5):
 
 
 @kernel
-def _eval_ply2(pos, ev, lws, level, out5):
-    """2-ply: the mean over the 36 rolls of the 1-ply value of the roll's 0-ply best play."""
-    a = lws.acc[level]
-    t5 = lws.probs5[level]
+def _eval_deep(pos, depth, ev, lws, out5):
+    """2-ply (``depth`` 2) or 3-ply (3): the mean over the 36 rolls of the roll's 0-ply best
+    play valued one ply less deep, down to :func:`_eval_ply1`. Level ``l`` of the lookahead
+    workspace holds the sums and the chosen play of the tree's ``l``-th ply. (Loops, not a
+    recursive kernel: numba 0.68 loads a cached caller of a recursive kernel with a null
+    call.)"""
+    a = lws.acc[0]
+    t5 = lws.probs5[0]
     for k in range(5):
         a[k] = 0.0
     for r in range(21):
-        if _add_roll(pos, r, ev, lws, level, a, t5):
-            _eval_ply1(lws.swapped[level], ev, lws, level + 1, t5)
-            _add_flipped(a, ROLL_WEIGHTS[r], t5)
-    for k in range(5):
-        out5[k] = a[k] / 36.0
-
-
-@kernel
-def _eval_ply3(pos, ev, lws, level, out5):
-    """3-ply: as :func:`_eval_ply2`, each roll's play valued at 2-ply. (Not one recursive
-    kernel: numba 0.68 loads a cached caller of a recursive kernel with a null call.)"""
-    a = lws.acc[level]
-    t5 = lws.probs5[level]
-    for k in range(5):
-        a[k] = 0.0
-    for r in range(21):
-        if _add_roll(pos, r, ev, lws, level, a, t5):
-            _eval_ply2(lws.swapped[level], ev, lws, level + 1, t5)
-            _add_flipped(a, ROLL_WEIGHTS[r], t5)
+        if not _add_roll(pos, r, ev, lws, 0, a, t5):
+            continue
+        child = lws.swapped[0]
+        if depth == 2:
+            _eval_ply1(child, ev, lws, 1, t5)
+        else:
+            a1 = lws.acc[1]
+            t1 = lws.probs5[1]
+            for k in range(5):
+                a1[k] = 0.0
+            for r1 in range(21):
+                if _add_roll(child, r1, ev, lws, 1, a1, t1):
+                    _eval_ply1(lws.swapped[1], ev, lws, 2, t1)
+                    _add_flipped(a1, ROLL_WEIGHTS[r1], t1)
+            for k in range(5):
+                t5[k] = a1[k] / 36.0
+        _add_flipped(a, ROLL_WEIGHTS[r], t5)
     for k in range(5):
         out5[k] = a[k] / 36.0
 
@@ -760,10 +762,8 @@ def _evaluate_plied(pos, ply, ev, lws, out5):
         _evaluate0(pos, ev, lws.eval, out5)
     elif ply == 1:
         _eval_ply1(pos, ev, lws, 0, out5)
-    elif ply == 2:
-        _eval_ply2(pos, ev, lws, 0, out5)
     else:
-        _eval_ply3(pos, ev, lws, 0, out5)
+        _eval_deep(pos, min(ply, 3), ev, lws, out5)
 
 
 @kernel
