@@ -217,3 +217,24 @@ def test_resume_refuses_another_position_and_other_settings(tmp_path):
     assert code == 0, err
     got = json.loads(out)
     assert got["trials"] == 8 and got["settings"]["truncate"] == 2
+
+
+def test_a_cube_rollout_at_a_match_score_resumes_to_the_uninterrupted_result(tmp_path):
+    save = tmp_path / "c.json"
+    xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:4:2:0:7:10"  # 7-point match, 4-2
+    args = ["--rollout", "--truncate", "2", "--seed", "3", "--workers", "1", "--json"]
+    code, _, err = _main(["cube", xgid, *args, "--trials", "8", "--save", str(save)])
+    assert code == 0, err
+    code, resumed, err = _main(["cube", xgid, *args, "--trials", "16", "--resume", str(save)])
+    assert code == 0, err
+    code, whole, err = _main(["cube", xgid, *args, "--trials", "16"])
+    assert code == 0, err
+    drop = ("seconds", "elapsed")
+    a, b = json.loads(resumed), json.loads(whole)
+    assert {k: v for k, v in a.items() if k not in drop} == \
+        {k: v for k, v in b.items() if k not in drop}
+    # at another score the save is refused, in one line
+    code, out, err = _main(["cube", xgid, "--score", "3-2", *args, "--trials", "16",
+                            "--resume", str(save)])
+    assert code == 2 and out == "" and "rolled out at a 7-point match" in err
+    assert len(err.splitlines()) == 1

@@ -500,7 +500,15 @@ def _cube_rollout_job(args, state, an):
     try:
         if not args.resume:
             return an.make_cube_rollout_job(state, settings)
+        if not state.is_money:  # the match job's settings (the cube live in both branches)
+            settings = an.make_cube_rollout_job(state, settings).settings
         job, _ = _resume_job(args, state, settings, None)
+        if not state.is_money:
+            from bgtui.analysis import match
+
+            why = match.resume_mismatch(job, state, an.met)
+            if why is not None:
+                raise UserError(f"cannot resume {args.resume}: {why}")
         fresh = an.make_cube_rollout_job(state, job.settings)
     except ValueError as exc:
         raise UserError(str(exc)) from None
@@ -511,6 +519,8 @@ def _cube_rollout_job(args, state, an):
     if why is not None:
         raise UserError(f"cannot resume {args.resume} as the cube rollout of "
                         f"{format_position_id(state)}: {why}")
+    if fresh.mwc_coef is not None:  # at a match score: trials scored in MWC, as a new job's
+        job.set_match(fresh.mwc_coef, *fresh.mwc_scale, live=fresh.live_match, match=fresh.match)
     return job
 
 
