@@ -70,12 +70,16 @@ def main():
     for run in ("first (incl. compile)", "second"):
         t = time.perf_counter()
         few, _ = B.build_few_checker_rows()
-        print(f"build, {run}: few-checker rows (K = {B.FEW_CHECKERS}, {len(few):,} rows) "
-              f"{time.perf_counter() - t:.2f} s")
+        print(
+            f"build, {run}: few-checker rows (K = {B.FEW_CHECKERS}, {len(few):,} rows) "
+            f"{time.perf_counter() - t:.2f} s"
+        )
 
     mb = lambda *arrs: sum(a.nbytes for a in arrs) / 1e6  # noqa: E731
-    print(f"extended one-sided: dist {ext.shape} {ext.dtype}: {mb(ext):.1f} MB; few-checker "
-          f"rows {few.shape}: {mb(few):.1f} MB")
+    print(
+        f"extended one-sided: dist {ext.shape} {ext.dtype}: {mb(ext):.1f} MB; few-checker "
+        f"rows {few.shape}: {mb(few):.1f} MB"
+    )
     print(f"one-sided: dist {dist.shape} {dist.dtype} + mean {mean.shape}: {mb(dist, mean):.1f} MB")
     print(f"two-sided: win {win.shape} + cubeful {cubeful.shape}: {mb(win, cubeful):.1f} MB")
 
@@ -100,13 +104,18 @@ def main():
         t = time.perf_counter()
         bearoff_cache.get_extended_one_sided()
         tel = time.perf_counter() - t
-        print(f"cache: build+write {tb:.2f} s, load+verify {tl:.2f} s; extended (straggler and "
-              f"few-checker rows, on every core): build+write "
-              f"{te:.2f} s, map+verify {tel:.2f} s; files "
-              + ", ".join(f"{f} {s:.1f} MB" for f, s in files.items()))
+        print(
+            f"cache: build+write {tb:.2f} s, load+verify {tl:.2f} s; extended (straggler and "
+            f"few-checker rows, on every core): build+write "
+            f"{te:.2f} s, map+verify {tel:.2f} s; files "
+            + ", ".join(f"{f} {s:.1f} MB" for f, s in files.items())
+        )
 
     rng = np.random.default_rng(1)
-    for label, minc, maxc in (("two-sided (1-6 checkers a side)", 1, 6), ("one-sided race (7-15 a side)", 7, 15)):
+    for label, minc, maxc in (
+        ("two-sided (1-6 checkers a side)", 1, 6),
+        ("one-sided race (7-15 a side)", 7, 15),
+    ):
         positions = _random_positions(200_000, minc, maxc, rng)
         out = np.zeros(1)
         _lookup_loop(positions[:10], two.win, two.cubeful, one.dist, out)

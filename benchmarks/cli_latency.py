@@ -68,15 +68,21 @@ def main() -> int:
     import socket
 
     from bgtui.analysis import server
+
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:  # make it give way
         s.connect(auto_env["BGTUI_SOCKET"])
         s.sendall(json.dumps({"argv": ["cube"], "version": "stop"}).encode() + b"\n")
         server._read_line(s)
     print(f"bgtui cube midgame --ply {a.ply}  first query, starting a server  {first:.3f} s")
-    for name, ts in (("fresh process, no server", alone), ("fresh process, bgtui serve", served),
-                     ("later queries, started server", auto)):
-        print(f"bgtui cube midgame --ply {a.ply}  {name:28s} median {statistics.median(ts):.3f} s "
-              f"(min {min(ts):.3f}, max {max(ts):.3f}, {len(ts)} runs)")
+    for name, ts in (
+        ("fresh process, no server", alone),
+        ("fresh process, bgtui serve", served),
+        ("later queries, started server", auto),
+    ):
+        print(
+            f"bgtui cube midgame --ply {a.ply}  {name:28s} median {statistics.median(ts):.3f} s "
+            f"(min {min(ts):.3f}, max {max(ts):.3f}, {len(ts)} runs)"
+        )
     return 0
 
 

@@ -83,8 +83,9 @@ def _patch_compile_timing(records: dict) -> None:
             if stack:
                 stack[-1] += dt
             if len(self.overloads) > before:
-                r = records.setdefault(name, {"specialisations": 0, "seconds": 0.0,
-                                              "from_cache": 0})
+                r = records.setdefault(
+                    name, {"specialisations": 0, "seconds": 0.0, "from_cache": 0}
+                )
                 r["specialisations"] += 1
                 r["seconds"] += dt - inner
                 r["from_cache"] += sum(self._cache_hits.values()) > hits
@@ -103,8 +104,13 @@ def _patch_bearoff_timing(builds: list) -> None:
             try:
                 return _fn(*a, **k)
             finally:
-                builds.append({"build": _name, "seconds": time.perf_counter() - t,
-                               "cpu_seconds": time.process_time() - c})
+                builds.append(
+                    {
+                        "build": _name,
+                        "seconds": time.perf_counter() - t,
+                        "cpu_seconds": time.process_time() - c,
+                    }
+                )
 
         setattr(bearoff, name, timed)
 
@@ -134,9 +140,15 @@ def child(args) -> int:
         tmp = os.environ["COLD_START_TMP"]
         frames: list = []
         probe = [lambda: False]
-        app = BgTuiApp(Analyzer(), parse_position("4HPwATDgc/ABMA"), "bgtui-dark", unicode=True,
-                       config_path=os.path.join(tmp, "config", "tui.toml"),
-                       data_path=os.path.join(tmp, "data"), persist_settings=False)
+        app = BgTuiApp(
+            Analyzer(),
+            parse_position("4HPwATDgc/ABMA"),
+            "bgtui-dark",
+            unicode=True,
+            config_path=os.path.join(tmp, "config", "tui.toml"),
+            data_path=os.path.join(tmp, "data"),
+            persist_settings=False,
+        )
         app.animation_level = "none"
         display = app._display
 
@@ -176,15 +188,16 @@ def child(args) -> int:
             frames.clear()
             # trials done on screen (a warm rollout of 1296 truncated trials may finish
             # between two frames)
-            probe[0] = lambda: (m.last_snapshot is not None
-                                and m.last_snapshot.trials_done > 0)
+            probe[0] = lambda: m.last_snapshot is not None and m.last_snapshot.trials_done > 0
             await until(shown, "a running rollout on screen", press="r")
             mark("running rollout on screen")
             if m.rollout_running:
                 await pilot.press("s")
             await until(lambda: not m.rollout_running, "the rollout to stop", 120)
-            await until(lambda: app.rollouts_ready and app.engine_status.startswith(
-                "engine ready"), "the warm-up to finish")
+            await until(
+                lambda: app.rollouts_ready and app.engine_status.startswith("engine ready"),
+                "the warm-up to finish",
+            )
             mark("warm-up finished")
         stages["_statuses"] = statuses
 
@@ -198,15 +211,29 @@ def _run_once(clone: str, tmp: str, args, n: int) -> dict:
     env = dict(os.environ)
     env.pop("NUMBA_CACHE_DIR", None)  # numba caches beside the clone's sources
     env.pop("NUMBA_DISABLE_JIT", None)
-    env.update(PYTHONPATH=clone, BGTUI_CACHE_DIR=os.path.join(tmp, "bgtui-cache"),
-               # settings and data (an autosaved rollout would be offered for resuming) are
-               # each start's own; the caches are shared
-               BGTUI_CONFIG_DIR=os.path.join(tmp, f"config{n}"),
-               BGTUI_DATA_DIR=os.path.join(tmp, f"data{n}"), COLD_START_TMP=os.path.join(tmp, f"app{n}"),
-               COLD_START_T0=repr(time.time()))
-    p = subprocess.run([sys.executable, os.path.join(clone, "benchmarks", "cold_start.py"),
-                        "--child", "--timeout", str(args.timeout)],
-                       cwd=clone, env=env, capture_output=True, text=True)
+    env.update(
+        PYTHONPATH=clone,
+        BGTUI_CACHE_DIR=os.path.join(tmp, "bgtui-cache"),
+        # settings and data (an autosaved rollout would be offered for resuming) are
+        # each start's own; the caches are shared
+        BGTUI_CONFIG_DIR=os.path.join(tmp, f"config{n}"),
+        BGTUI_DATA_DIR=os.path.join(tmp, f"data{n}"),
+        COLD_START_TMP=os.path.join(tmp, f"app{n}"),
+        COLD_START_T0=repr(time.time()),
+    )
+    p = subprocess.run(
+        [
+            sys.executable,
+            os.path.join(clone, "benchmarks", "cold_start.py"),
+            "--child",
+            "--timeout",
+            str(args.timeout),
+        ],
+        cwd=clone,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     if p.returncode != 0:
         sys.stderr.write(p.stderr[-4000:])
         raise SystemExit(f"the measured start failed (exit {p.returncode})")
@@ -226,16 +253,22 @@ def _report(n: int, r: dict, kernels: int) -> None:
     recs = sorted(r["kernels"].items(), key=lambda kv: -kv[1]["seconds"])
     compiled = [kv for kv in recs if kv[1]["from_cache"] < kv[1]["specialisations"]]
     total = sum(v["seconds"] for _, v in recs)
-    print(f"  kernels in the app's process: {len(recs)} "
-          f"({sum(v['specialisations'] for _, v in recs)} specialisations, "
-          f"{len(compiled)} kernels compiled, the rest loaded from the cache), {total:.1f} s")
+    print(
+        f"  kernels in the app's process: {len(recs)} "
+        f"({sum(v['specialisations'] for _, v in recs)} specialisations, "
+        f"{len(compiled)} kernels compiled, the rest loaded from the cache), {total:.1f} s"
+    )
     if kernels:
         for name, v in recs[:kernels]:
-            print(f"    {v['seconds']:7.2f} s  x{v['specialisations']}"
-                  f"{' (cache)' if v['from_cache'] == v['specialisations'] else ''}  {name}")
+            print(
+                f"    {v['seconds']:7.2f} s  x{v['specialisations']}"
+                f"{' (cache)' if v['from_cache'] == v['specialisations'] else ''}  {name}"
+            )
     for b in r["builds"]:
-        print(f"  bear-off build {b['build']}: {b['seconds']:.1f} s "
-              f"({b['cpu_seconds']:.1f} CPU s in the building thread)")
+        print(
+            f"  bear-off build {b['build']}: {b['seconds']:.1f} s "
+            f"({b['cpu_seconds']:.1f} CPU s in the building thread)"
+        )
 
 
 def main(argv=None) -> int:
@@ -251,12 +284,18 @@ def main(argv=None) -> int:
     tmp = tempfile.mkdtemp(prefix="bgtui-cold-")
     clone = os.path.join(tmp, "bgtui")
     try:
-        head = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True, check=True).stdout.strip()
+        head = subprocess.run(
+            ["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
         subprocess.run(["git", "clone", "--quiet", "--no-hardlinks", REPO, clone], check=True)
         subprocess.run(["git", "-C", clone, "checkout", "--quiet", head], check=True)
-        print(f"bgtui cold start: clone of {head} in {clone}, {os.cpu_count()} cores, "
-              f"load average {os.getloadavg()[0]:.1f} at the start")
+        print(
+            f"bgtui cold start: clone of {head} in {clone}, {os.cpu_count()} cores, "
+            f"load average {os.getloadavg()[0]:.1f} at the start"
+        )
         for n in range(1, args.runs + 1):
             _report(n, _run_once(clone, tmp, args, n), args.kernels if n == 1 else 0)
     finally:

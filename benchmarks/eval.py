@@ -89,23 +89,32 @@ def main():
     _in_selection(contact[:2], ev, mws, ews, op, om)
     for name, P in (("contact", contact), ("crashed", crashed), ("race", race)):
         best, med = _runs(lambda P=P: (5 * len(P), _timed(_static, P, ev, ews, 5)[1]), repeat)
-        print(f"{name:8s} static evaluations/s: {best:12,.0f} best, {med:12,.0f} median",
-              flush=True)
+        print(
+            f"{name:8s} static evaluations/s: {best:12,.0f} best, {med:12,.0f} median", flush=True
+        )
         best, med = _runs(lambda P=P: _timed(_in_selection, P[:500], ev, mws, ews, op, om), repeat)
-        print(f"{name:8s} evaluations/s inside move selection: {best:12,.0f} best, "
-              f"{med:12,.0f} median", flush=True)
+        print(
+            f"{name:8s} evaluations/s inside move selection: {best:12,.0f} best, "
+            f"{med:12,.0f} median",
+            flush=True,
+        )
     lws = make_lookahead_workspace(hidden_size(ev))
     out = np.zeros(5, dtype=np.float32)
     evaluate_plied(contact[0], 1, ev, lws, out)
     for ply, k in ((1, 200), (2, 10)):
+
         def run(ply=ply, k=k):
             t = time.process_time()
             for p in contact[:k]:
                 evaluate_plied(p, ply, ev, lws, out)
             return k, time.process_time() - t
+
         best, med = _runs(run, repeat)  # positions per second
-        print(f"{ply}-ply evaluation of a middle-game position: {1000 / best:.2f} ms best, "
-              f"{1000 / med:.2f} ms median", flush=True)
+        print(
+            f"{ply}-ply evaluation of a middle-game position: {1000 / best:.2f} ms best, "
+            f"{1000 / med:.2f} ms median",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -59,22 +59,30 @@ def main():
     args = ap.parse_args()
     an = Analyzer()
     money = _states(an, args.positions)
-    match = [replace(s, match_length=n, score=(x, y))
-             for k, s in enumerate(money) for n, x, y in [SCORES[k % len(SCORES)]]]
+    match = [
+        replace(s, match_length=n, score=(x, y))
+        for k, s in enumerate(money)
+        for n, x, y in [SCORES[k % len(SCORES)]]
+    ]
     an.rank_plays(money[0], (3, 1), 0)
     an.rank_plays(match[0], (3, 1), 0)
     an.cube(match[0], 2)
     an.cube(money[0], 2)
     n = len(money)
-    for name, f in [("eval 0-ply", lambda s: an.evaluate(s, 0)),
-                    ("eval 1-ply", lambda s: an.evaluate(s, 1)),
-                    ("rank plays 0-ply (31)", lambda s: an.rank_plays(s, (3, 1), 0)),
-                    ("rank plays 1-ply (31)", lambda s: an.rank_plays(s, (3, 1), 1)),
-                    ("cube 2-ply", lambda s: an.cube(s, 2))]:
+    for name, f in [
+        ("eval 0-ply", lambda s: an.evaluate(s, 0)),
+        ("eval 1-ply", lambda s: an.evaluate(s, 1)),
+        ("rank plays 0-ply (31)", lambda s: an.rank_plays(s, (3, 1), 0)),
+        ("rank plays 1-ply (31)", lambda s: an.rank_plays(s, (3, 1), 1)),
+        ("cube 2-ply", lambda s: an.cube(s, 2)),
+    ]:
         tm = _best_time(lambda f=f: [f(s) for s in money], args.repeat) / n
         ts = _best_time(lambda f=f: [f(s) for s in match], args.repeat) / n
-        print(f"{name:24s} money {1000 * tm:8.2f} ms  match {1000 * ts:8.2f} ms  "
-              f"({100 * (ts / tm - 1):+.0f}%)", flush=True)
+        print(
+            f"{name:24s} money {1000 * tm:8.2f} ms  match {1000 * ts:8.2f} ms  "
+            f"({100 * (ts / tm - 1):+.0f}%)",
+            flush=True,
+        )
     _rollouts(an, money[0], match[0], args)
 
 
@@ -84,8 +92,10 @@ def _rollouts(an, money, match, args):
 
     base = RolloutSettings(trials=args.rollout_trials, truncate=7, workers=1, seed=1)
     for name, m_set, s_set in [
-            ("rollout cubeless t7", base, base),
-            ("rollout live cube t7", replace(base, live_cube=True), replace(base, cubeful=True))]:
+        ("rollout cubeless t7", base, base),
+        ("rollout live cube t7", replace(base, live_cube=True), replace(base, cubeful=True)),
+    ]:
+
         def run(state, settings):
             list(an.iter_rollout(state, settings))
 
@@ -93,8 +103,11 @@ def _rollouts(an, money, match, args):
         run(match, replace(s_set, trials=36))
         tm = _best_time(lambda m=m_set: run(money, m), args.repeat) / args.rollout_trials
         ts = _best_time(lambda m=s_set: run(match, m), args.repeat) / args.rollout_trials
-        print(f"{name:24s} money {1000 * tm:8.2f} ms  match {1000 * ts:8.2f} ms  "
-              f"({100 * (ts / tm - 1):+.0f}%) a trial", flush=True)
+        print(
+            f"{name:24s} money {1000 * tm:8.2f} ms  match {1000 * ts:8.2f} ms  "
+            f"({100 * (ts / tm - 1):+.0f}%) a trial",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

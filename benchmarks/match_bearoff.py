@@ -119,8 +119,11 @@ def main():
             if abs(dt - dp) > args.margin:
                 clear_t += 1
                 agree_t += model_take == (dt < dp)
-        print(f"-{a}a -{b}a: double {agree_d}/{clear_d} clear decisions agree, "
-              f"({early} doubles too early, {late} too late), take {agree_t}/{clear_t}", flush=True)
+        print(
+            f"-{a}a -{b}a: double {agree_d}/{clear_d} clear decisions agree, "
+            f"({early} doubles too early, {late} too late), take {agree_t}/{clear_t}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -69,8 +69,18 @@ def selfplay_midgame(n):
     ev = load_weights()[0]
     dest = np.zeros((4 * n, 26), dtype=np.int8)
     op, om = make_play_buffers()
-    m = _sample_positions(ev, 200, make_rng(5), _START, 0.0, make_workspace(),
-                          make_eval_workspace(hidden_size(ev)), op, om, dest)
+    m = _sample_positions(
+        ev,
+        200,
+        make_rng(5),
+        _START,
+        0.0,
+        make_workspace(),
+        make_eval_workspace(hidden_size(ev)),
+        op,
+        om,
+        dest,
+    )
     contact = [p for p in dest[:m] if not is_race(p)]
     return np.array(contact[:n])
 
@@ -85,7 +95,9 @@ def main():
     sets = position_sets()
     _bench(sets["opening"], ws, op, om, 1)
     total_pos = total_t = 0.0
-    print(f"{'set':10s} {'positions':>9s} {'generations/s':>14s} {'results/s':>12s} {'plays/roll':>10s}")
+    print(
+        f"{'set':10s} {'positions':>9s} {'generations/s':>14s} {'results/s':>12s} {'plays/roll':>10s}"
+    )
     for name, P in sets.items():
         reps = max(1, a.reps * 1000 // max(len(P), 1)) if name == "opening" else a.reps
         t = time.perf_counter()
@@ -94,7 +106,10 @@ def main():
         calls = reps * len(P) * 36
         total_pos += n
         total_t += dt
-        print(f"{name:10s} {len(P):9d} {calls / dt:14,.0f} {n / dt:12,.0f} {n / calls:10.1f}", flush=True)
+        print(
+            f"{name:10s} {len(P):9d} {calls / dt:14,.0f} {n / dt:12,.0f} {n / calls:10.1f}",
+            flush=True,
+        )
     print(f"{'overall':10s} {'':9s} {'':14s} {total_pos / total_t:12,.0f}")
 
 

@@ -62,52 +62,80 @@ def rate_short(ev, settings, seconds, trials=1296):
 
 
 def main():
-    args = script_parser(weights="bgtui-0.npz", seconds=10.0, ply1=False, databases=False, helps={
-        "ply1": "instead: 4-roll truncated rollouts with 1-ply checker play and variance "
-                "reduction, exact and with vr_filter 2, on one core",
-        "databases": "the bear-off databases too, with the default two-sided truncation",
-    }).parse_args()
+    args = script_parser(
+        weights="bgtui-0.npz",
+        seconds=10.0,
+        ply1=False,
+        databases=False,
+        helps={
+            "ply1": "instead: 4-roll truncated rollouts with 1-ply checker play and variance "
+            "reduction, exact and with vr_filter 2, on one core",
+            "databases": "the bear-off databases too, with the default two-sided truncation",
+        },
+    ).parse_args()
     ev = load_weights(args.weights)[0]
     if args.databases:
         ev = with_databases(ev, bearoff=True)
-    print("evaluator: " + ("nets and bear-off databases, two-sided truncation" if args.databases
-                           else "nets only"))
+    print(
+        "evaluator: "
+        + ("nets and bear-off databases, two-sided truncation" if args.databases else "nets only")
+    )
     # compile (or load from cache) before timing
     rate(ev, dict(truncate=2, workers=1, variance_reduction=True), 0.5)
     cases = [
         ("full game, 0-ply, no VR", dict(truncate=0, variance_reduction=False)),
-        ("full game, 0-ply, VR, every play", dict(truncate=0, variance_reduction=True,
-                                                  vr_filter=0)),
-        ("full game, 0-ply, VR, filter k=2", dict(truncate=0, variance_reduction=True,
-                                                  vr_filter=2)),
-        ("full game, 0-ply, VR, filter k=1", dict(truncate=0, variance_reduction=True,
-                                                  vr_filter=1)),
+        (
+            "full game, 0-ply, VR, every play",
+            dict(truncate=0, variance_reduction=True, vr_filter=0),
+        ),
+        (
+            "full game, 0-ply, VR, filter k=2",
+            dict(truncate=0, variance_reduction=True, vr_filter=2),
+        ),
+        (
+            "full game, 0-ply, VR, filter k=1",
+            dict(truncate=0, variance_reduction=True, vr_filter=1),
+        ),
         ("7-roll truncated, 0-ply, no VR", dict(truncate=7, variance_reduction=False)),
     ]
     ncores = os.cpu_count() or 1
     if args.ply1:
         for k in (0, 2):
-            one = rate(ev, dict(truncate=4, ply=1, variance_reduction=True, vr_filter=k,
-                                workers=1), args.seconds)
+            one = rate(
+                ev,
+                dict(truncate=4, ply=1, variance_reduction=True, vr_filter=k, workers=1),
+                args.seconds,
+            )
             vr = one.variance_reduction_factor
-            print(f"4-roll truncated, 1-ply, VR, vr_filter {k}: {one.games_per_second:.2f} games/s "
-                  f"on 1 core, VR factor {vr:.1f}, {one.games_per_second * vr:.0f} plain-trial "
-                  f"equivalents/s", flush=True)
+            print(
+                f"4-roll truncated, 1-ply, VR, vr_filter {k}: {one.games_per_second:.2f} games/s "
+                f"on 1 core, VR factor {vr:.1f}, {one.games_per_second * vr:.0f} plain-trial "
+                f"equivalents/s",
+                flush=True,
+            )
         return
-    print(f"{'case':34s} {'1 core':>10s} {str(ncores) + ' cores':>10s} {'ratio':>6s} {'VR factor':>9s}"
-          f" {'plain-equivalent/s':>18s}")
+    print(
+        f"{'case':34s} {'1 core':>10s} {str(ncores) + ' cores':>10s} {'ratio':>6s} {'VR factor':>9s}"
+        f" {'plain-equivalent/s':>18s}"
+    )
     short = dict(truncate=7, variance_reduction=False)
-    print(f"{'7-roll truncated, 1296-trial runs':34s} "
-          f"{rate_short(ev, dict(short, workers=1), args.seconds):10.0f} "
-          f"{rate_short(ev, dict(short, workers=ncores), args.seconds):10.0f}", flush=True)
+    print(
+        f"{'7-roll truncated, 1296-trial runs':34s} "
+        f"{rate_short(ev, dict(short, workers=1), args.seconds):10.0f} "
+        f"{rate_short(ev, dict(short, workers=ncores), args.seconds):10.0f}",
+        flush=True,
+    )
     for name, st in cases:
         one = rate(ev, dict(st, workers=1), args.seconds)
         many = rate(ev, dict(st, workers=ncores), args.seconds)
         vr = one.variance_reduction_factor
-        print(f"{name:34s} {one.games_per_second:10.0f} {many.games_per_second:10.0f} "
-              f"{many.games_per_second / one.games_per_second:6.2f} "
-              f"{'' if vr is None else f'{vr:9.1f}'}"
-              f"{'' if vr is None else f' {one.games_per_second * vr:18.0f}'}", flush=True)
+        print(
+            f"{name:34s} {one.games_per_second:10.0f} {many.games_per_second:10.0f} "
+            f"{many.games_per_second / one.games_per_second:6.2f} "
+            f"{'' if vr is None else f'{vr:9.1f}'}"
+            f"{'' if vr is None else f' {one.games_per_second * vr:18.0f}'}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

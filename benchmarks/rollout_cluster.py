@@ -55,8 +55,18 @@ def chunk_overhead(address, state, settings, reps):
         first = 100_000 * c  # away from the first turns' cached plays
         t0 = time.perf_counter()
         for i in range(reps):
-            client.submit(C.run_chunk, roots, cubes, first + i * c, c, st, perms,
-                          settings.seed, 12345 + i, pure=False).result()
+            client.submit(
+                C.run_chunk,
+                roots,
+                cubes,
+                first + i * c,
+                c,
+                st,
+                perms,
+                settings.seed,
+                12345 + i,
+                pure=False,
+            ).result()
         times[c] = (time.perf_counter() - t0) / reps
     client.close()
     per_trial = (times[64] - times[1]) / 63
@@ -68,8 +78,12 @@ def main():
     ap.add_argument("--trials", type=int, default=10_000)
     ap.add_argument("--truncate", type=int, default=7)
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
-    ap.add_argument("--chunk-seconds", type=float, default=None,
-                    help="seconds of work a cluster chunk aims at (default cluster.CHUNK_SECONDS)")
+    ap.add_argument(
+        "--chunk-seconds",
+        type=float,
+        default=None,
+        help="seconds of work a cluster chunk aims at (default cluster.CHUNK_SECONDS)",
+    )
     ap.add_argument("--reps", type=int, default=40, help="chunks timed for the overhead")
     args = ap.parse_args()
     from distributed import LocalCluster
@@ -91,8 +105,13 @@ def main():
         print(f"local threads {w}: {args.trials / el:8.0f} games/s ({el:.1f} s)")
     base = None
     for n in args.workers:
-        with LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                          host="127.0.0.1", dashboard_address=None) as lc:
+        with LocalCluster(
+            n_workers=n,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+        ) as lc:
             an = Analyzer()
             an.scheduler = lc.scheduler_address
             timed(an, warm, state)  # every worker loads its evaluator and kernels
@@ -100,13 +119,17 @@ def main():
             gps = args.trials / el
             base = base or gps
             same = snap.rows == ref[1].rows
-            print(f"dask workers {n}: {gps:8.0f} games/s ({el:.1f} s), x{gps / base:.2f} of one "
-                  f"worker; figures {'identical to' if same else 'DIFFERENT from'} the local run")
+            print(
+                f"dask workers {n}: {gps:8.0f} games/s ({el:.1f} s), x{gps / base:.2f} of one "
+                f"worker; figures {'identical to' if same else 'DIFFERENT from'} the local run"
+            )
             if n == args.workers[0]:
                 over, per = chunk_overhead(lc.scheduler_address, state, settings, args.reps)
-                print(f"chunk overhead {over * 1e3:.1f} ms, a trial {per * 1e3:.3f} ms: a chunk of "
-                      f"{C.DaskChunks.chunk_seconds:g} s ({C.DaskChunks.chunk_seconds / per:.0f} "
-                      f"trials) loses {100 * over / (over + C.DaskChunks.chunk_seconds):.1f}%")
+                print(
+                    f"chunk overhead {over * 1e3:.1f} ms, a trial {per * 1e3:.3f} ms: a chunk of "
+                    f"{C.DaskChunks.chunk_seconds:g} s ({C.DaskChunks.chunk_seconds / per:.0f} "
+                    f"trials) loses {100 * over / (over + C.DaskChunks.chunk_seconds):.1f}%"
+                )
             an._cluster.close()
     print(f"load after: {os.getloadavg()[0]:.2f}")
 

@@ -32,8 +32,9 @@ def main():
     ap.add_argument("--truncate", type=int, default=1)
     args = ap.parse_args()
     ev = load_weights()[0]
-    s = RolloutSettings(trials=args.trials, truncate=args.truncate, seed=1,
-                        variance_reduction=False)
+    s = RolloutSettings(
+        trials=args.trials, truncate=args.truncate, seed=1, variance_reduction=False
+    )
     job = RolloutJob(MIDGAME[None], [""], ["midgame"], s, False)
     marks = [args.trials * f // 100 for f in (1, 10, 25, 50, 75, 100)]
     seen = {}
@@ -42,11 +43,16 @@ def main():
         for m in marks:
             if m not in seen and snap.trials_done >= m:
                 seen[m] = rss_mb()
-                print(f"{snap.trials_done:>10,d} trials  RSS {seen[m]:8.1f} MB  "
-                      f"{time.perf_counter() - t0:7.1f} s", flush=True)
+                print(
+                    f"{snap.trials_done:>10,d} trials  RSS {seen[m]:8.1f} MB  "
+                    f"{time.perf_counter() - t0:7.1f} s",
+                    flush=True,
+                )
     if marks[1] in seen and marks[-1] in seen:
-        print(f"growth from {marks[1]:,d} to {marks[-1]:,d} trials: "
-              f"{seen[marks[-1]] - seen[marks[1]]:+.1f} MB")
+        print(
+            f"growth from {marks[1]:,d} to {marks[-1]:,d} trials: "
+            f"{seen[marks[-1]] - seen[marks[1]]:+.1f} MB"
+        )
 
 
 if __name__ == "__main__":

@@ -54,9 +54,15 @@ async def _measure(args) -> dict:
     probe = [lambda: None]
     tmp = tempfile.mkdtemp(prefix="bgtui-latency-")
     t_start = time.perf_counter()
-    app = BgTuiApp(Analyzer(), parse_position(XGID_31), "bgtui-dark", unicode=True,
-                   config_path=Path(tmp) / "tui.toml", data_path=Path(tmp) / "data",
-                   persist_settings=False)
+    app = BgTuiApp(
+        Analyzer(),
+        parse_position(XGID_31),
+        "bgtui-dark",
+        unicode=True,
+        config_path=Path(tmp) / "tui.toml",
+        data_path=Path(tmp) / "data",
+        persist_settings=False,
+    )
     app.animation_level = "none"
     display = app._display
 
@@ -131,14 +137,21 @@ async def _measure(args) -> dict:
             t0 = time.perf_counter()
             send("down" if before == 0 else "up")
             moved = lambda row, before=before: row is not None and row != before  # noqa: E731
-            await until(lambda t0=t0, moved=moved: frame_showing(t0, moved) is not None, "the key's frame", 10)
+            await until(
+                lambda t0=t0, moved=moved: frame_showing(t0, moved) is not None,
+                "the key's frame",
+                10,
+            )
             latencies.append((frame_showing(t0, moved) - t0) * 1e3)
             await asyncio.sleep(0.1)  # a typing pace, not a burst
         probe[0] = lambda: None
         # keep the rollout going for the refresh-rate window, then stop it
         window_end = updates[0] + args.seconds
-        await until(lambda: time.perf_counter() >= window_end or not m.rollout_running,
-                    "the refresh-rate window", args.seconds + 10)
+        await until(
+            lambda: time.perf_counter() >= window_end or not m.rollout_running,
+            "the refresh-rate window",
+            args.seconds + 10,
+        )
         in_window = [u for u in updates if u <= window_end]
         span = in_window[-1] - in_window[0]
         out["refresh_hz"] = (len(in_window) - 1) / span if span > 0 else float("nan")
@@ -154,30 +167,50 @@ async def _measure(args) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--trials", type=int, default=46656, help="rollout trials per candidate "
-                    "(large: the rollout must outlast the measurements)")
-    ap.add_argument("--seconds", type=float, default=8.0,
-                    help="seconds of rollout over which the refresh rate is measured")
+    ap.add_argument(
+        "--trials",
+        type=int,
+        default=46656,
+        help="rollout trials per candidate (large: the rollout must outlast the measurements)",
+    )
+    ap.add_argument(
+        "--seconds",
+        type=float,
+        default=8.0,
+        help="seconds of rollout over which the refresh rate is measured",
+    )
     ap.add_argument("--keys", type=int, default=40, help="key presses timed during the rollout")
-    ap.add_argument("--timeout", type=float, default=900.0,
-                    help="longest wait for the warm-up (a cold numba cache compiles)")
+    ap.add_argument(
+        "--timeout",
+        type=float,
+        default=900.0,
+        help="longest wait for the warm-up (a cold numba cache compiles)",
+    )
     args = ap.parse_args(argv)
     r = asyncio.run(_measure(args))
     keys = r["key_ms"]
     print("bgtui TUI latency (real engine, headless 120x40)")
     print(f"  time to first frame            {r['first_frame_ms']:8.0f} ms")
     print(f"  evaluation ready (warm-up)     {r['engine_ready_s']:8.2f} s")
-    print(f"  warm first evaluation on screen{r['first_eval_ms']:8.0f} ms  "
-          f"(opening, 31: {r['plays']} plays ranked, cube)")
-    print(f"  ... from the start             {r['first_eval_from_start_s']:8.2f} s  "
-          "(e pressed as soon as the evaluation keys are enabled)")
+    print(
+        f"  warm first evaluation on screen{r['first_eval_ms']:8.0f} ms  "
+        f"(opening, 31: {r['plays']} plays ranked, cube)"
+    )
+    print(
+        f"  ... from the start             {r['first_eval_from_start_s']:8.2f} s  "
+        "(e pressed as soon as the evaluation keys are enabled)"
+    )
     print(f"  rollouts ready (warm-up)       {r['rollouts_ready_s']:8.2f} s")
-    print(f"  results-table refresh rate     {r['refresh_hz']:8.1f} Hz  "
-          f"(over {r['refresh_window_s']:.1f} s of rollout; {r['rollout_trials']} trials, "
-          f"{r['games_per_s']:.0f} games/s)")
+    print(
+        f"  results-table refresh rate     {r['refresh_hz']:8.1f} Hz  "
+        f"(over {r['refresh_window_s']:.1f} s of rollout; {r['rollout_trials']} trials, "
+        f"{r['games_per_s']:.0f} games/s)"
+    )
     if keys:
-        print(f"  key press to screen, rollout   {statistics.median(keys):8.1f} ms median, "
-              f"{_p95(keys):.1f} ms p95  ({len(keys)} keys)")
+        print(
+            f"  key press to screen, rollout   {statistics.median(keys):8.1f} ms median, "
+            f"{_p95(keys):.1f} ms p95  ({len(keys)} keys)"
+        )
     else:
         print("  key press to screen: no key timed (the rollout ended first; raise --trials)")
     return 0

@@ -50,12 +50,13 @@ def main():
         print(f"{len(pos)} positions and their rollouts from {args.reference}")
     else:
         ev = with_databases(load_weights(args.weights[0])[0], bearoff=True)
-        pos = sample_contact_positions(ev, args.positions, args.seed, games=3000,
-                                       capacity=200000)
+        pos = sample_contact_positions(ev, args.positions, args.seed, games=3000, capacity=200000)
         t = time.time()
         ro = _rollout_targets(ev, pos, args.trials, args.seed, args.workers)
-        print(f"{len(pos)} positions, {args.trials}-trial rollouts played by {args.weights[0]} "
-              f"in {time.time() - t:.0f} s")
+        print(
+            f"{len(pos)} positions, {args.trials}-trial rollouts played by {args.weights[0]} "
+            f"in {time.time() - t:.0f} s"
+        )
         if args.save:
             np.savez(args.save, pos=pos, ro=ro)
     cls = np.array([net_class(p) for p in pos])
@@ -70,11 +71,15 @@ def main():
             print(f"  {name} ({k.sum()} positions):")
             for j in range(5):
                 d = y[k, j] - ro[k, j]
-                print(f"    {NAMES[j]:12s} net {y[k, j].mean():.4f}  rollouts {ro[k, j].mean():.4f}"
-                      f"  difference {d.mean():+.4f} ± {d.std() / np.sqrt(k.sum()):.4f}")
+                print(
+                    f"    {NAMES[j]:12s} net {y[k, j].mean():.4f}  rollouts {ro[k, j].mean():.4f}"
+                    f"  difference {d.mean():+.4f} ± {d.std() / np.sqrt(k.sum()):.4f}"
+                )
         e = equities(y) - equities(ro)
-        print(f"  cubeless equity against the rollouts: mean error {e.mean():+.4f}, "
-              f"RMS {np.sqrt((e ** 2).mean()):.4f}")
+        print(
+            f"  cubeless equity against the rollouts: mean error {e.mean():+.4f}, "
+            f"RMS {np.sqrt((e**2).mean()):.4f}"
+        )
 
 
 if __name__ == "__main__":

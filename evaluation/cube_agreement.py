@@ -74,8 +74,13 @@ def _model(an, state, method):
     cubeful lookahead)."""
     ply = int(method[0])
     if method.endswith("root"):
-        d = decide(an.probabilities(state.position, ply), state.position, state.cube_owner,
-                   state.jacoby, state.beavers)
+        d = decide(
+            an.probabilities(state.position, ply),
+            state.position,
+            state.cube_owner,
+            state.jacoby,
+            state.beavers,
+        )
         return d["no_double"], d["double_take"], d["double_pass"], d["action"]
     c = an.cube(state, ply=ply)
     return c.no_double, c.double_take, c.double_pass, c.action
@@ -89,16 +94,26 @@ def _decisions(nd, dt, dp=1.0):
 
 def _rollout_reference(an, state, args, n):
     """The live-cube rollout's figures for one position (a dict, JSON-ready)."""
-    settings = RolloutSettings(trials=args.trials, seed=args.seed + n, live_cube=True,
-                               vr_filter=args.vr_filter, workers=args.workers)
+    settings = RolloutSettings(
+        trials=args.trials,
+        seed=args.seed + n,
+        live_cube=True,
+        vr_filter=args.vr_filter,
+        workers=args.workers,
+    )
     dec = None
     for _, dec in an.iter_cube_rollout(state, settings):
         pass
     se = dec.standard_errors
-    return {"no_double": dec.no_double, "double_take": dec.double_take,
-            "double_pass": dec.double_pass, "action": dec.action,
-            "se_no_double": se["no_double"], "se_double_take": se["double_take"],
-            "se_diff": se["double_take_minus_no_double"]}
+    return {
+        "no_double": dec.no_double,
+        "double_take": dec.double_take,
+        "double_pass": dec.double_pass,
+        "action": dec.action,
+        "se_no_double": se["no_double"],
+        "se_double_take": se["double_take"],
+        "se_diff": se["double_take_minus_no_double"],
+    }
 
 
 def _load_json(path):
@@ -113,8 +128,15 @@ def _save_json(path, data):
 
 
 def main():
-    ap = script_parser(__doc__.splitlines()[0], positions=40, trials=1296, seed=5, margin=0.04,
-                       vr_filter=0, workers=0)
+    ap = script_parser(
+        __doc__.splitlines()[0],
+        positions=40,
+        trials=1296,
+        seed=5,
+        margin=0.04,
+        vr_filter=0,
+        workers=0,
+    )
     ap.add_argument("--save", help="write the rollouts to this JSON file (resumes)")
     ap.add_argument("--reference", help="read the rollouts from this JSON file")
     ap.add_argument("--weights", default=None, help="the model's weights (default: shipped)")
@@ -127,14 +149,24 @@ def main():
     if ref is not None:
         args.seed, args.trials = ref["seed"], ref["trials"]
         positions = [parse_position(r["position_id"]).position for r in ref["rows"]]
-        print(f"{len(positions)} positions, live-cube rollouts of {args.trials} trials each "
-              f"read from {args.reference}", flush=True)
+        print(
+            f"{len(positions)} positions, live-cube rollouts of {args.trials} trials each "
+            f"read from {args.reference}",
+            flush=True,
+        )
     else:
         positions = _candidates(args.seed, args.positions)
-        ref = _load_json(args.save) or {"seed": args.seed, "trials": args.trials,
-                                         "vr_filter": args.vr_filter, "rows": []}
-        print(f"{len(positions)} positions, live-cube rollouts of {args.trials} trials each "
-              f"(variance reduction, 0-ply)", flush=True)
+        ref = _load_json(args.save) or {
+            "seed": args.seed,
+            "trials": args.trials,
+            "vr_filter": args.vr_filter,
+            "rows": [],
+        }
+        print(
+            f"{len(positions)} positions, live-cube rollouts of {args.trials} trials each "
+            f"(variance reduction, 0-ply)",
+            flush=True,
+        )
     plies = ("0-ply", "1-ply", "2-ply", "1-ply root", "2-ply root")
     agree = {k: [0, 0] for k in plies}  # action name: [agreements, clear positions]
     agree_d = {k: [0, 0] for k in plies}
@@ -182,23 +214,32 @@ def main():
                 agree_t[k][1] += 1
                 agree_t[k][0] += mt == takes
             marks.append(f"{k} {action_k}")
-        print(f"{n + 1:3d} {pid}  rollout {r['action']} (ND {nd:+.3f} DT {dt:+.3f} "
-              f"+-{se_dt:.3f}, DT-ND se {se_diff:.3f}){'  clear' if clear else ''}  | "
-              + "; ".join(marks), flush=True)
+        print(
+            f"{n + 1:3d} {pid}  rollout {r['action']} (ND {nd:+.3f} DT {dt:+.3f} "
+            f"+-{se_dt:.3f}, DT-ND se {se_diff:.3f}){'  clear' if clear else ''}  | "
+            + "; ".join(marks),
+            flush=True,
+        )
     print(f"\n{time.perf_counter() - t0:.0f} s")
     for k in plies:
         a, c = agree[k]
         ad, cd = agree_d[k]
         at, ct = agree_t[k]
+
         def pct(x, y):
-            return (f"{100 * x / y:.0f}%" if y else "-")
-        print(f"{k:10s}: action agrees on {a}/{c} clear positions ({pct(a, c)}); double "
-              f"decision {ad}/{cd} ({pct(ad, cd)}); take decision {at}/{ct} ({pct(at, ct)})")
+            return f"{100 * x / y:.0f}%" if y else "-"
+
+        print(
+            f"{k:10s}: action agrees on {a}/{c} clear positions ({pct(a, c)}); double "
+            f"decision {ad}/{cd} ({pct(ad, cd)}); take decision {at}/{ct} ({pct(at, ct)})"
+        )
     print("\nlevel (model - rollout, all positions): mean error / mean absolute error")
     for k in plies:
         e = np.array(level[k])
-        print(f"{k:10s}: no double {e[:, 0].mean():+.4f} / {np.abs(e[:, 0]).mean():.4f};  "
-              f"double/take {e[:, 1].mean():+.4f} / {np.abs(e[:, 1]).mean():.4f}")
+        print(
+            f"{k:10s}: no double {e[:, 0].mean():+.4f} / {np.abs(e[:, 0]).mean():.4f};  "
+            f"double/take {e[:, 1].mean():+.4f} / {np.abs(e[:, 1]).mean():.4f}"
+        )
 
 
 if __name__ == "__main__":

@@ -92,14 +92,18 @@ def main():
             play(an, rng, vs, stats, ws)
         n = sum(s[0] for s in stats.values())
         total = sum(s[2] for s in stats.values())
-        print(f"\n{name}: {args.games} games, {n} decisions, {time.time() - t:.0f} s; "
-              f"0-ply loses {1000 * total / max(n, 1):.1f} millipoints a decision by 2-ply")
+        print(
+            f"\n{name}: {args.games} games, {n} decisions, {time.time() - t:.0f} s; "
+            f"0-ply loses {1000 * total / max(n, 1):.1f} millipoints a decision by 2-ply"
+        )
         for cls in ("contact", "crashed", "race"):
             if cls in stats:
                 k, wrong, err = stats[cls]
-                print(f"  {cls:8s} {k:6d} decisions ({100 * k / n:4.1f}%), 0-ply differs from "
-                      f"2-ply in {100 * wrong / k:4.1f}%, {1000 * err / k:5.1f} millipoints a "
-                      f"decision, {100 * err / max(total, 1e-12):4.1f}% of the total")
+                print(
+                    f"  {cls:8s} {k:6d} decisions ({100 * k / n:4.1f}%), 0-ply differs from "
+                    f"2-ply in {100 * wrong / k:4.1f}%, {1000 * err / k:5.1f} millipoints a "
+                    f"decision, {100 * err / max(total, 1e-12):4.1f}% of the total"
+                )
 
 
 if __name__ == "__main__":

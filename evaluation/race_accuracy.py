@@ -26,7 +26,6 @@ summed up with and without them (the approximation against the race net).
 Target: within 1 percentage point.
 """
 
-
 import numpy as np
 
 from bgtui.analysis.bearoff_cache import get_one_sided
@@ -47,18 +46,27 @@ from bgtui.training.train import load_dataset
 
 def main():
     ap = script_parser(
-        positions=20, trials=1296, weights="bgtui-0.npz", sample_weights="bgtui-0.npz",
-        net_only=False, also=None, data=None, before_few=False, labels=False, helps={
+        positions=20,
+        trials=1296,
+        weights="bgtui-0.npz",
+        sample_weights="bgtui-0.npz",
+        net_only=False,
+        also=None,
+        data=None,
+        before_few=False,
+        labels=False,
+        helps={
             "sample_weights": "the weights whose self-play gives the positions (keep it fixed "
-                              "to compare weights files on the same positions)",
+            "to compare weights files on the same positions)",
             "net_only": "only races that no bear-off database values (the race net's)",
             "also": "another weights file measured against the same rollouts",
             "data": "take the races from this training set's shards (a directory, or several "
-                    "separated by commas)",
+            "separated by commas)",
             "before_few": "with --net-only: the races the race net valued before the "
-                          "few-checker rows (the same sample before and after them)",
+            "few-checker rows (the same sample before and after them)",
             "labels": "with --data: compare with the data's own rollout targets, no rollouts",
-        })
+        },
+    )
     a = ap.parse_args()
     ev = with_databases(load_weights(a.weights)[0], bearoff=True)
     ev_home = ev[:3] + (get_one_sided().dist,) + ev[4:]  # home-board one-sided database only
@@ -76,14 +84,29 @@ def main():
     else:
         pool = np.zeros((20000, 26), dtype=np.int8)
         op, om = make_play_buffers()
-        n = _sample_positions(ship, 400, make_rng(9), _START, 0.0, make_workspace(),
-                              make_eval_workspace(hidden_size(ship)), op, om, pool)
+        n = _sample_positions(
+            ship,
+            400,
+            make_rng(9),
+            _START,
+            0.0,
+            make_workspace(),
+            make_eval_workspace(hidden_size(ship)),
+            op,
+            om,
+            pool,
+        )
         pool = pool[:n]
     sel = ev_before[3] if a.before_few else ev[3]
-    races = [p for p in pool if is_race(p) and not is_two_sided(p)
-             and not (a.net_only and one_sided_applies(p, sel))]
+    races = [
+        p
+        for p in pool
+        if is_race(p) and not is_two_sided(p) and not (a.net_only and one_sided_applies(p, sel))
+    ]
     rng = np.random.default_rng(1)
-    picks = [races[i] for i in rng.choice(len(races), size=min(a.positions, len(races)), replace=False)]
+    picks = [
+        races[i] for i in rng.choice(len(races), size=min(a.positions, len(races)), replace=False)
+    ]
     diffs, diffs_before, diffs_home, diffs_also, wins, by_db = [], [], [], [], [], []
     for p in picks:
         w0 = float(evaluate0(p, ev)[0])
@@ -101,29 +124,41 @@ def main():
         diffs_also.append(wa - r.probabilities.win)
         wins.append(r.probabilities.win)
         by_db.append(bool(one_sided_applies(p, ev[3])))
-        print(f"0-ply {100 * w0:5.1f}% ({'os ' if by_db[-1] else 'net'})  before few "
-              f"{100 * wb:5.1f}%  home-db-only "
-              f"{100 * wh:5.1f}%  rollout {100 * r.probabilities.win:5.1f}% "
-              f"±{100 * r.probabilities_se.win:.1f}  diff {100 * diffs[-1]:+5.1f}  "
-              + (f"{a.also} {100 * wa:5.1f}%  " if ev_also is not None else "") +
-              f"{format_position_id(GameState.from_position(p))}", flush=True)
+        print(
+            f"0-ply {100 * w0:5.1f}% ({'os ' if by_db[-1] else 'net'})  before few "
+            f"{100 * wb:5.1f}%  home-db-only "
+            f"{100 * wh:5.1f}%  rollout {100 * r.probabilities.win:5.1f}% "
+            f"±{100 * r.probabilities_se.win:.1f}  diff {100 * diffs[-1]:+5.1f}  "
+            + (f"{a.also} {100 * wa:5.1f}%  " if ev_also is not None else "")
+            + f"{format_position_id(GameState.from_position(p))}",
+            flush=True,
+        )
     wins = np.array(wins)
     by_db = np.array(by_db)
     open_ = (wins > 0.05) & (wins < 0.95)
-    def summary(d, mask):
-        return (f"mean {100 * d[mask].mean():.2f}, largest {100 * d[mask].max():.2f}"
-                if mask.any() else "none")
 
-    named = [("bgtui", diffs), ("without the few-checker rows", diffs_before),
-             ("home-board database only", diffs_home)]
+    def summary(d, mask):
+        return (
+            f"mean {100 * d[mask].mean():.2f}, largest {100 * d[mask].max():.2f}"
+            if mask.any()
+            else "none"
+        )
+
+    named = [
+        ("bgtui", diffs),
+        ("without the few-checker rows", diffs_before),
+        ("home-board database only", diffs_home),
+    ]
     if ev_also is not None:
         named.append((a.also, diffs_also))
     for name, dd in named:
         d = np.abs(dd)
-        print(f"{name}: {len(d)} race positions, mean |diff| {100 * d.mean():.2f} points, "
-              f"largest {100 * d.max():.2f}; {open_.sum()} undecided (rollout win 5-95%): "
-              f"{summary(d, open_)}; the {by_db.sum()} the one-sided database values: "
-              f"{summary(d, by_db)}")
+        print(
+            f"{name}: {len(d)} race positions, mean |diff| {100 * d.mean():.2f} points, "
+            f"largest {100 * d.max():.2f}; {open_.sum()} undecided (rollout win 5-95%): "
+            f"{summary(d, open_)}; the {by_db.sum()} the one-sided database values: "
+            f"{summary(d, by_db)}"
+        )
 
 
 def _few_checkers(p):
@@ -140,11 +175,16 @@ def by_labels(data, ev, ev_before):
     value, with them (the one-sided approximation) and without them (the race net)."""
     pos, targets = load_dataset(data)
     races = [i for i, p in enumerate(pos) if is_race(p) and not is_two_sided(p)]
-    new = [i for i in races if one_sided_applies(pos[i], ev[3])
-           and not one_sided_applies(pos[i], ev_before[3])]
+    new = [
+        i
+        for i in races
+        if one_sided_applies(pos[i], ev[3]) and not one_sided_applies(pos[i], ev_before[3])
+    ]
     rest = [i for i in races if i not in set(new)]
-    print(f"{len(races)} races in {data}; the few-checker rows value {len(new)} of them, "
-          "compared with the data's rollout win probability:")
+    print(
+        f"{len(races)} races in {data}; the few-checker rows value {len(new)} of them, "
+        "compared with the data's rollout win probability:"
+    )
     label = targets[:, 0].astype(np.float64)
 
     def line(name, idx):
@@ -156,15 +196,19 @@ def by_labels(data, ev, ev_before):
         parts = []
         for what, e in (("approximation", ev), ("race net", ev_before)):
             d = np.array([float(evaluate0(pos[i], e)[0]) for i in idx]) - lab
-            parts.append(f"{what} mean {100 * np.abs(d).mean():.2f} rms "
-                         f"{100 * np.sqrt((d ** 2).mean()):.2f} largest {100 * np.abs(d).max():.1f}"
-                         f" undecided {100 * np.abs(d[und]).mean() if und.any() else 0:.2f}")
+            parts.append(
+                f"{what} mean {100 * np.abs(d).mean():.2f} rms "
+                f"{100 * np.sqrt((d**2).mean()):.2f} largest {100 * np.abs(d).max():.1f}"
+                f" undecided {100 * np.abs(d[und]).mean() if und.any() else 0:.2f}"
+            )
         print(f"  {name}: {len(idx)} races ({und.sum()} undecided): " + "; ".join(parts))
 
     line("all", new)
     for k in range(1, 16):
-        line(f"a side of {k} checker(s) in the few-checker rows",
-             [i for i in new if _few_checkers(pos[i]) == k])
+        line(
+            f"a side of {k} checker(s) in the few-checker rows",
+            [i for i in new if _few_checkers(pos[i]) == k],
+        )
     if rest:
         d = np.array([float(evaluate0(pos[i], ev)[0]) for i in rest]) - label[rest]
         print(f"  the other {len(rest)} races (unchanged): mean {100 * np.abs(d).mean():.2f}")

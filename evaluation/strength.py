@@ -33,8 +33,20 @@ def duel(ev_a, kind_a, ev_b, kind_b, pairs, seed, workers):
     hidden = max(hidden_size(ev_a), hidden_size(ev_b))
 
     def part(lo, hi):
-        duel_pairs(ev_a, kind_a, ev_b, kind_b, lo, hi - lo, seed, START, WR, WC,
-                   make_rollout_workspace(hidden), out[lo:hi])
+        duel_pairs(
+            ev_a,
+            kind_a,
+            ev_b,
+            kind_b,
+            lo,
+            hi - lo,
+            seed,
+            START,
+            WR,
+            WC,
+            make_rollout_workspace(hidden),
+            out[lo:hi],
+        )
 
     with ThreadPoolExecutor(workers) as pool:
         list(pool.map(lambda b: part(*b), zip(bounds[:-1], bounds[1:])))
@@ -42,10 +54,16 @@ def duel(ev_a, kind_a, ev_b, kind_b, pairs, seed, workers):
 
 
 def main():
-    ap = script_parser(weights="bgtui-0.npz", vs="pubeval", pairs=10000, seed=1,
-                       workers=os.cpu_count() or 1)
-    ap.add_argument("--ply", type=int, default=0, choices=(0, 1),
-                    help="bgtui's lookahead (1: every play at 0-ply, the best 8 within 0.16 at 1-ply)")
+    ap = script_parser(
+        weights="bgtui-0.npz", vs="pubeval", pairs=10000, seed=1, workers=os.cpu_count() or 1
+    )
+    ap.add_argument(
+        "--ply",
+        type=int,
+        default=0,
+        choices=(0, 1),
+        help="bgtui's lookahead (1: every play at 0-ply, the best 8 within 0.16 at 1-ply)",
+    )
     a = ap.parse_args()
     ev = with_databases(load_weights(a.weights)[0], bearoff=True)
     if a.vs == "pubeval":
@@ -63,9 +81,11 @@ def main():
     dt = time.perf_counter() - t
     pair_ppg = out[:, :2].mean(axis=1)
     se = pair_ppg.std(ddof=1) / np.sqrt(len(pair_ppg))
-    print(f"bgtui ({a.weights}, {a.ply}-ply) vs {a.vs}: {pair_ppg.mean():+.3f} ppg ± {se:.3f} over "
-          f"{a.pairs} game pairs; {2 * a.pairs / dt:.0f} games/s; gammons "
-          f"{out[:, 2].sum() / (2 * a.pairs):.1%}, backgammons {out[:, 3].sum() / (2 * a.pairs):.1%}")
+    print(
+        f"bgtui ({a.weights}, {a.ply}-ply) vs {a.vs}: {pair_ppg.mean():+.3f} ppg ± {se:.3f} over "
+        f"{a.pairs} game pairs; {2 * a.pairs / dt:.0f} games/s; gammons "
+        f"{out[:, 2].sum() / (2 * a.pairs):.1%}, backgammons {out[:, 3].sum() / (2 * a.pairs):.1%}"
+    )
 
 
 if __name__ == "__main__":

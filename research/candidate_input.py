@@ -51,7 +51,7 @@ def main():
     pos, tg = load_dataset(a.data)
     cls = _net_classes(pos)
     perm = np.random.default_rng(5).permutation(len(pos))
-    hold, train = perm[:len(pos) // 25], perm[len(pos) // 25:]
+    hold, train = perm[: len(pos) // 25], perm[len(pos) // 25 :]
     tr, ho = train[cls[train] == CONTACT], hold[cls[hold] == CONTACT]
     if len(ho) == 0:
         raise SystemExit(f"{a.data}: too few contact positions to hold some out")
@@ -74,8 +74,9 @@ def main():
             lr = 0.001 * 0.01 ** (ep / max(a.epochs - 1, 1))
             order = np.random.default_rng(ep).permutation(len(tr))
             adam.adam_pass(net, moments, X, tg[tr], order, 256, lr)
-            print(f"  pass {ep + 1}: {adam.squared_error(net, XH, tg[ho]) / len(ho):.6f}",
-                  flush=True)
+            print(
+                f"  pass {ep + 1}: {adam.squared_error(net, XH, tg[ho]) / len(ho):.6f}", flush=True
+            )
 
 
 if __name__ == "__main__":

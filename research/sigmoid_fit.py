@@ -26,8 +26,12 @@ def fit(n_p=5, n_q=4, iters=60):
     u = y * y
     w = np.ones_like(y)
     for _ in range(iters):
-        a = np.hstack([y[:, None] * u[:, None] ** np.arange(n_p),
-                       -(t[:, None] * u[:, None] ** np.arange(1, n_q + 1))])
+        a = np.hstack(
+            [
+                y[:, None] * u[:, None] ** np.arange(n_p),
+                -(t[:, None] * u[:, None] ** np.arange(1, n_q + 1)),
+            ]
+        )
         sol = np.linalg.lstsq(a * w[:, None], t * w, rcond=None)[0]
         p = sol[:n_p]
         q = np.concatenate([[1.0], sol[n_p:]])

@@ -8,7 +8,6 @@ rollout, which the per-rollout estimate (computed as for independent trials) ove
 dice are stratified. Ratios below 1 mean the mode removes luck.
 """
 
-
 import numpy as np
 
 from bgtui.analysis.models import RolloutSettings
@@ -44,9 +43,12 @@ def main():
         pseudo = spread(ev, pos, a.reps, quasi_random=False, **base)
         quasi = spread(ev, pos, a.reps, quasi_random=True, **base)
         strat = spread(ev, pos, a.reps, quasi_random=True, stratify_all=True, **base)
-        print(f"{name:8s} SE of a {a.trials}-trial rollout (truncated at {a.truncate}): "
-              f"pseudo {pseudo:.4f}  quasi {quasi:.4f} ({quasi / pseudo:.2f}x)  "
-              f"quasi+stratify all {strat:.4f} ({strat / pseudo:.2f}x)", flush=True)
+        print(
+            f"{name:8s} SE of a {a.trials}-trial rollout (truncated at {a.truncate}): "
+            f"pseudo {pseudo:.4f}  quasi {quasi:.4f} ({quasi / pseudo:.2f}x)  "
+            f"quasi+stratify all {strat:.4f} ({strat / pseudo:.2f}x)",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

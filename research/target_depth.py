@@ -49,8 +49,14 @@ def _plied(ev, pos, ply):
 
 
 def _truncated(ev, pos, trials, truncate, vr_filter, seed):
-    s = RolloutSettings(trials=trials, seed=seed, truncate=truncate, variance_reduction=True,
-                        vr_filter=vr_filter, workers=1)
+    s = RolloutSettings(
+        trials=trials,
+        seed=seed,
+        truncate=truncate,
+        variance_reduction=True,
+        vr_filter=vr_filter,
+        workers=1,
+    )
     out = np.zeros((len(pos), 5), dtype=np.float32)
     for i, p in enumerate(pos):
         snap = None
@@ -62,8 +68,13 @@ def _truncated(ev, pos, trials, truncate, vr_filter, seed):
 
 
 def main():
-    ap = script_parser(reference="benchmarks/data/calibration_s91.npz", positions=1000,
-                       weights="bgtui-0.npz", trials=36, seed=3)
+    ap = script_parser(
+        reference="benchmarks/data/calibration_s91.npz",
+        positions=1000,
+        weights="bgtui-0.npz",
+        trials=36,
+        seed=3,
+    )
     ap.add_argument("--data", help="instead: the chunks of `bgtui train game-rollouts`")
     a = ap.parse_args()
     pos, ro = _reference(a)
@@ -72,19 +83,28 @@ def main():
     _truncated(ev, pos[:1], 36, 2, 1, 11)
     ref_eq = equities(ro)
     print(f"{len(pos)} positions; the reference: 36-trial full-game rollouts")
-    print(f"{'target':30s} {'mse equity':>10s} {'mse win':>9s} {'mean diff':>9s} {'s/position':>10s}")
+    print(
+        f"{'target':30s} {'mse equity':>10s} {'mse win':>9s} {'mean diff':>9s} {'s/position':>10s}"
+    )
     cases = [(f"{p}-ply", lambda p=p: _plied(ev, pos, p)) for p in (0, 1, 2)]
-    cases += [(f"truncated {t}, {a.trials} trials, filter {k}",
-               lambda t=t, k=k: _truncated(ev, pos, a.trials, t, k, 11))
-              for t, k in ((2, 0), (4, 1), (7, 1), (10, 1))]
+    cases += [
+        (
+            f"truncated {t}, {a.trials} trials, filter {k}",
+            lambda t=t, k=k: _truncated(ev, pos, a.trials, t, k, 11),
+        )
+        for t, k in ((2, 0), (4, 1), (7, 1), (10, 1))
+    ]
     for name, run in cases:
         t0 = time.perf_counter()
         lab = run()
         dt = (time.perf_counter() - t0) / len(pos)
         e = equities(lab)
-        print(f"{name:30s} {np.mean((e - ref_eq) ** 2):10.5f} "
-              f"{np.mean((lab[:, 0] - ro[:, 0]) ** 2):9.5f} {np.mean(e - ref_eq):+9.4f} "
-              f"{dt:10.4f}", flush=True)
+        print(
+            f"{name:30s} {np.mean((e - ref_eq) ** 2):10.5f} "
+            f"{np.mean((lab[:, 0] - ro[:, 0]) ** 2):9.5f} {np.mean(e - ref_eq):+9.4f} "
+            f"{dt:10.4f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

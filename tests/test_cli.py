@@ -30,7 +30,14 @@ def test_eval_json_contract(capsys):
     assert set(d["probabilities"]) == PROBS
     p = d["probabilities"]
     assert p["win"] >= p["win_gammon"] >= p["win_backgammon"] >= 0
-    eq = 2 * p["win"] - 1 + p["win_gammon"] - p["lose_gammon"] + p["win_backgammon"] - p["lose_backgammon"]
+    eq = (
+        2 * p["win"]
+        - 1
+        + p["win_gammon"]
+        - p["lose_gammon"]
+        + p["win_backgammon"]
+        - p["lose_backgammon"]
+    )
     assert d["equity"]["cubeless"] == pytest.approx(eq, abs=1e-6)
     assert "cubeful" in d["equity"]
 
@@ -38,10 +45,14 @@ def test_eval_json_contract(capsys):
 def test_eval_says_which_database_values_a_race(capsys):
     # a race with a straggler: the one-sided database; a small bear-off: the exact two-sided;
     # the opening: the nets (nothing said); the JSON contract stays as conventions.md fixes it
-    lines = {pid: run(capsys, "eval", pid)[1].splitlines()[0]
-             for pid in ("7wABAG4bAAAAAA", "AwAAEAAAAAAAAA", OPENING)}
+    lines = {
+        pid: run(capsys, "eval", pid)[1].splitlines()[0]
+        for pid in ("7wABAG4bAAAAAA", "AwAAEAAAAAAAAA", OPENING)
+    }
     assert lines["7wABAG4bAAAAAA"].endswith("0-ply, one-sided bear-off database, player on roll")
-    assert lines["AwAAEAAAAAAAAA"].endswith("0-ply, two-sided bear-off database (exact), player on roll")
+    assert lines["AwAAEAAAAAAAAA"].endswith(
+        "0-ply, two-sided bear-off database (exact), player on roll"
+    )
     assert lines[OPENING] == f"{OPENING}  0-ply, player on roll"
     d = json.loads(run(capsys, "eval", "7wABAG4bAAAAAA", "--json")[1])
     assert set(d) == {"position_id", "ply", "probabilities", "equity"}
@@ -82,8 +93,14 @@ def test_moves_with_no_legal_play(capsys):
 
 
 def test_bad_input_gives_one_line_and_status_2(capsys):
-    for argv in (["moves", OPENING, "07"], ["moves", OPENING, "3"], ["moves", OPENING, "x1"],
-                 ["eval", "4HPwATDgc/ABM"], ["eval", "nonsense-id-xx"], ["cube", "XGID=junk"]):
+    for argv in (
+        ["moves", OPENING, "07"],
+        ["moves", OPENING, "3"],
+        ["moves", OPENING, "x1"],
+        ["eval", "4HPwATDgc/ABM"],
+        ["eval", "nonsense-id-xx"],
+        ["cube", "XGID=junk"],
+    ):
         code, out, err = run(capsys, *argv)
         assert code == 2, argv
         assert err.startswith("bgtui: error: ") and err.count("\n") == 1, err
@@ -91,16 +108,23 @@ def test_bad_input_gives_one_line_and_status_2(capsys):
 
 
 def test_unknown_option_is_a_clear_error():
-    r = subprocess.run([sys.executable, "-m", "bgtui", "eval", OPENING, "--plyy", "2"],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "bgtui", "eval", OPENING, "--plyy", "2"],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 2 and "unrecognized arguments: --plyy" in r.stderr
     assert "Traceback" not in r.stderr
 
 
 def test_batch_streams_one_json_line_per_query_and_survives_bad_lines():
     lines = f"{OPENING} 31\nnot-a-position 31\n{OPENING} 66\n"
-    p = subprocess.Popen([sys.executable, "-m", "bgtui", "moves", "--batch", "-", "--json"],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "bgtui", "moves", "--batch", "-", "--json"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     # one query, one answer, before more input arrives (lines are flushed)
     p.stdin.write(f"{OPENING} 21\n")
     p.stdin.flush()
@@ -121,8 +145,23 @@ def test_cube_json_contract(capsys):
 
 
 def test_rollout_json_contract_for_candidates(capsys):
-    code, out, _ = run(capsys, "rollout", OPENING, "--dice", "31", "--moves", "8/5 6/5", "24/23 13/10",
-                       "--trials", "72", "--truncate", "2", "--workers", "1", "--json")
+    code, out, _ = run(
+        capsys,
+        "rollout",
+        OPENING,
+        "--dice",
+        "31",
+        "--moves",
+        "8/5 6/5",
+        "24/23 13/10",
+        "--trials",
+        "72",
+        "--truncate",
+        "2",
+        "--workers",
+        "1",
+        "--json",
+    )
     d = json.loads(out)
     assert d["trials"] == 72 and d["dice"] == "31" and d["settings"]["truncate"] == 2
     assert [m["move"] for m in d["moves"]][0] in ("8/5 6/5", "24/23 13/10")
@@ -133,8 +172,20 @@ def test_rollout_json_contract_for_candidates(capsys):
 
 
 def test_cube_from_a_live_cube_rollout_reports_paired_standard_errors(capsys):
-    code, out, _ = run(capsys, "cube", OPENING, "--rollout", "--live", "--trials", "36",
-                       "--truncate", "4", "--workers", "1", "--json")
+    code, out, _ = run(
+        capsys,
+        "cube",
+        OPENING,
+        "--rollout",
+        "--live",
+        "--trials",
+        "36",
+        "--truncate",
+        "4",
+        "--workers",
+        "1",
+        "--json",
+    )
     d = json.loads(out)
     assert code == 0 and d["double_pass"] == 1.0
     se = d["standard_errors"]
@@ -148,22 +199,69 @@ def test_train_dataset_and_an_adam_fit_from_the_command_line(capsys, tmp_path):
     from bgtui.analysis.weights import load_weights
 
     d, ck = str(tmp_path / "d"), str(tmp_path / "fit.npz")
-    code, out, _ = run(capsys, "train", "dataset", "--checkpoint", "bgtui-0.npz", "--data", d,
-                       "--positions", "200", "--shard", "200")
+    code, out, _ = run(
+        capsys,
+        "train",
+        "dataset",
+        "--checkpoint",
+        "bgtui-0.npz",
+        "--data",
+        d,
+        "--positions",
+        "200",
+        "--shard",
+        "200",
+    )
     assert code in (0, None) and json.loads(out.splitlines()[-1])["positions"] == 200
-    code, out, _ = run(capsys, "train", "fit", "--checkpoint", ck, "--data", d, "--epochs", "2",
-                       "--optimizer", "adam", "--batch-size", "16", "--nets", "contact",
-                       "--init", "random", "--hidden", "8")
+    code, out, _ = run(
+        capsys,
+        "train",
+        "fit",
+        "--checkpoint",
+        ck,
+        "--data",
+        d,
+        "--epochs",
+        "2",
+        "--optimizer",
+        "adam",
+        "--batch-size",
+        "16",
+        "--nets",
+        "contact",
+        "--init",
+        "random",
+        "--hidden",
+        "8",
+    )
     assert code in (0, None)
     recs = [json.loads(x) for x in out.splitlines()]
     assert [r["epoch"] for r in recs] == [1, 2] and recs[0]["alpha"] == 0.001  # adam's default
     nets, meta = load_weights(ck)
     assert nets[0][1].shape == (8,) and meta["fit"]["optimizer"] == "adam"
-    code, _, err = run(capsys, "train", "fit", "--checkpoint", str(tmp_path / "x.npz"),
-                       "--data", d, "--nets", "bogus")
+    code, _, err = run(
+        capsys,
+        "train",
+        "fit",
+        "--checkpoint",
+        str(tmp_path / "x.npz"),
+        "--data",
+        d,
+        "--nets",
+        "bogus",
+    )
     assert code == 2 and "--nets" in err
-    code, _, err = run(capsys, "train", "fit", "--checkpoint", str(tmp_path / "y.npz"),
-                       "--data", d, "--rank-weight", "4")  # the sibling term needs Adam
+    code, _, err = run(
+        capsys,
+        "train",
+        "fit",
+        "--checkpoint",
+        str(tmp_path / "y.npz"),
+        "--data",
+        d,
+        "--rank-weight",
+        "4",
+    )  # the sibling term needs Adam
     assert code == 2 and "rank_weight" in err and "Adam" in err
     assert not (tmp_path / "y.npz").exists()
 
@@ -176,22 +274,48 @@ def test_train_dataset_anchor_targets_are_the_weights_own_static_values(capsys, 
     from bgtui.training.train import load_dataset
 
     d = str(tmp_path / "a")
-    code, out, _ = run(capsys, "train", "dataset", "--checkpoint", "bgtui-0.npz", "--data", d,
-                       "--positions", "60", "--shard", "60", "--target-ply", "0",
-                       "--children-best", "2")
+    code, out, _ = run(
+        capsys,
+        "train",
+        "dataset",
+        "--checkpoint",
+        "bgtui-0.npz",
+        "--data",
+        d,
+        "--positions",
+        "60",
+        "--shard",
+        "60",
+        "--target-ply",
+        "0",
+        "--children-best",
+        "2",
+    )
     assert code in (0, None) and json.loads(out.splitlines()[-1])["ply"] == 0
     pos, tg = load_dataset(d)
     an = Analyzer()
     for p, t in zip(pos, tg):
         np.testing.assert_allclose(t, an.probabilities(p, 0), atol=1e-6)
-    code, _, err = run(capsys, "train", "supervised", "--checkpoint", str(tmp_path / "s.npz"),
-                       "--target-ply", "0")
+    code, _, err = run(
+        capsys, "train", "supervised", "--checkpoint", str(tmp_path / "s.npz"), "--target-ply", "0"
+    )
     assert code == 2 and "--target-ply 1 to 3" in err
-    code, _, err = run(capsys, "train", "dataset", "--checkpoint", "bgtui-0.npz", "--data", d,
-                       "--vs-pubeval")
+    code, _, err = run(
+        capsys, "train", "dataset", "--checkpoint", "bgtui-0.npz", "--data", d, "--vs-pubeval"
+    )
     assert code == 2 and "--children-best" in err
-    code, _, err = run(capsys, "train", "dataset", "--checkpoint", "bgtui-0.npz", "--data", d,
-                       "--cube-region", "--children-best", "2")
+    code, _, err = run(
+        capsys,
+        "train",
+        "dataset",
+        "--checkpoint",
+        "bgtui-0.npz",
+        "--data",
+        d,
+        "--cube-region",
+        "--children-best",
+        "2",
+    )
     assert code == 2 and "--cube-region" in err
 
 
@@ -199,6 +323,7 @@ def test_train_dataset_anchor_targets_are_the_weights_own_static_values(capsys, 
 # cube: the Janowski model by hand from the command's own probabilities (published formulas:
 # live take point TP = (L - 1/2) / (W + L + 1/2), cash point CP = (L + 1) / (W + L + 1/2);
 # cubeful = x * live + (1 - x) * dead; contact x = CONTACT_EFFICIENCY)
+
 
 def _sizes(p):
     W = (p["win"] + p["win_gammon"] + p["win_backgammon"]) / p["win"]
@@ -215,8 +340,11 @@ def _janowski(p, x, owner, W, L):
     if p <= tp and owner != "owned":  # the opponent cashes
         live = -L + (L - 1) * p / tp
     else:
-        live = {"centred": -1 + 2 * (p - tp) / (cp - tp), "owned": -L + (1 + L) * p / cp,
-                "opponent": -1 + (W + 1) * (p - tp) / (1 - tp)}[owner]
+        live = {
+            "centred": -1 + 2 * (p - tp) / (cp - tp),
+            "owned": -L + (1 + L) * p / cp,
+            "opponent": -1 + (W + 1) * (p - tp) / (1 - tp),
+        }[owner]
     return x * live + (1 - x) * (p * W - (1 - p) * L)
 
 
@@ -234,7 +362,9 @@ def test_cube_opponent_owns_the_cube_shows_no_cube_access(capsys):
     assert d["wrong_pass_percent"] is None and d["wrong_take_percent"] is None
     p = d["probabilities"]
     W, L = _sizes(p)
-    assert d["no_double"] == pytest.approx(_janowski(p["win"], X_CONTACT, "opponent", W, L), abs=1e-5)
+    assert d["no_double"] == pytest.approx(
+        _janowski(p["win"], X_CONTACT, "opponent", W, L), abs=1e-5
+    )
     code, out, _ = run(capsys, "cube", arg)
     assert "no cube access" in out and "Double, take" not in out and "wrong passes" not in out
     # with the cube centred the same command shows the double
@@ -260,7 +390,9 @@ def test_cube_no_jacoby_counts_gammons_with_the_cube_centred(capsys):
     jacoby = X_CONTACT * (-1 + 2 * (pw - tp) / (cp - tp)) + (1 - X_CONTACT) * cubeless
     assert tp < pw < cp and abs(cubeless) < 1
     assert d_j["no_double"] == pytest.approx(jacoby, abs=1e-5)
-    assert d_n["no_double"] == pytest.approx(_janowski(p["win"], X_CONTACT, "centred", W, L), abs=1e-5)
+    assert d_n["no_double"] == pytest.approx(
+        _janowski(p["win"], X_CONTACT, "centred", W, L), abs=1e-5
+    )
     assert d_n["no_double"] == pytest.approx(d_j["no_double"], abs=1e-6)
     assert d_n["double_take"] == pytest.approx(d_j["double_take"], abs=1e-12)
     # the opening player is behind after a taken double (opponent owns the cube): beavered,
@@ -301,7 +433,8 @@ def test_cube_no_beavers_halves_a_beavered_double_take(capsys):
     assert d_n["no_double"] == d_b["no_double"] and d_b["action"] == d_n["action"] == "No double"
     W, L = _sizes(p)
     assert d_n["double_take"] == pytest.approx(
-        2 * _janowski(p["win"], 0.68125, "opponent", W, L), abs=1e-5)
+        2 * _janowski(p["win"], 0.68125, "opponent", W, L), abs=1e-5
+    )
 
 
 def test_cube_settlement_rollout_applies_beavers_and_pairs_the_difference(capsys, monkeypatch):
@@ -345,12 +478,18 @@ def test_rollout_json_probabilities_are_clamped_to_0_1(capsys):
     from bgtui.analysis.models import Probabilities
 
     d = Probabilities(0.5, -9e-11, -1e-12, 1.0000001, 0.2).to_dict()
-    assert d == {"win": 0.5, "win_gammon": 0.0, "win_backgammon": 0.0, "lose_gammon": 1.0,
-                 "lose_backgammon": 0.2}
+    assert d == {
+        "win": 0.5,
+        "win_gammon": 0.0,
+        "win_backgammon": 0.0,
+        "lose_gammon": 1.0,
+        "lose_backgammon": 0.2,
+    }
     # a race (no backgammons possible) rolled out with variance reduction: every
     # probability in [0, 1]
-    code, out, _ = run(capsys, "rollout", _underdog_race_id(), "--trials", "36",
-                       "--workers", "1", "--json")
+    code, out, _ = run(
+        capsys, "rollout", _underdog_race_id(), "--trials", "36", "--workers", "1", "--json"
+    )
     p = json.loads(out)["probabilities"]
     assert all(0.0 <= v <= 1.0 for v in p.values())
 
@@ -362,8 +501,9 @@ def test_rollout_with_a_missing_filter_net_is_a_clear_error(capsys, monkeypatch)
         raise W.WeightsError(f"weights file {name!r} not found (looked in: nowhere)")
 
     monkeypatch.setattr(W, "load_filter_net", missing)
-    code, out, err = run(capsys, "rollout", OPENING, "--trials", "36", "--truncate", "1",
-                         "--vr-filter", "2")
+    code, out, err = run(
+        capsys, "rollout", OPENING, "--trials", "36", "--truncate", "1", "--vr-filter", "2"
+    )
     assert code == 2 and out == ""
     assert err.startswith("bgtui: error: weights file 'filter-0.npz' not found")
     assert "Traceback" not in err
@@ -374,14 +514,17 @@ def test_rollout_with_a_missing_filter_net_is_a_clear_error(capsys, monkeypatch)
 
 
 def test_cubeful_rollout_text_shows_the_standard_error_of_every_cube_state(capsys):
-    code, out, _ = run(capsys, "rollout", OPENING, "--cubeful", "--trials", "36",
-                       "--workers", "1")
-    _, out_json, _ = run(capsys, "rollout", OPENING, "--cubeful", "--trials", "36",
-                         "--workers", "1", "--json")
+    code, out, _ = run(capsys, "rollout", OPENING, "--cubeful", "--trials", "36", "--workers", "1")
+    _, out_json, _ = run(
+        capsys, "rollout", OPENING, "--cubeful", "--trials", "36", "--workers", "1", "--json"
+    )
     se = json.loads(out_json)["equity_se"]
     line = next(x for x in out.splitlines() if "centred" in x)
-    for name, label in (("centred", "centred"), ("owned", "owned"),
-                        ("opponent_owned", "opp-owned")):
+    for name, label in (
+        ("centred", "centred"),
+        ("owned", "owned"),
+        ("opponent_owned", "opp-owned"),
+    ):
         # each state's equity followed by its standard error, as the JSON gives it
         after = line.split(f" {label} ", 1)[1].split()
         assert after[1].startswith("±") and abs(float(after[1][1:]) - se[name]) <= 6e-4, after
@@ -398,9 +541,12 @@ def test_cube_shows_the_cube_states_and_the_model(capsys):
         assert d["model"] == model and d["ply"] == ply
         assert d["cube_efficiency"] == pytest.approx(X_CONTACT)
         assert e["centred"] == pytest.approx(
-            max(d["no_double"], min(d["double_take"], d["double_pass"])), abs=1e-12)
+            max(d["no_double"], min(d["double_take"], d["double_pass"])), abs=1e-12
+        )
         assert e["owned"] >= min(2 * e["opponent_owned"], 1.0) - 1e-12
         assert e["owned"] >= e["centred"] - 1e-12 >= e["opponent_owned"] - 1e-12
         out = run(capsys, "cube", "4OfgBSBmrsQANA", "--ply", str(ply))[1]
-        assert (f"Cube states (1-cube): centred {e['centred']:+.3f}  player owns "
-                f"{e['owned']:+.3f}  opponent owns {e['opponent_owned']:+.3f}") in out
+        assert (
+            f"Cube states (1-cube): centred {e['centred']:+.3f}  player owns "
+            f"{e['owned']:+.3f}  opponent owns {e['opponent_owned']:+.3f}"
+        ) in out

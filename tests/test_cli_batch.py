@@ -40,9 +40,18 @@ def _n_lines(data: bytes) -> int:
 
 
 def test_every_kind_of_line_gets_exactly_one_answer_in_order(tmp_path):
-    data = (XGID.encode() + b"\n\n# a comment\n" + OPENING.encode() + b"\n\xff\xfe\n"
-            + b"4HPw\x00ATDgc/ABMA\n" + b"A" * 1_000_000 + b"\n" + "４HPwATDgc/ABMA".encode()
-            + b"\r\n   \t\n" + OPENING.encode())  # the last line has no newline
+    data = (
+        XGID.encode()
+        + b"\n\n# a comment\n"
+        + OPENING.encode()
+        + b"\n\xff\xfe\n"
+        + b"4HPw\x00ATDgc/ABMA\n"
+        + b"A" * 1_000_000
+        + b"\n"
+        + "４HPwATDgc/ABMA".encode()
+        + b"\r\n   \t\n"
+        + OPENING.encode()
+    )  # the last line has no newline
     got = _batch(tmp_path, "eval", data)
     assert len(got) == _n_lines(data) == 10
     ok = [i for i, g in enumerate(got) if "error" not in g]
@@ -68,14 +77,22 @@ def _line():
         st.sampled_from(_VALID_LINES).map(str.encode),
         st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")),
         st.text(max_size=40).map(lambda s: s.replace("\n", "").encode("utf-8", "surrogatepass")),
-        st.sampled_from([b"", b"#", b"   ", b"\r", b"\x00", b"31 31 31", OPENING.encode() + b" 77"]),
+        st.sampled_from(
+            [b"", b"#", b"   ", b"\r", b"\x00", b"31 31 31", OPENING.encode() + b" 77"]
+        ),
     )
 
 
-@settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(command=st.sampled_from(["show", "eval", "moves", "cube"]),
-       lines=st.lists(_line(), max_size=8), last_newline=st.booleans())
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    command=st.sampled_from(["show", "eval", "moves", "cube"]),
+    lines=st.lists(_line(), max_size=8),
+    last_newline=st.booleans(),
+)
 def test_fuzz_batch_one_json_line_per_input_line(tmp_path, command, lines, last_newline):
     data = b"\n".join(lines) + (b"\n" if last_newline and lines else b"")
     got = _batch(tmp_path, command, data)
@@ -106,13 +123,23 @@ def test_rollout_batch_lines_each_get_an_answer(tmp_path):
 
 def _bgtui(args, stdin=b"", timeout=300):
     env = dict(os.environ, PYTHONPATH=os.getcwd(), BGTUI_NO_SERVER="1")
-    return subprocess.run([sys.executable, "-m", "bgtui", *args], input=stdin,
-                          capture_output=True, env=env, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "bgtui", *args],
+        input=stdin,
+        capture_output=True,
+        env=env,
+        timeout=timeout,
+    )
 
 
 def test_batch_from_standard_input_in_a_process(tmp_path):
-    data = (b"XGID=-b----E-C---eE---c-e----B-\n4HPwATDgc/ABMA\n\xff\n\n#x\n"
-            + b"B" * 1_000_000 + b"\n" + OPENING.encode() + b" 31")
+    data = (
+        b"XGID=-b----E-C---eE---c-e----B-\n4HPwATDgc/ABMA\n\xff\n\n#x\n"
+        + b"B" * 1_000_000
+        + b"\n"
+        + OPENING.encode()
+        + b" 31"
+    )
     r = _bgtui(["moves", "--batch", "-", "--json"], data)
     assert r.returncode == 0 and b"Traceback" not in r.stderr
     got = [json.loads(x) for x in r.stdout.splitlines()]
@@ -121,26 +148,29 @@ def test_batch_from_standard_input_in_a_process(tmp_path):
     assert "no dice" in got[1]["error"]
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["moves", OPENING, "31", "--top", "-3"], "--top"),
-    (["moves", OPENING, "\uff13\uff11"], "dice"),
-    (["rollout", OPENING, "--play-on", "nan"], "--play-on"),
-    (["rollout", OPENING, "--settlement", "inf"], "--settlement"),
-    (["rollout", OPENING, "--seed", "99999999999999999999999"], "--seed"),
-    (["rollout", OPENING, "--trials", "0"], "--trials"),
-    (["rollout", OPENING, "--trials", "1e3"], "--trials"),
-    (["rollout", OPENING, "--workers", "-1"], "--workers"),
-    (["rollout", OPENING, "--stop-se", "-0.1"], "--stop-se"),
-    (["rollout", OPENING, "--time-limit", "inf"], "--time-limit"),
-    (["rollout", OPENING, "--truncate", "\u0663"], "--truncate"),
-    (["rollout", OPENING, "--checkpoint-every", "0"], "--checkpoint-every"),
-    (["eval", OPENING, "--ply", "9"], "--ply"),
-    (["serve", "--idle-exit", "inf"], "--idle-exit"),
-    (["serve", "--idle-exit", "nan"], "--idle-exit"),
-    (["eval", "A" * 100_000], "bad position"),
-    (["rollout", OPENING, "--resume", "/nonexistent/r.json"], "cannot read"),
-    (["rollout", OPENING, "--save", "/nonexistent/dir/r.json", "--trials", "2"], "cannot save"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["moves", OPENING, "31", "--top", "-3"], "--top"),
+        (["moves", OPENING, "\uff13\uff11"], "dice"),
+        (["rollout", OPENING, "--play-on", "nan"], "--play-on"),
+        (["rollout", OPENING, "--settlement", "inf"], "--settlement"),
+        (["rollout", OPENING, "--seed", "99999999999999999999999"], "--seed"),
+        (["rollout", OPENING, "--trials", "0"], "--trials"),
+        (["rollout", OPENING, "--trials", "1e3"], "--trials"),
+        (["rollout", OPENING, "--workers", "-1"], "--workers"),
+        (["rollout", OPENING, "--stop-se", "-0.1"], "--stop-se"),
+        (["rollout", OPENING, "--time-limit", "inf"], "--time-limit"),
+        (["rollout", OPENING, "--truncate", "\u0663"], "--truncate"),
+        (["rollout", OPENING, "--checkpoint-every", "0"], "--checkpoint-every"),
+        (["eval", OPENING, "--ply", "9"], "--ply"),
+        (["serve", "--idle-exit", "inf"], "--idle-exit"),
+        (["serve", "--idle-exit", "nan"], "--idle-exit"),
+        (["eval", "A" * 100_000], "bad position"),
+        (["rollout", OPENING, "--resume", "/nonexistent/r.json"], "cannot read"),
+        (["rollout", OPENING, "--save", "/nonexistent/dir/r.json", "--trials", "2"], "cannot save"),
+    ],
+)
 def test_bad_options_get_one_line_and_exit_2(argv, words, capsys):
     try:
         code = cli.main(argv)

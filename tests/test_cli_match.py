@@ -55,8 +55,13 @@ def test_cube_json_and_text_at_a_score(capsys):
     assert d["mwc"]["double_pass"] == pytest.approx(get_met().after(3, 5, 1))
     assert d["double_pass"] == pytest.approx(1.0)
     assert d["no_double"] == pytest.approx(emg(d["mwc"]["no_double"], 3, 5))
-    assert d["action"] in ("No double", "Double, take", "Double, pass",
-                           "Too good to double, take", "Too good to double, pass")
+    assert d["action"] in (
+        "No double",
+        "Double, take",
+        "Double, pass",
+        "Too good to double, take",
+        "Too good to double, pass",
+    )
     _, text, _ = run(capsys, "cube", XGID_4_2)
     assert "7-point match, 4-2 (-3a -5a)" in text
     assert re.search(r"No double +MWC +\d+\.\d\d%", text)
@@ -64,8 +69,9 @@ def test_cube_json_and_text_at_a_score(capsys):
 
 
 def test_crawford_game_has_no_cube_action(capsys):
-    code, out, _ = run(capsys, "cube", OPENING, "--match", "5", "--score", "4-2", "--crawford",
-                       "--json")
+    code, out, _ = run(
+        capsys, "cube", OPENING, "--match", "5", "--score", "4-2", "--crawford", "--json"
+    )
     d = json.loads(out)
     assert d["action"] == "No double" and d["cube_access"] is False
     assert d["double_take"] is None and d["mwc"]["double_take"] is None
@@ -78,16 +84,18 @@ def test_moves_json_at_a_score(capsys):
     mwc = [m["mwc"] for m in d["moves"]]
     assert mwc == sorted(mwc, reverse=True)
     assert all(m["mwc_diff"] == pytest.approx(m["mwc"] - mwc[0]) for m in d["moves"])
-    assert all(m["equity"]["cubeful"] == pytest.approx(emg(m["mwc"], 3, 5))
-               for m in d["moves"])
+    assert all(m["equity"]["cubeful"] == pytest.approx(emg(m["mwc"], 3, 5)) for m in d["moves"])
 
 
-@pytest.mark.parametrize("argv, msg", [
-    (["--match", "7", "--score", "7-2"], "not below the match length"),
-    (["--match", "7", "--score", "4-2", "--crawford"], "only when a side is 1-away"),
-    (["--score", "4-2"], "needs a match"),
-    (["--match", "40"], "covers scores up to 25-away"),
-])
+@pytest.mark.parametrize(
+    "argv, msg",
+    [
+        (["--match", "7", "--score", "7-2"], "not below the match length"),
+        (["--match", "7", "--score", "4-2", "--crawford"], "only when a side is 1-away"),
+        (["--score", "4-2"], "needs a match"),
+        (["--match", "40"], "covers scores up to 25-away"),
+    ],
+)
 def test_bad_match_context_one_line_status_2(capsys, argv, msg):
     code, out, err = run(capsys, "cube", OPENING, *argv)
     assert code == 2 and msg in err and err.count("\n") == 1 and out == ""
@@ -108,11 +116,13 @@ def test_met_file_that_is_not_one(capsys, tmp_path):
 
 
 def test_batch_bad_match_line_gets_an_error_and_goes_on():
-    p = subprocess.run([sys.executable, "-m", "bgtui", "cube", "--batch", "-", "--json"],
-                       input=f"{XGID_4_2}\nXGID=-b----E-C---eE---c-e----B-:0:0:1:00:1:2:1:7:10\n"
-                             f"{OPENING}\n",
-                       capture_output=True, text=True, env={**__import__("os").environ,
-                                                            "BGTUI_NO_SERVER": "1"})
+    p = subprocess.run(
+        [sys.executable, "-m", "bgtui", "cube", "--batch", "-", "--json"],
+        input=f"{XGID_4_2}\nXGID=-b----E-C---eE---c-e----B-:0:0:1:00:1:2:1:7:10\n{OPENING}\n",
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "BGTUI_NO_SERVER": "1"},
+    )
     lines = [json.loads(x) for x in p.stdout.splitlines()]
     assert len(lines) == 3
     assert "mwc" in lines[0] and "Crawford" in lines[1]["error"]
@@ -123,8 +133,19 @@ def test_cubeful_rollout_at_a_score_saves_and_resumes_only_there(capsys, tmp_pat
     """``rollout --cubeful`` at a score: the live cube's MWC and EMG in JSON; a saved rollout
     resumes at its own score and is refused, in one line with status 2, at another."""
     path = str(tmp_path / "r.json")
-    args = ["rollout", XGID_4_2, "--cubeful", "--trials", "36", "--truncate", "2",
-            "--workers", "1", "--seed", "3"]
+    args = [
+        "rollout",
+        XGID_4_2,
+        "--cubeful",
+        "--trials",
+        "36",
+        "--truncate",
+        "2",
+        "--workers",
+        "1",
+        "--seed",
+        "3",
+    ]
     code, out, _ = run(capsys, *args, "--save", path, "--json")
     assert code == 0
     d = json.loads(out)
@@ -140,14 +161,36 @@ def test_cubeful_rollout_at_a_score_saves_and_resumes_only_there(capsys, tmp_pat
 def test_cube_rollout_at_a_score(capsys):
     """``cube --rollout`` at a score: MWC of the three actions (double/pass from the table),
     EMG in the equities; in the Crawford game one line, status 2."""
-    code, out, _ = run(capsys, "cube", XGID_4_2, "--rollout", "--trials", "36", "--truncate",
-                       "2", "--workers", "1", "--json")
+    code, out, _ = run(
+        capsys,
+        "cube",
+        XGID_4_2,
+        "--rollout",
+        "--trials",
+        "36",
+        "--truncate",
+        "2",
+        "--workers",
+        "1",
+        "--json",
+    )
     assert code == 0
     d = json.loads(out)
     assert d["model"] == "live-cube rollout" and d["match"]["away"] == [3, 5]
     met = get_met()
     assert d["mwc"]["double_pass"] == pytest.approx(met.after(3, 5, 1))
     assert d["no_double"] == pytest.approx(emg(d["mwc"]["no_double"], 3, 5))
-    code, out, err = run(capsys, "cube", OPENING, "--match", "7", "--score", "6-3",
-                         "--crawford", "--rollout", "--trials", "36")
+    code, out, err = run(
+        capsys,
+        "cube",
+        OPENING,
+        "--match",
+        "7",
+        "--score",
+        "6-3",
+        "--crawford",
+        "--rollout",
+        "--trials",
+        "36",
+    )
     assert code == 2 and err.count("\n") == 1 and "no cube action to roll out" in err

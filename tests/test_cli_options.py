@@ -24,23 +24,38 @@ def _checked(action) -> bool:
 
 
 def test_every_option_that_takes_a_number_is_range_checked():
-    numeric = [(path, a) for path, a in _options(build_parser())
-               if a.type in (int, float) or type(a.default) in (int, float)]
+    numeric = [
+        (path, a)
+        for path, a in _options(build_parser())
+        if a.type in (int, float) or type(a.default) in (int, float)
+    ]
     assert len(numeric) > 30
     unchecked = [(" ".join(path), a.option_strings[0]) for path, a in numeric if not _checked(a)]
     assert unchecked == []
 
 
-TRAIN_NUMERIC = sorted(a.option_strings[0] for path, a in _options(build_parser())
-                       if path == ("train",) and _checked(a))
+TRAIN_NUMERIC = sorted(
+    a.option_strings[0]
+    for path, a in _options(build_parser())
+    if path == ("train",) and _checked(a)
+)
 #: values out of every option's range: not finite, negative, too large, not ASCII digits
-BAD = ["nan", "inf", "-inf", "-1", "1e999", "1e13", "99999999999999999999999", "\uff13",
-       "0x10", ""]
+BAD = ["nan", "inf", "-inf", "-1", "1e999", "1e13", "99999999999999999999999", "\uff13", "0x10", ""]
 
 
 def test_train_has_its_numeric_options_checked():
-    assert {"--games", "--alpha", "--lambda", "--positions", "--seed", "--workers",
-            "--hidden", "--explore", "--epochs", "--save-every"} <= set(TRAIN_NUMERIC)
+    assert {
+        "--games",
+        "--alpha",
+        "--lambda",
+        "--positions",
+        "--seed",
+        "--workers",
+        "--hidden",
+        "--explore",
+        "--epochs",
+        "--save-every",
+    } <= set(TRAIN_NUMERIC)
 
 
 @pytest.mark.parametrize("flag", TRAIN_NUMERIC)
@@ -56,14 +71,17 @@ def test_a_bad_train_option_value_is_one_line_and_exit_status_2(capsys, tmp_path
     assert not ck.exists()
 
 
-@pytest.mark.parametrize("flag, value, message", [
-    ("--children", "1.5", "whole number from 0 to 1000"),
-    ("--explore", "1.01", "finite number from 0 to 1"),
-    ("--lambda", "-0.1", "finite number from 0 to 1"),
-    ("--alpha", "0", "above 0 and at most 10"),
-    ("--workers", "0", "whole number from 1 to 1024"),
-    ("--target-ply", "4", "whole number from 0 to 3"),
-])
+@pytest.mark.parametrize(
+    "flag, value, message",
+    [
+        ("--children", "1.5", "whole number from 0 to 1000"),
+        ("--explore", "1.01", "finite number from 0 to 1"),
+        ("--lambda", "-0.1", "finite number from 0 to 1"),
+        ("--alpha", "0", "above 0 and at most 10"),
+        ("--workers", "0", "whole number from 1 to 1024"),
+        ("--target-ply", "4", "whole number from 0 to 3"),
+    ],
+)
 def test_train_option_ranges(capsys, flag, value, message):
     with pytest.raises(SystemExit) as e:
         main(["train", "td", "--checkpoint", "x.npz", f"{flag}={value}"])
@@ -72,9 +90,32 @@ def test_train_option_ranges(capsys, flag, value, message):
 
 def test_train_options_accept_the_ends_of_their_ranges():
     args = build_parser().parse_args(
-        ["train", "td", "--checkpoint", "x.npz", "--explore", "1", "--lambda", "0",
-         "--alpha", "10", "--workers", "1024", "--target-ply", "0", "--seed",
-         str(2**63 - 1), "--games", "1000000000000"])
-    assert (args.explore, args.lam, args.alpha, args.workers, args.target_ply) == (1.0, 0.0,
-                                                                                   10.0, 1024, 0)
+        [
+            "train",
+            "td",
+            "--checkpoint",
+            "x.npz",
+            "--explore",
+            "1",
+            "--lambda",
+            "0",
+            "--alpha",
+            "10",
+            "--workers",
+            "1024",
+            "--target-ply",
+            "0",
+            "--seed",
+            str(2**63 - 1),
+            "--games",
+            "1000000000000",
+        ]
+    )
+    assert (args.explore, args.lam, args.alpha, args.workers, args.target_ply) == (
+        1.0,
+        0.0,
+        10.0,
+        1024,
+        0,
+    )
     assert args.seed == 2**63 - 1 and args.games == 10**12

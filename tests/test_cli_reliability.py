@@ -41,8 +41,17 @@ def _main(argv):
 
 
 def _figures(result: dict) -> dict:
-    return {k: result[k] for k in ("trials", "probabilities", "probabilities_se", "equity",
-                                   "equity_se", "position_id")}
+    return {
+        k: result[k]
+        for k in (
+            "trials",
+            "probabilities",
+            "probabilities_se",
+            "equity",
+            "equity_se",
+            "position_id",
+        )
+    }
 
 
 @pytest.fixture(scope="module")
@@ -53,14 +62,29 @@ def uninterrupted():
 
 
 def _cube_args(trials: int) -> list[str]:
-    return ["--rollout", "--live", "--trials", str(trials), "--truncate", "6", "--seed", "11",
-            "--workers", "1", "--json"]
+    return [
+        "--rollout",
+        "--live",
+        "--trials",
+        str(trials),
+        "--truncate",
+        "6",
+        "--seed",
+        "11",
+        "--workers",
+        "1",
+        "--json",
+    ]
 
 
 def _spawn(args, command=("rollout", OPENING)):
     env = dict(os.environ, PYTHONPATH=os.getcwd(), BGTUI_NO_SERVER="1")
-    return subprocess.Popen([sys.executable, "-m", "bgtui", *command, *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    return subprocess.Popen(
+        [sys.executable, "-m", "bgtui", *command, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
 
 
 def _trials_saved(path) -> int:
@@ -86,8 +110,7 @@ def _kill_at_random_moments(save, args, command, seed):
     kills = 0
     for _ in range(3):
         resume = ["--resume", str(save)] if save.exists() else []
-        proc = _spawn([*args, "--save", str(save), "--checkpoint-every", "0.05", *resume],
-                      command)
+        proc = _spawn([*args, "--save", str(save), "--checkpoint-every", "0.05", *resume], command)
         _wait_started(proc, save)
         time.sleep(rng.uniform(0.0, 1.5))
         if proc.poll() is None:
@@ -124,10 +147,13 @@ def test_cube_rollout_killed_at_random_moments_then_resumed_is_bit_for_bit(tmp_p
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_stops_a_cube_rollout_with_its_partial_decision_and_how_to_resume(
-        tmp_path, sig, code):
+    tmp_path, sig, code
+):
     save = tmp_path / "c.json"
-    proc = _spawn([*_cube_args(1_000_000), "--save", str(save), "--checkpoint-every", "0.05"],
-                  ("cube", CONTACT))
+    proc = _spawn(
+        [*_cube_args(1_000_000), "--save", str(save), "--checkpoint-every", "0.05"],
+        ("cube", CONTACT),
+    )
     _wait_started(proc, save)
     time.sleep(0.5)
     proc.send_signal(sig)
@@ -135,8 +161,9 @@ def test_a_signal_stops_a_cube_rollout_with_its_partial_decision_and_how_to_resu
     assert proc.returncode == code, err
     assert b"Traceback" not in err and len(err.splitlines()) == 1
     done = _trials_saved(save)
-    assert err.decode().startswith(f"bgtui: cube rollout stopped after {done} of 1000000 "
-                                   "trials; saved to ")
+    assert err.decode().startswith(
+        f"bgtui: cube rollout stopped after {done} of 1000000 trials; saved to "
+    )
     how = err.decode().split("continue with: ", 1)[1].split()
     assert how[:5] == ["bgtui", "cube", CONTACT, "--rollout", "--live"]
     assert how[5:] == ["--resume", str(save)]
@@ -162,18 +189,21 @@ def test_cube_rollout_resume_refuses_another_cube_kind_or_settings(tmp_path):
     code, out, err = _main(["cube", CONTACT, *_cube_args(4), "--save", str(save)])
     assert code == 0, err
     owned = format_xgid(replace(parse_position(CONTACT), cube_value=2, cube_owner="player"))
-    for argv, words in (([OPENING, *_cube_args(4)], "another position"),
-                        ([owned, *_cube_args(4)], "with this cube"),
-                        ([CONTACT, "--rollout", "--trials", "4"], "cubeful False"),
-                        ([CONTACT, *_cube_args(4), "--no-jacoby"], "jacoby True"),
-                        ([CONTACT, *_cube_args(4), "--seed", "5"], "seed 11")):
+    for argv, words in (
+        ([OPENING, *_cube_args(4)], "another position"),
+        ([owned, *_cube_args(4)], "with this cube"),
+        ([CONTACT, "--rollout", "--trials", "4"], "cubeful False"),
+        ([CONTACT, *_cube_args(4), "--no-jacoby"], "jacoby True"),
+        ([CONTACT, *_cube_args(4), "--seed", "5"], "seed 11"),
+    ):
         code, out, err = _main(["cube", *argv, "--resume", str(save)])
         assert code == 2 and out == "" and words in err and len(err.splitlines()) == 1, err
-    for argv, words in ((["--save", str(save)], "go with --rollout"),
-                        (["--resume", str(save)], "go with --rollout"),
-                        ([*_cube_args(4), "--checkpoint-every", "1"], "give --save"),
-                        ([*_cube_args(4), "--save", str(tmp_path / "no" / "c.json")],
-                         "no directory")):
+    for argv, words in (
+        (["--save", str(save)], "go with --rollout"),
+        (["--resume", str(save)], "go with --rollout"),
+        ([*_cube_args(4), "--checkpoint-every", "1"], "give --save"),
+        ([*_cube_args(4), "--save", str(tmp_path / "no" / "c.json")], "no directory"),
+    ):
         code, out, err = _main(["cube", CONTACT, *argv])
         assert code == 2 and out == "" and words in err and len(err.splitlines()) == 1, err
 
@@ -203,13 +233,28 @@ def test_a_signal_stops_cleanly_prints_the_partial_result_and_how_to_resume(tmp_
 
 def test_resume_refuses_another_position_and_other_settings(tmp_path):
     save = tmp_path / "r.json"
-    code, out, err = _main(["rollout", OPENING, "--trials", "4", "--truncate", "2",
-                            "--workers", "1", "--save", str(save), "--json"])
+    code, out, err = _main(
+        [
+            "rollout",
+            OPENING,
+            "--trials",
+            "4",
+            "--truncate",
+            "2",
+            "--workers",
+            "1",
+            "--save",
+            str(save),
+            "--json",
+        ]
+    )
     assert code == 0, err
     other = "XGID=-CCCBBB------------cccbbb-:0:0:1:00:0:0:0:0:10"
-    for argv, words in (([other], "another position"),
-                        ([OPENING, "--truncate", "3"], "truncate 2"),
-                        ([OPENING, "--seed", "5"], "seed 1")):
+    for argv, words in (
+        ([other], "another position"),
+        ([OPENING, "--truncate", "3"], "truncate 2"),
+        ([OPENING, "--seed", "5"], "seed 1"),
+    ):
         code, out, err = _main(["rollout", *argv, "--resume", str(save)])
         assert code == 2 and out == "" and words in err and len(err.splitlines()) == 1, err
     # options left at their defaults take the saved values; --trials extends
@@ -231,10 +276,12 @@ def test_a_cube_rollout_at_a_match_score_resumes_to_the_uninterrupted_result(tmp
     assert code == 0, err
     drop = ("seconds", "elapsed")
     a, b = json.loads(resumed), json.loads(whole)
-    assert {k: v for k, v in a.items() if k not in drop} == \
-        {k: v for k, v in b.items() if k not in drop}
+    assert {k: v for k, v in a.items() if k not in drop} == {
+        k: v for k, v in b.items() if k not in drop
+    }
     # at another score the save is refused, in one line
-    code, out, err = _main(["cube", xgid, "--score", "3-2", *args, "--trials", "16",
-                            "--resume", str(save)])
+    code, out, err = _main(
+        ["cube", xgid, "--score", "3-2", *args, "--trials", "16", "--resume", str(save)]
+    )
     assert code == 2 and out == "" and "rolled out at a 7-point match" in err
     assert len(err.splitlines()) == 1

@@ -49,8 +49,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--fake", action="store_true", help="use the fake analysis service")
     ap.add_argument("--out", default=str(ROOT / "docs" / "screenshot.svg"))
-    ap.add_argument("--timeout", type=float, default=600.0,
-                    help="give up after this many seconds (first run compiles the engine)")
+    ap.add_argument(
+        "--timeout",
+        type=float,
+        default=600.0,
+        help="give up after this many seconds (first run compiles the engine)",
+    )
     args = ap.parse_args(argv)
 
     from bgtui.analysis.formats import parse_position
@@ -66,9 +70,15 @@ def main(argv=None) -> int:
         analyzer = Analyzer()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ.pop("NO_COLOR", None)
-        app = BgTuiApp(analyzer, parse_position(POSITION), "bgtui-dark", unicode=True,
-                       config_path=Path(tmp) / "tui.toml", data_path=Path(tmp) / "data",
-                       persist_settings=False)
+        app = BgTuiApp(
+            analyzer,
+            parse_position(POSITION),
+            "bgtui-dark",
+            unicode=True,
+            config_path=Path(tmp) / "tui.toml",
+            data_path=Path(tmp) / "data",
+            persist_settings=False,
+        )
         app.animation_level = "none"
         asyncio.run(_shoot(app, Path(args.out), args.timeout))
     print(f"wrote {args.out}")

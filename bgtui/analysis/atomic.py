@@ -14,15 +14,17 @@ from pathlib import Path
 from typing import IO
 
 
-def atomic_write(path, fill: Callable[[IO], None], *, text: bool = False,
-                 mode: int | None = None) -> Path:
+def atomic_write(
+    path, fill: Callable[[IO], None], *, text: bool = False, mode: int | None = None
+) -> Path:
     """Write ``path`` through ``fill(f)``, which writes the content to the open file ``f``
     (text in UTF-8 with ``text``, else binary); creates the parent directories. ``mode`` sets
     the file's permission bits (default: readable by the user only). Returns the path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.",
-                               suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp"
+    )
     try:
         with os.fdopen(fd, "w", encoding="utf-8") if text else os.fdopen(fd, "wb") as f:
             fill(f)

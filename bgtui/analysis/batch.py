@@ -56,13 +56,15 @@ def parse_line(raw: bytes, length: int | None = None) -> tuple[list[str] | None,
     """(fields, None) for a query line, or (None, error message)."""
     length = len(raw) if length is None else length
     if length > MAX_LINE:
-        return None, (f"line of {length} bytes is too long for a query (at most {MAX_LINE}): "
-                      f"{quote(raw)}")
+        return None, (
+            f"line of {length} bytes is too long for a query (at most {MAX_LINE}): {quote(raw)}"
+        )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return None, (f"line is not UTF-8 text (byte 0x{raw[exc.start]:02x} at {exc.start}): "
-                      f"{quote(raw)}")
+        return None, (
+            f"line is not UTF-8 text (byte 0x{raw[exc.start]:02x} at {exc.start}): {quote(raw)}"
+        )
     bad = next((c for c in text if (ord(c) < 32 and c != "\t") or 127 <= ord(c) < 160), None)
     if bad is not None:
         return None, f"line holds the control character U+{ord(bad):04X}: {quote(text)}"

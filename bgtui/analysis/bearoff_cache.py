@@ -99,8 +99,9 @@ def _load(meta_path: Path, params: dict, names: tuple) -> dict:
     if version != FORMAT_VERSION:
         raise BearoffCacheError(f"has format version {version}, this bgtui writes {FORMAT_VERSION}")
     if meta.get("params") != _params_text(params):
-        raise BearoffCacheError(f"was built with {meta.get('params')!r}, expected "
-                                f"{_params_text(params)!r}")
+        raise BearoffCacheError(
+            f"was built with {meta.get('params')!r}, expected {_params_text(params)!r}"
+        )
     sums = meta.get("sum64") or {}
     missing = [n for n in names if n not in sums]
     if missing:
@@ -123,9 +124,16 @@ def _save(meta_path: Path, arrays: dict, params: dict) -> None:
     a description always names complete arrays."""
     for n, a in arrays.items():
         atomic_write(_array_path(meta_path, n), partial(np.save, arr=a, allow_pickle=False))
-    atomic_write_text(meta_path, json.dumps(
-        {"format_version": FORMAT_VERSION, "params": _params_text(params),
-         "sum64": {n: _sum64(a) for n, a in arrays.items()}}))
+    atomic_write_text(
+        meta_path,
+        json.dumps(
+            {
+                "format_version": FORMAT_VERSION,
+                "params": _params_text(params),
+                "sum64": {n: _sum64(a) for n, a in arrays.items()},
+            }
+        ),
+    )
     remove_superseded(meta_path.parent)
 
 
@@ -142,8 +150,12 @@ def load_or_build(name: str, builder: Callable[[], dict], params: dict, names: t
         built = builder()
         return {n: np.ascontiguousarray(built[n]) for n in names}
 
-    return _load_or_build(meta_path, lambda: _load(meta_path, params, names), build,
-                          lambda arrays: _save(meta_path, arrays, params))
+    return _load_or_build(
+        meta_path,
+        lambda: _load(meta_path, params, names),
+        build,
+        lambda arrays: _save(meta_path, arrays, params),
+    )
 
 
 def _load_or_build(path: Path, load: Callable, build: Callable, save: Callable):
@@ -178,7 +190,9 @@ def get_one_sided() -> OneSided:
                 dist, mean = bearoff.build_one_sided(**params)
                 return dict(dist=dist, mean=mean)
 
-            a = load_or_build(f"bearoff-one-sided-v{FORMAT_VERSION}", build, params, ("dist", "mean"))
+            a = load_or_build(
+                f"bearoff-one-sided-v{FORMAT_VERSION}", build, params, ("dist", "mean")
+            )
             _memo["one"] = OneSided(a["dist"], a["mean"])
         return _memo["one"]
 
@@ -193,8 +207,12 @@ def get_two_sided() -> TwoSided:
                 win, cubeful, no_double = bearoff.build_two_sided(**params)
                 return dict(win=win, cubeful=cubeful, no_double=no_double)
 
-            a = load_or_build(f"bearoff-two-sided-v{FORMAT_VERSION}", build, params,
-                              ("win", "cubeful", "no_double"))
+            a = load_or_build(
+                f"bearoff-two-sided-v{FORMAT_VERSION}",
+                build,
+                params,
+                ("win", "cubeful", "no_double"),
+            )
             _memo["two"] = TwoSided(a["win"], a["cubeful"], a["no_double"])
         return _memo["two"]
 
@@ -209,11 +227,13 @@ def _load_extended(path: Path, meta_path: Path, params: dict) -> np.ndarray:
     except Exception as e:
         raise BearoffCacheError(f"cannot be read ({type(e).__name__}: {e})") from None
     if meta.get("format_version") != EXTENDED_VERSION:
-        raise BearoffCacheError(f"has format version {meta.get('format_version')}, this bgtui "
-                                f"writes {EXTENDED_VERSION}")
+        raise BearoffCacheError(
+            f"has format version {meta.get('format_version')}, this bgtui writes {EXTENDED_VERSION}"
+        )
     if meta.get("params") != _params_text(params):
-        raise BearoffCacheError(f"was built with {meta.get('params')!r}, expected "
-                                f"{_params_text(params)!r}")
+        raise BearoffCacheError(
+            f"was built with {meta.get('params')!r}, expected {_params_text(params)!r}"
+        )
     want = (bearoff.FULL_SIZE, 2, bearoff.MAX_ROLLS)
     if dist.dtype != np.float32 or dist.shape != want or not dist.flags.c_contiguous:
         raise BearoffCacheError(f"holds {dist.dtype}{dist.shape}, expected float32{want}")
@@ -226,14 +246,24 @@ def _load_extended(path: Path, meta_path: Path, params: dict) -> np.ndarray:
 def _save_extended(path: Path, meta_path: Path, dist: np.ndarray, params: dict) -> None:
     # the array first, its description last: a description always names a complete file
     atomic_write(path, partial(np.save, arr=dist, allow_pickle=False))
-    atomic_write_text(meta_path, json.dumps(
-        {"format_version": EXTENDED_VERSION, "params": _params_text(params),
-         "sum64": _sum64(dist)}))
+    atomic_write_text(
+        meta_path,
+        json.dumps(
+            {
+                "format_version": EXTENDED_VERSION,
+                "params": _params_text(params),
+                "sum64": _sum64(dist),
+            }
+        ),
+    )
     remove_superseded(path.parent)
 
 
-_SETS = {"bearoff-extended-v": EXTENDED_VERSION, "bearoff-one-sided-v": FORMAT_VERSION,
-         "bearoff-two-sided-v": FORMAT_VERSION}
+_SETS = {
+    "bearoff-extended-v": EXTENDED_VERSION,
+    "bearoff-one-sided-v": FORMAT_VERSION,
+    "bearoff-two-sided-v": FORMAT_VERSION,
+}
 
 
 def remove_superseded(directory: Path) -> list:
@@ -245,9 +275,12 @@ def remove_superseded(directory: Path) -> list:
     gone = []
     for prefix, current in _SETS.items():
         for f in sorted(Path(directory).glob(prefix + "*")):
-            version = f.name[len(prefix):].split(".", 1)[0]
-            if (f.suffix in (".npy", ".json", ".npz") and version.isdigit()
-                    and int(version) < current):
+            version = f.name[len(prefix) :].split(".", 1)[0]
+            if (
+                f.suffix in (".npy", ".json", ".npz")
+                and version.isdigit()
+                and int(version) < current
+            ):
                 try:
                     f.unlink()
                     gone.append(f)
@@ -259,9 +292,12 @@ def remove_superseded(directory: Path) -> list:
 
 
 def _extended_params() -> dict:
-    return dict(max_checkers=bearoff.ONE_SIDED_CHECKERS, nrolls=bearoff.MAX_ROLLS,
-                straggler=f"{bearoff.STRAGGLER_LO}-{bearoff.STRAGGLER_HI}",
-                few=bearoff.FEW_CHECKERS)
+    return dict(
+        max_checkers=bearoff.ONE_SIDED_CHECKERS,
+        nrolls=bearoff.MAX_ROLLS,
+        straggler=f"{bearoff.STRAGGLER_LO}-{bearoff.STRAGGLER_HI}",
+        few=bearoff.FEW_CHECKERS,
+    )
 
 
 def _extended_paths() -> tuple[Path, Path]:
@@ -274,9 +310,14 @@ def all_cached() -> bool:
     extended one-sided database takes about 45 s on one core, see
     :func:`get_extended_one_sided`)?"""
     d = cache_dir()
-    return all(p.exists() for p in (d / f"bearoff-one-sided-v{FORMAT_VERSION}.json",
-                                    d / f"bearoff-two-sided-v{FORMAT_VERSION}.json",
-                                    *_extended_paths()))
+    return all(
+        p.exists()
+        for p in (
+            d / f"bearoff-one-sided-v{FORMAT_VERSION}.json",
+            d / f"bearoff-two-sided-v{FORMAT_VERSION}.json",
+            *_extended_paths(),
+        )
+    )
 
 
 def _build_extended() -> np.ndarray:
@@ -286,6 +327,7 @@ def _build_extended() -> np.ndarray:
     one = get_one_sided()
     workers = max(1, os.cpu_count() or 1)
     with ThreadPoolExecutor(workers) as pool:
+
         def run(tasks):
             for f in [pool.submit(t) for t in tasks]:
                 f.result()
@@ -305,8 +347,11 @@ def get_extended_one_sided() -> np.ndarray:
             params = _extended_params()
             path, meta_path = _extended_paths()
             _memo["extended"] = _load_or_build(
-                path, lambda: _load_extended(path, meta_path, params), _build_extended,
-                lambda dist: _save_extended(path, meta_path, dist, params))
+                path,
+                lambda: _load_extended(path, meta_path, params),
+                _build_extended,
+                lambda dist: _save_extended(path, meta_path, dist, params),
+            )
         return _memo["extended"]
 
 

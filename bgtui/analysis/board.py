@@ -105,12 +105,19 @@ def impossible_reason(cells: Sequence[int]) -> str | None:
       played either has no checker on the bar or the other's home board is open.
     """
     if not any(int(c) > 0 for c in cells):
-        return ("the player on roll has borne off all 15 checkers: the game ended on that "
-                "player's turn")
-    if (cells[PLAYER_BAR] > 0 and cells[OPPONENT_BAR] < 0 and _closed(cells, 19, 24, -1)
-            and _closed(cells, 1, 6, 1)):
-        return ("both sides have a checker on the bar against a closed board: no turn of "
-                "either side can lead to it")
+        return (
+            "the player on roll has borne off all 15 checkers: the game ended on that player's turn"
+        )
+    if (
+        cells[PLAYER_BAR] > 0
+        and cells[OPPONENT_BAR] < 0
+        and _closed(cells, 19, 24, -1)
+        and _closed(cells, 1, 6, 1)
+    ):
+        return (
+            "both sides have a checker on the bar against a closed board: no turn of "
+            "either side can lead to it"
+        )
     return None
 
 

@@ -36,13 +36,19 @@ def board_ascii(state_or_position) -> str:
 
     top = list(range(13, 19)), list(range(19, 25))
     bot = list(range(12, 6, -1)), list(range(6, 0, -1))
-    lines = [f" GNU Backgammon  Position ID: {format_position_id(state)}",
-             f"                 Match ID   : {format_match_id(state)}",
-             " +13-14-15-16-17-18------19-20-21-22-23-24-+     X: opponent"]
+    lines = [
+        f" GNU Backgammon  Position ID: {format_position_id(state)}",
+        f"                 Match ID   : {format_match_id(state)}",
+        " +13-14-15-16-17-18------19-20-21-22-23-24-+     X: opponent",
+    ]
     for row in range(5):
         left = "".join(cell(i, row) for i in top[0])
         right = "".join(cell(i, row) for i in top[1])
-        bar = f" {'X' if -pos[0] > row else ' '} " if row < 4 else (f"{-pos[0]:2d} " if -pos[0] > 4 else "   ")
+        bar = (
+            f" {'X' if -pos[0] > row else ' '} "
+            if row < 4
+            else (f"{-pos[0]:2d} " if -pos[0] > 4 else "   ")
+        )
         extra = f"  {off_opp} off" if row == 0 else ""
         lines.append(f" |{left}|{bar}|{right}|{extra}")
     cube = f"cube {state.cube_value} ({state.cube_owner})"
@@ -51,15 +57,24 @@ def board_ascii(state_or_position) -> str:
     for row in range(4, -1, -1):
         left = "".join(cell(i, row) for i in bot[0])
         right = "".join(cell(i, row) for i in bot[1])
-        bar = f" {'O' if pos[25] > row else ' '} " if row < 4 else (f"{pos[25]:2d} " if pos[25] > 4 else "   ")
+        bar = (
+            f" {'O' if pos[25] > row else ' '} "
+            if row < 4
+            else (f"{pos[25]:2d} " if pos[25] > 4 else "   ")
+        )
         extra = f"  {off_me} off" if row == 0 else ""
         lines.append(f" |{left}|{bar}|{right}|{extra}")
     lines.append(" +12-11-10--9--8--7-------6--5--4--3--2--1-+     O: on roll")
     lines.append(f" Pip counts: O {mine}, X {theirs}")
     if state.match_length:
-        lines.append(f" {state.match_length}-point match, score {state.score[0]}-{state.score[1]}"
-                     + (", Crawford game" if state.crawford else ""))
+        lines.append(
+            f" {state.match_length}-point match, score {state.score[0]}-{state.score[1]}"
+            + (", Crawford game" if state.crawford else "")
+        )
     else:
-        lines.append(" Money game" + (", Jacoby rule" if state.jacoby else "")
-                     + (", beavers" if state.beavers else ""))
+        lines.append(
+            " Money game"
+            + (", Jacoby rule" if state.jacoby else "")
+            + (", beavers" if state.beavers else "")
+        )
     return "\n".join(lines)

@@ -12,4 +12,3 @@ class CancelToken:
 
     def is_set(self) -> bool:
         return self._event.is_set()
-

@@ -99,8 +99,10 @@ def code_identity() -> str:
         if features is None:  # as numba's own code generator decides
             features = llvm.get_host_cpu_features().flatten()
         cpu += "/" + hashlib.sha256(features.encode()).hexdigest()[:8]
-        _CODE.append(f"bgtui {fingerprint(contents=True)}, Python {py}, numpy {np.__version__}, "
-                     f"numba {numba.__version__}, CPU {cpu}")
+        _CODE.append(
+            f"bgtui {fingerprint(contents=True)}, Python {py}, numpy {np.__version__}, "
+            f"numba {numba.__version__}, CPU {cpu}"
+        )
     return _CODE[0]
 
 
@@ -115,8 +117,11 @@ def _worker_context():
 
                 ev = Analyzer().ev
                 fnet = load_filter_net()
-                ident = {"code": code_identity(), "evaluator": evaluator_digest(ev),
-                         "filter": filter_digest(fnet)}
+                ident = {
+                    "code": code_identity(),
+                    "evaluator": evaluator_digest(ev),
+                    "filter": filter_digest(fnet),
+                }
                 _WORKER.update(ev=ev, filter_net=fnet, identity=ident)
     return _WORKER["ev"], _WORKER["filter_net"], _WORKER["identity"]
 
@@ -157,12 +162,17 @@ def _worker_address() -> str:
 def _mismatch(name: str, theirs: dict, ours: dict, keys) -> str | None:
     for k in keys:
         if theirs.get(k) != ours.get(k):
-            what = {"code": "runs", "evaluator": "evaluates with nets", "filter": "filters with net"}[k]
+            what = {
+                "code": "runs",
+                "evaluator": "evaluates with nets",
+                "filter": "filters with net",
+            }[k]
             ours_text = ours.get(k)
             if k == "evaluator":
-                ours_text = f"{ours_text} (the workers load their shipped weights: --weights is not used)"
-            return (f"worker {name} is refused: it {what} {theirs.get(k)}, this client "
-                    f"{ours_text}")
+                ours_text = (
+                    f"{ours_text} (the workers load their shipped weights: --weights is not used)"
+                )
+            return f"worker {name} is refused: it {what} {theirs.get(k)}, this client {ours_text}"
     return None
 
 
@@ -183,14 +193,17 @@ class Cluster:
             pass
 
 
-def connect(address: str, timeout: float = CONNECT_TIMEOUT,
-            worker_timeout: float = WORKER_TIMEOUT) -> Cluster:
+def connect(
+    address: str, timeout: float = CONNECT_TIMEOUT, worker_timeout: float = WORKER_TIMEOUT
+) -> Cluster:
     """Connect to the Dask scheduler at ``address`` (``tcp://host:8786``, ``host:8786``) and
     wait for a worker; raise :class:`ClusterError` with a one-line message if none answers."""
     try:
         from distributed import Client
     except ImportError:
-        raise ClusterError("--scheduler needs Dask distributed: pip install 'bgtui[cluster]'") from None
+        raise ClusterError(
+            "--scheduler needs Dask distributed: pip install 'bgtui[cluster]'"
+        ) from None
     import logging
 
     # a scheduler that does not answer is reported once, by the error below
@@ -198,14 +211,16 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT,
     try:
         client = Client(address, timeout=timeout, set_as_default=False)
     except Exception as exc:
-        raise ClusterError(f"no Dask scheduler answers at {address} "
-                           f"(within {timeout:g} s: {type(exc).__name__})") from None
+        raise ClusterError(
+            f"no Dask scheduler answers at {address} (within {timeout:g} s: {type(exc).__name__})"
+        ) from None
     try:
         client.wait_for_workers(1, timeout=worker_timeout)
     except Exception:
         client.close()
-        raise ClusterError(f"the Dask scheduler at {address} has no worker "
-                           f"(waited {worker_timeout:g} s)") from None
+        raise ClusterError(
+            f"the Dask scheduler at {address} has no worker (waited {worker_timeout:g} s)"
+        ) from None
     return Cluster(client, address)
 
 
@@ -244,8 +259,9 @@ class DaskChunks:
         try:
             found = self.client.run(worker_identity)
         except Exception as exc:
-            raise ClusterError(f"cannot reach the workers of {self.cluster.address}: "
-                               f"{type(exc).__name__}: {exc}") from None
+            raise ClusterError(
+                f"cannot reach the workers of {self.cluster.address}: {type(exc).__name__}: {exc}"
+            ) from None
         for name in sorted(found):
             why = _mismatch(name, found[name], self._identity, self._keys)
             if why:
@@ -274,9 +290,19 @@ class DaskChunks:
 
     def submit(self, first: int, count: int, idx: np.ndarray):
         x = self._inputs
-        fut = self.client.submit(run_chunk, x.roots[idx], x.cubes[idx], int(first), int(count),
-                                 x.st, x.perms, int(x.seed), self._epoch, pure=False,
-                                 retries=RETRIES)
+        fut = self.client.submit(
+            run_chunk,
+            x.roots[idx],
+            x.cubes[idx],
+            int(first),
+            int(count),
+            x.st,
+            x.perms,
+            int(x.seed),
+            self._epoch,
+            pure=False,
+            retries=RETRIES,
+        )
         self._submitted = [f for f in self._submitted if not f.done()] + [fut]
         return fut
 
@@ -292,8 +318,10 @@ class DaskChunks:
             out, done, ident, name = future.result()
         except Exception as exc:
             first = str(exc).splitlines()[0] if str(exc) else ""
-            raise ClusterError(f"a rollout chunk failed on the cluster {self.cluster.address}: "
-                               f"{type(exc).__name__}: {first}") from None
+            raise ClusterError(
+                f"a rollout chunk failed on the cluster {self.cluster.address}: "
+                f"{type(exc).__name__}: {first}"
+            ) from None
         why = _mismatch(name, ident, self._identity, self._keys)
         if why:
             raise ClusterError(why)

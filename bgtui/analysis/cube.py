@@ -29,8 +29,11 @@ def cube_action(nd: float, dt: float, dp: float, redouble: bool = False) -> str:
     else:
         action = DOUBLE_TAKE if take else DOUBLE_PASS
     if redouble:
-        action = action.replace("No double", "No redouble").replace("Double,", "Redouble,") \
+        action = (
+            action.replace("No double", "No redouble")
+            .replace("Double,", "Redouble,")
             .replace("to double", "to redouble")
+        )
     return action
 
 
@@ -71,8 +74,9 @@ def _break_even(f, target: float, iterations: int = 64) -> float | None:
     return 0.5 * (lo + hi)
 
 
-def cube_points(W: float, L: float, x: float, cube_owner: str = "centred",
-                jacoby: bool = True) -> tuple[float | None, float | None, float | None]:
+def cube_points(
+    W: float, L: float, x: float, cube_owner: str = "centred", jacoby: bool = True
+) -> tuple[float | None, float | None, float | None]:
     """(take point, cash point, too-good point) as the player's winning chances, the exact
     break-even points of the Janowski model with the position's gammon sizes ``W``, ``L``
     (held fixed) and cube efficiency ``x``:
@@ -115,9 +119,12 @@ def settlement_cube_equities(equity, equity_se, cube_owner: str, beavers: bool):
     k = 2.0 if (beavers and centred and dt < 0.0) else 1.0
     se = None
     if equity_se is not None:
-        se = {"no_double": equity_se.centred if centred else equity_se.owned,
-              "double_take": None if equity_se.opponent_owned is None
-              else 2.0 * k * equity_se.opponent_owned}
+        se = {
+            "no_double": equity_se.centred if centred else equity_se.owned,
+            "double_take": None
+            if equity_se.opponent_owned is None
+            else 2.0 * k * equity_se.opponent_owned,
+        }
     return nd, k * dt, k, se
 
 
@@ -134,12 +141,22 @@ def state_values(nd3, beavers: bool = True) -> list[float]:
     negative with the cube centred. These are Dahl's cube-state equities (seed 000)."""
     dt = 2.0 * float(nd3[2])
     dt_centred = 2.0 * dt if (beavers and dt < 0.0) else dt
-    return [max(float(nd3[0]), min(dt_centred, 1.0)), max(float(nd3[1]), min(dt, 1.0)),
-            float(nd3[2])]
+    return [
+        max(float(nd3[0]), min(dt_centred, 1.0)),
+        max(float(nd3[1]), min(dt, 1.0)),
+        float(nd3[2]),
+    ]
 
 
-def decide(probs, board, cube_owner: str = "centred", jacoby: bool = True,
-           beavers: bool = True, x: float | None = None, nd3=None) -> dict:
+def decide(
+    probs,
+    board,
+    cube_owner: str = "centred",
+    jacoby: bool = True,
+    beavers: bool = True,
+    x: float | None = None,
+    nd3=None,
+) -> dict:
     """Janowski cube decision for the player on roll of ``board`` with probabilities ``probs``
     (or, given ``nd3``, the no-double equities of the three cube states from cubeful
     lookahead, ``bgtui.engine.cubeful``: the decision compares them; the points stay the
@@ -193,14 +210,25 @@ def decide(probs, board, cube_owner: str = "centred", jacoby: bool = True,
     # wrong-pass / wrong-take figures
     wp, wt = wrong_decision_percent(nd, dt, dp) if access else (None, None)
     return {
-        "no_double": nd, "double_take": dt, "double_pass": dp, "action": action,
-        "cubeful": cubeful, "centred": states[0], "owned": states[1],
-        "opponent_owned": states[2], "no_double_centred": float(nd3[0]),
-        "no_double_owned": float(nd3[1]), "efficiency": x, "take_point": tp,
-        "cash_point": cp, "too_good_point": tg,
-        "wrong_pass_percent": wp, "wrong_take_percent": wt,
+        "no_double": nd,
+        "double_take": dt,
+        "double_pass": dp,
+        "action": action,
+        "cubeful": cubeful,
+        "centred": states[0],
+        "owned": states[1],
+        "opponent_owned": states[2],
+        "no_double_centred": float(nd3[0]),
+        "no_double_owned": float(nd3[1]),
+        "efficiency": x,
+        "take_point": tp,
+        "cash_point": cp,
+        "too_good_point": tg,
+        "wrong_pass_percent": wp,
+        "wrong_take_percent": wt,
         "dahl": dahl_cube_value(float(p[0]), float(p[1])),
-        "exact": exact is not None, "cube_access": access,
+        "exact": exact is not None,
+        "cube_access": access,
     }
 
 

@@ -77,7 +77,8 @@ def _text(text, what: str) -> str:
             text = bytes(text).decode("ascii")
         except UnicodeDecodeError:
             raise PositionFormatError(
-                f"{what} {quote(text)} is not ASCII: positions are written in ASCII") from None
+                f"{what} {quote(text)} is not ASCII: positions are written in ASCII"
+            ) from None
     if not isinstance(text, str):
         raise PositionFormatError(f"{what} must be text, not {type(text).__name__}")
     t = text.strip(" \t\r\n")
@@ -85,7 +86,8 @@ def _text(text, what: str) -> str:
         bad = next(c for c in t if not " " <= c <= "~")
         raise PositionFormatError(
             f"{what} {quote(t)} contains {bad!r} (U+{ord(bad):04X}): positions are written "
-            "in printable ASCII")
+            "in printable ASCII"
+        )
     return t
 
 
@@ -147,7 +149,9 @@ def decode_position_id(pid) -> np.ndarray:
     opp, me = sides
     for name, s in (("player on roll", me), ("opponent", opp)):
         if sum(s) > 15:
-            raise PositionFormatError(f"the Position ID gives the {name} {sum(s)} checkers (at most 15)")
+            raise PositionFormatError(
+                f"the Position ID gives the {name} {sum(s)} checkers (at most 15)"
+            )
     pos = np.zeros(26, dtype=np.int64)
     for k in range(24):
         pos[k + 1] += me[k]
@@ -157,7 +161,8 @@ def decode_position_id(pid) -> np.ndarray:
             idx = 24 - k  # opponent's point k+1 is our point 25-(k+1)
             if pos[idx] > 0:
                 raise PositionFormatError(
-                    f"the Position ID puts both sides on one point (player's point {idx})")
+                    f"the Position ID puts both sides on one point (player's point {idx})"
+                )
             pos[idx] -= opp[k]
     pos[0] = -opp[24]
     out = _check_counts(pos, "the Position ID")
@@ -165,7 +170,8 @@ def decode_position_id(pid) -> np.ndarray:
     if canonical != pid:
         raise PositionFormatError(
             f"the Position ID {quote(pid)} has bits set after its last point (this board's ID "
-            f"is {canonical})")
+            f"is {canonical})"
+        )
     _check_possible(out, "the Position ID")
     return out
 
@@ -188,8 +194,15 @@ def _field(bits, start, n):
     return sum(bits[start + k] << k for k in range(n))
 
 
-def _check_crawford(crawford: bool, length: int, score, cube_log: int, centred: bool,
-                    double_offered: bool, what: str) -> None:
+def _check_crawford(
+    crawford: bool,
+    length: int,
+    score,
+    cube_log: int,
+    centred: bool,
+    double_offered: bool,
+    what: str,
+) -> None:
     if not crawford:
         return
     if length == 0:
@@ -198,10 +211,12 @@ def _check_crawford(crawford: bool, length: int, score, cube_log: int, centred: 
     if sum(one_away) != 1:
         raise PositionFormatError(
             f"{what} marks the Crawford game at {score[0]}-{score[1]} of a {length}-point match: "
-            "it is the game after one side (only one) reaches 1-away")
+            "it is the game after one side (only one) reaches 1-away"
+        )
     if cube_log != 0 or not centred or double_offered:
-        raise PositionFormatError(f"{what} marks the Crawford game with the cube in play: "
-                                  "nobody may double in it")
+        raise PositionFormatError(
+            f"{what} marks the Crawford game with the cube in play: nobody may double in it"
+        )
 
 
 def decode_match_id(mid) -> dict:
@@ -233,7 +248,8 @@ def decode_match_id(mid) -> dict:
     if f["game_state"] > 4:
         raise PositionFormatError(
             f"the Match ID's game state is {f['game_state']} (0 none, 1 playing, 2 over, "
-            "3 resigned, 4 dropped)")
+            "3 resigned, 4 dropped)"
+        )
     if f["die1"] > 6 or f["die2"] > 6 or (f["die1"] == 0) != (f["die2"] == 0):
         raise PositionFormatError(f"the Match ID's dice {f['die1']}{f['die2']} are not a roll")
     offer = f["double_offered"] or f["resigned"]
@@ -244,24 +260,44 @@ def decode_match_id(mid) -> dict:
     if f["turn"] != (1 - f["on_roll"] if offer else f["on_roll"]):
         raise PositionFormatError(
             "the Match ID's turn is not the player on roll's"
-            + (" opponent, who must answer the offer" if offer else " (nothing is offered)"))
+            + (" opponent, who must answer the offer" if offer else " (nothing is offered)")
+        )
     length = f["match_length"]
     if length and (f["score0"] >= length or f["score1"] >= length):
         raise PositionFormatError(
             f"the Match ID's score {f['score0']}-{f['score1']} is not below the match length "
-            f"{length}")
-    _check_crawford(bool(f["crawford"]), length, (f["score0"], f["score1"]), f["cube_log"],
-                    f["cube_owner"] == 3, bool(f["double_offered"]), "the Match ID")
+            f"{length}"
+        )
+    _check_crawford(
+        bool(f["crawford"]),
+        length,
+        (f["score0"], f["score1"]),
+        f["cube_log"],
+        f["cube_owner"] == 3,
+        bool(f["double_offered"]),
+        "the Match ID",
+    )
     return f
 
 
 def encode_match_id(f: dict) -> str:
     bits = [0] * 72
-    for start, n, name in ((0, 4, "cube_log"), (4, 2, "cube_owner"), (6, 1, "on_roll"),
-                           (7, 1, "crawford"), (8, 3, "game_state"), (11, 1, "turn"),
-                           (12, 1, "double_offered"), (13, 2, "resigned"), (15, 3, "die1"),
-                           (18, 3, "die2"), (21, 15, "match_length"), (36, 15, "score0"),
-                           (51, 15, "score1"), (66, 6, "tail")):
+    for start, n, name in (
+        (0, 4, "cube_log"),
+        (4, 2, "cube_owner"),
+        (6, 1, "on_roll"),
+        (7, 1, "crawford"),
+        (8, 3, "game_state"),
+        (11, 1, "turn"),
+        (12, 1, "double_offered"),
+        (13, 2, "resigned"),
+        (15, 3, "die1"),
+        (18, 3, "die2"),
+        (21, 15, "match_length"),
+        (36, 15, "score0"),
+        (51, 15, "score1"),
+        (66, 6, "tail"),
+    ):
         v = int(f[name])
         for k in range(n):
             bits[start + k] = (v >> k) & 1
@@ -276,10 +312,17 @@ def _state_from_match(pos, f: dict) -> GameState:
     scores = (f["score0"], f["score1"])
     try:
         return GameState.from_position(
-            pos, cube_value=2 ** f["cube_log"], cube_owner=cube_owner, dice=dice,
-            match_length=f["match_length"], score=(scores[on_roll], scores[1 - on_roll]),
-            crawford=bool(f["crawford"]), on_roll=on_roll, game_state=f["game_state"],
-            double_offered=bool(f["double_offered"]), resigned=f["resigned"],
+            pos,
+            cube_value=2 ** f["cube_log"],
+            cube_owner=cube_owner,
+            dice=dice,
+            match_length=f["match_length"],
+            score=(scores[on_roll], scores[1 - on_roll]),
+            crawford=bool(f["crawford"]),
+            on_roll=on_roll,
+            game_state=f["game_state"],
+            double_offered=bool(f["double_offered"]),
+            resigned=f["resigned"],
             match_id_tail=f["tail"],
         )
     except ValueError as exc:
@@ -299,13 +342,24 @@ def format_match_id(state: GameState) -> str:
     d = state.dice_raw if state.dice is not None else (0, 0)
     offer = state.double_offered or state.resigned
     turn = 1 - on_roll if offer else on_roll
-    return encode_match_id({
-        "cube_log": state.cube_value.bit_length() - 1, "cube_owner": owner, "on_roll": on_roll,
-        "crawford": int(state.crawford), "game_state": state.game_state, "turn": turn,
-        "double_offered": int(state.double_offered), "resigned": state.resigned,
-        "die1": d[0], "die2": d[1], "match_length": state.match_length,
-        "score0": scores[0], "score1": scores[1], "tail": state.match_id_tail,
-    })
+    return encode_match_id(
+        {
+            "cube_log": state.cube_value.bit_length() - 1,
+            "cube_owner": owner,
+            "on_roll": on_roll,
+            "crawford": int(state.crawford),
+            "game_state": state.game_state,
+            "turn": turn,
+            "double_offered": int(state.double_offered),
+            "resigned": state.resigned,
+            "die1": d[0],
+            "die2": d[1],
+            "match_length": state.match_length,
+            "score0": scores[0],
+            "score1": scores[1],
+            "tail": state.match_id_tail,
+        }
+    )
 
 
 # -- XGID --------------------------------------------------------------------------------------
@@ -316,7 +370,8 @@ _MAX_FIELD = 32767  # match length and scores: what a Match ID can carry
 def _xgid_int(s: str, name: str, lo: int, hi: int) -> int:
     if not _INT.fullmatch(s):
         raise PositionFormatError(
-            f"the XGID's {name} must be a whole number written plainly, got {quote(s, 12)}")
+            f"the XGID's {name} must be a whole number written plainly, got {quote(s, 12)}"
+        )
     v = int(s)
     if not lo <= v <= hi:
         raise PositionFormatError(f"the XGID's {name} must be {lo} to {hi}, got {v}")
@@ -331,14 +386,17 @@ def decode_xgid(text) -> GameState:
     parts = t.split(":")
     board = parts[0]
     if len(board) != 26:
-        raise PositionFormatError(f"an XGID board has 26 characters, {quote(board)} has {len(board)}")
+        raise PositionFormatError(
+            f"an XGID board has 26 characters, {quote(board)} has {len(board)}"
+        )
     bad = next((c for c in board if c not in _BOARD_CHARS), None)
     if bad is not None:
         raise PositionFormatError(f"XGID board character {bad!r} is not '-', 'A'-'O' or 'a'-'o'")
     fields = parts[1:]
     if len(fields) != 9:
         raise PositionFormatError(
-            f"an XGID has 9 fields after the board, this one has {len(fields)}")
+            f"an XGID has 9 fields after the board, this one has {len(fields)}"
+        )
     max_cube = _xgid_int(fields[8], "maximum cube exponent", 0, 15)
     cube_log = _xgid_int(fields[0], "cube exponent", 0, max_cube)
     cube_pos = _xgid_int(fields[1], "cube position", -1, 1)
@@ -350,8 +408,9 @@ def decode_xgid(text) -> GameState:
     score_o = _xgid_int(fields[5], "score of O", 0, _MAX_FIELD)
     length = _xgid_int(fields[7], "match length", 0, _MAX_FIELD)
     money = length == 0
-    flags = _xgid_int(fields[6], "Jacoby/beaver flags" if money else "Crawford flag", 0,
-                      3 if money else 1)
+    flags = _xgid_int(
+        fields[6], "Jacoby/beaver flags" if money else "Crawford flag", 0, 3 if money else 1
+    )
     x = np.zeros(26, dtype=np.int64)  # X's view: X positive
     for i, c in enumerate(board):
         if c == "-":
@@ -375,22 +434,43 @@ def decode_xgid(text) -> GameState:
         if not re.fullmatch(r"[1-6][1-6]", dice_s):
             raise PositionFormatError(
                 f"XGID dice {quote(dice_s, 8)} are not '00', 'D' or two digits 1-6"
-                + (" ('B' and 'R' only in money play)" if dice_s in ("B", "R") else ""))
+                + (" ('B' and 'R' only in money play)" if dice_s in ("B", "R") else "")
+            )
         dice = (int(dice_s[0]), int(dice_s[1]))
     if length and (score_x >= length or score_o >= length):
         raise PositionFormatError(
-            f"the XGID's score {score_x}-{score_o} is not below the match length {length}")
-    _check_crawford(not money and bool(flags), length, (score_x, score_o), cube_log,
-                    cube_pos == 0, double_offered, "the XGID")
+            f"the XGID's score {score_x}-{score_o} is not below the match length {length}"
+        )
+    _check_crawford(
+        not money and bool(flags),
+        length,
+        (score_x, score_o),
+        cube_log,
+        cube_pos == 0,
+        double_offered,
+        "the XGID",
+    )
     on_roll = 1 if turn == 1 else 0
     cube_owner = "centred" if cube_pos == 0 else ("player" if cube_pos == turn else "opponent")
-    kw = dict(jacoby=bool(flags & 1), beavers=bool(flags & 2)) if money else dict(crawford=bool(flags))
+    kw = (
+        dict(jacoby=bool(flags & 1), beavers=bool(flags & 2))
+        if money
+        else dict(crawford=bool(flags))
+    )
     score = (score_x, score_o) if turn == 1 else (score_o, score_x)
     try:
         return GameState.from_position(
-            pos, cube_value=2 ** cube_log, cube_owner=cube_owner, dice=dice, match_length=length,
-            score=score, on_roll=on_roll, double_offered=double_offered, max_cube_log=max_cube,
-            **kw)
+            pos,
+            cube_value=2**cube_log,
+            cube_owner=cube_owner,
+            dice=dice,
+            match_length=length,
+            score=score,
+            on_roll=on_roll,
+            double_offered=double_offered,
+            max_cube_log=max_cube,
+            **kw,
+        )
     except ValueError as exc:
         raise PositionFormatError(f"the XGID is inconsistent: {exc}") from None
 
@@ -402,7 +482,9 @@ def format_xgid(state: GameState) -> str:
     chars = []
     for v in x:
         chars.append("-" if v == 0 else (chr(ord("A") + v - 1) if v > 0 else chr(ord("a") - v - 1)))
-    cube_pos = 0 if state.cube_owner == "centred" else (turn if state.cube_owner == "player" else -turn)
+    cube_pos = (
+        0 if state.cube_owner == "centred" else (turn if state.cube_owner == "player" else -turn)
+    )
     if state.double_offered:
         dice = "D"
     elif state.dice is not None:
@@ -414,8 +496,10 @@ def format_xgid(state: GameState) -> str:
     cube_log = state.cube_value.bit_length() - 1
     # the maximum is at least the cube itself (a Match ID carries no maximum: 2^12 reads back)
     max_cube = max(state.max_cube_log, cube_log)
-    return (f"XGID={''.join(chars)}:{cube_log}:{cube_pos}:{turn}:{dice}:"
-            f"{sx}:{so}:{flags}:{state.match_length}:{max_cube}")
+    return (
+        f"XGID={''.join(chars)}:{cube_log}:{cube_pos}:{turn}:{dice}:"
+        f"{sx}:{so}:{flags}:{state.match_length}:{max_cube}"
+    )
 
 
 # -- any of them -------------------------------------------------------------------------------
@@ -449,7 +533,8 @@ def _parse_position(text) -> GameState:
     if len(t) != 14:
         raise PositionFormatError(
             f"{quote(t)} is not a position: a Position ID has 14 characters ({len(t)} given), "
-            "a Match ID follows it after ':', an XGID starts with 'XGID='")
+            "a Match ID follows it after ':', an XGID starts with 'XGID='"
+        )
     try:
         return GameState.from_position(decode_position_id(t))
     except ValueError as exc:

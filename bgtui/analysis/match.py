@@ -40,32 +40,40 @@ def check_match(state, met: MatchEquityTable | None = None) -> None:
     a, b = away(state)
     n = state.match_length
     if state.crawford and min(a, b) != 1:
-        raise ValueError(f"Crawford game at {state.score[0]}-{state.score[1]} of a {n}-point "
-                         "match: only when a side is 1-away")
+        raise ValueError(
+            f"Crawford game at {state.score[0]}-{state.score[1]} of a {n}-point "
+            "match: only when a side is 1-away"
+        )
     if state.crawford and (a == 1 and b == 1):
         raise ValueError("Crawford game with both sides 1-away: that is double match point")
     if state.crawford and (state.cube_value != 1 or state.cube_owner != "centred"):
         raise ValueError("nobody may double in the Crawford game: the cube must be 1, centred")
     if state.cube_value > max_cube(state):
-        raise ValueError(f"cube {state.cube_value} is above what the match allows at "
-                         f"{describe_score(state)} (at most {max_cube(state)})")
+        raise ValueError(
+            f"cube {state.cube_value} is above what the match allows at "
+            f"{describe_score(state)} (at most {max_cube(state)})"
+        )
     if state.cube_value > 1 and state.cube_owner == "centred":
-        raise ValueError(f"a centred cube at {state.cube_value}: in match play a doubled cube "
-                         "is owned by the side that took it")
+        raise ValueError(
+            f"a centred cube at {state.cube_value}: in match play a doubled cube "
+            "is owned by the side that took it"
+        )
     met = met or get_met()
     if max(a, b) > met.length:
-        raise ValueError(f"the match equity table {met.name!r} covers scores up to "
-                         f"{met.length}-away, not {max(a, b)}-away")
+        raise ValueError(
+            f"the match equity table {met.name!r} covers scores up to "
+            f"{met.length}-away, not {max(a, b)}-away"
+        )
 
 
 def describe_score(state) -> str:
-    """"4-2 (-3a -5a)": the score, player on roll first, and as points still needed."""
+    """ "4-2 (-3a -5a)": the score, player on roll first, and as points still needed."""
     a, b = away(state)
     return f"{state.score[0]}-{state.score[1]} (-{a}a -{b}a)"
 
 
 def describe(state) -> str:
-    """"7-point match, 4-2 (-3a -5a)" (with ", Crawford" or ", post-Crawford"), or
+    """ "7-point match, 4-2 (-3a -5a)" (with ", Crawford" or ", post-Crawford"), or
     "money game"."""
     if state.is_money:
         return "money game"
@@ -78,8 +86,12 @@ def describe(state) -> str:
 
 def match_dict(state) -> dict:
     """The JSON ``match`` object of the conventions."""
-    return {"length": state.match_length, "score": [state.score[0], state.score[1]],
-            "crawford": bool(state.crawford), "away": list(away(state))}
+    return {
+        "length": state.match_length,
+        "score": [state.score[0], state.score[1]],
+        "crawford": bool(state.crawford),
+        "away": list(away(state)),
+    }
 
 
 def _state_code(owner: str) -> int:
@@ -102,8 +114,7 @@ class MatchView:
     def emg(self, mwc: float, cube: int | None = None) -> float:
         from bgtui.engine.match import mwc_to_emg
 
-        return float(mwc_to_emg(float(mwc), self.met.array, self.a, self.b,
-                                int(cube or self.cube)))
+        return float(mwc_to_emg(float(mwc), self.met.array, self.a, self.b, int(cube or self.cube)))
 
     def mwc_from_emg(self, emg: float) -> float:
         from bgtui.engine.match import emg_to_mwc
@@ -113,8 +124,11 @@ class MatchView:
     def cubeless(self, probs) -> float:
         from bgtui.engine.match import cubeless_mwc
 
-        return float(cubeless_mwc(np.asarray(probs, dtype=np.float64), self.met.array,
-                                  self.a, self.b, self.cube))
+        return float(
+            cubeless_mwc(
+                np.asarray(probs, dtype=np.float64), self.met.array, self.a, self.b, self.cube
+            )
+        )
 
     def after(self, won: int) -> float:
         return self.met.after(self.a, self.b, won)
@@ -126,10 +140,17 @@ class MatchView:
         from bgtui.engine.match import POINT_ROWS, match_cube_values
 
         out = np.zeros(6)
-        match_cube_values(np.asarray(probs, dtype=np.float64), self.met.array, self.a, self.b,
-                          self.cube, self.crawford,
-                          float(cube_efficiency(np.ascontiguousarray(board, dtype=np.int8))),
-                          np.zeros((2, POINT_ROWS)), out)
+        match_cube_values(
+            np.asarray(probs, dtype=np.float64),
+            self.met.array,
+            self.a,
+            self.b,
+            self.cube,
+            self.crawford,
+            float(cube_efficiency(np.ascontiguousarray(board, dtype=np.int8))),
+            np.zeros((2, POINT_ROWS)),
+            out,
+        )
         return out
 
 
@@ -148,11 +169,17 @@ def no_double_values(an, state, ply: int, met: MatchEquityTable) -> np.ndarray:
     if cws is None:
         cws = an._local.match_cws = make_cubeful_workspace(MATCH_VALUES)
     a, b = away(state)
-    ctx = make_match_context(met.array, int(a), int(b), int(state.cube_value),
-                             bool(state.crawford))
+    ctx = make_match_context(met.array, int(a), int(b), int(state.cube_value), bool(state.crawford))
     out = np.zeros(MATCH_VALUES)
-    match_no_double(np.ascontiguousarray(state.position, dtype=np.int8), int(ply), an.ev,
-                    an._lws(), cws, ctx, out)
+    match_no_double(
+        np.ascontiguousarray(state.position, dtype=np.int8),
+        int(ply),
+        an.ev,
+        an._lws(),
+        cws,
+        ctx,
+        out,
+    )
     return out
 
 
@@ -187,7 +214,9 @@ def evaluate(an, state, ply: int, met: MatchEquityTable) -> Evaluation:
     cubeful = max(nd, min(dt, dp)) if _access(state) else nd
     cubeless = view.cubeless(probs)
     return Evaluation(
-        position_id=format_position_id(state), ply=ply, probabilities=p,
+        position_id=format_position_id(state),
+        ply=ply,
+        probabilities=p,
         equity=Equities(cubeless=view.emg(cubeless), cubeful=view.emg(cubeful)),
         evaluated_by=f"{ply}-ply" + (an._database_note(state.position) if ply == 0 else ""),
         mwc={"cubeless": cubeless, "cubeful": cubeful},
@@ -219,8 +248,9 @@ def cube_points(view: MatchView, probs, board) -> tuple[float | None, float | No
     if view.crawford:
         return None, None
     tp = _break_even(lambda q: view.model_values(at(q), board)[3 + OWNED], view.after(-view.cube))
-    cp = _break_even(lambda q: view.model_values(at(q), board)[3 + OPP_OWNED],
-                     view.after(view.cube))
+    cp = _break_even(
+        lambda q: view.model_values(at(q), board)[3 + OPP_OWNED], view.after(view.cube)
+    )
     return tp, cp
 
 
@@ -257,16 +287,27 @@ def cube(an, state, ply: int, met: MatchEquityTable) -> CubeDecision:
     else:
         by = f"{ply}-ply cubeful"
     return CubeDecision(
-        no_double=e(nd), double_take=e(dt), double_pass=e(dp), action=action,
+        no_double=e(nd),
+        double_take=e(dt),
+        double_pass=e(dp),
+        action=action,
         probabilities=p,
-        equity=Equities(cubeless=e(view.cubeless(probs)), cubeful=e(cubeful),
-                        centred=e(values[CENTRED]), owned=e(values[OWNED]),
-                        opponent_owned=e(values[OPP_OWNED])),
-        ply=ply, evaluated_by=by, take_point=tp, cash_point=cp, cube_access=access,
+        equity=Equities(
+            cubeless=e(view.cubeless(probs)),
+            cubeful=e(cubeful),
+            centred=e(values[CENTRED]),
+            owned=e(values[OWNED]),
+            opponent_owned=e(values[OPP_OWNED]),
+        ),
+        ply=ply,
+        evaluated_by=by,
+        take_point=tp,
+        cash_point=cp,
+        cube_access=access,
         model="match cube model" if ply == 0 else "match cubeful lookahead",
-        cube_efficiency=float(cube_efficiency(np.ascontiguousarray(state.position,
-                                                                   dtype=np.int8))),
-        wrong_pass_percent=wp, wrong_take_percent=wt,
+        cube_efficiency=float(cube_efficiency(np.ascontiguousarray(state.position, dtype=np.int8))),
+        wrong_pass_percent=wp,
+        wrong_take_percent=wt,
         mwc={"no_double": nd, "double_take": dt, "double_pass": dp, "cubeful": cubeful},
     )
 
@@ -297,9 +338,19 @@ def rank_plays(an, state, dice, ply: int, met: MatchEquityTable) -> list[PlayRow
 
     def value(idx):
         out = np.zeros((len(idx), 2))
-        play_values(np.ascontiguousarray(probs[idx]), np.ascontiguousarray(children[idx]),
-                    met.array, view.a, view.b, view.cube, view.crawford, opp_state, points,
-                    scratch, out)
+        play_values(
+            np.ascontiguousarray(probs[idx]),
+            np.ascontiguousarray(children[idx]),
+            met.array,
+            view.a,
+            view.b,
+            view.cube,
+            view.crawford,
+            opp_state,
+            points,
+            scratch,
+            out,
+        )
         vals[idx] = out
 
     value(np.arange(len(children)))
@@ -319,32 +370,48 @@ def rank_plays(an, state, dice, ply: int, met: MatchEquityTable) -> list[PlayRow
     emgs = (2.0 * vals - (w + l)) / (w - l)  # EMG at the current cube, as MatchView.emg
     rows = []
     for i in order:
-        after = GameState.from_position(swap_sides(children[i]), cube_value=state.cube_value,
-                                        cube_owner=_flip_owner(state.cube_owner), dice=None)
+        after = GameState.from_position(
+            swap_sides(children[i]),
+            cube_value=state.cube_value,
+            cube_owner=_flip_owner(state.cube_owner),
+            dice=None,
+        )
         p = Probabilities.from_array(probs[i])
         _cl, cf = float(vals[i, 0]), float(vals[i, 1])
-        rows.append(PlayRow(
-            move=format_play(board, moves[i]), position_id=format_position_id(after),
-            probabilities=p,
-            equity=Equities(cubeless=float(emgs[i, 0]), cubeful=float(emgs[i, 1])),
-            equity_diff=float(emgs[i, 1] - emgs[order[0], 1]), evaluated_by=f"{plies[i]}-ply",
-            mwc=cf, mwc_diff=cf - best,
-        ))
+        rows.append(
+            PlayRow(
+                move=format_play(board, moves[i]),
+                position_id=format_position_id(after),
+                probabilities=p,
+                equity=Equities(cubeless=float(emgs[i, 0]), cubeful=float(emgs[i, 1])),
+                equity_diff=float(emgs[i, 1] - emgs[order[0], 1]),
+                evaluated_by=f"{plies[i]}-ply",
+                mwc=cf,
+                mwc_diff=cf - best,
+            )
+        )
     return rows
 
 
 def parse_score(text: str) -> tuple[int, int]:
-    """"4-2" -> (4, 2): points of the player on roll, then of the opponent."""
+    """ "4-2" -> (4, 2): points of the player on roll, then of the opponent."""
     parts = str(text).strip().split("-")
     if len(parts) != 2 or not all(re.fullmatch(r"[0-9]{1,5}", p.strip()) for p in parts):
         shown = repr(str(text)[:40]) + ("..." if len(str(text)) > 40 else "")
-        raise ValueError(f"bad score {shown}: give it as A-B, the points of the player on roll "
-                         "then the opponent's in ASCII digits (e.g. 4-2)")
+        raise ValueError(
+            f"bad score {shown}: give it as A-B, the points of the player on roll "
+            "then the opponent's in ASCII digits (e.g. 4-2)"
+        )
     return int(parts[0]), int(parts[1])
 
 
-def with_match(state, length: int | None = None, score: str | None = None,
-               crawford: bool = False, met: MatchEquityTable | None = None):
+def with_match(
+    state,
+    length: int | None = None,
+    score: str | None = None,
+    crawford: bool = False,
+    met: MatchEquityTable | None = None,
+):
     """``state`` with the match context given on the command line (each part overrides the
     position's own): ``length`` (0: money), ``score`` "A-B", ``crawford``. ValueError (one
     line) for a context that cannot occur."""
@@ -360,8 +427,9 @@ def with_match(state, length: int | None = None, score: str | None = None,
     n = kw.get("match_length", state.match_length)
     if score is not None:
         if n == 0:
-            raise ValueError("--score needs a match: give --match N (or a position whose ID "
-                             "carries one)")
+            raise ValueError(
+                "--score needs a match: give --match N (or a position whose ID carries one)"
+            )
         kw["score"] = parse_score(score)
     if crawford and n == 0:
         raise ValueError("--crawford needs a match: give --match N")
@@ -391,8 +459,7 @@ def mwc_coefficients(met: MatchEquityTable, a: int, b: int, cube: int) -> np.nda
 
 def rollout_record(state, met: MatchEquityTable) -> dict:
     """The match of a rollout at ``state``'s score as saved with it (checked on resume)."""
-    return dict(match_dict(state), cube=int(state.cube_value), owner=state.cube_owner,
-                met=met.name)
+    return dict(match_dict(state), cube=int(state.cube_value), owner=state.cube_owner, met=met.name)
 
 
 def resume_mismatch(job, state, met: MatchEquityTable) -> str | None:
@@ -407,9 +474,11 @@ def resume_mismatch(job, state, met: MatchEquityTable) -> str | None:
         if m is None:
             return "for money"
         a = m.get("away") or ["?", "?"]
-        return (f"at a {m.get('length')}-point match, {a[0]}-away {a[1]}-away"
-                + (", Crawford" if m.get("crawford") else "")
-                + f", cube {m.get('cube')} {m.get('owner')}, table {m.get('met')!r}")
+        return (
+            f"at a {m.get('length')}-point match, {a[0]}-away {a[1]}-away"
+            + (", Crawford" if m.get("crawford") else "")
+            + f", cube {m.get('cube')} {m.get('owner')}, table {m.get('met')!r}"
+        )
 
     return f"it was rolled out {name(have)}, not {name(want)}"
 
@@ -424,8 +493,10 @@ def score_rollout(job, state, met: MatchEquityTable) -> None:
     s = job.settings
     live = bool(s.cubeful or s.live_cube)
     if live and s.zehr_split:
-        raise ValueError("the Zehr split is for money play: at a match score two games at the "
-                         "undoubled cube are not worth one at the doubled cube")
+        raise ValueError(
+            "the Zehr split is for money play: at a match score two games at the "
+            "undoubled cube are not worth one at the doubled cube"
+        )
     view = MatchView(state, met)
     a, b = (view.b, view.a) if job.mover_view else (view.a, view.b)
     engine = None
@@ -438,8 +509,13 @@ def score_rollout(job, state, met: MatchEquityTable) -> None:
             owner = OWNED if owner == OPP_OWNED else OPP_OWNED
         job.cubes[:, 0] = float(state.cube_value)
         job.cubes[:, 1] = float(owner)
-    job.set_match(mwc_coefficients(met, a, b, view.cube), view.after(view.cube),
-                  view.after(-view.cube), live=engine, match=rollout_record(state, met))
+    job.set_match(
+        mwc_coefficients(met, a, b, view.cube),
+        view.after(view.cube),
+        view.after(-view.cube),
+        live=engine,
+        match=rollout_record(state, met),
+    )
 
 
 def cube_rollout_job(state, settings, met: MatchEquityTable):
@@ -456,17 +532,28 @@ def cube_rollout_job(state, settings, met: MatchEquityTable):
 
     view = MatchView(state, met)
     if not _access(state):
-        raise ValueError(f"no cube action to roll out at {describe(state)} with the cube "
-                         f"{state.cube_value} {state.cube_owner}: use --ply N")
+        raise ValueError(
+            f"no cube action to roll out at {describe(state)} with the cube "
+            f"{state.cube_value} {state.cube_owner}: use --ply N"
+        )
     settings = replace(settings, live_cube=True, cubeful=False)
     pid = format_position_id(state)
     v = float(state.cube_value)
-    job = RolloutJob(np.stack([state.position, state.position]), ["No double", "Double, take"],
-                     [pid, pid], settings, False,
-                     cubes=[[v, _state_code(state.cube_owner), 1.0], [2 * v, OPP_OWNED, 0.0]])
-    job.set_match(mwc_coefficients(met, view.a, view.b, view.cube), view.after(view.cube),
-                  view.after(-view.cube), live=(met.array, view.a, view.b, False),
-                  match=rollout_record(state, met))
+    job = RolloutJob(
+        np.stack([state.position, state.position]),
+        ["No double", "Double, take"],
+        [pid, pid],
+        settings,
+        False,
+        cubes=[[v, _state_code(state.cube_owner), 1.0], [2 * v, OPP_OWNED, 0.0]],
+    )
+    job.set_match(
+        mwc_coefficients(met, view.a, view.b, view.cube),
+        view.after(view.cube),
+        view.after(-view.cube),
+        live=(met.array, view.a, view.b, False),
+        match=rollout_record(state, met),
+    )
     return job
 
 
@@ -483,20 +570,30 @@ def cube_from_rollout(job, state, snap, met: MatchEquityTable) -> CubeDecision |
     view = MatchView(state, met)
     nd, dt, dp = job.mwc(0), job.mwc(1), view.after(view.cube)
     k = 2.0 / (view.after(view.cube) - view.after(-view.cube))  # d EMG / d MWC
-    se = {"no_double": k * job.mwc_se(0), "double_take": k * job.mwc_se(1),
-          "double_take_minus_no_double": k * job.mwc_paired_se(1, 0)}
+    se = {
+        "no_double": k * job.mwc_se(0),
+        "double_take": k * job.mwc_se(1),
+        "double_take_minus_no_double": k * job.mwc_paired_se(1, 0),
+    }
     wp, wt = wrong_decision_percent(nd, dt, dp)
     row = next(r for r in snap.rows if r.move == "No double")
     cubeful = max(nd, min(dt, dp))
     e = view.emg
     tp, cp = cube_points(view, np.array(row.probabilities.as_tuple()), state.position)
     return CubeDecision(
-        no_double=e(nd), double_take=e(dt), double_pass=e(dp),
+        no_double=e(nd),
+        double_take=e(dt),
+        double_pass=e(dp),
         action=cube_action(nd, dt, dp, redouble=state.cube_owner == "player"),
-        probabilities=row.probabilities, ply=job.settings.ply,
+        probabilities=row.probabilities,
+        ply=job.settings.ply,
         equity=replace(row.equity, cubeful=e(cubeful)),
         evaluated_by=f"rollout {int(job.n.min())} trials (live cube)",
-        take_point=tp, cash_point=cp, wrong_pass_percent=wp, wrong_take_percent=wt,
-        standard_errors=se, model="live-cube rollout",
+        take_point=tp,
+        cash_point=cp,
+        wrong_pass_percent=wp,
+        wrong_take_percent=wt,
+        standard_errors=se,
+        model="live-cube rollout",
         mwc={"no_double": nd, "double_take": dt, "double_pass": dp, "cubeful": cubeful},
     )

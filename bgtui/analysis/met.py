@@ -78,11 +78,12 @@ class MatchEquityTable:
     def outcomes(self, a: int, b: int, cube: int = 1) -> dict:
         """MWC after winning or losing 1, 2 or 3 times the cube: ``{"win": [w1, w2, w3],
         "lose": [l1, l2, l3]}`` (a side never gets more than the match)."""
-        return {"win": [self.after(a, b, k * cube) for k in (1, 2, 3)],
-                "lose": [self.after(a, b, -k * cube) for k in (1, 2, 3)]}
+        return {
+            "win": [self.after(a, b, k * cube) for k in (1, 2, 3)],
+            "lose": [self.after(a, b, -k * cube) for k in (1, 2, 3)],
+        }
 
-    def take_point(self, a: int, b: int, cube: int = 1, live: bool = False,
-                   gammons=None) -> float:
+    def take_point(self, a: int, b: int, cube: int = 1, live: bool = False, gammons=None) -> float:
         """The winning chance the side ``a``-away needs to take a double from ``cube`` to
         ``2 cube`` (it then owns the cube). Dead cube: the MWC of passing against those of
         winning and losing at ``2 cube``; live: the model's fully live cube, the taker
@@ -91,8 +92,7 @@ class MatchEquityTable:
         tp, _ = self._points(a, b, cube, live, gammons)
         return tp
 
-    def cash_point(self, a: int, b: int, cube: int = 1, live: bool = False,
-                   gammons=None) -> float:
+    def cash_point(self, a: int, b: int, cube: int = 1, live: bool = False, gammons=None) -> float:
         """The winning chance above which the side ``a``-away, doubling from ``cube`` to
         ``2 cube``, has the opponent pass (the opponent's take point, seen from the doubler)."""
         _, cp = self._points(a, b, cube, live, gammons)
@@ -118,8 +118,10 @@ class MatchEquityTable:
     def _check(self, a, b):
         n = self.length
         if a > n or b > n:
-            raise ValueError(f"the match equity table {self.name!r} covers scores up to "
-                             f"{n}-away, not {max(a, b)}-away")
+            raise ValueError(
+                f"the match equity table {self.name!r} covers scores up to "
+                f"{n}-away, not {max(a, b)}-away"
+            )
 
 
 def _rates(gammons) -> np.ndarray:
@@ -134,8 +136,9 @@ def _numbers(elem, what: str, path) -> list[float]:
         try:
             out.append(float((me.text or "").strip()))
         except ValueError:
-            raise METError(f"{path}: not a match equity table ({what}: {me.text!r} is not a "
-                           f"number)") from None
+            raise METError(
+                f"{path}: not a match equity table ({what}: {me.text!r} is not a number)"
+            ) from None
     return out
 
 
@@ -148,34 +151,42 @@ def parse_met_xml(text: str, path="MET") -> MatchEquityTable:
     except ET.ParseError as exc:
         raise METError(f"{path}: not a match equity table (not XML: {exc})") from None
     if root.tag != "met":
-        raise METError(f"{path}: not a match equity table (root element <{root.tag}>, "
-                       "expected <met>)")
+        raise METError(
+            f"{path}: not a match equity table (root element <{root.tag}>, expected <met>)"
+        )
     name = (root.findtext("info/name") or Path(str(path)).stem).strip()
     pre_el = root.find("pre-crawford-table")
     if pre_el is None:
         raise METError(f"{path}: not a match equity table (no <pre-crawford-table>)")
     kind = pre_el.get("type", "explicit")
     if kind != "explicit":
-        raise METError(f"{path}: pre-Crawford table of type {kind!r}: only explicit tables "
-                       "are read")
+        raise METError(
+            f"{path}: pre-Crawford table of type {kind!r}: only explicit tables are read"
+        )
     rows = [_numbers(r, "pre-Crawford", path) for r in pre_el.findall("row")]
     n = len(rows)
     if n < 2 or any(len(r) < n for r in rows):
-        raise METError(f"{path}: not a match equity table (the pre-Crawford table must be "
-                       f"square, at least 2 x 2; got {n} rows)")
+        raise METError(
+            f"{path}: not a match equity table (the pre-Crawford table must be "
+            f"square, at least 2 x 2; got {n} rows)"
+        )
     pre = np.array([r[:n] for r in rows], dtype=np.float64)
     posts = root.findall("post-crawford-table")
     if not posts:
         raise METError(f"{path}: not a match equity table (no <post-crawford-table>)")
     post_el = next((e for e in posts if e.get("player", "both") in ("both", "0")), posts[0])
     if post_el.get("type", "explicit") != "explicit":
-        raise METError(f"{path}: post-Crawford table of type {post_el.get('type')!r}: only "
-                       "explicit tables are read")
+        raise METError(
+            f"{path}: post-Crawford table of type {post_el.get('type')!r}: only "
+            "explicit tables are read"
+        )
     rows = post_el.findall("row")
     post = _numbers(rows[0] if rows else post_el, "post-Crawford", path)
     if len(post) < n:
-        raise METError(f"{path}: not a match equity table (post-Crawford row has {len(post)} "
-                       f"entries, the pre-Crawford table {n})")
+        raise METError(
+            f"{path}: not a match equity table (post-Crawford row has {len(post)} "
+            f"entries, the pre-Crawford table {n})"
+        )
     t = MatchEquityTable(name=name, pre=pre, post=np.array(post[:n], dtype=np.float64))
     _validate(t, path)
     return t
@@ -183,14 +194,21 @@ def parse_met_xml(text: str, path="MET") -> MatchEquityTable:
 
 def _validate(t: MatchEquityTable, path) -> None:
     pre, post = t.pre, t.post
-    if not (np.all(np.isfinite(pre)) and np.all((pre >= 0) & (pre <= 1))
-            and np.all(np.isfinite(post)) and np.all((post >= 0) & (post <= 1))):
-        raise METError(f"{path}: not a match equity table (entries must be probabilities "
-                       "between 0 and 1)")
+    if not (
+        np.all(np.isfinite(pre))
+        and np.all((pre >= 0) & (pre <= 1))
+        and np.all(np.isfinite(post))
+        and np.all((post >= 0) & (post <= 1))
+    ):
+        raise METError(
+            f"{path}: not a match equity table (entries must be probabilities between 0 and 1)"
+        )
     if np.max(np.abs(pre + pre.T - 1.0)) > 2e-3:
         i, j = np.unravel_index(np.argmax(np.abs(pre + pre.T - 1.0)), pre.shape)
-        raise METError(f"{path}: not a match equity table ({i + 1}-away {j + 1}-away and "
-                       f"{j + 1}-away {i + 1}-away do not add up to 1)")
+        raise METError(
+            f"{path}: not a match equity table ({i + 1}-away {j + 1}-away and "
+            f"{j + 1}-away {i + 1}-away do not add up to 1)"
+        )
 
 
 def load_met(path) -> MatchEquityTable:
@@ -200,8 +218,9 @@ def load_met(path) -> MatchEquityTable:
     try:
         text = p.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
-        raise METError(f"cannot read match equity table {str(path)!r}: "
-                       f"{exc.strerror or exc}") from None
+        raise METError(
+            f"cannot read match equity table {str(path)!r}: {exc.strerror or exc}"
+        ) from None
     return parse_met_xml(text, path)
 
 

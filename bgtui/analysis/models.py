@@ -29,7 +29,13 @@ class Probabilities:
         return cls(*(float(x) for x in a[:5]))
 
     def as_tuple(self) -> tuple[float, float, float, float, float]:
-        return (self.win, self.win_gammon, self.win_backgammon, self.lose_gammon, self.lose_backgammon)
+        return (
+            self.win,
+            self.win_gammon,
+            self.win_backgammon,
+            self.lose_gammon,
+            self.lose_backgammon,
+        )
 
     @property
     def lose(self) -> float:
@@ -37,13 +43,24 @@ class Probabilities:
 
     @property
     def cubeless_equity(self) -> float:
-        return (2.0 * self.win - 1.0 + self.win_gammon - self.lose_gammon
-                + self.win_backgammon - self.lose_backgammon)
+        return (
+            2.0 * self.win
+            - 1.0
+            + self.win_gammon
+            - self.lose_gammon
+            + self.win_backgammon
+            - self.lose_backgammon
+        )
 
     def flipped(self) -> Probabilities:
         """The same outcome seen from the other side."""
-        return Probabilities(1.0 - self.win, self.lose_gammon, self.lose_backgammon,
-                             self.win_gammon, self.win_backgammon)
+        return Probabilities(
+            1.0 - self.win,
+            self.lose_gammon,
+            self.lose_backgammon,
+            self.win_gammon,
+            self.win_backgammon,
+        )
 
     def to_dict(self) -> dict:
         """For output: each value clamped to [0, 1]. Rollout means with variance reduction
@@ -183,10 +200,20 @@ def extend_history(history: tuple, trials: int, rows) -> tuple:
     """``history`` with this snapshot's point added (a later trial count than the last, or it
     replaces the last); every other point is dropped once there are more than
     ``HISTORY_POINTS``, so the points stay spread over the whole run."""
-    point = (int(trials), tuple((r.move, float(r.equity.cubeless),
-                                 float(r.equity_se.cubeless) if r.equity_se is not None
-                                 and r.equity_se.cubeless is not None else 0.0)
-                                for r in rows if r.trials))
+    point = (
+        int(trials),
+        tuple(
+            (
+                r.move,
+                float(r.equity.cubeless),
+                float(r.equity_se.cubeless)
+                if r.equity_se is not None and r.equity_se.cubeless is not None
+                else 0.0,
+            )
+            for r in rows
+            if r.trials
+        ),
+    )
     if not point[1] or trials <= 0:
         return history
     if history and history[-1][0] >= trials:
@@ -221,9 +248,14 @@ class RolloutSnapshot:
 
 
 #: the fields of the results above that hold other results: field -> (class, a sequence of them)
-_NESTED = {"probabilities": (Probabilities, False), "probabilities_se": (Probabilities, False),
-           "equity": (Equities, False), "equity_se": (Equities, False),
-           "settings": (RolloutSettings, False), "rows": (PlayRow, True)}
+_NESTED = {
+    "probabilities": (Probabilities, False),
+    "probabilities_se": (Probabilities, False),
+    "equity": (Equities, False),
+    "equity_se": (Equities, False),
+    "settings": (RolloutSettings, False),
+    "rows": (PlayRow, True),
+}
 
 
 def result_from_dict(cls, d: dict):
@@ -233,6 +265,7 @@ def result_from_dict(cls, d: dict):
     for name, (kind, many) in _NESTED.items():
         if kw.get(name) is not None:
             v = kw[name]
-            kw[name] = (tuple(result_from_dict(kind, x) for x in v) if many
-                        else result_from_dict(kind, v))
+            kw[name] = (
+                tuple(result_from_dict(kind, x) for x in v) if many else result_from_dict(kind, v)
+            )
     return cls(**kw)

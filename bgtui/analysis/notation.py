@@ -75,7 +75,9 @@ def _merge_paths(steps):
         hits = [t] if hit else []
         route = [f, t]
         while True:
-            nxt = next((i for i, s in enumerate(pending) if s[0] == route[-1] and route[-1] > 0), None)
+            nxt = next(
+                (i for i, s in enumerate(pending) if s[0] == route[-1] and route[-1] > 0), None
+            )
             if nxt is None:
                 break
             f2, t2, h2 = pending.pop(nxt)
@@ -115,8 +117,10 @@ def format_play(parent, steps) -> str:
 
 
 # -- parsing -----------------------------------------------------------------------------------
-_TOKEN = re.compile(r"^((?:bar|[0-9]{1,2})\*?(?:/(?:off|bar|[0-9]{1,2})\*?)+)(?:\(([1-4])\))?$",
-                    re.IGNORECASE | re.ASCII)
+_TOKEN = re.compile(
+    r"^((?:bar|[0-9]{1,2})\*?(?:/(?:off|bar|[0-9]{1,2})\*?)+)(?:\(([1-4])\))?$",
+    re.IGNORECASE | re.ASCII,
+)
 
 
 def _point(s: str, token: str) -> int:
@@ -140,7 +144,9 @@ def _parse_paths(text: str):
     for token in t.split():
         m = _TOKEN.match(token)
         if not m:
-            raise NotationError(f"cannot read {_quote(token)}: write moves like 8/5, 24/18*/13, bar/22, 6/off, 13/7(2)")
+            raise NotationError(
+                f"cannot read {_quote(token)}: write moves like 8/5, 24/18*/13, bar/22, 6/off, 13/7(2)"
+            )
         body, count = m.group(1), int(m.group(2) or 1)
         pts = body.split("/")
         vals = [_point(p, token) for p in pts]
@@ -162,14 +168,16 @@ def parse_play(parent, text: str, dice) -> np.ndarray:
     """The position (mover's view) after the play ``text`` with ``dice`` from ``parent``."""
     from bgtui.engine.movegen import generate_plays
 
-    d1, d2 = (parse_dice(dice) if isinstance(dice, str) else dice)
+    d1, d2 = parse_dice(dice) if isinstance(dice, str) else dice
     children, moves = generate_plays(np.asarray(parent, dtype=np.int8), int(d1), int(d2))
     wanted = _parse_paths(text)
     if not wanted:
         if len(children) == 1 and moves[0][0] < 0:
             return children[0]
-        raise NotationError(f"an empty move is legal only when no checker can move; with "
-                            f"{format_dice((d1, d2))} there are {len(children)} legal plays")
+        raise NotationError(
+            f"an empty move is legal only when no checker can move; with "
+            f"{format_dice((d1, d2))} there are {len(children)} legal plays"
+        )
     want_key = _key(wanted)
     want_hits = Counter(h for _, _, hs in wanted for h in hs)
     matches = []
@@ -180,8 +188,10 @@ def parse_play(parent, text: str, dice) -> np.ndarray:
     if not matches:
         legal = ", ".join(sorted(format_play(parent, m) for m in moves[:12]))
         more = "" if len(moves) <= 12 else f" ... ({len(moves)} in all)"
-        raise NotationError(f"{_quote(text)} is not a legal play of {format_dice((d1, d2))}; "
-                            f"legal plays include: {legal}{more}")
+        raise NotationError(
+            f"{_quote(text)} is not a legal play of {format_dice((d1, d2))}; "
+            f"legal plays include: {legal}{more}"
+        )
     if len(matches) > 1:
         exact = [x for x in matches if x[2] == want_hits]
         if len(exact) == 1:

@@ -35,7 +35,7 @@ def percent(x: float) -> str:
 def _small(v: float, decimals: int) -> str:
     """``v`` (>= 0) with ``decimals`` decimals, or with two significant digits when it would
     round to zero: a standard error of 0.00043 is "0.00043", not "0.000"."""
-    if v == 0.0 or v >= 0.5 * 10.0 ** -decimals:
+    if v == 0.0 or v >= 0.5 * 10.0**-decimals:
         return f"{v:.{decimals}f}"
     digits = min(8, 1 - math.floor(math.log10(v)))
     return f"{v:.{digits}f}"

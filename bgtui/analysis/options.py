@@ -30,11 +30,13 @@ def _quote(text: str) -> str:
 
 def whole(lo: int, hi: int):
     """An argparse type: a whole number from ``lo`` to ``hi``."""
+
     def parse(text: str) -> int:
         t = str(text).strip()
         if not _WHOLE.fullmatch(t) or not lo <= int(t) <= hi:
             raise argparse.ArgumentTypeError(
-                f"must be a whole number from {lo} to {hi}, got {_quote(str(text))}")
+                f"must be a whole number from {lo} to {hi}, got {_quote(str(text))}"
+            )
         return int(t)
 
     parse.__name__ = f"whole number {lo}-{hi}"
@@ -43,21 +45,24 @@ def whole(lo: int, hi: int):
 
 def real(lo: float, hi: float, positive: bool = False):
     """An argparse type: a finite number from ``lo`` to ``hi`` (above 0 if ``positive``)."""
+
     def parse(text: str) -> float:
         t = str(text).strip()
         v = float(t) if _REAL.fullmatch(t) else math.nan
         if not math.isfinite(v) or not lo <= v <= hi or (positive and v <= 0):
             rng = f"above 0 and at most {hi:g}" if positive else f"from {lo:g} to {hi:g}"
             raise argparse.ArgumentTypeError(
-                f"must be a finite number {rng}, got {_quote(str(text))}")
+                f"must be a finite number {rng}, got {_quote(str(text))}"
+            )
         return v
 
     parse.__name__ = f"number {lo:g}-{hi:g}"
     return parse
 
 
-def script_parser(description: str | None = None, helps: dict | None = None,
-                  **defaults) -> argparse.ArgumentParser:
+def script_parser(
+    description: str | None = None, helps: dict | None = None, **defaults
+) -> argparse.ArgumentParser:
     """The argument parser of a script beside the package (benchmarks, evaluation, research):
     an option ``--name`` (underscores written as dashes) for each keyword, read as its default
     is typed, with the checks above: a whole number from 0 (an int default), a finite number

@@ -22,8 +22,11 @@ from bgtui.analysis.models import (
 
 
 class AnalysisService(Protocol):
-    def warm_up(self, progress: Callable[[str, float], None] | None = None,
-                ready: Callable[[str], None] | None = None) -> None:
+    def warm_up(
+        self,
+        progress: Callable[[str, float], None] | None = None,
+        ready: Callable[[str], None] | None = None,
+    ) -> None:
         """Compile/load everything (kernels, weights, bearoff databases).
 
         ``progress(stage_description, fraction_done)`` is called as stages complete;

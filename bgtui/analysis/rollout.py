@@ -55,27 +55,66 @@ def engine_settings(s: RolloutSettings, live_match=None):
     if live_match is not None:
         met, a, b, crawford = live_match
         return make_settings(
-            truncate=s.truncate, ply=s.ply, late_ply=s.late_ply,
+            truncate=s.truncate,
+            ply=s.ply,
+            late_ply=s.late_ply,
             late_after=s.late_after if s.late_after is not None else -1,
-            vr=s.variance_reduction, quasi=s.quasi_random, stratify_all=s.stratify_all,
-            bearoff=s.bearoff_truncation, one_sided=s.one_sided_truncation,
-            initial=s.initial_position, live_cube=True, jacoby=False, vr_filter=s.vr_filter,
-            met=met, away=(a, b), crawford=crawford)
+            vr=s.variance_reduction,
+            quasi=s.quasi_random,
+            stratify_all=s.stratify_all,
+            bearoff=s.bearoff_truncation,
+            one_sided=s.one_sided_truncation,
+            initial=s.initial_position,
+            live_cube=True,
+            jacoby=False,
+            vr_filter=s.vr_filter,
+            met=met,
+            away=(a, b),
+            crawford=crawford,
+        )
     return make_settings(
-        truncate=s.truncate, ply=s.ply, late_ply=s.late_ply,
+        truncate=s.truncate,
+        ply=s.ply,
+        late_ply=s.late_ply,
         late_after=s.late_after if s.late_after is not None else -1,
-        vr=s.variance_reduction, quasi=s.quasi_random, stratify_all=s.stratify_all,
-        bearoff=s.bearoff_truncation, one_sided=s.one_sided_truncation,
-        initial=s.initial_position, cubeful=s.cubeful, settle=s.settlement_limit,
-        play_on=s.gammon_play_on, live_cube=getattr(s, "live_cube", False),
-        jacoby=getattr(s, "jacoby", True), zehr=s.zehr_split, vr_filter=s.vr_filter)
+        vr=s.variance_reduction,
+        quasi=s.quasi_random,
+        stratify_all=s.stratify_all,
+        bearoff=s.bearoff_truncation,
+        one_sided=s.one_sided_truncation,
+        initial=s.initial_position,
+        cubeful=s.cubeful,
+        settle=s.settlement_limit,
+        play_on=s.gammon_play_on,
+        live_cube=getattr(s, "live_cube", False),
+        jacoby=getattr(s, "jacoby", True),
+        zehr=s.zehr_split,
+        vr_filter=s.vr_filter,
+    )
 
 
 #: the settings that decide a rollout's figures (the rest only when or how fast it stops)
-RESULT_SETTINGS = ("seed", "truncate", "ply", "late_ply", "late_after", "variance_reduction",
-                   "vr_filter", "quasi_random", "stratify_all", "bearoff_truncation",
-                   "one_sided_truncation", "initial_position", "cubeful", "settlement_limit",
-                   "gammon_play_on", "live_cube", "jacoby", "zehr_split", "prune_sigma")
+RESULT_SETTINGS = (
+    "seed",
+    "truncate",
+    "ply",
+    "late_ply",
+    "late_after",
+    "variance_reduction",
+    "vr_filter",
+    "quasi_random",
+    "stratify_all",
+    "bearoff_truncation",
+    "one_sided_truncation",
+    "initial_position",
+    "cubeful",
+    "settlement_limit",
+    "gammon_play_on",
+    "live_cube",
+    "jacoby",
+    "zehr_split",
+    "prune_sigma",
+)
 
 
 def _is_int(v) -> bool:
@@ -89,19 +128,28 @@ def _is_num(v) -> bool:
 def validate_settings(s: RolloutSettings) -> RolloutSettings:
     """Raise ValueError naming the first bad setting: every count a whole number in its range,
     every real number finite and in its range, every switch a bool."""
-    for name in ("variance_reduction", "quasi_random", "stratify_all", "bearoff_truncation",
-                 "one_sided_truncation", "initial_position", "cubeful", "live_cube", "jacoby",
-                 "zehr_split"):
+    for name in (
+        "variance_reduction",
+        "quasi_random",
+        "stratify_all",
+        "bearoff_truncation",
+        "one_sided_truncation",
+        "initial_position",
+        "cubeful",
+        "live_cube",
+        "jacoby",
+        "zehr_split",
+    ):
         if not isinstance(getattr(s, name), (bool, np.bool_)):
-            raise ValueError(f"{name.replace('_', '-')} must be true or false, got "
-                             f"{getattr(s, name)!r}")
+            raise ValueError(
+                f"{name.replace('_', '-')} must be true or false, got {getattr(s, name)!r}"
+            )
 
     def whole(name, v, lo, hi, what, optional=False):
         if optional and v is None:
             return
         if not _is_int(v) or not lo <= v <= hi:
-            raise ValueError(f"{name} must be a whole number from {lo} to {hi} ({what}), "
-                             f"got {v!r}")
+            raise ValueError(f"{name} must be a whole number from {lo} to {hi} ({what}), got {v!r}")
 
     def real(name, v, lo, hi, what, optional=False, positive=False):
         if optional and v is None:
@@ -118,12 +166,17 @@ def validate_settings(s: RolloutSettings) -> RolloutSettings:
     whole("late-after", s.late_after, 0, MAX_ROLLS, "rolls before the late ply", optional=True)
     real("settlement limit", s.settlement_limit, -3.0, 3.0, "a cubeless equity")
     real("play-on", s.gammon_play_on, -3.0, 3.0, "a cubeless equity")
-    real("stop-se", s.stop_se, 0.0, 3.0, "a standard error of the equity", optional=True,
-         positive=True)
-    real("time limit", s.time_limit, 0.0, MAX_SECONDS, "seconds", optional=True,
-         positive=True)
-    real("prune-sigma", s.prune_sigma, 0.0, 1000.0, "standard errors", optional=True,
-         positive=True)
+    real(
+        "stop-se",
+        s.stop_se,
+        0.0,
+        3.0,
+        "a standard error of the equity",
+        optional=True,
+        positive=True,
+    )
+    real("time limit", s.time_limit, 0.0, MAX_SECONDS, "seconds", optional=True, positive=True)
+    real("prune-sigma", s.prune_sigma, 0.0, 1000.0, "standard errors", optional=True, positive=True)
     whole("vr-filter", s.vr_filter, 0, MAX_VR_FILTER, "0 values every play, else plays a roll")
     whole("workers", s.workers, 0, MAX_WORKERS, "0 = all cores")
     return s
@@ -180,8 +233,19 @@ class LocalChunks:
             if ws is None:
                 ws = local.ws = make_rollout_workspace(hidden, inputs.filter_net)
             out = np.zeros((len(idx), count, NUM_OUT))
-            done = rollout_chunk(inputs.roots[idx], inputs.cubes[idx], first, count, inputs.st,
-                                  inputs.perms, inputs.seed, inputs.ev, ws, out, stop)
+            done = rollout_chunk(
+                inputs.roots[idx],
+                inputs.cubes[idx],
+                first,
+                count,
+                inputs.st,
+                inputs.perms,
+                inputs.seed,
+                inputs.ev,
+                ws,
+                out,
+                stop,
+            )
             return out, done
 
         self._work = work
@@ -222,8 +286,15 @@ class RolloutJob:
     are reported from the mover's view (flipped). ``labels``: a move string per root.
     """
 
-    def __init__(self, roots, labels: Sequence[str], position_ids: Sequence[str],
-                 settings: RolloutSettings, mover_view: bool, cubes=None) -> None:
+    def __init__(
+        self,
+        roots,
+        labels: Sequence[str],
+        position_ids: Sequence[str],
+        settings: RolloutSettings,
+        mover_view: bool,
+        cubes=None,
+    ) -> None:
         from bgtui.engine.rollout import NUM_OUT
 
         self.roots = np.ascontiguousarray(np.asarray(roots, dtype=np.int8).reshape(-1, 26))
@@ -264,8 +335,14 @@ class RolloutJob:
         self.analysis_id = next(_job_ids)
 
     # -- running -----------------------------------------------------------------------------
-    def run(self, ev, cancel: CancelToken | None = None, target: int | None = None,
-            filter_net=None, executor=None) -> Iterator[RolloutSnapshot]:
+    def run(
+        self,
+        ev,
+        cancel: CancelToken | None = None,
+        target: int | None = None,
+        filter_net=None,
+        executor=None,
+    ) -> Iterator[RolloutSnapshot]:
         """Run to ``target`` trials (default: settings.trials), yielding snapshots.
 
         ``filter_net``: the filter net of ``vr_filter`` (default: the shipped one, loaded only
@@ -289,9 +366,16 @@ class RolloutJob:
         executor = executor if executor is not None else LocalChunks(s.workers)
         # the epoch numbers this run: each worker's play cache stays valid from chunk to chunk
         # under it (the evaluator and the settings are fixed for the run)
-        inputs = ChunkInputs(self.roots, self.cubes, engine_settings(s, self.live_match),
-                             make_permutations(s.seed),
-                             s.seed, ev, filter_net, next(_EPOCHS))
+        inputs = ChunkInputs(
+            self.roots,
+            self.cubes,
+            engine_settings(s, self.live_match),
+            make_permutations(s.seed),
+            s.seed,
+            ev,
+            filter_net,
+            next(_EPOCHS),
+        )
         cancel = cancel if cancel is not None else CancelToken()
         decisions = s.stop_se is not None or (s.prune_sigma is not None and len(self.roots) > 1)
 
@@ -355,8 +439,12 @@ class RolloutJob:
                 trials_run = int((self.n - started_n).max())
                 if trials_run > 0:
                     per_trial = el * workers / trials_run
-                    chunk = int(max(1, min(executor.max_chunk,
-                                           executor.chunk_seconds / max(per_trial, 1e-7))))
+                    chunk = int(
+                        max(
+                            1,
+                            min(executor.max_chunk, executor.chunk_seconds / max(per_trial, 1e-7)),
+                        )
+                    )
                 self.elapsed = base_elapsed + el
                 now = time.perf_counter()
                 if now - last_snap >= SNAPSHOT_INTERVAL:
@@ -365,8 +453,9 @@ class RolloutJob:
         finally:
             executor.close()  # in-flight chunks after a stop are dropped, never merged
             self.elapsed = base_elapsed + time.perf_counter() - t_start
-        yield self.snapshot(target, started_n, finished=not cancel.is_set(),
-                            cancelled=cancel.is_set())
+        yield self.snapshot(
+            target, started_n, finished=not cancel.is_set(), cancelled=cancel.is_set()
+        )
 
     def _se_reached(self) -> bool:
         s = self.settings
@@ -465,7 +554,7 @@ class RolloutJob:
         if n < 2 or not self.settings.cubeful:
             return float("nan")
         c = np.asarray(coef, dtype=np.float64)
-        m = self.sums[i, O_CUBELESS:O_CUBELESS + 4] / n
+        m = self.sums[i, O_CUBELESS : O_CUBELESS + 4] / n
         cov = (self.state_cross[i] / n - np.outer(m, m)) * n / (n - 1)
         return math.sqrt(max(0.0, float(c @ cov @ c)) / n)
 
@@ -559,23 +648,42 @@ class RolloutJob:
             means[2], means[3] = means[3], means[2]
             ses[2], ses[3] = ses[3], ses[2]
         live = self.settings.live_cube
-        eq = Equities(cubeless=means[0], centred=means[1] if cube else None,
-                      owned=means[2] if cube else None, opponent_owned=means[3] if cube else None,
-                      cubeful=sg * self._mean(i, O_LIVE) if live else None)
-        eq_se = Equities(cubeless=ses[0], centred=ses[1] if cube else None,
-                         owned=ses[2] if cube else None, opponent_owned=ses[3] if cube else None,
-                         cubeful=self._se_k(i, O_LIVE) if live else None)
+        eq = Equities(
+            cubeless=means[0],
+            centred=means[1] if cube else None,
+            owned=means[2] if cube else None,
+            opponent_owned=means[3] if cube else None,
+            cubeful=sg * self._mean(i, O_LIVE) if live else None,
+        )
+        eq_se = Equities(
+            cubeless=ses[0],
+            centred=ses[1] if cube else None,
+            owned=ses[2] if cube else None,
+            opponent_owned=ses[3] if cube else None,
+            cubeful=self._se_k(i, O_LIVE) if live else None,
+        )
         if self.mwc_coef is not None:
             return self._match_row(i, best, m, se)
         diff = means[0] - self._equity(best)
         diff_se = 0.0 if i == best else self._paired_se(i, best)
         s = self.settings
-        how = f"rollout {int(self.n[i])}" + (f" t{s.truncate}" if s.truncate else "") + f" {s.ply}-ply"
+        how = (
+            f"rollout {int(self.n[i])}"
+            + (f" t{s.truncate}" if s.truncate else "")
+            + f" {s.ply}-ply"
+        )
         return PlayRow(
-            move=self.labels[i], position_id=self.position_ids[i],
-            probabilities=Probabilities(*m), probabilities_se=Probabilities(*se),
-            equity=eq, equity_se=eq_se, equity_diff=diff, equity_diff_se=diff_se,
-            evaluated_by=how, trials=int(self.n[i]), pruned=bool(self.pruned[i]),
+            move=self.labels[i],
+            position_id=self.position_ids[i],
+            probabilities=Probabilities(*m),
+            probabilities_se=Probabilities(*se),
+            equity=eq,
+            equity_se=eq_se,
+            equity_diff=diff,
+            equity_diff_se=diff_se,
+            evaluated_by=how,
+            trials=int(self.n[i]),
+            pruned=bool(self.pruned[i]),
         )
 
     def _match_row(self, i, best, m, se) -> PlayRow:
@@ -592,17 +700,30 @@ class RolloutJob:
         mse = self.mwc_se(i)
         dse = 0.0 if i == best else self.mwc_paired_se(i, best)
         s = self.settings
-        how = f"rollout {int(self.n[i])}" + (f" t{s.truncate}" if s.truncate else "") + f" {s.ply}-ply"
+        how = (
+            f"rollout {int(self.n[i])}"
+            + (f" t{s.truncate}" if s.truncate else "")
+            + f" {s.ply}-ply"
+        )
         cl, cl_se = self.cubeless_mwc(i), self.cubeless_mwc_se(i)
         live = self.live_match is not None
         return PlayRow(
-            move=self.labels[i], position_id=self.position_ids[i],
-            probabilities=Probabilities(*m), probabilities_se=Probabilities(*se),
+            move=self.labels[i],
+            position_id=self.position_ids[i],
+            probabilities=Probabilities(*m),
+            probabilities_se=Probabilities(*se),
             equity=Equities(cubeless=emg(cl), cubeful=emg(mw) if live else None),
             equity_se=Equities(cubeless=k * cl_se, cubeful=k * mse if live else None),
-            equity_diff=k * (mw - mw_best), equity_diff_se=k * dse,
-            evaluated_by=how, trials=int(self.n[i]), pruned=bool(self.pruned[i]),
-            mwc=mw, mwc_diff=mw - mw_best, mwc_se=mse, mwc_diff_se=dse)
+            equity_diff=k * (mw - mw_best),
+            equity_diff_se=k * dse,
+            evaluated_by=how,
+            trials=int(self.n[i]),
+            pruned=bool(self.pruned[i]),
+            mwc=mw,
+            mwc_diff=mw - mw_best,
+            mwc_se=mse,
+            mwc_diff_se=dse,
+        )
 
     def vr_factor(self) -> float | None:
         """Variance of plain trial outcomes / variance of the variance-reduced estimates."""
@@ -614,8 +735,9 @@ class RolloutJob:
             return None
         return (a / b) ** 2
 
-    def snapshot(self, target, started_n=None, finished=False, cancelled=False,
-                 workers=None) -> RolloutSnapshot:
+    def snapshot(
+        self, target, started_n=None, finished=False, cancelled=False, workers=None
+    ) -> RolloutSnapshot:
         best = self._best()
         order = sorted(range(len(self.roots)), key=lambda i: -self._equity(i) if self.n[i] else 1e9)
         rows = tuple(self._row(i, best) for i in order)
@@ -630,10 +752,19 @@ class RolloutJob:
             left = max(0, target - done) * active / gps
         self._history = extend_history(getattr(self, "_history", ()), done, rows)
         return RolloutSnapshot(
-            analysis_id=self.analysis_id, trials_done=done, trials_total=target,
-            elapsed=self.elapsed, games_per_second=gps, time_left=left, rows=rows,
-            settings=self.settings, finished=finished, cancelled=cancelled,
-            variance_reduction_factor=self.vr_factor() if self.settings.variance_reduction else None,
+            analysis_id=self.analysis_id,
+            trials_done=done,
+            trials_total=target,
+            elapsed=self.elapsed,
+            games_per_second=gps,
+            time_left=left,
+            rows=rows,
+            settings=self.settings,
+            finished=finished,
+            cancelled=cancelled,
+            variance_reduction_factor=self.vr_factor()
+            if self.settings.variance_reduction
+            else None,
             cluster_workers=workers,
             history=self._history,
         )
@@ -659,9 +790,12 @@ class RolloutJob:
         if np.isfinite(self.state_cross).all():  # NaN: loaded from a save without them
             d["state_cross"] = self.state_cross.tolist()
         if self.match is not None:
-            d["match"] = dict(self.match, mwc_sums=self.mwc_sums.tolist(),
-                              mwc_sumsq=self.mwc_sumsq.tolist(),
-                              mwc_cross=self.mwc_cross.tolist())
+            d["match"] = dict(
+                self.match,
+                mwc_sums=self.mwc_sums.tolist(),
+                mwc_sumsq=self.mwc_sumsq.tolist(),
+                mwc_cross=self.mwc_cross.tolist(),
+            )
         return d
 
     @classmethod
@@ -674,11 +808,28 @@ class RolloutJob:
         if not isinstance(d, dict):
             raise ValueError("not a saved rollout (no JSON object)")
         if d.get("version") != STATE_VERSION:
-            raise ValueError(f"saved rollout has state version {str(d.get('version'))[:20]}, "
-                             f"expected {STATE_VERSION}")
-        missing = [k for k in ("roots", "labels", "position_ids", "settings", "mover_view",
-                               "n", "sums", "sumsq", "cross", "joint", "pruned", "elapsed")
-                   if k not in d]
+            raise ValueError(
+                f"saved rollout has state version {str(d.get('version'))[:20]}, "
+                f"expected {STATE_VERSION}"
+            )
+        missing = [
+            k
+            for k in (
+                "roots",
+                "labels",
+                "position_ids",
+                "settings",
+                "mover_view",
+                "n",
+                "sums",
+                "sumsq",
+                "cross",
+                "joint",
+                "pruned",
+                "elapsed",
+            )
+            if k not in d
+        ]
         if missing:
             raise ValueError(f"saved rollout lacks {', '.join(missing)}")
 
@@ -727,8 +878,9 @@ class RolloutJob:
         if not isinstance(d["mover_view"], bool):
             raise ValueError("saved rollout: mover_view is not true or false")
         cubes = arr("cubes", np.float64, (r, 3)) if d.get("cubes") is not None else None
-        job = cls(roots.astype(np.int8), d["labels"], d["position_ids"], settings,
-                  d["mover_view"], cubes)
+        job = cls(
+            roots.astype(np.int8), d["labels"], d["position_ids"], settings, d["mover_view"], cubes
+        )
         job.n = arr("n", np.int64, (r,), nonneg=True)
         job.sums = arr("sums", np.float64, (r, NUM_OUT))
         job.sumsq = arr("sumsq", np.float64, (r, NUM_OUT), nonneg=True)
@@ -743,8 +895,11 @@ class RolloutJob:
         if (job.n > MAX_TRIALS).any():
             raise ValueError("saved rollout: more trials than a rollout can run")
         pruned = d["pruned"]
-        if not isinstance(pruned, list) or len(pruned) != r or not all(
-                isinstance(x, bool) for x in pruned):
+        if (
+            not isinstance(pruned, list)
+            or len(pruned) != r
+            or not all(isinstance(x, bool) for x in pruned)
+        ):
             raise ValueError(f"saved rollout: pruned is not {r} true/false values")
         job.pruned = np.array(pruned, dtype=bool)
         el = d["elapsed"]
@@ -755,8 +910,11 @@ class RolloutJob:
             m = d["match"]
             if not isinstance(m, dict):
                 raise ValueError("saved rollout: match is not an object")
-            sub = {"mwc_sums": m.get("mwc_sums"), "mwc_sumsq": m.get("mwc_sumsq"),
-                   "mwc_cross": m.get("mwc_cross")}
+            sub = {
+                "mwc_sums": m.get("mwc_sums"),
+                "mwc_sumsq": m.get("mwc_sumsq"),
+                "mwc_cross": m.get("mwc_cross"),
+            }
             job.mwc_sums = arr("mwc_sums", np.float64, (r,), data=sub)
             job.mwc_sumsq = arr("mwc_sumsq", np.float64, (r,), nonneg=True, data=sub)
             job.mwc_cross = arr("mwc_cross", np.float64, (r, r), data=sub)
@@ -775,22 +933,25 @@ class RolloutJob:
             if not all(np.array_equal(root, pos) for root in self.roots):
                 return "it is a rollout of another position"
         else:
-            rolls = ([tuple(state.dice)] if state.dice is not None else
-                     [(a, b) for a in range(1, 7) for b in range(1, a + 1)])
+            rolls = (
+                [tuple(state.dice)]
+                if state.dice is not None
+                else [(a, b) for a in range(1, 7) for b in range(1, a + 1)]
+            )
             for d1, d2 in rolls:
                 children, _ = generate_plays(pos, d1, d2)
                 kids = {bytes(swap_sides(np.asarray(c, dtype=np.int8))) for c in children}
                 if all(bytes(root) in kids for root in self.roots):
                     break
             else:
-                return ("it is a rollout of plays of another position"
-                        + (" or other dice" if state.dice is not None else ""))
+                return "it is a rollout of plays of another position" + (
+                    " or other dice" if state.dice is not None else ""
+                )
         if settings is not None:
             for name in RESULT_SETTINGS:
                 a, b = getattr(self.settings, name), getattr(settings, name)
                 if a != b:
-                    return (f"it was rolled out with {name.replace('_', ' ')} {a!r}, "
-                            f"not {b!r}")
+                    return f"it was rolled out with {name.replace('_', ' ')} {a!r}, not {b!r}"
         return None
 
     def save(self, path) -> None:
@@ -820,8 +981,9 @@ class RolloutJob:
         except OSError as exc:
             raise ValueError(f"cannot read saved rollout {path}: {exc.strerror}") from None
         except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-            raise ValueError(f"{path} is not a saved rollout (not JSON: cut short or "
-                             "another file)") from None
+            raise ValueError(
+                f"{path} is not a saved rollout (not JSON: cut short or another file)"
+            ) from None
         except ValueError as exc:
             raise ValueError(f"{path} is not a saved rollout: {exc}") from None
         try:
@@ -842,7 +1004,7 @@ def _no_constant(name):
 def _remove_stale_temporaries(path: Path) -> None:
     """Remove ``.<name>.<pid>.tmp`` files beside ``path`` left by saves whose process died."""
     for tmp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
-        pid = tmp.name[len(path.name) + 2:-4]
+        pid = tmp.name[len(path.name) + 2 : -4]
         if not pid.isdigit() or int(pid) == os.getpid() or pid_alive(int(pid)):
             continue
         try:

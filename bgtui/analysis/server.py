@@ -130,8 +130,9 @@ def _is_long(argv) -> bool:
     return "--rollout" in argv
 
 
-def request(argv: list[str], path: Path | None = None,
-            timeout: float | None = None) -> tuple[int, str, str] | None:
+def request(
+    argv: list[str], path: Path | None = None, timeout: float | None = None
+) -> tuple[int, str, str] | None:
     """Ask the server at ``path`` to run ``bgtui argv``; ``(code, stdout, stderr)``, or None
     when no server of this version answered (then the caller runs the command itself).
     ``timeout``: seconds to wait for the answer (default :data:`QUICK_TIMEOUT`, or
@@ -273,11 +274,15 @@ class _Pool:
             self._q.put(None)
 
 
-def serve(run: Callable[[list[str]], int], path: Path | None = None,
-          ready: Callable[[Path], None] | None = None,
-          max_requests: int | None = None, idle_exit: float | None = None,
-          prepare: Callable[[], None] | None = None,
-          workers: int | None = None) -> int:
+def serve(
+    run: Callable[[list[str]], int],
+    path: Path | None = None,
+    ready: Callable[[Path], None] | None = None,
+    max_requests: int | None = None,
+    idle_exit: float | None = None,
+    prepare: Callable[[], None] | None = None,
+    workers: int | None = None,
+) -> int:
     """Answer requests with ``run(argv)`` (its output captured), many at once, until stopped by
     SIGTERM / SIGINT (when called from the main thread), after ``max_requests`` answers, or
     after ``idle_exit`` seconds without a request.
@@ -300,8 +305,13 @@ def serve(run: Callable[[list[str]], int], path: Path | None = None,
     quick = _Pool(n_quick, "bgtui-serve")
     long_ = _Pool(2, "bgtui-serve-long")
     # give_way: a server started by a query (idle_exit set) stops for a client of other code
-    state = {"answered": 0, "open": 0, "last": time.monotonic(), "stop": False,
-             "give_way": idle_exit is not None}
+    state = {
+        "answered": 0,
+        "open": 0,
+        "last": time.monotonic(),
+        "stop": False,
+        "give_way": idle_exit is not None,
+    }
     cond = threading.Condition()
     try:
         with contextlib.suppress(FileNotFoundError):
@@ -316,6 +326,7 @@ def serve(run: Callable[[list[str]], int], path: Path | None = None,
                 srv.listen(BACKLOG)
                 _version()  # the fingerprint of the code this server runs, not of later edits
                 if main:
+
                     def stop(signum, frame):
                         raise _Stop()
 
@@ -327,8 +338,7 @@ def serve(run: Callable[[list[str]], int], path: Path | None = None,
                 if ready is not None:
                     ready(path)
                 srv.settimeout(0.25)
-                _accept_loop(srv, run, streams, quick, long_, state, cond, max_requests,
-                             idle_exit)
+                _accept_loop(srv, run, streams, quick, long_, state, cond, max_requests, idle_exit)
             except _Stop:
                 pass
             finally:
@@ -372,8 +382,9 @@ def _accept_loop(srv, run, streams, quick, long_, state, cond, max_requests, idl
                 conn.close()  # its client answers itself
                 continue
             state["open"] += 1
-        threading.Thread(target=_connection, args=(conn, run, streams, quick, long_, state, cond),
-                         daemon=True).start()
+        threading.Thread(
+            target=_connection, args=(conn, run, streams, quick, long_, state, cond), daemon=True
+        ).start()
 
 
 def _connection(conn, run, streams, quick, long_, state, cond) -> None:
@@ -402,8 +413,11 @@ def _run_captured(run, argv, streams):
         except Exception as exc:  # a bug answers as an error; the server carries on
             print(f"bgtui: error: {type(exc).__name__}: {exc}", file=sys.stderr)
             code = 1
-        return {"code": code if isinstance(code, int) else 0, "stdout": out.getvalue(),
-                "stderr": err.getvalue()}
+        return {
+            "code": code if isinstance(code, int) else 0,
+            "stdout": out.getvalue(),
+            "stderr": err.getvalue(),
+        }
 
 
 def _answer(conn: socket.socket, run, streams, quick, long_) -> bool:
@@ -417,8 +431,12 @@ def _answer(conn: socket.socket, run, streams, quick, long_) -> bool:
         if req.get("version") != _version():
             outdated = isinstance(req.get("version"), str)
             reply = {"refused": f"server runs bgtui {_version()}, client {req.get('version')}"}
-        elif (not isinstance(argv, list) or not argv or argv[0] not in SERVED
-              or not all(isinstance(a, str) for a in argv)):
+        elif (
+            not isinstance(argv, list)
+            or not argv
+            or argv[0] not in SERVED
+            or not all(isinstance(a, str) for a in argv)
+        ):
             reply = {"refused": "not a query this server answers"}
         else:
             pool = long_ if _is_long(argv) else quick
@@ -457,10 +475,23 @@ def spawn(idle: float, path: Path | None = None) -> bool:
     if not hasattr(socket, "AF_UNIX"):
         return False
     try:
-        subprocess.Popen([sys.executable, "-m", "bgtui.cli", "serve", "--idle-exit", str(idle),
-                          "--socket", str(path)],
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "bgtui.cli",
+                "serve",
+                "--idle-exit",
+                str(idle),
+                "--socket",
+                str(path),
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+        )
     except OSError:
         return False
     return True

@@ -93,9 +93,17 @@ class Analyzer:
         if cws is None:
             cws = self._local.cws = make_cubeful_workspace()
         out = np.zeros(3)
-        cubeful_no_double(np.ascontiguousarray(state.position, dtype=np.int8), int(ply),
-                          self.ev, self._lws(), cws, self._two_sided_cubeful(),
-                          bool(state.jacoby), bool(state.beavers), out)
+        cubeful_no_double(
+            np.ascontiguousarray(state.position, dtype=np.int8),
+            int(ply),
+            self.ev,
+            self._lws(),
+            cws,
+            self._two_sided_cubeful(),
+            bool(state.jacoby),
+            bool(state.beavers),
+            out,
+        )
         return out
 
     def _two_sided_cubeful(self) -> np.ndarray:
@@ -106,8 +114,11 @@ class Analyzer:
 
         return get_two_sided().cubeful
 
-    def warm_up(self, progress: Callable[[str, float], None] | None = None,
-                ready: Callable[[str], None] | None = None) -> None:
+    def warm_up(
+        self,
+        progress: Callable[[str, float], None] | None = None,
+        ready: Callable[[str], None] | None = None,
+    ) -> None:
         """What a 0-ply evaluation, ranking plays and cube action need first, then
         ``ready("analysis")``, then the rollouts and ``ready("all")``, then the 1- to 3-ply and
         cubeful lookahead.
@@ -136,8 +147,7 @@ class Analyzer:
                 ticker.stage("loading weights")
                 self._load_nets(bearoff=False)  # the nets value the races meanwhile
             else:
-                ticker.stage("loading weights" if dbs_cached else
-                             "building the bear-off databases")
+                ticker.stage("loading weights" if dbs_cached else "building the bear-off databases")
                 self._load_nets(bearoff=True)
             self.warm_up_analysis(ticker.stage, lookahead=False)
             if ready:
@@ -182,33 +192,62 @@ class Analyzer:
                 self.weights_meta = meta
                 self._ev = with_databases(ev, bearoff=bearoff)
 
-    def warm_up_analysis(self, stage: Callable[[str], None] | None = None,
-                         lookahead: bool = True) -> None:
+    def warm_up_analysis(
+        self, stage: Callable[[str], None] | None = None, lookahead: bool = True
+    ) -> None:
         """Compile (or load) what 0-ply evaluation, ranking plays and cube actions reach, and
         with ``lookahead`` what they reach at 1- to 3-ply too (:meth:`warm_up_lookahead`)."""
-        self._warm(stage, EVALUATION_STAGES, (
-            ("ranking plays", lambda state: self.rank_plays(state, (3, 1), 0)),
-            ("cube action", lambda state: self.cube(state, 0))))
+        self._warm(
+            stage,
+            EVALUATION_STAGES,
+            (
+                ("ranking plays", lambda state: self.rank_plays(state, (3, 1), 0)),
+                ("cube action", lambda state: self.cube(state, 0)),
+            ),
+        )
         if lookahead:
             self.warm_up_lookahead(stage)
 
     def warm_up_lookahead(self, stage: Callable[[str], None] | None = None) -> None:
         """Compile (or load) the 1- to 3-ply lookahead and the cubeful lookahead."""
-        self._warm(stage, ("lookahead",), (
-            ("1-ply plays", lambda state: self.rank_plays(state, (3, 1), 1)),
-            ("cubeful lookahead", lambda state: self.cube(state, 1))))
+        self._warm(
+            stage,
+            ("lookahead",),
+            (
+                ("1-ply plays", lambda state: self.rank_plays(state, (3, 1), 1)),
+                ("cubeful lookahead", lambda state: self.cube(state, 1)),
+            ),
+        )
 
     def warm_up_rollouts(self, stage: Callable[[str], None] | None = None) -> None:
         """Compile (or load) what the rollouts reach, through the services' own calls."""
         from bgtui.analysis.models import RolloutSettings
 
         quick = RolloutSettings(trials=1, workers=1, truncate=2, seed=1)
-        self._warm(stage, ("rollouts",), (
-            ("play rollouts", lambda state: list(self.iter_rollout(state, quick, top=2))),
-            ("cube rollouts", lambda state: list(self.iter_cube_rollout(
-                state, replace(quick, trials=2, truncate=1, live_cube=True)))),
-            ("full-game rollouts", lambda state: list(self.iter_rollout(
-                state, replace(quick, truncate=0, cubeful=True, variance_reduction=False))))))
+        self._warm(
+            stage,
+            ("rollouts",),
+            (
+                ("play rollouts", lambda state: list(self.iter_rollout(state, quick, top=2))),
+                (
+                    "cube rollouts",
+                    lambda state: list(
+                        self.iter_cube_rollout(
+                            state, replace(quick, trials=2, truncate=1, live_cube=True)
+                        )
+                    ),
+                ),
+                (
+                    "full-game rollouts",
+                    lambda state: list(
+                        self.iter_rollout(
+                            state,
+                            replace(quick, truncate=0, cubeful=True, variance_reduction=False),
+                        )
+                    ),
+                ),
+            ),
+        )
 
     def _warm(self, stage: Callable[[str], None] | None, only, calls) -> None:
         """Compile (or load) the engine's warm-up stages ``only``, then make each of ``calls``
@@ -253,8 +292,14 @@ class Analyzer:
 
         probs = self.probabilities(state.position, ply)
         p = Probabilities.from_array(probs)
-        d = decide(probs, state.position, state.cube_owner, state.jacoby, state.beavers,
-                   nd3=self.no_double_equities(state, ply) if ply > 0 else None)
+        d = decide(
+            probs,
+            state.position,
+            state.cube_owner,
+            state.jacoby,
+            state.beavers,
+            nd3=self.no_double_equities(state, ply) if ply > 0 else None,
+        )
         return Evaluation(
             position_id=format_position_id(state),
             ply=ply,
@@ -264,14 +309,17 @@ class Analyzer:
         )
 
     def _database_note(self, board) -> str:
-        """", bear-off database ..." when a database, not a net, gives the 0-ply value."""
+        """ ", bear-off database ..." when a database, not a net, gives the 0-ply value."""
         from bgtui.engine.evaluate import ONE_SIDED_DB, TWO_SIDED_DB, database_kind
 
         ev = self.ev
-        return {TWO_SIDED_DB: ", two-sided bear-off database (exact)",
-                ONE_SIDED_DB: ", one-sided bear-off database"}.get(
-            database_kind(np.ascontiguousarray(board, dtype=np.int8), ev.two_sided,
-                          ev.one_sided), "")
+        return {
+            TWO_SIDED_DB: ", two-sided bear-off database (exact)",
+            ONE_SIDED_DB: ", one-sided bear-off database",
+        }.get(
+            database_kind(np.ascontiguousarray(board, dtype=np.int8), ev.two_sided, ev.one_sided),
+            "",
+        )
 
     def _after_probs(self, child: np.ndarray, ply: int) -> np.ndarray:
         out = np.zeros(5, dtype=np.float32)
@@ -335,18 +383,22 @@ class Analyzer:
         rows = []
         for i in order:
             after = GameState.from_position(
-                swap_sides(children[i]), cube_value=state.cube_value,
-                cube_owner=_flip_owner(state.cube_owner), dice=None,
+                swap_sides(children[i]),
+                cube_value=state.cube_value,
+                cube_owner=_flip_owner(state.cube_owner),
+                dice=None,
             )
             p = Probabilities.from_array(probs[i])
-            rows.append(PlayRow(
-                move=format_play(board, moves[i]),
-                position_id=format_position_id(after),
-                probabilities=p,
-                equity=Equities(cubeless=p.cubeless_equity),
-                equity_diff=float(eqs[i] - best),
-                evaluated_by=f"{plies[i]}-ply",
-            ))
+            rows.append(
+                PlayRow(
+                    move=format_play(board, moves[i]),
+                    position_id=format_position_id(after),
+                    probabilities=p,
+                    equity=Equities(cubeless=p.cubeless_equity),
+                    equity_diff=float(eqs[i] - best),
+                    evaluated_by=f"{plies[i]}-ply",
+                )
+            )
         return rows
 
     def cube(self, state, ply: int = 0):
@@ -362,24 +414,50 @@ class Analyzer:
 
             return match.cube(self, state, ply, self.met)
         probs = self.probabilities(state.position, ply)
-        d = decide(probs, state.position, state.cube_owner, state.jacoby, state.beavers,
-                   nd3=self.no_double_equities(state, ply) if ply > 0 else None)
+        d = decide(
+            probs,
+            state.position,
+            state.cube_owner,
+            state.jacoby,
+            state.beavers,
+            nd3=self.no_double_equities(state, ply) if ply > 0 else None,
+        )
         p = Probabilities.from_array(probs)
         return CubeDecision(
-            no_double=d["no_double"], double_take=d["double_take"], double_pass=d["double_pass"],
-            action=d["action"], probabilities=p,
-            equity=Equities(cubeless=p.cubeless_equity, cubeful=d["cubeful"],
-                            centred=d["centred"], owned=d["owned"],
-                            opponent_owned=d["opponent_owned"]),
-            ply=ply, evaluated_by=("exact (bear-off database)" if d["exact"]
-                                   else f"{ply}-ply, Janowski x={d['efficiency']:.2f}"
-                                   if ply == 0 else
-                                   f"{ply}-ply cubeful lookahead, Janowski leaves"),
-            dahl_cube_value=d["dahl"], take_point=d["take_point"], cash_point=d["cash_point"],
-            too_good_point=d["too_good_point"], cube_access=d["cube_access"],
-            wrong_pass_percent=d["wrong_pass_percent"], wrong_take_percent=d["wrong_take_percent"],
-            model=("bear-off database" if d["exact"] else "janowski" if ply == 0
-                   else "cubeful lookahead"),
+            no_double=d["no_double"],
+            double_take=d["double_take"],
+            double_pass=d["double_pass"],
+            action=d["action"],
+            probabilities=p,
+            equity=Equities(
+                cubeless=p.cubeless_equity,
+                cubeful=d["cubeful"],
+                centred=d["centred"],
+                owned=d["owned"],
+                opponent_owned=d["opponent_owned"],
+            ),
+            ply=ply,
+            evaluated_by=(
+                "exact (bear-off database)"
+                if d["exact"]
+                else f"{ply}-ply, Janowski x={d['efficiency']:.2f}"
+                if ply == 0
+                else f"{ply}-ply cubeful lookahead, Janowski leaves"
+            ),
+            dahl_cube_value=d["dahl"],
+            take_point=d["take_point"],
+            cash_point=d["cash_point"],
+            too_good_point=d["too_good_point"],
+            cube_access=d["cube_access"],
+            wrong_pass_percent=d["wrong_pass_percent"],
+            wrong_take_percent=d["wrong_take_percent"],
+            model=(
+                "bear-off database"
+                if d["exact"]
+                else "janowski"
+                if ply == 0
+                else "cubeful lookahead"
+            ),
             cube_efficiency=None if d["exact"] else d["efficiency"],
         )
 
@@ -424,11 +502,17 @@ class Analyzer:
         pid = format_position_id(state)
         owner = ENGINE_CUBE_OWNER[state.cube_owner]
         if settings.live_cube:
-            settings = replace(settings, truncate=settings.truncate, cubeful=False,
-                               jacoby=state.jacoby)
-            return RolloutJob(np.stack([state.position, state.position]),
-                              ["No double", "Double, take"], [pid, pid], settings, False,
-                              cubes=[[1.0, owner, 1.0], [2.0, OPP_OWNED, 0.0]])
+            settings = replace(
+                settings, truncate=settings.truncate, cubeful=False, jacoby=state.jacoby
+            )
+            return RolloutJob(
+                np.stack([state.position, state.position]),
+                ["No double", "Double, take"],
+                [pid, pid],
+                settings,
+                False,
+                cubes=[[1.0, owner, 1.0], [2.0, OPP_OWNED, 0.0]],
+            )
         settings = replace(settings, cubeful=True, truncate=0, jacoby=state.jacoby)
         return RolloutJob(state.position[None, :], [""], [pid], settings, False)
 
@@ -455,13 +539,17 @@ class Analyzer:
             # the taker beavers a double that is bad for the doubler: the branch on a 4-cube
             k = 2.0 if (state.beavers and centred and dt < 0.0) else 1.0
             dt *= k
-            se = {"no_double": job._se(0, 4), "double_take": k * job._se(1, 4),
-                  "double_take_minus_no_double": job._paired_se(1, 0, 4, a=k)}
+            se = {
+                "no_double": job._se(0, 4),
+                "double_take": k * job._se(1, 4),
+                "double_take_minus_no_double": job._paired_se(1, 0, 4, a=k),
+            }
             row = next(r for r in snap.rows if r.move == "No double")
         else:
             row = snap.rows[0]
-            nd, dt, k, se = settlement_cube_equities(row.equity, row.equity_se, state.cube_owner,
-                                                     state.beavers)
+            nd, dt, k, se = settlement_cube_equities(
+                row.equity, row.equity_se, state.cube_owner, state.beavers
+            )
             # per trial: double/take - no double = 2k * opponent owns - (centred or owned)
             coef = (0.0, -1.0, 0.0, 2.0 * k) if centred else (0.0, 0.0, -1.0, 2.0 * k)
             se["double_take_minus_no_double"] = job.state_combination_se(0, coef)
@@ -470,18 +558,28 @@ class Analyzer:
         p = row.probabilities
         tp, cp, tg = self._cube_points(p, state)
         return CubeDecision(
-            no_double=nd, double_take=dt, double_pass=dp,
+            no_double=nd,
+            double_take=dt,
+            double_pass=dp,
             action=cube_action(nd, dt, dp, redouble=state.cube_owner == "player"),
-            probabilities=p, ply=job.settings.ply,
+            probabilities=p,
+            ply=job.settings.ply,
             # the position's cubeful value: the better of playing on and doubling (the "No
             # double" row's own cubeful figure is only the first)
             equity=replace(row.equity, cubeful=max(nd, min(dt, dp))),
             evaluated_by=f"rollout {int(job.n.min())} trials"
-            + (" (live cube)" if job.settings.live_cube else " (settlement limit "
-               f"{job.settings.settlement_limit:g})"),
+            + (
+                " (live cube)"
+                if job.settings.live_cube
+                else f" (settlement limit {job.settings.settlement_limit:g})"
+            ),
             dahl_cube_value=dahl_cube_value(p.win, p.win_gammon),
-            wrong_pass_percent=wp, wrong_take_percent=wt, standard_errors=se,
-            take_point=tp, cash_point=cp, too_good_point=tg,
+            wrong_pass_percent=wp,
+            wrong_take_percent=wt,
+            standard_errors=se,
+            take_point=tp,
+            cash_point=cp,
+            too_good_point=tg,
             model="live-cube rollout" if job.settings.live_cube else "settlement rollout",
         )
 
@@ -505,11 +603,11 @@ class Analyzer:
             raise ValueError("no dice set: set the dice before playing a move")
         child = parse_play(state.position, move, state.dice)
         return GameState.from_position(
-            swap_sides(child), cube_value=state.cube_value,
-            cube_owner=_flip_owner(state.cube_owner), dice=None,
+            swap_sides(child),
+            cube_value=state.cube_value,
+            cube_owner=_flip_owner(state.cube_owner),
+            dice=None,
         )
-
-
 
     def make_rollout_job(self, state, settings, moves=None, top=None):
         """Build a RolloutJob: the position itself, or candidate plays of ``state.dice``; at a
@@ -533,8 +631,13 @@ class Analyzer:
         if moves is None and top is None:
             if settings.cubeful:  # the cube states follow the position's own Jacoby rule
                 settings = replace(settings, jacoby=state.jacoby)
-            return RolloutJob(state.position[None, :], [""], [format_position_id(state)], settings,
-                              mover_view=False)
+            return RolloutJob(
+                state.position[None, :],
+                [""],
+                [format_position_id(state)],
+                settings,
+                mover_view=False,
+            )
         if state.dice is None:
             raise ValueError("rolling out candidate plays needs dice")
         board = state.position
@@ -551,10 +654,11 @@ class Analyzer:
             rows = self.rank_plays(state, state.dice, 0)[: max(1, int(top))]
             labels = [r.move for r in rows]
             children = [parse_play(board, m, state.dice) if m else board for m in labels]
-        roots = np.array([swap_sides(np.asarray(c, dtype=np.int8)) for c in children], dtype=np.int8)
+        roots = np.array(
+            [swap_sides(np.asarray(c, dtype=np.int8)) for c in children], dtype=np.int8
+        )
         pids = [format_position_id(GameState.from_position(r)) for r in roots]
         return RolloutJob(roots, labels, pids, settings, mover_view=True)
-
 
     def iter_rollout(self, state, settings, moves=None, cancel=None, resume=None, top=None):
         """See ``protocol.AnalysisService.iter_rollout``; ``resume`` is a saved job state (dict),
@@ -607,8 +711,15 @@ EVALUATION_STAGES = ("legal plays", "positions", "evaluator", "cube model")
 #: evaluation, then the lookahead. The status line's "about N s" scales them by how long the
 #: stages done so far took against them (a busy machine is slower throughout).
 COLD_SECONDS = (
-    {"loading weights": 1.0, "legal plays": 4.0, "positions": 2.0, "evaluator": 12.0,
-     "cube model": 2.0, "ranking plays": 3.0, "cube action": 4.0},
+    {
+        "loading weights": 1.0,
+        "legal plays": 4.0,
+        "positions": 2.0,
+        "evaluator": 12.0,
+        "cube model": 2.0,
+        "ranking plays": 3.0,
+        "cube action": 4.0,
+    },
     {"lookahead": 10.0, "1-ply plays": 3.0, "cubeful lookahead": 10.0},
 )
 #: the workers' whole run on a first start (seconds on two cores, the workers side by side:
@@ -632,8 +743,9 @@ class _Ticker:
         self._lock = threading.Lock()
         self._thread = None
         if progress is not None and cold:
-            self._thread = threading.Thread(target=self._run, daemon=True,
-                                            name="bgtui-warmup-status")
+            self._thread = threading.Thread(
+                target=self._run, daemon=True, name="bgtui-warmup-status"
+            )
             self._thread.start()
 
     def _scale(self) -> float:
@@ -647,8 +759,11 @@ class _Ticker:
             elapsed = time.monotonic() - self.since
             scale = self._scale()
         if not self.cold:
-            return f"loading {name}" if name in ("lookahead", "1-ply plays",
-                                                 "cubeful lookahead") else name
+            return (
+                f"loading {name}"
+                if name in ("lookahead", "1-ply plays", "cubeful lookahead")
+                else name
+            )
         if worker is not None:
             spent = worker.elapsed()
             left = COLD_WORKER_SECONDS.get(worker.part, 30.0) * scale - spent
@@ -659,13 +774,13 @@ class _Ticker:
         for i, phase in enumerate(COLD_SECONDS):
             if name in phase:
                 names = list(phase)
-                rest = names[names.index(name) + 1:]
+                rest = names[names.index(name) + 1 :]
                 # a stage that overruns its estimate slows the estimate of the rest too
                 with self._lock:
-                    scale = max(scale, (self.spent + elapsed + 10.0)
-                                / (self.expected + phase[name] + 10.0))
-                left = (max(phase[name] * scale - elapsed, 0.0)
-                        + scale * sum(phase[s] for s in rest))
+                    scale = max(
+                        scale, (self.spent + elapsed + 10.0) / (self.expected + phase[name] + 10.0)
+                    )
+                left = max(phase[name] * scale - elapsed, 0.0) + scale * sum(phase[s] for s in rest)
                 goal = "to the first evaluation" if i == 0 else "left"
                 verb = "" if name == "loading weights" else "compiling "
                 return f"{verb}{name} (first start): {_about(left)} {goal}"
@@ -699,7 +814,7 @@ class _Ticker:
 
 
 def _about(seconds: float) -> str:
-    """"about 35 s" (to 5 s above 15 s), "a few seconds" (and when past the estimate)."""
+    """ "about 35 s" (to 5 s above 15 s), "a few seconds" (and when past the estimate)."""
     if seconds <= 3:
         return "a few seconds"
     if seconds < 15:

@@ -53,7 +53,9 @@ class GameState:
         if not isinstance(v, (int, np.integer)) or v < 1 or v > 2**15 or v & (v - 1):
             raise ValueError(f"cube value must be a power of 2 from 1 to 32768, got {v!r}")
         if self.cube_owner not in CUBE_OWNERS:
-            raise ValueError(f"cube owner must be one of {', '.join(CUBE_OWNERS)}, got {self.cube_owner!r}")
+            raise ValueError(
+                f"cube owner must be one of {', '.join(CUBE_OWNERS)}, got {self.cube_owner!r}"
+            )
         if self.dice is not None:
             d = tuple(int(x) for x in self.dice)
             if len(d) != 2 or not all(1 <= x <= 6 for x in d):
@@ -108,6 +110,12 @@ class GameState:
 
     def swapped(self) -> GameState:
         """The same position with the other side on roll (dice cleared)."""
-        return replace(self, board=board.to_bytes(board.swapped(self.cells)),
-                       cube_owner=OTHER_SIDE_OWNER[self.cube_owner], dice=None, dice_raw=None,
-                       on_roll=1 - self.on_roll, score=(self.score[1], self.score[0]))
+        return replace(
+            self,
+            board=board.to_bytes(board.swapped(self.cells)),
+            cube_owner=OTHER_SIDE_OWNER[self.cube_owner],
+            dice=None,
+            dice_raw=None,
+            on_roll=1 - self.on_roll,
+            score=(self.score[1], self.score[0]),
+        )

@@ -72,8 +72,9 @@ def compile_one_at_a_time() -> None:
     def compile_locked(self, sig):
         name = f"{self.py_func.__module__}.{self.py_func.__qualname__}"
         try:
-            fd = os.open(locks / hashlib.sha1(name.encode()).hexdigest(),
-                         os.O_RDWR | os.O_CREAT, 0o600)
+            fd = os.open(
+                locks / hashlib.sha1(name.encode()).hexdigest(), os.O_RDWR | os.O_CREAT, 0o600
+            )
         except OSError:
             return original(self, sig)
         try:
@@ -90,8 +91,9 @@ def _digest() -> str:
     time of each file: they pick the argument types), numba's and Python's versions."""
     import numba
 
-    h = hashlib.sha256(f"{numba.__version__};{sys.version};"
-                       f"{os.environ.get('NUMBA_CACHE_DIR', '')};".encode())
+    h = hashlib.sha256(
+        f"{numba.__version__};{sys.version};{os.environ.get('NUMBA_CACHE_DIR', '')};".encode()
+    )
     for d in (_ENGINE, _HERE):
         for f in sorted(d.glob("*.py")):
             st = f.stat()
@@ -132,14 +134,19 @@ class Worker:
         env = dict(os.environ)
         # the worker imports this copy of bgtui whatever the current directory
         root = str(_HERE.parent.parent)
-        env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in
-                                                      env.get("PYTHONPATH", "").split(os.pathsep)
-                                                      if p])
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     stdin=subprocess.DEVNULL, env=env, text=True,
-                                     start_new_session=True)
-        self._reader = threading.Thread(target=self._read, daemon=True,
-                                        name=f"bgtui-warmup-{part}")
+        env["PYTHONPATH"] = os.pathsep.join(
+            [root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+        )
+        self.proc = subprocess.Popen(
+            cmd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            text=True,
+            start_new_session=True,
+        )
+        self._reader = threading.Thread(target=self._read, daemon=True, name=f"bgtui-warmup-{part}")
         self._reader.start()
 
     def _read(self) -> None:
@@ -248,9 +255,11 @@ def _databases() -> None:
 def main(argv=None) -> int:
     import argparse
 
-    ap = argparse.ArgumentParser(prog="python3 -m bgtui.analysis.warmup",
-                                 description="Fill numba's cache or build the bear-off "
-                                             "databases (what the app starts on a first start)")
+    ap = argparse.ArgumentParser(
+        prog="python3 -m bgtui.analysis.warmup",
+        description="Fill numba's cache or build the bear-off "
+        "databases (what the app starts on a first start)",
+    )
     ap.add_argument("part", choices=PARTS)
     ap.add_argument("--weights", default=None)
     args = ap.parse_args(argv)

@@ -77,8 +77,11 @@ def save_weights(path, ev, meta: dict) -> None:
 
 def _write_npz(path, meta: dict, arrays: dict) -> None:
     """Write ``arrays`` and the JSON ``meta`` atomically to ``path`` (compressed npz)."""
-    atomic_write(path, lambda f: np.savez_compressed(
-        f, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays), mode=0o644)
+    atomic_write(
+        path,
+        lambda f: np.savez_compressed(f, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays),
+        mode=0o644,
+    )
 
 
 def load_weights(path=DEFAULT_WEIGHTS):
@@ -93,7 +96,9 @@ def load_weights(path=DEFAULT_WEIGHTS):
         raise WeightsError(f"{path}: no metadata; not a bgtui weights file")
     meta = json.loads(str(data.pop("meta")))
     if meta.get("format") != WEIGHTS_FORMAT:
-        raise WeightsError(f"{path}: weights format {meta.get('format')}, this bgtui reads {WEIGHTS_FORMAT}")
+        raise WeightsError(
+            f"{path}: weights format {meta.get('format')}, this bgtui reads {WEIGHTS_FORMAT}"
+        )
     if meta.get("input_version") != INPUT_VERSION or meta.get("num_inputs") != NUM_INPUTS:
         raise WeightsError(
             f"{path}: made for input encoding v{meta.get('input_version')} with "
@@ -186,8 +191,14 @@ def save_filter_net(path, net, meta: dict) -> None:
     data = {p: np.ascontiguousarray(a, dtype=np.float32) for p, a in zip(_FILTER_PARTS, net)}
     from bgtui.engine.filter_net import FILTER_ROWS
 
-    meta = dict(meta, format=FILTER_FORMAT, kind="filter", rows=FILTER_ROWS,
-                hidden=int(data["b1"].shape[0]), sha256=arrays_sha256(data))
+    meta = dict(
+        meta,
+        format=FILTER_FORMAT,
+        kind="filter",
+        rows=FILTER_ROWS,
+        hidden=int(data["b1"].shape[0]),
+        sha256=arrays_sha256(data),
+    )
     _write_npz(path, meta, data)
 
 
@@ -219,7 +230,9 @@ def load_filter_net(name=DEFAULT_FILTER):
         raise WeightsError(f"{path}: missing array {exc}") from None
     h = b1.shape[0]
     if w1.shape != (FILTER_ROWS, h) or w2.shape != (h + 1,):
-        raise WeightsError(f"{path}: made for {w1.shape[0]} input rows and {h} hidden units with "
-                           f"inconsistent shapes; this bgtui uses {FILTER_ROWS} rows")
+        raise WeightsError(
+            f"{path}: made for {w1.shape[0]} input rows and {h} hidden units with "
+            f"inconsistent shapes; this bgtui uses {FILTER_ROWS} rows"
+        )
     _filter_cache[key] = net = (aligned(extend_filter_table(w1)), b1, w2)
     return net

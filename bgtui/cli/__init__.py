@@ -52,15 +52,21 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=_version())
-    parser.add_argument("--theme", default=None,
-                        help="app theme (bgtui-dark, bgtui-light, bgtui-16)")
+    parser.add_argument(
+        "--theme", default=None, help="app theme (bgtui-dark, bgtui-light, bgtui-16)"
+    )
     parser.add_argument("--weights", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--fake", action="store_true", help=argparse.SUPPRESS)
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
     def add(name, help_, example):
-        return sub.add_parser(name, help=help_, description=help_, epilog=f"example:\n  {example}",
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
+        return sub.add_parser(
+            name,
+            help=help_,
+            description=help_,
+            epilog=f"example:\n  {example}",
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
 
     add_parsers(add)
     train.add_parser(add)
@@ -106,8 +112,9 @@ def _run_batch(args, func, an, out) -> int:
                 except (KeyboardInterrupt, SystemExit):
                     raise
                 except Exception as exc:  # noqa: BLE001 - a line never ends the batch
-                    result = {"error": f"cannot answer this line: {type(exc).__name__}: "
-                                       f"{str(exc)[:200]}"}
+                    result = {
+                        "error": f"cannot answer this line: {type(exc).__name__}: {str(exc)[:200]}"
+                    }
             else:
                 result = {"error": error}
             out.write(json_line(result) + "\n")

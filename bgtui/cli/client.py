@@ -11,12 +11,15 @@ from bgtui.cli.commands import cmd_cube, cmd_eval, cmd_moves
 def _servable(args) -> bool:
     """Quick queries only: a cube rollout runs here, where ctrl+c stops it and --save's path
     is the caller's."""
-    return (getattr(args, "func", None) in (cmd_eval, cmd_moves, cmd_cube)
-            and not getattr(args, "rollout", False)
-            and not getattr(args, "batch", None) and not getattr(args, "weights", None)
-            and not getattr(args, "scheduler", None)
-            and not getattr(args, "met", None)  # a relative path is the client's
-            and not os.environ.get("BGTUI_NO_SERVER"))
+    return (
+        getattr(args, "func", None) in (cmd_eval, cmd_moves, cmd_cube)
+        and not getattr(args, "rollout", False)
+        and not getattr(args, "batch", None)
+        and not getattr(args, "weights", None)
+        and not getattr(args, "scheduler", None)
+        and not getattr(args, "met", None)  # a relative path is the client's
+        and not os.environ.get("BGTUI_NO_SERVER")
+    )
 
 
 def _served(args, argv: list[str]) -> int | None:

@@ -36,14 +36,19 @@ def _parse_state(text: str, args=None, an=None):
         met = get_met(getattr(args, "met", None))
         if an is not None:
             an.met_path = getattr(args, "met", None)
-        return with_match(state, getattr(args, "match", None), getattr(args, "score", None),
-                          bool(getattr(args, "crawford", False)), met)
+        return with_match(
+            state,
+            getattr(args, "match", None),
+            getattr(args, "score", None),
+            bool(getattr(args, "crawford", False)),
+            met,
+        )
     except ValueError as exc:
         raise UserError(str(exc)) from None
 
 
 def _match_text(state) -> str:
-    """", 7-point match, 4-2 (-3a -5a)" at a match score, else ""."""
+    """ ", 7-point match, 4-2 (-3a -5a)" at a match score, else ""."""
     if state.is_money:
         return ""
     from bgtui.analysis.match import describe
@@ -78,8 +83,11 @@ def _analyzer(args):
     from bgtui.analysis.bearoff_cache import all_cached
 
     if not all_cached():
-        print("bgtui: building the bear-off databases (first run only, under a minute)",
-              file=sys.stderr, flush=True)
+        print(
+            "bgtui: building the bear-off databases (first run only, under a minute)",
+            file=sys.stderr,
+            flush=True,
+        )
     try:
         _ = an.ev  # loads the nets now: a missing weights file is reported first
     except WeightsError as exc:
@@ -89,8 +97,10 @@ def _analyzer(args):
 
 
 def _probs_line(p) -> str:
-    return (f"W {pct(p.win, 5)}  WG {pct(p.win_gammon, 5)}  WBG {pct(p.win_backgammon, 5)}  "
-            f"L {pct(p.lose, 5)}  LG {pct(p.lose_gammon, 5)}  LBG {pct(p.lose_backgammon, 5)}")
+    return (
+        f"W {pct(p.win, 5)}  WG {pct(p.win_gammon, 5)}  WBG {pct(p.win_backgammon, 5)}  "
+        f"L {pct(p.lose, 5)}  LG {pct(p.lose_gammon, 5)}  LBG {pct(p.lose_backgammon, 5)}"
+    )
 
 
 # -- commands ----------------------------------------------------------------------------------
@@ -133,12 +143,16 @@ def cmd_eval(args, query: list[str], an):
         data["mwc"] = dict(e.mwc)
     if args.json:
         return data
-    text = (f"{data['position_id']}  {e.evaluated_by}, player on roll{_match_text(state)}\n"
-            f"{_probs_line(e.probabilities)}\n")
+    text = (
+        f"{data['position_id']}  {e.evaluated_by}, player on roll{_match_text(state)}\n"
+        f"{_probs_line(e.probabilities)}\n"
+    )
     if e.mwc is None:
         return text + f"cubeless equity {eq(e.equity.cubeless)}"
-    return text + (f"cubeless MWC {_mwc(e.mwc['cubeless'])}  EMG {eq(e.equity.cubeless)}\n"
-                   f"cubeful  MWC {_mwc(e.mwc['cubeful'])}  EMG {eq(e.equity.cubeful)}")
+    return text + (
+        f"cubeless MWC {_mwc(e.mwc['cubeless'])}  EMG {eq(e.equity.cubeless)}\n"
+        f"cubeful  MWC {_mwc(e.mwc['cubeful'])}  EMG {eq(e.equity.cubeful)}"
+    )
 
 
 def cmd_moves(args, query: list[str], an):
@@ -178,19 +192,24 @@ def cmd_moves(args, query: list[str], an):
         data["match"] = match_dict(state)
     if args.json:
         return data
-    lines = [f"{data['position_id']}  dice {data['dice']}  {len(rows)} legal plays"
-             f"{_match_text(state)}"]
+    lines = [
+        f"{data['position_id']}  dice {data['dice']}  {len(rows)} legal plays{_match_text(state)}"
+    ]
     if not state.is_money:
         lines[0] += "; ranked by cubeful MWC, EMG beside it"
     for i, r in enumerate(rows[: args.top] if args.top else rows, 1):
         if r.mwc is not None:
-            lines.append(f"{i:3d}. {r.move or '(no legal play)':28s} MWC {_mwc(r.mwc)} "
-                         f"({100 * r.mwc_diff:+.2f}%)  EMG {eq(r.equity.cubeful)} "
-                         f"({eq(r.equity_diff)})  {r.evaluated_by:>6s}  "
-                         f"{_probs_line(r.probabilities)}")
+            lines.append(
+                f"{i:3d}. {r.move or '(no legal play)':28s} MWC {_mwc(r.mwc)} "
+                f"({100 * r.mwc_diff:+.2f}%)  EMG {eq(r.equity.cubeful)} "
+                f"({eq(r.equity_diff)})  {r.evaluated_by:>6s}  "
+                f"{_probs_line(r.probabilities)}"
+            )
             continue
-        lines.append(f"{i:3d}. {r.move or '(no legal play)':28s} {eq(r.equity.cubeless)} "
-                     f"({eq(r.equity_diff)})  {r.evaluated_by:>6s}  {_probs_line(r.probabilities)}")
+        lines.append(
+            f"{i:3d}. {r.move or '(no legal play)':28s} {eq(r.equity.cubeless)} "
+            f"({eq(r.equity_diff)})  {r.evaluated_by:>6s}  {_probs_line(r.probabilities)}"
+        )
     return "\n".join(lines)
 
 
@@ -209,26 +228,47 @@ def cmd_cube(args, query: list[str], an):
     if args.zehr and not (args.rollout and args.live):
         raise UserError("--zehr splits live-cube rollouts: use it with --rollout --live")
     if args.rollout and not state.is_money and args.zehr:
-        raise UserError("the Zehr split is for money play: at a match score two games at the "
-                        "undoubled cube are not worth one at the doubled cube")
+        raise UserError(
+            "the Zehr split is for money play: at a match score two games at the "
+            "undoubled cube are not worth one at the doubled cube"
+        )
     if not args.rollout and (args.save or args.resume or args.checkpoint_every is not None):
         raise UserError("--save, --resume and --checkpoint-every go with --rollout")
     stopped = None
     if args.rollout:
         job = _cube_rollout_job(args, state, an)
-        (snap, c), signum = _run_job(args, job, lambda cancel: an.iter_cube_rollout(
-            state, job.settings, cancel, job=job), lambda item: item[1].action if item[1] else "")
+        (snap, c), signum = _run_job(
+            args,
+            job,
+            lambda cancel: an.iter_cube_rollout(state, job.settings, cancel, job=job),
+            lambda item: item[1].action if item[1] else "",
+        )
         if snap.cancelled:
-            again = ["bgtui", "cube", query[0], "--rollout", *(["--live"] if args.live else []),
-                     *(["--no-jacoby"] if args.no_jacoby else []),
-                     *(["--no-beavers"] if args.no_beavers else [])]
+            again = [
+                "bgtui",
+                "cube",
+                query[0],
+                "--rollout",
+                *(["--live"] if args.live else []),
+                *(["--no-jacoby"] if args.no_jacoby else []),
+                *(["--no-beavers"] if args.no_beavers else []),
+            ]
             stopped = (snap, job.settings.trials, again, signum)
         if c is None:  # too few trials for a decision: each branch needs 2
             if stopped:
-                _stopped(args, {"position_id": format_position_id(state), "action": None,
-                                "trials": snap.trials_done}, "cube rollout", *stopped)
-            raise UserError(f"a cube decision needs at least 2 trials, the rollout ran "
-                            f"{snap.trials_done}")
+                _stopped(
+                    args,
+                    {
+                        "position_id": format_position_id(state),
+                        "action": None,
+                        "trials": snap.trials_done,
+                    },
+                    "cube rollout",
+                    *stopped,
+                )
+            raise UserError(
+                f"a cube decision needs at least 2 trials, the rollout ran {snap.trials_done}"
+            )
     else:
         c = an.cube(state, args.ply)
     access = c.cube_access
@@ -259,8 +299,10 @@ def cmd_cube(args, query: list[str], an):
         from bgtui.analysis.match import match_dict
 
         data["match"] = match_dict(state)
-        data["mwc"] = {k: (c.mwc[k] if access or k == "no_double" else None)
-                       for k in ("no_double", "double_take", "double_pass")}
+        data["mwc"] = {
+            k: (c.mwc[k] if access or k == "no_double" else None)
+            for k in ("no_double", "double_take", "double_pass")
+        }
         data["dahl_cube_value"] = None
     result = data if args.json else _cube_text(data, c, state)
     if stopped:
@@ -272,33 +314,40 @@ def _cube_text(data, c, state) -> str:
     if c.mwc is not None:
         return _cube_match_text(data, c, state)
     access = c.cube_access
-    head = [f"{data['position_id']}  cube action, {c.evaluated_by}",
-            _probs_line(c.probabilities),
-            f"cubeless equity {eq(c.equity.cubeless)}"]
+    head = [
+        f"{data['position_id']}  cube action, {c.evaluated_by}",
+        _probs_line(c.probabilities),
+        f"cubeless equity {eq(c.equity.cubeless)}",
+    ]
     if not access:
-        lines = head + [f"  No double     {eq(c.no_double)}",
-                        f"Proper cube action: {c.action} (the opponent owns the cube: "
-                        f"no cube access)",
-                        *_states_lines(c),
-                        _points_line(c),
-                        f"Dahl's estimate of the cube's value: 0.35 x (W + G/2) = "
-                        f"{c.dahl_cube_value:.3f}"]
+        lines = head + [
+            f"  No double     {eq(c.no_double)}",
+            f"Proper cube action: {c.action} (the opponent owns the cube: no cube access)",
+            *_states_lines(c),
+            _points_line(c),
+            f"Dahl's estimate of the cube's value: 0.35 x (W + G/2) = {c.dahl_cube_value:.3f}",
+        ]
         return "\n".join(lines)
     best = max(c.no_double, min(c.double_take, c.double_pass))
     lines = head + [
-             f"  No double     {eq(c.no_double)}  ({eq(c.no_double - best)})",
-             f"  Double, take  {eq(c.double_take)}  ({eq(c.double_take - best)})",
-             f"  Double, pass  {eq(c.double_pass)}  ({eq(c.double_pass - best)})",
-             f"Proper cube action: {c.action}",
-             *_states_lines(c),
-             _points_line(c),
-             f"Dahl's estimate of the cube's value: 0.35 x (W + G/2) = {c.dahl_cube_value:.3f}"]
+        f"  No double     {eq(c.no_double)}  ({eq(c.no_double - best)})",
+        f"  Double, take  {eq(c.double_take)}  ({eq(c.double_take - best)})",
+        f"  Double, pass  {eq(c.double_pass)}  ({eq(c.double_pass - best)})",
+        f"Proper cube action: {c.action}",
+        *_states_lines(c),
+        _points_line(c),
+        f"Dahl's estimate of the cube's value: 0.35 x (W + G/2) = {c.dahl_cube_value:.3f}",
+    ]
     if c.wrong_pass_percent is not None:
-        lines.append(f"Percentage of wrong passes needed to make the double right: "
-                     f"{c.wrong_pass_percent:.1f}%")
+        lines.append(
+            f"Percentage of wrong passes needed to make the double right: "
+            f"{c.wrong_pass_percent:.1f}%"
+        )
     if c.wrong_take_percent is not None:
-        lines.append(f"Percentage of wrong takes needed to make the double right: "
-                     f"{c.wrong_take_percent:.1f}%")
+        lines.append(
+            f"Percentage of wrong takes needed to make the double right: "
+            f"{c.wrong_take_percent:.1f}%"
+        )
     return "\n".join(lines)
 
 
@@ -308,48 +357,68 @@ def _states_lines(c) -> list[str]:
     e = c.equity
     if e.centred is None or e.owned is None or e.opponent_owned is None:
         return []
-    return [f"Cube states (1-cube): centred {eq(e.centred)}  player owns {eq(e.owned)}  "
-            f"opponent owns {eq(e.opponent_owned)}"]
+    return [
+        f"Cube states (1-cube): centred {eq(e.centred)}  player owns {eq(e.owned)}  "
+        f"opponent owns {eq(e.opponent_owned)}"
+    ]
 
 
 def _cube_match_text(data, c, state) -> str:
     """The cube decision at a match score: MWC with two decimals beside EMG."""
-    lines = [f"{data['position_id']}  cube action, {c.evaluated_by}{_match_text(state)}",
-             _probs_line(c.probabilities)]
+    lines = [
+        f"{data['position_id']}  cube action, {c.evaluated_by}{_match_text(state)}",
+        _probs_line(c.probabilities),
+    ]
     if state.crawford:
-        lines += [f"  No double     MWC {_mwc(c.mwc['no_double'])}  EMG {eq(c.no_double)}",
-                  "Proper cube action: No double (Crawford game: nobody may double)"]
+        lines += [
+            f"  No double     MWC {_mwc(c.mwc['no_double'])}  EMG {eq(c.no_double)}",
+            "Proper cube action: No double (Crawford game: nobody may double)",
+        ]
         return "\n".join(lines)
     if not c.cube_access:
-        why = ("the opponent owns the cube: no cube access" if state.cube_owner == "opponent"
-               else "dead cube: both sides need no more than it")
-        lines += [f"  No double     MWC {_mwc(c.mwc['no_double'])}  EMG {eq(c.no_double)}",
-                  f"Proper cube action: {c.action} ({why})"]
+        why = (
+            "the opponent owns the cube: no cube access"
+            if state.cube_owner == "opponent"
+            else "dead cube: both sides need no more than it"
+        )
+        lines += [
+            f"  No double     MWC {_mwc(c.mwc['no_double'])}  EMG {eq(c.no_double)}",
+            f"Proper cube action: {c.action} ({why})",
+        ]
         return "\n".join(lines)
     best = c.mwc["cubeful"]
-    for name, key, emg in (("No double", "no_double", c.no_double),
-                           ("Double, take", "double_take", c.double_take),
-                           ("Double, pass", "double_pass", c.double_pass)):
+    for name, key, emg in (
+        ("No double", "no_double", c.no_double),
+        ("Double, take", "double_take", c.double_take),
+        ("Double, pass", "double_pass", c.double_pass),
+    ):
         m = c.mwc[key]
         lines.append(f"  {name:13s} MWC {_mwc(m)} ({100 * (m - best):+.2f}%)  EMG {eq(emg)}")
     lines.append(f"Proper cube action: {c.action}")
+
     def pct(v):
-        return ("-" if v is None else f"{100.0 * v:.1f}%")
-    lines.append(f"Take point {pct(c.take_point)}  cash point {pct(c.cash_point)}  (winning "
-                 "chances at this score and cube, match cube model)")
+        return "-" if v is None else f"{100.0 * v:.1f}%"
+
+    lines.append(
+        f"Take point {pct(c.take_point)}  cash point {pct(c.cash_point)}  (winning "
+        "chances at this score and cube, match cube model)"
+    )
     return "\n".join(lines)
 
 
 def _points_line(c) -> str:
     """Take, cash and too-good points (the player's winning chances, Janowski model)."""
+
     def point(v):
         return "-" if v is None else percent(v)
 
     if not c.cube_access:
         return f"Take point {point(c.take_point)}  (winning chances, Janowski model)"
     tg = "never" if c.too_good_point is None else point(c.too_good_point)
-    return (f"Take point {point(c.take_point)}  cash point {point(c.cash_point)}  "
-            f"too good point {tg}  (winning chances, Janowski model)")
+    return (
+        f"Take point {point(c.take_point)}  cash point {point(c.cash_point)}  "
+        f"too good point {tg}  (winning chances, Janowski model)"
+    )
 
 
 def _rollout_settings(args):
@@ -357,16 +426,27 @@ def _rollout_settings(args):
 
     try:
         settings = RolloutSettings(
-            trials=args.trials, seed=args.seed, truncate=args.truncate,
+            trials=args.trials,
+            seed=args.seed,
+            truncate=args.truncate,
             ply=getattr(args, "rollout_ply", getattr(args, "ply", 0)),
-            late_ply=args.late_ply, late_after=args.late_after,
-            variance_reduction=not args.no_vr, vr_filter=args.vr_filter,
+            late_ply=args.late_ply,
+            late_after=args.late_after,
+            variance_reduction=not args.no_vr,
+            vr_filter=args.vr_filter,
             quasi_random=not args.no_quasi,
-            stratify_all=args.stratify_all, bearoff_truncation=not args.no_bearoff,
-            one_sided_truncation=args.one_sided, initial_position=args.initial_position,
-            cubeful=args.cubeful, settlement_limit=args.settlement, gammon_play_on=args.play_on,
-            stop_se=args.stop_se, time_limit=args.time_limit, prune_sigma=args.prune_sigma,
-            workers=args.workers, zehr_split=getattr(args, "zehr", False),
+            stratify_all=args.stratify_all,
+            bearoff_truncation=not args.no_bearoff,
+            one_sided_truncation=args.one_sided,
+            initial_position=args.initial_position,
+            cubeful=args.cubeful,
+            settlement_limit=args.settlement,
+            gammon_play_on=args.play_on,
+            stop_se=args.stop_se,
+            time_limit=args.time_limit,
+            prune_sigma=args.prune_sigma,
+            workers=args.workers,
+            zehr_split=getattr(args, "zehr", False),
         )
         from bgtui.analysis.rollout import validate_settings
 
@@ -393,9 +473,15 @@ def _progress_printer(args):
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-    prog = Progress(TextColumn("rollout"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                    TextColumn("{task.fields[info]}"), TimeRemainingColumn(),
-                    console=Console(stderr=True), transient=True)
+    prog = Progress(
+        TextColumn("rollout"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TextColumn("{task.fields[info]}"),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
     return prog
 
 
@@ -455,14 +541,20 @@ def _resume_job(args, state, settings, dice_text):
     if dice_text:
         state = replace(state, dice=_parse_dice(dice_text))
     default = RolloutSettings()
-    given = {k: getattr(settings, k) for k in RESULT_SETTINGS
-             if getattr(settings, k) != getattr(default, k)}
+    given = {
+        k: getattr(settings, k)
+        for k in RESULT_SETTINGS
+        if getattr(settings, k) != getattr(default, k)
+    }
     why = job.mismatch(state, replace(job.settings, **given))
     if why is not None:
-        raise UserError(f"cannot resume {args.resume} as a rollout of "
-                        f"{format_position_id(state)}: {why}")
-    keep = {"trials": settings.trials if settings.trials != default.trials else job.settings.trials,
-            "workers": settings.workers}
+        raise UserError(
+            f"cannot resume {args.resume} as a rollout of {format_position_id(state)}: {why}"
+        )
+    keep = {
+        "trials": settings.trials if settings.trials != default.trials else job.settings.trials,
+        "workers": settings.workers,
+    }
     for k in ("stop_se", "time_limit"):
         if getattr(settings, k) is not None:
             keep[k] = getattr(settings, k)
@@ -513,12 +605,12 @@ def _cube_rollout_job(args, state, an):
     except ValueError as exc:
         raise UserError(str(exc)) from None
     why = job.mismatch(state, fresh.settings)
-    if why is None and (job.labels != fresh.labels
-                        or not np.array_equal(job.cubes, fresh.cubes)):
+    if why is None and (job.labels != fresh.labels or not np.array_equal(job.cubes, fresh.cubes)):
         why = "it is not a cube rollout of this position with this cube"
     if why is not None:
-        raise UserError(f"cannot resume {args.resume} as the cube rollout of "
-                        f"{format_position_id(state)}: {why}")
+        raise UserError(
+            f"cannot resume {args.resume} as the cube rollout of {format_position_id(state)}: {why}"
+        )
     if fresh.mwc_coef is not None:  # at a match score: trials scored in MWC, as a new job's
         job.set_match(fresh.mwc_coef, *fresh.mwc_scale, live=fresh.live_match, match=fresh.match)
     return job
@@ -547,7 +639,7 @@ def _run_job(args, job, start, describe):
     prog = _progress_printer(args)
     item = None
     try:
-        with _StopOnSignal(cancel) as stopper, (prog or contextlib.nullcontext()):
+        with _StopOnSignal(cancel) as stopper, prog or contextlib.nullcontext():
             task = prog.add_task("rollout", total=job.settings.trials, info="") if prog else None
             for item in start(cancel):
                 if ckpt is not None:
@@ -572,8 +664,11 @@ def _stopped(args, result, what, snap, target, again, signum):
         how = f"saved to {args.save}; continue with: {shlex.join(again + ['--resume', args.save])}"
     else:
         how = "not saved (with --save FILE a stopped rollout can be resumed)"
-    raise Interrupted(result, f"{what} stopped after {snap.trials_done} of {target} trials; "
-                              f"{how}", 128 + (signum or 2))
+    raise Interrupted(
+        result,
+        f"{what} stopped after {snap.trials_done} of {target} trials; {how}",
+        128 + (signum or 2),
+    )
 
 
 def cmd_rollout(args, query: list[str], an):
@@ -623,11 +718,15 @@ def cmd_rollout(args, query: list[str], an):
 
     def describe(snap):
         best = snap.rows[0]
-        return (f"{best.move or 'equity'} {eq(best.equity.cubeless)} "
-                f"±{best.equity_se.cubeless:.3f}  {snap.games_per_second:.0f} games/s")
+        return (
+            f"{best.move or 'equity'} {eq(best.equity.cubeless)} "
+            f"±{best.equity_se.cubeless:.3f}  {snap.games_per_second:.0f} games/s"
+        )
 
-    snap, signum = _run_job(args, job, lambda cancel: job.run(
-        an.ev, cancel, executor=an.rollout_executor()), describe)
+    snap, signum = _run_job(
+        args, job, lambda cancel: job.run(an.ev, cancel, executor=an.rollout_executor()), describe
+    )
+
     def pdict(p):
         return p.to_dict() if p is not None else None
 
@@ -642,18 +741,38 @@ def cmd_rollout(args, query: list[str], an):
     if candidates:
         data["dice"] = format_dice(state.dice)
         data["moves"] = [
-            {"move": r.move, "position_id": r.position_id, "probabilities": pdict(r.probabilities),
-             "probabilities_se": pdict(r.probabilities_se), "equity": r.equity.to_dict(),
-             "equity_se": r.equity_se.to_dict(), "equity_diff": r.equity_diff,
-             "equity_diff_se": r.equity_diff_se, "trials": r.trials, "pruned": r.pruned,
-             **({"mwc": r.mwc, "mwc_se": r.mwc_se, "mwc_diff": r.mwc_diff,
-                 "mwc_diff_se": r.mwc_diff_se} if r.mwc is not None else {})}
+            {
+                "move": r.move,
+                "position_id": r.position_id,
+                "probabilities": pdict(r.probabilities),
+                "probabilities_se": pdict(r.probabilities_se),
+                "equity": r.equity.to_dict(),
+                "equity_se": r.equity_se.to_dict(),
+                "equity_diff": r.equity_diff,
+                "equity_diff_se": r.equity_diff_se,
+                "trials": r.trials,
+                "pruned": r.pruned,
+                **(
+                    {
+                        "mwc": r.mwc,
+                        "mwc_se": r.mwc_se,
+                        "mwc_diff": r.mwc_diff,
+                        "mwc_diff_se": r.mwc_diff_se,
+                    }
+                    if r.mwc is not None
+                    else {}
+                ),
+            }
             for r in snap.rows
         ]
     else:
         r = snap.rows[0]
-        data.update(probabilities=pdict(r.probabilities), probabilities_se=pdict(r.probabilities_se),
-                    equity=r.equity.to_dict(), equity_se=r.equity_se.to_dict())
+        data.update(
+            probabilities=pdict(r.probabilities),
+            probabilities_se=pdict(r.probabilities_se),
+            equity=r.equity.to_dict(),
+            equity_se=r.equity_se.to_dict(),
+        )
         if r.mwc is not None:
             data.update(mwc=r.mwc, mwc_se=r.mwc_se)
     if not state.is_money:
@@ -670,34 +789,53 @@ def cmd_rollout(args, query: list[str], an):
 
 
 def _rollout_text(data, snap, candidates, state) -> str:
-    lines = [f"{data['position_id']}{_match_text(state)}  rollout: {snap.trials_done} trials, "
-             f"{snap.games_per_second:.0f} games/s" + (
-                 f", variance reduction x{snap.variance_reduction_factor:.1f}"
-                 + (f" (filter: best {snap.settings.vr_filter} plays a roll)"
-                    if snap.settings.vr_filter else "")
-                 if snap.variance_reduction_factor else "")]
+    lines = [
+        f"{data['position_id']}{_match_text(state)}  rollout: {snap.trials_done} trials, "
+        f"{snap.games_per_second:.0f} games/s"
+        + (
+            f", variance reduction x{snap.variance_reduction_factor:.1f}"
+            + (
+                f" (filter: best {snap.settings.vr_filter} plays a roll)"
+                if snap.settings.vr_filter
+                else ""
+            )
+            if snap.variance_reduction_factor
+            else ""
+        )
+    ]
     for i, r in enumerate(snap.rows, 1):
         e = r.equity
         cube = ""
         if e.centred is not None:
             es = r.equity_se
-            cube = (f"  centred {eq(e.centred)} {se(es.centred)} owned {eq(e.owned)} "
-                    f"{se(es.owned)} opp-owned {eq(e.opponent_owned)} "
-                    f"{se(es.opponent_owned)}")
+            cube = (
+                f"  centred {eq(e.centred)} {se(es.centred)} owned {eq(e.owned)} "
+                f"{se(es.owned)} opp-owned {eq(e.opponent_owned)} "
+                f"{se(es.opponent_owned)}"
+            )
         head = f"{i:3d}. {r.move:28s} " if candidates else ""
         if r.mwc is not None:
-            diff = (f" ({100 * r.mwc_diff:+.2f}% ±{100 * r.mwc_diff_se:.2f}%)"
-                    if candidates and i > 1 else "")
+            diff = (
+                f" ({100 * r.mwc_diff:+.2f}% ±{100 * r.mwc_diff_se:.2f}%)"
+                if candidates and i > 1
+                else ""
+            )
             live = e.cubeful is not None  # the cube live in the trials: cubeful figures
-            emg, emg_se = ((e.cubeful, r.equity_se.cubeful) if live
-                           else (e.cubeless, r.equity_se.cubeless))
-            lines.append(f"{head}MWC {_mwc(r.mwc)} ±{100 * r.mwc_se:.2f}%{diff}  EMG "
-                         f"{eq(emg)} ±{emg_se:.3f}" + (" (cubeful, live cube)" if live else "")
-                         + f"\n     {_probs_line(r.probabilities)}")
+            emg, emg_se = (
+                (e.cubeful, r.equity_se.cubeful) if live else (e.cubeless, r.equity_se.cubeless)
+            )
+            lines.append(
+                f"{head}MWC {_mwc(r.mwc)} ±{100 * r.mwc_se:.2f}%{diff}  EMG "
+                f"{eq(emg)} ±{emg_se:.3f}"
+                + (" (cubeful, live cube)" if live else "")
+                + f"\n     {_probs_line(r.probabilities)}"
+            )
             continue
-        diff = (f" ({eq(r.equity_diff)} ±{r.equity_diff_se:.3f})" if candidates and i > 1 else "")
-        lines.append(f"{head}{eq(e.cubeless)} ±{r.equity_se.cubeless:.3f}{diff}{cube}\n"
-                     f"     {_probs_line(r.probabilities)}")
+        diff = f" ({eq(r.equity_diff)} ±{r.equity_diff_se:.3f})" if candidates and i > 1 else ""
+        lines.append(
+            f"{head}{eq(e.cubeless)} ±{r.equity_se.cubeless:.3f}{diff}{cube}\n"
+            f"     {_probs_line(r.probabilities)}"
+        )
     return "\n".join(lines)
 
 
@@ -730,21 +868,41 @@ def _add_common(p, *, batch=True, ply=True):
 
     p.add_argument("--json", action="store_true", help="print JSON (conventions.md contract)")
     if batch:
-        p.add_argument("--batch", metavar="FILE",
-                       help="read one query per line from FILE ('-' = stdin); one JSON line each")
+        p.add_argument(
+            "--batch",
+            metavar="FILE",
+            help="read one query per line from FILE ('-' = stdin); one JSON line each",
+        )
     if ply:
-        p.add_argument("--ply", type=whole(0, 3), default=0, metavar="N",
-                       help="lookahead, 0-3, as GNU Backgammon counts (default 0)")
+        p.add_argument(
+            "--ply",
+            type=whole(0, 3),
+            default=0,
+            metavar="N",
+            help="lookahead, 0-3, as GNU Backgammon counts (default 0)",
+        )
     p.add_argument("--weights", default=None, help="weights file (default: the shipped one)")
     g = p.add_argument_group("match play (default: the position's own context; money if none)")
-    g.add_argument("--match", type=whole(0, 32767), default=None, metavar="N",
-                   help="match length in points (0: money)")
-    g.add_argument("--score", default=None, metavar="A-B",
-                   help="score: points of the player on roll, then of the opponent (e.g. 4-2)")
+    g.add_argument(
+        "--match",
+        type=whole(0, 32767),
+        default=None,
+        metavar="N",
+        help="match length in points (0: money)",
+    )
+    g.add_argument(
+        "--score",
+        default=None,
+        metavar="A-B",
+        help="score: points of the player on roll, then of the opponent (e.g. 4-2)",
+    )
     g.add_argument("--crawford", action="store_true", help="this game is the Crawford game")
-    g.add_argument("--met", default=None, metavar="FILE",
-                   help="match equity table in GNU Backgammon's XML format (default: "
-                        "Kazaross-XG2)")
+    g.add_argument(
+        "--met",
+        default=None,
+        metavar="FILE",
+        help="match equity table in GNU Backgammon's XML format (default: Kazaross-XG2)",
+    )
 
 
 def _add_rollout_options(p, checker_ply=True):
@@ -752,57 +910,136 @@ def _add_rollout_options(p, checker_ply=True):
     from bgtui.analysis import options as R  # plain Python: cheap to import
     from bgtui.analysis.options import real, whole
 
-    p.add_argument("--trials", type=whole(1, R.MAX_TRIALS), default=1296,
-                   help="number of trials (default 1296)")
-    p.add_argument("--seed", type=whole(0, R.MAX_SEED), default=1,
-                   help="rollout seed (same seed, same dice)")
-    p.add_argument("--truncate", type=whole(0, R.MAX_ROLLS), default=0,
-                   help="stop each trial after H rolls (0 = play to the end)")
+    p.add_argument(
+        "--trials",
+        type=whole(1, R.MAX_TRIALS),
+        default=1296,
+        help="number of trials (default 1296)",
+    )
+    p.add_argument(
+        "--seed", type=whole(0, R.MAX_SEED), default=1, help="rollout seed (same seed, same dice)"
+    )
+    p.add_argument(
+        "--truncate",
+        type=whole(0, R.MAX_ROLLS),
+        default=0,
+        help="stop each trial after H rolls (0 = play to the end)",
+    )
     if checker_ply:
-        p.add_argument("--ply", dest="rollout_ply", type=whole(0, 2), default=0,
-                       metavar="P", help="checker-play ply inside the rollout, 0-2")
-    p.add_argument("--late-ply", type=whole(0, 2), default=None, metavar="P",
-                   help="cheaper checker-play ply after --late-after rolls")
+        p.add_argument(
+            "--ply",
+            dest="rollout_ply",
+            type=whole(0, 2),
+            default=0,
+            metavar="P",
+            help="checker-play ply inside the rollout, 0-2",
+        )
+    p.add_argument(
+        "--late-ply",
+        type=whole(0, 2),
+        default=None,
+        metavar="P",
+        help="cheaper checker-play ply after --late-after rolls",
+    )
     p.add_argument("--late-after", type=whole(0, R.MAX_ROLLS), default=None, metavar="N")
     p.add_argument("--no-vr", action="store_true", help="no variance reduction")
     from bgtui.analysis.models import MAX_VR_FILTER, RolloutSettings
 
-    p.add_argument("--vr-filter", type=whole(0, MAX_VR_FILTER), default=RolloutSettings.vr_filter,
-                   metavar="K",
-                   help="variance reduction values only the K plays of each roll that the "
-                        "filter net ranks highest, at the checker-play ply (default 2: about "
-                        "1.9x as fast as 0, every play, at 0-ply and 3x at 1-ply, still "
-                        "unbiased, a little less reduction)")
-    p.add_argument("--no-quasi", action="store_true", help="pseudo-random dice instead of quasi-random")
-    p.add_argument("--stratify-all", action="store_true", help="stratify every roll, not only the first three")
+    p.add_argument(
+        "--vr-filter",
+        type=whole(0, MAX_VR_FILTER),
+        default=RolloutSettings.vr_filter,
+        metavar="K",
+        help="variance reduction values only the K plays of each roll that the "
+        "filter net ranks highest, at the checker-play ply (default 2: about "
+        "1.9x as fast as 0, every play, at 0-ply and 3x at 1-ply, still "
+        "unbiased, a little less reduction)",
+    )
+    p.add_argument(
+        "--no-quasi", action="store_true", help="pseudo-random dice instead of quasi-random"
+    )
+    p.add_argument(
+        "--stratify-all", action="store_true", help="stratify every roll, not only the first three"
+    )
     p.add_argument("--no-bearoff", action="store_true", help="no bearoff-database truncation")
-    p.add_argument("--one-sided", action="store_true", help="also truncate with the one-sided bear-off approximation (home-board bear-offs, "
-                        "and races where each side has at most one checker outside its home board "
-                        "or at most 6 checkers left)")
-    p.add_argument("--initial-position", action="store_true", help="first roll of each trial is not a double")
-    p.add_argument("--cubeful", action="store_true",
-                   help="full games with a settlement limit; equities for the four cube states")
-    p.add_argument("--settlement", type=real(-3, 3), default=0.5, help="settlement limit, cubeless equity (default 0.5)")
-    p.add_argument("--play-on", type=real(-3, 3), default=0.9, help="play on for the gammon above this equity (default 0.9)")
-    p.add_argument("--stop-se", type=real(0, 3, positive=True), default=None, help="stop when the equity's standard error is below this")
-    p.add_argument("--time-limit", type=real(0, R.MAX_SECONDS, positive=True), default=None, help="stop after this many seconds")
-    p.add_argument("--prune-sigma", type=real(0, 1000, positive=True), default=None,
-                   help="stop candidates worse than the best by this many paired standard errors")
-    p.add_argument("--workers", type=whole(0, R.MAX_WORKERS), default=0,
-                   help="parallel workers (default: all cores)")
-    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                   help="run the trials on the Dask cluster of this scheduler (host:8786; "
-                        "pip install 'bgtui[cluster]'); same numbers as a local run")
-    p.add_argument("--save", metavar="FILE",
-                   help="save the rollout to FILE (JSON) as it runs, every --checkpoint-every "
-                        "seconds, when stopped (ctrl+c, SIGTERM) and at the end; resume it "
-                        "with --resume FILE")
-    p.add_argument("--resume", metavar="FILE",
-                   help="continue a saved rollout of this POSITION (--trials to extend it; its "
-                        "saved settings are used, options that differ from them are refused)")
-    p.add_argument("--checkpoint-every", type=real(0, R.MAX_SECONDS, positive=True),
-                   default=None, metavar="SECONDS",
-                   help="with --save: seconds between checkpoints (default 5)")
+    p.add_argument(
+        "--one-sided",
+        action="store_true",
+        help="also truncate with the one-sided bear-off approximation (home-board bear-offs, "
+        "and races where each side has at most one checker outside its home board "
+        "or at most 6 checkers left)",
+    )
+    p.add_argument(
+        "--initial-position", action="store_true", help="first roll of each trial is not a double"
+    )
+    p.add_argument(
+        "--cubeful",
+        action="store_true",
+        help="full games with a settlement limit; equities for the four cube states",
+    )
+    p.add_argument(
+        "--settlement",
+        type=real(-3, 3),
+        default=0.5,
+        help="settlement limit, cubeless equity (default 0.5)",
+    )
+    p.add_argument(
+        "--play-on",
+        type=real(-3, 3),
+        default=0.9,
+        help="play on for the gammon above this equity (default 0.9)",
+    )
+    p.add_argument(
+        "--stop-se",
+        type=real(0, 3, positive=True),
+        default=None,
+        help="stop when the equity's standard error is below this",
+    )
+    p.add_argument(
+        "--time-limit",
+        type=real(0, R.MAX_SECONDS, positive=True),
+        default=None,
+        help="stop after this many seconds",
+    )
+    p.add_argument(
+        "--prune-sigma",
+        type=real(0, 1000, positive=True),
+        default=None,
+        help="stop candidates worse than the best by this many paired standard errors",
+    )
+    p.add_argument(
+        "--workers",
+        type=whole(0, R.MAX_WORKERS),
+        default=0,
+        help="parallel workers (default: all cores)",
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        default=None,
+        help="run the trials on the Dask cluster of this scheduler (host:8786; "
+        "pip install 'bgtui[cluster]'); same numbers as a local run",
+    )
+    p.add_argument(
+        "--save",
+        metavar="FILE",
+        help="save the rollout to FILE (JSON) as it runs, every --checkpoint-every "
+        "seconds, when stopped (ctrl+c, SIGTERM) and at the end; resume it "
+        "with --resume FILE",
+    )
+    p.add_argument(
+        "--resume",
+        metavar="FILE",
+        help="continue a saved rollout of this POSITION (--trials to extend it; its "
+        "saved settings are used, options that differ from them are refused)",
+    )
+    p.add_argument(
+        "--checkpoint-every",
+        type=real(0, R.MAX_SECONDS, positive=True),
+        default=None,
+        metavar="SECONDS",
+        help="with --save: seconds between checkpoints (default 5)",
+    )
 
 
 def add_parsers(add) -> None:
@@ -817,70 +1054,119 @@ def add_parsers(add) -> None:
     p.add_argument("--fake", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_app)
 
-    p = add("show", "show a position: board, pip counts, Position ID, Match ID, XGID",
-            "bgtui show 4HPwATDgc/ABMA")
+    p = add(
+        "show",
+        "show a position: board, pip counts, Position ID, Match ID, XGID",
+        "bgtui show 4HPwATDgc/ABMA",
+    )
     p.add_argument("position", nargs="?", help="Position ID, POSID:MATCHID or XGID")
     _add_common(p, ply=False)
     p.set_defaults(func=cmd_show, needs_engine=False)
 
-    p = add("eval", "evaluate a position for the player on roll (before rolling)",
-            "bgtui eval 4HPwATDgc/ABMA --ply 2 --json")
+    p = add(
+        "eval",
+        "evaluate a position for the player on roll (before rolling)",
+        "bgtui eval 4HPwATDgc/ABMA --ply 2 --json",
+    )
     p.add_argument("position", nargs="?", help="Position ID, POSID:MATCHID or XGID")
     _add_common(p)
     p.set_defaults(func=cmd_eval, needs_engine=True)
 
-    p = add("moves", "every legal play of a roll, ranked best first",
-            "bgtui moves 4HPwATDgc/ABMA 31 --ply 1")
+    p = add(
+        "moves",
+        "every legal play of a roll, ranked best first",
+        "bgtui moves 4HPwATDgc/ABMA 31 --ply 1",
+    )
     p.add_argument("position", nargs="?", help="Position ID, POSID:MATCHID or XGID")
     p.add_argument("dice", nargs="?", help="two digits, higher first: 31, 66")
-    p.add_argument("--top", type=whole(0, 1000), default=0,
-                   help="show only the best N plays (text output)")
+    p.add_argument(
+        "--top", type=whole(0, 1000), default=0, help="show only the best N plays (text output)"
+    )
     _add_common(p)
     p.set_defaults(func=cmd_moves, needs_engine=True)
 
-    p = add("cube", "cube action for the player on roll (money play, or at the match score "
-            "of the position or of --match/--score)",
-            "bgtui cube 4HPwATDgc/ABMA --ply 2")
-    p.add_argument("position", nargs="?", help="Position ID, POSID:MATCHID or XGID (Match ID carries the cube)")
-    p.add_argument("--rollout", action="store_true",
-                   help="decide from a rollout: full games with a settlement limit (Dahl's four "
-                        "cube states), or with --live the cube live inside the trials")
-    p.add_argument("--live", action="store_true",
-                   help="with --rollout: roll out no double and double/take on identical dice, "
-                        "both players using the cube inside the trials")
-    p.add_argument("--zehr", action="store_true",
-                   help="with --rollout --live: Zehr split: after a take, play two games "
-                        "at the undoubled cube instead of one at the doubled cube (at most "
-                        "8 games a trial); same expectation, smaller standard error")
-    p.add_argument("--no-jacoby", action="store_true",
-                   help="money play without the Jacoby rule: gammons count with the cube centred")
-    p.add_argument("--no-beavers", action="store_true",
-                   help="money play without beavers: a doubled player cannot redouble at once "
-                        "keeping the cube")
+    p = add(
+        "cube",
+        "cube action for the player on roll (money play, or at the match score "
+        "of the position or of --match/--score)",
+        "bgtui cube 4HPwATDgc/ABMA --ply 2",
+    )
+    p.add_argument(
+        "position", nargs="?", help="Position ID, POSID:MATCHID or XGID (Match ID carries the cube)"
+    )
+    p.add_argument(
+        "--rollout",
+        action="store_true",
+        help="decide from a rollout: full games with a settlement limit (Dahl's four "
+        "cube states), or with --live the cube live inside the trials",
+    )
+    p.add_argument(
+        "--live",
+        action="store_true",
+        help="with --rollout: roll out no double and double/take on identical dice, "
+        "both players using the cube inside the trials",
+    )
+    p.add_argument(
+        "--zehr",
+        action="store_true",
+        help="with --rollout --live: Zehr split: after a take, play two games "
+        "at the undoubled cube instead of one at the doubled cube (at most "
+        "8 games a trial); same expectation, smaller standard error",
+    )
+    p.add_argument(
+        "--no-jacoby",
+        action="store_true",
+        help="money play without the Jacoby rule: gammons count with the cube centred",
+    )
+    p.add_argument(
+        "--no-beavers",
+        action="store_true",
+        help="money play without beavers: a doubled player cannot redouble at once "
+        "keeping the cube",
+    )
     _add_rollout_options(p, checker_ply=False)
     _add_common(p)
     p.set_defaults(func=cmd_cube, needs_engine=True)
 
-    p = add("rollout", "roll out a position (player on roll about to roll) or candidate plays",
-            "bgtui rollout 4HPwATDgc/ABMA --dice 31 --top 3 --trials 1296 --truncate 7")
+    p = add(
+        "rollout",
+        "roll out a position (player on roll about to roll) or candidate plays",
+        "bgtui rollout 4HPwATDgc/ABMA --dice 31 --top 3 --trials 1296 --truncate 7",
+    )
     p.add_argument("position", nargs="?", help="Position ID, POSID:MATCHID or XGID")
     p.add_argument("--dice", help="roll out the candidate plays of these dice (e.g. 31)")
-    p.add_argument("--moves", nargs="+", metavar="MOVE", help='candidate plays, e.g. "8/5 6/5" "24/23 13/10"')
-    p.add_argument("--top", type=whole(0, 1000), default=0,
-                   help="roll out the best K plays at 0-ply (default 4 with --dice)")
+    p.add_argument(
+        "--moves", nargs="+", metavar="MOVE", help='candidate plays, e.g. "8/5 6/5" "24/23 13/10"'
+    )
+    p.add_argument(
+        "--top",
+        type=whole(0, 1000),
+        default=0,
+        help="roll out the best K plays at 0-ply (default 4 with --dice)",
+    )
     _add_rollout_options(p)
     _add_common(p, ply=False)
     p.set_defaults(func=cmd_rollout, needs_engine=True)
 
-    p = add("serve", "keep the engine loaded and answer eval, moves and cube queries at once",
-            "bgtui serve &   # then: bgtui cube 4HPwATDgc/ABMA --ply 2")
-    p.add_argument("--socket", default=None,
-                   help="Unix socket path (default $BGTUI_SOCKET or a private runtime dir; "
-                        "clients look at $BGTUI_SOCKET, then the default)")
-    p.add_argument("--idle-exit", type=real(0, MAX_SECONDS, positive=True), default=None,
-                   metavar="SECONDS",
-                   help="stop after SECONDS without a query (default: run until stopped; the "
-                        "server a query starts by itself uses $BGTUI_SERVER_IDLE, 600)")
+    p = add(
+        "serve",
+        "keep the engine loaded and answer eval, moves and cube queries at once",
+        "bgtui serve &   # then: bgtui cube 4HPwATDgc/ABMA --ply 2",
+    )
+    p.add_argument(
+        "--socket",
+        default=None,
+        help="Unix socket path (default $BGTUI_SOCKET or a private runtime dir; "
+        "clients look at $BGTUI_SOCKET, then the default)",
+    )
+    p.add_argument(
+        "--idle-exit",
+        type=real(0, MAX_SECONDS, positive=True),
+        default=None,
+        metavar="SECONDS",
+        help="stop after SECONDS without a query (default: run until stopped; the "
+        "server a query starts by itself uses $BGTUI_SERVER_IDLE, 600)",
+    )
     p.set_defaults(func=cmd_serve, needs_engine=False)
 
 
@@ -895,9 +1181,16 @@ def cmd_serve(args, query, an=None) -> int:
         _analyzer(args).warm_up()
 
     try:
-        return serve(_main_here, path, prepare=prepare, idle_exit=args.idle_exit,
-                     ready=lambda p: print(
-                         f"bgtui serve: answering eval, moves and cube queries at {p} "
-                         "(ctrl+c stops)", file=sys.stderr, flush=True))
+        return serve(
+            _main_here,
+            path,
+            prepare=prepare,
+            idle_exit=args.idle_exit,
+            ready=lambda p: print(
+                f"bgtui serve: answering eval, moves and cube queries at {p} (ctrl+c stops)",
+                file=sys.stderr,
+                flush=True,
+            ),
+        )
     except OSError as exc:
         raise UserError(f"cannot serve at {path}: {exc}") from None

@@ -16,24 +16,41 @@ def cmd_train(args, query, an=None):
     from bgtui.training.train import td_train
 
     if args.method == "td":
-        td_train(args.checkpoint, args.games, hidden=args.hidden or 128,
-                 race_hidden=args.race_hidden or 64, lam=args.lam,
-                 alpha=args.alpha or 0.1, seed=args.seed, chunk=args.chunk,
-                 save_every=args.save_every)
+        td_train(
+            args.checkpoint,
+            args.games,
+            hidden=args.hidden or 128,
+            race_hidden=args.race_hidden or 64,
+            lam=args.lam,
+            alpha=args.alpha or 0.1,
+            seed=args.seed,
+            chunk=args.chunk,
+            save_every=args.save_every,
+        )
     elif args.method == "dataset":
         from bgtui.training.train import DatasetSpec, build_dataset
 
         if not args.data:
             raise UserError("train dataset needs --data DIR (where the shards go)")
         try:
-            spec = DatasetSpec(args.positions, ply=args.target_ply,
-                               seed=args.seed, workers=args.workers, children=args.children,
-                               race_rollouts=args.race_rollouts, shard=args.shard or 20_000,
-                               children_best=args.children_best, crashed_only=args.crashed_only,
-                               stragglers=args.stragglers, target_truncate=args.target_truncate,
-                               trials=args.trials, vs_pubeval=args.vs_pubeval,
-                               cube_region=args.cube_region, target_games=args.target_games,
-                               explore=0.1 if args.explore is None else args.explore)
+            spec = DatasetSpec(
+                args.positions,
+                ply=args.target_ply,
+                seed=args.seed,
+                workers=args.workers,
+                children=args.children,
+                race_rollouts=args.race_rollouts,
+                shard=args.shard or 20_000,
+                children_best=args.children_best,
+                crashed_only=args.crashed_only,
+                stragglers=args.stragglers,
+                target_truncate=args.target_truncate,
+                trials=args.trials,
+                vs_pubeval=args.vs_pubeval,
+                cube_region=args.cube_region,
+                target_games=args.target_games,
+                explore=0.1 if args.explore is None else args.explore,
+            )
         except ValueError as exc:
             raise UserError(str(exc)) from None
         build_dataset(args.data, args.checkpoint, spec)
@@ -45,11 +62,19 @@ def cmd_train(args, query, an=None):
         try:
             adam = args.optimizer == "adam"
             settings = FitSettings(
-                args.epochs, alpha=args.alpha or (0.001 if adam else 0.01),
-                alpha_end=args.alpha_end or (0.00001 if adam else 0.0005), init=args.init,
-                seed=args.seed, strength_pairs=args.strength_pairs, hidden=args.hidden or 0,
-                race_hidden=args.race_hidden or 0, optimizer=args.optimizer,
-                batch=args.batch_size, nets=args.nets, rank_weight=args.rank_weight)
+                args.epochs,
+                alpha=args.alpha or (0.001 if adam else 0.01),
+                alpha_end=args.alpha_end or (0.00001 if adam else 0.0005),
+                init=args.init,
+                seed=args.seed,
+                strength_pairs=args.strength_pairs,
+                hidden=args.hidden or 0,
+                race_hidden=args.race_hidden or 0,
+                optimizer=args.optimizer,
+                batch=args.batch_size,
+                nets=args.nets,
+                rank_weight=args.rank_weight,
+            )
             fit(args.checkpoint, args.data, settings)
         except ValueError as exc:
             raise UserError(str(exc)) from None
@@ -60,9 +85,15 @@ def cmd_train(args, query, an=None):
             raise UserError("train game-rollouts needs --data DIR (where the chunks go)")
         if args.trials < 1 or (args.shard or 500) < 1 or args.positions < 1:
             raise UserError("--trials, --shard and --positions must be at least 1")
-        n = build_game_rollouts(args.data, args.checkpoint, args.positions,
-                                shard=args.shard or 500, seed=args.seed, trials=args.trials,
-                                workers=args.workers)
+        n = build_game_rollouts(
+            args.data,
+            args.checkpoint,
+            args.positions,
+            shard=args.shard or 500,
+            seed=args.seed,
+            trials=args.trials,
+            workers=args.workers,
+        )
         print(f"{n} positions in {args.data}")
     elif args.method == "heads":
         from bgtui.training.head_refit import refit_heads
@@ -72,13 +103,20 @@ def cmd_train(args, query, an=None):
         try:
             heads = tuple(int(h) for h in args.heads.split(","))
         except ValueError:
-            raise UserError(f"--heads takes output rows 0-4, comma-separated, "
-                            f"got {args.heads!r}") from None
+            raise UserError(
+                f"--heads takes output rows 0-4, comma-separated, got {args.heads!r}"
+            ) from None
         if args.ridge < 0:
             raise UserError(f"--ridge must be >= 0, got {args.ridge}")
         try:
-            refit_heads(args.checkpoint, args.init or "bgtui-0.npz", args.data, ridge=args.ridge,
-                        heads=heads, holdout=args.holdout)
+            refit_heads(
+                args.checkpoint,
+                args.init or "bgtui-0.npz",
+                args.data,
+                ridge=args.ridge,
+                heads=heads,
+                holdout=args.holdout,
+            )
         except ValueError as exc:
             raise UserError(str(exc)) from None
     elif args.method == "average":
@@ -99,19 +137,35 @@ def cmd_train(args, query, an=None):
             raise UserError("train filter needs --positions >= 10 and --samples >= 1000")
         if not 1 <= (args.hidden or 32) <= 256:
             raise UserError(f"--hidden for the filter net must be 1 to 256, got {args.hidden}")
-        train_filter(args.checkpoint, getattr(args, "weights", None) or "bgtui-0.npz",
-                     args.positions, hidden=args.hidden or 32, epochs=args.epochs, seed=args.seed,
-                     cap=args.samples)
+        train_filter(
+            args.checkpoint,
+            getattr(args, "weights", None) or "bgtui-0.npz",
+            args.positions,
+            hidden=args.hidden or 32,
+            epochs=args.epochs,
+            seed=args.seed,
+            cap=args.samples,
+        )
     else:
         from bgtui.training.train import supervised_train
 
         if args.target_ply < 1:
-            raise UserError("train supervised needs --target-ply 1 to 3: 0-ply targets are the "
-                            "nets' own values, nothing to learn")
-        supervised_train(args.checkpoint, args.rounds, positions=args.positions,
-                         ply=args.target_ply, epochs=args.epochs, alpha=args.alpha or 0.1,
-                         seed=args.seed, workers=args.workers,
-                         hidden=args.hidden or 0, race_hidden=args.race_hidden or 0)
+            raise UserError(
+                "train supervised needs --target-ply 1 to 3: 0-ply targets are the "
+                "nets' own values, nothing to learn"
+            )
+        supervised_train(
+            args.checkpoint,
+            args.rounds,
+            positions=args.positions,
+            ply=args.target_ply,
+            epochs=args.epochs,
+            alpha=args.alpha or 0.1,
+            seed=args.seed,
+            workers=args.workers,
+            hidden=args.hidden or 0,
+            race_hidden=args.race_hidden or 0,
+        )
     return None
 
 
@@ -127,112 +181,254 @@ def add_parser(add) -> None:
         real,
         whole,
     )
-    p = add("train", "train the evaluator (TD self-play), resumable from its checkpoint",
-            "bgtui train td --checkpoint runs/td.npz --games 1000000")
-    p.add_argument("method", choices=["td", "supervised", "dataset", "fit", "filter",
-                                      "game-rollouts", "heads", "average"],
-                   help="td: TD(0) self-play from random weights; supervised: improve the nets "
-                        "toward their own n-ply evaluations of self-play positions, round by "
-                        "round; dataset: grow a training set (--data) of self-play positions of "
-                        "the --checkpoint weights with their n-ply evaluations; fit: train "
-                        "--checkpoint on a whole training set for --epochs passes; filter: distil "
-                        "the filter net of rollouts' --vr-filter from the --weights evaluator "
-                        "into --checkpoint (self-play positions: --positions); game-rollouts: "
-                        "contact positions of --checkpoint's self-play labelled by full-game "
-                        "rollouts of --trials trials, in chunks of --shard (500) in --data; "
-                        "heads: refit the gammon and backgammon outputs of --init's contact and "
-                        "crashed nets to those rollouts into --checkpoint; average: the mean of "
-                        "the nets of --of's weights files into --checkpoint")
-    p.add_argument("--checkpoint", required=True,
-                   help="weights file to resume from and write (dataset: the weights that play "
-                        "and evaluate)")
+
+    p = add(
+        "train",
+        "train the evaluator (TD self-play), resumable from its checkpoint",
+        "bgtui train td --checkpoint runs/td.npz --games 1000000",
+    )
+    p.add_argument(
+        "method",
+        choices=[
+            "td",
+            "supervised",
+            "dataset",
+            "fit",
+            "filter",
+            "game-rollouts",
+            "heads",
+            "average",
+        ],
+        help="td: TD(0) self-play from random weights; supervised: improve the nets "
+        "toward their own n-ply evaluations of self-play positions, round by "
+        "round; dataset: grow a training set (--data) of self-play positions of "
+        "the --checkpoint weights with their n-ply evaluations; fit: train "
+        "--checkpoint on a whole training set for --epochs passes; filter: distil "
+        "the filter net of rollouts' --vr-filter from the --weights evaluator "
+        "into --checkpoint (self-play positions: --positions); game-rollouts: "
+        "contact positions of --checkpoint's self-play labelled by full-game "
+        "rollouts of --trials trials, in chunks of --shard (500) in --data; "
+        "heads: refit the gammon and backgammon outputs of --init's contact and "
+        "crashed nets to those rollouts into --checkpoint; average: the mean of "
+        "the nets of --of's weights files into --checkpoint",
+    )
+    p.add_argument(
+        "--checkpoint",
+        required=True,
+        help="weights file to resume from and write (dataset: the weights that play and evaluate)",
+    )
     p.add_argument("--data", help="dataset/fit: the training set's directory")
-    p.add_argument("--children", type=whole(0, MAX_PLAYS_A_ROLL), default=0,
-                   help="dataset: store this many random plays of every roll (the positions "
-                        "move selection compares) instead of the positions played")
-    p.add_argument("--children-best", type=whole(0, MAX_PLAYS_A_ROLL), default=0, metavar="K",
-                   help="dataset: store the positions after the K best plays (0-ply) of every "
-                        "roll of greedy self-play instead: the near-best alternatives that move "
-                        "selection ranks")
-    p.add_argument("--race-rollouts", type=whole(0, MAX_TRIALS), default=0, metavar="TRIALS",
-                   help="dataset: only the races the race net values (outside the bear-off "
-                        "databases), labelled by rollouts of TRIALS trials")
-    p.add_argument("--shard", type=whole(1, MAX_COUNT), default=None,
-                   help="dataset: positions per shard (20000); game-rollouts: per chunk (500)")
-    p.add_argument("--trials", type=whole(1, MAX_TRIALS), default=36,
-                   help="game-rollouts, dataset with --target-truncate: trials a position")
-    p.add_argument("--target-truncate", type=whole(0, MAX_ROLLS), default=0, metavar="ROLLS",
-                   help="dataset: label each position by a rollout of --trials trials truncated "
-                        "after ROLLS rolls (0-ply play, variance reduction) instead of "
-                        "--target-ply")
-    p.add_argument("--ridge", type=real(0.0, 1e9), default=1.0,
-                   help="heads: penalty pulling the refitted outputs toward --init's")
-    p.add_argument("--heads", default="1,2,3,4",
-                   help="heads: output rows to refit (1 win gammon, 2 win backgammon, 3 lose "
-                        "gammon, 4 lose backgammon)")
-    p.add_argument("--holdout", type=whole(0, MAX_COUNT), default=5,
-                   help="heads: leave every N-th chunk out to measure the fit (0: none)")
-    p.add_argument("--init", help="fit: weights a new checkpoint starts from (default: shipped; "
-                                  "'random': fresh nets of --hidden / --race-hidden units for "
-                                  "the nets trained)")
-    p.add_argument("--optimizer", choices=["sgd", "adam"], default="sgd",
-                   help="fit: sgd (position by position, squared error) or adam (minibatches, "
-                        "cross-entropy; try --alpha 0.001 --alpha-end 0.00001)")
-    p.add_argument("--batch-size", type=whole(1, MAX_COUNT), default=256, help="fit: adam's minibatch size")
-    p.add_argument("--rank-weight", type=real(0.0, 1e9), default=0.0,
-                   help="fit, adam: weight of the squared error in the equity differences "
-                        "between the plays of a roll (sets made with --children-best), on top "
-                        "of the cross-entropy (default 0: none)")
-    p.add_argument("--crashed-only", action="store_true",
-                   help="dataset: keep only the positions the crashed net values (contact "
-                        "after a side has borne off)")
-    p.add_argument("--stragglers", action="store_true",
-                   help="dataset, with --race-rollouts: keep only straggler races (a side with "
-                        "5 or more checkers off and 2 or more outside its home board)")
-    p.add_argument("--of", metavar="A.npz,B.npz",
-                   help="average: the weights files whose nets --checkpoint is the mean of")
-    p.add_argument("--cube-region", action="store_true",
-                   help="dataset: keep only contact positions where the player on roll has "
-                        "doubling chances by 0-ply (winning chances 60-95%% or equity > 0.25)")
-    p.add_argument("--target-games", action="store_true",
-                   help="dataset: targets from full-game rollouts of --trials trials")
-    p.add_argument("--vs-pubeval", action="store_true",
-                   help="dataset, with --children-best K: the games are the evaluator's against "
-                        "PubEval, the positions the K best plays of the evaluator's rolls")
-    p.add_argument("--explore", type=real(0.0, 1.0), default=None,
-                   help="dataset: the chance of a random play instead of the best in the "
-                        "self-play that makes the positions (default 0.1)")
-    p.add_argument("--nets", default="contact,race,crashed",
-                   help="fit: which nets to train, comma-separated: contact, race, crashed "
-                        "(contact with a side borne off; default all three)")
-    p.add_argument("--alpha-end", type=real(0.0, 10.0, positive=True), default=None,
-                   help="fit: the step size of the last pass (decaying from --alpha; default "
-                        "0.0005 for sgd, 0.00001 for adam)")
-    p.add_argument("--strength-pairs", type=whole(0, MAX_COUNT), default=0,
-                   help="fit: game pairs against PubEval after each pass (0: none)")
-    p.add_argument("--games", type=whole(1, MAX_COUNT), default=1_000_000, help="td: total games to reach")
-    p.add_argument("--rounds", type=whole(1, MAX_COUNT), default=10, help="supervised: rounds to run")
-    p.add_argument("--positions", type=whole(1, MAX_COUNT), default=50_000,
-                   help="supervised: positions per round; dataset: size of the set to reach; "
-                        "filter: self-play positions sampled (a tenth held out)")
-    p.add_argument("--samples", type=whole(1, MAX_COUNT), default=4_000_000,
-                   help="filter: at most this many plays to fit on (56 bytes each in memory)")
-    p.add_argument("--target-ply", type=whole(0, 3), default=1, metavar="N",
-                   help="supervised / dataset: ply of the targets (1-3; dataset also 0: the "
-                        "weights' own static values, an anchor that keeps a fine-tune close to "
-                        "them where other sets say nothing)")
-    p.add_argument("--epochs", type=whole(1, MAX_COUNT), default=2, help="supervised: passes per round")
-    p.add_argument("--workers", type=whole(1, MAX_WORKERS), default=1, help="supervised: threads for the targets")
-    p.add_argument("--hidden", type=whole(1, MAX_HIDDEN), default=None,
-                   help="contact net hidden units (td: of a new net, default 128; supervised, fit: "
-                        "widen the checkpoint's net to this many)")
-    p.add_argument("--race-hidden", type=whole(1, MAX_HIDDEN), default=None,
-                   help="race net hidden units (td default 64; supervised: widen)")
-    p.add_argument("--lambda", dest="lam", type=real(0.0, 1.0), default=0.0,
-                   help="td: TD(lambda) with offline lambda-returns (default 0: TD(0))")
-    p.add_argument("--alpha", type=real(0.0, 10.0, positive=True), default=None,
-                   help="step size (td, supervised: default 0.1; fit: of the first pass, "
-                        "default 0.01 for sgd, 0.001 for adam)")
+    p.add_argument(
+        "--children",
+        type=whole(0, MAX_PLAYS_A_ROLL),
+        default=0,
+        help="dataset: store this many random plays of every roll (the positions "
+        "move selection compares) instead of the positions played",
+    )
+    p.add_argument(
+        "--children-best",
+        type=whole(0, MAX_PLAYS_A_ROLL),
+        default=0,
+        metavar="K",
+        help="dataset: store the positions after the K best plays (0-ply) of every "
+        "roll of greedy self-play instead: the near-best alternatives that move "
+        "selection ranks",
+    )
+    p.add_argument(
+        "--race-rollouts",
+        type=whole(0, MAX_TRIALS),
+        default=0,
+        metavar="TRIALS",
+        help="dataset: only the races the race net values (outside the bear-off "
+        "databases), labelled by rollouts of TRIALS trials",
+    )
+    p.add_argument(
+        "--shard",
+        type=whole(1, MAX_COUNT),
+        default=None,
+        help="dataset: positions per shard (20000); game-rollouts: per chunk (500)",
+    )
+    p.add_argument(
+        "--trials",
+        type=whole(1, MAX_TRIALS),
+        default=36,
+        help="game-rollouts, dataset with --target-truncate: trials a position",
+    )
+    p.add_argument(
+        "--target-truncate",
+        type=whole(0, MAX_ROLLS),
+        default=0,
+        metavar="ROLLS",
+        help="dataset: label each position by a rollout of --trials trials truncated "
+        "after ROLLS rolls (0-ply play, variance reduction) instead of "
+        "--target-ply",
+    )
+    p.add_argument(
+        "--ridge",
+        type=real(0.0, 1e9),
+        default=1.0,
+        help="heads: penalty pulling the refitted outputs toward --init's",
+    )
+    p.add_argument(
+        "--heads",
+        default="1,2,3,4",
+        help="heads: output rows to refit (1 win gammon, 2 win backgammon, 3 lose "
+        "gammon, 4 lose backgammon)",
+    )
+    p.add_argument(
+        "--holdout",
+        type=whole(0, MAX_COUNT),
+        default=5,
+        help="heads: leave every N-th chunk out to measure the fit (0: none)",
+    )
+    p.add_argument(
+        "--init",
+        help="fit: weights a new checkpoint starts from (default: shipped; "
+        "'random': fresh nets of --hidden / --race-hidden units for "
+        "the nets trained)",
+    )
+    p.add_argument(
+        "--optimizer",
+        choices=["sgd", "adam"],
+        default="sgd",
+        help="fit: sgd (position by position, squared error) or adam (minibatches, "
+        "cross-entropy; try --alpha 0.001 --alpha-end 0.00001)",
+    )
+    p.add_argument(
+        "--batch-size", type=whole(1, MAX_COUNT), default=256, help="fit: adam's minibatch size"
+    )
+    p.add_argument(
+        "--rank-weight",
+        type=real(0.0, 1e9),
+        default=0.0,
+        help="fit, adam: weight of the squared error in the equity differences "
+        "between the plays of a roll (sets made with --children-best), on top "
+        "of the cross-entropy (default 0: none)",
+    )
+    p.add_argument(
+        "--crashed-only",
+        action="store_true",
+        help="dataset: keep only the positions the crashed net values (contact "
+        "after a side has borne off)",
+    )
+    p.add_argument(
+        "--stragglers",
+        action="store_true",
+        help="dataset, with --race-rollouts: keep only straggler races (a side with "
+        "5 or more checkers off and 2 or more outside its home board)",
+    )
+    p.add_argument(
+        "--of",
+        metavar="A.npz,B.npz",
+        help="average: the weights files whose nets --checkpoint is the mean of",
+    )
+    p.add_argument(
+        "--cube-region",
+        action="store_true",
+        help="dataset: keep only contact positions where the player on roll has "
+        "doubling chances by 0-ply (winning chances 60-95%% or equity > 0.25)",
+    )
+    p.add_argument(
+        "--target-games",
+        action="store_true",
+        help="dataset: targets from full-game rollouts of --trials trials",
+    )
+    p.add_argument(
+        "--vs-pubeval",
+        action="store_true",
+        help="dataset, with --children-best K: the games are the evaluator's against "
+        "PubEval, the positions the K best plays of the evaluator's rolls",
+    )
+    p.add_argument(
+        "--explore",
+        type=real(0.0, 1.0),
+        default=None,
+        help="dataset: the chance of a random play instead of the best in the "
+        "self-play that makes the positions (default 0.1)",
+    )
+    p.add_argument(
+        "--nets",
+        default="contact,race,crashed",
+        help="fit: which nets to train, comma-separated: contact, race, crashed "
+        "(contact with a side borne off; default all three)",
+    )
+    p.add_argument(
+        "--alpha-end",
+        type=real(0.0, 10.0, positive=True),
+        default=None,
+        help="fit: the step size of the last pass (decaying from --alpha; default "
+        "0.0005 for sgd, 0.00001 for adam)",
+    )
+    p.add_argument(
+        "--strength-pairs",
+        type=whole(0, MAX_COUNT),
+        default=0,
+        help="fit: game pairs against PubEval after each pass (0: none)",
+    )
+    p.add_argument(
+        "--games", type=whole(1, MAX_COUNT), default=1_000_000, help="td: total games to reach"
+    )
+    p.add_argument(
+        "--rounds", type=whole(1, MAX_COUNT), default=10, help="supervised: rounds to run"
+    )
+    p.add_argument(
+        "--positions",
+        type=whole(1, MAX_COUNT),
+        default=50_000,
+        help="supervised: positions per round; dataset: size of the set to reach; "
+        "filter: self-play positions sampled (a tenth held out)",
+    )
+    p.add_argument(
+        "--samples",
+        type=whole(1, MAX_COUNT),
+        default=4_000_000,
+        help="filter: at most this many plays to fit on (56 bytes each in memory)",
+    )
+    p.add_argument(
+        "--target-ply",
+        type=whole(0, 3),
+        default=1,
+        metavar="N",
+        help="supervised / dataset: ply of the targets (1-3; dataset also 0: the "
+        "weights' own static values, an anchor that keeps a fine-tune close to "
+        "them where other sets say nothing)",
+    )
+    p.add_argument(
+        "--epochs", type=whole(1, MAX_COUNT), default=2, help="supervised: passes per round"
+    )
+    p.add_argument(
+        "--workers",
+        type=whole(1, MAX_WORKERS),
+        default=1,
+        help="supervised: threads for the targets",
+    )
+    p.add_argument(
+        "--hidden",
+        type=whole(1, MAX_HIDDEN),
+        default=None,
+        help="contact net hidden units (td: of a new net, default 128; supervised, fit: "
+        "widen the checkpoint's net to this many)",
+    )
+    p.add_argument(
+        "--race-hidden",
+        type=whole(1, MAX_HIDDEN),
+        default=None,
+        help="race net hidden units (td default 64; supervised: widen)",
+    )
+    p.add_argument(
+        "--lambda",
+        dest="lam",
+        type=real(0.0, 1.0),
+        default=0.0,
+        help="td: TD(lambda) with offline lambda-returns (default 0: TD(0))",
+    )
+    p.add_argument(
+        "--alpha",
+        type=real(0.0, 10.0, positive=True),
+        default=None,
+        help="step size (td, supervised: default 0.1; fit: of the first pass, "
+        "default 0.01 for sgd, 0.001 for adam)",
+    )
     p.add_argument("--seed", type=whole(0, MAX_SEED), default=1)
     p.add_argument("--chunk", type=whole(1, MAX_COUNT), default=2000)
     p.add_argument("--save-every", type=whole(1, MAX_COUNT), default=20000)

@@ -21,28 +21,111 @@ def _export(module: str, *names: str, **renamed: str) -> None:
         _API[public] = (module, private)
 
 
-_export("constants", "OPENING_POSITION", "ROLLS", "ROLL_WEIGHTS", "CENTRED", "OWNED", "OPP_OWNED",
-        "NUM_OUTPUTS", "POSITION_SIZE", "MAX_PLAYS", "MOVE_SIZE")
-_export("position", "InvalidPosition", "validate", "make_position", "swap_sides",
-        "swap_sides_into", "checkers_off", "pip_counts", "game_result", "is_race")
-_export("movegen", "generate_plays", make_move_workspace="make_workspace",
-        generate_plays_into="_generate_plays")
+_export(
+    "constants",
+    "OPENING_POSITION",
+    "ROLLS",
+    "ROLL_WEIGHTS",
+    "CENTRED",
+    "OWNED",
+    "OPP_OWNED",
+    "NUM_OUTPUTS",
+    "POSITION_SIZE",
+    "MAX_PLAYS",
+    "MOVE_SIZE",
+)
+_export(
+    "position",
+    "InvalidPosition",
+    "validate",
+    "make_position",
+    "swap_sides",
+    "swap_sides_into",
+    "checkers_off",
+    "pip_counts",
+    "game_result",
+    "is_race",
+)
+_export(
+    "movegen",
+    "generate_plays",
+    make_move_workspace="make_workspace",
+    generate_plays_into="_generate_plays",
+)
 _export("inputs", "NUM_INPUTS", "INPUT_VERSION", fill_inputs="_fill_inputs", escapes="_escapes")
-_export("nn", "CONTACT", "RACE", "CRASHED", "NET_NAMES", "net_class", "init_net", "make_tables",
-        forward="_forward")
-_export("structs", "Net", "Evaluator", "MoveWorkspace", "EvalWorkspace", "LookaheadWorkspace",
-        "FilterNet", "FilterScratch", "PlayCache", "RolloutWorkspace", "RolloutSettings")
-_export("evaluate", "make_evaluator", "as_net", "hidden_size", "evaluate0", "equity", "equities",
-        "EQUITY_COEF", "database_kind", "NO_DATABASE", "TWO_SIDED_DB", "ONE_SIDED_DB", "MAX_PLY",
-        "make_eval_workspace", "make_lookahead_workspace", "make_play_buffers",
-        evaluate0_into="_evaluate0", evaluate_plied="_evaluate_plied",
-        evaluate_after="_evaluate_after",
-        evaluate_after_plied="_evaluate_after_plied", best_play0="_best_play0")
-_export("rollout", "make_settings", "make_permutations", "make_rollout_workspace", "score_game",
-        "NUM_OUT", "O_WIN", "O_WG", "O_WBG", "O_LG", "O_LBG", "O_CUBELESS", "O_CENTRED",
-        "O_OWNED", "O_OPP_OWNED", "O_RAW", "O_TURNS", "O_LIVE", "PAIRED", "CACHE_TURNS",
-        rollout_chunk="_rollout_chunk", accumulate="_accumulate",
-        accumulate_states="_accumulate_states", choose_play="_choose")
+_export(
+    "nn",
+    "CONTACT",
+    "RACE",
+    "CRASHED",
+    "NET_NAMES",
+    "net_class",
+    "init_net",
+    "make_tables",
+    forward="_forward",
+)
+_export(
+    "structs",
+    "Net",
+    "Evaluator",
+    "MoveWorkspace",
+    "EvalWorkspace",
+    "LookaheadWorkspace",
+    "FilterNet",
+    "FilterScratch",
+    "PlayCache",
+    "RolloutWorkspace",
+    "RolloutSettings",
+)
+_export(
+    "evaluate",
+    "make_evaluator",
+    "as_net",
+    "hidden_size",
+    "evaluate0",
+    "equity",
+    "equities",
+    "EQUITY_COEF",
+    "database_kind",
+    "NO_DATABASE",
+    "TWO_SIDED_DB",
+    "ONE_SIDED_DB",
+    "MAX_PLY",
+    "make_eval_workspace",
+    "make_lookahead_workspace",
+    "make_play_buffers",
+    evaluate0_into="_evaluate0",
+    evaluate_plied="_evaluate_plied",
+    evaluate_after="_evaluate_after",
+    evaluate_after_plied="_evaluate_after_plied",
+    best_play0="_best_play0",
+)
+_export(
+    "rollout",
+    "make_settings",
+    "make_permutations",
+    "make_rollout_workspace",
+    "score_game",
+    "NUM_OUT",
+    "O_WIN",
+    "O_WG",
+    "O_WBG",
+    "O_LG",
+    "O_LBG",
+    "O_CUBELESS",
+    "O_CENTRED",
+    "O_OWNED",
+    "O_OPP_OWNED",
+    "O_RAW",
+    "O_TURNS",
+    "O_LIVE",
+    "PAIRED",
+    "CACHE_TURNS",
+    rollout_chunk="_rollout_chunk",
+    accumulate="_accumulate",
+    accumulate_states="_accumulate_states",
+    choose_play="_choose",
+)
 _export("cube", "cube_efficiency", "cube_equities", "cubeful_equity")
 _export("cubeful", "cubeful_no_double", "make_cubeful_workspace")
 _export("pubeval", "WC", "WR", "pubeval_score", best_play_pubeval="_best_play_pubeval")

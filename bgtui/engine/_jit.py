@@ -111,8 +111,10 @@ def _typed_by_kind(dispatcher):
     typed = dispatcher.get_call_template
 
     def get_call_template(args, kws):
-        return typed(tuple(_types.unliteral(a) for a in args),
-                     {k: _types.unliteral(v) for k, v in kws.items()})
+        return typed(
+            tuple(_types.unliteral(a) for a in args),
+            {k: _types.unliteral(v) for k, v in kws.items()},
+        )
 
     dispatcher.get_call_template = get_call_template
     return dispatcher

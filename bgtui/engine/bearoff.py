@@ -165,9 +165,13 @@ def _play_buffers():
     from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE
     from bgtui.engine.movegen import make_workspace
 
-    return (make_workspace(), np.zeros(26, dtype=np.int8),
-            np.zeros((MAX_PLAYS, 26), dtype=np.int8), np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8),
-            np.empty(MAX_PLAYS, dtype=np.int64))
+    return (
+        make_workspace(),
+        np.zeros(26, dtype=np.int8),
+        np.zeros((MAX_PLAYS, 26), dtype=np.int8),
+        np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8),
+        np.empty(MAX_PLAYS, dtype=np.int64),
+    )
 
 
 @kernel
@@ -237,8 +241,9 @@ def _fastest(rows, n, mean):
 
 
 @kernel(_nrt=True)
-def _build_one_sided(npos, order, counts, tot, rolls, weights, nrolls, dist, mean, mws, pos,
-                     ppos, pmov, buf):
+def _build_one_sided(
+    npos, order, counts, tot, rolls, weights, nrolls, dist, mean, mws, pos, ppos, pmov, buf
+):
     dist[0, 0, 0] = 1.0
     mean[0, 0] = 0.0
     for i in range(npos):
@@ -280,8 +285,9 @@ def build_one_sided(max_checkers: int = ONE_SIDED_CHECKERS, nrolls: int = MAX_RO
     order = np.argsort(pips, kind="stable")
     dist = np.zeros((npos, 2, nrolls), dtype=np.float64)
     mean = np.zeros((npos, 2), dtype=np.float64)
-    _build_one_sided(npos, order, counts, tot, ROLLS, ROLL_WEIGHTS, nrolls, dist, mean,
-                     *_play_buffers())
+    _build_one_sided(
+        npos, order, counts, tot, ROLLS, ROLL_WEIGHTS, nrolls, dist, mean, *_play_buffers()
+    )
     lost = np.abs(dist.sum(axis=2) - 1.0).max()
     if lost > 1e-9:
         raise ValueError(f"nrolls={nrolls} is too small: probability {lost:.3g} lost")
@@ -750,8 +756,14 @@ def build_extended_one_sided(home_dist, home_mean, parts: int = 1, run=None):
     mean = np.zeros((EXTENDED_SIZE, 2), dtype=np.float64)
     dist[:ONE_SIDED_SIZE] = home_dist
     mean[:ONE_SIDED_SIZE] = home_mean
-    workspaces = [(make_workspace(), np.zeros((MAX_PLAYS, 26), dtype=np.int8),
-                   np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8)) for _ in range(parts)]
+    workspaces = [
+        (
+            make_workspace(),
+            np.zeros((MAX_PLAYS, 26), dtype=np.int8),
+            np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8),
+        )
+        for _ in range(parts)
+    ]
     levels = np.flatnonzero(np.diff(total[order])) + 1  # where the pip count changes
     bounds = np.concatenate([[0], levels, [len(order)]])
     run = run or (lambda tasks: [t() for t in tasks])
@@ -760,8 +772,9 @@ def build_extended_one_sided(home_dist, home_mean, parts: int = 1, run=None):
 
         def task(k, a, b):
             mws, ppos, pmov = workspaces[k]
-            return lambda: _build_stragglers(order[a:b], counts, dist, mean, ROLLS, ROLL_WEIGHTS,
-                                             mws, ppos, pmov)
+            return lambda: _build_stragglers(
+                order[a:b], counts, dist, mean, ROLLS, ROLL_WEIGHTS, mws, ppos, pmov
+            )
 
         run([task(k, cuts[k], cuts[k + 1]) for k in range(parts) if cuts[k + 1] > cuts[k]])
     # the home rows come in float32 (sums within 1e-7 of 1); nothing else is lost
@@ -842,8 +855,9 @@ def _build_few(order, dist0, mean0, rolls, weights, mws, ppos, pmov):
         mean0[i] = e_all
 
 
-def build_few_checker_rows(max_checkers: int = FEW_CHECKERS, nrolls: int = MAX_ROLLS,
-                           parts: int = 1, run=None, out=None):
+def build_few_checker_rows(
+    max_checkers: int = FEW_CHECKERS, nrolls: int = MAX_ROLLS, parts: int = 1, run=None, out=None
+):
     """The few-checker rows on their own: every side of at most ``max_checkers`` checkers on
     points 1..24 (row = :func:`few_index`). Returns ``(dist float32[n, 2, nrolls], mean
     float64[n, 2])`` with ``n = num_few_positions(max_checkers)``, ``dist`` written into
@@ -858,15 +872,23 @@ def build_few_checker_rows(max_checkers: int = FEW_CHECKERS, nrolls: int = MAX_R
     from bgtui.engine.movegen import make_workspace
 
     if not 0 <= max_checkers < NUM_CHECKERS:
-        raise ValueError("the few-checker rows are for sides with a checker off (0..14 on the "
-                         f"board), got {max_checkers}")
+        raise ValueError(
+            "the few-checker rows are for sides with a checker off (0..14 on the "
+            f"board), got {max_checkers}"
+        )
     npos = num_few_positions(max_checkers)
     pips = _few_pips(npos)
     order = np.argsort(pips, kind="stable").astype(np.int64)
     dist0 = np.zeros((npos, nrolls), dtype=np.float64)
     mean0 = np.zeros(npos, dtype=np.float64)
-    workspaces = [(make_workspace(), np.zeros((MAX_PLAYS, 26), dtype=np.int8),
-                   np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8)) for _ in range(parts)]
+    workspaces = [
+        (
+            make_workspace(),
+            np.zeros((MAX_PLAYS, 26), dtype=np.int8),
+            np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8),
+        )
+        for _ in range(parts)
+    ]
     levels = np.flatnonzero(np.diff(pips[order])) + 1
     bounds = np.concatenate([[0], levels, [npos]])
     run = run or (lambda tasks: [t() for t in tasks])
@@ -875,8 +897,9 @@ def build_few_checker_rows(max_checkers: int = FEW_CHECKERS, nrolls: int = MAX_R
 
         def task(k, a, b):
             mws, ppos, pmov = workspaces[k]
-            return lambda: _build_few(order[a:b], dist0, mean0, ROLLS, ROLL_WEIGHTS, mws, ppos,
-                                      pmov)
+            return lambda: _build_few(
+                order[a:b], dist0, mean0, ROLLS, ROLL_WEIGHTS, mws, ppos, pmov
+            )
 
         run([task(k, cuts[k], cuts[k + 1]) for k in range(parts) if cuts[k + 1] > cuts[k]])
     lost = np.abs(dist0.sum(axis=1) - 1.0).max()
@@ -902,6 +925,7 @@ def build_full_one_sided(home_dist, home_mean, parts: int = 1, run=None):
     full = np.empty((FULL_SIZE,) + ext.shape[1:], dtype=np.float32)
     full[:EXTENDED_SIZE] = ext
     del ext
-    build_few_checker_rows(FEW_CHECKERS, full.shape[2], parts=parts, run=run,
-                           out=full[EXTENDED_SIZE:])
+    build_few_checker_rows(
+        FEW_CHECKERS, full.shape[2], parts=parts, run=run, out=full[EXTENDED_SIZE:]
+    )
     return full

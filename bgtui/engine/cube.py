@@ -32,7 +32,6 @@ model's double/take minus no-double difference and its no-double level are withi
 the rollouts on average in the doubling window (``docs/cube-model.md``).
 """
 
-
 from bgtui.engine._jit import kernel
 from bgtui.engine.constants import CENTRED, OPP_OWNED, OWNED  # noqa: F401 (cube states)
 from bgtui.engine.position import is_race, pip_counts

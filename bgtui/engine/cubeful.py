@@ -85,8 +85,11 @@ def make_match_context(met, a: int, b: int, cube: int, crawford: bool):
     params[CTX_B] = b
     params[CTX_CUBE] = cube
     params[CTX_CRAWFORD] = 1.0 if crawford else 0.0
-    return (params, np.ascontiguousarray(met, dtype=np.float64),
-            np.zeros((2, POINT_ROWS), np.float64))
+    return (
+        params,
+        np.ascontiguousarray(met, dtype=np.float64),
+        np.zeros((2, POINT_ROWS), np.float64),
+    )
 
 
 def context_values(ctx) -> int:

@@ -116,8 +116,10 @@ def make_eval_workspace(hidden: int = 512) -> EvalWorkspace:
 
 
 def make_play_buffers():
-    return (np.zeros((MAX_PLAYS, POSITION_SIZE), dtype=np.int8),
-            np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8))
+    return (
+        np.zeros((MAX_PLAYS, POSITION_SIZE), dtype=np.int8),
+        np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8),
+    )
 
 
 @kernel(inline="always")
@@ -370,8 +372,9 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
             memo[i] = -1.0
         _side_nonlinear(psw, ews.parent_feats, 0)
         _side_nonlinear_memo(pos, ews.parent_feats, NUM_NONLINEAR, memo)
-        _preact_tables(psw, tab, net.b1, ews.parent_feats, ews.parent_h, ews.term_rows,
-                       ews.term_coefs)
+        _preact_tables(
+            psw, tab, net.b1, ews.parent_feats, ews.parent_h, ews.term_rows, ews.term_coefs
+        )
     off_mover, off_opponent = checkers_off(pos)
     was0 = 15 - off_opponent  # checkers on the board before the play: the opponent's
     was1 = 15 - off_mover  # and the mover's
@@ -412,15 +415,20 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
             ch |= np.int64(c != pos[k]) << k
         their_back = 25 if op == 0 else _popcount((op & -op) - 1)
         crashed = mine < 15 or theirs < 15
-        if (alone or mine == 0 or _highest_bit(mp) < their_back  # the game is over, a race
-                or crashed != (cls == CRASHED)):  # another net values it
+        if (
+            alone
+            or mine == 0
+            or _highest_bit(mp) < their_back  # the game is over, a race
+            or crashed != (cls == CRASHED)
+        ):  # another net values it
             _evaluate_after(child, ev, ews, t)
         else:
             # the opponent, on roll after the play (features 0..4, the swapped view)
             s_made = _reverse26(om)
             s_blots = _reverse26(ob)
-            rear, run, fb, lb = _scan_masks(_reverse26(op) & POINTS, s_made & POINTS,
-                                            s_blots & POINTS, child[0] < 0)
+            rear, run, fb, lb = _scan_masks(
+                _reverse26(op) & POINTS, s_made & POINTS, s_blots & POINTS, child[0] < 0
+            )
             esc = 36.0
             if rear > 0:
                 key, slot = _escapes_slot(rear, mm)
@@ -431,21 +439,34 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
                     esc = _escapes(sw, rear)
                     ews.escapes_keys[slot] = key
                     ews.escapes_values[slot] = esc
-            shots, loss = _shots_and_loss_masks(s_made & LOW25, _reverse26(mp) & LOW25,
-                                                s_blots & LOW25, child[25] > 1, fb, lb)
+            shots, loss = _shots_and_loss_masks(
+                s_made & LOW25, _reverse26(mp) & LOW25, s_blots & LOW25, child[25] > 1, fb, lb
+            )
             _write_nonlinear(f, 0, esc, rear, run, shots, loss)
             # the mover (features 5..9), escapes memoised by rearmost point for the roll
-            rear, run, fb, lb = _scan_masks(mp & POINTS, mm & POINTS, mb & POINTS,
-                                            child[25] > 0)
+            rear, run, fb, lb = _scan_masks(mp & POINTS, mm & POINTS, mb & POINTS, child[25] > 0)
             esc = _memo_escapes(child, rear, memo)
-            shots, loss = _shots_and_loss_masks(mm & LOW25, op & LOW25, mb & LOW25,
-                                                child[0] < -1, fb, lb)
+            shots, loss = _shots_and_loss_masks(
+                mm & LOW25, op & LOW25, mb & LOW25, child[0] < -1, fb, lb
+            )
             _write_nonlinear(f, NUM_NONLINEAR, esc, rear, run, shots, loss)
             # the pre-activation: the parent's plus the rows of what changed, in the order
             # of nn._preact_child (slots of the swapped view, ascending)
             m = _child_slot_terms(child, psw, _reverse26(ch), idx, coef)
-            _preact_rest(m, theirs, mine, was0, was1, ews.parent_h, tab, f, ews.parent_feats,
-                         ews.h, idx, coef)
+            _preact_rest(
+                m,
+                theirs,
+                mine,
+                was0,
+                was1,
+                ews.parent_h,
+                tab,
+                f,
+                ews.parent_feats,
+                ews.h,
+                idx,
+                coef,
+            )
             _finish(ews.h, net.w2, net.b2, o)
             _sanitize_order(o)
             if mine < 15:  # the mover has borne off: no gammon for the opponent
@@ -501,8 +522,9 @@ def _race_groups(pos, n, out_pos, ev, ews, ready, groups):
         for i in range(2 * NUM_NONLINEAR):
             ews.parent_feats[i] = 0.0
         swap_sides_into(pos, psw)
-        _preact_tables(psw, tab, net.b1, ews.parent_feats, ews.parent_h, ews.term_rows,
-                       ews.term_coefs)
+        _preact_tables(
+            psw, tab, net.b1, ews.parent_feats, ews.parent_h, ews.term_rows, ews.term_coefs
+        )
     off_mover, off_opponent = checkers_off(pos)
     was0 = 15 - off_opponent  # checkers on the board before the play: the opponent's
     was1 = 15 - off_mover  # and the mover's
@@ -539,8 +561,20 @@ def _race_groups(pos, n, out_pos, ev, ews, ready, groups):
             _evaluate_after(child, ev, ews, t)
         else:
             m = _child_slot_terms(child, psw, _reverse26(ch), idx, coef)
-            _preact_rest(m, theirs, mine, was0, was1, ews.parent_h, tab, f, ews.parent_feats,
-                         ews.h, idx, coef)
+            _preact_rest(
+                m,
+                theirs,
+                mine,
+                was0,
+                was1,
+                ews.parent_h,
+                tab,
+                f,
+                ews.parent_feats,
+                ews.h,
+                idx,
+                coef,
+            )
             _finish(ews.h, net.w2, net.b2, o)
             # _sanitize of the opponent on roll after the play, from the masks
             _sanitize_order(o)
@@ -681,8 +715,9 @@ def _value_rolls(pos, ra, ev, mws, ews, buf, mv, a, nxt, f5):
     first = 0
     for r in range(21):
         if total > cap:
-            ready = _value_gathered(pos, total, np.int64(g), first, ra, buf, ev, ews,
-                                    ready, a, nxt, f5)
+            ready = _value_gathered(
+                pos, total, np.int64(g), first, ra, buf, ev, ews, ready, a, nxt, f5
+            )
             total = 0
             g = 0
             first = r
@@ -703,8 +738,7 @@ def _eval_ply1(pos, ev, lws, level, out5):
     for k in range(5):
         a[k] = 0.0
     # no roll's play is taken (ra = -1): this level's sw and t5 are never written
-    _value_rolls(pos, np.int64(-1), ev, mws, ews, ppos[level], pmov[level], a, sw[level],
-                 t5[level])
+    _value_rolls(pos, np.int64(-1), ev, mws, ews, ppos[level], pmov[level], a, sw[level], t5[level])
     for k in range(5):
         out5[k] = a[k] / 36.0
 

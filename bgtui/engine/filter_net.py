@@ -109,17 +109,22 @@ def extend_filter_table(w1):
     d = np.zeros_like(w1)
     groups = [(i * _SPAN, _SPAN) for i in range(26)] + [(26 * _SPAN, 16), (26 * _SPAN + 16, 16)]
     for start, size in groups:
-        d[start:start + size - 1] = w1[start + 1:start + size] - w1[start:start + size - 1]
+        d[start : start + size - 1] = w1[start + 1 : start + size] - w1[start : start + size - 1]
     return np.ascontiguousarray(np.concatenate([w1, d]))
 
 
 def make_filter_scratch(hidden: int) -> FilterScratch:
     """Scratch of the filter's kernels (:class:`FilterScratch`) for ``hidden`` units."""
     hidden = max(hidden, 1)
-    return FilterScratch(np.zeros(hidden, dtype=np.float32), np.zeros(60, dtype=np.int64),
-            np.zeros(60, dtype=np.float32), np.zeros(MAX_FILTER_K, dtype=np.float64),
-            np.zeros(MAX_FILTER_K, dtype=np.int64), np.zeros((MAX_FILTER_K, 26), dtype=np.int8),
-            np.zeros(hidden, dtype=np.float32))
+    return FilterScratch(
+        np.zeros(hidden, dtype=np.float32),
+        np.zeros(60, dtype=np.int64),
+        np.zeros(60, dtype=np.float32),
+        np.zeros(MAX_FILTER_K, dtype=np.float64),
+        np.zeros(MAX_FILTER_K, dtype=np.int64),
+        np.zeros((MAX_FILTER_K, 26), dtype=np.int8),
+        np.zeros(hidden, dtype=np.float32),
+    )
 
 
 @kernel(fastmath=True)
@@ -193,8 +198,9 @@ def filter_pick_from(parent, positions, moves, n, k, fw1, fw2, fs):
             low = changed & -changed
             changed ^= low
             c = _popcount(low - 1)
-            nt = _filter_change(ti, tc, nt, c * _SPAN, _clip(np.int64(child[c])),
-                                _clip(np.int64(parent[c])))
+            nt = _filter_change(
+                ti, tc, nt, c * _SPAN, _clip(np.int64(child[c])), _clip(np.int64(parent[c]))
+            )
         if off != 0:  # the opponent's checkers all stay on the board in a play
             nt = _filter_change(ti, tc, nt, 26 * _SPAN, 15 - (pmine - off), 15 - pmine)
         _filter_sum(h, hp, fw1, ti, tc, nt)
@@ -231,8 +237,9 @@ def filter_samples(positions, ev, mws, ews, out_pos, out_moves, rows, values, gr
     for p in range(positions.shape[0]):
         start = m
         for roll in range(21):
-            n = _generate_plays(positions[p], ROLLS[roll, 0], ROLLS[roll, 1], mws, out_pos,
-                                out_moves)
+            n = _generate_plays(
+                positions[p], ROLLS[roll, 0], ROLLS[roll, 1], mws, out_pos, out_moves
+            )
             if m + n > cap:
                 return start, p
             for i in range(n):

@@ -62,7 +62,9 @@ def _direct_rolls():
 
 _DIRECT_ROLLS = _direct_rolls()
 _DOUBLES = np.int64(sum(1 << (7 * d) for d in range(6)))
-_NON_DOUBLES = np.int64(sum(1 << (6 * (a - 1) + b - 1) for a in range(1, 7) for b in range(a + 1, 7)))
+_NON_DOUBLES = np.int64(
+    sum(1 << (6 * (a - 1) + b - 1) for a in range(1, 7) for b in range(a + 1, 7))
+)
 #: ``_DOUBLE_DICE[d, :_DOUBLE_COUNT[d]]``: the doubles dd-dd that cover distance d in 2..4 steps
 _DOUBLE_DICE = np.zeros((25, 3), dtype=np.int64)
 _DOUBLE_COUNT = np.zeros(25, dtype=np.int64)
@@ -497,8 +499,7 @@ ESCAPES_CACHE = 256
 
 def make_escapes_cache():
     """(keys int64[ESCAPES_CACHE] all -1, escapes float32[ESCAPES_CACHE])."""
-    return (np.full(ESCAPES_CACHE, -1, dtype=np.int64),
-            np.zeros(ESCAPES_CACHE, dtype=np.float32))
+    return (np.full(ESCAPES_CACHE, -1, dtype=np.int64), np.zeros(ESCAPES_CACHE, dtype=np.float32))
 
 
 @kernel(inline="always")

@@ -80,12 +80,14 @@ def cubeless_mwc(p, met, a, b, cube):
     """Cubeless MWC of the five probabilities ``p`` at cube value ``cube``: each outcome (single,
     gammon, backgammon won or lost) worth the MWC of the score it leads to."""
     lose = 1.0 - p[0]
-    return ((p[0] - p[1]) * mwc_after(met, a, b, cube)
-            + (p[1] - p[2]) * mwc_after(met, a, b, 2 * cube)
-            + p[2] * mwc_after(met, a, b, 3 * cube)
-            + (lose - p[3]) * mwc_after(met, a, b, -cube)
-            + (p[3] - p[4]) * mwc_after(met, a, b, -2 * cube)
-            + p[4] * mwc_after(met, a, b, -3 * cube))
+    return (
+        (p[0] - p[1]) * mwc_after(met, a, b, cube)
+        + (p[1] - p[2]) * mwc_after(met, a, b, 2 * cube)
+        + p[2] * mwc_after(met, a, b, 3 * cube)
+        + (lose - p[3]) * mwc_after(met, a, b, -cube)
+        + (p[3] - p[4]) * mwc_after(met, a, b, -2 * cube)
+        + p[4] * mwc_after(met, a, b, -3 * cube)
+    )
 
 
 @kernel
@@ -119,10 +121,16 @@ def _win_lose(p, met, a, b, v):
     if p[0] < 1.0 - 1e-9:
         lg = (p[3] - p[4]) / (1.0 - p[0])
         lbg = p[4] / (1.0 - p[0])
-    win = ((1.0 - g - bg) * mwc_after(met, a, b, v) + g * mwc_after(met, a, b, 2 * v)
-           + bg * mwc_after(met, a, b, 3 * v))
-    lose = ((1.0 - lg - lbg) * mwc_after(met, a, b, -v) + lg * mwc_after(met, a, b, -2 * v)
-            + lbg * mwc_after(met, a, b, -3 * v))
+    win = (
+        (1.0 - g - bg) * mwc_after(met, a, b, v)
+        + g * mwc_after(met, a, b, 2 * v)
+        + bg * mwc_after(met, a, b, 3 * v)
+    )
+    lose = (
+        (1.0 - lg - lbg) * mwc_after(met, a, b, -v)
+        + lg * mwc_after(met, a, b, -2 * v)
+        + lbg * mwc_after(met, a, b, -3 * v)
+    )
     return win, lose
 
 
@@ -235,8 +243,7 @@ def match_cube_values(p, met, a, b, cube, crawford, x, points, out):
 
 
 @kernel
-def play_values(probs, children, met, a, b, cube, crawford, opp_state, points, scratch,
-                out):
+def play_values(probs, children, met, a, b, cube, crawford, opp_state, points, scratch, out):
     """MWC of the mover (``a``-away against ``b``-away, cube ``cube``) after each play:
     ``out[i, 0]`` cubeless, ``out[i, 1]`` cubeful (the 0-ply match cube model of the opponent,
     now on roll, with his cube decision where he has access: ``opp_state`` his cube state).
@@ -266,5 +273,8 @@ def play_values(probs, children, met, a, b, cube, crawford, opp_state, points, s
 
 def make_play_scratch():
     """Scratch for :func:`play_values`."""
-    return (np.zeros(26, dtype=np.int8), np.zeros(5, dtype=np.float64),
-            np.zeros(6, dtype=np.float64))
+    return (
+        np.zeros(26, dtype=np.int8),
+        np.zeros(5, dtype=np.float64),
+        np.zeros(6, dtype=np.float64),
+    )

@@ -254,12 +254,18 @@ def make_tables(net, race: bool = False):
         for slot in range(26):
             for n in range(1, TABLE_COUNTS):
                 f = _linear_features(slot, n, race)
-                t[side, slot, n] += f @ w1[own:own + NUM_FEATURES]
+                t[side, slot, n] += f @ w1[own : own + NUM_FEATURES]
                 t[side, slot, n] -= f[1] * w1[other + 1]  # the other side's pip lead
     d = t.copy()
     d[:, :, 1:] -= t[:, :, :-1]  # count n's row minus count n - 1's (count 0 has no row)
-    rows = np.concatenate([t.reshape(DELTA_ROW, hidden), d.reshape(DELTA_ROW, hidden),
-                           w1[_FEATURE_INPUT], np.zeros((1, hidden))])
+    rows = np.concatenate(
+        [
+            t.reshape(DELTA_ROW, hidden),
+            d.reshape(DELTA_ROW, hidden),
+            w1[_FEATURE_INPUT],
+            np.zeros((1, hidden)),
+        ]
+    )
     return aligned(rows)
 
 
@@ -271,7 +277,7 @@ def aligned(a, dtype=np.float32, align: int = 64):
     size = a.nbytes
     buf = np.empty(size + align, dtype=np.uint8)
     start = (-buf.ctypes.data) % align
-    out = buf[start:start + size].view(dtype).reshape(a.shape)
+    out = buf[start : start + size].view(dtype).reshape(a.shape)
     out[...] = a
     return out
 
@@ -297,8 +303,14 @@ def _slot_row(pos, i):
 
 
 #: the input index of non-linear feature k of ``inputs._fill_nonlinear``'s layout
-_FEATURE_INPUT = np.array([side * PER_SIDE + RAW_PER_SIDE + NONLINEAR_FEATURES[k]
-                           for side in range(2) for k in range(NUM_NONLINEAR)], dtype=np.int64)
+_FEATURE_INPUT = np.array(
+    [
+        side * PER_SIDE + RAW_PER_SIDE + NONLINEAR_FEATURES[k]
+        for side in range(2)
+        for k in range(NUM_NONLINEAR)
+    ],
+    dtype=np.int64,
+)
 #: rows of a table: (side, slot, count) rows, their differences, the non-linear features'
 #: rows, a row of zeros (padding for :func:`_accumulate`)
 DELTA_ROW = 2 * 26 * TABLE_COUNTS
@@ -321,8 +333,16 @@ def make_terms():
 @kernel(inline="always")
 def _terms4(idx, coef, g):
     """The four terms from ``g``: their rows ``idx[g:g+4]``, then their coefficients."""
-    return (idx[g], idx[g + 1], idx[g + 2], idx[g + 3],
-            coef[g], coef[g + 1], coef[g + 2], coef[g + 3])
+    return (
+        idx[g],
+        idx[g + 1],
+        idx[g + 2],
+        idx[g + 3],
+        coef[g],
+        coef[g + 1],
+        coef[g + 2],
+        coef[g + 3],
+    )
 
 
 @kernel(fastmath=True)
@@ -349,26 +369,30 @@ def _accumulate(h, base, tab, idx, coef, n):
             i4, i5, i6, i7, c4, c5, c6, c7 = _terms4(idx, coef, g + 4)
             if g == 0:
                 for j in range(nh):
-                    h[j] = base[j] + (((c0 * tab[i0, j] + c1 * tab[i1, j])
-                                       + (c2 * tab[i2, j] + c3 * tab[i3, j]))
-                                      + ((c4 * tab[i4, j] + c5 * tab[i5, j])
-                                         + (c6 * tab[i6, j] + c7 * tab[i7, j])))
+                    h[j] = base[j] + (
+                        ((c0 * tab[i0, j] + c1 * tab[i1, j]) + (c2 * tab[i2, j] + c3 * tab[i3, j]))
+                        + (
+                            (c4 * tab[i4, j] + c5 * tab[i5, j])
+                            + (c6 * tab[i6, j] + c7 * tab[i7, j])
+                        )
+                    )
             else:
                 for j in range(nh):
-                    h[j] += (((c0 * tab[i0, j] + c1 * tab[i1, j])
-                              + (c2 * tab[i2, j] + c3 * tab[i3, j]))
-                             + ((c4 * tab[i4, j] + c5 * tab[i5, j])
-                                + (c6 * tab[i6, j] + c7 * tab[i7, j])))
+                    h[j] += (
+                        (c0 * tab[i0, j] + c1 * tab[i1, j]) + (c2 * tab[i2, j] + c3 * tab[i3, j])
+                    ) + ((c4 * tab[i4, j] + c5 * tab[i5, j]) + (c6 * tab[i6, j] + c7 * tab[i7, j]))
             g += 8
         else:
             if g == 0:
                 for j in range(nh):
-                    h[j] = base[j] + ((c0 * tab[i0, j] + c1 * tab[i1, j])
-                                      + (c2 * tab[i2, j] + c3 * tab[i3, j]))
+                    h[j] = base[j] + (
+                        (c0 * tab[i0, j] + c1 * tab[i1, j]) + (c2 * tab[i2, j] + c3 * tab[i3, j])
+                    )
             else:
                 for j in range(nh):
-                    h[j] += ((c0 * tab[i0, j] + c1 * tab[i1, j])
-                             + (c2 * tab[i2, j] + c3 * tab[i3, j]))
+                    h[j] += (c0 * tab[i0, j] + c1 * tab[i1, j]) + (
+                        c2 * tab[i2, j] + c3 * tab[i3, j]
+                    )
             g += 4
 
 

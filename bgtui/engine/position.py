@@ -42,7 +42,9 @@ def validate(pos, allow_finished: bool = False) -> np.ndarray:
         raise InvalidPosition(f"the opponent has {theirs} checkers; at most 15 are allowed")
     if not allow_finished:
         if mine == 0:
-            raise InvalidPosition("the player on roll has borne off all 15 checkers: the game is over")
+            raise InvalidPosition(
+                "the player on roll has borne off all 15 checkers: the game is over"
+            )
         if theirs == 0:
             raise InvalidPosition("the opponent has borne off all 15 checkers: the game is over")
     return np.ascontiguousarray(a.astype(POSITION_DTYPE))

@@ -94,31 +94,65 @@ def make_permutations(seed: int) -> np.ndarray:
     return np.stack([rng.permutation(36) for _ in range(4)]).astype(np.int64)
 
 
-def make_settings(truncate=0, ply=0, late_ply=None, late_after=-1, vr=True, quasi=True,
-                  stratify_all=False, bearoff=True, one_sided=False, initial=False,
-                  cubeful=False, settle=0.5, play_on=0.9, live_cube=False, jacoby=True,
-                  zehr=False, vr_filter=0, met=None, away=(0, 0),
-                  crawford=False) -> RolloutSettings:
+def make_settings(
+    truncate=0,
+    ply=0,
+    late_ply=None,
+    late_after=-1,
+    vr=True,
+    quasi=True,
+    stratify_all=False,
+    bearoff=True,
+    one_sided=False,
+    initial=False,
+    cubeful=False,
+    settle=0.5,
+    play_on=0.9,
+    live_cube=False,
+    jacoby=True,
+    zehr=False,
+    vr_filter=0,
+    met=None,
+    away=(0, 0),
+    crawford=False,
+) -> RolloutSettings:
     """:class:`RolloutSettings` with every field of the type the kernels are compiled for
     (``late_ply`` None: the same as ``ply``; ``late_after`` -1: never). ``met`` (the table,
     ``engine.match`` layout) with ``away`` (points needed by the root player, by his
     opponent) and ``crawford``: the live cube at that match score (``live_cube``)."""
     return RolloutSettings(
-        truncate=int(truncate), ply=int(ply),
-        late_ply=int(ply if late_ply is None else late_ply), late_after=int(late_after),
-        vr=bool(vr), quasi=bool(quasi), stratify_all=bool(stratify_all), bearoff=bool(bearoff),
-        one_sided=bool(one_sided), initial=bool(initial), cubeful=bool(cubeful),
-        settle=float(settle), play_on=float(play_on), live_cube=bool(live_cube),
-        jacoby=bool(jacoby), zehr=bool(zehr), vr_filter=int(vr_filter), match=met is not None,
-        away=int(away[0]), opp_away=int(away[1]), crawford=bool(crawford),
-        met=np.ascontiguousarray(met if met is not None else np.zeros((1, 1)),
-                                 dtype=np.float64))
+        truncate=int(truncate),
+        ply=int(ply),
+        late_ply=int(ply if late_ply is None else late_ply),
+        late_after=int(late_after),
+        vr=bool(vr),
+        quasi=bool(quasi),
+        stratify_all=bool(stratify_all),
+        bearoff=bool(bearoff),
+        one_sided=bool(one_sided),
+        initial=bool(initial),
+        cubeful=bool(cubeful),
+        settle=float(settle),
+        play_on=float(play_on),
+        live_cube=bool(live_cube),
+        jacoby=bool(jacoby),
+        zehr=bool(zehr),
+        vr_filter=int(vr_filter),
+        match=met is not None,
+        away=int(away[0]),
+        opp_away=int(away[1]),
+        crawford=bool(crawford),
+        met=np.ascontiguousarray(met if met is not None else np.zeros((1, 1)), dtype=np.float64),
+    )
 
 
 def empty_filter_net() -> FilterNet:
     """A placeholder filter net (``vr_filter`` 0 never reads it)."""
-    return FilterNet(np.zeros((2 * FILTER_ROWS, 1), dtype=np.float32),
-                     np.zeros(1, dtype=np.float32), np.zeros(2, dtype=np.float32))
+    return FilterNet(
+        np.zeros((2 * FILTER_ROWS, 1), dtype=np.float32),
+        np.zeros(1, dtype=np.float32),
+        np.zeros(2, dtype=np.float32),
+    )
 
 
 def make_rollout_workspace(hidden: int = 512, filter_net=None) -> RolloutWorkspace:
@@ -149,9 +183,11 @@ def make_rollout_workspace(hidden: int = 512, filter_net=None) -> RolloutWorkspa
         split_state=np.zeros((MAX_SPLITS, 4), dtype=np.float64),
         line_cur=np.zeros(POSITION_SIZE, dtype=np.int8),
         line_nxt=np.zeros(POSITION_SIZE, dtype=np.int8),
-        filter_net=FilterNet(np.ascontiguousarray(fw1, dtype=np.float32),
-                             np.ascontiguousarray(fb1, dtype=np.float32),
-                             np.ascontiguousarray(fw2, dtype=np.float32)),
+        filter_net=FilterNet(
+            np.ascontiguousarray(fw1, dtype=np.float32),
+            np.ascontiguousarray(fb1, dtype=np.float32),
+            np.ascontiguousarray(fw2, dtype=np.float32),
+        ),
         filter_scratch=make_filter_scratch(fb1.shape[0]),
         actual5=np.zeros(5, dtype=np.float32),
         cache=make_play_cache(),
@@ -179,12 +215,15 @@ def make_play_cache() -> PlayCache:
     a hit gives bit for bit what playing the turn again would: only the time changes. It holds
     while those are fixed: :func:`_rollout_chunk` empties it unless the caller passes the same
     non-zero epoch (one rollout run) as when it was filled."""
-    return PlayCache(np.zeros(CACHE_SIZE, dtype=np.uint64), np.full(CACHE_SIZE, -1, dtype=np.int64),
-            np.zeros((CACHE_SIZE, POSITION_SIZE), dtype=np.int8),
-            np.zeros((CACHE_SIZE, POSITION_SIZE), dtype=np.int8),
-            np.zeros((CACHE_SIZE, 10), dtype=np.float32),
-            np.zeros((CACHE_SIZE, 5), dtype=np.float64),
-            np.zeros(1, dtype=np.int64))
+    return PlayCache(
+        np.zeros(CACHE_SIZE, dtype=np.uint64),
+        np.full(CACHE_SIZE, -1, dtype=np.int64),
+        np.zeros((CACHE_SIZE, POSITION_SIZE), dtype=np.int8),
+        np.zeros((CACHE_SIZE, POSITION_SIZE), dtype=np.int8),
+        np.zeros((CACHE_SIZE, 10), dtype=np.float32),
+        np.zeros((CACHE_SIZE, 5), dtype=np.float64),
+        np.zeros(1, dtype=np.int64),
+    )
 
 
 @kernel
@@ -399,8 +438,9 @@ def _vr_step_grouped(cur, a1, a2, ev, ws, t5, nxt, tmpa):
     lws = ws.lookahead
     fa5 = ws.actual5
     ra = a1 * (a1 - 1) // 2 + a2 - 1  # (a1, a2)'s index among the 21 rolls, a1 >= a2
-    _value_rolls(cur, np.int64(ra), ev, ws.moves, ws.eval, lws.play_pos[0], lws.play_moves[0],
-                 tmpa, nxt, fa5)
+    _value_rolls(
+        cur, np.int64(ra), ev, ws.moves, ws.eval, lws.play_pos[0], lws.play_moves[0], tmpa, nxt, fa5
+    )
     for q in range(5):
         t5[q] = fa5[q]  # the play made is the roll's best: its value is f(a1, a2)
 
@@ -559,9 +599,13 @@ def _luck_equity(luck):
 def _roll_luck_equity(fa5, tmpa):
     """The cubeless equity of one roll's luck, mover's view: f(the roll) minus the mean of f
     over the 36 rolls (``tmpa`` their sum)."""
-    return (2.0 * (fa5[0] - tmpa[0] / 36.0) + (fa5[1] - tmpa[1] / 36.0)
-            + (fa5[2] - tmpa[2] / 36.0) - (fa5[3] - tmpa[3] / 36.0)
-            - (fa5[4] - tmpa[4] / 36.0))
+    return (
+        2.0 * (fa5[0] - tmpa[0] / 36.0)
+        + (fa5[1] - tmpa[1] / 36.0)
+        + (fa5[2] - tmpa[2] / 36.0)
+        - (fa5[3] - tmpa[3] / 36.0)
+        - (fa5[4] - tmpa[4] / 36.0)
+    )
 
 
 @kernel
@@ -622,8 +666,9 @@ def _cube_action(cur, probs, owner, side, cube_v, settings, ws):
     model at the cube ``cube_v``, nobody doubling in the Crawford game nor a cube both sides
     need no more than). ``owner`` is relative to the root player (``side`` 0); the cube
     model's states are relative to the player on roll."""
-    access = owner == CENTRED or (owner == OWNED and side == 0) or (
-        owner == OPP_OWNED and side == 1)
+    access = (
+        owner == CENTRED or (owner == OWNED and side == 0) or (owner == OPP_OWNED and side == 1)
+    )
     if not access:
         return 0
     x = cube_efficiency(cur)
@@ -654,8 +699,12 @@ def _pass_value(side, cube_v, settings):
     """The root player's score of a game the player of ``side`` won by a pass of ``cube_v``:
     points, or at a match score his MWC."""
     if settings.match:
-        return mwc_after(settings.met, settings.away, settings.opp_away,
-                         np.int64(cube_v) if side == 0 else -np.int64(cube_v))
+        return mwc_after(
+            settings.met,
+            settings.away,
+            settings.opp_away,
+            np.int64(cube_v) if side == 0 else -np.int64(cube_v),
+        )
     return cube_v if side == 0 else -cube_v
 
 
@@ -710,8 +759,9 @@ def _live_end(cur, side, final_kind, result, owner, cube_v, settings, ev, ws, tm
         # the line ended with the player who moved last winning; ``side`` is that mover
         if settings.match:
             won = result * np.int64(cube_v)
-            return mwc_after(settings.met, settings.away, settings.opp_away,
-                             won if side == 0 else -won)
+            return mwc_after(
+                settings.met, settings.away, settings.opp_away, won if side == 0 else -won
+            )
         return score_game(side == 0, result, cube_v, not (jacoby and owner == CENTRED))
     _evaluate0(cur, ev, ws.eval, tmp5)
     x = cube_efficiency(cur)
@@ -725,8 +775,9 @@ def _live_end(cur, side, final_kind, result, owner, cube_v, settings, ev, ws, tm
         a, b = _aways(settings, side)
         cube = np.int64(cube_v)
         vals = ws.match_values
-        match_cube_values(tmp5, settings.met, a, b, cube, settings.crawford, x,
-                          ws.match_points, vals)
+        match_cube_values(
+            tmp5, settings.met, a, b, cube, settings.crawford, x, ws.match_points, vals
+        )
         m = vals[k]
         if k != OPP_OWNED and not settings.crawford and cube < max(a, b):
             # his cube decision, as at the cubeful lookahead's leaves: past his cash point
@@ -750,10 +801,13 @@ def _luck_level(luck, cube_v, settings):
     c = np.int64(cube_v)
     w1 = mwc_after(met, a, b, c)
     l1 = mwc_after(met, a, b, -c)
-    return (luck[0] * (w1 - l1) + luck[1] * (mwc_after(met, a, b, 2 * c) - w1)
-            + luck[2] * (mwc_after(met, a, b, 3 * c) - mwc_after(met, a, b, 2 * c))
-            + luck[3] * (mwc_after(met, a, b, -2 * c) - l1)
-            + luck[4] * (mwc_after(met, a, b, -3 * c) - mwc_after(met, a, b, -2 * c)))
+    return (
+        luck[0] * (w1 - l1)
+        + luck[1] * (mwc_after(met, a, b, 2 * c) - w1)
+        + luck[2] * (mwc_after(met, a, b, 3 * c) - mwc_after(met, a, b, 2 * c))
+        + luck[3] * (mwc_after(met, a, b, -2 * c) - l1)
+        + luck[4] * (mwc_after(met, a, b, -3 * c) - mwc_after(met, a, b, -2 * c))
+    )
 
 
 @kernel(inline="always")
@@ -796,8 +850,9 @@ def _live_line(ws, q, n_split, seq, settings, perms, seed, ev):
         if _truncated(cur, turn, settings, False, ev.two_sided, ev.one_sided):
             break
         # (no access at the split itself: the taker owns the cube there)
-        act, owner, cube_v, n_split = _live_cube_turn(cur, tmpb, side, turn, owner, cube_v,
-                                                      n_split, True, settings, ws)
+        act, owner, cube_v, n_split = _live_cube_turn(
+            cur, tmpb, side, turn, owner, cube_v, n_split, True, settings, ws
+        )
         if act == 2:  # double, pass: the doubler wins the cube's value
             return _pass_value(side, cube_v, settings) - lk, n_split
         ply = _turn_ply(settings, turn)
@@ -897,16 +952,18 @@ def _rollout_trial(root, cube, seq, settings, perms, seed, ev, ws, out):
         # the databases are cubeless: no truncation at them while a cube state is open or a
         # live cube is in play (a truncated live line would be scored by the cube model; the
         # bear-off is played out instead)
-        open_states = cubeful and not (states[CENTRED, 0] != 0.0 and states[OWNED, 0] != 0.0
-                                       and states[OPP_OWNED, 0] != 0.0)
+        open_states = cubeful and not (
+            states[CENTRED, 0] != 0.0 and states[OWNED, 0] != 0.0 and states[OPP_OWNED, 0] != 0.0
+        )
         databases = not open_states and not (live and not live_done)
         if _truncated(cur, turn, settings, databases, ev.two_sided, ev.one_sided):
             break
         if cubeful:
             _settle_states(tmpb, side, luck, settings.settle, settings.play_on, states)
         if live and not live_done and not (hold and turn == 0):
-            act, owner, cube_v, n_split = _live_cube_turn(cur, tmpb, side, turn, owner, cube_v,
-                                                          n_split, zehr, settings, ws)
+            act, owner, cube_v, n_split = _live_cube_turn(
+                cur, tmpb, side, turn, owner, cube_v, n_split, zehr, settings, ws
+            )
             if act == 2:  # pass: the doubler wins the cube's value
                 live_done = True
                 live_val = _pass_value(side, cube_v, settings)
@@ -934,8 +991,10 @@ def _rollout_trial(root, cube, seq, settings, perms, seed, ev, ws, out):
         if live_done:
             out[O_LIVE] = live_val - live_luck
         else:
-            out[O_LIVE] = _live_end(cur, side, final_kind, result, owner, cube_v,
-                                    settings, ev, ws, tmpb) - live_luck
+            out[O_LIVE] = (
+                _live_end(cur, side, final_kind, result, owner, cube_v, settings, ev, ws, tmpb)
+                - live_luck
+            )
         # the other halves of the Zehr splits, each a line of its own at the undoubled cube
         # (a line may split again while the budget lasts: n_split grows as we go)
         q = 0

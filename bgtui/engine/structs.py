@@ -187,4 +187,3 @@ class RolloutSettings(NamedTuple):
     opp_away: int  #: and his opponent
     crawford: bool  #: the Crawford game (nobody doubles)
     met: np.ndarray  #: float64[N + 1, N] the match equity table (``match``); money: [1, 1]
-

@@ -20,11 +20,20 @@ def compile_all(ev, progress=None, only=None) -> dict:
     pos = np.array(OPENING_POSITION, dtype=np.int8)
     stages = [
         ("legal plays", lambda: movegen.generate_plays(pos, 3, 1)),
-        ("positions", lambda: (position.swap_sides(pos), position.pip_counts(pos),
-                               position.game_result(pos), position.is_race(pos))),
+        (
+            "positions",
+            lambda: (
+                position.swap_sides(pos),
+                position.pip_counts(pos),
+                position.game_result(pos),
+                position.is_race(pos),
+            ),
+        ),
         ("evaluator", lambda: evaluate.evaluate0(pos, ev)),
-        ("lookahead", lambda: evaluate._evaluate_plied(
-            pos, 1, ev, _lws(ev), np.zeros(5, dtype=np.float32))),
+        (
+            "lookahead",
+            lambda: evaluate._evaluate_plied(pos, 1, ev, _lws(ev), np.zeros(5, dtype=np.float32)),
+        ),
         ("cube model", lambda: _cube(pos)),
         ("rollouts", lambda: _rollout(pos, ev)),
     ]
@@ -58,7 +67,18 @@ def _rollout(pos, ev):
     hidden = hidden_size(ev)
     st = R.make_settings(truncate=1)
     out = np.zeros((1, 1, R.NUM_OUT))
-    R._rollout_chunk(pos[None, :].copy(), np.array([[1.0, 0.0]]), 0, 1, st, R.make_permutations(1), 1, ev,
-                     R.make_rollout_workspace(hidden), out, np.zeros(1, dtype=np.int64))
+    R._rollout_chunk(
+        pos[None, :].copy(),
+        np.array([[1.0, 0.0]]),
+        0,
+        1,
+        st,
+        R.make_permutations(1),
+        1,
+        ev,
+        R.make_rollout_workspace(hidden),
+        out,
+        np.zeros(1, dtype=np.int64),
+    )
     sums = np.zeros((1, R.NUM_OUT))
     R._accumulate(out, 1, sums, sums.copy(), np.zeros((5, 1, 1)))

@@ -48,8 +48,8 @@ def squared_error(net, x, t, chunk: int = 8192) -> float:
     """Summed squared error of the five outputs over the rows of ``x`` against ``t``."""
     se = 0.0
     for s in range(0, len(x), chunk):
-        _, y = forward(net, x[s:s + chunk])
-        se += float(((y - t[s:s + chunk]) ** 2).sum())
+        _, y = forward(net, x[s : s + chunk])
+        se += float(((y - t[s : s + chunk]) ** 2).sum())
     return se
 
 
@@ -108,8 +108,9 @@ def group_order(groups, rng):
     return np.argsort(rank[inv], kind="stable")
 
 
-def adam_pass(net, moments, x, t, order, batch: int, lr: float, groups=None,
-              rank_weight: float = 0.0) -> float:
+def adam_pass(
+    net, moments, x, t, order, batch: int, lr: float, groups=None, rank_weight: float = 0.0
+) -> float:
     """One pass over the rows ``order`` of ``x`` / ``t`` in minibatches of ``batch`` (a last
     partial batch is skipped: the next pass's order covers those rows), updating ``net`` and
     ``moments`` (``new_moments``) in place. Returns the summed squared error seen in training.
@@ -118,13 +119,14 @@ def adam_pass(net, moments, x, t, order, batch: int, lr: float, groups=None,
     m, v, step = moments
     se = 0.0
     for s in range(0, len(order) - batch + 1, batch):
-        rows = order[s:s + batch]
-        grads, e = gradients(net, x[rows], t[rows],
-                             None if groups is None else groups[rows], rank_weight)
+        rows = order[s : s + batch]
+        grads, e = gradients(
+            net, x[rows], t[rows], None if groups is None else groups[rows], rank_weight
+        )
         se += e
         step += 1
-        c1 = 1.0 - BETA1 ** step
-        c2 = 1.0 - BETA2 ** step
+        c1 = 1.0 - BETA1**step
+        c2 = 1.0 - BETA2**step
         for p, g, mm, vv in zip(net, grads, m, v):
             mm *= BETA1
             mm += (1.0 - BETA1) * g
@@ -155,7 +157,12 @@ def load_state(path):
         k = 0
         while f"net{k}_0" in z.files:
             nets.append(tuple(z[f"net{k}_{j}"] for j in range(4)))
-            moments.append([[z[f"m{k}_{j}"] for j in range(4)],
-                            [z[f"v{k}_{j}"] for j in range(4)], int(z[f"step{k}"])])
+            moments.append(
+                [
+                    [z[f"m{k}_{j}"] for j in range(4)],
+                    [z[f"v{k}_{j}"] for j in range(4)],
+                    int(z[f"step{k}"]),
+                ]
+            )
             k += 1
         return tuple(nets), moments, int(z["epochs_done"])

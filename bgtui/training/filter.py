@@ -42,7 +42,7 @@ def scores(net, rows):
     w1, b1, w2 = net
     out = []
     for s in range(0, len(rows), 100_000):
-        h = w1[rows[s:s + 100_000].astype(np.int64)].sum(1) + b1
+        h = w1[rows[s : s + 100_000].astype(np.int64)].sum(1) + b1
         out.append((1.0 / (1.0 + np.exp(-h))) @ w2[:-1] + w2[-1])
     return np.concatenate(out) if out else np.zeros(0)
 
@@ -61,19 +61,30 @@ def filter_quality(values, groups, s, ks=(1, 2, 3, 4)) -> dict:
     report = {}
     exact = best.reshape(-1, 21)
     luck_exact = exact - (exact * ROLL_WEIGHTS).sum(1, keepdims=True)
-    var_exact = float(((luck_exact ** 2) * ROLL_WEIGHTS).sum(1).mean())
+    var_exact = float(((luck_exact**2) * ROLL_WEIGHTS).sum(1).mean())
     for k in ks:
         f = np.array([values[a:e][o[:k]].max() for a, e, o in zip(starts, ends, order)])
         ff = f.reshape(-1, 21)
         luck = ff - (ff * ROLL_WEIGHTS).sum(1, keepdims=True)
         resid = float((((luck - luck_exact) ** 2) * ROLL_WEIGHTS).sum(1).mean())
-        report[k] = dict(best_kept=float(np.mean(f == best)), shortfall=float(np.mean(best - f)),
-                         luck_variance_share=resid / var_exact)
+        report[k] = dict(
+            best_kept=float(np.mean(f == best)),
+            shortfall=float(np.mean(best - f)),
+            luck_variance_share=resid / var_exact,
+        )
     return report
 
 
-def fit_filter(rows, values, hidden: int, epochs: int, seed: int, alpha: float = 0.003,
-               batch: int = 512, log=print):
+def fit_filter(
+    rows,
+    values,
+    hidden: int,
+    epochs: int,
+    seed: int,
+    alpha: float = 0.003,
+    batch: int = 512,
+    log=print,
+):
     """Adam on squared error; the step halves after each pass. Returns (w1, b1, w2)."""
     rng = np.random.default_rng(seed)
     w1 = (rng.standard_normal((FILTER_ROWS, hidden)) * 0.1).astype(np.float32)
@@ -90,7 +101,7 @@ def fit_filter(rows, values, hidden: int, epochs: int, seed: int, alpha: float =
         total = 0.0
         t0 = time.time()
         for s in range(0, len(rows), batch):
-            b = perm[s:s + batch]
+            b = perm[s : s + batch]
             x = rows[b].astype(np.int64)
             a = 1.0 / (1.0 + np.exp(-(w1[x].sum(1) + b1)))
             err = a @ w2[:-1] + w2[-1] - target[b]
@@ -108,15 +119,30 @@ def fit_filter(rows, values, hidden: int, epochs: int, seed: int, alpha: float =
                 u += 0.1 * gp
                 v *= 0.999
                 v += 0.001 * gp * gp
-                p -= alpha * (u / (1 - 0.9 ** step)) / (np.sqrt(v / (1 - 0.999 ** step)) + 1e-8)
-        log(json.dumps({"pass": ep + 1, "train_rms": round(float(np.sqrt(total / len(rows))), 5),
-                        "seconds": round(time.time() - t0, 1)}))
+                p -= alpha * (u / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-8)
+        log(
+            json.dumps(
+                {
+                    "pass": ep + 1,
+                    "train_rms": round(float(np.sqrt(total / len(rows))), 5),
+                    "seconds": round(time.time() - t0, 1),
+                }
+            )
+        )
         alpha *= 0.5
     return w1, b1, w2
 
 
-def train_filter(out, weights, positions: int, hidden: int = 32, epochs: int = 3,
-                 seed: int = 1, cap: int = 4_000_000, log=print) -> dict:
+def train_filter(
+    out,
+    weights,
+    positions: int,
+    hidden: int = 32,
+    epochs: int = 3,
+    seed: int = 1,
+    cap: int = 4_000_000,
+    log=print,
+) -> dict:
     """Distil a filter net from ``weights`` on the plays of ``positions`` self-play positions
     (a tenth held out); write it to ``out``; return the held-out report."""
     ev0, meta = load_weights(weights)
@@ -125,8 +151,9 @@ def train_filter(out, weights, positions: int, hidden: int = 32, epochs: int = 3
     ews = make_eval_workspace(hidden_size(ev))
     op, om = make_play_buffers()
     dest = np.zeros((positions, 26), dtype=np.int8)
-    n = _sample_positions(ev, positions // 20 + 1, make_rng(seed), _START, 0.0, mws, ews, op,
-                          om, dest)
+    n = _sample_positions(
+        ev, positions // 20 + 1, make_rng(seed), _START, 0.0, mws, ews, op, om, dest
+    )
     pos = dest[:n]
     np.random.default_rng(seed).shuffle(pos)
     n_test = max(1, n // 10)
@@ -140,12 +167,22 @@ def train_filter(out, weights, positions: int, hidden: int = 32, epochs: int = 3
     report = {
         "held_out_positions": n_test,
         "held_out_rms": float(np.sqrt(np.mean((s - np.clip(tvalues, -3, 3)) ** 2))),
-        "filter": {str(k): {a: round(b, 5) for a, b in v.items()}
-                   for k, v in filter_quality(tvalues, tgroups, s).items()},
+        "filter": {
+            str(k): {a: round(b, 5) for a, b in v.items()}
+            for k, v in filter_quality(tvalues, tgroups, s).items()
+        },
     }
     log(json.dumps(report))
-    save_filter_net(out, (w1, b1, w2), {
-        "distilled_from": meta.get("sha256"), "positions": n, "samples": int(used),
-        "epochs": epochs, "seed": seed, "report": report,
-    })
+    save_filter_net(
+        out,
+        (w1, b1, w2),
+        {
+            "distilled_from": meta.get("sha256"),
+            "positions": n,
+            "samples": int(used),
+            "epochs": epochs,
+            "seed": seed,
+            "report": report,
+        },
+    )
     return report

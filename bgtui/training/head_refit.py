@@ -32,8 +32,9 @@ def _chunks(data_dir) -> list[Path]:
     return sorted(Path(data_dir).glob("chunk-[0-9][0-9][0-9][0-9].npz"))
 
 
-def sample_contact_positions(ev, n: int, seed: int, games: int, capacity: int = 0,
-                             ws=None) -> np.ndarray:
+def sample_contact_positions(
+    ev, n: int, seed: int, games: int, capacity: int = 0, ws=None
+) -> np.ndarray:
     """``n`` contact positions drawn at random (seed ``seed``) from 0-ply self-play of
     ``games`` games of the evaluator ``ev`` (seed ``seed``; at most ``capacity`` positions
     kept, default ``250 * games``). ``ws``: (mws, ews, play positions, play moves) to reuse."""
@@ -51,8 +52,17 @@ def sample_contact_positions(ev, n: int, seed: int, games: int, capacity: int = 
     return pos[np.random.default_rng(seed).choice(len(pos), n, replace=False)]
 
 
-def build_game_rollouts(data_dir, weights, positions: int, shard: int = 500, seed: int = 5000,
-                        trials: int = 36, workers: int = 2, games: int = 400, log=print) -> int:
+def build_game_rollouts(
+    data_dir,
+    weights,
+    positions: int,
+    shard: int = 500,
+    seed: int = 5000,
+    trials: int = 36,
+    workers: int = 2,
+    games: int = 400,
+    log=print,
+) -> int:
     """Grow ``data_dir`` to ``positions`` contact positions labelled by full-game rollouts, in
     chunks of ``shard`` written atomically (a restarted build resumes). Chunk ``c``: 0-ply
     self-play of ``games`` games of the ``weights`` (seed ``seed + c``), ``shard`` of their
@@ -80,11 +90,13 @@ def build_game_rollouts(data_dir, weights, positions: int, shard: int = 500, see
     return sum(len(np.load(p)["pos"]) for p in _chunks(data_dir))
 
 
-def fit_head(H: np.ndarray, t: np.ndarray, w0: np.ndarray, ridge: float,
-             iterations: int = 50) -> np.ndarray:
+def fit_head(
+    H: np.ndarray, t: np.ndarray, w0: np.ndarray, ridge: float, iterations: int = 50
+) -> np.ndarray:
     """Weights (the last one the bias) of one sigmoid output over the features ``H`` (float64,
     a column of ones last) minimising the cross-entropy against the targets ``t`` (0..1) plus
     ``ridge / 2 * |w - w0|^2``: Newton's method with backtracking (the objective is convex)."""
+
     def objective(w):
         z = H @ w
         return float((np.logaddexp(0.0, z) - t * z).sum() + 0.5 * ridge * ((w - w0) ** 2).sum())
@@ -112,8 +124,9 @@ def _cross_entropy(p, t) -> float:
     return float(-(t * np.log(p) + (1.0 - t) * np.log(1.0 - p)).mean())
 
 
-def refit_heads(out, init, data_dir, ridge: float = 1.0, heads=DEFAULT_HEADS, holdout: int = 5,
-                log=print) -> dict:
+def refit_heads(
+    out, init, data_dir, ridge: float = 1.0, heads=DEFAULT_HEADS, holdout: int = 5, log=print
+) -> dict:
     """Refit output rows ``heads`` of the contact and crashed nets of ``init`` on the rollout
     outcomes in ``data_dir`` (:func:`build_game_rollouts`), leaving every ``holdout``-th chunk
     out to measure the fit (0: use all); write the weights to ``out``. Returns the report that
@@ -154,20 +167,33 @@ def refit_heads(out, init, data_dir, ridge: float = 1.0, heads=DEFAULT_HEADS, ho
             if te.any():
                 p0 = 1.0 / (1.0 + np.exp(-(H[te] @ w0)))
                 p1 = 1.0 / (1.0 + np.exp(-(H[te] @ w)))
-                r.update(ce_before=_cross_entropy(p0, t[te]), ce_after=_cross_entropy(p1, t[te]),
-                         mse_before=float(((p0 - t[te]) ** 2).mean()),
-                         mse_after=float(((p1 - t[te]) ** 2).mean()),
-                         mean_before=float(p0.mean()), mean_after=float(p1.mean()),
-                         mean_rollouts=float(t[te].mean()))
-                log(f"{name} output {j}: held-out ({r['held_out']}) cross-entropy "
+                r.update(
+                    ce_before=_cross_entropy(p0, t[te]),
+                    ce_after=_cross_entropy(p1, t[te]),
+                    mse_before=float(((p0 - t[te]) ** 2).mean()),
+                    mse_after=float(((p1 - t[te]) ** 2).mean()),
+                    mean_before=float(p0.mean()),
+                    mean_after=float(p1.mean()),
+                    mean_rollouts=float(t[te].mean()),
+                )
+                log(
+                    f"{name} output {j}: held-out ({r['held_out']}) cross-entropy "
                     f"{r['ce_before']:.5f} -> {r['ce_after']:.5f}, squared error "
                     f"{r['mse_before']:.6f} -> {r['mse_after']:.6f}, mean {r['mean_before']:.4f}"
-                    f" -> {r['mean_after']:.4f} (rollouts {r['mean_rollouts']:.4f})")
+                    f" -> {r['mean_after']:.4f} (rollouts {r['mean_rollouts']:.4f})"
+                )
             report[f"{name}_{j}"] = r
             net[2][j] = w[:-1].astype(np.float32)
             net[3][j] = np.float32(w[-1])
-    info = {"data": str(data_dir), "positions": int(len(P)), "heads": list(heads),
-            "ridge": ridge, "holdout": holdout, "from": str(init), "report": report}
+    info = {
+        "data": str(data_dir),
+        "positions": int(len(P)),
+        "heads": list(heads),
+        "ridge": ridge,
+        "holdout": holdout,
+        "from": str(init),
+        "report": report,
+    }
     meta = dict(meta, output_refit=info)
     save_weights(out, tuple(tuple(n) for n in nets), meta)
     return info

@@ -79,8 +79,9 @@ def _store_child(child, dest, m):
 
 
 @kernel(_nrt=True)
-def _td_selfplay(ev, n_games, rng, alpha_contact, alpha_race, start, mws, ews, out_pos,
-                 out_moves, stats):
+def _td_selfplay(
+    ev, n_games, rng, alpha_contact, alpha_race, start, mws, ews, out_pos, out_moves, stats
+):
     """Play ``n_games`` greedy 0-ply self-play games, updating the nets in ``ev`` in place.
 
     After each play the position before the roll (player on roll) is moved toward the value
@@ -134,8 +135,23 @@ def _lambda_returns(vals, n, lam, out):
 
 
 @kernel(_nrt=True)
-def _td_lambda_selfplay(ev, n_games, rng, alpha_contact, alpha_race, lam, start, mws, ews,
-                        out_pos, out_moves, stats, game_pos, game_val, game_tg):
+def _td_lambda_selfplay(
+    ev,
+    n_games,
+    rng,
+    alpha_contact,
+    alpha_race,
+    lam,
+    start,
+    mws,
+    ews,
+    out_pos,
+    out_moves,
+    stats,
+    game_pos,
+    game_val,
+    game_tg,
+):
     """Like :func:`_td_selfplay` with TD(lambda) targets (the offline lambda-return): each
     game is played greedily with the weights as they are, then every position before a roll
     is moved toward ``(1 - lam) * V(its chosen play) + lam * (the next position's target,
@@ -173,8 +189,9 @@ def _td_lambda_selfplay(ev, n_games, rng, alpha_contact, alpha_race, lam, start,
 
 
 @kernel(_nrt=True)
-def _self_play_sample(ev, n_games, rng, start, explore, per_roll, mws, ews, out_pos,
-                      out_moves, dest):
+def _self_play_sample(
+    ev, n_games, rng, start, explore, per_roll, mws, ews, out_pos, out_moves, dest
+):
     """Self-play ``n_games`` at 0-ply (with ``per_roll`` = 0, a random play instead of the best
     with probability ``explore``) and store into ``dest`` (int8[cap, 26]), with the player on
     roll, either every position before a roll (``per_roll`` = 0) or, for every roll,
@@ -217,21 +234,24 @@ def _self_play_sample(ev, n_games, rng, start, explore, per_roll, mws, ews, out_
 def _sample_positions(ev, n_games, rng, start, explore, mws, ews, out_pos, out_moves, dest):
     """Every position before a roll of ``n_games`` of 0-ply self-play (see
     :func:`_self_play_sample`); returns the number stored."""
-    return _self_play_sample(ev, n_games, rng, start, explore, 0, mws, ews, out_pos, out_moves,
-                             dest)
+    return _self_play_sample(
+        ev, n_games, rng, start, explore, 0, mws, ews, out_pos, out_moves, dest
+    )
 
 
 @kernel(_nrt=True)
 def _sample_children(ev, n_games, rng, start, per_roll, mws, ews, out_pos, out_moves, dest):
     """``per_roll`` random plays of every roll of ``n_games`` of greedy 0-ply self-play, with
     the opponent on roll (see :func:`_self_play_sample`); returns the number stored."""
-    return _self_play_sample(ev, n_games, rng, start, 0.0, per_roll, mws, ews, out_pos,
-                             out_moves, dest)
+    return _self_play_sample(
+        ev, n_games, rng, start, 0.0, per_roll, mws, ews, out_pos, out_moves, dest
+    )
 
 
 @kernel(_nrt=True)
-def _sample_best_children(ev, n_games, rng, start, k_best, mws, ews, out_pos, out_moves, dest,
-                          groups):
+def _sample_best_children(
+    ev, n_games, rng, start, k_best, mws, ews, out_pos, out_moves, dest, groups
+):
     """For every roll of ``n_games`` of greedy 0-ply self-play, the positions after its
     ``k_best`` best plays by 0-ply equity (all of them when there are fewer), best first, with
     the opponent on roll as :func:`_sample_children` stores them: the near-best alternatives
@@ -241,13 +261,28 @@ def _sample_best_children(ev, n_games, rng, start, k_best, mws, ews, out_pos, ou
     (int8[cap, 26]) and, in ``groups`` (int32[cap]), the roll each child belongs to (0, 1, ...
     in the order of the rolls of this call: children of one roll are siblings, the plays that
     one decision chooses among); returns the number stored (stops when full)."""
-    return _best_children_games(ev, n_games, rng, start, k_best, False, _NO_W, _NO_W, mws, ews,
-                                out_pos, out_moves, dest, groups)
+    return _best_children_games(
+        ev,
+        n_games,
+        rng,
+        start,
+        k_best,
+        False,
+        _NO_W,
+        _NO_W,
+        mws,
+        ews,
+        out_pos,
+        out_moves,
+        dest,
+        groups,
+    )
 
 
 @kernel(_nrt=True)
-def _sample_best_children_vs_pubeval(ev, n_games, rng, start, k_best, wr, wc, mws, ews, out_pos,
-                                     out_moves, dest, groups):
+def _sample_best_children_vs_pubeval(
+    ev, n_games, rng, start, k_best, wr, wc, mws, ews, out_pos, out_moves, dest, groups
+):
     """As :func:`_sample_best_children`, but in games of the 0-ply evaluator against PubEval
     (``wr``, ``wc``: its weights; who moves first is drawn for each game): the children of the
     evaluator's rolls only. These are the decisions a duel against PubEval asks of the
@@ -255,16 +290,18 @@ def _sample_best_children_vs_pubeval(ev, n_games, rng, start, k_best, wr, wc, mw
     (its blots and stacks, the evaluator's blitzes). The children are stored for the labels of
     the evaluator's own deeper look (a rollout of both sides by the evaluator), never for
     anything of PubEval's."""
-    return _best_children_games(ev, n_games, rng, start, k_best, True, wr, wc, mws, ews,
-                                out_pos, out_moves, dest, groups)
+    return _best_children_games(
+        ev, n_games, rng, start, k_best, True, wr, wc, mws, ews, out_pos, out_moves, dest, groups
+    )
 
 
 _NO_W = np.zeros(122, dtype=np.float64)
 
 
 @kernel(_nrt=True)
-def _best_children_games(ev, n_games, rng, start, k_best, vs_pubeval, wr, wc, mws, ews, out_pos,
-                         out_moves, dest, groups):
+def _best_children_games(
+    ev, n_games, rng, start, k_best, vs_pubeval, wr, wc, mws, ews, out_pos, out_moves, dest, groups
+):
     """The games of :func:`_sample_best_children` (``vs_pubeval`` False) and
     :func:`_sample_best_children_vs_pubeval` (True)."""
     pos = np.empty(26, dtype=np.int8)

@@ -52,16 +52,27 @@ def pubeval_ppg(ev, pairs: int = 500, seed: int = 12345) -> tuple[float, float]:
     from bgtui.engine.rollout import make_rollout_workspace
 
     out = np.zeros((pairs, 4))
-    _duel_pairs(ev, 0, ev, 1, 0, pairs, seed, START, WR, WC,
-                make_rollout_workspace(hidden_size(ev)), out)
+    _duel_pairs(
+        ev, 0, ev, 1, 0, pairs, seed, START, WR, WC, make_rollout_workspace(hidden_size(ev)), out
+    )
     per_pair = out[:, :2].mean(axis=1)
     return float(per_pair.mean()), float(per_pair.std(ddof=1) / np.sqrt(pairs))
 
 
-def td_train(checkpoint, games: int, hidden: int = 128, race_hidden: int = 64,
-             alpha: float = 0.1, seed: int = 1, chunk: int = 1000, save_every: int = 20_000,
-             bearoff: bool = True, strength_pairs: int = 500, lam: float = 0.0,
-             log=None) -> dict:
+def td_train(
+    checkpoint,
+    games: int,
+    hidden: int = 128,
+    race_hidden: int = 64,
+    alpha: float = 0.1,
+    seed: int = 1,
+    chunk: int = 1000,
+    save_every: int = 20_000,
+    bearoff: bool = True,
+    strength_pairs: int = 500,
+    lam: float = 0.0,
+    log=None,
+) -> dict:
     """Train until ``games`` self-play games in total (counting those in the checkpoint), by
     TD(0) (``lam`` = 0: each position moves toward its chosen play's value at once) or by
     TD(lambda) with offline lambda-returns (``lam`` > 0, see ``train._td_lambda_selfplay``).
@@ -74,14 +85,18 @@ def td_train(checkpoint, games: int, hidden: int = 128, race_hidden: int = 64,
     checkpoint = Path(checkpoint)
     if checkpoint.exists():
         ev, meta = load_weights(checkpoint)
-        ev = with_databases(tuple(tuple(a.copy() for a in net) for net in nets_of(ev)), bearoff,
-                            tables=False)  # the weights change after every play
+        ev = with_databases(
+            tuple(tuple(a.copy() for a in net) for net in nets_of(ev)), bearoff, tables=False
+        )  # the weights change after every play
         done = int(meta.get("games_trained", 0))
         rng = np.array([int(meta["rng_state"])], dtype=np.uint64)
     else:
         contact = init_net(hidden, seed)  # the crashed net starts as a copy of it
-        ev = with_databases((contact, init_net(race_hidden, seed + 1),
-                             tuple(a.copy() for a in contact)), bearoff, tables=False)
+        ev = with_databases(
+            (contact, init_net(race_hidden, seed + 1), tuple(a.copy() for a in contact)),
+            bearoff,
+            tables=False,
+        )
         meta = {}
         done = 0
         rng = make_rng(seed)
@@ -100,27 +115,67 @@ def td_train(checkpoint, games: int, hidden: int = 128, race_hidden: int = 64,
         stats[:] = 0
         t = time.time()
         if lam > 0.0:
-            _td_lambda_selfplay(ev, n, rng, a, a, lam, _START, mws, ews, out_pos, out_moves,
-                                stats, game_pos, game_val, game_tg)
+            _td_lambda_selfplay(
+                ev,
+                n,
+                rng,
+                a,
+                a,
+                lam,
+                _START,
+                mws,
+                ews,
+                out_pos,
+                out_moves,
+                stats,
+                game_pos,
+                game_val,
+                game_tg,
+            )
         else:
             _td_selfplay(ev, n, rng, a, a, _START, mws, ews, out_pos, out_moves, stats)
         dt = time.time() - t
         done += n
-        print(json.dumps({
-            "games": done, "alpha": round(a, 5), "games_per_s": round(n / dt, 1),
-            "plays_per_game": round(stats[1] / n, 2), "gammons": round(stats[3] / n, 4),
-            "backgammons": round(stats[4] / n, 4), "first_player_ppg": round(stats[2] / n, 4),
-            "elapsed": round(time.time() - t0, 1),
-        }), file=log, flush=True)
+        print(
+            json.dumps(
+                {
+                    "games": done,
+                    "alpha": round(a, 5),
+                    "games_per_s": round(n / dt, 1),
+                    "plays_per_game": round(stats[1] / n, 2),
+                    "gammons": round(stats[3] / n, 4),
+                    "backgammons": round(stats[4] / n, 4),
+                    "first_player_ppg": round(stats[2] / n, 4),
+                    "elapsed": round(time.time() - t0, 1),
+                }
+            ),
+            file=log,
+            flush=True,
+        )
         if done - last_save >= save_every or done >= games:
             ppg, se = pubeval_ppg(ev, strength_pairs)
-            print(json.dumps({"games": done, "vs_pubeval_ppg": round(ppg, 3),
-                              "se": round(se, 3), "pairs": strength_pairs}), file=log, flush=True)
+            print(
+                json.dumps(
+                    {
+                        "games": done,
+                        "vs_pubeval_ppg": round(ppg, 3),
+                        "se": round(se, 3),
+                        "pairs": strength_pairs,
+                    }
+                ),
+                file=log,
+                flush=True,
+            )
             meta.update(
                 games_trained=done,
                 rng_state=str(int(rng[0])),
-                training={"method": "td-lambda-selfplay" if lam > 0 else "td0-selfplay",
-                          "lambda": lam, "alpha": alpha, "seed": seed, "schedule": "td_alpha"},
+                training={
+                    "method": "td-lambda-selfplay" if lam > 0 else "td0-selfplay",
+                    "lambda": lam,
+                    "alpha": alpha,
+                    "seed": seed,
+                    "schedule": "td_alpha",
+                },
             )
             save_weights(checkpoint, ev, meta)
             last_save = done
@@ -164,10 +219,20 @@ def widen_net(net, hidden: int, seed: int, scale: float = 0.05):
     return tuple(np.ascontiguousarray(a, dtype=np.float32) for a in (w1n, b1n, w2n, b2))
 
 
-def supervised_train(checkpoint, rounds: int, positions: int = 50_000, ply: int = 1,
-                     epochs: int = 2, alpha: float = 0.02, explore: float = 0.1, seed: int = 7,
-                     workers: int = 1, hidden: int = 0, race_hidden: int = 0,
-                     log=None) -> dict:
+def supervised_train(
+    checkpoint,
+    rounds: int,
+    positions: int = 50_000,
+    ply: int = 1,
+    epochs: int = 2,
+    alpha: float = 0.02,
+    explore: float = 0.1,
+    seed: int = 7,
+    workers: int = 1,
+    hidden: int = 0,
+    race_hidden: int = 0,
+    log=None,
+) -> dict:
     """Improve the nets in ``checkpoint`` toward their own ``ply``-ply evaluations.
 
     Each round samples ``positions`` positions from 0-ply self-play (with ``explore`` random
@@ -184,7 +249,8 @@ def supervised_train(checkpoint, rounds: int, positions: int = 50_000, ply: int 
         if h and h != nets[k][1].shape[0]:
             nets[k] = widen_net(nets[k], h, seed + k)
             meta.setdefault("widened", []).append(
-                {"net": k, "hidden": h, "after_rounds": int(meta.get("supervised_rounds", 0))})
+                {"net": k, "hidden": h, "after_rounds": int(meta.get("supervised_rounds", 0))}
+            )
     ev = with_databases(tuple(nets), True)
     rng = make_rng(seed + int(meta.get("supervised_rounds", 0)) * 1000)
     mws = make_workspace()
@@ -195,8 +261,9 @@ def supervised_train(checkpoint, rounds: int, positions: int = 50_000, ply: int 
         dest = np.zeros((positions, 26), dtype=np.int8)
         m = 0
         while m < positions:
-            m += _sample_positions(ev, 50, rng, _START, explore, mws, ews, out_pos, out_moves,
-                                   dest[m:])
+            m += _sample_positions(
+                ev, 50, rng, _START, explore, mws, ews, out_pos, out_moves, dest[m:]
+            )
         t_sample = time.time() - t
         tg = _targets(ev, dest, ply, workers)
         t_targets = time.time() - t - t_sample
@@ -204,21 +271,29 @@ def supervised_train(checkpoint, rounds: int, positions: int = 50_000, ply: int 
         for ep in range(epochs):
             order = np.random.default_rng(int(rng[0] % (2**32)) + ep).permutation(positions)
             stats[:] = 0
-            _supervised_epoch(dest, tg, order.astype(np.int64), ev, np.full(3, alpha), ews,
-                              stats)
+            _supervised_epoch(dest, tg, order.astype(np.int64), ev, np.full(3, alpha), ews, stats)
         ev = with_tables(ev)  # the next round's sampling and targets see the new weights
         meta["supervised_rounds"] = int(meta.get("supervised_rounds", 0)) + 1
         meta.setdefault("supervised", []).append(
-            {"positions": positions, "ply": ply, "epochs": epochs, "alpha": alpha})
+            {"positions": positions, "ply": ply, "epochs": epochs, "alpha": alpha}
+        )
         save_weights(checkpoint, ev, meta)
-        print(json.dumps({
-            "round": meta["supervised_rounds"], "positions": positions,
-            "contact_mse": round(stats[0] / max(stats[1], 1), 6),
-            "race_mse": round(stats[2] / max(stats[3], 1), 6),
-            "crashed_mse": round(stats[4] / max(stats[5], 1), 6),
-            "sample_s": round(t_sample, 1), "targets_s": round(t_targets, 1),
-            "total_s": round(time.time() - t, 1),
-        }), file=log, flush=True)
+        print(
+            json.dumps(
+                {
+                    "round": meta["supervised_rounds"],
+                    "positions": positions,
+                    "contact_mse": round(stats[0] / max(stats[1], 1), 6),
+                    "race_mse": round(stats[2] / max(stats[3], 1), 6),
+                    "crashed_mse": round(stats[4] / max(stats[5], 1), 6),
+                    "sample_s": round(t_sample, 1),
+                    "targets_s": round(t_targets, 1),
+                    "total_s": round(time.time() - t, 1),
+                }
+            ),
+            file=log,
+            flush=True,
+        )
     return meta
 
 
@@ -227,8 +302,16 @@ def _shards(data_dir: Path) -> list[Path]:
     return sorted(Path(data_dir).glob("shard-[0-9][0-9][0-9][0-9][0-9].npz"))
 
 
-def _rollout_targets(ev, positions, trials: int, seed: int, workers: int, truncate: int = 0,
-                     vr_filter: int = 0, group: int = 1) -> np.ndarray:
+def _rollout_targets(
+    ev,
+    positions,
+    trials: int,
+    seed: int,
+    workers: int,
+    truncate: int = 0,
+    vr_filter: int = 0,
+    group: int = 1,
+) -> np.ndarray:
     """Targets for ``positions`` from rollouts of ``trials`` trials each (variance reduction,
     quasi-random dice, 0-ply play), truncated where a bear-off database values the position:
     exactly in the two-sided one, by the one-sided approximation in home-board bear-offs and
@@ -245,20 +328,31 @@ def _rollout_targets(ev, positions, trials: int, seed: int, workers: int, trunca
     from bgtui.analysis.rollout import RolloutJob
 
     out = np.zeros((len(positions), 5), dtype=np.float32)
-    settings = RolloutSettings(trials=trials, seed=seed, truncate=truncate,
-                               variance_reduction=True, vr_filter=vr_filter,
-                               one_sided_truncation=True, workers=1)
+    settings = RolloutSettings(
+        trials=trials,
+        seed=seed,
+        truncate=truncate,
+        variance_reduction=True,
+        vr_filter=vr_filter,
+        one_sided_truncation=True,
+        workers=1,
+    )
 
     def one(lo):
-        roots = positions[lo:lo + group]
+        roots = positions[lo : lo + group]
         snap = None
         labels = [str(i) for i in range(len(roots))]
         for snap in RolloutJob(roots, labels, [""] * len(roots), settings, False).run(ev):
             pass
         for row in snap.rows:  # the rows come best first: the label says which root
             p = row.probabilities
-            out[lo + int(row.move)] = (p.win, p.win_gammon, p.win_backgammon,
-                                             p.lose_gammon, p.lose_backgammon)
+            out[lo + int(row.move)] = (
+                p.win,
+                p.win_gammon,
+                p.win_backgammon,
+                p.lose_gammon,
+                p.lose_backgammon,
+            )
 
     with ThreadPoolExecutor(workers) as pool:
         list(pool.map(one, range(0, len(positions), group)))
@@ -289,9 +383,13 @@ def _keep_races(positions: np.ndarray, ev, stragglers: bool = False) -> np.ndarr
     from bgtui.engine.evaluate import NO_DATABASE, database_kind
     from bgtui.engine.position import is_race
 
-    keep = [i for i, p in enumerate(positions)
-            if is_race(p) and database_kind(p, ev[2], ev[3]) == NO_DATABASE
-            and (not stragglers or is_straggler_race(p))]
+    keep = [
+        i
+        for i, p in enumerate(positions)
+        if is_race(p)
+        and database_kind(p, ev[2], ev[3]) == NO_DATABASE
+        and (not stragglers or is_straggler_race(p))
+    ]
     return positions[keep]
 
 
@@ -307,14 +405,29 @@ def _keep_cube_region(positions: np.ndarray, ev) -> np.ndarray:
     from bgtui.engine.evaluate import evaluate0
     from bgtui.engine.position import is_race
 
-    keep = [i for i, pos in enumerate(positions)
-            if not is_race(pos) and in_cube_region(evaluate0(pos, ev))]
+    keep = [
+        i
+        for i, pos in enumerate(positions)
+        if not is_race(pos) and in_cube_region(evaluate0(pos, ev))
+    ]
     return positions[keep]
 
 
-def _sample_shard(n, ev, rng, explore, children, races, ws, children_best=0,
-                  crashed_only=False, stragglers=False, vs_pubeval=False,
-                  cube_region=False, groups=None) -> np.ndarray:
+def _sample_shard(
+    n,
+    ev,
+    rng,
+    explore,
+    children,
+    races,
+    ws,
+    children_best=0,
+    crashed_only=False,
+    stragglers=False,
+    vs_pubeval=False,
+    cube_region=False,
+    groups=None,
+) -> np.ndarray:
     """``n`` positions of 0-ply self-play for one shard (see :func:`build_dataset`); with
     ``children_best`` (and not ``crashed_only``), ``groups`` (int32[n]) receives each child's
     roll (:func:`_sample_into`)."""
@@ -329,8 +442,9 @@ def _sample_shard(n, ev, rng, explore, children, races, ws, children_best=0,
         found = np.zeros((0, 26), dtype=np.int8)
         while len(found) < n:
             more = np.zeros((n * room, 26), dtype=np.int8)
-            k = _sample_positions(ev, games, rng, _START, explore, mws, ews, out_pos, out_moves,
-                                  more)
+            k = _sample_positions(
+                ev, games, rng, _START, explore, mws, ews, out_pos, out_moves, more
+            )
             found = np.concatenate([found, keep(more[:k])])
         return found[:n]
 
@@ -341,16 +455,27 @@ def _sample_shard(n, ev, rng, explore, children, races, ws, children_best=0,
     if crashed_only:
         found = np.zeros((0, 26), dtype=np.int8)
         while len(found) < n:
-            more = _sample_into(np.zeros((n, 26), dtype=np.int8), ev, rng, explore, children,
-                                ws, children_best)
+            more = _sample_into(
+                np.zeros((n, 26), dtype=np.int8), ev, rng, explore, children, ws, children_best
+            )
             found = np.concatenate([found, more[_net_classes(more) == CRASHED]])
         return found[:n]
-    return _sample_into(np.zeros((n, 26), dtype=np.int8), ev, rng, explore, children, ws,
-                        children_best, vs_pubeval, groups)
+    return _sample_into(
+        np.zeros((n, 26), dtype=np.int8),
+        ev,
+        rng,
+        explore,
+        children,
+        ws,
+        children_best,
+        vs_pubeval,
+        groups,
+    )
 
 
-def _sample_into(dest, ev, rng, explore, children, ws, children_best,
-                 vs_pubeval=False, groups=None) -> np.ndarray:
+def _sample_into(
+    dest, ev, rng, explore, children, ws, children_best, vs_pubeval=False, groups=None
+) -> np.ndarray:
     """Fill ``dest`` with positions of 0-ply self-play (or children of its rolls); returns it.
     With ``children_best``, ``groups`` (int32, as long as ``dest``; or None) receives for every
     child the index of its roll (0, 1, ... over the whole of ``dest``): siblings share one."""
@@ -370,21 +495,46 @@ def _sample_into(dest, ev, rng, explore, children, ws, children_best,
     while m < n:
         if children_best:
             if vs_pubeval:
-                k = _sample_best_children_vs_pubeval(ev, 20, rng, _START, children_best, WR, WC,
-                                                     mws, ews, out_pos, out_moves, dest[m:],
-                                                     groups[m:])
+                k = _sample_best_children_vs_pubeval(
+                    ev,
+                    20,
+                    rng,
+                    _START,
+                    children_best,
+                    WR,
+                    WC,
+                    mws,
+                    ews,
+                    out_pos,
+                    out_moves,
+                    dest[m:],
+                    groups[m:],
+                )
             else:
-                k = _sample_best_children(ev, 20, rng, _START, children_best, mws, ews, out_pos,
-                                          out_moves, dest[m:], groups[m:])
+                k = _sample_best_children(
+                    ev,
+                    20,
+                    rng,
+                    _START,
+                    children_best,
+                    mws,
+                    ews,
+                    out_pos,
+                    out_moves,
+                    dest[m:],
+                    groups[m:],
+                )
             if m and k:  # the rolls of this call come after those of the calls before
-                groups[m:m + k] += groups[m - 1] + 1
+                groups[m : m + k] += groups[m - 1] + 1
             m += k
         elif children:
-            m += _sample_children(ev, 20, rng, _START, children, mws, ews, out_pos, out_moves,
-                                  dest[m:])
+            m += _sample_children(
+                ev, 20, rng, _START, children, mws, ews, out_pos, out_moves, dest[m:]
+            )
         else:
-            m += _sample_positions(ev, 50, rng, _START, explore, mws, ews, out_pos, out_moves,
-                                   dest[m:])
+            m += _sample_positions(
+                ev, 50, rng, _START, explore, mws, ews, out_pos, out_moves, dest[m:]
+            )
     return dest
 
 
@@ -428,13 +578,17 @@ class DatasetSpec:
             raise ValueError(f"--trials must be at least 1, got {self.trials}")
         if self.target_games and (self.target_truncate or self.race_rollouts):
             raise ValueError("choose one of --target-games, --target-truncate and --race-rollouts")
-        if self.cube_region and (self.children or self.children_best or self.race_rollouts
-                                 or self.crashed_only):
-            raise ValueError("--cube-region keeps positions before a roll: no --children, "
-                             "--children-best, --race-rollouts or --crashed-only")
+        if self.cube_region and (
+            self.children or self.children_best or self.race_rollouts or self.crashed_only
+        ):
+            raise ValueError(
+                "--cube-region keeps positions before a roll: no --children, "
+                "--children-best, --race-rollouts or --crashed-only"
+            )
         if self.vs_pubeval and not self.children_best:
-            raise ValueError("--vs-pubeval stores the evaluator's best plays: "
-                             "give --children-best K")
+            raise ValueError(
+                "--vs-pubeval stores the evaluator's best plays: give --children-best K"
+            )
 
 
 def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
@@ -476,26 +630,56 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
         idx = len(_shards(data_dir))
         t = time.time()
         shard_seed = spec.seed * 1_000_003 + idx
-        groups = (np.zeros(spec.shard, dtype=np.int32)
-                  if spec.children_best and not spec.crashed_only else None)
-        dest = _sample_shard(spec.shard, ev, make_rng(shard_seed), spec.explore, spec.children,
-                             bool(spec.race_rollouts), (mws, ews, out_pos, out_moves),
-                             spec.children_best, spec.crashed_only, spec.stragglers,
-                             spec.vs_pubeval, spec.cube_region, groups)
+        groups = (
+            np.zeros(spec.shard, dtype=np.int32)
+            if spec.children_best and not spec.crashed_only
+            else None
+        )
+        dest = _sample_shard(
+            spec.shard,
+            ev,
+            make_rng(shard_seed),
+            spec.explore,
+            spec.children,
+            bool(spec.race_rollouts),
+            (mws, ews, out_pos, out_moves),
+            spec.children_best,
+            spec.crashed_only,
+            spec.stragglers,
+            spec.vs_pubeval,
+            spec.cube_region,
+            groups,
+        )
         if spec.race_rollouts:
             tg = _rollout_targets(ev, dest, spec.race_rollouts, shard_seed, spec.workers)
         elif spec.target_truncate:
-            tg = _rollout_targets(ev, dest, spec.trials, shard_seed, spec.workers,
-                                  truncate=spec.target_truncate, vr_filter=1, group=50)
+            tg = _rollout_targets(
+                ev,
+                dest,
+                spec.trials,
+                shard_seed,
+                spec.workers,
+                truncate=spec.target_truncate,
+                vr_filter=1,
+                group=50,
+            )
         elif spec.target_games:
-            tg = _rollout_targets(ev, dest, spec.trials, shard_seed, spec.workers, vr_filter=2,
-                                  group=25)
+            tg = _rollout_targets(
+                ev, dest, spec.trials, shard_seed, spec.workers, vr_filter=2, group=25
+            )
         else:
             tg = _targets(ev, dest, spec.ply, spec.workers)
-        info = {"weights_sha256": meta.get("sha256"), "ply": spec.ply, "explore": spec.explore,
-                "children": spec.children, "children_best": spec.children_best,
-                "race_rollouts": spec.race_rollouts, "seed": spec.seed,
-                "crashed_only": spec.crashed_only, "index": idx}
+        info = {
+            "weights_sha256": meta.get("sha256"),
+            "ply": spec.ply,
+            "explore": spec.explore,
+            "children": spec.children,
+            "children_best": spec.children_best,
+            "race_rollouts": spec.race_rollouts,
+            "seed": spec.seed,
+            "crashed_only": spec.crashed_only,
+            "index": idx,
+        }
         if spec.target_truncate or spec.target_games:
             del info["ply"]
             info.update(target_truncate=spec.target_truncate, trials=spec.trials)
@@ -508,14 +692,30 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
         if spec.vs_pubeval:
             info["vs_pubeval"] = True
         extra = {} if groups is None else {"groups": groups}
-        atomic_write(data_dir / f"shard-{idx:05d}.npz",
-                     partial(np.savez, positions=dest, targets=tg,
-                             meta=np.array(json.dumps(info)), **extra), mode=0o644)
+        atomic_write(
+            data_dir / f"shard-{idx:05d}.npz",
+            partial(np.savez, positions=dest, targets=tg, meta=np.array(json.dumps(info)), **extra),
+            mode=0o644,
+        )
         have += spec.shard
-        print(json.dumps({"shard": idx, "positions": have,
-                          **({"truncate": spec.target_truncate} if spec.target_truncate else
-                             {"games": spec.trials} if spec.target_games else {"ply": spec.ply}),
-                          "seconds": round(time.time() - t, 1)}), file=log, flush=True)
+        print(
+            json.dumps(
+                {
+                    "shard": idx,
+                    "positions": have,
+                    **(
+                        {"truncate": spec.target_truncate}
+                        if spec.target_truncate
+                        else {"games": spec.trials}
+                        if spec.target_games
+                        else {"ply": spec.ply}
+                    ),
+                    "seconds": round(time.time() - t, 1),
+                }
+            ),
+            file=log,
+            flush=True,
+        )
     return have
 
 
@@ -600,12 +800,15 @@ def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
     if settings.optimizer not in ("sgd", "adam"):
         raise ValueError(f"unknown optimizer {settings.optimizer!r} (sgd or adam)")
     if settings.rank_weight < 0 or (settings.rank_weight and settings.optimizer != "adam"):
-        raise ValueError("rank_weight (--rank-weight) is a weight >= 0 in the loss of the Adam "
-                         "optimizer: give --optimizer adam")
+        raise ValueError(
+            "rank_weight (--rank-weight) is a weight >= 0 in the loss of the Adam "
+            "optimizer: give --optimizer adam"
+        )
     which = [n.strip() for n in settings.nets.split(",") if n.strip()]
     if not which or any(n not in NET_NAMES for n in which):
-        raise ValueError(f"--nets takes a comma-separated list of {', '.join(NET_NAMES)}; "
-                         f"got {settings.nets!r}")
+        raise ValueError(
+            f"--nets takes a comma-separated list of {', '.join(NET_NAMES)}; got {settings.nets!r}"
+        )
     checkpoint = Path(checkpoint)
     if checkpoint.exists():
         ev, meta = load_weights(checkpoint)
@@ -614,35 +817,51 @@ def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
         if settings.init == "random":
             ev, meta0 = load_weights(DEFAULT_WEIGHTS)  # the nets not trained come from there
             shipped = nets_of(ev)
-            ev = tuple(init_net(h or default, settings.seed + k) if name in which else shipped[k]
-                       for k, (name, h, default) in enumerate(
-                           (("contact", settings.hidden, 128), ("race", settings.race_hidden, 64),
-                            ("crashed", settings.hidden, 128))))
+            ev = tuple(
+                init_net(h or default, settings.seed + k) if name in which else shipped[k]
+                for k, (name, h, default) in enumerate(
+                    (
+                        ("contact", settings.hidden, 128),
+                        ("race", settings.race_hidden, 64),
+                        ("crashed", settings.hidden, 128),
+                    )
+                )
+            )
             meta = {"init": {"random": which, "seed": settings.seed}}
             tied = "crashed" not in which and meta0.get("crashed_is_contact", False)
         else:
             ev, meta = load_weights(settings.init or DEFAULT_WEIGHTS)
             tied = "crashed" not in which and meta.get("crashed_is_contact", False)
-            ev = tuple(widen_net(net, h, settings.seed + k) if h else net
-                       for k, (net, h) in enumerate(zip(nets_of(ev),
-                                                        (settings.hidden, settings.race_hidden,
-                                                         settings.hidden))))
+            ev = tuple(
+                widen_net(net, h, settings.seed + k) if h else net
+                for k, (net, h) in enumerate(
+                    zip(nets_of(ev), (settings.hidden, settings.race_hidden, settings.hidden))
+                )
+            )
         if "fit" in meta:  # the starting weights' own fit stays on record
             meta.setdefault("fit_history", []).append(meta.pop("fit"))
     nets_ = [tuple(np.array(a, dtype=np.float32) for a in net) for net in as_nets(ev)]
     if tied:
         nets_[2] = nets_[0]
-    state = meta.get("fit") or {"data": str(data_dir), "epochs": settings.epochs,
-                                "epochs_done": 0, "alpha": settings.alpha,
-                                "alpha_end": settings.alpha_end, "seed": settings.seed,
-                                "optimizer": settings.optimizer, "nets": ",".join(which),
-                                "tied_crashed": tied}
+    state = meta.get("fit") or {
+        "data": str(data_dir),
+        "epochs": settings.epochs,
+        "epochs_done": 0,
+        "alpha": settings.alpha,
+        "alpha_end": settings.alpha_end,
+        "seed": settings.seed,
+        "optimizer": settings.optimizer,
+        "nets": ",".join(which),
+        "tied_crashed": tied,
+    }
     if settings.rank_weight:
         state.setdefault("rank_weight", settings.rank_weight)
     rank_weight = float(state.get("rank_weight", 0.0))  # a resumed fit keeps its own
     if state["epochs_done"] and state.get("optimizer", "sgd") != settings.optimizer:
-        raise ValueError(f"{checkpoint} is part-way through a fit with "
-                         f"--optimizer {state.get('optimizer', 'sgd')}; finish it with that")
+        raise ValueError(
+            f"{checkpoint} is part-way through a fit with "
+            f"--optimizer {state.get('optimizer', 'sgd')}; finish it with that"
+        )
     if settings.optimizer == "adam":
         state.setdefault("batch", settings.batch)
     owner = np.array([0, 1, 0 if tied else 2], dtype=np.int8)  # the net each class trains
@@ -655,8 +874,11 @@ def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
 
         rows = group_order(groups, np.random.default_rng(settings.seed))
         n_hold = int(n * settings.holdout)
-        while 0 < n_hold < n and groups[rows[n_hold]] >= 0 and \
-                groups[rows[n_hold]] == groups[rows[n_hold - 1]]:
+        while (
+            0 < n_hold < n
+            and groups[rows[n_hold]] >= 0
+            and groups[rows[n_hold]] == groups[rows[n_hold - 1]]
+        ):
             n_hold += 1  # not splitting the last group held out
         hold, train = np.sort(rows[:n_hold]), np.sort(rows[n_hold:])
     else:
@@ -673,8 +895,17 @@ def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
             # a net not trained keeps only its held-out rows (its error is still logged)
             tr = train[net_of[train] == k] if trained[k] else train[:0]
             ho = hold[net_of[hold] == k]
-            sets.append((tr, adam.dense_inputs(pos, tr), tg[tr], adam.dense_inputs(pos, ho),
-                         tg[ho], groups[tr], groups[ho]))
+            sets.append(
+                (
+                    tr,
+                    adam.dense_inputs(pos, tr),
+                    tg[tr],
+                    adam.dense_inputs(pos, ho),
+                    tg[ho],
+                    groups[tr],
+                    groups[ho],
+                )
+            )
         opt_path = checkpoint.with_name(checkpoint.name + ".adam.npz")
         if done and opt_path.exists():
             nets_, moments, opt_done = adam.load_state(opt_path)
@@ -690,8 +921,7 @@ def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
     for ep in range(done, settings.epochs):
         t = time.time()
         a = fit_alpha(ep, settings.epochs, settings.alpha, settings.alpha_end)
-        rec = {"epoch": ep + 1, "alpha": float(f"{a:.4g}"),
-               "positions": n}
+        rec = {"epoch": ep + 1, "alpha": float(f"{a:.4g}"), "positions": n}
         hold_mse = {}
         if settings.optimizer == "adam":
             se = cnt = 0.0
@@ -701,12 +931,12 @@ def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
                     rng = np.random.default_rng(settings.seed * 7919 + ep * 2 + k)
                     if rank_weight:
                         order = adam.group_order(gtr, rng)
-                        se += adam.adam_pass(nets_[k], moments[k], x, t5, order, settings.batch, a,
-                                             gtr, rank_weight)
+                        se += adam.adam_pass(
+                            nets_[k], moments[k], x, t5, order, settings.batch, a, gtr, rank_weight
+                        )
                     else:
                         order = rng.permutation(len(tr))
-                        se += adam.adam_pass(nets_[k], moments[k], x, t5, order,
-                                             settings.batch, a)
+                        se += adam.adam_pass(nets_[k], moments[k], x, t5, order, settings.batch, a)
                     cnt += len(tr) - len(tr) % settings.batch
                 hold_mse[name] = adam.squared_error(nets_[k], xh, th) / max(len(th), 1)
                 if has_groups and len(th):
@@ -714,7 +944,8 @@ def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
                     paired = np.count_nonzero(rc)
                     if paired:
                         rec[f"holdout_{name}_sibling_rms"] = round(
-                            float(np.sqrt((rc.astype(np.float64) ** 2).sum() / paired)), 5)
+                            float(np.sqrt((rc.astype(np.float64) ** 2).sum() / paired)), 5
+                        )
             adam.save_state(opt_path, nets_, moments, ep + 1)
             ev = tuple(nets_)
             rec["train_mse"] = round(se / max(cnt, 1), 6)
@@ -763,10 +994,11 @@ def upgrade_inputs(src, dst) -> dict:
         w1 = data[f"{name}_w1"]
         new = np.zeros((2 * PER_SIDE, w1.shape[1]), dtype=np.float32)
         new[:old_side] = w1[:old_side]
-        new[PER_SIDE:PER_SIDE + old_side] = w1[old_side:]
+        new[PER_SIDE : PER_SIDE + old_side] = w1[old_side:]
         nets.append((new, data[f"{name}_b1"], data[f"{name}_w2"], data[f"{name}_b2"]))
     meta.setdefault("upgraded", []).append(
-        {"from_input_version": meta.get("input_version"), "to_input_version": INPUT_VERSION})
+        {"from_input_version": meta.get("input_version"), "to_input_version": INPUT_VERSION}
+    )
     save_weights(dst, with_databases(tuple(nets)), meta)
     return meta
 
@@ -782,14 +1014,23 @@ def average_weights(out, paths) -> dict:
     for k, (_ev, _) in enumerate(loaded[1:], 1):
         for name, a, b in zip(NET_NAMES, nets[0], nets[k]):
             if [x.shape for x in a] != [x.shape for x in b]:
-                raise ValueError(f"{paths[k]}: its {name} net has another shape than "
-                                 f"{paths[0]}'s; only weights of one architecture average")
-    mean = tuple(tuple((sum(np.asarray(n[j][q], dtype=np.float64) for n in nets) / len(nets))
-                       .astype(np.float32) for q in range(len(nets[0][j])))
-                 for j in range(len(NET_NAMES)))
-    meta = {"average": {"of": [str(p) for p in paths],
-                        "sha256": [m.get("sha256") for _, m in loaded]},
-            "averaged_meta": [m for _, m in loaded],
-            "games_trained": max(int(m.get("games_trained", 0)) for _, m in loaded)}
+                raise ValueError(
+                    f"{paths[k]}: its {name} net has another shape than "
+                    f"{paths[0]}'s; only weights of one architecture average"
+                )
+    mean = tuple(
+        tuple(
+            (sum(np.asarray(n[j][q], dtype=np.float64) for n in nets) / len(nets)).astype(
+                np.float32
+            )
+            for q in range(len(nets[0][j]))
+        )
+        for j in range(len(NET_NAMES))
+    )
+    meta = {
+        "average": {"of": [str(p) for p in paths], "sha256": [m.get("sha256") for _, m in loaded]},
+        "averaged_meta": [m for _, m in loaded],
+        "games_trained": max(int(m.get("games_trained", 0)) for _, m in loaded),
+    }
     save_weights(out, mean, meta)
     return meta

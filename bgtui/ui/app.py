@@ -35,7 +35,7 @@ def detect_unicode(environ=None, encoding: str | None = None) -> bool:
     term = env.get("TERM", "")
     if term in ("linux", "dumb", "vt100", "vt220"):
         return False
-    enc = (encoding if encoding is not None else (getattr(sys.__stdout__, "encoding", "") or ""))
+    enc = encoding if encoding is not None else (getattr(sys.__stdout__, "encoding", "") or "")
     if "utf" in enc.lower():
         return True
     locale = env.get("LC_ALL") or env.get("LC_CTYPE") or env.get("LANG") or ""
@@ -65,9 +65,17 @@ class BgTuiApp(App):
     #: the rollout kernels are warm too (they warm up after the evaluation's)
     rollouts_ready: reactive[bool] = reactive(False)
 
-    def __init__(self, analyzer, state=None, theme: str | None = None, *,
-                 unicode: bool | None = None, config_path: Path | None = None,
-                 data_path: Path | None = None, persist_settings: bool = True) -> None:
+    def __init__(
+        self,
+        analyzer,
+        state=None,
+        theme: str | None = None,
+        *,
+        unicode: bool | None = None,
+        config_path: Path | None = None,
+        data_path: Path | None = None,
+        persist_settings: bool = True,
+    ) -> None:
         super().__init__()
         from bgtui.analysis.formats import parse_position
 
@@ -110,8 +118,9 @@ class BgTuiApp(App):
         if s.scheduler and hasattr(self.analyzer, "scheduler"):
             self.analyzer.scheduler = s.scheduler  # rollouts run on that Dask cluster
         self.apply_met(s.met)
-        self.main_screen = MainScreen(self.initial_state, rollout, s.preset, s.ply,
-                                      scheduler=s.scheduler)
+        self.main_screen = MainScreen(
+            self.initial_state, rollout, s.preset, s.ply, scheduler=s.scheduler
+        )
         return self.main_screen
 
     def on_mount(self) -> None:
@@ -127,8 +136,9 @@ class BgTuiApp(App):
         if want in self.available_themes:
             self.theme = want
         else:
-            self.notify(f"Unknown theme {want!r}; themes: {', '.join(self.theme_names)}",
-                        severity="error")
+            self.notify(
+                f"Unknown theme {want!r}; themes: {', '.join(self.theme_names)}", severity="error"
+            )
             if DEFAULT_THEME in self.available_themes:
                 self.theme = DEFAULT_THEME
         if self.settings.keys:
@@ -139,8 +149,10 @@ class BgTuiApp(App):
     @work(thread=True, group="warmup", exit_on_error=False, description="Engine warm-up")
     def warm_up(self) -> None:
         self.post_message(WarmupProgressed("starting", 0.0))
-        self.analyzer.warm_up(lambda stage, f: self.post_message(WarmupProgressed(stage, f)),
-                              ready=lambda part: self.post_message(EngineReady(part)))
+        self.analyzer.warm_up(
+            lambda stage, f: self.post_message(WarmupProgressed(stage, f)),
+            ready=lambda part: self.post_message(EngineReady(part)),
+        )
         self.post_message(EngineReady("all"))
 
     @on(WarmupProgressed)
@@ -199,8 +211,7 @@ class BgTuiApp(App):
         try:
             write_settings(self.config_path, self.settings)
         except (OSError, ValueError, TypeError) as exc:
-            self.notify(f"Could not save settings to {self.config_path}: {exc}",
-                        severity="warning")
+            self.notify(f"Could not save settings to {self.config_path}: {exc}", severity="warning")
 
     def apply_met(self, met: str) -> None:
         """Analysis at a match score uses the table of file ``met`` ("": Kazaross-XG2); a file
@@ -211,8 +222,9 @@ class BgTuiApp(App):
             try:
                 get_met(met)
             except (OSError, ValueError) as exc:
-                self.settings_problems.append(f"match equity table {met}: {exc}; using "
-                                              "Kazaross-XG2")
+                self.settings_problems.append(
+                    f"match equity table {met}: {exc}; using Kazaross-XG2"
+                )
                 met = ""
         self.analyzer.met_path = met or None
 
@@ -261,14 +273,24 @@ class BgTuiApp(App):
         from bgtui.ui.screens.main import MainScreen
         from bgtui.ui.screens.play import PlayScreen
 
-        palette = [Binding("ctrl+p", "command_palette", "Command palette",
-                           tooltip="Search every command by name")]
-        self.push_screen(HelpScreen([
-            ("Analysis screen", MainScreen.BINDINGS),
-            ("Everywhere", list(self.BINDINGS) + palette),
-            ("Board editor (b)", EditorScreen.BINDINGS),
-            ("Play mode (P)", PlayScreen.BINDINGS),
-        ]))
+        palette = [
+            Binding(
+                "ctrl+p",
+                "command_palette",
+                "Command palette",
+                tooltip="Search every command by name",
+            )
+        ]
+        self.push_screen(
+            HelpScreen(
+                [
+                    ("Analysis screen", MainScreen.BINDINGS),
+                    ("Everywhere", list(self.BINDINGS) + palette),
+                    ("Board editor (b)", EditorScreen.BINDINGS),
+                    ("Play mode (P)", PlayScreen.BINDINGS),
+                ]
+            )
+        )
 
     async def action_quit(self) -> None:
         main = self.main_screen
@@ -285,9 +307,16 @@ class BgTuiApp(App):
                 main.action_stop()
                 self.exit()
 
-        self.push_screen(ChoiceScreen("A rollout is running. Save it before quitting?",
-                                      [("s", "save", "stop it, save the analysis and quit"),
-                                       ("q", "quit", "quit without saving")]), done)
+        self.push_screen(
+            ChoiceScreen(
+                "A rollout is running. Save it before quitting?",
+                [
+                    ("s", "save", "stop it, save the analysis and quit"),
+                    ("q", "quit", "quit without saving"),
+                ],
+            ),
+            done,
+        )
 
 
 def run_app(analyzer, state=None, theme: str | None = None) -> int:

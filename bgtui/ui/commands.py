@@ -25,44 +25,76 @@ class BgTuiCommands(Provider):
             yield ("Swap sides", "The other side is on roll", main.action_swap)
             yield ("Undo position change", "Back to the previous position", main.action_undo)
             yield ("Redo position change", "Forward again", main.action_redo)
-            yield ("Copy Position ID and Match ID", "POSID:MATCHID to the clipboard",
-                   main.action_copy_ids)
+            yield (
+                "Copy Position ID and Match ID",
+                "POSID:MATCHID to the clipboard",
+                main.action_copy_ids,
+            )
             yield ("Copy XGID", "The XGID to the clipboard", main.action_copy_xgid)
             if ready:
                 for n in range(4):
                     extra = " (static evaluation; XG's 1-ply)" if n == 0 else ""
-                    yield (f"Evaluate at {n}-ply", f"Evaluate and rank plays at {n}-ply{extra}",
-                           partial(main.action_ply, n))
+                    yield (
+                        f"Evaluate at {n}-ply",
+                        f"Evaluate and rank plays at {n}-ply{extra}",
+                        partial(main.action_ply, n),
+                    )
                 yield ("Cube action", "No double / double-take / double-pass", main.action_cube)
                 if app.rollouts_ready and not main.rollout_running:
-                    yield ("Roll out selected", "Roll out the marked plays (or the highlighted "
-                           "play; the position without dice)", main.action_rollout)
-                yield ("Play against the engine", "A money game with the cube",
-                       main.action_play)
+                    yield (
+                        "Roll out selected",
+                        "Roll out the marked plays (or the highlighted "
+                        "play; the position without dice)",
+                        main.action_rollout,
+                    )
+                yield ("Play against the engine", "A money game with the cube", main.action_play)
             if main.rollout_running:
                 yield ("Stop rollout", "Stop the running rollout", main.action_stop)
             if main.check_action("resume", ()):
                 yield ("Resume rollout", "Continue the stopped rollout", main.action_resume)
             if main.check_action("extend", ()):
-                yield ("Extend rollout", "Add the settings' trials to the finished rollout",
-                       main.action_extend)
+                yield (
+                    "Extend rollout",
+                    "Add the settings' trials to the finished rollout",
+                    main.action_extend,
+                )
             for name in ("Quick truncated", "Standard full", "Cube rollout"):
-                yield (f"Rollout preset: {name}", "Load the preset into the rollout settings",
-                       partial(self._preset, main, name))
+                yield (
+                    f"Rollout preset: {name}",
+                    "Load the preset into the rollout settings",
+                    partial(self._preset, main, name),
+                )
             yield ("Rollout settings", "Edit every rollout setting", main.action_show_settings)
             yield ("Save analysis", "Save as JSON in the user data dir", main.action_save)
             yield ("Open saved analysis", "Load a saved analysis", main.action_open)
-            yield ("Export as Markdown", "Write the analysis as a Markdown file",
-                   partial(main.action_export, True))
-            yield ("Export as text", "Write the analysis as a plain-text file",
-                   partial(main.action_export, False))
+            yield (
+                "Export as Markdown",
+                "Write the analysis as a Markdown file",
+                partial(main.action_export, True),
+            )
+            yield (
+                "Export as text",
+                "Write the analysis as a plain-text file",
+                partial(main.action_export, False),
+            )
             yield ("Zoom tables", "Hide or show the board", main.action_zoom)
         for name in app.theme_names:
             yield (f"Theme: {name}", "Switch the colour theme", partial(app.set_theme, name))
-        yield ("Board style: Unicode", "Draw the board with Unicode", partial(app.set_board_style, "unicode"))
-        yield ("Board style: ASCII", "Draw the board in plain ASCII", partial(app.set_board_style, "ascii"))
-        yield ("Board style: auto", "Unicode when the terminal can show it",
-               partial(app.set_board_style, "auto"))
+        yield (
+            "Board style: Unicode",
+            "Draw the board with Unicode",
+            partial(app.set_board_style, "unicode"),
+        )
+        yield (
+            "Board style: ASCII",
+            "Draw the board in plain ASCII",
+            partial(app.set_board_style, "ascii"),
+        )
+        yield (
+            "Board style: auto",
+            "Unicode when the terminal can show it",
+            partial(app.set_board_style, "auto"),
+        )
         yield ("Settings", "Board style, theme, plies, play seed", app.action_settings)
         yield ("Help", "Keys, settings and what the numbers mean", app.action_help)
 

@@ -101,8 +101,11 @@ def read_settings(path: Path) -> tuple[UiSettings, list[str]]:
         "play_seed": (int, lambda v: v >= 0, "a whole number >= 0"),
         "preset": (str, lambda v: True, "a preset name"),
         "scheduler": (str, lambda v: v == v.strip(), "a scheduler address"),
-        "play_match": (int, lambda v: 0 <= v <= MAX_PLAY_MATCH,
-                       f"a match length from 0 (money) to {MAX_PLAY_MATCH}"),
+        "play_match": (
+            int,
+            lambda v: 0 <= v <= MAX_PLAY_MATCH,
+            f"a match length from 0 (money) to {MAX_PLAY_MATCH}",
+        ),
         "met": (str, lambda v: v == v.strip(), "a file name"),
     }
     for key, value in data.items():
@@ -110,14 +113,17 @@ def read_settings(path: Path) -> tuple[UiSettings, list[str]]:
             if isinstance(value, bool):
                 s.mwc_first = value
             else:
-                problems.append(f"{path}: mwc_first = {value!r} is not true or false; "
-                                f"using {s.mwc_first!r}")
+                problems.append(
+                    f"{path}: mwc_first = {value!r} is not true or false; using {s.mwc_first!r}"
+                )
         elif key in simple:
             kind, ok, what = simple[key]
             if isinstance(value, kind) and not isinstance(value, bool) and ok(value):
                 setattr(s, key, value)
             else:
-                problems.append(f"{path}: {key} = {value!r} is not {what}; using {getattr(s, key)!r}")
+                problems.append(
+                    f"{path}: {key} = {value!r} is not {what}; using {getattr(s, key)!r}"
+                )
         elif key == "rollout" and isinstance(value, dict):
             known = {f.name: f for f in fields(RolloutSettings)}
             kw = {}
@@ -133,8 +139,16 @@ def read_settings(path: Path) -> tuple[UiSettings, list[str]]:
                 for f in fields(RolloutSettings):
                     default = getattr(RolloutSettings(), f.name)
                     v = getattr(rs, f.name)
-                    if v is not None and default is not None and type(v) is not type(default) and not (
-                            isinstance(default, float) and isinstance(v, int) and not isinstance(v, bool)):
+                    if (
+                        v is not None
+                        and default is not None
+                        and type(v) is not type(default)
+                        and not (
+                            isinstance(default, float)
+                            and isinstance(v, int)
+                            and not isinstance(v, bool)
+                        )
+                    ):
                         raise ValueError(f"{f.name} = {v!r} has the wrong type")
                 s.rollout = validate_settings(rs)
             except (TypeError, ValueError) as exc:

@@ -5,8 +5,18 @@ from __future__ import annotations
 
 from bgtui.analysis.numbers import duration, eq, pct, pct_se, rate, se
 
-__all__ = ["dice_text", "duration", "eq", "match_pair", "mwc", "mwc_first", "pct", "pct_se",
-           "rate", "se"]
+__all__ = [
+    "dice_text",
+    "duration",
+    "eq",
+    "match_pair",
+    "mwc",
+    "mwc_first",
+    "pct",
+    "pct_se",
+    "rate",
+    "se",
+]
 
 
 def dice_text(dice) -> str:
@@ -25,6 +35,6 @@ def mwc_first(widget) -> bool:
 
 
 def match_pair(mwc_value: float, emg: float, first: bool = True) -> str:
-    """"57.32% +0.146" (MWC first) or "+0.146 57.32%" (EMG first)."""
+    """ "57.32% +0.146" (MWC first) or "+0.146 57.32%" (EMG first)."""
     a, b = mwc(mwc_value), eq(emg)
     return f"{a} {b}" if first else f"{b} {a}"

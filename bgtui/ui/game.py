@@ -59,8 +59,9 @@ def pass_loss(c: CubeDecision, mwc: bool = False) -> float:
 def cube_losses(c: CubeDecision, kind) -> tuple[float, float | None]:
     """(equity lost, MWC lost or None for money) of a cube decision: ``kind`` one of
     :func:`double_loss`, :func:`no_double_loss`, :func:`take_loss`, :func:`pass_loss`."""
-    return kind(c), (kind(c, mwc=True) if c.mwc is not None and c.mwc.get("double_take")
-                     is not None else None)
+    return kind(c), (
+        kind(c, mwc=True) if c.mwc is not None and c.mwc.get("double_take") is not None else None
+    )
 
 
 def engine_doubles(c: CubeDecision) -> bool:
@@ -97,8 +98,10 @@ def play_mwc_loss(rows: list[PlayRow], row: PlayRow) -> float | None:
 
 def natural_key(move: str):
     """Sort plays the way they read: bar first, then higher points first."""
-    nums = [25 if x == "bar" else (0 if x == "off" else int(x))
-            for x in re.findall(r"bar|off|\d+", move)]
+    nums = [
+        25 if x == "bar" else (0 if x == "off" else int(x))
+        for x in re.findall(r"bar|off|\d+", move)
+    ]
     return [-n for n in nums]
 
 
@@ -164,8 +167,12 @@ class MoneyGame:
                 break
         self.games += 1
         self.human_on_roll = a > b
-        self.state = replace(parse_position(OPENING_ID), dice=(a, b), dice_raw=None,
-                             **self.context(self.human_on_roll))
+        self.state = replace(
+            parse_position(OPENING_ID),
+            dice=(a, b),
+            dice_raw=None,
+            **self.context(self.human_on_roll),
+        )
         self.phase = "human_move" if self.human_on_roll else "engine"
         self.offered = None
         return a, b
@@ -204,19 +211,26 @@ class MoneyGame:
         who = "You win" if human_won else "The engine wins"
         text = f"{who} {how}: {points} point{'s' if points != 1 else ''}. "
         if not self.is_match:
-            return text + f"Score: you {self.score[0]}, engine {self.score[1]}. n starts a new game."
+            return (
+                text + f"Score: you {self.score[0]}, engine {self.score[1]}. n starts a new game."
+            )
         n = self.match_length
         h, e = self.score
         if max(h, e) >= n:
             self.winner = "you" if h >= n else "engine"
-            return text + (f"{'You win' if h >= n else 'The engine wins'} the {n}-point match "
-                           f"{max(h, e)}-{min(h, e)}. n starts a new match.")
+            return text + (
+                f"{'You win' if h >= n else 'The engine wins'} the {n}-point match "
+                f"{max(h, e)}-{min(h, e)}. n starts a new match."
+            )
         if self.crawford_game:
             self.crawford_game, self.crawford_done = False, True
         elif not self.crawford_done and (h == n - 1 or e == n - 1):
             self.crawford_game = True
-        nxt = " (Crawford game next: no doubling)" if self.crawford_game else (
-            " (post-Crawford)" if self.crawford_done else "")
+        nxt = (
+            " (Crawford game next: no doubling)"
+            if self.crawford_game
+            else (" (post-Crawford)" if self.crawford_done else "")
+        )
         return text + (f"Match to {n}: you {h}, engine {e}{nxt}. n starts the next game.")
 
     def doubled_and_taken(self) -> None:

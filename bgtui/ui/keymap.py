@@ -32,6 +32,9 @@ def key_table(text: str) -> list[Binding]:
         if len(cols) != 5 or cols[4] not in WHERE:
             raise ValueError(f"not a key table line (key, action, label, id, where): {line!r}")
         key, action, label, bid, where = cols
-        out.append(Binding(key, action, label, id=bid, show=where == "footer",
-                           priority=where == "priority"))
+        out.append(
+            Binding(
+                key, action, label, id=bid, show=where == "footer", priority=where == "priority"
+            )
+        )
     return out

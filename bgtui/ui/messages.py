@@ -55,8 +55,11 @@ class RolloutProgressed(Message):
     snapshot: RolloutSnapshot
 
     def can_replace(self, message: Message) -> bool:
-        return (isinstance(message, RolloutProgressed) and message.run_id == self.run_id
-                and message.snapshot.analysis_id == self.snapshot.analysis_id)
+        return (
+            isinstance(message, RolloutProgressed)
+            and message.run_id == self.run_id
+            and message.snapshot.analysis_id == self.snapshot.analysis_id
+        )
 
 
 @dataclass(eq=False)

@@ -65,18 +65,21 @@ def to_dict(doc: AnalysisDoc) -> dict:
 
 def from_dict(d: dict) -> AnalysisDoc:
     if not isinstance(d, dict) or d.get("format") != FORMAT:
-        raise ValueError("not a bgtui analysis file (no \"format\": \"bgtui-analysis\")")
+        raise ValueError('not a bgtui analysis file (no "format": "bgtui-analysis")')
     if d.get("version") != VERSION:
         raise ValueError(f"analysis file version {d.get('version')!r}; this bgtui reads {VERSION}")
     try:
         return AnalysisDoc(
-            position=str(d["position"]), ply=int(d.get("ply", 0)),
+            position=str(d["position"]),
+            ply=int(d.get("ply", 0)),
             evaluation=_result(Evaluation, d.get("evaluation")),
             plays=tuple(result_from_dict(PlayRow, r) for r in d.get("plays", ())),
-            marked=tuple(d.get("marked", ())), cube=_result(CubeDecision, d.get("cube")),
+            marked=tuple(d.get("marked", ())),
+            cube=_result(CubeDecision, d.get("cube")),
             rollout=_result(RolloutSnapshot, d.get("rollout")),
             rollout_state=d.get("rollout_state"),
-            position_id=d.get("position_id", ""), match_id=d.get("match_id", ""),
+            position_id=d.get("position_id", ""),
+            match_id=d.get("match_id", ""),
             extra=d.get("extra") or {},
         )
     except (KeyError, TypeError, ValueError) as exc:
@@ -93,8 +96,9 @@ def _jsonable(o: Any):
 
 
 def save(path: Path, doc: AnalysisDoc) -> Path:
-    return atomic_write(path, lambda f: json.dump(to_dict(doc), f, indent=1, default=_jsonable),
-                        text=True)
+    return atomic_write(
+        path, lambda f: json.dump(to_dict(doc), f, indent=1, default=_jsonable), text=True
+    )
 
 
 def load(path: Path) -> AnalysisDoc:
@@ -124,7 +128,7 @@ def orphan_autosaves(data_dir: Path) -> list[Path]:
         return []
     out = []
     for p in d.glob("rollout-*.json"):
-        pid = p.stem[len("rollout-"):]
+        pid = p.stem[len("rollout-") :]
         if pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid)):
             out.append(p)
     return sorted(out, key=lambda p: p.stat().st_mtime, reverse=True)
@@ -173,8 +177,11 @@ def export(doc: AnalysisDoc, board_text: str, markdown: bool = True) -> str:
 
     out.append("# bgtui analysis" if markdown else "bgtui analysis")
     out.append("")
-    out.append(f"Position ID `{doc.position_id}`, Match ID `{doc.match_id}`" if markdown
-               else f"Position ID {doc.position_id}, Match ID {doc.match_id}")
+    out.append(
+        f"Position ID `{doc.position_id}`, Match ID `{doc.match_id}`"
+        if markdown
+        else f"Position ID {doc.position_id}, Match ID {doc.match_id}"
+    )
     out.append(f"`{doc.position}`" if markdown else doc.position)
     out.append("")
     preformatted([board_text])
@@ -183,20 +190,41 @@ def export(doc: AnalysisDoc, board_text: str, markdown: bool = True) -> str:
         p = e.probabilities
         out.append(h(f"Evaluation ({e.evaluated_by or str(e.ply) + '-ply'})"))
         out.append("")
-        table(["Win", "W G", "W BG", "Lose", "L G", "L BG", "Cubeless", "Cubeful"],
-              [[pct(p.win), pct(p.win_gammon), pct(p.win_backgammon), pct(p.lose),
-                pct(p.lose_gammon), pct(p.lose_backgammon), eq(e.equity.cubeless),
-                eq(e.equity.cubeful)]])
+        table(
+            ["Win", "W G", "W BG", "Lose", "L G", "L BG", "Cubeless", "Cubeful"],
+            [
+                [
+                    pct(p.win),
+                    pct(p.win_gammon),
+                    pct(p.win_backgammon),
+                    pct(p.lose),
+                    pct(p.lose_gammon),
+                    pct(p.lose_backgammon),
+                    eq(e.equity.cubeless),
+                    eq(e.equity.cubeful),
+                ]
+            ],
+        )
     if doc.plays:
         out.append(h("Candidate plays"))
         out.append("")
         rows = []
         for i, r in enumerate(doc.plays, 1):
             p = r.probabilities
-            rows.append([str(i), r.move or "(no legal play)", eq(r.equity.cubeless),
-                         "" if i == 1 else eq(r.equity_diff), pct(p.win), pct(p.win_gammon),
-                         pct(p.win_backgammon), pct(p.lose_gammon), pct(p.lose_backgammon),
-                         f"rollout {r.trials}" if r.trials else r.evaluated_by])
+            rows.append(
+                [
+                    str(i),
+                    r.move or "(no legal play)",
+                    eq(r.equity.cubeless),
+                    "" if i == 1 else eq(r.equity_diff),
+                    pct(p.win),
+                    pct(p.win_gammon),
+                    pct(p.win_backgammon),
+                    pct(p.lose_gammon),
+                    pct(p.lose_backgammon),
+                    f"rollout {r.trials}" if r.trials else r.evaluated_by,
+                ]
+            )
         table(["#", "Play", "Equity", "Diff", "Win", "W G", "W BG", "L G", "L BG", "Eval"], rows)
     if doc.rollout is not None:
         s = doc.rollout
@@ -206,17 +234,23 @@ def export(doc: AnalysisDoc, board_text: str, markdown: bool = True) -> str:
         rows = []
         for i, r in enumerate(s.rows):
             p, ps, es = r.probabilities, r.probabilities_se, r.equity_se
-            rows.append([r.move or "position", eq(r.equity.cubeless),
-                         se(es.cubeless) if es else "",
-                         "" if i == 0 else eq(r.equity_diff),
-                         "" if i == 0 else se(r.equity_diff_se),
-                         f"{pct(p.win)} {pct_se(ps.win) if ps else ''}".strip(),
-                         pct(p.win_gammon), pct(p.lose_gammon), str(r.trials)])
+            rows.append(
+                [
+                    r.move or "position",
+                    eq(r.equity.cubeless),
+                    se(es.cubeless) if es else "",
+                    "" if i == 0 else eq(r.equity_diff),
+                    "" if i == 0 else se(r.equity_diff_se),
+                    f"{pct(p.win)} {pct_se(ps.win) if ps else ''}".strip(),
+                    pct(p.win_gammon),
+                    pct(p.lose_gammon),
+                    str(r.trials),
+                ]
+            )
         table(["Play", "Equity", "SE", "Diff", "SE", "Win", "W G", "L G", "Trials"], rows)
         from bgtui.ui.widgets.convergence import ConvergenceHistory, plot_lines
 
-        lines = plot_lines(ConvergenceHistory.from_snapshot(s), width=72, height=12,
-                           unicode=False)
+        lines = plot_lines(ConvergenceHistory.from_snapshot(s), width=72, height=12, unicode=False)
         if lines:
             out.append("Equity and its 95% band against trials:")
             out.append("")
@@ -225,6 +259,8 @@ def export(doc: AnalysisDoc, board_text: str, markdown: bool = True) -> str:
         c = doc.cube
         out.append(h(f"Cube action ({c.evaluated_by or str(c.ply) + '-ply'})"))
         out.append("")
-        table(["No double", "Double, take", "Double, pass", "Proper action"],
-              [[eq(c.no_double), eq(c.double_take), eq(c.double_pass), c.action]])
+        table(
+            ["No double", "Double, take", "Double, pass", "Proper action"],
+            [[eq(c.no_double), eq(c.double_take), eq(c.double_pass), c.action]],
+        )
     return "\n".join(out).rstrip() + "\n"

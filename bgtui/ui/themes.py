@@ -38,10 +38,20 @@ BOARD_VARIABLE_DEFAULTS = {
 }
 DEFAULT_THEME = "bgtui-dark"
 PLAIN_THEME = "bgtui-16"
-_COLOUR_FIELDS = ("primary", "secondary", "warning", "error", "success", "accent", "foreground",
-                  "background", "surface", "panel", "boost")
-_KNOWN = set(_COLOUR_FIELDS) | {"name", "dark", "variables", "luminosity_spread",
-                                "text_alpha"}
+_COLOUR_FIELDS = (
+    "primary",
+    "secondary",
+    "warning",
+    "error",
+    "success",
+    "accent",
+    "foreground",
+    "background",
+    "surface",
+    "panel",
+    "boost",
+)
+_KNOWN = set(_COLOUR_FIELDS) | {"name", "dark", "variables", "luminosity_spread", "text_alpha"}
 
 
 def theme_dirs() -> list[Path]:
@@ -64,7 +74,7 @@ def _colour_ok(value: str) -> bool:
 def theme_from_dict(data: dict, source: str = "<theme>") -> Theme:
     """A Theme from parsed TOML; ValueError naming the file and key when something is wrong."""
     if not isinstance(data.get("name"), str) or not data["name"]:
-        raise ValueError(f"{source}: a theme needs a name = \"...\"")
+        raise ValueError(f'{source}: a theme needs a name = "..."')
     if "primary" not in data:
         raise ValueError(f"{source}: theme {data['name']!r} needs a primary colour")
     unknown = set(data) - _KNOWN
@@ -94,7 +104,7 @@ def load_themes(dirs: Iterable[Path] | None = None) -> tuple[list[Theme], list[s
     """(themes, problems): every good theme file (the first of each name wins) and a message
     for each bad one."""
     themes, problems, seen = [], [], set()
-    for d in (theme_dirs() if dirs is None else dirs):
+    for d in theme_dirs() if dirs is None else dirs:
         d = Path(d)
         if not d.is_dir():
             continue

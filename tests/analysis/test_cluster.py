@@ -19,8 +19,19 @@ from bgtui.cli import main
 ROOT = Path(__file__).resolve().parents[2]
 OPENING = "4HPwATDgc/ABMA"
 ROLLOUT = ("rollout", OPENING, "--trials", "324", "--truncate", "7", "--json")
-CANDIDATES = ("rollout", OPENING, "--dice", "31", "--top", "3", "--trials", "324",
-              "--truncate", "7", "--json")
+CANDIDATES = (
+    "rollout",
+    OPENING,
+    "--dice",
+    "31",
+    "--top",
+    "3",
+    "--trials",
+    "324",
+    "--truncate",
+    "7",
+    "--json",
+)
 CUBEFUL = ("cube", OPENING, "--rollout", "--trials", "36", "--json")
 
 
@@ -34,12 +45,15 @@ def _json(capsys, *argv):
 
 
 def test_a_local_rollout_imports_nothing_of_dask():
-    code = ("import sys; from bgtui.cli import main; "
-            "main(['rollout', '4HPwATDgc/ABMA', '--trials', '36', '--truncate', '1', '--json']); "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))")
+    code = (
+        "import sys; from bgtui.cli import main; "
+        "main(['rollout', '4HPwATDgc/ABMA', '--trials', '36', '--truncate', '1', '--json']); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))"
+    )
     env = dict(os.environ, PYTHONPATH=str(ROOT), BGTUI_NO_SERVER="1")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                       cwd=ROOT, timeout=600)
+    r = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=600
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines()[-1] == "[]"
 
@@ -53,9 +67,27 @@ def cluster(tmp_path_factory):
     sched_file = tmp / "scheduler.json"
     env = dict(os.environ, PYTHONPATH=str(ROOT), BGTUI_NO_SERVER="1")
     log = open(tmp / "cluster.log", "w")
-    procs = [subprocess.Popen([sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1",
-                               "--port", "0", "--no-dashboard", "--scheduler-file", str(sched_file)],
-                              env=env, stdout=log, stderr=log, cwd=tmp)]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "dask",
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--no-dashboard",
+                "--scheduler-file",
+                str(sched_file),
+            ],
+            env=env,
+            stdout=log,
+            stderr=log,
+            cwd=tmp,
+        )
+    ]
     try:
         for _ in range(300):
             if sched_file.exists() and sched_file.stat().st_size > 0:
@@ -63,9 +95,26 @@ def cluster(tmp_path_factory):
             time.sleep(0.1)
         address = json.loads(sched_file.read_text())["address"]
         for _ in range(2):
-            procs.append(subprocess.Popen(
-                [sys.executable, "-m", "dask", "worker", address, "--nthreads", "1",
-                 "--host", "127.0.0.1", "--no-dashboard"], env=env, stdout=log, stderr=log, cwd=tmp))
+            procs.append(
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "dask",
+                        "worker",
+                        address,
+                        "--nthreads",
+                        "1",
+                        "--host",
+                        "127.0.0.1",
+                        "--no-dashboard",
+                    ],
+                    env=env,
+                    stdout=log,
+                    stderr=log,
+                    cwd=tmp,
+                )
+            )
         client = distributed.Client(address, timeout=30, set_as_default=False)
         client.wait_for_workers(2, timeout=120)
         yield address, client
@@ -107,8 +156,11 @@ def test_a_worker_killed_mid_run_loses_nothing(cluster):
     killed = None
     for snap in an.iter_rollout(state, settings):
         if killed is None and snap.trials_done > 0 and not snap.finished:
-            busy = [w for w, keys in client.processing().items()
-                    if any(str(k).startswith("run_chunk") for k in keys)]
+            busy = [
+                w
+                for w, keys in client.processing().items()
+                if any(str(k).startswith("run_chunk") for k in keys)
+            ]
             if busy:  # a worker running a chunk of this rollout: kill its process
                 killed = busy[0]
                 os.kill(pids[killed], signal.SIGKILL)

@@ -200,6 +200,7 @@ def test_exact_database_no_double_when_the_opponent_owns_the_cube():
 # ------------------------------------------------------------------------------------------
 # live-cube rollouts: the no-double branch does not double before its first roll
 
+
 def _live_cube_rollout(board, trials=36, **kw):
 
     from bgtui.analysis.models import RolloutSettings
@@ -252,6 +253,7 @@ def test_live_rollout_no_double_agrees_with_exact_database_in_a_longer_bearoff()
 # ------------------------------------------------------------------------------------------
 # take, cash and too-good points: the model's exact break-even points
 
+
 @pytest.mark.parametrize("x", [0.0, 0.3, 0.6, 0.64, 0.68, 1.0])
 def test_take_and_cash_points_are_janowskis_closed_forms_without_gammons(x):
     # Janowski (gammonless): take point 1/2 / (2 + x/2), cash point 1 - 1/2 / (2 + x/2);
@@ -277,12 +279,18 @@ def test_take_and_cash_points_with_gammons_are_janowskis_general_forms(x):
     assert d["cash_point"] == pytest.approx((L + 0.5 + 0.5 * x) / (W + L + 0.5 * x), abs=1e-9)
 
 
-@pytest.mark.parametrize("x, expected", [
-    # W = 2 (every win a gammon), L = 1. Dead cube: p W - (1 - p) L = 1 at p = 2/3. Live cube:
-    # the owner cashes from CP = (L + 1) / (W + L + 1/2) = 4/7 on, where playing on is worth 1
-    # already, so 4/7. x = 0.68: above CP the equity is 0.68 (1 + 7/3 (p - 4/7)) + 0.32 (3p - 1)
-    # = 2.546667 p - 0.546667 = 1 at p = 1.546667 / 2.546667 = 0.607330
-    (0.0, 2.0 / 3.0), (1.0, 4.0 / 7.0), (0.68, 1.546667 / 2.546667)])
+@pytest.mark.parametrize(
+    "x, expected",
+    [
+        # W = 2 (every win a gammon), L = 1. Dead cube: p W - (1 - p) L = 1 at p = 2/3. Live cube:
+        # the owner cashes from CP = (L + 1) / (W + L + 1/2) = 4/7 on, where playing on is worth 1
+        # already, so 4/7. x = 0.68: above CP the equity is 0.68 (1 + 7/3 (p - 4/7)) + 0.32 (3p - 1)
+        # = 2.546667 p - 0.546667 = 1 at p = 1.546667 / 2.546667 = 0.607330
+        (0.0, 2.0 / 3.0),
+        (1.0, 4.0 / 7.0),
+        (0.68, 1.546667 / 2.546667),
+    ],
+)
 def test_too_good_point_hand_computed(x, expected):
     d = decide(_p(0.7, 0.7), RACE, cube_owner="player", x=x)
     assert d["too_good_point"] == pytest.approx(expected, abs=1e-5)
@@ -306,6 +314,7 @@ def test_at_the_too_good_point_no_double_equals_the_cash():
 # ------------------------------------------------------------------------------------------
 # the opponent owns the cube: no cube access
 
+
 def test_no_cube_access_when_the_opponent_owns_the_cube():
     # p = 0.7 gammonless, x = 0.68: the player can only play on; his equity is the Janowski
     # opponent-owns value 0.68 (-1 + 2 (0.7 - 0.2) / 0.8) + 0.32 * 0.4 = 0.298
@@ -319,17 +328,20 @@ def test_no_cube_access_when_the_opponent_owns_the_cube():
     assert decide(_p(0.7), RACE, x=0.68)["cube_access"] is True
 
 
-@pytest.mark.parametrize("pw, expected, same_without_jacoby", [
-    # W = L = 2 (every game a gammon): after a double TP = (L - 1/2) / (W + L + 1/2) = 1/3,
-    # CP = (L + 1) / (W + L + 1/2) = 2/3. Centred under Jacoby: live -1 + 2 (p - 1/3) / (1/3)
-    # between them, flat at -1 / +1 outside; dead the cubeless 2p - 2(1 - p) = 4p - 2 (the
-    # gammons count once the cube is turned) limited to [-1, +1].
-    (0.6, 0.68 * 0.6 + 0.32 * 0.4, True),     # 0.536: inside the window the rule changes nothing
-    (0.7, 0.68 * 1.0 + 0.32 * 0.8, False),    # 0.936: past the cash point he cashes
-    (0.8, 0.68 * 1.0 + 0.32 * 1.0, False),    # 1: dead 1.2 > 1, a cash
-    (0.3, 0.68 * -1.0 + 0.32 * -0.8, False),  # -0.936: the opponent cashes
-    (0.1, -1.0, False),
-])
+@pytest.mark.parametrize(
+    "pw, expected, same_without_jacoby",
+    [
+        # W = L = 2 (every game a gammon): after a double TP = (L - 1/2) / (W + L + 1/2) = 1/3,
+        # CP = (L + 1) / (W + L + 1/2) = 2/3. Centred under Jacoby: live -1 + 2 (p - 1/3) / (1/3)
+        # between them, flat at -1 / +1 outside; dead the cubeless 2p - 2(1 - p) = 4p - 2 (the
+        # gammons count once the cube is turned) limited to [-1, +1].
+        (0.6, 0.68 * 0.6 + 0.32 * 0.4, True),  # 0.536: inside the window the rule changes nothing
+        (0.7, 0.68 * 1.0 + 0.32 * 0.8, False),  # 0.936: past the cash point he cashes
+        (0.8, 0.68 * 1.0 + 0.32 * 1.0, False),  # 1: dead 1.2 > 1, a cash
+        (0.3, 0.68 * -1.0 + 0.32 * -0.8, False),  # -0.936: the opponent cashes
+        (0.1, -1.0, False),
+    ],
+)
 def test_jacoby_centred_equity_hand_computed(pw, expected, same_without_jacoby):
     p = np.array([pw, pw, 0.0, 1.0 - pw, 0.0])
     assert C.cubeful_equity(p, 0.68, C.CENTRED, True) == pytest.approx(expected, abs=1e-12)

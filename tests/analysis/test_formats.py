@@ -35,7 +35,9 @@ def test_position_id_puts_the_player_on_rolls_bar_checker_on_our_bar():
     assert encode_position_id(pos) == "zGbiIQgxH/AAWA"
 
 
-@pytest.mark.parametrize("pid", ["4HPwATDgc/ABMA", "jGfkASjg8wcBMA", "zGbiIQgxH/AAWA", "zGbiIYCYD3gALA"])
+@pytest.mark.parametrize(
+    "pid", ["4HPwATDgc/ABMA", "jGfkASjg8wcBMA", "zGbiIQgxH/AAWA", "zGbiIYCYD3gALA"]
+)
 def test_published_position_ids_round_trip_byte_for_byte(pid):
     assert encode_position_id(decode_position_id(pid)) == pid
 
@@ -57,8 +59,15 @@ def test_published_match_ids_round_trip_byte_for_byte(mid):
 
 
 def test_match_id_with_dice_score_and_cube():
-    s = GameState.from_position(OPENING_POSITION, cube_value=4, cube_owner="opponent",
-                                dice=(5, 2), match_length=7, score=(3, 5), on_roll=0)
+    s = GameState.from_position(
+        OPENING_POSITION,
+        cube_value=4,
+        cube_owner="opponent",
+        dice=(5, 2),
+        match_length=7,
+        score=(3, 5),
+        on_roll=0,
+    )
     back = parse_position(format_position_id(s) + ":" + format_match_id(s))
     assert back == s
     f = decode_match_id(format_match_id(s))
@@ -89,18 +98,21 @@ def test_xgid_letters_on_the_bar_slots_put_checkers_on_both_bars():
     assert s.position[25] == 3 and s.position[0] == -2
 
 
-@pytest.mark.parametrize("text, words", [
-    ("", "empty"),
-    ("4HPwATDgc/ABM", "14 characters"),
-    ("4HPwATDgc/AB#A", "not a base64"),
-    ("////////////AA", "runs out of bits"),
-    ("4HPwATDgc/ABMA:cAkAAAAAAAA", "12 characters"),
-    ("XGID=-b----E-C---eE---c-e----B:0:0:1:00:0:0:0:0:10", "26 characters"),
-    ("XGID=-b----E-C---eE---c-e----B-:0:0:2:00:0:0:0:0:10", "turn"),
-    ("XGID=-b----E-C---eE---c-e----B-:0:0:1:07:0:0:0:0:10", "dice"),
-    ("XGID=-p----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10", "not '-'"),
-    ("XGID=-b----E-C---eE---c-e----BB:0:0:1:00:0:0:0:0:10", "17 checkers"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("", "empty"),
+        ("4HPwATDgc/ABM", "14 characters"),
+        ("4HPwATDgc/AB#A", "not a base64"),
+        ("////////////AA", "runs out of bits"),
+        ("4HPwATDgc/ABMA:cAkAAAAAAAA", "12 characters"),
+        ("XGID=-b----E-C---eE---c-e----B:0:0:1:00:0:0:0:0:10", "26 characters"),
+        ("XGID=-b----E-C---eE---c-e----B-:0:0:2:00:0:0:0:0:10", "turn"),
+        ("XGID=-b----E-C---eE---c-e----B-:0:0:1:07:0:0:0:0:10", "dice"),
+        ("XGID=-p----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10", "not '-'"),
+        ("XGID=-b----E-C---eE---c-e----BB:0:0:1:00:0:0:0:0:10", "17 checkers"),
+    ],
+)
 def test_bad_positions_get_clear_messages(text, words):
     with pytest.raises(PositionFormatError) as e:
         parse_position(text)
@@ -109,6 +121,7 @@ def test_bad_positions_get_clear_messages(text, words):
 
 def _positions():
     """Random legal positions: 15 or fewer checkers a side on distinct points and bars."""
+
     @st.composite
     def build(draw):
         pos = np.zeros(26, dtype=np.int64)
@@ -123,6 +136,7 @@ def _positions():
                 i = draw(st.sampled_from(choices))
                 pos[i] += sign
         return pos.astype(np.int8)
+
     return build().filter(lambda p: impossible_reason(p) is None)
 
 
@@ -133,15 +147,32 @@ def test_position_id_round_trip(pos):
 
 
 @settings(max_examples=200, deadline=None)
-@given(_positions(), st.sampled_from([1, 2, 8, 64]), st.sampled_from(["centred", "player", "opponent"]),
-       st.one_of(st.none(), st.tuples(st.integers(1, 6), st.integers(1, 6))),
-       st.integers(0, 1), st.integers(0, 11))
+@given(
+    _positions(),
+    st.sampled_from([1, 2, 8, 64]),
+    st.sampled_from(["centred", "player", "opponent"]),
+    st.one_of(st.none(), st.tuples(st.integers(1, 6), st.integers(1, 6))),
+    st.integers(0, 1),
+    st.integers(0, 11),
+)
 def test_match_id_and_xgid_round_trip(pos, cube, owner, dice, on_roll, length):
     score = (0, 0) if length == 0 else (length - 1, 0)
-    s = GameState.from_position(pos, cube_value=cube, cube_owner=owner, dice=dice,
-                                match_length=length, score=score, on_roll=on_roll)
+    s = GameState.from_position(
+        pos,
+        cube_value=cube,
+        cube_owner=owner,
+        dice=dice,
+        match_length=length,
+        score=score,
+        on_roll=on_roll,
+    )
     assert parse_position(format_position_id(s) + ":" + format_match_id(s)) == s
     x = parse_position(format_xgid(s))
     assert np.array_equal(x.position, s.position)
     assert (x.cube_value, x.cube_owner, x.dice, x.match_length, x.score) == (
-        s.cube_value, s.cube_owner, s.dice, s.match_length, s.score)
+        s.cube_value,
+        s.cube_owner,
+        s.dice,
+        s.match_length,
+        s.score,
+    )

@@ -48,7 +48,9 @@ def _with_field(i, value, base=XGID):
 
 
 # -- characters --------------------------------------------------------------------------------
-@pytest.mark.parametrize("text", ["4HPwATDgc/ABM\uff21", "4HPwATDgc/\x00BMA", "\u0664HPwATDgc/ABMA"])
+@pytest.mark.parametrize(
+    "text", ["4HPwATDgc/ABM\uff21", "4HPwATDgc/\x00BMA", "\u0664HPwATDgc/ABMA"]
+)
 def test_only_printable_ascii_is_read(text):
     _rejects(text, "ASCII")
 
@@ -132,24 +134,27 @@ def _mid(**changes):
     return OPENING + ":" + encode_match_id(f)
 
 
-@pytest.mark.parametrize("changes, words", [
-    (dict(tail=2), "past bit 66"),
-    (dict(tail=32), "past bit 66"),
-    (dict(cube_owner=2), "cube owner"),
-    (dict(game_state=5), "game state"),
-    (dict(game_state=7), "game state"),
-    (dict(die1=7, die2=1), "dice"),
-    (dict(die1=3, die2=0), "dice"),
-    (dict(turn=0), "turn"),
-    (dict(double_offered=1), "turn"),
-    (dict(double_offered=1, turn=0, die1=3, die2=1), "after the dice"),
-    (dict(double_offered=1, resigned=1, turn=0), "at once"),
-    (dict(match_length=5, score0=5), "not below the match length"),
-    (dict(crawford=1), "money"),
-    (dict(crawford=1, match_length=5, score0=3), "Crawford"),
-    (dict(crawford=1, match_length=5, score0=4, score1=4), "Crawford"),
-    (dict(crawford=1, match_length=5, score0=4, cube_log=1, cube_owner=0), "nobody may double"),
-])
+@pytest.mark.parametrize(
+    "changes, words",
+    [
+        (dict(tail=2), "past bit 66"),
+        (dict(tail=32), "past bit 66"),
+        (dict(cube_owner=2), "cube owner"),
+        (dict(game_state=5), "game state"),
+        (dict(game_state=7), "game state"),
+        (dict(die1=7, die2=1), "dice"),
+        (dict(die1=3, die2=0), "dice"),
+        (dict(turn=0), "turn"),
+        (dict(double_offered=1), "turn"),
+        (dict(double_offered=1, turn=0, die1=3, die2=1), "after the dice"),
+        (dict(double_offered=1, resigned=1, turn=0), "at once"),
+        (dict(match_length=5, score0=5), "not below the match length"),
+        (dict(crawford=1), "money"),
+        (dict(crawford=1, match_length=5, score0=3), "Crawford"),
+        (dict(crawford=1, match_length=5, score0=4, score1=4), "Crawford"),
+        (dict(crawford=1, match_length=5, score0=4, cube_log=1, cube_owner=0), "nobody may double"),
+    ],
+)
 def test_match_id_fields_out_of_range_are_refused(changes, words):
     _rejects(_mid(**changes), words)
 
@@ -164,32 +169,35 @@ def test_match_id_fields_in_range_are_read():
 
 
 # -- XGID fields ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("text, words", [
-    (_with_field(9, "-1"), "maximum cube exponent"),
-    (_with_field(9, "99999"), "maximum cube exponent"),
-    (_with_field(9, "3", _with_field(1, "4")), "cube exponent must be 0 to 3"),
-    (_with_field(1, "16"), "cube exponent"),
-    (_with_field(2, "2"), "cube position"),
-    (_with_field(3, "0"), "turn"),
-    (_with_field(4, "07"), "dice"),
-    (_with_field(4, "\uff13\uff11"), "ASCII"),
-    (_with_field(5, "-1"), "score of X"),
-    (_with_field(6, "99999"), "score of O"),
-    (_with_field(7, "4"), "Jacoby/beaver flags must be 0 to 3"),
-    (_with_field(8, "5", _with_field(7, "2")), "Crawford flag must be 0 to 1"),
-    (_with_field(8, "5", _with_field(5, "5")), "not below the match length"),
-    (_with_field(8, "5", _with_field(7, "1")), "Crawford"),
-    (_with_field(8, "5", _with_field(4, "B")), "money"),
-    (_with_field(8, "40000"), "match length"),
-    (_with_field(1, "+1"), "written plainly"),
-    (_with_field(1, "01"), "written plainly"),
-    (_with_field(1, " 1"), "written plainly"),
-    (_with_field(1, "1_0"), "written plainly"),
-    (XGID + ":0", "9 fields"),
-    (XGID.rsplit(":", 1)[0], "9 fields"),
-    ("XGID=-b----E-C---eE---c-e----B-", "9 fields"),
-    ("XGID=-p----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10", "not '-'"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        (_with_field(9, "-1"), "maximum cube exponent"),
+        (_with_field(9, "99999"), "maximum cube exponent"),
+        (_with_field(9, "3", _with_field(1, "4")), "cube exponent must be 0 to 3"),
+        (_with_field(1, "16"), "cube exponent"),
+        (_with_field(2, "2"), "cube position"),
+        (_with_field(3, "0"), "turn"),
+        (_with_field(4, "07"), "dice"),
+        (_with_field(4, "\uff13\uff11"), "ASCII"),
+        (_with_field(5, "-1"), "score of X"),
+        (_with_field(6, "99999"), "score of O"),
+        (_with_field(7, "4"), "Jacoby/beaver flags must be 0 to 3"),
+        (_with_field(8, "5", _with_field(7, "2")), "Crawford flag must be 0 to 1"),
+        (_with_field(8, "5", _with_field(5, "5")), "not below the match length"),
+        (_with_field(8, "5", _with_field(7, "1")), "Crawford"),
+        (_with_field(8, "5", _with_field(4, "B")), "money"),
+        (_with_field(8, "40000"), "match length"),
+        (_with_field(1, "+1"), "written plainly"),
+        (_with_field(1, "01"), "written plainly"),
+        (_with_field(1, " 1"), "written plainly"),
+        (_with_field(1, "1_0"), "written plainly"),
+        (XGID + ":0", "9 fields"),
+        (XGID.rsplit(":", 1)[0], "9 fields"),
+        ("XGID=-b----E-C---eE---c-e----B-", "9 fields"),
+        ("XGID=-p----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10", "not '-'"),
+    ],
+)
 def test_xgid_fields_out_of_range_are_refused(text, words):
     _rejects(text, words)
 
@@ -217,8 +225,13 @@ def _check(result):
     x = parse_position(format_xgid(result))
     assert np.array_equal(x.position, result.position)
     assert (x.cube_value, x.cube_owner, x.dice, x.match_length, x.score, x.crawford) == (
-        result.cube_value, result.cube_owner, result.dice, result.match_length, result.score,
-        result.crawford)
+        result.cube_value,
+        result.cube_owner,
+        result.dice,
+        result.match_length,
+        result.score,
+        result.crawford,
+    )
 
 
 def _read(reader, value):
@@ -228,10 +241,17 @@ def _read(reader, value):
         return None
 
 
-_VALID = [OPENING, OPENING + ":" + MATCH, "4HPwATDgc/ABMA:8IhuACAACAAE", XGID,
-          "XGID=-CCCBBB------------cccbbb-:1:1:-1:63:2:4:0:7:10", "zGbiIQgxH/AAWA"]
-_ALPHABET = st.sampled_from(list("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop0123456789+/:=-Xx \x00"
-                                 "\uff11\u0663\xff"))
+_VALID = [
+    OPENING,
+    OPENING + ":" + MATCH,
+    "4HPwATDgc/ABMA:8IhuACAACAAE",
+    XGID,
+    "XGID=-CCCBBB------------cccbbb-:1:1:-1:63:2:4:0:7:10",
+    "zGbiIQgxH/AAWA",
+]
+_ALPHABET = st.sampled_from(
+    list("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop0123456789+/:=-Xx \x00\uff11\u0663\xff")
+)
 
 
 @st.composite
@@ -273,10 +293,15 @@ def test_fuzz_parse_position_bytes(data):
 
 
 @_SETTINGS
-@given(st.one_of(st.text(alphabet=_ALPHABET, min_size=12, max_size=16),
-                 st.binary(min_size=12, max_size=16),
-                 st.binary(min_size=10, max_size=10).map(
-                     lambda b: __import__("base64").b64encode(b).decode()[:14])))
+@given(
+    st.one_of(
+        st.text(alphabet=_ALPHABET, min_size=12, max_size=16),
+        st.binary(min_size=12, max_size=16),
+        st.binary(min_size=10, max_size=10).map(
+            lambda b: __import__("base64").b64encode(b).decode()[:14]
+        ),
+    )
+)
 def test_fuzz_position_id_reader(value):
     pos = _read(decode_position_id, value)
     if pos is not None:
@@ -285,9 +310,13 @@ def test_fuzz_position_id_reader(value):
 
 
 @_SETTINGS
-@given(st.one_of(st.binary(min_size=9, max_size=9).map(
-    lambda b: __import__("base64").b64encode(b).decode()), st.binary(max_size=14),
-    st.text(max_size=14)))
+@given(
+    st.one_of(
+        st.binary(min_size=9, max_size=9).map(lambda b: __import__("base64").b64encode(b).decode()),
+        st.binary(max_size=14),
+        st.text(max_size=14),
+    )
+)
 def test_fuzz_match_id_reader(value):
     f = _read(decode_match_id, value)
     if f is not None:
@@ -301,8 +330,31 @@ def test_fuzz_match_id_reader(value):
 @st.composite
 def _xgids(draw):
     board = "".join(draw(st.lists(st.sampled_from(list("-aAbBcCoO")), min_size=26, max_size=26)))
-    fields = [draw(st.sampled_from(["0", "1", "-1", "2", "15", "16", "00", "31", "66", "D", "B",
-                                    "07", "+1", "", "99999", "\uff11"])) for _ in range(9)]
+    fields = [
+        draw(
+            st.sampled_from(
+                [
+                    "0",
+                    "1",
+                    "-1",
+                    "2",
+                    "15",
+                    "16",
+                    "00",
+                    "31",
+                    "66",
+                    "D",
+                    "B",
+                    "07",
+                    "+1",
+                    "",
+                    "99999",
+                    "\uff11",
+                ]
+            )
+        )
+        for _ in range(9)
+    ]
     return "XGID=" + board + ":" + ":".join(fields)
 
 

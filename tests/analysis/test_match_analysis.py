@@ -21,28 +21,29 @@ def an():
 
 
 def at(length, a, b, crawford=False, pos=OPENING, **kw):
-    return replace(parse_position(pos), match_length=length, score=(a, b), crawford=crawford,
-                   **kw)
+    return replace(parse_position(pos), match_length=length, score=(a, b), crawford=crawford, **kw)
 
 
 def test_describe_and_json_context():
     s = parse_position(XGID_4_2)
     assert MA.describe(s) == "7-point match, 4-2 (-3a -5a)"
-    assert MA.match_dict(s) == {"length": 7, "score": [4, 2], "crawford": False,
-                                "away": [3, 5]}
+    assert MA.match_dict(s) == {"length": 7, "score": [4, 2], "crawford": False, "away": [3, 5]}
     assert MA.describe(at(5, 4, 2, crawford=True)) == "5-point match, 4-2 (-1a -3a), Crawford"
     assert MA.describe(at(5, 2, 4)) == "5-point match, 2-4 (-3a -1a), post-Crawford"
 
 
-@pytest.mark.parametrize("kw, msg", [
-    (dict(length=7, score="4-2", crawford=True), "only when a side is 1-away"),
-    (dict(length=7, score="7-2"), "not below the match length"),
-    (dict(length=7, score="4-x"), "bad score"),
-    (dict(score="1-2"), "needs a match"),
-    (dict(crawford=True), "needs a match"),
-    (dict(length=-3), "0 \\(money\\) or more"),
-    (dict(length=41, score="0-0"), "covers scores up to 25-away"),
-])
+@pytest.mark.parametrize(
+    "kw, msg",
+    [
+        (dict(length=7, score="4-2", crawford=True), "only when a side is 1-away"),
+        (dict(length=7, score="7-2"), "not below the match length"),
+        (dict(length=7, score="4-x"), "bad score"),
+        (dict(score="1-2"), "needs a match"),
+        (dict(crawford=True), "needs a match"),
+        (dict(length=-3), "0 \\(money\\) or more"),
+        (dict(length=41, score="0-0"), "covers scores up to 25-away"),
+    ],
+)
 def test_bad_match_context_is_one_line(kw, msg):
     with pytest.raises(ValueError, match=msg) as e:
         MA.with_match(parse_position(OPENING), **kw)
@@ -54,11 +55,13 @@ def test_cube_above_what_the_match_allows():
     # 3-away 3-away: a 4-cube is possible (doubled at 2, both needing 3), an 8-cube not
     MA.check_match(replace(s, match_length=5, score=(2, 2), cube_value=4, cube_owner="player"))
     with pytest.raises(ValueError, match="above what the match allows"):
-        MA.check_match(replace(s, match_length=5, score=(2, 2), cube_value=8,
-                               cube_owner="player"))
+        MA.check_match(replace(s, match_length=5, score=(2, 2), cube_value=8, cube_owner="player"))
     with pytest.raises(ValueError, match="Crawford"):
-        MA.check_match(replace(s, match_length=5, score=(4, 2), crawford=True, cube_value=2,
-                               cube_owner="player"))
+        MA.check_match(
+            replace(
+                s, match_length=5, score=(4, 2), crawford=True, cube_value=2, cube_owner="player"
+            )
+        )
 
 
 def test_with_match_overrides_and_money():
@@ -95,8 +98,7 @@ def test_evaluation_emg_is_the_mwc_mapped(an):
 def test_dmp_plays_rank_by_winning_chances(an):
     """At double match point only winning counts: each play's MWC is its winning chance (the
     cube is dead, so cubeful = cubeless), and the ranking follows it."""
-    s = replace(at(7, 6, 6, pos="XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"),
-                dice=(4, 3))
+    s = replace(at(7, 6, 6, pos="XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"), dice=(4, 3))
     rows = an.rank_plays(s, (4, 3), 0)
     for r in rows:
         assert r.mwc == pytest.approx(r.probabilities.win, abs=1e-6)
@@ -192,4 +194,3 @@ def test_rollout_of_plays_at_a_score_ranks_by_mwc(an):
         assert r.mwc == pytest.approx(MA.MatchView(s, met).cubeless(p), abs=1e-9)
         assert r.equity.cubeless == pytest.approx((2 * r.mwc - (w + l)) / (w - l))
         assert r.mwc_se > 0 and (r.mwc_diff_se > 0 or r is snap.rows[0])
-

@@ -26,8 +26,7 @@ def an():
 
 
 def at(pos, length, a, b, crawford=False, **kw):
-    return replace(parse_position(pos), match_length=length, score=(a, b), crawford=crawford,
-                   **kw)
+    return replace(parse_position(pos), match_length=length, score=(a, b), crawford=crawford, **kw)
 
 
 def last(it):
@@ -47,8 +46,9 @@ def test_dmp_cubeful_rollout_after_one_roll_is_the_one_ply_mwc(an):
     assert row.equity.cubeful == pytest.approx(2 * want - 1, abs=1e-6)
 
 
-@pytest.mark.parametrize("score,cube,owner", [((3, 5), 1, "centred"), ((5, 5), 1, "centred"),
-                                              ((2, 4), 2, "player")])
+@pytest.mark.parametrize(
+    "score,cube,owner", [((3, 5), 1, "centred"), ((5, 5), 1, "centred"), ((2, 4), 2, "player")]
+)
 def test_holding_the_cube_one_roll_is_the_one_ply_lookahead(an, score, cube, owner):
     """The root player keeps the cube for his first roll (the "no double" branch), the trial is
     cut after it and valued by the match cube model after the cube decision of the opponent
@@ -84,8 +84,9 @@ def test_a_pass_is_scored_at_the_cube(an):
     s = at("4HPwATDgc/ABMA", 5, 3, 4)  # 2-away trailer on roll, 1-away leader, post-Crawford
     c = an.cube(s, 0)
     assert c.action == "Double, pass"
-    row = last(an.iter_rollout(s, RolloutSettings(cubeful=True, trials=36, truncate=4,
-                                                   workers=1, seed=5))).rows[0]
+    row = last(
+        an.iter_rollout(s, RolloutSettings(cubeful=True, trials=36, truncate=4, workers=1, seed=5))
+    ).rows[0]
     assert row.mwc == pytest.approx(MET.after(2, 1, 1), abs=1e-12)
     assert row.mwc_se == pytest.approx(0.0, abs=1e-12)
 
@@ -125,8 +126,9 @@ def test_save_and_resume_at_a_score(an, tmp_path):
     for other in (at(CONTACT, 7, 3, 4), parse_position(CONTACT)):
         with pytest.raises(ValueError, match="cannot resume: it was rolled out at a 7-point"):
             list(an.iter_rollout(other, settings, resume=path))
-    money = an.make_rollout_job(parse_position(CONTACT), replace(settings, trials=36,
-                                                                cubeful=False))
+    money = an.make_rollout_job(
+        parse_position(CONTACT), replace(settings, trials=36, cubeful=False)
+    )
     last(money.run(an.ev))
     money.save(path)
     with pytest.raises(ValueError, match="rolled out for money"):
@@ -155,8 +157,11 @@ def test_cube_rollout_at_a_score_one_roll_is_the_one_ply_lookahead(an):
 
 def test_cube_rollout_in_the_crawford_game_is_refused(an):
     with pytest.raises(ValueError, match="no cube action to roll out"):
-        list(an.iter_cube_rollout(at(BLITZ, 7, 3, 6, crawford=True),
-                                  RolloutSettings(live_cube=True, trials=36)))
+        list(
+            an.iter_cube_rollout(
+                at(BLITZ, 7, 3, 6, crawford=True), RolloutSettings(live_cube=True, trials=36)
+            )
+        )
 
 
 def test_mwc_sums_do_not_depend_on_the_chunks(an):

@@ -90,7 +90,8 @@ def test_take_points_by_hand(met):
     for a, b in [(2, 4), (3, 5), (7, 4), (5, 5)]:
         for live in (False, True):
             assert met.cash_point(a, b, live=live) == pytest.approx(
-                1.0 - met.take_point(b, a, live=live))
+                1.0 - met.take_point(b, a, live=live)
+            )
 
 
 def test_gammons_move_the_take_point(met):
@@ -108,9 +109,11 @@ def test_gammons_move_the_take_point(met):
 def _xml(pre, post, post_attr='player="both"'):
     rows = "".join("<row>" + "".join(f"<me>{x}</me>" for x in r) + "</row>" for r in pre)
     prow = "<row>" + "".join(f"<me>{x}</me>" for x in post) + "</row>"
-    return (f"<?xml version='1.0'?><met><info><name>tiny</name></info>"
-            f"<pre-crawford-table type='explicit'>{rows}</pre-crawford-table>"
-            f"<post-crawford-table type='explicit' {post_attr}>{prow}</post-crawford-table></met>")
+    return (
+        f"<?xml version='1.0'?><met><info><name>tiny</name></info>"
+        f"<pre-crawford-table type='explicit'>{rows}</pre-crawford-table>"
+        f"<post-crawford-table type='explicit' {post_attr}>{prow}</post-crawford-table></met>"
+    )
 
 
 def test_xml_reader_reads_a_small_table(tmp_path):
@@ -131,15 +134,18 @@ def test_shipped_file_reads_as_the_published_table():
     assert t.pre[24, 24] == 0.5 and t.post[24] == pytest.approx(0.00123)
 
 
-@pytest.mark.parametrize("text, msg", [
-    ("hello", "not XML"),
-    ("<foo/>", "expected <met>"),
-    ("<met><pre-crawford-table/></met>", "square"),
-    (_xml([[0.5, 0.9], [0.3, 0.5]], [0.5, 0.4]), "add up to 1"),
-    (_xml([[0.5, 0.7], [0.3, 0.5]], [0.5]), "post-Crawford row"),
-    (_xml([[0.5, 1.7], [-0.7, 0.5]], [0.5, 0.4]), "between 0 and 1"),
-    (_xml([[0.5, "x"], [0.3, 0.5]], [0.5, 0.4]), "not a number"),
-])
+@pytest.mark.parametrize(
+    "text, msg",
+    [
+        ("hello", "not XML"),
+        ("<foo/>", "expected <met>"),
+        ("<met><pre-crawford-table/></met>", "square"),
+        (_xml([[0.5, 0.9], [0.3, 0.5]], [0.5, 0.4]), "add up to 1"),
+        (_xml([[0.5, 0.7], [0.3, 0.5]], [0.5]), "post-Crawford row"),
+        (_xml([[0.5, 1.7], [-0.7, 0.5]], [0.5, 0.4]), "between 0 and 1"),
+        (_xml([[0.5, "x"], [0.3, 0.5]], [0.5, 0.4]), "not a number"),
+    ],
+)
 def test_xml_reader_refuses_what_is_not_a_table(text, msg):
     with pytest.raises(METError, match=msg) as e:
         parse_met_xml(text, "bad.xml")

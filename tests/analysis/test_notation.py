@@ -54,7 +54,9 @@ def test_parse_accepts_25_and_0_and_chains():
     b = parse_play(pos, "25/22 13/12", (3, 1))
     assert np.array_equal(a, b)
     home = make_position({6: 2, 5: 3}, {6: 15})
-    assert np.array_equal(parse_play(home, "6/0 5/0", (6, 5)), parse_play(home, "6/off 5/off", (6, 5)))
+    assert np.array_equal(
+        parse_play(home, "6/0 5/0", (6, 5)), parse_play(home, "6/off 5/off", (6, 5))
+    )
     op = np.array(OPENING_POSITION)
     assert np.array_equal(parse_play(op, "24/18 18/13", (6, 5)), parse_play(op, "24/13", (6, 5)))
 

@@ -96,14 +96,28 @@ def test_rollout_intervals_cover_a_long_rollout_about_95_percent(ev):
     # intervals must cover the value of a long rollout about 95% of the time.
     pos = np.array(OPENING_POSITION)
     pos[13], pos[11], pos[24], pos[21] = 4, 1, 1, 1
-    long = _position_job(pos, trials=20000, truncate=3, quasi_random=False, seed=999,
-                         variance_reduction=False, workers=2)
+    long = _position_job(
+        pos,
+        trials=20000,
+        truncate=3,
+        quasi_random=False,
+        seed=999,
+        variance_reduction=False,
+        workers=2,
+    )
     truth = _last(long.run(ev)).rows[0].equity.cubeless
     hits = 0
     reps = 200
     for seed in range(reps):
-        job = _position_job(pos, trials=36, truncate=3, quasi_random=False, seed=seed,
-                            variance_reduction=False, workers=1)
+        job = _position_job(
+            pos,
+            trials=36,
+            truncate=3,
+            quasi_random=False,
+            seed=seed,
+            variance_reduction=False,
+            workers=1,
+        )
         row = _last(job.run(ev)).rows[0]
         hits += abs(row.equity.cubeless - truth) <= 1.96 * row.equity_se.cubeless
     # binomial(200, 0.95): 3 standard deviations is about 0.046 (t-intervals with 35 degrees
@@ -171,8 +185,9 @@ def test_settlement_rollout_counts_gammons_single_in_the_centred_state_under_jac
     luck enter both (variance reduction on)."""
     figures = {}
     for jacoby in (True, False):
-        job = _job(trials=72, truncate=0, cubeful=True, settlement_limit=3.0, jacoby=jacoby,
-                   workers=1)
+        job = _job(
+            trials=72, truncate=0, cubeful=True, settlement_limit=3.0, jacoby=jacoby, workers=1
+        )
         row = _last(job.run(ev)).rows[0]
         figures[jacoby] = row
     j, n = figures[True], figures[False]

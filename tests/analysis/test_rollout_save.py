@@ -28,7 +28,7 @@ def _job():
     rng = np.random.default_rng(1)
     job.n[:] = 40
     job.sums[:] = rng.normal(size=job.sums.shape)
-    job.sumsq[:] = job.sums ** 2 + 1.0
+    job.sumsq[:] = job.sums**2 + 1.0
     job.cross[:] = 1.5
     job.state_cross[:] = 0.25
     job.joint[:] = 40
@@ -52,38 +52,45 @@ def test_save_and_load_give_back_the_same_job_and_leave_no_temporary_file(tmp_pa
 def test_a_save_removes_temporaries_of_killed_saves_to_the_same_file(tmp_path):
     dead = subprocess.Popen(["true"])
     dead.wait()
-    for name in (f".r.json.{dead.pid}.tmp", f".other.json.{dead.pid}.tmp",
-                 f".r.json.{os.getppid()}.tmp"):
+    for name in (
+        f".r.json.{dead.pid}.tmp",
+        f".other.json.{dead.pid}.tmp",
+        f".r.json.{os.getppid()}.tmp",
+    ):
         (tmp_path / name).write_text("{half a sa")
     _job().save(tmp_path / "r.json")
     # the dead process's leftover of r.json is gone; another file's and a live process's stay
     assert sorted(os.listdir(tmp_path)) == sorted(
-        [f".other.json.{dead.pid}.tmp", f".r.json.{os.getppid()}.tmp", "r.json"])
+        [f".other.json.{dead.pid}.tmp", f".r.json.{os.getppid()}.tmp", "r.json"]
+    )
 
 
 def _state():
     return json.loads(json.dumps(_job().to_state()))
 
 
-@pytest.mark.parametrize("change, words", [
-    (lambda d: d.update(version=99), "version 99"),
-    (lambda d: d.pop("sums"), "lacks sums"),
-    (lambda d: d["sums"][0].__setitem__(0, float("nan")), "holds NaN"),
-    (lambda d: d["sums"][0].__setitem__(0, float("inf")), "holds Infinity"),
-    (lambda d: d["n"].__setitem__(0, -3), "negative"),
-    (lambda d: d["n"].__setitem__(0, 2.5), "not a count"),
-    (lambda d: d["sumsq"][0].__setitem__(1, -1.0), "negative"),
-    (lambda d: d["joint"][0].__setitem__(0, 41), "more joint trials"),
-    (lambda d: d["roots"][0].__setitem__(6, 9), "not a position"),
-    (lambda d: d.update(roots=[[0] * 25]), "shape"),
-    (lambda d: d["settings"].update(truncate=-1), "truncate"),
-    (lambda d: d["settings"].update(seed=2**70), "seed"),
-    (lambda d: d["settings"].update(gammon_play_on=7.5), "play-on"),
-    (lambda d: d["settings"].update(colour="red"), "settings"),
-    (lambda d: d.update(labels="x"), "labels"),
-    (lambda d: d.update(pruned=[1]), "pruned"),
-    (lambda d: d.update(elapsed=-1), "elapsed"),
-])
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (lambda d: d.update(version=99), "version 99"),
+        (lambda d: d.pop("sums"), "lacks sums"),
+        (lambda d: d["sums"][0].__setitem__(0, float("nan")), "holds NaN"),
+        (lambda d: d["sums"][0].__setitem__(0, float("inf")), "holds Infinity"),
+        (lambda d: d["n"].__setitem__(0, -3), "negative"),
+        (lambda d: d["n"].__setitem__(0, 2.5), "not a count"),
+        (lambda d: d["sumsq"][0].__setitem__(1, -1.0), "negative"),
+        (lambda d: d["joint"][0].__setitem__(0, 41), "more joint trials"),
+        (lambda d: d["roots"][0].__setitem__(6, 9), "not a position"),
+        (lambda d: d.update(roots=[[0] * 25]), "shape"),
+        (lambda d: d["settings"].update(truncate=-1), "truncate"),
+        (lambda d: d["settings"].update(seed=2**70), "seed"),
+        (lambda d: d["settings"].update(gammon_play_on=7.5), "play-on"),
+        (lambda d: d["settings"].update(colour="red"), "settings"),
+        (lambda d: d.update(labels="x"), "labels"),
+        (lambda d: d.update(pruned=[1]), "pruned"),
+        (lambda d: d.update(elapsed=-1), "elapsed"),
+    ],
+)
 def test_a_bad_save_is_refused_with_one_line(tmp_path, change, words):
     d = _state()
     change(d)
@@ -97,8 +104,12 @@ def test_a_bad_save_is_refused_with_one_line(tmp_path, change, words):
 
 def test_missing_truncated_and_foreign_files_are_refused_with_one_line(tmp_path):
     good = json.dumps(_state())
-    for name, content in (("cut.json", good[: len(good) // 2]), ("bin.json", b"\xff\x00\x01"),
-                          ("list.json", "[1, 2]"), ("empty.json", "")):
+    for name, content in (
+        ("cut.json", good[: len(good) // 2]),
+        ("bin.json", b"\xff\x00\x01"),
+        ("list.json", "[1, 2]"),
+        ("empty.json", ""),
+    ):
         f = tmp_path / name
         f.write_bytes(content if isinstance(content, bytes) else content.encode())
         with pytest.raises(ValueError, match="saved rollout") as e:

@@ -15,8 +15,12 @@ POS = "4HPwATDgc/ABMA"
 
 def _start(path, run, requests):
     up = threading.Event()
-    t = threading.Thread(target=server.serve, args=(run, path),
-                         kwargs=dict(ready=lambda p: up.set(), max_requests=requests), daemon=True)
+    t = threading.Thread(
+        target=server.serve,
+        args=(run, path),
+        kwargs=dict(ready=lambda p: up.set(), max_requests=requests),
+        daemon=True,
+    )
     t.start()
     assert up.wait(10), "server did not start"
     return t
@@ -30,9 +34,12 @@ def test_queries_through_the_server_equal_the_in_process_answers(tmp_path, monke
         seen.append(argv)
         return cli._main_here(argv)
 
-    queries = [["cube", POS, "--ply", "1", "--json"], ["moves", POS, "31", "--json"],
-               ["eval", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"],
-               ["cube", "nonsense"]]
+    queries = [
+        ["cube", POS, "--ply", "1", "--json"],
+        ["moves", POS, "31", "--json"],
+        ["eval", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"],
+        ["cube", "nonsense"],
+    ]
     monkeypatch.setenv("BGTUI_NO_SERVER", "1")
     local = []
     for q in queries:
@@ -82,16 +89,21 @@ def test_a_second_server_on_a_live_socket_is_refused(tmp_path):
 def test_an_idle_server_stops_and_removes_its_socket(tmp_path):
     path = tmp_path / "s.sock"
     prepared = []
-    assert server.serve(lambda argv: 0, path, idle_exit=0.2,
-                        prepare=lambda: prepared.append(path.exists())) == 0
+    assert (
+        server.serve(
+            lambda argv: 0, path, idle_exit=0.2, prepare=lambda: prepared.append(path.exists())
+        )
+        == 0
+    )
     assert prepared == [True]  # the socket is claimed before the engine loads
     assert not path.exists()
 
 
 def test_a_started_server_of_other_code_gives_way_to_the_client(tmp_path):
     path = tmp_path / "s.sock"
-    t = threading.Thread(target=server.serve, args=(lambda argv: 0, path),
-                         kwargs=dict(idle_exit=30), daemon=True)
+    t = threading.Thread(
+        target=server.serve, args=(lambda argv: 0, path), kwargs=dict(idle_exit=30), daemon=True
+    )
     t.start()
     for _ in range(100):
         if path.exists():
@@ -105,8 +117,7 @@ def test_a_started_server_of_other_code_gives_way_to_the_client(tmp_path):
     assert not t.is_alive() and not path.exists()  # stopped at once, not after 30 s idle
 
 
-def test_a_query_without_a_server_starts_one_that_answers_the_next(tmp_path, monkeypatch,
-                                                                    capsys):
+def test_a_query_without_a_server_starts_one_that_answers_the_next(tmp_path, monkeypatch, capsys):
     path = tmp_path / "s.sock"
     monkeypatch.delenv("BGTUI_NO_SERVER")
     monkeypatch.setenv("BGTUI_SOCKET", str(path))
@@ -197,8 +208,9 @@ def test_quick_queries_do_not_wait_behind_a_long_one_or_an_idle_client(tmp_path)
 
     t = _start(path, run, 12)
     long_result = []
-    lt = threading.Thread(target=lambda: long_result.append(
-        server.request(["cube", "long", "--rollout"], path)))
+    lt = threading.Thread(
+        target=lambda: long_result.append(server.request(["cube", "long", "--rollout"], path))
+    )
     lt.start()
     idle = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     idle.connect(str(path))  # connects and sends nothing
@@ -278,8 +290,9 @@ def test_sigterm_mid_request_never_answers_exit_0_without_output(tmp_path, sleep
 
     path = tmp_path / "s.sock"
     env = dict(os.environ, PYTHONPATH=os.getcwd())
-    proc = subprocess.Popen([sys.executable, "-c", _SLOW_SERVER, str(path)], env=env,
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _SLOW_SERVER, str(path)], env=env, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stdout.readline().strip() == "up"
         got = []

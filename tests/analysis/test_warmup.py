@@ -40,8 +40,10 @@ def test_ticker_estimates_count_down_and_scale_with_a_slow_machine(monkeypatch):
     t.stage("b")
     assert t.text() == "compiling b (first start): about 40 s to the first evaluation"
     clock[0] += 38.0
-    assert t.text() == "compiling b (first start): about 2 s to the first evaluation" or \
-        t.text() == "compiling b (first start): a few seconds to the first evaluation"
+    assert (
+        t.text() == "compiling b (first start): about 2 s to the first evaluation"
+        or t.text() == "compiling b (first start): a few seconds to the first evaluation"
+    )
     t.stage("c")
     assert t.text().endswith("left") and "compiling c" in t.text()
     t.stage("loading rollouts")
@@ -63,8 +65,10 @@ def test_ticker_reports_a_workers_stage_and_time_left(monkeypatch):
     t.wait_for(W(), "building bear-off databases")
     assert t.text() == "building bear-off databases (extended one-sided): about 15 s left"
     W.elapsed = lambda self: 55.0  # past the estimate: no "a few seconds left" for minutes
-    assert t.text() == "building bear-off databases (extended one-sided): 55 s so far, " \
+    assert (
+        t.text() == "building bear-off databases (extended one-sided): 55 s so far, "
         "slower than usual"
+    )
     t.close()
 
 
@@ -86,9 +90,11 @@ def test_zero_ply_path_is_bit_for_bit_the_plied_kernels(analyzer):
     rng = np.random.default_rng(5)
     race = np.zeros(26, dtype=np.int8)  # a bear-off: some rolls end the game (gammons too)
     race[1], race[2], race[19:25] = 1, 1, [-2, -3, -2, -3, -2, -3]
-    boards = [parse_position("4HPwATDgc/ABMA").position,
-              parse_position("XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10").position,
-              race]
+    boards = [
+        parse_position("4HPwATDgc/ABMA").position,
+        parse_position("XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10").position,
+        race,
+    ]
     checked = 0
     for board in boards:
         want = np.zeros(5, dtype=np.float32)
@@ -128,8 +134,9 @@ print(outer(20))
     script.write_text(code)
     root = str(Path(warmup.__file__).resolve().parents[2])  # this checkout's bgtui
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), PYTHONPATH=root)
-    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
-                         text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "41"
     assert len(list((tmp_path / "bgtui-compile-locks").iterdir())) == 2  # outer and twice

@@ -131,7 +131,9 @@ def _py_win(x, y):
         return 0.0
     total = 0.0
     for a, b, w in WEIGHTED_ROLLS:
-        total += w / 36 * max(1.0 if sum(z) == 0 else 1.0 - _py_win(y, z) for z in _py_plays(x, a, b))
+        total += (
+            w / 36 * max(1.0 if sum(z) == 0 else 1.0 - _py_win(y, z) for z in _py_plays(x, a, b))
+        )
     return total
 
 
@@ -156,7 +158,9 @@ def _py_no_double(x, y, cube):
     flip = {"centre": "centre", "mine": "theirs", "theirs": "mine"}[cube]
     v = 0.0
     for a, b, w in WEIGHTED_ROLLS:
-        v += w / 36 * max(1.0 if sum(z) == 0 else -_py_money(y, z, flip) for z in _py_plays(x, a, b))
+        v += (
+            w / 36 * max(1.0 if sum(z) == 0 else -_py_money(y, z, flip) for z in _py_plays(x, a, b))
+        )
     return v
 
 
@@ -393,7 +397,8 @@ def test_two_sided_full_build_no_double_table_matches_game_tree_search_with_3_ch
         for y in sides[3::7]:
             for k, c in enumerate(("centre", "mine", "theirs")):
                 assert two.no_double[idx(*x), idx(*y), k] == pytest.approx(
-                    _py_no_double(x, y, c), abs=1e-6)
+                    _py_no_double(x, y, c), abs=1e-6
+                )
 
 
 def test_two_sided_matches_game_tree_search_up_to_2_checkers(dbs):
@@ -542,21 +547,32 @@ def test_bearoff_cache_files_written_atomically(dbs):
     _, _, files = dbs
     v = bearoff_cache.FORMAT_VERSION
     one, two = f"bearoff-one-sided-v{v}", f"bearoff-two-sided-v{v}"
-    assert files == sorted([f"{one}.json", f"{one}.dist.npy", f"{one}.mean.npy",
-                            f"{two}.json", f"{two}.win.npy", f"{two}.cubeful.npy",
-                            f"{two}.no_double.npy"])  # no temporary files
+    assert files == sorted(
+        [
+            f"{one}.json",
+            f"{one}.dist.npy",
+            f"{one}.mean.npy",
+            f"{two}.json",
+            f"{two}.win.npy",
+            f"{two}.cubeful.npy",
+            f"{two}.no_double.npy",
+        ]
+    )  # no temporary files
 
 
-def test_bearoff_cache_loads_memory_mapped_arrays_equal_to_the_built_ones(dbs, tmp_path,
-                                                                        monkeypatch):
+def test_bearoff_cache_loads_memory_mapped_arrays_equal_to_the_built_ones(
+    dbs, tmp_path, monkeypatch
+):
     one, two, _ = dbs
     monkeypatch.setenv("BGTUI_CACHE_DIR", str(tmp_path))
-    for name, arrays in (("one", dict(dist=one.dist, mean=one.mean)),
-                         ("two", dict(win=two.win, cubeful=two.cubeful,
-                                      no_double=two.no_double))):
+    for name, arrays in (
+        ("one", dict(dist=one.dist, mean=one.mean)),
+        ("two", dict(win=two.win, cubeful=two.cubeful, no_double=two.no_double)),
+    ):
         bearoff_cache.load_or_build(name, lambda arrays=arrays: arrays, {"n": 1}, tuple(arrays))
-        got = bearoff_cache.load_or_build(name, lambda: pytest.fail("rebuilt"), {"n": 1},
-                                          tuple(arrays))
+        got = bearoff_cache.load_or_build(
+            name, lambda: pytest.fail("rebuilt"), {"n": 1}, tuple(arrays)
+        )
         for k, a in arrays.items():
             assert got[k].dtype == a.dtype and got[k].flags.writeable
             np.testing.assert_array_equal(got[k], a)
@@ -610,12 +626,16 @@ def test_bearoff_cache_roundtrip_and_rebuild_on_damage(tmp_path, monkeypatch, ca
 def test_writing_a_database_removes_the_earlier_formats_of_that_database_only(tmp_path):
     v = bearoff_cache.FORMAT_VERSION
     old = [tmp_path / "bearoff-two-sided-v2.npz", tmp_path / "bearoff-one-sided-v1.npz"]
-    keep = [tmp_path / f"bearoff-one-sided-v{v}.json", tmp_path / "bearoff-two-sided-v2.npz.bak",
-            tmp_path / "notes.npz"]
+    keep = [
+        tmp_path / f"bearoff-one-sided-v{v}.json",
+        tmp_path / "bearoff-two-sided-v2.npz.bak",
+        tmp_path / "notes.npz",
+    ]
     for f in old + keep:
         f.write_bytes(b"x")
-    bearoff_cache._save(tmp_path / f"bearoff-two-sided-v{v}.json",
-                        {"win": np.zeros(3, dtype=np.float32)}, {"k": 1})
+    bearoff_cache._save(
+        tmp_path / f"bearoff-two-sided-v{v}.json", {"win": np.zeros(3, dtype=np.float32)}, {"k": 1}
+    )
     assert not any(f.exists() for f in old)
     assert all(f.exists() for f in keep)
 

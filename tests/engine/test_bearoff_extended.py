@@ -76,8 +76,9 @@ def test_side_row_of_home_boards_is_the_home_index():
 
 def test_side_row_out_of_range():
     assert row(side((3,), 7)) == B.ONE_SIDED_SIZE + B.bearoff_index(np.array([3, 0, 0, 0, 0, 0]))
-    assert row(side((3,), 18)) == (B.ONE_SIDED_SIZE + 11 * B.STRAGGLER_HOME
-                                   + B.bearoff_index(np.array([3, 0, 0, 0, 0, 0])))
+    assert row(side((3,), 18)) == (
+        B.ONE_SIDED_SIZE + 11 * B.STRAGGLER_HOME + B.bearoff_index(np.array([3, 0, 0, 0, 0, 0]))
+    )
     assert row(side((3,), 19)) == -1  # beyond the 18 point
     two = side((3,), 7)
     two[9] = 1
@@ -96,8 +97,8 @@ def test_extended_rows_extend_the_home_database(ext):
     one = bearoff_cache.get_one_sided()
     # home boards, stragglers, then the few-checker rows (tests/engine/test_bearoff_few.py)
     assert ext.shape == (B.FULL_SIZE, 2, B.MAX_ROLLS)
-    assert np.array_equal(ext[:B.ONE_SIDED_SIZE], one.dist)
-    sums = ext[B.ONE_SIDED_SIZE:B.EXTENDED_SIZE].astype(np.float64).sum(axis=2)
+    assert np.array_equal(ext[: B.ONE_SIDED_SIZE], one.dist)
+    sums = ext[B.ONE_SIDED_SIZE : B.EXTENDED_SIZE].astype(np.float64).sum(axis=2)
     assert np.abs(sums - 1.0).max() < 1e-5
 
 
@@ -110,8 +111,10 @@ def test_single_checker_on_the_7_point(ext):
     assert ext[row(side((), 7)), 1, 0] == 1.0
 
 
-@pytest.mark.parametrize("home,s", [((), 8), ((1,), 7), ((0, 1), 9), ((2,), 8), ((1, 0, 1), 10),
-                                    ((0, 0, 0, 0, 0, 1), 12)])
+@pytest.mark.parametrize(
+    "home,s",
+    [((), 8), ((1,), 7), ((0, 1), 9), ((2,), 8), ((1, 0, 1), 10), ((0, 0, 0, 0, 0, 1), 12)],
+)
 def test_straggler_rows_match_python_search(ext, home, s):
     ref = np.array(_py_dist(side(home, s).tobytes()))
     got = ext[row(side(home, s)), 0].astype(np.float64)
@@ -210,14 +213,28 @@ def test_one_sided_truncation_stops_rollouts_in_straggler_races(ext):
     pos = decode_position_id("7wABAG4bAAAAAA")  # in the straggler rows, not two-sided
     out = np.zeros((1, 36, R.NUM_OUT))
     cubes = np.array([[1.0, 0.0, 0.0]])
-    args = (0, 36, None, R.make_permutations(3), 3, ev, R.make_rollout_workspace(hidden_size(ev)),
-            out, np.zeros(1, dtype=np.int64))
+    args = (
+        0,
+        36,
+        None,
+        R.make_permutations(3),
+        3,
+        ev,
+        R.make_rollout_workspace(hidden_size(ev)),
+        out,
+        np.zeros(1, dtype=np.int64),
+    )
 
     def run(**flags):
         a = list(args)
-        a[2] = R.make_settings(vr=False, jacoby=False, settle=0.0, play_on=0.0,
-                               bearoff=flags.get("bearoff", 0),
-                               one_sided=flags.get("one_sided", 0))
+        a[2] = R.make_settings(
+            vr=False,
+            jacoby=False,
+            settle=0.0,
+            play_on=0.0,
+            bearoff=flags.get("bearoff", 0),
+            one_sided=flags.get("one_sided", 0),
+        )
         R._rollout_chunk(pos[None].copy(), cubes, *a)
         return out.copy()
 
@@ -233,10 +250,15 @@ def test_building_in_parts_on_threads_gives_the_same_database(ext):
 
     one = bearoff_cache.get_one_sided()
     with ThreadPoolExecutor(3) as pool:
-        dist, _ = B.build_extended_one_sided(one.dist, one.mean, parts=3,
-                                             run=lambda ts: [f.result() for f in
-                                                             [pool.submit(t) for t in ts]])
-    assert np.array_equal(dist, ext[:B.EXTENDED_SIZE])  # ext: built (or cached) by the cache module
+        dist, _ = B.build_extended_one_sided(
+            one.dist,
+            one.mean,
+            parts=3,
+            run=lambda ts: [f.result() for f in [pool.submit(t) for t in ts]],
+        )
+    assert np.array_equal(
+        dist, ext[: B.EXTENDED_SIZE]
+    )  # ext: built (or cached) by the cache module
 
 
 def test_writing_the_extended_database_removes_earlier_formats_only(tmp_path):
@@ -245,13 +267,17 @@ def test_writing_the_extended_database_removes_earlier_formats_only(tmp_path):
     from bgtui.analysis import bearoff_cache as bc
 
     old = [tmp_path / "bearoff-extended-v1.npy", tmp_path / "bearoff-extended-v1.json"]
-    keep = [tmp_path / f"bearoff-two-sided-v{bc.FORMAT_VERSION}.json", tmp_path / "bearoff-extended-v1.npy.bak",
-            tmp_path / "notes.txt"]
+    keep = [
+        tmp_path / f"bearoff-two-sided-v{bc.FORMAT_VERSION}.json",
+        tmp_path / "bearoff-extended-v1.npy.bak",
+        tmp_path / "notes.txt",
+    ]
     for f in old + keep:
         f.write_bytes(b"x")
     path = tmp_path / f"bearoff-extended-v{bc.EXTENDED_VERSION}.npy"
-    bc._save_extended(path, path.with_suffix(".json"), np.zeros((3, 2, 4), dtype=np.float32),
-                      {"k": 1})
+    bc._save_extended(
+        path, path.with_suffix(".json"), np.zeros((3, 2, 4), dtype=np.float32), {"k": 1}
+    )
     assert not any(f.exists() for f in old)
     assert all(f.exists() for f in keep)
     assert path.exists() and path.with_suffix(".json").exists()

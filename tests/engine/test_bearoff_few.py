@@ -196,7 +196,7 @@ def test_few_rows_agree_with_home_and_straggler_rows(full):
 
 
 def test_every_few_row_is_a_distribution(full):
-    rows = full[B.EXTENDED_SIZE:].astype(np.float64)
+    rows = full[B.EXTENDED_SIZE :].astype(np.float64)
     assert np.abs(rows[:, 0].sum(axis=1) - 1.0).max() < 1e-5
     assert (rows[:, 1, 0] == 1.0).all() and (rows[:, 1, 1:] == 0.0).all()
 
@@ -219,12 +219,14 @@ def test_building_in_parts_gives_the_same_rows_and_smaller_k_is_a_prefix(full):
     one, _ = B.build_few_checker_rows(3)
     with ThreadPoolExecutor(3) as pool:
         three, mean = B.build_few_checker_rows(
-            3, parts=3, run=lambda ts: [f.result() for f in [pool.submit(t) for t in ts]])
+            3, parts=3, run=lambda ts: [f.result() for f in [pool.submit(t) for t in ts]]
+        )
     assert np.array_equal(one, three)
     assert one.shape == (B.num_few_positions(3), 2, B.MAX_ROLLS)
-    assert np.array_equal(one, full[B.EXTENDED_SIZE:B.EXTENDED_SIZE + len(one)])
-    assert mean[:, 0] == pytest.approx(one[:, 0].astype(np.float64) @ np.arange(B.MAX_ROLLS),
-                                       abs=1e-5)
+    assert np.array_equal(one, full[B.EXTENDED_SIZE : B.EXTENDED_SIZE + len(one)])
+    assert mean[:, 0] == pytest.approx(
+        one[:, 0].astype(np.float64) @ np.arange(B.MAX_ROLLS), abs=1e-5
+    )
     with pytest.raises(ValueError):
         B.build_few_checker_rows(15)
 
@@ -236,7 +238,7 @@ def test_one_sided_applies_needs_both_sides_covered(full):
     pos[18] = -1
     pos[9] = -1  # opponent: three checkers, two outside (few-checker rows)
     assert B.one_sided_applies(pos, full)
-    assert not B.one_sided_applies(pos, full[:B.EXTENDED_SIZE])
+    assert not B.one_sided_applies(pos, full[: B.EXTENDED_SIZE])
     pos[22] = -4  # seven checkers: out of range
     assert not B.one_sided_applies(pos, full)
     pos[22] = 0

@@ -79,8 +79,9 @@ class Reference:
         if self.exact(pos):
             return self.exact_values(pos)
         out = np.zeros(3)
-        cube_equities(evaluate0(pos, self.ev).astype(np.float64), cube_efficiency(pos),
-                      self.jacoby, out)
+        cube_equities(
+            evaluate0(pos, self.ev).astype(np.float64), cube_efficiency(pos), self.jacoby, out
+        )
         return out
 
     def decide(self, nd):
@@ -119,9 +120,17 @@ class Reference:
 
 def _kernel(ev, two_cf, pos, ply, jacoby, beavers):
     out = np.zeros(3)
-    cubeful_no_double(np.ascontiguousarray(pos, dtype=np.int8), ply, ev,
-                      make_lookahead_workspace(hidden_size(ev)), make_cubeful_workspace(),
-                      two_cf, jacoby, beavers, out)
+    cubeful_no_double(
+        np.ascontiguousarray(pos, dtype=np.int8),
+        ply,
+        ev,
+        make_lookahead_workspace(hidden_size(ev)),
+        make_cubeful_workspace(),
+        two_cf,
+        jacoby,
+        beavers,
+        out,
+    )
     return out
 
 
@@ -129,8 +138,9 @@ def _kernel(ev, two_cf, pos, ply, jacoby, beavers):
 def test_one_ply_matches_the_reference(ev, two_cf, positions, jacoby, beavers):
     ref = Reference(ev, two_cf, jacoby, beavers)
     for pos in positions[:12]:
-        np.testing.assert_allclose(_kernel(ev, two_cf, pos, 1, jacoby, beavers),
-                                   ref.no_double(pos, 1), atol=2e-6)
+        np.testing.assert_allclose(
+            _kernel(ev, two_cf, pos, 1, jacoby, beavers), ref.no_double(pos, 1), atol=2e-6
+        )
 
 
 @pytest.mark.parametrize("jacoby,beavers", [(True, True), (False, False)])
@@ -139,8 +149,9 @@ def test_two_ply_matches_the_reference(ev, two_cf, positions, jacoby, beavers):
     it doubles after some rolls, and a quieter one)."""
     ref = Reference(ev, two_cf, jacoby, beavers)
     for pos in (positions[0], positions[len(positions) // 2]):
-        np.testing.assert_allclose(_kernel(ev, two_cf, pos, 2, jacoby, beavers),
-                                   ref.no_double(pos, 2), atol=2e-6)
+        np.testing.assert_allclose(
+            _kernel(ev, two_cf, pos, 2, jacoby, beavers), ref.no_double(pos, 2), atol=2e-6
+        )
 
 
 def test_inner_decisions_change_the_value_somewhere(ev, two_cf, positions):
@@ -150,8 +161,12 @@ def test_inner_decisions_change_the_value_somewhere(ev, two_cf, positions):
     ref = Reference(ev, two_cf, True, True)
     quiet = Reference(ev, two_cf, True, True)  # the opponent's nodes (ply 1) never double
     quiet.value = lambda pos, ply: (
-        quiet.exact_values(pos) if quiet.exact(pos)
-        else quiet.decide(quiet.leaf(pos)) if ply == 0 else quiet.no_double(pos, ply))
+        quiet.exact_values(pos)
+        if quiet.exact(pos)
+        else quiet.decide(quiet.leaf(pos))
+        if ply == 0
+        else quiet.no_double(pos, ply)
+    )
     underdogs = sorted(positions, key=lambda p: abs(evaluate0(p, ev)[0] - 0.28))[:3]
     gaps = [quiet.no_double(p, 2) - ref.no_double(p, 2) for p in underdogs]
     assert max(g.max() for g in gaps) > 1e-3
@@ -162,10 +177,8 @@ def test_zero_ply_is_janowski_of_the_zero_ply_probabilities(ev, two_cf, position
     for pos in positions[:20]:
         for jacoby in (True, False):
             want = np.zeros(3)
-            cube_equities(evaluate0(pos, ev).astype(np.float64), cube_efficiency(pos), jacoby,
-                          want)
-            np.testing.assert_allclose(_kernel(ev, two_cf, pos, 0, jacoby, True), want,
-                                       atol=1e-12)
+            cube_equities(evaluate0(pos, ev).astype(np.float64), cube_efficiency(pos), jacoby, want)
+            np.testing.assert_allclose(_kernel(ev, two_cf, pos, 0, jacoby, True), want, atol=1e-12)
 
 
 def _bearoff(mine, theirs):
@@ -178,8 +191,9 @@ def _bearoff(mine, theirs):
     return pos
 
 
-@pytest.mark.parametrize("point,theirs", [(6, (0, 1, 0, 1, 0, 0)), (4, (0, 0, 0, 0, 2, 0)),
-                                          (5, (1, 0, 1, 0, 0, 1))])
+@pytest.mark.parametrize(
+    "point,theirs", [(6, (0, 1, 0, 1, 0, 0)), (4, (0, 0, 0, 0, 2, 0)), (5, (1, 0, 1, 0, 0, 1))]
+)
 def test_one_checker_bearoff_equals_the_exact_no_double_values(ev, two_cf, point, theirs):
     """With one checker left every roll leads to one position, so the 1-ply tree plays as the
     database does; its leaves are the database's exact values, and the no-double values are
@@ -206,16 +220,20 @@ def test_leaf_players_cash_where_they_are_past_their_cash_point(ev, two_cf, posi
     ref = Reference(ev, two_cf, True, True)
     no_leaf_decision = Reference(ev, two_cf, True, True)
     no_leaf_decision.value = lambda pos, ply: (
-        no_leaf_decision.exact_values(pos) if no_leaf_decision.exact(pos)
-        else no_leaf_decision.leaf(pos) if ply == 0
-        else no_leaf_decision.decide(no_leaf_decision.no_double(pos, ply)))
+        no_leaf_decision.exact_values(pos)
+        if no_leaf_decision.exact(pos)
+        else no_leaf_decision.leaf(pos)
+        if ply == 0
+        else no_leaf_decision.decide(no_leaf_decision.no_double(pos, ply))
+    )
     favourites = sorted(positions, key=lambda p: abs(evaluate0(p, ev)[0] - 0.8))[:3]
     gaps = [ref.no_double(p, 2)[C] - no_leaf_decision.no_double(p, 2)[C] for p in favourites]
     assert max(gaps) > 1e-3
     assert min(gaps) >= -1e-12
     for p in favourites:
-        np.testing.assert_allclose(_kernel(ev, two_cf, p, 2, True, True), ref.no_double(p, 2),
-                                   atol=2e-6)
+        np.testing.assert_allclose(
+            _kernel(ev, two_cf, p, 2, True, True), ref.no_double(p, 2), atol=2e-6
+        )
 
 
 def test_lookahead_with_model_leaves_approaches_the_exact_bearoff_values(ev):

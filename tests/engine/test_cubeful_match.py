@@ -29,8 +29,7 @@ def an():
 
 
 def at(pos, length, a, b, crawford=False, **kw):
-    return replace(parse_position(pos), match_length=length, score=(a, b), crawford=crawford,
-                   **kw)
+    return replace(parse_position(pos), match_length=length, score=(a, b), crawford=crawford, **kw)
 
 
 @pytest.mark.parametrize("ply", [1, 2])
@@ -55,9 +54,17 @@ def test_crawford_game_is_the_cubeless_mwc(an, ply):
 
 def _model(p, board, a, b, cube):
     out = np.zeros(M.NV)
-    M.match_cube_values(np.asarray(p, dtype=np.float64), MET.array, a, b, cube, False,
-                        float(cube_efficiency(np.ascontiguousarray(board, dtype=np.int8))),
-                        np.zeros((2, M.POINT_ROWS)), out)
+    M.match_cube_values(
+        np.asarray(p, dtype=np.float64),
+        MET.array,
+        a,
+        b,
+        cube,
+        False,
+        float(cube_efficiency(np.ascontiguousarray(board, dtype=np.int8))),
+        np.zeros((2, M.POINT_ROWS)),
+        out,
+    )
     return out
 
 
@@ -72,8 +79,9 @@ def _decide(v, a, b, cube):
     return v
 
 
-@pytest.mark.parametrize("score,cube,owner", [((3, 5), 1, "centred"), ((5, 5), 1, "centred"),
-                                              ((2, 4), 2, "player")])
+@pytest.mark.parametrize(
+    "score,cube,owner", [((3, 5), 1, "centred"), ((5, 5), 1, "centred"), ((2, 4), 2, "player")]
+)
 def test_one_ply_is_the_average_of_the_decided_leaves(an, score, cube, owner):
     """1-ply by hand: for each of the 21 rolls the best play by 0-ply cubeless equity, then the
     opponent's 0-ply model values at every cube level after his cube decision, seen from the

@@ -84,12 +84,15 @@ def test_opening_pip_counts_are_167():
     assert pip_counts(OPENING_POSITION) == (167, 167)
 
 
-@pytest.mark.parametrize("build, words", [
-    (lambda p: p.__setitem__(6, 9), "19 checkers"),  # 5 on the 6 point became 9
-    (lambda p: p.__setitem__(1, -9), "opponent has 22 checkers"),
-    (lambda p: p.__setitem__(25, -1), "bar holds -1"),
-    (lambda p: p.__setitem__(0, 1), "opponent's bar"),
-])
+@pytest.mark.parametrize(
+    "build, words",
+    [
+        (lambda p: p.__setitem__(6, 9), "19 checkers"),  # 5 on the 6 point became 9
+        (lambda p: p.__setitem__(1, -9), "opponent has 22 checkers"),
+        (lambda p: p.__setitem__(25, -1), "bar holds -1"),
+        (lambda p: p.__setitem__(0, 1), "opponent's bar"),
+    ],
+)
 def test_validation_names_the_problem(build, words):
     p = np.array(OPENING_POSITION, dtype=np.int64)
     build(p)

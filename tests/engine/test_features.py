@@ -112,8 +112,8 @@ def test_feature_inputs_match_the_point_by_point_reference():
         side_features_reference(me, ref, RAW_PER_SIDE, int(theirs), race)
         side_features_reference(them, ref, PER_SIDE + RAW_PER_SIDE, int(mine), race)
         for base in (RAW_PER_SIDE, PER_SIDE + RAW_PER_SIDE):
-            got = x[base:base + NUM_FEATURES]
-            want = ref[base:base + NUM_FEATURES]
+            got = x[base : base + NUM_FEATURES]
+            want = ref[base : base + NUM_FEATURES]
             assert np.array_equal(got, want), f"{got} != {want}\n{board_ascii(pos)}"
 
 

@@ -44,9 +44,11 @@ def positions(ev):
 
 def _random_net(hidden, seed):
     rng = np.random.default_rng(seed)
-    return (extend_filter_table(rng.standard_normal((FILTER_ROWS, hidden))),
-            rng.standard_normal(hidden).astype(np.float32),
-            rng.standard_normal(hidden + 1).astype(np.float32))
+    return (
+        extend_filter_table(rng.standard_normal((FILTER_ROWS, hidden))),
+        rng.standard_normal(hidden).astype(np.float32),
+        rng.standard_normal(hidden + 1).astype(np.float32),
+    )
 
 
 @pytest.mark.parametrize("hidden,k", [(32, 2), (16, 3), (5, 1)])
@@ -70,7 +72,7 @@ def test_filter_pick_keeps_the_top_k_of_the_full_scores(positions, hidden, k):
             np.testing.assert_allclose(fs[3][:m], ref[kept], rtol=1e-5, atol=1e-4)
             order = np.argsort(-ref[:n], kind="stable")
             s = np.sort(ref[:n])[::-1]
-            if np.any(np.abs(np.diff(s[:m + 1])) < 1e-4):
+            if np.any(np.abs(np.diff(s[: m + 1])) < 1e-4):
                 continue
             for j in range(m):
                 np.testing.assert_array_equal(fs[5][j], op[order[j]])
@@ -80,17 +82,28 @@ def test_filter_pick_keeps_the_top_k_of_the_full_scores(positions, hidden, k):
 
 def _vr_settings(**kw):
     """Truncated variance-reduced rollouts with quasi-random dice, nothing else on."""
-    return make_settings(vr=True, quasi=True, bearoff=False, jacoby=False, settle=0.0,
-                         play_on=0.0, **kw)
+    return make_settings(
+        vr=True, quasi=True, bearoff=False, jacoby=False, settle=0.0, play_on=0.0, **kw
+    )
 
 
 def _vr_run(ev, k, n, filt, truncate=6):
     st = _vr_settings(truncate=truncate, vr_filter=k)
     roots = np.ascontiguousarray(np.array(OPENING_POSITION, dtype=np.int8)[None])
     out = np.zeros((1, n, NUM_OUT))
-    done = rollout_chunk(roots, np.array([[1.0, 0.0]]), 0, n, st, make_permutations(4), 4, ev,
-                         make_rollout_workspace(hidden_size(ev), filt), out,
-                         np.zeros(1, dtype=np.int64))
+    done = rollout_chunk(
+        roots,
+        np.array([[1.0, 0.0]]),
+        0,
+        n,
+        st,
+        make_permutations(4),
+        4,
+        ev,
+        make_rollout_workspace(hidden_size(ev), filt),
+        out,
+        np.zeros(1, dtype=np.int64),
+    )
     assert done == n
     return out[0]
 
@@ -127,9 +140,19 @@ def test_vr_filter_keeping_every_play_is_exact_vr(ev):
 def _vr_run_root(ev, root, k, filt, n=36):
     st = _vr_settings(truncate=3, vr_filter=k)
     out = np.zeros((1, n, NUM_OUT))
-    rollout_chunk(np.ascontiguousarray(root[None]), np.array([[1.0, 0.0]]), 0, n, st,
-                  make_permutations(2), 2, ev, make_rollout_workspace(hidden_size(ev), filt),
-                  out, np.zeros(1, dtype=np.int64))
+    rollout_chunk(
+        np.ascontiguousarray(root[None]),
+        np.array([[1.0, 0.0]]),
+        0,
+        n,
+        st,
+        make_permutations(2),
+        2,
+        ev,
+        make_rollout_workspace(hidden_size(ev), filt),
+        out,
+        np.zeros(1, dtype=np.int64),
+    )
     return out[0]
 
 
@@ -177,9 +200,19 @@ def test_vr_filter_at_1ply_plays_the_same_games_and_stays_unbiased(ev):
     for k in (0, 2):
         st = _vr_settings(truncate=2, ply=1, vr_filter=k)
         out = np.zeros((1, 36, NUM_OUT))
-        rollout_chunk(np.ascontiguousarray(pos[None]), np.array([[1.0, 0.0]]), 0, 36, st,
-                      make_permutations(8), 8, ev, make_rollout_workspace(hidden_size(ev), filt),
-                      out, np.zeros(1, dtype=np.int64))
+        rollout_chunk(
+            np.ascontiguousarray(pos[None]),
+            np.array([[1.0, 0.0]]),
+            0,
+            36,
+            st,
+            make_permutations(8),
+            8,
+            ev,
+            make_rollout_workspace(hidden_size(ev), filt),
+            out,
+            np.zeros(1, dtype=np.int64),
+        )
         outs.append(out[0])
     exact, fast = outs
     np.testing.assert_array_equal(exact[:, O_RAW], fast[:, O_RAW])

@@ -17,10 +17,13 @@ def probs(w, wg=0.0, wbg=0.0, lg=0.0, lbg=0.0):
     return np.array([w, wg, wbg, lg, lbg], dtype=np.float64)
 
 
-five = st.tuples(st.floats(0, 1), st.floats(0, 1), st.floats(0, 1), st.floats(0, 1),
-                 st.floats(0, 1)).map(
-    lambda t: probs(t[0], t[0] * t[1], t[0] * t[1] * t[2], (1 - t[0]) * t[3],
-                    (1 - t[0]) * t[3] * t[4]))
+five = st.tuples(
+    st.floats(0, 1), st.floats(0, 1), st.floats(0, 1), st.floats(0, 1), st.floats(0, 1)
+).map(
+    lambda t: probs(
+        t[0], t[0] * t[1], t[0] * t[1] * t[2], (1 - t[0]) * t[3], (1 - t[0]) * t[3] * t[4]
+    )
+)
 
 
 @given(five)
@@ -28,7 +31,8 @@ five = st.tuples(st.floats(0, 1), st.floats(0, 1), st.floats(0, 1), st.floats(0,
 def test_dmp_mwc_is_the_win_probability(p):
     assert M.cubeless_mwc(p, T, 1, 1, 1) == pytest.approx(p[0], abs=1e-12)
     assert M.mwc_to_emg(M.cubeless_mwc(p, T, 1, 1, 1), T, 1, 1, 1) == pytest.approx(
-        2 * p[0] - 1, abs=1e-12)
+        2 * p[0] - 1, abs=1e-12
+    )
 
 
 @given(five)
@@ -36,9 +40,13 @@ def test_dmp_mwc_is_the_win_probability(p):
 def test_two_away_gammon_wins_the_match(p):
     """2-away (against 4-away) on a 1-cube: a gammon or backgammon is the match; losing
     one leaves 2-away 2-away or 2-away 1-away (Crawford)."""
-    want = ((p[0] - p[1]) * MET.pre[0, 3] + p[1] * 1.0
-            + (1 - p[0] - p[3]) * MET.pre[1, 2] + (p[3] - p[4]) * MET.pre[1, 1]
-            + p[4] * MET.pre[1, 0])
+    want = (
+        (p[0] - p[1]) * MET.pre[0, 3]
+        + p[1] * 1.0
+        + (1 - p[0] - p[3]) * MET.pre[1, 2]
+        + (p[3] - p[4]) * MET.pre[1, 1]
+        + p[4] * MET.pre[1, 0]
+    )
     assert M.cubeless_mwc(p, T, 2, 4, 1) == pytest.approx(want, abs=1e-12)
 
 
@@ -62,8 +70,17 @@ def test_post_crawford_trailer_gammon_value():
 
 def model(p, a, b, cube=1, crawford=False, x=0.78, levels=2):
     out = np.zeros(3 * levels)
-    M.match_cube_values(np.asarray(p, dtype=np.float64), T, a, b, cube, crawford, x,
-                        np.zeros((2, M.POINT_ROWS)), out)
+    M.match_cube_values(
+        np.asarray(p, dtype=np.float64),
+        T,
+        a,
+        b,
+        cube,
+        crawford,
+        x,
+        np.zeros((2, M.POINT_ROWS)),
+        out,
+    )
     return out
 
 

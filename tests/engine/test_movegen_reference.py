@@ -75,7 +75,12 @@ def test_kernel_matches_reference_on_weird_positions(kind):
     n = 0
     while n < 150:
         pos = _random_position(rng, kind)
-        if (pos > 0).sum() == 0 or (pos < 0).sum() == 0 or pos[pos > 0].sum() > 15 or -pos[pos < 0].sum() > 15:
+        if (
+            (pos > 0).sum() == 0
+            or (pos < 0).sum() == 0
+            or pos[pos > 0].sum() > 15
+            or -pos[pos < 0].sum() > 15
+        ):
             continue
         for d1 in range(1, 7):
             for d2 in range(1, d1 + 1):

@@ -190,8 +190,9 @@ def test_best_play_reusing_the_parent_state_over_the_21_rolls_equals_each_child_
             for d1 in range(1, 7):
                 for d2 in range(1, d1 + 1):
                     children, values = _children_alone(pos, d1, d2, ev)
-                    best, ready = _best_child_from(pos, len(children), children, ev, ews,
-                                                   best5, ready)
+                    best, ready = _best_child_from(
+                        pos, len(children), children, ev, ews, best5, ready
+                    )
                     eq = np.array([equity(v) for v in values])
                     assert eq[best] >= eq.max() - 2e-5, (board_ascii(pos), d1, d2)
                     assert np.abs(values[best] - best5).max() < 2e-5, (board_ascii(pos), d1, d2)
@@ -244,8 +245,10 @@ def _small_buffers(lws, rows):
     from bgtui.engine.constants import MAX_PLAYS
 
     levels = lws.play_pos.shape[0]
-    return lws._replace(play_pos=np.zeros((levels, MAX_PLAYS + rows, 26), dtype=np.int8),
-                        play_moves=np.zeros((levels, MAX_PLAYS + rows, 8), dtype=np.int8))
+    return lws._replace(
+        play_pos=np.zeros((levels, MAX_PLAYS + rows, 26), dtype=np.int8),
+        play_moves=np.zeros((levels, MAX_PLAYS + rows, 8), dtype=np.int8),
+    )
 
 
 def test_grouped_1ply_is_the_mean_over_the_rolls_of_each_childs_own_best_value():

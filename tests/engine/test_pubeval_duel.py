@@ -45,13 +45,16 @@ def test_pubeval_score_matches_the_published_routine():
             assert abs(pubeval_score(race, pos, WR, WC) - _slow_pubeval(race, pos)) < 1e-9
     # hand check of one term: the opening's contact score includes wc[2] for our 24-point
     # pair? no: x[0..4] encode OUR point 24 (pos[25 - 1]): 2 checkers -> x[2] = 1
-    assert _slow_pubeval(0, np.array(OPENING_POSITION)) == pubeval_score(0, OPENING_POSITION, WR, WC)
+    assert _slow_pubeval(0, np.array(OPENING_POSITION)) == pubeval_score(
+        0, OPENING_POSITION, WR, WC
+    )
 
 
 def _duel(ev_a, kind_a, ev_b, kind_b, first, n, seed):
     out = np.zeros((n, 4))
-    duel_pairs(ev_a, kind_a, ev_b, kind_b, first, n, seed, START, WR, WC,
-               make_rollout_workspace(512), out)
+    duel_pairs(
+        ev_a, kind_a, ev_b, kind_b, first, n, seed, START, WR, WC, make_rollout_workspace(512), out
+    )
     return out
 
 

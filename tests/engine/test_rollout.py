@@ -43,8 +43,19 @@ def _run(roots, first, n, st, seed, ev):
     ws = make_rollout_workspace(hidden_size(ev))
     out = np.zeros((len(roots), n, NUM_OUT))
     cubes = np.tile([1.0, 0.0], (len(roots), 1))
-    done = rollout_chunk(np.ascontiguousarray(roots, dtype=np.int8), cubes, first, n, st, perms,
-                         seed, ev, ws, out, np.zeros(1, dtype=np.int64))
+    done = rollout_chunk(
+        np.ascontiguousarray(roots, dtype=np.int8),
+        cubes,
+        first,
+        n,
+        st,
+        perms,
+        seed,
+        ev,
+        ws,
+        out,
+        np.zeros(1, dtype=np.int64),
+    )
     assert done == n
     return out
 
@@ -54,7 +65,7 @@ def test_quasi_dice_first_roll_once_in_any_36_consecutive_trials(seed):
     perms = make_permutations(seed)
     r = _rolls(0, 36 * 40, 1, False, False, perms, seed)[:, 0]
     for start in (0, 1, 17, 35, 36, 100, 1000):
-        assert sorted(r[start:start + 36]) == list(range(36))
+        assert sorted(r[start : start + 36]) == list(range(36))
 
 
 @pytest.mark.parametrize("seed", [1, 77])
@@ -63,10 +74,10 @@ def test_quasi_dice_second_and_third_rolls_stratified_in_aligned_blocks(seed):
     r = _rolls(0, 46656, 3, False, False, perms, seed)
     for block in range(0, 46656, 36 * 97):
         for t in range(3):
-            assert sorted(r[block:block + 36, t]) == list(range(36))
+            assert sorted(r[block : block + 36, t]) == list(range(36))
     # any 1296 consecutive trials: every ordered pair of first two rolls exactly once
     for start in (0, 5, 1296, 2000):
-        pairs = r[start:start + 1296, 0] * 36 + r[start:start + 1296, 1]
+        pairs = r[start : start + 1296, 0] * 36 + r[start : start + 1296, 1]
         assert sorted(pairs) == list(range(1296))
     # aligned 1296 blocks: every (first, third) pair once; 46656: every triple once
     pairs = r[:1296, 0] * 36 + r[:1296, 2]
@@ -80,9 +91,9 @@ def test_quasi_dice_initial_position_skips_doubles_30_1080_cycles():
     r = _rolls(0, 1080 * 2, 2, True, False, perms, 5)
     nondoubles = [x for x in range(36) if x // 6 != x % 6]
     for start in (0, 30, 300):
-        assert sorted(r[start:start + 30, 0]) == nondoubles
+        assert sorted(r[start : start + 30, 0]) == nondoubles
     for start in (0, 1080):
-        pairs = sorted(r[start:start + 1080, 0] * 36 + r[start:start + 1080, 1])
+        pairs = sorted(r[start : start + 1080, 0] * 36 + r[start : start + 1080, 1])
         assert pairs == sorted(a * 36 + b for a in nondoubles for b in range(36))
 
 
@@ -91,7 +102,7 @@ def test_quasi_dice_stratify_all_later_turns_each_roll_once_per_36():
     r = _rolls(0, 36 * 20, 12, False, True, perms, 9)
     for block in range(0, 36 * 20, 36):
         for t in range(12):
-            assert sorted(r[block:block + 36, t]) == list(range(36))
+            assert sorted(r[block : block + 36, t]) == list(range(36))
 
 
 def test_pseudo_random_dice_are_uniform_and_differ_from_quasi():
@@ -145,8 +156,9 @@ def test_rollout_results_do_not_depend_on_chunking(ev):
     pos = np.array(OPENING_POSITION)
     st = _settings(truncate=5)
     whole = _run(pos[None], 0, 40, st, 8, ev)
-    parts = np.concatenate([_run(pos[None], 0, 13, st, 8, ev), _run(pos[None], 13, 27, st, 8, ev)],
-                           axis=1)
+    parts = np.concatenate(
+        [_run(pos[None], 0, 13, st, 8, ev), _run(pos[None], 13, 27, st, 8, ev)], axis=1
+    )
     assert np.array_equal(whole, parts)
 
 
@@ -177,9 +189,19 @@ def _live(roots, cubes, n, ev):
     """Live-cube trials 0..n-1 of ``roots`` with cube states ``cubes`` (Jacoby on)."""
     st = _settings(live_cube=True, jacoby=True)
     out = np.zeros((len(roots), n, NUM_OUT))
-    rollout_chunk(np.ascontiguousarray(roots, dtype=np.int8), cubes, 0, n, st,
-                  make_permutations(1), 1, ev, make_rollout_workspace(512), out,
-                  np.zeros(1, dtype=np.int64))
+    rollout_chunk(
+        np.ascontiguousarray(roots, dtype=np.int8),
+        cubes,
+        0,
+        n,
+        st,
+        make_permutations(1),
+        1,
+        ev,
+        make_rollout_workspace(512),
+        out,
+        np.zeros(1, dtype=np.int64),
+    )
     return out
 
 
@@ -243,7 +265,8 @@ def test_choose_at_1ply_picks_the_best_1ply_play_among_the_filtered(ev):
         best5 = np.zeros(5, dtype=np.float32)
         got = choose_play(pos, d1, d2, 1, ev, ws, best5)
         assert np.array_equal(ws.play_pos[got], children[want]) or e1[want] == pytest.approx(
-            equity(best5), abs=1e-7)
+            equity(best5), abs=1e-7
+        )
 
 
 def _live_zehr(roots, cubes, first, n, ev, zehr):
@@ -251,9 +274,19 @@ def _live_zehr(roots, cubes, first, n, ev, zehr):
 
     st = _settings(live_cube=True, jacoby=True, zehr=zehr)
     out = np.zeros((len(roots), n, NUM_OUT))
-    rollout_chunk(np.ascontiguousarray(roots, dtype=np.int8), cubes, first, n, st,
-                  make_permutations(3), 3, ev, make_rollout_workspace(hidden_size(ev)), out,
-                  np.zeros(1, dtype=np.int64))
+    rollout_chunk(
+        np.ascontiguousarray(roots, dtype=np.int8),
+        cubes,
+        first,
+        n,
+        st,
+        make_permutations(3),
+        3,
+        ev,
+        make_rollout_workspace(hidden_size(ev)),
+        out,
+        np.zeros(1, dtype=np.int64),
+    )
     return out[:, :, O_LIVE]
 
 
@@ -273,8 +306,12 @@ def test_zehr_split_agrees_with_the_plain_live_cube_and_has_a_smaller_spread(ev)
     assert abs(plain.mean() - zehr.mean()) < 4 * np.hypot(se_p, se_z)
     assert se_z < se_p
     # a trial is a pure function of its index: chunking does not matter
-    again = np.concatenate([_live_zehr(pos[None], cubes, 0, 300, ev, True)[0],
-                            _live_zehr(pos[None], cubes, 300, 500, ev, True)[0]])
+    again = np.concatenate(
+        [
+            _live_zehr(pos[None], cubes, 0, 300, ev, True)[0],
+            _live_zehr(pos[None], cubes, 300, 500, ev, True)[0],
+        ]
+    )
     assert np.array_equal(again, zehr)
 
 
@@ -308,8 +345,9 @@ def test_play_cache_changes_no_result(ev, vr):
     ws = make_rollout_workspace(hidden_size(ev))
     flag = np.array([0, 7], dtype=np.int64)  # epoch 7 for every chunk
     for first in range(0, n, 36):
-        rollout_chunk(roots, cubes, first, 36, st, perms, 5, ev, ws, shared[:, first:first + 36],
-                      flag)
+        rollout_chunk(
+            roots, cubes, first, 36, st, perms, 5, ev, ws, shared[:, first : first + 36], flag
+        )
     used = ws.cache.codes >= 0
     first_turn = int((ws.cache.parents[used] == root).all(axis=1).sum())
     # the 144 first turns (every first roll four times): one entry for each of the 21
@@ -319,8 +357,19 @@ def test_play_cache_changes_no_result(ev, vr):
     alone = np.zeros((1, n, NUM_OUT))
     ws2 = make_rollout_workspace(hidden_size(ev))
     for t in range(n):
-        rollout_chunk(roots, cubes, t, 1, st, perms, 5, ev, ws2, alone[:, t:t + 1],
-                      np.zeros(1, dtype=np.int64))
+        rollout_chunk(
+            roots,
+            cubes,
+            t,
+            1,
+            st,
+            perms,
+            5,
+            ev,
+            ws2,
+            alone[:, t : t + 1],
+            np.zeros(1, dtype=np.int64),
+        )
     np.testing.assert_array_equal(shared, alone)
 
 
@@ -336,6 +385,7 @@ def test_play_cache_is_emptied_for_another_run(ev):
     contact = tuple((a + rng.normal(0, 0.3, a.shape)).astype(np.float32) for a in ev.contact)
     from bgtui.engine.evaluate import as_net
     from bgtui.engine.nn import make_tables
+
     ev2 = ev._replace(contact=as_net(contact), tables=(make_tables(contact),) + ev.tables[1:])
     ws = make_rollout_workspace(hidden_size(ev))
     a = np.zeros((1, 36, NUM_OUT))
@@ -343,7 +393,18 @@ def test_play_cache_is_emptied_for_another_run(ev):
     ref = np.zeros((1, 36, NUM_OUT))
     rollout_chunk(roots, cubes, 0, 36, st, perms, 3, ev, ws, a, np.array([0, 11], dtype=np.int64))
     rollout_chunk(roots, cubes, 0, 36, st, perms, 3, ev2, ws, b, np.array([0, 12], dtype=np.int64))
-    rollout_chunk(roots, cubes, 0, 36, st, perms, 3, ev2, make_rollout_workspace(hidden_size(ev)),
-                  ref, np.zeros(1, dtype=np.int64))
+    rollout_chunk(
+        roots,
+        cubes,
+        0,
+        36,
+        st,
+        perms,
+        3,
+        ev2,
+        make_rollout_workspace(hidden_size(ev)),
+        ref,
+        np.zeros(1, dtype=np.int64),
+    )
     np.testing.assert_array_equal(b, ref)
     assert not np.array_equal(a, b)

@@ -63,8 +63,7 @@ def test_roll_luck_in_the_root_view_is_the_movers_luck_with_the_sign_of_the_move
             luck = np.zeros(5)
             R._add_roll_luck(luck, fa5, tmpa, side)
             mover = R._roll_luck_equity(fa5, tmpa)
-            assert R._luck_equity(luck) == pytest.approx(mover if side == 0 else -mover,
-                                                          abs=1e-9)
+            assert R._luck_equity(luck) == pytest.approx(mover if side == 0 else -mover, abs=1e-9)
 
 
 def _states():
@@ -136,7 +135,11 @@ def test_live_cube_turn_without_access_changes_nothing():
     # the opponent owns the cube and the root player (side 0) is on roll
     money = make_settings(jacoby=True)
     assert R._live_cube_turn(pos, big, 0, 3, OPP_OWNED, 2.0, 0, True, money, ws) == (
-        0, OPP_OWNED, 2.0, 0)
+        0,
+        OPP_OWNED,
+        2.0,
+        0,
+    )
 
 
 def test_live_cube_turn_pass_and_take():
@@ -145,8 +148,17 @@ def test_live_cube_turn_pass_and_take():
     money = make_settings(jacoby=True)
     # 95% to win without gammons: double, pass; the cube does not move
     act, owner, cube_v, n = R._live_cube_turn(
-        pos, np.array([0.95, 0.0, 0.0, 0.0, 0.0], dtype=np.float32), 0, 0, CENTRED, 1.0, 0,
-        True, money, ws)
+        pos,
+        np.array([0.95, 0.0, 0.0, 0.0, 0.0], dtype=np.float32),
+        0,
+        0,
+        CENTRED,
+        1.0,
+        0,
+        True,
+        money,
+        ws,
+    )
     assert (act, owner, cube_v, n) == (2, CENTRED, 1.0, 0)
     # find a take: the smallest win chance at which the model doubles and the taker takes
     take = None
@@ -162,12 +174,12 @@ def test_live_cube_turn_pass_and_take():
     assert (act, owner, cube_v, n) == (1, OWNED, 1.0, 1)
     np.testing.assert_array_equal(ws.split_pos[0], pos)
     np.testing.assert_array_equal(ws.split_state[0], [1.0, 4.0, OWNED, 1.0])
-    act, owner, cube_v, n = R._live_cube_turn(pos, take, 1, 4, CENTRED, 1.0, 0, False, money,
-                                              ws)
+    act, owner, cube_v, n = R._live_cube_turn(pos, take, 1, 4, CENTRED, 1.0, 0, False, money, ws)
     assert (act, owner, cube_v, n) == (1, OWNED, 2.0, 0)
     # the split budget spent: the cube doubles
-    act, owner, cube_v, n = R._live_cube_turn(pos, take, 1, 4, CENTRED, 1.0, R.MAX_SPLITS, True,
-                                              money, ws)
+    act, owner, cube_v, n = R._live_cube_turn(
+        pos, take, 1, 4, CENTRED, 1.0, R.MAX_SPLITS, True, money, ws
+    )
     assert (act, owner, cube_v, n) == (1, OWNED, 2.0, R.MAX_SPLITS)
 
 

@@ -13,16 +13,22 @@ from bgtui.engine.structs import Evaluator, Net, RolloutWorkspace
 
 def _field_by_field(val):
     """numba's own type of a NamedTuple, worked out field by field."""
-    fields = [_field_by_field(v) if isinstance(v, tuple) and hasattr(v, "_fields") else typeof(v)
-              for v in val]
+    fields = [
+        _field_by_field(v) if isinstance(v, tuple) and hasattr(v, "_fields") else typeof(v)
+        for v in val
+    ]
     return types.BaseTuple.from_types(fields, type(val))
 
 
 def test_struct_type_is_the_named_field_by_field_type():
     ev = load_weights("bgtui-0.npz")[0]
     assert isinstance(ev, Evaluator) and isinstance(ev.contact, Net)
-    for val in (ev, make_eval_workspace(hidden_size(ev)), make_rollout_workspace(8),
-                make_settings(truncate=3)):
+    for val in (
+        ev,
+        make_eval_workspace(hidden_size(ev)),
+        make_rollout_workspace(8),
+        make_settings(truncate=3),
+    ):
         t = typeof(val)
         assert t == _field_by_field(val)
         assert typeof(val._replace()) == t

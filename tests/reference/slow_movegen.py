@@ -62,7 +62,7 @@ def sequences(b, dice):
             if d in tried:
                 continue
             tried.add(d)
-            rest = remaining[:i] + remaining[i + 1:]
+            rest = remaining[:i] + remaining[i + 1 :]
             for m in single_moves(pos, d):
                 rec(apply(pos, m), rest, steps + [(m, d)])
 

@@ -96,8 +96,12 @@ def test_an_adam_fit_resumed_equals_an_uninterrupted_one_and_lowers_the_error(tm
 def _fit_one_pass(path, data, init, optimizer, nets):
     """(weights, meta) of one pass of ``optimizer`` over ``data`` from ``init`` for ``nets``,
     saved at ``path``."""
-    fit(path, data, FitSettings(1, init=init, optimizer=optimizer, nets=nets, batch=16),
-        log=io.StringIO())
+    fit(
+        path,
+        data,
+        FitSettings(1, init=init, optimizer=optimizer, nets=nets, batch=16),
+        log=io.StringIO(),
+    )
     return load_weights(path)
 
 
@@ -131,9 +135,9 @@ def test_the_crashed_net_trains_on_its_own_class_and_older_files_keep_it_tied(tm
     from bgtui.training.kernels import _net_classes
 
     ck = _small_weights(tmp_path)
-    build_dataset(tmp_path / "c", ck,
-        DatasetSpec(100, shard=100, crashed_only=True),
-        log=io.StringIO())
+    build_dataset(
+        tmp_path / "c", ck, DatasetSpec(100, shard=100, crashed_only=True), log=io.StringIO()
+    )
     pos = load_dataset(tmp_path / "c")[0]
     assert len(pos) == 100 and (_net_classes(pos) == CRASHED).all()
     start = load_weights(ck)[0]
@@ -159,9 +163,12 @@ def test_the_crashed_net_trains_on_its_own_class_and_older_files_keep_it_tied(tm
 def test_a_fit_from_random_weights_of_one_net_keeps_the_shipped_other(tmp_path):
     ck = _small_weights(tmp_path)
     build_dataset(tmp_path / "d", ck, DatasetSpec(200, shard=200), log=io.StringIO())
-    fit(tmp_path / "r.npz", tmp_path / "d",
+    fit(
+        tmp_path / "r.npz",
+        tmp_path / "d",
         FitSettings(1, init="random", hidden=8, optimizer="adam", nets="contact", batch=16),
-        log=io.StringIO())
+        log=io.StringIO(),
+    )
     got, meta = load_weights(tmp_path / "r.npz")
     shipped = load_weights("bgtui-0.npz")[0]
     assert got[0][1].shape == (8,)
@@ -183,15 +190,16 @@ def test_sibling_residuals_by_hand():
     mean = (0.20 + 0.05 - 0.10) / 3
     assert rc == pytest.approx([0.20 - mean, 0.05 - mean, 0.0, 0.0, -0.10 - mean], abs=1e-6)
     # an error common to every play of a roll leaves nothing
-    assert adam.sibling_residuals(y[:2] * 0 + 0.1, t[:2], np.array([1, 1])) == \
-        pytest.approx([0, 0], abs=1e-7)
+    assert adam.sibling_residuals(y[:2] * 0 + 0.1, t[:2], np.array([1, 1])) == pytest.approx(
+        [0, 0], abs=1e-7
+    )
 
 
 def _rank_loss(net, x, t, groups, w):
     _, y = adam.forward(net, x)
     rc = adam.sibling_residuals(y, t, groups).astype(np.float64)
     ce = -(t * np.log(y) + (1 - t) * np.log(1 - y)).sum()
-    return float((ce + w * (rc ** 2).sum()) / len(x))
+    return float((ce + w * (rc**2).sum()) / len(x))
 
 
 def test_gradients_with_the_sibling_term_by_finite_differences():
@@ -214,15 +222,17 @@ def test_group_order_keeps_each_group_together():
         at = np.flatnonzero(seen == g)
         assert at.max() - at.min() == len(at) - 1  # contiguous
     # different seeds, different orders of the groups
-    assert any(not np.array_equal(order, adam.group_order(groups, np.random.default_rng(s)))
-               for s in range(4, 8))
+    assert any(
+        not np.array_equal(order, adam.group_order(groups, np.random.default_rng(s)))
+        for s in range(4, 8)
+    )
 
 
 def test_a_fit_with_the_sibling_term_holds_out_whole_groups_and_logs_their_error(tmp_path):
     ck = _small_weights(tmp_path)
-    build_dataset(tmp_path / "b", ck,
-        DatasetSpec(400, shard=200, children_best=3),
-        log=io.StringIO())
+    build_dataset(
+        tmp_path / "b", ck, DatasetSpec(400, shard=200, children_best=3), log=io.StringIO()
+    )
     log = io.StringIO()
     kw = dict(init=ck, holdout=0.25, optimizer="adam", alpha=0.01, alpha_end=0.001, batch=32)
     fit(tmp_path / "r.npz", tmp_path / "b", FitSettings(3, rank_weight=4.0, **kw), log=log)
@@ -230,14 +240,18 @@ def test_a_fit_with_the_sibling_term_holds_out_whole_groups_and_logs_their_error
     assert "holdout_contact_sibling_rms" in recs[0]
     assert recs[-1]["holdout_contact_sibling_rms"] < recs[0]["holdout_contact_sibling_rms"]
     assert load_weights(tmp_path / "r.npz")[1]["fit"]["rank_weight"] == 4.0
-    fit(tmp_path / "p.npz", tmp_path / "b",
-        FitSettings(1, **kw),
-        log=io.StringIO())  # no sibling term
-    assert not np.array_equal(load_weights(tmp_path / "r.npz")[0][0][0],
-                              load_weights(tmp_path / "p.npz")[0][0][0])
+    fit(
+        tmp_path / "p.npz", tmp_path / "b", FitSettings(1, **kw), log=io.StringIO()
+    )  # no sibling term
+    assert not np.array_equal(
+        load_weights(tmp_path / "r.npz")[0][0][0], load_weights(tmp_path / "p.npz")[0][0][0]
+    )
     with pytest.raises(ValueError, match="rank_weight"):
-        fit(tmp_path / "s.npz", tmp_path / "b",
-            FitSettings(1, init=ck, rank_weight=1.0, optimizer="sgd"))
+        fit(
+            tmp_path / "s.npz",
+            tmp_path / "b",
+            FitSettings(1, init=ck, rank_weight=1.0, optimizer="sgd"),
+        )
 
 
 def test_equities_of_rows_are_the_kernels_equity_row_by_row():

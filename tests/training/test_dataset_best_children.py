@@ -37,9 +37,19 @@ def test_children_best_stores_the_k_best_plays_of_every_roll_by_0ply_equity(k):
     dest = np.zeros((4000, 26), dtype=np.int8)
     groups = np.full(4000, -7, dtype=np.int32)
     out_pos, out_moves = make_play_buffers()
-    m = _sample_best_children(ev, games, make_rng(seed), _START, k, make_workspace(),
-                              make_eval_workspace(hidden_size(ev)), out_pos, out_moves, dest,
-                              groups)
+    m = _sample_best_children(
+        ev,
+        games,
+        make_rng(seed),
+        _START,
+        k,
+        make_workspace(),
+        make_eval_workspace(hidden_size(ev)),
+        out_pos,
+        out_moves,
+        dest,
+        groups,
+    )
     assert 0 < m < len(dest)
 
     rng = make_rng(seed)
@@ -53,8 +63,8 @@ def test_children_best_stores_the_k_best_plays_of_every_roll_by_0ply_equity(k):
         order = np.argsort(-eqs, kind="stable")
         top = order[:k]
         want = [i for i in top if game_result(children[i]) == 0]
-        group = dest[at:at + len(want)]
-        assert np.all(groups[at:at + len(want)] == rolls - 1)  # the roll's index, from 0
+        group = dest[at : at + len(want)]
+        assert np.all(groups[at : at + len(want)] == rolls - 1)  # the roll's index, from 0
         at += len(want)
         stored = {g.tobytes() for g in group}
         assert len(stored) == len(group)  # distinct plays
@@ -99,9 +109,12 @@ def test_a_children_best_dataset_records_the_option_and_refuses_two_kinds(tmp_pa
     with np.load(tmp_path / "b" / "shard-00000.npz") as z:
         assert json.loads(str(z["meta"]))["children_best"] == 2
     with pytest.raises(ValueError, match="choose one"):
-        build_dataset(tmp_path / "c", ck,
+        build_dataset(
+            tmp_path / "c",
+            ck,
             DatasetSpec(20, shard=20, children=2, children_best=2),
-            log=io.StringIO())
+            log=io.StringIO(),
+        )
 
 
 def _pubeval_choice(pos, d1, d2):
@@ -129,9 +142,21 @@ def test_vs_pubeval_stores_the_evaluators_best_plays_in_games_against_pubeval():
     dest = np.zeros((4000, 26), dtype=np.int8)
     out_pos, out_moves = make_play_buffers()
     groups = np.zeros(4000, dtype=np.int32)
-    m = _sample_best_children_vs_pubeval(an.ev, games, make_rng(seed), _START, 1, WR, WC,
-                                         make_workspace(), make_eval_workspace(hidden_size(an.ev)),
-                                         out_pos, out_moves, dest, groups)
+    m = _sample_best_children_vs_pubeval(
+        an.ev,
+        games,
+        make_rng(seed),
+        _START,
+        1,
+        WR,
+        WC,
+        make_workspace(),
+        make_eval_workspace(hidden_size(an.ev)),
+        out_pos,
+        out_moves,
+        dest,
+        groups,
+    )
     rng = make_rng(seed)
     at, ours_rolls, theirs_rolls = 0, 0, 0
     for _ in range(games):
@@ -169,9 +194,12 @@ def test_a_cube_region_dataset_keeps_contact_positions_with_doubling_chances(tmp
     from bgtui.training.train import DatasetSpec, build_dataset, load_dataset
 
     an = Analyzer()
-    build_dataset(tmp_path / "c", DEFAULT_WEIGHTS,
+    build_dataset(
+        tmp_path / "c",
+        DEFAULT_WEIGHTS,
         DatasetSpec(6, shard=6, cube_region=True, target_games=True, trials=2),
-        log=io.StringIO())
+        log=io.StringIO(),
+    )
     pos, tg = load_dataset(tmp_path / "c")
     assert pos.shape == (6, 26)
     for p in pos:
@@ -185,10 +213,16 @@ def test_a_cube_region_dataset_keeps_contact_positions_with_doubling_chances(tmp
         meta = json.loads(str(z["meta"]))
         assert meta["cube_region"] and meta["target_games"] and meta["trials"] == 2
     with pytest.raises(ValueError, match="--cube-region"):
-        build_dataset(tmp_path / "d", DEFAULT_WEIGHTS,
+        build_dataset(
+            tmp_path / "d",
+            DEFAULT_WEIGHTS,
             DatasetSpec(6, shard=6, cube_region=True, children_best=2),
-            log=io.StringIO())
+            log=io.StringIO(),
+        )
     with pytest.raises(ValueError, match="--children-best"):
-        build_dataset(tmp_path / "e", DEFAULT_WEIGHTS,
+        build_dataset(
+            tmp_path / "e",
+            DEFAULT_WEIGHTS,
             DatasetSpec(6, shard=6, vs_pubeval=True),
-            log=io.StringIO())
+            log=io.StringIO(),
+        )

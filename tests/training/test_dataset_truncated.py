@@ -49,29 +49,46 @@ def test_positions_rolled_out_together_get_their_own_rollouts_bit_for_bit(ev):
 
 
 def test_a_truncated_target_dataset_records_its_settings_and_refuses_two_kinds(tmp_path):
-    build_dataset(tmp_path / "t", "bgtui-0.npz",
+    build_dataset(
+        tmp_path / "t",
+        "bgtui-0.npz",
         DatasetSpec(10, shard=10, target_truncate=3, trials=4),
-        log=io.StringIO())
+        log=io.StringIO(),
+    )
     pos, tg = load_dataset(tmp_path / "t")
     assert pos.shape == (10, 26) and np.all((tg >= 0) & (tg <= 1))
     with np.load(tmp_path / "t" / "shard-00000.npz") as z:
         meta = json.loads(str(z["meta"]))
     assert meta["target_truncate"] == 3 and meta["trials"] == 4 and "ply" not in meta
     with pytest.raises(ValueError, match="choose one"):
-        build_dataset(tmp_path / "u", "bgtui-0.npz",
+        build_dataset(
+            tmp_path / "u",
+            "bgtui-0.npz",
             DatasetSpec(10, shard=10, target_truncate=3, race_rollouts=4),
-            log=io.StringIO())
+            log=io.StringIO(),
+        )
 
 
 def test_the_command_line_refuses_bad_truncated_target_options(capsys, tmp_path):
     from bgtui.cli import main
 
-    for extra, says in ((["--target-truncate=-1"], "--target-truncate"),
-                        (["--target-truncate", "3", "--race-rollouts", "4"], "choose one"),
-                        (["--target-truncate", "3", "--trials", "0"], "--trials")):
+    for extra, says in (
+        (["--target-truncate=-1"], "--target-truncate"),
+        (["--target-truncate", "3", "--race-rollouts", "4"], "choose one"),
+        (["--target-truncate", "3", "--trials", "0"], "--trials"),
+    ):
         try:  # refused by the command, or by the option's own range (argparse exits)
-            code = main(["train", "dataset", "--checkpoint", "bgtui-0.npz", "--data",
-                         str(tmp_path / "x"), *extra])
+            code = main(
+                [
+                    "train",
+                    "dataset",
+                    "--checkpoint",
+                    "bgtui-0.npz",
+                    "--data",
+                    str(tmp_path / "x"),
+                    *extra,
+                ]
+            )
         except SystemExit as exc:
             code = exc.code
         assert code == 2 and says in capsys.readouterr().err

@@ -50,7 +50,8 @@ def contact_positions():
 
 
 def test_refit_changes_only_the_rows_asked_for_and_moves_them_to_the_targets(
-        tmp_path, contact_positions):
+    tmp_path, contact_positions
+):
     """Targets whose backgammon rates are 20%: the refitted rows 2 and 4 of the contact and
     crashed nets predict about that on the positions; every other weight is untouched."""
     pos = contact_positions
@@ -66,8 +67,9 @@ def test_refit_changes_only_the_rows_asked_for_and_moves_them_to_the_targets(
     np.savez(data / "chunk-0000.npz", pos=pos[:half], ro=ro[:half])
     np.savez(data / "chunk-0001.npz", pos=pos[half:], ro=ro[half:])
     out = tmp_path / "w.npz"
-    info = refit_heads(out, "bgtui-0.npz", data, ridge=1.0, heads=(2, 4), holdout=0,
-                       log=lambda s: None)
+    info = refit_heads(
+        out, "bgtui-0.npz", data, ridge=1.0, heads=(2, 4), holdout=0, log=lambda s: None
+    )
     assert info["positions"] == len(pos)
     old = as_nets(load_weights("bgtui-0.npz")[0])
     ev, meta = load_weights(str(out))
@@ -89,12 +91,38 @@ def test_refit_changes_only_the_rows_asked_for_and_moves_them_to_the_targets(
 
 
 def test_cli_says_what_is_missing(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "bgtui.cli", "train", "heads", "--checkpoint",
-                        str(tmp_path / "w.npz"), "--data", str(tmp_path / "none")],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bgtui.cli",
+            "train",
+            "heads",
+            "--checkpoint",
+            str(tmp_path / "w.npz"),
+            "--data",
+            str(tmp_path / "none"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 2
     assert "no rollout chunks" in r.stderr and "Traceback" not in r.stderr
-    r = subprocess.run([sys.executable, "-m", "bgtui.cli", "train", "heads", "--checkpoint",
-                        str(tmp_path / "w.npz"), "--data", str(tmp_path), "--heads", "2,x"],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bgtui.cli",
+            "train",
+            "heads",
+            "--checkpoint",
+            str(tmp_path / "w.npz"),
+            "--data",
+            str(tmp_path),
+            "--heads",
+            "2,x",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 2 and "--heads" in r.stderr

@@ -16,8 +16,17 @@ from tests.reference.games import game_positions
 def test_td_training_writes_a_checkpoint_and_resumes_where_it_stopped(tmp_path):
     ck = tmp_path / "td.npz"
     log = io.StringIO()
-    td_train(ck, 60, hidden=8, race_hidden=4, chunk=30, save_every=30, bearoff=False,
-             strength_pairs=50, log=log)
+    td_train(
+        ck,
+        60,
+        hidden=8,
+        race_hidden=4,
+        chunk=30,
+        save_every=30,
+        bearoff=False,
+        strength_pairs=50,
+        log=log,
+    )
     ev, meta = load_weights(ck)
     assert meta["games_trained"] == 60 and ev[0][1].shape == (8,)
     lines = [json.loads(x) for x in log.getvalue().splitlines()]
@@ -26,8 +35,17 @@ def test_td_training_writes_a_checkpoint_and_resumes_where_it_stopped(tmp_path):
     assert [x["games"] for x in strength] == [30, 60]  # logged at each checkpoint
     assert all(-3.0 <= x["vs_pubeval_ppg"] <= 3.0 and x["se"] > 0 for x in strength)
     # resuming continues the count and the random stream: 60 + 40 games
-    td_train(ck, 100, hidden=8, race_hidden=4, chunk=40, save_every=40, bearoff=False,
-             strength_pairs=50, log=io.StringIO())
+    td_train(
+        ck,
+        100,
+        hidden=8,
+        race_hidden=4,
+        chunk=40,
+        save_every=40,
+        bearoff=False,
+        strength_pairs=50,
+        log=io.StringIO(),
+    )
     ev2, meta2 = load_weights(ck)
     assert meta2["games_trained"] == 100
     assert meta2["rng_state"] != meta["rng_state"]
@@ -36,8 +54,17 @@ def test_td_training_writes_a_checkpoint_and_resumes_where_it_stopped(tmp_path):
 
 def test_a_supervised_round_moves_the_net_toward_its_targets(tmp_path):
     ck = tmp_path / "td.npz"
-    td_train(ck, 30, hidden=8, race_hidden=4, chunk=30, save_every=30, bearoff=False,
-             strength_pairs=50, log=io.StringIO())
+    td_train(
+        ck,
+        30,
+        hidden=8,
+        race_hidden=4,
+        chunk=30,
+        save_every=30,
+        bearoff=False,
+        strength_pairs=50,
+        log=io.StringIO(),
+    )
     log = io.StringIO()
     supervised_train(ck, 2, positions=300, ply=1, epochs=1, alpha=0.05, log=log)
     ev, meta = load_weights(ck)
@@ -63,9 +90,10 @@ def test_lambda_returns_hand_computed():
     from bgtui.training.kernels import _lambda_returns
 
     # three moves: A, B, A; the last (A) wins a gammon. Values are each mover's view.
-    vals = np.array([[0.6, 0.2, 0.0, 0.1, 0.0],
-                     [0.3, 0.1, 0.0, 0.3, 0.0],
-                     [1.0, 1.0, 0.0, 0.0, 0.0]], dtype=np.float32)
+    vals = np.array(
+        [[0.6, 0.2, 0.0, 0.1, 0.0], [0.3, 0.1, 0.0, 0.3, 0.0], [1.0, 1.0, 0.0, 0.0, 0.0]],
+        dtype=np.float32,
+    )
     out = np.zeros_like(vals)
     _lambda_returns(vals, 3, 0.5, out)
     # out[2] = the result; out[1] (B's view) = 0.5 * vals[1] + 0.5 * flip(out[2])
@@ -84,8 +112,18 @@ def test_lambda_returns_hand_computed():
 
 def test_td_lambda_training_runs_and_records_lambda(tmp_path):
     ck = tmp_path / "tdl.npz"
-    td_train(ck, 40, hidden=8, race_hidden=4, chunk=20, save_every=40, bearoff=False,
-             strength_pairs=50, lam=0.7, log=io.StringIO())
+    td_train(
+        ck,
+        40,
+        hidden=8,
+        race_hidden=4,
+        chunk=20,
+        save_every=40,
+        bearoff=False,
+        strength_pairs=50,
+        lam=0.7,
+        log=io.StringIO(),
+    )
     ev, meta = load_weights(ck)
     assert meta["games_trained"] == 40
     assert meta["training"]["method"] == "td-lambda-selfplay"
@@ -107,9 +145,9 @@ def test_a_dataset_build_resumes_to_the_same_shards(tmp_path):
     ck = _small_weights(tmp_path)
     build_dataset(tmp_path / "a", ck, DatasetSpec(60, shard=30, children=2), log=io.StringIO())
     build_dataset(tmp_path / "b", ck, DatasetSpec(30, shard=30, children=2), log=io.StringIO())
-    build_dataset(tmp_path / "b", ck,
-        DatasetSpec(60, shard=30, children=2),
-        log=io.StringIO())  # resumed
+    build_dataset(
+        tmp_path / "b", ck, DatasetSpec(60, shard=30, children=2), log=io.StringIO()
+    )  # resumed
     pa, ta = load_dataset(tmp_path / "a")
     pb, tb = load_dataset(tmp_path / "b")
     assert pa.shape == (60, 26) and np.array_equal(pa, pb) and np.array_equal(ta, tb)
@@ -139,16 +177,19 @@ def test_fit_resumed_equals_uninterrupted_and_lowers_the_error(tmp_path):
     log = io.StringIO()
     fit(tmp_path / "one.npz", tmp_path / "d", FitSettings(4, init=ck, holdout=0.2), log=log)
     try:
-        fit(tmp_path / "two.npz", tmp_path / "d",
+        fit(
+            tmp_path / "two.npz",
+            tmp_path / "d",
             FitSettings(4, init=ck, holdout=0.2),
-            log=_KilledAfter(2))
+            log=_KilledAfter(2),
+        )
     except KeyboardInterrupt:
         pass
     _, part = load_weights(tmp_path / "two.npz")
     assert part["fit"]["epochs_done"] == 2
-    fit(tmp_path / "two.npz", tmp_path / "d",
-        FitSettings(4, holdout=0.2),
-        log=io.StringIO())  # resumed
+    fit(
+        tmp_path / "two.npz", tmp_path / "d", FitSettings(4, holdout=0.2), log=io.StringIO()
+    )  # resumed
     a, meta = load_weights(tmp_path / "one.npz")
     b, meta_b = load_weights(tmp_path / "two.npz")
     assert meta["fit"]["epochs_done"] == meta_b["fit"]["epochs_done"] == 4
@@ -175,15 +216,20 @@ def test_upgrading_older_weights_keeps_what_the_nets_compute(tmp_path):
         w1[[last, 2 * PER_SIDE - 1]] = 0.0
         zeroed.append((w1, b1, w2, b2))
         arrays.update({f"{name}_w1": old, f"{name}_b1": b1, f"{name}_w2": w2, f"{name}_b2": b2})
-    old_meta = dict(meta, input_version=meta["input_version"] - 1,
-                    num_inputs=2 * (PER_SIDE - 1), sha256=arrays_sha256(arrays))
+    old_meta = dict(
+        meta,
+        input_version=meta["input_version"] - 1,
+        num_inputs=2 * (PER_SIDE - 1),
+        sha256=arrays_sha256(arrays),
+    )
     src = tmp_path / "old.npz"
     np.savez(src, meta=np.array(json.dumps(old_meta)), **arrays)
     upgrade_inputs(src, tmp_path / "new.npz")
     up, up_meta = load_weights(tmp_path / "new.npz")
     assert up_meta["upgraded"][-1]["to_input_version"] == meta["input_version"]
-    want = with_databases(tuple(tuple(np.ascontiguousarray(a, dtype=np.float32) for a in n)
-                                for n in zeroed))
+    want = with_databases(
+        tuple(tuple(np.ascontiguousarray(a, dtype=np.float32) for a in n) for n in zeroed)
+    )
     for pos in game_positions(5, 2)[:40]:
         p = np.asarray(pos, dtype=np.int8)
         assert np.array_equal(evaluate0(p, up), evaluate0(p, want))

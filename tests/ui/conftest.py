@@ -22,17 +22,24 @@ def _isolated_env(tmp_path, monkeypatch):
 def make_app(tmp_path):
     """``make_app(analyzer=None, state=None, theme="bgtui-dark", **kw)``: an app whose settings
     file and data dir are in tmp_path (shared by every app of the test)."""
+
     def make(analyzer=None, state=None, theme="bgtui-dark", **kw):
         from bgtui.analysis.formats import parse_position
 
         kw.setdefault("unicode", True)
         if isinstance(state, str):
             state = parse_position(state)
-        app = BgTuiApp(analyzer or fake(), state, theme,
-                       config_path=tmp_path / "config" / "tui.toml",
-                       data_path=tmp_path / "data", **kw)
+        app = BgTuiApp(
+            analyzer or fake(),
+            state,
+            theme,
+            config_path=tmp_path / "config" / "tui.toml",
+            data_path=tmp_path / "data",
+            **kw,
+        )
         app.animation_level = "none"  # no tab-underline or scroll animations to wait for
         return app
+
     return make
 
 
@@ -42,6 +49,7 @@ def gates():
 
     ``gates.event()`` a closed Event; ``gates.steps()`` a Semaphore(0) (one rollout step per
     release)."""
+
     class Gates:
         def __init__(self):
             self.all = []
@@ -68,5 +76,3 @@ def gates():
         yield g
     finally:
         g.open_all()
-
-

@@ -77,8 +77,13 @@ async def test_two_marked_candidates_rolled_out_together(make_app):
         assert _column(table, "mark")[1] == "✓" and _column(table, "mark")[3] == "✓"
         assert "2 marked" in str(m.query_one("#status").render())
         await pilot.press("r")
-        await wait_for(pilot, lambda: not m.rollout_running and m.last_snapshot is not None
-                       and m.last_snapshot.finished, what="rollout finished")
+        await wait_for(
+            pilot,
+            lambda: (
+                not m.rollout_running and m.last_snapshot is not None and m.last_snapshot.finished
+            ),
+            what="rollout finished",
+        )
         snap = m.last_snapshot
         assert {r.move for r in snap.rows} == {second, fourth}
         assert snap.trials_done == snap.trials_total == PRESETS["Quick truncated"].trials
@@ -102,8 +107,9 @@ async def test_two_marked_candidates_rolled_out_together(make_app):
 
 
 def _figures(rows):
-    return sorted((r.move, r.trials, r.probabilities, r.equity, r.equity_se, r.equity_diff)
-                  for r in rows)
+    return sorted(
+        (r.move, r.trials, r.probabilities, r.equity, r.equity_se, r.equity_diff) for r in rows
+    )
 
 
 @run
@@ -120,8 +126,9 @@ async def test_stopped_and_resumed_rollout_equals_an_uninterrupted_one(make_app,
         step = trials // 8
         await wait_for(pilot, lambda: m.last_snapshot is not None, what="first snapshot")
         steps.release(3)
-        await wait_for(pilot, lambda: m.last_snapshot.trials_done == 3 * step,
-                       what="three steps done")
+        await wait_for(
+            pilot, lambda: m.last_snapshot.trials_done == 3 * step, what="three steps done"
+        )
         assert m.rollout_running and m.check_action("stop", ())
         assert f"rollout {3 * step}/{trials}" in str(m.query_one("#status").render())
         await pilot.press("s")
@@ -133,12 +140,14 @@ async def test_stopped_and_resumed_rollout_equals_an_uninterrupted_one(make_app,
         assert m.check_action("resume", ())
         steps.release(100)
         await pilot.press("c")
-        await wait_for(pilot, lambda: not m.rollout_running and m.last_snapshot.finished,
-                       what="resumed rollout finished")
+        await wait_for(
+            pilot,
+            lambda: not m.rollout_running and m.last_snapshot.finished,
+            what="resumed rollout finished",
+        )
         resumed = m.last_snapshot
     # the same rollout without a stop, straight from a fresh fake
-    uninterrupted = list(fake().iter_rollout(STATE_31, PRESETS["Quick truncated"],
-                                             moves=moves))[-1]
+    uninterrupted = list(fake().iter_rollout(STATE_31, PRESETS["Quick truncated"], moves=moves))[-1]
     assert uninterrupted.finished and resumed.trials_done == uninterrupted.trials_done
     assert _figures(resumed.rows) == _figures(uninterrupted.rows)
 
@@ -150,8 +159,11 @@ async def test_engine_errors_become_notifications_and_the_app_stays_usable(make_
     async with running(app) as pilot:
         m = app.main_screen
         await pilot.press("e")
-        await wait_for(pilot, lambda: any("Evaluation failed" in n for n in notes(app)),
-                       what="evaluation error notified")
+        await wait_for(
+            pilot,
+            lambda: any("Evaluation failed" in n for n in notes(app)),
+            what="evaluation error notified",
+        )
         assert any("fake engine failure in evaluate" in n for n in notes(app))
         await wait_for(pilot, lambda: not m.evaluating, what="evaluation state cleared")
         assert "evaluating" not in str(m.query_one("#status").render())
@@ -159,8 +171,11 @@ async def test_engine_errors_become_notifications_and_the_app_stays_usable(make_
         await pilot.press("x")  # swap sides: no dice
         assert m.state.dice is None
         await pilot.press("r")
-        await wait_for(pilot, lambda: any("Rollout failed" in n for n in notes(app)),
-                       what="rollout error notified")
+        await wait_for(
+            pilot,
+            lambda: any("Rollout failed" in n for n in notes(app)),
+            what="rollout error notified",
+        )
         await wait_for(pilot, lambda: not m.rollout_running, what="rollout ended")
         assert m.check_action("rollout", ()) is True
         # the app still works: the engine recovers and evaluation goes through
@@ -183,8 +198,9 @@ async def test_analysis_keys_disabled_until_warm_up_finishes(make_app, gates):
     app, an, hold = _held_warmup(make_app, gates, "warmup_gate")
     async with running(app, warm=False) as pilot:
         m = app.main_screen
-        await wait_for(pilot, lambda: "loading weights" in app.engine_status,
-                       what="warm-up under way")
+        await wait_for(
+            pilot, lambda: "loading weights" in app.engine_status, what="warm-up under way"
+        )
         assert not app.engine_ready
         for key in ("e", "r", "u", "P"):
             assert m.active_bindings[key].enabled is False, key  # greyed in the Footer
@@ -229,17 +245,20 @@ async def test_command_palette_runs_a_domain_command(make_app):
         m = app.main_screen
         await ready(app, pilot)
         await pilot.press("ctrl+p")
-        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette),
-                       what="palette open")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette), what="palette open")
         await paste(pilot, "evaluate at 3")
         palette = app.screen
-        await wait_for(pilot, lambda: palette.query_one(CommandList).option_count > 0,
-                       what="palette hits")
+        await wait_for(
+            pilot, lambda: palette.query_one(CommandList).option_count > 0, what="palette hits"
+        )
         first = palette.query_one(CommandList).get_option_at_index(0)
         assert "Evaluate at 3-ply" in str(first.prompt)
         await pilot.press("down", "enter")  # highlight the first hit, run it
-        await wait_for(pilot, lambda: m.evaluation is not None and m.evaluation.ply == 3,
-                       what="evaluated at 3-ply from the palette")
+        await wait_for(
+            pilot,
+            lambda: m.evaluation is not None and m.evaluation.ply == 3,
+            what="evaluated at 3-ply from the palette",
+        )
         assert m.ply == 3
 
 

@@ -26,8 +26,11 @@ async def _playing(app):
         await wait_for(pilot, lambda: app.screen.transcript, what="play mode's first line")
         ps = app.screen
         moves = ps.query_one("#play-moves")
-        await wait_for(pilot, lambda: ps.game.phase == "human_move" and moves.option_count,
-                       what="your plays listed")
+        await wait_for(
+            pilot,
+            lambda: ps.game.phase == "human_move" and moves.option_count,
+            what="your plays listed",
+        )
         yield pilot, ps, seed
 
 
@@ -66,13 +69,17 @@ async def test_double_in_play_mode_and_the_engine_answers(make_app):
         state = ps.game.state
         dec = fake().cube(state, 0)
         await pilot.press("d")
-        await wait_for(pilot, lambda: "The engine takes." in _log(ps)
-                       or "The engine passes." in _log(ps), what="engine answered")
+        await wait_for(
+            pilot,
+            lambda: "The engine takes." in _log(ps) or "The engine passes." in _log(ps),
+            what="engine answered",
+        )
         assert "You double to 2." in _log(ps)
         await wait_for(pilot, lambda: "Your double" in _log(ps), what="feedback on the double")
         if engine_takes(dec):
-            await wait_for(pilot, lambda: ps.game.phase == "human_move",
-                           what="you roll after the take")
+            await wait_for(
+                pilot, lambda: ps.game.phase == "human_move", what="you roll after the take"
+            )
             assert ps.game.state.cube_value == 2
             assert ps.game.state.cube_owner == "opponent"  # the engine owns it
         else:

@@ -42,16 +42,26 @@ def test_cube_losses_in_mwc_are_the_taker_view():
     (1 - double/pass) - (1 - double/take) for him."""
     from bgtui.analysis.models import CubeDecision, Equities, Probabilities
 
-    c = CubeDecision(0.5, 1.2, 1.0, "Double, pass", Probabilities(0.7, 0.2, 0, 0.1, 0),
-                     Equities(0.5), 0, mwc={"no_double": 0.62, "double_take": 0.71,
-                                            "double_pass": 0.68})
+    c = CubeDecision(
+        0.5,
+        1.2,
+        1.0,
+        "Double, pass",
+        Probabilities(0.7, 0.2, 0, 0.1, 0),
+        Equities(0.5),
+        0,
+        mwc={"no_double": 0.62, "double_take": 0.71, "double_pass": 0.68},
+    )
     assert take_loss(c) == 1.2 - 1.0
     assert abs(take_loss(c, mwc=True) - ((1 - 0.68) - (1 - 0.71))) < 1e-12
 
 
 def _human_starts_seed(n) -> int:
-    return next(s for s in range(1, 100)
-                if MoneyGame(s, match_length=n).start()[0] > MoneyGame(s, match_length=n).start()[1])
+    return next(
+        s
+        for s in range(1, 100)
+        if MoneyGame(s, match_length=n).start()[0] > MoneyGame(s, match_length=n).start()[1]
+    )
 
 
 def test_play_mode_plays_a_match_and_reports_mwc(make_app):
@@ -62,19 +72,28 @@ def test_play_mode_plays_a_match_and_reports_mwc(make_app):
             await ready(app, pilot)
             app.remember(play_seed=_human_starts_seed(5), play_match=5)
             await pilot.press("P")
-            await wait_for(pilot, lambda: type(app.screen).__name__ == "PlayScreen"
-                           and app.screen.transcript, what="play mode")
+            await wait_for(
+                pilot,
+                lambda: type(app.screen).__name__ == "PlayScreen" and app.screen.transcript,
+                what="play mode",
+            )
             ps = app.screen
             assert "5-point match against the engine" in ps.transcript[0]
             moves = ps.query_one("#play-moves")
-            await wait_for(pilot, lambda: ps.game.phase == "human_move" and moves.option_count,
-                           what="your plays listed")
+            await wait_for(
+                pilot,
+                lambda: ps.game.phase == "human_move" and moves.option_count,
+                what="your plays listed",
+            )
             assert all(r.mwc is not None for r in ps.rows)  # ranked at the match score
             worst, best = ps.rows[-1], ps.rows[0]
             listed = [moves.get_option_at_index(i).id for i in range(moves.option_count)]
             await pilot.press(*["down"] * listed.index(worst.move), "enter")
-            await wait_for(pilot, lambda: any("The engine rolls" in x for x in ps.transcript),
-                           what="engine moved")
+            await wait_for(
+                pilot,
+                lambda: any("The engine rolls" in x for x in ps.transcript),
+                what="engine moved",
+            )
             mloss = best.mwc - worst.mwc
             line = next(x for x in ps.transcript if x.startswith(f"You play {worst.move}"))
             assert f"({100 * mloss:.2f}% MWC) versus {best.move}" in line and "EMG" in line
@@ -84,14 +103,14 @@ def test_play_mode_plays_a_match_and_reports_mwc(make_app):
             assert g.state.match_length == 5 and g.state.score == (0, 0)
             info = str(ps.query_one("#play-info").render())
             assert "5-point match: you 0, engine 0" in info and "% MWC" in info
+
     body()
 
 
 def test_mwc_first_setting_orders_the_plays_table(make_app):
     @run
     async def body():
-        state = replace(parse_position("4HPwATDgc/ABMA"), match_length=7, score=(4, 2),
-                        dice=(3, 1))
+        state = replace(parse_position("4HPwATDgc/ABMA"), match_length=7, score=(4, 2), dice=(3, 1))
         app = make_app(state=state)
         async with app.run_test(size=(120, 40)) as pilot:
             await ready(app, pilot)
@@ -110,6 +129,7 @@ def test_mwc_first_setting_orders_the_plays_table(make_app):
             main.refresh_match_figures()
             await pilot.pause()
             assert value_cell() == f"{emg:+.3f} {100 * best.mwc:.2f}%"
+
     body()
 
 
@@ -130,8 +150,11 @@ def test_rollout_table_shows_mwc_and_emg_at_a_score(make_app):
             await pilot.press("e")
             await wait_for(pilot, lambda: m.plays, what="plays ranked")
             await pilot.press("space", "down", "space", "r")
-            await wait_for(pilot, lambda: m.last_snapshot is not None
-                           and m.last_snapshot.finished, what="rollout finished")
+            await wait_for(
+                pilot,
+                lambda: m.last_snapshot is not None and m.last_snapshot.finished,
+                what="rollout finished",
+            )
             results = m.query_one(ResultsTable)
             labels = [str(c.label).strip() for c in results.columns.values()]
             assert labels[1:3] == ["MWC", "EMG"]
@@ -143,4 +166,5 @@ def test_rollout_table_shows_mwc_and_emg_at_a_score(make_app):
             assert row[3].startswith(f"{100 * other.mwc_diff:+.2f}%")
             emg = str(results.get_row(best.move)[2]).strip()
             assert emg.startswith(f"{best.equity.cubeless:+.3f}")
+
     body()

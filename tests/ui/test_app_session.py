@@ -72,9 +72,13 @@ async def test_save_then_open_an_analysis_in_a_new_session(make_app, tmp_path):
         m = app.main_screen
         await evaluated(pilot)
         await pilot.press("space", "down", "space", "r")
-        await wait_for(pilot, lambda: m.last_snapshot is not None
-                       and m.last_snapshot.finished and not m.rollout_running,
-                       what="rollout finished")
+        await wait_for(
+            pilot,
+            lambda: (
+                m.last_snapshot is not None and m.last_snapshot.finished and not m.rollout_running
+            ),
+            what="rollout finished",
+        )
         saved_rows = m.last_snapshot.rows
         marked = list(m.query_one(PlaysTable).marked)
         await pilot.press("ctrl+s")
@@ -83,8 +87,7 @@ async def test_save_then_open_an_analysis_in_a_new_session(make_app, tmp_path):
         await pilot.press("ctrl+u")  # clear the suggested name
         await type_text(pilot, "mine")
         await pilot.press("enter")
-        await wait_for(pilot, lambda: (tmp_path / "data" / "mine.json").exists(),
-                       what="file saved")
+        await wait_for(pilot, lambda: (tmp_path / "data" / "mine.json").exists(), what="file saved")
         assert any("Saved" in n for n in notes(app))
         # ctrl+e exports the same analysis as Markdown beside it
         await pilot.press("ctrl+e")
@@ -110,8 +113,15 @@ async def test_save_then_open_an_analysis_in_a_new_session(make_app, tmp_path):
         assert m.check_action("extend", ())
         total = m.last_snapshot.trials_total
         await pilot.press("plus")
-        await wait_for(pilot, lambda: not m.rollout_running and m.last_snapshot.finished
-                       and m.last_snapshot.trials_total > total, what="extended")
+        await wait_for(
+            pilot,
+            lambda: (
+                not m.rollout_running
+                and m.last_snapshot.finished
+                and m.last_snapshot.trials_total > total
+            ),
+            what="extended",
+        )
         assert m.last_snapshot.trials_done == total + PRESETS["Quick truncated"].trials
 
 
@@ -176,15 +186,22 @@ async def test_80x24_layout_has_every_pane_reachable(make_app):
         plays = m.query_one(PlaysTable)
         assert _visible(app, plays) and plays.region.height >= 4
         # every tab shows its pane when chosen with ] (wraps round)
-        panes = {"tab-moves": "#plays", "tab-rollout": "#results", "tab-settings": "#form",
-                 "tab-cube": "#cube-scroll"}
+        panes = {
+            "tab-moves": "#plays",
+            "tab-rollout": "#results",
+            "tab-settings": "#form",
+            "tab-cube": "#cube-scroll",
+        }
         tabs = m.query_one("#tabs")
         seen = set()
         for _ in range(4):
             await pilot.press("right_square_bracket")
             seen.add(tabs.active)
-            await wait_for(pilot, lambda: _visible(app, m.query_one(panes[tabs.active])),
-                           what=f"{tabs.active} visible")
+            await wait_for(
+                pilot,
+                lambda: _visible(app, m.query_one(panes[tabs.active])),
+                what=f"{tabs.active} visible",
+            )
         assert seen == set(panes)
         # the cube action is taller than its pane at this size: it scrolls by keyboard
         await pilot.press("u")
@@ -192,8 +209,11 @@ async def test_80x24_layout_has_every_pane_reachable(make_app):
         await wait_for(pilot, lambda: m.focused is scroll, what="cube pane focused")
         assert scroll.max_scroll_y > 0
         await pilot.press("end")
-        await wait_for(pilot, lambda: scroll.scroll_y == scroll.max_scroll_y > 0,
-                       what="cube pane scrolled to its end")
+        await wait_for(
+            pilot,
+            lambda: scroll.scroll_y == scroll.max_scroll_y > 0,
+            what="cube pane scrolled to its end",
+        )
         # the rollout settings: g focuses the first field, the last field scrolls into view
         await pilot.press("g")
         assert m.focused.id == "f-trials" and _visible(app, m.focused)
@@ -232,8 +252,11 @@ def test_the_scheduler_address_is_given_to_the_service_and_remembered(make_app, 
             field.focus()
             await wait_for(pilot, lambda: m.focused is field, what="the address field focused")
             await paste(pilot, "tcp://10.0.0.7:8786")
-            await wait_for(pilot, lambda: an.scheduler == "tcp://10.0.0.7:8786",
-                           what="the service given the address")
+            await wait_for(
+                pilot,
+                lambda: an.scheduler == "tcp://10.0.0.7:8786",
+                what="the service given the address",
+            )
             assert "Dask scheduler" in str(m.query_one("#form-help").render())
         conf = tomllib.loads((tmp_path / "config" / "tui.toml").read_text())
         assert conf["scheduler"] == "tcp://10.0.0.7:8786"
@@ -247,4 +270,5 @@ def test_the_scheduler_address_is_given_to_the_service_and_remembered(make_app, 
             # emptied: rollouts on this machine again
             app2.main_screen.query_one("#f-scheduler").value = ""
             await wait_for(pilot, lambda: an2.scheduler is None, what="the address cleared")
+
     body()

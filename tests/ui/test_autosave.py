@@ -25,8 +25,9 @@ def _saved_trials(path):
         return -1
 
 
-def test_a_rollout_cut_short_by_a_crash_is_offered_and_resumed(make_app, gates, tmp_path,
-                                                                monkeypatch):
+def test_a_rollout_cut_short_by_a_crash_is_offered_and_resumed(
+    make_app, gates, tmp_path, monkeypatch
+):
     from bgtui.analysis import rollout
 
     monkeypatch.setattr(rollout, "CHECKPOINT_EVERY", 0.0)  # autosave at every snapshot
@@ -67,8 +68,15 @@ def test_a_rollout_cut_short_by_a_crash_is_offered_and_resumed(make_app, gates, 
             assert not crashed.exists()  # taken over by this session
             await ready(app, pilot)
             await pilot.press("c")  # continue
-            await wait_for(pilot, lambda: m.last_snapshot is not None
-                           and m.last_snapshot.finished and not m.rollout_running,
-                           what="resumed rollout finished")
+            await wait_for(
+                pilot,
+                lambda: (
+                    m.last_snapshot is not None
+                    and m.last_snapshot.finished
+                    and not m.rollout_running
+                ),
+                what="resumed rollout finished",
+            )
             assert m.last_snapshot.trials_done == m.last_snapshot.trials_total
+
     second()

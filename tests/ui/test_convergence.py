@@ -17,8 +17,14 @@ P = Probabilities(0.5, 0.1, 0.0, 0.1, 0.0)
 
 
 def _row(move, e, se, trials):
-    return PlayRow(move=move, position_id="", probabilities=P, equity=Equities(e),
-                   equity_se=Equities(se), trials=trials)
+    return PlayRow(
+        move=move,
+        position_id="",
+        probabilities=P,
+        equity=Equities(e),
+        equity_se=Equities(se),
+        trials=trials,
+    )
 
 
 def test_history_keeps_the_latest_point_and_thins_evenly():
@@ -34,8 +40,10 @@ def test_history_keeps_the_latest_point_and_thins_evenly():
 def test_digits_sit_on_their_equity_rows_inside_their_bands():
     # two candidates far apart with tight bands: 1 on the top rows, 2 on the bottom rows
     h = ConvergenceHistory()
-    h.series = {"a": [(100, 0.50, 0.001), (200, 0.50, 0.001)],
-                "b": [(100, 0.10, 0.001), (200, 0.10, 0.001)]}
+    h.series = {
+        "a": [(100, 0.50, 0.001), (200, 0.50, 0.001)],
+        "b": [(100, 0.10, 0.001), (200, 0.10, 0.001)],
+    }
     lines = plot_lines(h, width=40, height=11, unicode=False)
     grid = lines[:11]
     assert "1" in grid[0] and "2" in grid[10]
@@ -52,10 +60,13 @@ def test_exported_analysis_holds_the_plot():
     rows = [_row("8/5 6/5", 0.2, 0.01, 72), _row("24/23 13/10", 0.1, 0.01, 72)]
     h = extend_history(extend_history((), 36, rows), 72, rows)
     snap = RolloutSnapshot(1, 72, 72, 1.0, 72.0, 0.0, tuple(rows), finished=True, history=h)
-    doc = persist.AnalysisDoc(position="XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10",
-                              rollout=snap)
+    doc = persist.AnalysisDoc(
+        position="XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10", rollout=snap
+    )
     text = persist.export(doc, "(board)")
     assert "95% band" in text and "72 trials" in text
     again = persist.from_dict(persist.to_dict(doc))  # saved and opened: the history stays
-    assert ConvergenceHistory.from_snapshot(again.rollout).series == \
-        ConvergenceHistory.from_snapshot(replace(snap)).series
+    assert (
+        ConvergenceHistory.from_snapshot(again.rollout).series
+        == ConvergenceHistory.from_snapshot(replace(snap)).series
+    )

@@ -16,11 +16,14 @@ P = Probabilities(0.40, 0.10, 0.01, 0.12, 0.01)
 
 
 def _row(centred, owned, opp):
-    return PlayRow(move="", position_id=OPENING, probabilities=P,
-                   equity=Equities(cubeless=-0.2, centred=centred, owned=owned,
-                                   opponent_owned=opp),
-                   equity_se=Equities(cubeless=0.01, centred=0.02, owned=0.03, opponent_owned=0.04),
-                   trials=1296)
+    return PlayRow(
+        move="",
+        position_id=OPENING,
+        probabilities=P,
+        equity=Equities(cubeless=-0.2, centred=centred, owned=owned, opponent_owned=opp),
+        equity_se=Equities(cubeless=0.01, centred=0.02, owned=0.03, opponent_owned=0.04),
+        trials=1296,
+    )
 
 
 def test_rollout_cube_decision_beavers_a_bad_double_when_beavers_are_on():
@@ -44,9 +47,16 @@ class _Host(App):
 
 @run
 async def test_panel_says_no_cube_access_when_the_opponent_owns_the_cube():
-    dec = CubeDecision(no_double=-0.31, double_take=None, double_pass=None, action="No double",
-                       probabilities=P, equity=Equities(cubeless=-0.2, cubeful=-0.31),
-                       ply=2, cube_access=False)
+    dec = CubeDecision(
+        no_double=-0.31,
+        double_take=None,
+        double_pass=None,
+        action="No double",
+        probabilities=P,
+        equity=Equities(cubeless=-0.2, cubeful=-0.31),
+        ply=2,
+        cube_access=False,
+    )
     app = _Host()
     async with app.run_test() as pilot:
         panel = app.query_one(CubePanel)
@@ -61,10 +71,21 @@ async def test_panel_says_no_cube_access_when_the_opponent_owns_the_cube():
 
 @run
 async def test_panel_shows_mwc_beside_emg_at_a_match_score():
-    dec = CubeDecision(no_double=0.015, double_take=-0.593, double_pass=1.0, action="No double",
-                       probabilities=P, equity=Equities(cubeless=0.118, cubeful=0.015), ply=0,
-                       mwc={"no_double": 0.65888, "double_take": 0.60648, "double_pass": 0.74359,
-                            "cubeful": 0.65888})
+    dec = CubeDecision(
+        no_double=0.015,
+        double_take=-0.593,
+        double_pass=1.0,
+        action="No double",
+        probabilities=P,
+        equity=Equities(cubeless=0.118, cubeful=0.015),
+        ply=0,
+        mwc={
+            "no_double": 0.65888,
+            "double_take": 0.60648,
+            "double_pass": 0.74359,
+            "cubeful": 0.65888,
+        },
+    )
     app = _Host()
     async with app.run_test() as pilot:
         panel = app.query_one(CubePanel)
@@ -84,11 +105,19 @@ def _text(renderable) -> str:
 
 
 def test_panel_footer_shows_the_cube_states_and_the_model():
-    c = CubeDecision(no_double=0.415, double_take=0.270, double_pass=1.0, action="No double",
-                     probabilities=P,
-                     equity=Equities(cubeless=0.301, cubeful=0.415, centred=0.415, owned=0.528,
-                                     opponent_owned=0.135),
-                     ply=2, model="cubeful lookahead", cube_efficiency=0.78)
+    c = CubeDecision(
+        no_double=0.415,
+        double_take=0.270,
+        double_pass=1.0,
+        action="No double",
+        probabilities=P,
+        equity=Equities(
+            cubeless=0.301, cubeful=0.415, centred=0.415, owned=0.528, opponent_owned=0.135
+        ),
+        ply=2,
+        model="cubeful lookahead",
+        cube_efficiency=0.78,
+    )
     out = _text(CubePanel._footer(c))
     assert "centred +0.415, own cube +0.528, opp. cube +0.135" in out
     assert "Model: cubeful lookahead, x=0.78, 2-ply" in out

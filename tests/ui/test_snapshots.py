@@ -50,8 +50,9 @@ async def _playing(pilot):
     ps = app.screen
     await wait_for(pilot, lambda: ps.transcript, what="play mode mounted")
     moves = ps.query_one("#play-moves")
-    await wait_for(pilot, lambda: ps.game.phase == "human_move" and moves.option_count,
-                   what="plays listed")
+    await wait_for(
+        pilot, lambda: ps.game.phase == "human_move" and moves.option_count, what="plays listed"
+    )
     await pilot.press("h")  # a hint in the log
 
 
@@ -64,8 +65,11 @@ async def _rolled_out(pilot):
     await _evaluated_and_marked(pilot)
     m = pilot.app.main_screen
     await pilot.press("space", "r")  # the best play marked too: two plays rolled out together
-    await wait_for(pilot, lambda: not m.rollout_running and m.last_snapshot is not None
-                   and m.last_snapshot.finished, what="rollout finished")
+    await wait_for(
+        pilot,
+        lambda: not m.rollout_running and m.last_snapshot is not None and m.last_snapshot.finished,
+        what="rollout finished",
+    )
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
@@ -81,8 +85,11 @@ async def _five_rolled_out(pilot):
     await evaluated(pilot)
     m = pilot.app.main_screen
     await pilot.press("space", *["down", "space"] * 4, "r")  # the five best plays
-    await wait_for(pilot, lambda: not m.rollout_running and m.last_snapshot is not None
-                   and m.last_snapshot.finished, what="rollout finished")
+    await wait_for(
+        pilot,
+        lambda: not m.rollout_running and m.last_snapshot is not None and m.last_snapshot.finished,
+        what="rollout finished",
+    )
 
 
 def test_rollout_of_five_plays_at_80x24(snap_compare, make_app):

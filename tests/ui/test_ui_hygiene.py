@@ -28,8 +28,13 @@ print(" ".join(sys.modules))
 
 def _modules_after_importing_all(*packages) -> set[str]:
     """Every module loaded (in a fresh interpreter) by importing every module of ``packages``."""
-    out = subprocess.run([sys.executable, "-c", _WALK.format(pkgs=packages)], cwd=ROOT,
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", _WALK.format(pkgs=packages)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     return set(out.stdout.split())
 
@@ -72,8 +77,11 @@ def _imports_of(source: str, package: str) -> list[str]:
             found.append(node.module)
         elif isinstance(node, ast.ImportFrom) and node.module == "bgtui":
             found += ["bgtui." + a.name for a in node.names if a.name == package]
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and \
-                re.fullmatch(re.escape(name) + r"(\.\w+)*", node.value):
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and re.fullmatch(re.escape(name) + r"(\.\w+)*", node.value)
+        ):
             found.append(node.value)  # importlib.import_module("bgtui.<package>...")
     return found
 
@@ -98,24 +106,52 @@ def test_training_imports_the_engine_and_analysis_but_no_user_interface():
 
 def test_engine_import_check_sees_lazy_imports_not_prose():
     assert _engine_imports("def f():\n    from bgtui.engine.movegen import x\n") == [
-        "bgtui.engine.movegen"]
+        "bgtui.engine.movegen"
+    ]
     assert _engine_imports("import bgtui.engine\nfrom bgtui import engine\n") == [
-        "bgtui.engine", "bgtui.engine"]
+        "bgtui.engine",
+        "bgtui.engine",
+    ]
     assert _engine_imports('"""Never imports bgtui.engine kernels."""\n# bgtui.engine\n') == []
     assert _imports_of("def f():\n    from bgtui.training.train import fit\n", "training") == [
-        "bgtui.training.train"]
+        "bgtui.training.train"
+    ]
     assert _imports_of("from bgtui import training\nimport bgtui.trainingx\n", "training") == [
-        "bgtui.training"]
+        "bgtui.training"
+    ]
 
 
 #: properties whose values are colours (Textual CSS)
-COLOUR_PROPS = re.compile(r"^(color|background|tint|outline(-\w+)?|border(-\w+)?|"
-                          r"scrollbar-[\w-]*color|link-(color|background)(-hover)?|"
-                          r"[\w-]*-color|[\w-]*-background)$")
+COLOUR_PROPS = re.compile(
+    r"^(color|background|tint|outline(-\w+)?|border(-\w+)?|"
+    r"scrollbar-[\w-]*color|link-(color|background)(-hover)?|"
+    r"[\w-]*-color|[\w-]*-background)$"
+)
 #: words allowed in a colour property besides $variables and numbers
-NON_COLOUR_WORDS = {"none", "hidden", "blank", "ascii", "round", "solid", "thick", "double",
-                    "dashed", "heavy", "inner", "outer", "hkey", "vkey", "tall", "wide",
-                    "panel", "tab", "transparent", "auto", "initial", "inherit"}
+NON_COLOUR_WORDS = {
+    "none",
+    "hidden",
+    "blank",
+    "ascii",
+    "round",
+    "solid",
+    "thick",
+    "double",
+    "dashed",
+    "heavy",
+    "inner",
+    "outer",
+    "hkey",
+    "vkey",
+    "tall",
+    "wide",
+    "panel",
+    "tab",
+    "transparent",
+    "auto",
+    "initial",
+    "inherit",
+}
 
 
 def _stylesheets():
@@ -144,12 +180,24 @@ def _colour_problems(css: str) -> list[str]:
 
 def test_colour_check_catches_hard_coded_colours():
     # the check itself: hex (also ones that look like ids), rgb(), names and ansi colours
-    for bad in ("color: #abc;", "background: #ffaf5f;", "border: round #123456;",
-                "color: rgb(1,2,3);", "background: red;", "color: ansi_bright_red;",
-                "scrollbar-color: white 50%;"):
+    for bad in (
+        "color: #abc;",
+        "background: #ffaf5f;",
+        "border: round #123456;",
+        "color: rgb(1,2,3);",
+        "background: red;",
+        "color: ansi_bright_red;",
+        "scrollbar-color: white 50%;",
+    ):
         assert _colour_problems(bad), bad
-    for good in ("color: $text-muted;", "border: round $primary;", "background: $panel 50%;",
-                 "text-style: bold reverse;", "width: 1fr;", "#status { height: 1; }"):
+    for good in (
+        "color: $text-muted;",
+        "border: round $primary;",
+        "background: $panel 50%;",
+        "text-style: bold reverse;",
+        "width: 1fr;",
+        "#status { height: 1; }",
+    ):
         assert not _colour_problems(good), good
 
 

@@ -12,11 +12,13 @@ from bgtui.analysis.fake import FakeAnalyzer
 class _SteppedWarmup(FakeAnalyzer):
     """Reports the texts of a first start, one step per release of ``steps``."""
 
-    TEXTS = ("compiling evaluator (first start): about 30 s to the first evaluation",
-             "READY",
-             "compiling lookahead (first start): about 20 s left",
-             "building bear-off databases (extended one-sided): about 15 s left",
-             "compiling rollouts (play rollouts): about 10 s left")
+    TEXTS = (
+        "compiling evaluator (first start): about 30 s to the first evaluation",
+        "READY",
+        "compiling lookahead (first start): about 20 s left",
+        "building bear-off databases (extended one-sided): about 15 s left",
+        "compiling rollouts (play rollouts): about 10 s left",
+    )
 
     def __init__(self, steps: threading.Semaphore) -> None:
         super().__init__(gate_timeout=GATE_TIMEOUT)
@@ -44,10 +46,15 @@ async def test_status_line_says_what_is_compiling_and_how_long_is_left(make_app,
     async with app.run_test(size=(200, 40)) as pilot:
         m = app.main_screen
         steps.release()
-        await wait_for(pilot, lambda: "compiling evaluator" in _status(m),
-                       what="the evaluator's compile on the status line")
-        assert "engine: compiling evaluator (first start): about 30 s to the first " \
-               "evaluation" in _status(m)
+        await wait_for(
+            pilot,
+            lambda: "compiling evaluator" in _status(m),
+            what="the evaluator's compile on the status line",
+        )
+        assert (
+            "engine: compiling evaluator (first start): about 30 s to the first "
+            "evaluation" in _status(m)
+        )
         assert m.active_bindings["e"].enabled is False
         assert m.active_bindings["r"].enabled is False
         steps.release()  # ready for evaluation
@@ -56,8 +63,7 @@ async def test_status_line_says_what_is_compiling_and_how_long_is_left(make_app,
         assert m.active_bindings["r"].enabled is False
         for text in _SteppedWarmup.TEXTS[2:]:
             steps.release()
-            await wait_for(pilot, lambda t=text: f"engine ready; {t}" in _status(m),
-                           what=text)
+            await wait_for(pilot, lambda t=text: f"engine ready; {t}" in _status(m), what=text)
             assert m.active_bindings["r"].enabled is False
         steps.release()
         await ready(app, pilot)

@@ -26,11 +26,14 @@ WAIT = 10.0
 def run(coro_fn):
     """Run an async test (or a part of one) to the end, bounded by TEST_TIMEOUT (no
     pytest-asyncio needed); the fixtures a decorated test asks for are passed on."""
+
     @functools.wraps(coro_fn)
     def wrapper(*args, **kwargs):
         async def bounded():
             return await asyncio.wait_for(coro_fn(*args, **kwargs), TEST_TIMEOUT)
+
         return asyncio.run(bounded())
+
     return wrapper
 
 
@@ -74,8 +77,9 @@ async def start_rollout(pilot, steps=None, release=0):
     m = pilot.app.main_screen
     await evaluated(pilot)
     await pilot.press("space", "down", "space", "r")
-    await wait_for(pilot, lambda: m.rollout_running and m.last_snapshot is not None,
-                   what="rollout running")
+    await wait_for(
+        pilot, lambda: m.rollout_running and m.last_snapshot is not None, what="rollout running"
+    )
     if release:
         steps.release(release)
         await wait_for(pilot, lambda: m.last_snapshot.trials_done > 0, what="some trials")
@@ -119,8 +123,11 @@ def main_screen(app):
 async def prompt_open(pilot, what="prompt"):
     """Wait until a TextPrompt is on screen with its input focused (ready for keys)."""
     app = pilot.app
-    await wait_for(pilot, lambda: is_screen(app, "TextPrompt") and app.screen.focused is not None,
-                   what=f"{what}, its input focused")
+    await wait_for(
+        pilot,
+        lambda: is_screen(app, "TextPrompt") and app.screen.focused is not None,
+        what=f"{what}, its input focused",
+    )
 
 
 async def load(pilot, text):
@@ -136,5 +143,8 @@ async def evaluated(pilot, key="e"):
     m = pilot.app.main_screen
     before = m.eval_run
     await pilot.press(key)
-    await wait_for(pilot, lambda: m.eval_run > before and not m.evaluating
-                   and m.evaluation is not None, what="evaluation shown")
+    await wait_for(
+        pilot,
+        lambda: m.eval_run > before and not m.evaluating and m.evaluation is not None,
+        what="evaluation shown",
+    )

@@ -18,12 +18,14 @@ from textual.widgets.option_list import Option
 def reader_check(read: Callable[[str], object]) -> Callable[[str], str | None]:
     """A :class:`TextPrompt` check from a reader: the message of the ValueError ``read(text)``
     raises, None when it reads."""
+
     def check(text: str) -> str | None:
         try:
             read(text)
         except ValueError as exc:
             return str(exc)
         return None
+
     return check
 
 
@@ -60,8 +62,14 @@ class TextPrompt(_Dialog[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="prompt.cancel")]
 
-    def __init__(self, title: str, check: Callable[[str], str | None], value: str = "",
-                 hint: str = "", placeholder: str = "") -> None:
+    def __init__(
+        self,
+        title: str,
+        check: Callable[[str], str | None],
+        value: str = "",
+        hint: str = "",
+        placeholder: str = "",
+    ) -> None:
         super().__init__(title)
         self.check, self.value, self.hint = check, value, hint
         self.placeholder = placeholder
@@ -131,8 +139,9 @@ class FileListScreen(_Dialog[Path | None]):
 
     def body(self) -> Iterable:
         if self.files:
-            yield OptionList(*[Option(f.name, id=str(i)) for i, f in enumerate(self.files)],
-                             id="files")
+            yield OptionList(
+                *[Option(f.name, id=str(i)) for i, f in enumerate(self.files)], id="files"
+            )
         else:
             yield Label("No saved analyses yet (ctrl+s saves one).")
 

@@ -47,13 +47,22 @@ class EditState:
 
     @classmethod
     def of(cls, state) -> EditState:
-        return cls(tuple(board_list(state.board)), state.cube_value, state.cube_owner, state.dice,
-                   state.jacoby, state.beavers, state.on_roll, tuple(state.score),
-                   state.match_length, state.crawford)
+        return cls(
+            tuple(board_list(state.board)),
+            state.cube_value,
+            state.cube_owner,
+            state.dice,
+            state.jacoby,
+            state.beavers,
+            state.on_roll,
+            tuple(state.score),
+            state.match_length,
+            state.crawford,
+        )
 
 
 def parse_match_text(text: str) -> tuple[int, tuple[int, int], bool]:
-    """"7 4-2" (match length, score of the player on roll and of the opponent), with "c" or
+    """ "7 4-2" (match length, score of the player on roll and of the opponent), with "c" or
     "crawford" after it for the Crawford game; "0" or "money" for money play. ValueError
     (one line) otherwise."""
     from bgtui.analysis.match import parse_score
@@ -134,8 +143,11 @@ class EditorScreen(Screen):
         self.message = ""
 
     def compose(self) -> ComposeResult:
-        yield Static("Board editor: arrows move the cursor; p/o add ●/○, backspace removes; "
-                     "n opening, e empty; enter accepts, escape cancels.", id="editor-title")
+        yield Static(
+            "Board editor: arrows move the cursor; p/o add ●/○, backspace removes; "
+            "n opening, e empty; enter accepts, escape cancels.",
+            id="editor-title",
+        )
         with Horizontal(id="editor-body"):
             yield BoardView(id="editor-board")
             yield Static(id="editor-info")
@@ -153,8 +165,9 @@ class EditorScreen(Screen):
     def preview_state(self):
         """What the board draws (not validated: the editor may hold an impossible board)."""
         e = self.edit
-        return SimpleNamespace(board=to_bytes(e.cells), cube_value=e.cube_value,
-                               cube_owner=e.cube_owner, dice=e.dice)
+        return SimpleNamespace(
+            board=to_bytes(e.cells), cube_value=e.cube_value, cube_owner=e.cube_owner, dice=e.dice
+        )
 
     def result(self):
         """The edited GameState, or ValueError saying why the position is impossible."""
@@ -162,11 +175,21 @@ class EditorScreen(Screen):
         errs = problems(list(e.cells))
         if errs:
             raise ValueError("; ".join(errs))
-        state = replace(self.original, board=to_bytes(e.cells), cube_value=e.cube_value,
-                        cube_owner=e.cube_owner, dice=e.dice, dice_raw=None, jacoby=e.jacoby,
-                        beavers=e.beavers, on_roll=e.on_roll, score=e.score,
-                        match_length=e.match_length, crawford=e.crawford,
-                        double_offered=False)
+        state = replace(
+            self.original,
+            board=to_bytes(e.cells),
+            cube_value=e.cube_value,
+            cube_owner=e.cube_owner,
+            dice=e.dice,
+            dice_raw=None,
+            jacoby=e.jacoby,
+            beavers=e.beavers,
+            on_roll=e.on_roll,
+            score=e.score,
+            match_length=e.match_length,
+            crawford=e.crawford,
+            double_offered=False,
+        )
         from bgtui.analysis.match import check_match
 
         check_match(state)
@@ -194,14 +217,19 @@ class EditorScreen(Screen):
         t.append(f"{me} on roll: {mine} on the board, {15 - mine} off\n")
         t.append(f"{opp} opponent: {theirs} on the board, {15 - theirs} off\n")
         e = self.edit
-        t.append(f"Dice {''.join(map(str, e.dice)) if e.dice else 'not set'}   Cube {e.cube_value} "
-                 f"{e.cube_owner}\n")
+        t.append(
+            f"Dice {''.join(map(str, e.dice)) if e.dice else 'not set'}   Cube {e.cube_value} "
+            f"{e.cube_owner}\n"
+        )
         if e.match_length:
-            t.append(f"{e.match_length}-point match, {e.score[0]}-{e.score[1]}"
-                     f"{', Crawford' if e.crawford else ''}\n")
+            t.append(
+                f"{e.match_length}-point match, {e.score[0]}-{e.score[1]}"
+                f"{', Crawford' if e.crawford else ''}\n"
+            )
         else:
-            t.append(f"Jacoby {'on' if e.jacoby else 'off'}, "
-                     f"beavers {'on' if e.beavers else 'off'}\n")
+            t.append(
+                f"Jacoby {'on' if e.jacoby else 'off'}, beavers {'on' if e.beavers else 'off'}\n"
+            )
         t.append(f"Undo {len(self.undo_stack)}  redo {len(self.redo_stack)}\n\n")
         errs = problems(cells)
         if errs:
@@ -229,14 +257,18 @@ class EditorScreen(Screen):
         i = self.slot
         side = "the player on roll" if sign > 0 else "the opponent"
         if i == PLAYER_BAR and sign < 0:
-            return self._say("Only the player on roll's checkers go on this bar (the opponent's "
-                             "bar is the top one).")
+            return self._say(
+                "Only the player on roll's checkers go on this bar (the opponent's "
+                "bar is the top one)."
+            )
         if i == OPPONENT_BAR and sign > 0:
-            return self._say("Only the opponent's checkers go on this bar (the player's bar is "
-                             "the bottom one).")
+            return self._say(
+                "Only the opponent's checkers go on this bar (the player's bar is the bottom one)."
+            )
         if cells[i] * sign < 0:
-            return self._say(f"{slot_name(i).capitalize()} holds the other side's checkers: "
-                             "remove them first.")
+            return self._say(
+                f"{slot_name(i).capitalize()} holds the other side's checkers: remove them first."
+            )
         mine, theirs = on_board(cells)
         if (mine if sign > 0 else theirs) >= 15:
             return self._say(f"{side.capitalize()} already has 15 checkers on the board.")
@@ -264,8 +296,12 @@ class EditorScreen(Screen):
             if text is not None:
                 self.change(dice=read_dice_or_clear(text))
 
-        self.app.push_screen(TextPrompt("Dice (two digits, e.g. 31; empty clears them):",
-                                        reader_check(read_dice_or_clear)), done)
+        self.app.push_screen(
+            TextPrompt(
+                "Dice (two digits, e.g. 31; empty clears them):", reader_check(read_dice_or_clear)
+            ),
+            done,
+        )
 
     def action_cube_value(self) -> None:
         v = self.edit.cube_value
@@ -286,8 +322,13 @@ class EditorScreen(Screen):
 
     def action_swap(self) -> None:
         e = self.edit
-        self.change(cells=tuple(swapped(e.cells)), cube_owner=OTHER_SIDE_OWNER[e.cube_owner],
-                    dice=None,                    on_roll=1 - e.on_roll, score=(e.score[1], e.score[0]))
+        self.change(
+            cells=tuple(swapped(e.cells)),
+            cube_owner=OTHER_SIDE_OWNER[e.cube_owner],
+            dice=None,
+            on_roll=1 - e.on_roll,
+            score=(e.score[1], e.score[0]),
+        )
 
     def action_match(self) -> None:
         from bgtui.ui.screens.dialogs import TextPrompt, reader_check
@@ -297,9 +338,15 @@ class EditorScreen(Screen):
                 n, score, crawford = parse_match_text(text)
                 self.change(match_length=n, score=score, crawford=crawford)
 
-        self.app.push_screen(TextPrompt("Match: length and score, player on roll first "
-                                        "(e.g. 7 4-2; 5 4-2 c for the Crawford game; 0 for "
-                                        "money):", reader_check(parse_match_text)), done)
+        self.app.push_screen(
+            TextPrompt(
+                "Match: length and score, player on roll first "
+                "(e.g. 7 4-2; 5 4-2 c for the Crawford game; 0 for "
+                "money):",
+                reader_check(parse_match_text),
+            ),
+            done,
+        )
 
     def action_toggle(self, name: str) -> None:
         self.change(**{name: not getattr(self.edit, name)})

@@ -86,18 +86,29 @@ def settings_markdown() -> str:
         out.append(f"* **{name}**: {describe(s)}")
     out.append("")
     out.append("## App settings (`S`)\n")
-    out.append("* **Board style**: `auto` draws Unicode when the terminal can show it and plain "
-               "ASCII otherwise; `unicode` or `ascii` force one.")
-    out.append("* **Theme**: `bgtui-dark`, `bgtui-light`, or `bgtui-16` for terminals with 16 "
-               "colours. `NO_COLOR` in the environment turns colours off.")
-    out.append("* **Evaluation ply** (also the keys `0`-`3`) and the **engine's ply in play mode**.")
-    out.append("* **Play seed**: the dice of play mode come from a seeded generator; 0 picks a "
-               "new seed each game.")
-    out.append("* **Play a match to**: play mode plays a match to that many points (Crawford "
-               "rule, errors in EMG and MWC); 0 plays money games.")
+    out.append(
+        "* **Board style**: `auto` draws Unicode when the terminal can show it and plain "
+        "ASCII otherwise; `unicode` or `ascii` force one."
+    )
+    out.append(
+        "* **Theme**: `bgtui-dark`, `bgtui-light`, or `bgtui-16` for terminals with 16 "
+        "colours. `NO_COLOR` in the environment turns colours off."
+    )
+    out.append(
+        "* **Evaluation ply** (also the keys `0`-`3`) and the **engine's ply in play mode**."
+    )
+    out.append(
+        "* **Play seed**: the dice of play mode come from a seeded generator; 0 picks a "
+        "new seed each game."
+    )
+    out.append(
+        "* **Play a match to**: play mode plays a match to that many points (Crawford "
+        "rule, errors in EMG and MWC); 0 plays money games."
+    )
     out.append("* **At a match score**: MWC first, then EMG (or EMG first) in every pane.")
-    out.append("* **Match equity table**: a file in GNU Backgammon's XML format; empty: "
-               "Kazaross-XG2.")
+    out.append(
+        "* **Match equity table**: a file in GNU Backgammon's XML format; empty: Kazaross-XG2."
+    )
     out.append("")
     return "\n".join(out)
 
@@ -110,9 +121,13 @@ class HelpScreen(ModalScreen[None]):
         self.sections = sections
 
     def compose(self) -> ComposeResult:
-        text = ("# bgtui help\n\nEverything is reachable from the keyboard; `ctrl+p` opens the "
-                "command palette. Escape closes this help.\n\n"
-                + keys_markdown(self.app, self.sections) + settings_markdown() + NUMBERS)
+        text = (
+            "# bgtui help\n\nEverything is reachable from the keyboard; `ctrl+p` opens the "
+            "command palette. Escape closes this help.\n\n"
+            + keys_markdown(self.app, self.sections)
+            + settings_markdown()
+            + NUMBERS
+        )
         with VerticalScroll(id="help-body"):
             yield Markdown(text, id="help-text")
 

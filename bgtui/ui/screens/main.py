@@ -120,8 +120,9 @@ class MainScreen(Screen):
             Play a money game or a match (setting) against the engine
     """)
 
-    def __init__(self, state, settings: RolloutSettings, preset: str, ply: int,
-                 scheduler: str = "") -> None:
+    def __init__(
+        self, state, settings: RolloutSettings, preset: str, ply: int, scheduler: str = ""
+    ) -> None:
         super().__init__(id="main")
         self.scheduler = scheduler
         self.state = state
@@ -155,8 +156,11 @@ class MainScreen(Screen):
                 yield PositionInfo(id="info")
             with TabbedContent(id="tabs", initial="tab-moves"):
                 with TabPane("Plays", id="tab-moves"):
-                    yield Static("e evaluates; with dice set (d) it ranks the plays. space marks "
-                                 "plays, r rolls them out.", id="plays-hint")
+                    yield Static(
+                        "e evaluates; with dice set (d) it ranks the plays. space marks "
+                        "plays, r rolls them out.",
+                        id="plays-hint",
+                    )
                     yield PlaysTable(id="plays")
                 with TabPane("Rollout", id="tab-rollout"):
                     yield Static("No rollout yet: r starts one (settings: g).", id="rollout-head")
@@ -164,8 +168,11 @@ class MainScreen(Screen):
                     yield ResultsTable(id="results")
                     yield ConvergencePlot(id="convergence")
                 with TabPane("Settings", id="tab-settings"):
-                    yield RolloutForm(self.rollout_settings or PRESETS[self.preset],
-                                      scheduler=self.scheduler, id="form")
+                    yield RolloutForm(
+                        self.rollout_settings or PRESETS[self.preset],
+                        scheduler=self.scheduler,
+                        id="form",
+                    )
                 with TabPane("Cube", id="tab-cube"):
                     with VerticalScroll(id="cube-scroll"):  # taller than the pane at 80x24
                         yield CubePanel(id="cube")
@@ -198,8 +205,11 @@ class MainScreen(Screen):
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         """The keys of the tab shown (arrows, page up/down) go to its table or pane; the
         rollout-settings form is entered with g, so its inputs never swallow command keys."""
-        target = {"tab-moves": PlaysTable, "tab-rollout": ResultsTable,
-                  "tab-cube": "#cube-scroll"}.get(event.pane.id or "")
+        target = {
+            "tab-moves": PlaysTable,
+            "tab-rollout": ResultsTable,
+            "tab-cube": "#cube-scroll",
+        }.get(event.pane.id or "")
         if target is not None:
             self.query_one(target).focus()
 
@@ -224,11 +234,19 @@ class MainScreen(Screen):
         if action == "stop":
             return self.rollout_running
         if action == "resume":
-            return (not self.rollout_running and self.resume_token is not None
-                    and self.last_snapshot is not None and self.last_snapshot.cancelled)
+            return (
+                not self.rollout_running
+                and self.resume_token is not None
+                and self.last_snapshot is not None
+                and self.last_snapshot.cancelled
+            )
         if action == "extend":
-            return (not self.rollout_running and self.resume_token is not None
-                    and self.last_snapshot is not None and self.last_snapshot.finished)
+            return (
+                not self.rollout_running
+                and self.resume_token is not None
+                and self.last_snapshot is not None
+                and self.last_snapshot.finished
+            )
         if action == "rollout" and self.rollout_running:
             return None
         return True
@@ -265,11 +283,16 @@ class MainScreen(Screen):
             if text:
                 self.set_state(parse_position(text))
 
-        self.app.push_screen(TextPrompt(
-            "Position: a Position ID, POSID:MATCHID or an XGID", position_error,
-            hint="e.g. 4HPwATDgc/ABMA (the opening), 4HPwATDgc/ABMA:cAkAAAAAAAAA, "
-                 "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:3:0:10",
-            placeholder="paste here, enter loads, escape cancels"), done)
+        self.app.push_screen(
+            TextPrompt(
+                "Position: a Position ID, POSID:MATCHID or an XGID",
+                position_error,
+                hint="e.g. 4HPwATDgc/ABMA (the opening), 4HPwATDgc/ABMA:cAkAAAAAAAAA, "
+                "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:3:0:10",
+                placeholder="paste here, enter loads, escape cancels",
+            ),
+            done,
+        )
 
     def action_dice(self) -> None:
         from bgtui.ui.screens.dialogs import TextPrompt, read_dice_or_clear, reader_check
@@ -279,8 +302,14 @@ class MainScreen(Screen):
                 self.set_state(replace(self.state, dice=read_dice_or_clear(text), dice_raw=None))
 
         current = dice_text(self.state.dice) if self.state.dice else ""
-        self.app.push_screen(TextPrompt("Dice: two digits, e.g. 31 (empty clears them)",
-                                        reader_check(read_dice_or_clear), value=current), done)
+        self.app.push_screen(
+            TextPrompt(
+                "Dice: two digits, e.g. 31 (empty clears them)",
+                reader_check(read_dice_or_clear),
+                value=current,
+            ),
+            done,
+        )
 
     def action_edit(self) -> None:
         from bgtui.ui.screens.editor import EditorScreen
@@ -335,8 +364,9 @@ class MainScreen(Screen):
         self.update_status()
         self.evaluate_worker(self.eval_run, self.state, self.ply)
 
-    @work(thread=True, exclusive=True, group="evaluate", exit_on_error=False,
-          description="Evaluation")
+    @work(
+        thread=True, exclusive=True, group="evaluate", exit_on_error=False, description="Evaluation"
+    )
     def evaluate_worker(self, run_id: int, state, ply: int) -> None:
         an = self.app.analyzer
         ev = an.evaluate(state, ply)
@@ -357,11 +387,15 @@ class MainScreen(Screen):
         self.query_one(CubePanel).show(self.cube)
         hint = self.query_one("#plays-hint", Static)
         if self.state.dice:
-            hint.update(f"{len(self.plays)} legal plays of {dice_text(self.state.dice)} at "
-                        f"{m.ply}-ply. space marks, r rolls out the marked plays.")
+            hint.update(
+                f"{len(self.plays)} legal plays of {dice_text(self.state.dice)} at "
+                f"{m.ply}-ply. space marks, r rolls out the marked plays."
+            )
         else:
-            hint.update("No dice: the position is evaluated (beside the board) and the cube "
-                        "action is on the Cube tab. d sets the dice.")
+            hint.update(
+                "No dice: the position is evaluated (beside the board) and the cube "
+                "action is on the Cube tab. d sets the dice."
+            )
         tabs = self.query_one(TabbedContent)
         if tabs.active != "tab-cube":
             tabs.active = "tab-moves" if self.state.dice else "tab-cube"
@@ -386,7 +420,9 @@ class MainScreen(Screen):
         self.rollout_settings = m.settings
         self.settings_error = m.error
         if m.settings is not None:
-            self.preset = preset_name(m.settings) if preset_name(m.settings) != "custom" else self.preset
+            self.preset = (
+                preset_name(m.settings) if preset_name(m.settings) != "custom" else self.preset
+            )
             self.app.remember(rollout=m.settings)
         self.update_status()
 
@@ -433,8 +469,11 @@ class MainScreen(Screen):
             elif table.row_count:
                 moves = [table.current_move()]
             else:
-                self.app.notify("With dice set, a rollout is of candidate plays: evaluate (e), "
-                                "mark plays (space), then r.", severity="warning")
+                self.app.notify(
+                    "With dice set, a rollout is of candidate plays: evaluate (e), "
+                    "mark plays (space), then r.",
+                    severity="warning",
+                )
                 return
             if moves == [""]:
                 self.app.notify("There is no legal play to roll out.", severity="warning")
@@ -448,8 +487,11 @@ class MainScreen(Screen):
         self.rollout_running = True
         self.rollout_request = (state, moves)
         self.query_one(TabbedContent).active = "tab-rollout"
-        what = (f"{len(moves)} play{'s' if len(moves) > 1 else ''} of {dice_text(state.dice)}"
-                if moves else "the position")
+        what = (
+            f"{len(moves)} play{'s' if len(moves) > 1 else ''} of {dice_text(state.dice)}"
+            if moves
+            else "the position"
+        )
         self.query_one("#rollout-head", Static).update(f"Rolling out {what}: starting...")
         if resume is None:
             self.query_one(ConvergencePlot).show(None)
@@ -457,10 +499,10 @@ class MainScreen(Screen):
         self.update_status()
         self.rollout_worker(self.rollout_run, state, settings, moves, resume, self.cancel)
 
-    @work(thread=True, exclusive=True, group="rollout", exit_on_error=False,
-          description="Rollout")
-    def rollout_worker(self, run_id: int, state, settings, moves, resume,
-                       cancel: CancelToken) -> None:
+    @work(thread=True, exclusive=True, group="rollout", exit_on_error=False, description="Rollout")
+    def rollout_worker(
+        self, run_id: int, state, settings, moves, resume, cancel: CancelToken
+    ) -> None:
         import time
 
         from bgtui.analysis.rollout import CHECKPOINT_EVERY
@@ -469,8 +511,7 @@ class MainScreen(Screen):
         worker = get_current_worker()
         last_save = None
         try:
-            for snap in an.iter_rollout(state, settings, moves=moves, cancel=cancel,
-                                        resume=resume):
+            for snap in an.iter_rollout(state, settings, moves=moves, cancel=cancel, resume=resume):
                 self.post_message(RolloutProgressed(run_id, snap))
                 if worker.is_cancelled:
                     cancel.cancel()
@@ -489,9 +530,14 @@ class MainScreen(Screen):
             return
         pid, mid, xgid = position_ids(state)
         doc = persist.AnalysisDoc(
-            position=xgid, position_id=pid, match_id=mid, ply=self.ply,
-            rollout=replace(snap, finished=False, cancelled=True), rollout_state=job.to_state(),
-            extra={"rollout_moves": list(moves) if moves else None, "autosave": True})
+            position=xgid,
+            position_id=pid,
+            match_id=mid,
+            ply=self.ply,
+            rollout=replace(snap, finished=False, cancelled=True),
+            rollout_state=job.to_state(),
+            extra={"rollout_moves": list(moves) if moves else None, "autosave": True},
+        )
         try:
             persist.save(persist.autosave_path(self.app.data_dir), doc)
         except (OSError, ValueError, TypeError):
@@ -519,11 +565,18 @@ class MainScreen(Screen):
             elif choice == "discard":
                 path.unlink(missing_ok=True)
 
-        self.app.push_screen(ChoiceScreen(
-            f"bgtui stopped while rolling out {doc.position_id} ({trials} trials done). "
-            "Resume that rollout?",
-            [("r", "resume", "open it (c continues the rollout)"),
-             ("d", "discard", "delete it"), ("l", "later", "ask again next time")]), done)
+        self.app.push_screen(
+            ChoiceScreen(
+                f"bgtui stopped while rolling out {doc.position_id} ({trials} trials done). "
+                "Resume that rollout?",
+                [
+                    ("r", "resume", "open it (c continues the rollout)"),
+                    ("d", "discard", "delete it"),
+                    ("l", "later", "ask again next time"),
+                ],
+            ),
+            done,
+        )
 
     @on(RolloutProgressed)
     def _rollout_progressed(self, m: RolloutProgressed) -> None:
@@ -534,8 +587,9 @@ class MainScreen(Screen):
         with self.app.batch_update():
             self.query_one(ResultsTable).show_snapshot(self.series, s)
             self.query_one(ConvergencePlot).show(s)
-            self.query_one("#rollout-bar", ProgressBar).update(total=max(1, s.trials_total),
-                                                               progress=s.trials_done)
+            self.query_one("#rollout-bar", ProgressBar).update(
+                total=max(1, s.trials_total), progress=s.trials_done
+            )
             self.query_one("#rollout-head", Static).update(self.rollout_headline(s))
             state, moves = self.rollout_request or (self.state, None)
             if moves:
@@ -543,9 +597,12 @@ class MainScreen(Screen):
                 table.update_rows(s.rows)
                 if s.finished or s.cancelled:
                     table.resort()
-                    self.plays = tuple(sorted(table.rows_by_key.values(),
-                                              key=lambda r: (0 if r.trials else 1,
-                                                             -r.equity.cubeless)))
+                    self.plays = tuple(
+                        sorted(
+                            table.rows_by_key.values(),
+                            key=lambda r: (0 if r.trials else 1, -r.equity.cubeless),
+                        )
+                    )
             elif s.rows and s.settings.cubeful:
                 dec = cube_from_rollout(state, s.rows[0])
                 if dec is not None:
@@ -555,11 +612,14 @@ class MainScreen(Screen):
 
     def rollout_headline(self, s) -> str:
         state, moves = self.rollout_request or (self.state, None)
-        what = (f"{len(moves)} play{'s' if len(moves) > 1 else ''} of {dice_text(state.dice)}"
-                if moves else "the position")
+        what = (
+            f"{len(moves)} play{'s' if len(moves) > 1 else ''} of {dice_text(state.dice)}"
+            if moves
+            else "the position"
+        )
         word = "finished" if s.finished else ("stopped" if s.cancelled else "running")
         narrow = self.app.size.width < NARROW  # one line, so that 80x24 shows two plays
-        head = (f"{what[0].upper()}{what[1:]} {word}: " if narrow else f"Rollout of {what}, {word}: ")
+        head = f"{what[0].upper()}{what[1:]} {word}: " if narrow else f"Rollout of {what}, {word}: "
         head += f"{s.trials_done}/{s.trials_total} trials, {rate(s.games_per_second)} games/s"
         if not (s.finished or s.cancelled):
             head += f", {duration(s.time_left)} left"
@@ -567,11 +627,13 @@ class MainScreen(Screen):
                 busy, total = s.cluster_workers
                 head += f", {busy}/{total} workers busy"
         if s.variance_reduction_factor:
-            head += (f", VR x{s.variance_reduction_factor:.0f}" if narrow
-                     else f", VR worth x{s.variance_reduction_factor:.1f} trials")
+            head += (
+                f", VR x{s.variance_reduction_factor:.0f}"
+                if narrow
+                else f", VR worth x{s.variance_reduction_factor:.1f} trials"
+            )
         if narrow:  # one line: the settings are on the Settings tab
-            return head + (". c continues" if s.cancelled else ". + extends" if s.finished
-                           else "")
+            return head + (". c continues" if s.cancelled else ". + extends" if s.finished else "")
         tail = f"\n{preset_name(s.settings)}: {describe(s.settings)}"
         if s.cancelled:
             tail += ".  c continues"
@@ -612,8 +674,9 @@ class MainScreen(Screen):
             return
         more = (self.rollout_settings or s.settings).trials
         state, moves = self.rollout_request or (self.state, None)
-        self.start_rollout(state, replace(s.settings, trials=s.trials_total + more), moves,
-                           self.resume_token)
+        self.start_rollout(
+            state, replace(s.settings, trials=s.trials_total + more), moves, self.resume_token
+        )
 
     # -- view --------------------------------------------------------------------------------
     def _switch(self, step: int) -> None:
@@ -681,8 +744,15 @@ class MainScreen(Screen):
                 self.set_state(replace(state, dice=None, dice_raw=None))
 
         s = self.app.settings
-        self.app.push_screen(PlayScreen(seed=s.play_seed or None, ply=s.play_ply,
-                                        unicode=self.unicode, match_length=s.play_match), done)
+        self.app.push_screen(
+            PlayScreen(
+                seed=s.play_seed or None,
+                ply=s.play_ply,
+                unicode=self.unicode,
+                match_length=s.play_match,
+            ),
+            done,
+        )
 
     # -- files -------------------------------------------------------------------------------
     def document(self) -> persist.AnalysisDoc:
@@ -693,13 +763,23 @@ class MainScreen(Screen):
         if self.rollout_running:
             token = None  # the service is still writing to it
         return persist.AnalysisDoc(
-            position=xgid, position_id=pid, match_id=mid, ply=self.ply,
-            evaluation=self.evaluation, plays=self.plays,
-            marked=tuple(self.query_one(PlaysTable).marked), cube=self.cube,
-            rollout=self.last_snapshot, rollout_state=token if isinstance(token, dict) else None,
-            extra={"rollout_moves": list(self.rollout_request[1] or [])
-                   if self.rollout_request else None,
-                   "saved_at": datetime.now().isoformat(timespec="seconds")})
+            position=xgid,
+            position_id=pid,
+            match_id=mid,
+            ply=self.ply,
+            evaluation=self.evaluation,
+            plays=self.plays,
+            marked=tuple(self.query_one(PlaysTable).marked),
+            cube=self.cube,
+            rollout=self.last_snapshot,
+            rollout_state=token if isinstance(token, dict) else None,
+            extra={
+                "rollout_moves": list(self.rollout_request[1] or [])
+                if self.rollout_request
+                else None,
+                "saved_at": datetime.now().isoformat(timespec="seconds"),
+            },
+        )
 
     def default_name(self) -> str:
         return datetime.now().strftime("analysis-%Y%m%d-%H%M%S.json")
@@ -723,8 +803,12 @@ class MainScreen(Screen):
             if text:
                 self.save_to(text)
 
-        self.app.push_screen(TextPrompt(f"Save the analysis as (in {self.app.data_dir}):", check,
-                                        value=self.default_name()), done)
+        self.app.push_screen(
+            TextPrompt(
+                f"Save the analysis as (in {self.app.data_dir}):", check, value=self.default_name()
+            ),
+            done,
+        )
 
     def action_open(self) -> None:
         from bgtui.ui.screens.dialogs import FileListScreen
@@ -733,8 +817,13 @@ class MainScreen(Screen):
             if path is not None:
                 self.open_file(path)
 
-        self.app.push_screen(FileListScreen("Open a saved analysis (enter opens, escape cancels)",
-                                            persist.saved_files(self.app.data_dir)), done)
+        self.app.push_screen(
+            FileListScreen(
+                "Open a saved analysis (enter opens, escape cancels)",
+                persist.saved_files(self.app.data_dir),
+            ),
+            done,
+        )
 
     def open_file(self, path: Path) -> bool:
         from bgtui.analysis.formats import parse_position
@@ -766,7 +855,8 @@ class MainScreen(Screen):
             self.query_one(ConvergencePlot).show(doc.rollout)
             self.query_one("#rollout-head", Static).update(self.rollout_headline(doc.rollout))
             self.query_one("#rollout-bar", ProgressBar).update(
-                total=max(1, doc.rollout.trials_total), progress=doc.rollout.trials_done)
+                total=max(1, doc.rollout.trials_total), progress=doc.rollout.trials_done
+            )
         self.refresh_bindings()
         self.update_status()
         self.app.notify(f"Opened {path.name}")

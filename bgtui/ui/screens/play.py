@@ -58,18 +58,34 @@ class PlayScreen(Screen):
         Binding("d", "double", "Double", id="play.double", tooltip="Offer the engine the cube"),
         Binding("t", "take", "Take", id="play.take", tooltip="Take the engine's double"),
         Binding("p", "pass_", "Pass", id="play.pass", tooltip="Pass the engine's double"),
-        Binding("m", "type_move", "Type move", id="play.type",
-                tooltip="Type a play in GNU notation (8/5 6/5) instead of picking it"),
-        Binding("h", "hint", "Hint", id="play.hint",
-                tooltip="The engine's best choice for you right now"),
+        Binding(
+            "m",
+            "type_move",
+            "Type move",
+            id="play.type",
+            tooltip="Type a play in GNU notation (8/5 6/5) instead of picking it",
+        ),
+        Binding(
+            "h",
+            "hint",
+            "Hint",
+            id="play.hint",
+            tooltip="The engine's best choice for you right now",
+        ),
         Binding("n", "new_game", "New game", id="play.new", tooltip="Start a new game"),
-        Binding("a", "analyse", "Analyse", id="play.analyse",
-                tooltip="Back to the analysis screen with the current position"),
+        Binding(
+            "a",
+            "analyse",
+            "Analyse",
+            id="play.analyse",
+            tooltip="Back to the analysis screen with the current position",
+        ),
         Binding("escape", "leave", "Leave", id="play.leave", tooltip="Back to the analysis screen"),
     ]
 
-    def __init__(self, seed: int | None = None, ply: int = 0, unicode: bool = True,
-                 match_length: int = 0) -> None:
+    def __init__(
+        self, seed: int | None = None, ply: int = 0, unicode: bool = True, match_length: int = 0
+    ) -> None:
         super().__init__()
         self.seed = seed if seed else int(time.time() * 1000) % 1_000_000_007
         self.ply = ply
@@ -101,16 +117,18 @@ class PlayScreen(Screen):
                     yield Static("", id="play-log-text")
                 yield OptionList(id="play-moves")
         yield Label("", id="play-prompt")
-        yield Input(placeholder="your play, e.g. 8/5 6/5 (enter plays it, escape returns)",
-                    id="play-input", compact=True)
+        yield Input(
+            placeholder="your play, e.g. 8/5 6/5 (enter plays it, escape returns)",
+            id="play-input",
+            compact=True,
+        )
         yield Label("", id="play-error", classes="error")
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one(BoardView).unicode = self.unicode
         self.query_one(PositionInfo).unicode = self.unicode
-        what = (f"{self.game.match_length}-point match" if self.game.is_match
-                else "Money game")
+        what = f"{self.game.match_length}-point match" if self.game.is_match else "Money game"
         self.log_line(f"{what} against the engine ({self.ply}-ply), seed {self.seed}.")
         self.action_new_game()
 
@@ -133,8 +151,12 @@ class PlayScreen(Screen):
         from bgtui.ui.board_model import board_list, swapped, to_bytes
 
         owner = {"player": "opponent", "opponent": "player"}.get(s.cube_owner, "centred")
-        return SimpleNamespace(board=to_bytes(swapped(board_list(s.board))), dice=s.dice,
-                               cube_value=s.cube_value, cube_owner=owner)
+        return SimpleNamespace(
+            board=to_bytes(swapped(board_list(s.board))),
+            dice=s.dice,
+            cube_value=s.cube_value,
+            cube_owner=owner,
+        )
 
     def redraw(self) -> None:
         g = self.game
@@ -146,17 +168,23 @@ class PlayScreen(Screen):
         turn = "your turn" if g.human_on_roll else "engine's turn"
         lost = sum(self.losses)
         if g.is_match:
-            crawford = ", Crawford game" if g.crawford_game else (
-                ", post-Crawford" if g.crawford_done else "")
+            crawford = (
+                ", Crawford game"
+                if g.crawford_game
+                else (", post-Crawford" if g.crawford_done else "")
+            )
             score = f"{g.match_length}-point match: you {g.score[0]}, engine {g.score[1]}{crawford}"
             lost_text = f"{lost:.3f} EMG, {100 * sum(self.mwc_losses):.2f}% MWC"
         else:
             score = f"score you {g.score[0]}, engine {g.score[1]}"
             lost_text = f"{lost:.3f}"
         self.query_one(PositionInfo).show(
-            info_state, names=("you", "engine"),
-            note=(f"{turn}; {score}\n"
-                  f"equity lost so far {lost_text} in {len(self.losses)} decisions"))
+            info_state,
+            names=("you", "engine"),
+            note=(
+                f"{turn}; {score}\nequity lost so far {lost_text} in {len(self.losses)} decisions"
+            ),
+        )
         prompts = {
             "human_cube": "r roll" + (", d double" if g.may_double() else "") + ", h hint",
             "human_move": "pick your play (up/down, enter) or m to type it; h hint",
@@ -190,8 +218,10 @@ class PlayScreen(Screen):
         self.rows = ()
         self.query_one("#play-moves", OptionList).clear_options()
         first = "you start" if g.human_on_roll else "the engine starts"
-        self.log_line(f"Game {g.games}: you roll {a}, the engine rolls {b}: {first} with "
-                      f"{max(a, b)}{min(a, b)}.")
+        self.log_line(
+            f"Game {g.games}: you roll {a}, the engine rolls {b}: {first} with "
+            f"{max(a, b)}{min(a, b)}."
+        )
         if g.human_on_roll:
             self.begin_move()
         else:
@@ -227,8 +257,13 @@ class PlayScreen(Screen):
         self.redraw()
         self.rank_worker(self.game_id, g.state, self.ply)
 
-    @work(thread=True, exclusive=True, group="play", exit_on_error=False,
-          description="Ranking your plays")
+    @work(
+        thread=True,
+        exclusive=True,
+        group="play",
+        exit_on_error=False,
+        description="Ranking your plays",
+    )
     def rank_worker(self, game_id: int, state, ply: int) -> None:
         rows = tuple(self.app.analyzer.rank_plays(state, state.dice, ply))
         self.post_message(PlaysRanked(game_id, rows))
@@ -293,13 +328,19 @@ class PlayScreen(Screen):
             self._lost(loss, mloss)
             best = self.rows[0]
             if mloss is None:
-                verdict = ("the best play" if loss < 0.0005 else
-                           f"lost {loss:.3f} versus {best.move} ({eq(best.equity.cubeless)})")
+                verdict = (
+                    "the best play"
+                    if loss < 0.0005
+                    else f"lost {loss:.3f} versus {best.move} ({eq(best.equity.cubeless)})"
+                )
                 self.log_line(f"You play {shown}: {verdict} [{row.evaluated_by}, cubeless].")
             else:
-                verdict = ("the best play" if mloss < 0.00005 else
-                           f"lost {self._loss_text(loss, mloss)} versus {best.move} "
-                           f"(MWC {100 * best.mwc:.2f}%)")
+                verdict = (
+                    "the best play"
+                    if mloss < 0.00005
+                    else f"lost {self._loss_text(loss, mloss)} versus {best.move} "
+                    f"(MWC {100 * best.mwc:.2f}%)"
+                )
                 self.log_line(f"You play {shown}: {verdict} [{row.evaluated_by}].")
         else:
             self.log_line(f"You play {shown}.")
@@ -315,10 +356,15 @@ class PlayScreen(Screen):
     def _carry(self, before, after):
         """The service's next state with this game's context (rules, the match's score seen
         from the other side, side on roll)."""
-        return replace(after, jacoby=before.jacoby, beavers=before.beavers,
-                       match_length=before.match_length,
-                       score=(before.score[1], before.score[0]), crawford=before.crawford,
-                       on_roll=1 - before.on_roll)
+        return replace(
+            after,
+            jacoby=before.jacoby,
+            beavers=before.beavers,
+            match_length=before.match_length,
+            score=(before.score[1], before.score[0]),
+            crawford=before.crawford,
+            on_roll=1 - before.on_roll,
+        )
 
     # -- the engine's turn -------------------------------------------------------------------
     def run_engine(self, may_double: bool, dice) -> None:
@@ -329,36 +375,62 @@ class PlayScreen(Screen):
         self.redraw()
         self.engine_worker(self.game_id, g.state, dice, may_double, self.ply)
 
-    @work(thread=True, exclusive=True, group="play", exit_on_error=False,
-          description="The engine's turn")
+    @work(
+        thread=True,
+        exclusive=True,
+        group="play",
+        exit_on_error=False,
+        description="The engine's turn",
+    )
     def engine_worker(self, game_id: int, state, dice, may_double: bool, ply: int) -> None:
         an = self.app.analyzer
         if may_double:
             dec = an.cube(state, ply)
             if engine_doubles(dec):
-                self.post_message(EngineActed(game_id, "double", state,
-                                              f"The engine doubles to {state.cube_value * 2}.",
-                                              detail=dec))
+                self.post_message(
+                    EngineActed(
+                        game_id,
+                        "double",
+                        state,
+                        f"The engine doubles to {state.cube_value * 2}.",
+                        detail=dec,
+                    )
+                )
                 return
         st = replace(state, dice=dice, dice_raw=None)
         rows = an.rank_plays(st, dice, ply)
         move = rows[0].move
         after = self._carry(st, an.apply_play(st, move))
-        text = (f"The engine rolls {dice[0]}{dice[1]} and plays {move}." if move
-                else f"The engine rolls {dice[0]}{dice[1]} and cannot move.")
+        text = (
+            f"The engine rolls {dice[0]}{dice[1]} and plays {move}."
+            if move
+            else f"The engine rolls {dice[0]}{dice[1]} and cannot move."
+        )
         self.post_message(EngineActed(game_id, "move", after, text, dice=dice))
 
-    @work(thread=True, exclusive=True, group="play", exit_on_error=False,
-          description="The engine answers your double")
+    @work(
+        thread=True,
+        exclusive=True,
+        group="play",
+        exit_on_error=False,
+        description="The engine answers your double",
+    )
     def answer_worker(self, game_id: int, state, ply: int) -> None:
         dec = self.app.analyzer.cube(state, ply)
         loss, mloss = cube_losses(dec, double_loss)
-        self.post_message(FeedbackReady(game_id, self._cube_verdict("double", loss, dec, mloss),
-                                        loss, mloss))
+        self.post_message(
+            FeedbackReady(game_id, self._cube_verdict("double", loss, dec, mloss), loss, mloss)
+        )
         kind = "take" if engine_takes(dec) else "pass"
-        self.post_message(EngineActed(game_id, kind, state,
-                                      "The engine takes." if kind == "take" else
-                                      "The engine passes.", detail=dec))
+        self.post_message(
+            EngineActed(
+                game_id,
+                kind,
+                state,
+                "The engine takes." if kind == "take" else "The engine passes.",
+                detail=dec,
+            )
+        )
 
     @on(EngineActed)
     def _engine_acted(self, m: EngineActed) -> None:
@@ -422,17 +494,23 @@ class PlayScreen(Screen):
         """After you roll without doubling: was doubling better?"""
         self.cube_worker(self.game_id, state, self.ply)
 
-    @work(thread=True, group="play-feedback", exit_on_error=False,
-          description="Checking your cube decision")
+    @work(
+        thread=True,
+        group="play-feedback",
+        exit_on_error=False,
+        description="Checking your cube decision",
+    )
     def cube_worker(self, game_id: int, state, ply: int) -> None:
         dec = self.app.analyzer.cube(state, ply)
         loss, mloss = cube_losses(dec, no_double_loss)
-        self.post_message(FeedbackReady(game_id, self._cube_verdict("no double", loss, dec,
-                                                                    mloss), loss, mloss))
+        self.post_message(
+            FeedbackReady(game_id, self._cube_verdict("no double", loss, dec, mloss), loss, mloss)
+        )
 
     @classmethod
-    def _cube_verdict(cls, what: str, loss: float, dec: CubeDecision,
-                      mwc_loss: float | None = None) -> str:
+    def _cube_verdict(
+        cls, what: str, loss: float, dec: CubeDecision, mwc_loss: float | None = None
+    ) -> str:
         figures = cls._cube_figures(dec)
         if (loss if mwc_loss is None else 10 * mwc_loss) < 0.0005:
             return f"Your {what} is right ({figures})."
@@ -447,8 +525,13 @@ class PlayScreen(Screen):
             v = getattr(dec, key)
             return f"{name} {eq(v)}" + (f" ({100 * m[key]:.2f}%)" if m else "")
 
-        return ", ".join((one("no double", "no_double"), one("double/take", "double_take"),
-                          one("double/pass", "double_pass")))
+        return ", ".join(
+            (
+                one("no double", "no_double"),
+                one("double/take", "double_take"),
+                one("double/pass", "double_pass"),
+            )
+        )
 
     @on(FeedbackReady)
     def _feedback(self, m: FeedbackReady) -> None:
@@ -463,23 +546,27 @@ class PlayScreen(Screen):
     def action_hint(self) -> None:
         g = self.game
         if g.phase == "human_move" and self.rows:
-            top = ", ".join(f"{r.move or '(none)'} " + (
-                eq(r.equity.cubeless) if r.mwc is None else f"MWC {100 * r.mwc:.2f}%")
-                for r in self.rows[:3])
+            top = ", ".join(
+                f"{r.move or '(none)'} "
+                + (eq(r.equity.cubeless) if r.mwc is None else f"MWC {100 * r.mwc:.2f}%")
+                for r in self.rows[:3]
+            )
             self.log_line(f"Hint: {top}")
         elif g.phase == "human_answer" and g.offered is not None:
             dec = g.offered
-            self.log_line("Hint: " + ("take" if engine_takes(dec) else "pass")
-                          + f" (double/take {eq(dec.double_take)} for the engine, "
-                            f"double/pass {eq(dec.double_pass)})")
+            self.log_line(
+                "Hint: "
+                + ("take" if engine_takes(dec) else "pass")
+                + f" (double/take {eq(dec.double_take)} for the engine, "
+                f"double/pass {eq(dec.double_pass)})"
+            )
         elif g.phase == "human_cube":
             self.hint_worker(self.game_id, g.state, self.ply)
 
     @work(thread=True, group="play-feedback", exit_on_error=False, description="Hint")
     def hint_worker(self, game_id: int, state, ply: int) -> None:
         dec = self.app.analyzer.cube(state, ply)
-        self.post_message(FeedbackReady(
-            game_id, f"Hint: {dec.action} ({self._cube_figures(dec)})"))
+        self.post_message(FeedbackReady(game_id, f"Hint: {dec.action} ({self._cube_figures(dec)})"))
 
     def action_analyse(self) -> None:
         g = self.game

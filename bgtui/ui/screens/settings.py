@@ -25,42 +25,62 @@ class SettingsScreen(ModalScreen[UiSettings | None]):
 
     def compose(self) -> ComposeResult:
         s = self.settings
-        plies = [(f"{n}-ply" + (" (static evaluation; XG's 1-ply)" if n == 0 else ""), n)
-                 for n in range(4)]
+        plies = [
+            (f"{n}-ply" + (" (static evaluation; XG's 1-ply)" if n == 0 else ""), n)
+            for n in range(4)
+        ]
         with Vertical(classes="dialog", id="settings-dialog"):
             yield Label("Settings (tab moves, escape closes and saves)", classes="dialog-title")
             with Horizontal(classes="setting"):
                 yield Label("Board style", classes="name")
-                yield Select([(x, x) for x in BOARD_STYLES], value=s.board_style,
-                             allow_blank=False, id="set-board", compact=True)
+                yield Select(
+                    [(x, x) for x in BOARD_STYLES],
+                    value=s.board_style,
+                    allow_blank=False,
+                    id="set-board",
+                    compact=True,
+                )
             with Horizontal(classes="setting"):
                 yield Label("Theme", classes="name")
                 names = self.themes if s.theme in self.themes else self.themes + [s.theme]
-                yield Select([(x, x) for x in names], value=s.theme, allow_blank=False,
-                             id="set-theme", compact=True)
+                yield Select(
+                    [(x, x) for x in names],
+                    value=s.theme,
+                    allow_blank=False,
+                    id="set-theme",
+                    compact=True,
+                )
             with Horizontal(classes="setting"):
                 yield Label("Evaluation ply", classes="name")
                 yield Select(plies, value=s.ply, allow_blank=False, id="set-ply", compact=True)
             with Horizontal(classes="setting"):
                 yield Label("Engine ply (play)", classes="name")
-                yield Select(plies, value=s.play_ply, allow_blank=False, id="set-play-ply",
-                             compact=True)
+                yield Select(
+                    plies, value=s.play_ply, allow_blank=False, id="set-play-ply", compact=True
+                )
             with Horizontal(classes="setting"):
                 yield Label("Play seed (0 random)", classes="name")
                 yield Input(str(s.play_seed), type="integer", id="set-seed", compact=True)
             with Horizontal(classes="setting"):
                 yield Label("Play a match to (0 money)", classes="name")
-                yield Input(str(s.play_match), type="integer", id="set-play-match",
-                            compact=True)
+                yield Input(str(s.play_match), type="integer", id="set-play-match", compact=True)
             with Horizontal(classes="setting"):
                 yield Label("At a match score", classes="name")
-                yield Select([("MWC first, then EMG", True), ("EMG first, then MWC", False)],
-                             value=s.mwc_first, allow_blank=False, id="set-mwc-first",
-                             compact=True)
+                yield Select(
+                    [("MWC first, then EMG", True), ("EMG first, then MWC", False)],
+                    value=s.mwc_first,
+                    allow_blank=False,
+                    id="set-mwc-first",
+                    compact=True,
+                )
             with Horizontal(classes="setting"):
                 yield Label("Match equity table", classes="name")
-                yield Input(s.met, placeholder="file (GNU XML); empty: Kazaross-XG2",
-                            id="set-met", compact=True)
+                yield Input(
+                    s.met,
+                    placeholder="file (GNU XML); empty: Kazaross-XG2",
+                    id="set-met",
+                    compact=True,
+                )
             yield Label("", id="settings-error", classes="error")
 
     def _collect(self) -> UiSettings | None:
@@ -71,7 +91,8 @@ class SettingsScreen(ModalScreen[UiSettings | None]):
                 raise ValueError
         except ValueError:
             self.query_one("#settings-error", Label).update(
-                f"Play seed must be a whole number >= 0, not {seed_text!r}")
+                f"Play seed must be a whole number >= 0, not {seed_text!r}"
+            )
             return None
         error = self.query_one("#settings-error", Label)
         match_text = self.query_one("#set-play-match", Input).value.strip() or "0"
@@ -80,8 +101,10 @@ class SettingsScreen(ModalScreen[UiSettings | None]):
             if not 0 <= match <= MAX_PLAY_MATCH:
                 raise ValueError
         except ValueError:
-            error.update(f"Play a match to: a whole number from 0 (money) to {MAX_PLAY_MATCH}, "
-                         f"not {match_text!r}")
+            error.update(
+                f"Play a match to: a whole number from 0 (money) to {MAX_PLAY_MATCH}, "
+                f"not {match_text!r}"
+            )
             return None
         met = self.query_one("#set-met", Input).value.strip()
         if met:
@@ -92,13 +115,17 @@ class SettingsScreen(ModalScreen[UiSettings | None]):
             except (OSError, ValueError) as exc:
                 error.update(f"Match equity table: {exc}")
                 return None
-        return replace(self.settings,
-                       board_style=self.query_one("#set-board", Select).value,
-                       theme=self.query_one("#set-theme", Select).value,
-                       ply=int(self.query_one("#set-ply", Select).value),
-                       play_ply=int(self.query_one("#set-play-ply", Select).value),
-                       play_seed=seed, play_match=match,
-                       mwc_first=bool(self.query_one("#set-mwc-first", Select).value), met=met)
+        return replace(
+            self.settings,
+            board_style=self.query_one("#set-board", Select).value,
+            theme=self.query_one("#set-theme", Select).value,
+            ply=int(self.query_one("#set-ply", Select).value),
+            play_ply=int(self.query_one("#set-play-ply", Select).value),
+            play_seed=seed,
+            play_match=match,
+            mwc_first=bool(self.query_one("#set-mwc-first", Select).value),
+            met=met,
+        )
 
     @on(Select.Changed, "#set-theme")
     def _preview_theme(self, event: Select.Changed) -> None:

@@ -40,8 +40,14 @@ class BoardView(Widget):
     """A backgammon board drawn from ``state`` (a GameState)."""
 
     COMPONENT_CLASSES = {
-        "board--player", "board--opponent", "board--point-a", "board--point-b",
-        "board--frame", "board--text", "board--cursor", "board--cube",
+        "board--player",
+        "board--opponent",
+        "board--point-a",
+        "board--point-b",
+        "board--frame",
+        "board--text",
+        "board--cursor",
+        "board--cube",
     }
     DEFAULT_CSS = """
     BoardView { height: 13; width: 48; }
@@ -67,8 +73,15 @@ class BoardView(Widget):
             t.append(txt, st["frame"])
 
         def number_line(left, right, lc, mid, rc) -> None:
-            frame(lc + "".join(f"{n:{g.h}^3}" for n in left) + mid + g.h * 3 + mid
-                  + "".join(f"{n:{g.h}^3}" for n in right) + rc)
+            frame(
+                lc
+                + "".join(f"{n:{g.h}^3}" for n in left)
+                + mid
+                + g.h * 3
+                + mid
+                + "".join(f"{n:{g.h}^3}" for n in right)
+                + rc
+            )
 
         def point_cell(i: int, level: int) -> None:
             n = cells[i]

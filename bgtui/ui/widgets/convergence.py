@@ -29,15 +29,17 @@ class ConvergenceHistory:
     @classmethod
     def from_snapshot(cls, snap) -> ConvergenceHistory:
         h = cls()
-        for trials, figures in (getattr(snap, "history", None) or ()):
+        for trials, figures in getattr(snap, "history", None) or ():
             for move, e, s in figures:
                 h.series.setdefault(move or "position", []).append(
-                    (int(trials), float(e), float(s)))
+                    (int(trials), float(e), float(s))
+                )
         return h
 
 
-def plot_lines(history: ConvergenceHistory, width: int = 60, height: int = 10,
-               unicode: bool = True) -> list[str]:
+def plot_lines(
+    history: ConvergenceHistory, width: int = 60, height: int = 10, unicode: bool = True
+) -> list[str]:
     """The plot as ``height`` grid lines with an equity axis, a trials axis and a legend;
     empty when no candidate has two points yet."""
     series = [(k, v) for k, v in history.series.items() if len(v) >= 2]
@@ -108,16 +110,20 @@ class ConvergencePlot(Static):
 
     def show(self, snap) -> None:
         """Draw the history of ``snap`` (None: empty)."""
-        self.history = ConvergenceHistory.from_snapshot(snap) if snap is not None \
-            else ConvergenceHistory()
+        self.history = (
+            ConvergenceHistory.from_snapshot(snap) if snap is not None else ConvergenceHistory()
+        )
         self.redraw()
 
     def redraw(self) -> None:
         width = max(20, self.size.width or 60)
         height = max(3, (self.size.height or 14) - 4)
         lines = plot_lines(self.history, width, height, self.unicode)
-        self.update(Text("\n".join(lines)) if lines else
-                    Text("The equities and their 95% bands appear here as the rollout runs."))
+        self.update(
+            Text("\n".join(lines))
+            if lines
+            else Text("The equities and their 95% bands appear here as the rollout runs.")
+        )
 
     def on_resize(self, _event) -> None:
         self.redraw()

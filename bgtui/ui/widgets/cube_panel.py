@@ -31,12 +31,18 @@ def cube_from_rollout(state, row: PlayRow) -> CubeDecision | None:
     wp, wt = wrong_decision_percent(nd, dt, dp)
     p = row.probabilities
     return CubeDecision(
-        no_double=nd, double_take=dt, double_pass=dp,
+        no_double=nd,
+        double_take=dt,
+        double_pass=dp,
         action=cube_action(nd, dt, dp, redouble=state.cube_owner == "player"),
-        probabilities=p, equity=e, ply=0,
+        probabilities=p,
+        equity=e,
+        ply=0,
         evaluated_by=f"rollout {row.trials} trials (cubeful)",
         dahl_cube_value=dahl_cube_value(p.win, p.win_gammon),
-        wrong_pass_percent=wp, wrong_take_percent=wt, standard_errors=ses,
+        wrong_pass_percent=wp,
+        wrong_take_percent=wt,
+        standard_errors=ses,
         model="settlement rollout",
     )
 
@@ -53,12 +59,16 @@ class CubePanel(Static):
             out.append(f"Cube action ({c.evaluated_by or str(c.ply) + '-ply'})\n", "bold")
             if c.mwc is not None:  # at a match score: Crawford game, dead cube or no access
                 m, e = f"MWC {100 * c.mwc['no_double']:.2f}%", f"EMG {eq(c.no_double)}"
-                out.append(f"{c.action}: no cube access.\n"
-                           + (f"{m}  {e}\n" if mwc_first(self) else f"{e}  {m}\n"))
+                out.append(
+                    f"{c.action}: no cube access.\n"
+                    + (f"{m}  {e}\n" if mwc_first(self) else f"{e}  {m}\n")
+                )
                 self.update(_group(out, self._footer(c)))
                 return
-            out.append(f"No double: the opponent owns the cube (no cube access).\n"
-                       f"Equity {eq(c.no_double)}\n")
+            out.append(
+                f"No double: the opponent owns the cube (no cube access).\n"
+                f"Equity {eq(c.no_double)}\n"
+            )
             self.update(_group(out, self._footer(c)))
             return
         best = max(c.no_double, min(c.double_take, c.double_pass))
@@ -75,9 +85,11 @@ class CubePanel(Static):
         tab.add_column("vs best", justify="right")
         if c.mwc is not None and not first:
             tab.add_column("MWC", justify="right")
-        for name, v, k in ((f"No {word}", c.no_double, "no_double"),
-                           (f"{word.capitalize()}, take", c.double_take, "double_take"),
-                           (f"{word.capitalize()}, pass", c.double_pass, None)):
+        for name, v, k in (
+            (f"No {word}", c.no_double, "no_double"),
+            (f"{word.capitalize()}, take", c.double_take, "double_take"),
+            (f"{word.capitalize()}, pass", c.double_pass, None),
+        ):
             cells = [name, eq(v), se(ses.get(k)) if k else "", eq(v - best) if v != best else ""]
             if c.mwc is not None:  # equities are EMG at a match score; MWC beside them
                 m = f"{100 * c.mwc[k or 'double_pass']:.2f}%"
@@ -93,11 +105,16 @@ class CubePanel(Static):
         t.append("Proper action: ", "bold")
         t.append(c.action + "\n", "bold")
         p = c.probabilities
-        t.append(f"W {pct(p.win)}  G {pct(p.win_gammon)}   L {pct(p.lose)}  G {pct(p.lose_gammon)}\n")
+        t.append(
+            f"W {pct(p.win)}  G {pct(p.win_gammon)}   L {pct(p.lose)}  G {pct(p.lose_gammon)}\n"
+        )
         e = c.equity
         parts = [f"cubeless {eq(e.cubeless)}"]
-        for label, v in (("centred", e.centred), ("own cube", e.owned),
-                         ("opp. cube", e.opponent_owned)):
+        for label, v in (
+            ("centred", e.centred),
+            ("own cube", e.owned),
+            ("opp. cube", e.opponent_owned),
+        ):
             if v is not None:
                 parts.append(f"{label} {eq(v)}")
         t.append("Cube-state equities (after the best cube action): " + ", ".join(parts) + "\n")
@@ -105,7 +122,11 @@ class CubePanel(Static):
             x = "" if c.cube_efficiency is None else f", x={c.cube_efficiency:.2f}"
             ply = "" if "rollout" in c.model else f", {c.ply}-ply"
             t.append(f"Model: {c.model}{x}{ply}\n")
-        dahl = c.dahl_cube_value if c.dahl_cube_value is not None else 0.35 * (p.win + p.win_gammon / 2)
+        dahl = (
+            c.dahl_cube_value
+            if c.dahl_cube_value is not None
+            else 0.35 * (p.win + p.win_gammon / 2)
+        )
         t.append(f"Dahl's estimate of the cube's value, 0.35*(P(W)+P(G)/2) = {dahl:.3f}\n")
         if c.take_point is not None or c.cash_point is not None:
             t.append(f"Take point {pct(c.take_point)}  cash point {pct(c.cash_point)}")
@@ -113,9 +134,13 @@ class CubePanel(Static):
                 t.append(f"  too good {pct(c.too_good_point)}")
             t.append("\n")
         if c.wrong_pass_percent is not None:
-            t.append(f"Doubling is right if the opponent passes wrongly {c.wrong_pass_percent:.1f}% of the time\n")
+            t.append(
+                f"Doubling is right if the opponent passes wrongly {c.wrong_pass_percent:.1f}% of the time\n"
+            )
         if c.wrong_take_percent is not None:
-            t.append(f"Doubling is right if the opponent takes wrongly {c.wrong_take_percent:.1f}% of the time\n")
+            t.append(
+                f"Doubling is right if the opponent takes wrongly {c.wrong_take_percent:.1f}% of the time\n"
+            )
         return t
 
 

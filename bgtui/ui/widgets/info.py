@@ -43,8 +43,13 @@ class PositionInfo(Static):
         if self._last is not None:
             self.show(*self._last)
 
-    def show(self, state, evaluation: Evaluation | None = None,
-             names: tuple[str, str] = ("on roll", "opponent"), note: str = "") -> None:
+    def show(
+        self,
+        state,
+        evaluation: Evaluation | None = None,
+        names: tuple[str, str] = ("on roll", "opponent"),
+        note: str = "",
+    ) -> None:
         self._last = (state, evaluation, names, note)
         me, opp = ("●", "○") if self.unicode else ("O", "X")
         cells = board_list(state.board)

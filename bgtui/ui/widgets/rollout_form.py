@@ -31,85 +31,220 @@ class FieldSpec:
 
 
 FIELDS: tuple[FieldSpec, ...] = (
-    FieldSpec("trials", int, False, "Trials",
-              "Games rolled out per candidate. Multiples of 36 keep the first roll stratified "
-              "(1296 = 36 x 36 also stratifies the second).", 1),
-    FieldSpec("seed", int, False, "Seed",
-              "Random seed. The same seed and settings give the same dice and the same result.", 0),
-    FieldSpec("truncate", int, False, "Truncate after",
-              "0 plays every game to the end. Otherwise each game stops after this many rolls "
-              "(plies) and the evaluation of the position reached is used.", 0),
-    FieldSpec("ply", int, False, "Checker-play ply",
-              "Ply used to choose the plays inside the rollout: 0 (static evaluation, XG's "
-              "1-ply), 1 or 2.", 0, 2),
-    FieldSpec("late_ply", int, True, "Late ply",
-              "A cheaper ply used after 'Late after' moves. Empty: the same ply throughout.", 0, 2),
-    FieldSpec("late_after", int, True, "Late after",
-              "Number of moves after which 'Late ply' applies. Empty: never.", 0),
-    FieldSpec("variance_reduction", bool, False, "Variance reduction",
-              "Subtract the luck of each roll, measured by a lookahead evaluation. Unbiased; "
-              "the result says how many plain trials it was worth."),
-    FieldSpec("vr_filter", int, False, "VR filter",
-              "Variance reduction values only this many plays of each roll, the ones a small "
-              "filter net ranks highest, valued at the checker-play ply. 0: every play. 2 "
-              "runs about twice as fast and stays unbiased, with a little less reduction.", 0,
-              MAX_VR_FILTER),
-    FieldSpec("quasi_random", bool, False, "Quasi-random dice",
-              "Stratify the first three rolls: any 36 consecutive trials hold each first roll "
-              "once, blocks of 1296 every pair, 46656 every triple."),
-    FieldSpec("stratify_all", bool, False, "Stratify every roll",
-              "Also stratify every later roll ('deck of cards' dice)."),
-    FieldSpec("bearoff_truncation", bool, False, "Bear-off truncation",
-              "Stop a game when both sides reach the exact two-sided bear-off database."),
-    FieldSpec("one_sided_truncation", bool, False, "One-sided truncation",
-              "Also stop in larger bear-offs and in races with one checker a side still coming home, "
-              "using the one-sided database's approximation."),
-    FieldSpec("initial_position", bool, False, "Initial position",
-              "Roll out as the opening: the first roll of each game is never a double."),
-    FieldSpec("cubeful", bool, False, "Cubeful",
-              "Full games with a settlement limit; gives the four cube-state equities of "
-              "Dahl's article (cubeless, centred, owned, opponent owns)."),
-    FieldSpec("settlement_limit", float, False, "Settlement limit",
-              "Cubeful rollouts: a game is settled (cashed) when the cubeless equity passes "
-              "this value.", -3.0, 3.0),
-    FieldSpec("gammon_play_on", float, False, "Gammon play-on",
-              "Cubeful rollouts: keep playing past the settlement limit while the gammon "
-              "chances exceed this share.", 0.0, 1.0),
-    FieldSpec("live_cube", bool, False, "Live cube",
-              "Cube decisions are made inside the trials (Janowski model at 0-ply)."),
-    FieldSpec("jacoby", bool, False, "Jacoby rule",
-              "Money play: gammons count only after the cube has been turned."),
-    FieldSpec("zehr_split", bool, False, "Zehr split",
-              "Split each trial's cube handling as Zehr describes (live-cube rollouts)."),
-    FieldSpec("stop_se", float, True, "Stop at SE",
-              "Stop when the equity's standard error is below this value. Empty: no such "
-              "stop.", 0.0, None, True),
-    FieldSpec("time_limit", float, True, "Time limit (s)",
-              "Stop after this many seconds. Empty: no limit.", 0.0, None, True),
-    FieldSpec("prune_sigma", float, True, "Prune at sigma",
-              "Stop rolling out candidates worse than the best by this many standard errors. "
-              "Empty: never prune.", 0.0, None, True),
-    FieldSpec("workers", int, False, "Worker threads",
-              "Parallel workers; 0 uses every core.", 0),
+    FieldSpec(
+        "trials",
+        int,
+        False,
+        "Trials",
+        "Games rolled out per candidate. Multiples of 36 keep the first roll stratified "
+        "(1296 = 36 x 36 also stratifies the second).",
+        1,
+    ),
+    FieldSpec(
+        "seed",
+        int,
+        False,
+        "Seed",
+        "Random seed. The same seed and settings give the same dice and the same result.",
+        0,
+    ),
+    FieldSpec(
+        "truncate",
+        int,
+        False,
+        "Truncate after",
+        "0 plays every game to the end. Otherwise each game stops after this many rolls "
+        "(plies) and the evaluation of the position reached is used.",
+        0,
+    ),
+    FieldSpec(
+        "ply",
+        int,
+        False,
+        "Checker-play ply",
+        "Ply used to choose the plays inside the rollout: 0 (static evaluation, XG's "
+        "1-ply), 1 or 2.",
+        0,
+        2,
+    ),
+    FieldSpec(
+        "late_ply",
+        int,
+        True,
+        "Late ply",
+        "A cheaper ply used after 'Late after' moves. Empty: the same ply throughout.",
+        0,
+        2,
+    ),
+    FieldSpec(
+        "late_after",
+        int,
+        True,
+        "Late after",
+        "Number of moves after which 'Late ply' applies. Empty: never.",
+        0,
+    ),
+    FieldSpec(
+        "variance_reduction",
+        bool,
+        False,
+        "Variance reduction",
+        "Subtract the luck of each roll, measured by a lookahead evaluation. Unbiased; "
+        "the result says how many plain trials it was worth.",
+    ),
+    FieldSpec(
+        "vr_filter",
+        int,
+        False,
+        "VR filter",
+        "Variance reduction values only this many plays of each roll, the ones a small "
+        "filter net ranks highest, valued at the checker-play ply. 0: every play. 2 "
+        "runs about twice as fast and stays unbiased, with a little less reduction.",
+        0,
+        MAX_VR_FILTER,
+    ),
+    FieldSpec(
+        "quasi_random",
+        bool,
+        False,
+        "Quasi-random dice",
+        "Stratify the first three rolls: any 36 consecutive trials hold each first roll "
+        "once, blocks of 1296 every pair, 46656 every triple.",
+    ),
+    FieldSpec(
+        "stratify_all",
+        bool,
+        False,
+        "Stratify every roll",
+        "Also stratify every later roll ('deck of cards' dice).",
+    ),
+    FieldSpec(
+        "bearoff_truncation",
+        bool,
+        False,
+        "Bear-off truncation",
+        "Stop a game when both sides reach the exact two-sided bear-off database.",
+    ),
+    FieldSpec(
+        "one_sided_truncation",
+        bool,
+        False,
+        "One-sided truncation",
+        "Also stop in larger bear-offs and in races with one checker a side still coming home, "
+        "using the one-sided database's approximation.",
+    ),
+    FieldSpec(
+        "initial_position",
+        bool,
+        False,
+        "Initial position",
+        "Roll out as the opening: the first roll of each game is never a double.",
+    ),
+    FieldSpec(
+        "cubeful",
+        bool,
+        False,
+        "Cubeful",
+        "Full games with a settlement limit; gives the four cube-state equities of "
+        "Dahl's article (cubeless, centred, owned, opponent owns).",
+    ),
+    FieldSpec(
+        "settlement_limit",
+        float,
+        False,
+        "Settlement limit",
+        "Cubeful rollouts: a game is settled (cashed) when the cubeless equity passes this value.",
+        -3.0,
+        3.0,
+    ),
+    FieldSpec(
+        "gammon_play_on",
+        float,
+        False,
+        "Gammon play-on",
+        "Cubeful rollouts: keep playing past the settlement limit while the gammon "
+        "chances exceed this share.",
+        0.0,
+        1.0,
+    ),
+    FieldSpec(
+        "live_cube",
+        bool,
+        False,
+        "Live cube",
+        "Cube decisions are made inside the trials (Janowski model at 0-ply).",
+    ),
+    FieldSpec(
+        "jacoby",
+        bool,
+        False,
+        "Jacoby rule",
+        "Money play: gammons count only after the cube has been turned.",
+    ),
+    FieldSpec(
+        "zehr_split",
+        bool,
+        False,
+        "Zehr split",
+        "Split each trial's cube handling as Zehr describes (live-cube rollouts).",
+    ),
+    FieldSpec(
+        "stop_se",
+        float,
+        True,
+        "Stop at SE",
+        "Stop when the equity's standard error is below this value. Empty: no such stop.",
+        0.0,
+        None,
+        True,
+    ),
+    FieldSpec(
+        "time_limit",
+        float,
+        True,
+        "Time limit (s)",
+        "Stop after this many seconds. Empty: no limit.",
+        0.0,
+        None,
+        True,
+    ),
+    FieldSpec(
+        "prune_sigma",
+        float,
+        True,
+        "Prune at sigma",
+        "Stop rolling out candidates worse than the best by this many standard errors. "
+        "Empty: never prune.",
+        0.0,
+        None,
+        True,
+    ),
+    FieldSpec("workers", int, False, "Worker threads", "Parallel workers; 0 uses every core.", 0),
 )
 assert {f.name for f in FIELDS} == {f.name for f in fields(RolloutSettings)}
 
-SCHEDULER_HELP = ("Address of a Dask scheduler (host:8786) whose workers run the trials "
-                  "(pip install 'bgtui[cluster]' on each; see docs/cluster.md). Same numbers "
-                  "as on this machine. Empty: this machine's threads.")
+SCHEDULER_HELP = (
+    "Address of a Dask scheduler (host:8786) whose workers run the trials "
+    "(pip install 'bgtui[cluster]' on each; see docs/cluster.md). Same numbers "
+    "as on this machine. Empty: this machine's threads."
+)
 
 PRESETS: dict[str, RolloutSettings] = {
     "Quick truncated": RolloutSettings(trials=1296, truncate=7, variance_reduction=True),
-    "Standard full": RolloutSettings(trials=1296, truncate=0, variance_reduction=True,
-                                     quasi_random=True),
+    "Standard full": RolloutSettings(
+        trials=1296, truncate=0, variance_reduction=True, quasi_random=True
+    ),
     "Cube rollout": RolloutSettings(trials=1296, truncate=0, cubeful=True, settlement_limit=0.5),
 }
 
 
 def describe(s: RolloutSettings) -> str:
     """One line: the settings that matter most."""
-    parts = [f"{s.trials} trials", f"truncate {s.truncate}" if s.truncate else "full games",
-             f"{s.ply}-ply"]
+    parts = [
+        f"{s.trials} trials",
+        f"truncate {s.truncate}" if s.truncate else "full games",
+        f"{s.ply}-ply",
+    ]
     if s.variance_reduction:
         parts.append(f"VR (filter {s.vr_filter})" if s.vr_filter else "VR")
     if s.quasi_random:
@@ -162,8 +297,13 @@ class RolloutForm(VerticalScroll):
     """Edits a RolloutSettings; posts ``RolloutForm.Changed`` after each valid change."""
 
     BINDINGS = [
-        Binding("escape", "leave", "Back to plays", id="rollout.leave_form",
-                tooltip="Leave the rollout settings (they are kept) and return to the plays"),
+        Binding(
+            "escape",
+            "leave",
+            "Back to plays",
+            id="rollout.leave_form",
+            tooltip="Leave the rollout settings (they are kept) and return to the plays",
+        ),
     ]
 
     class Left(Message):
@@ -209,13 +349,22 @@ class RolloutForm(VerticalScroll):
                 if spec.kind is bool:
                     yield Checkbox("", bool(value), id=f"f-{spec.name}", compact=True)
                 else:
-                    yield Input(format_field(spec, value), id=f"f-{spec.name}", compact=True,
-                                select_on_focus=False)
+                    yield Input(
+                        format_field(spec, value),
+                        id=f"f-{spec.name}",
+                        compact=True,
+                        select_on_focus=False,
+                    )
                 yield Label("", classes="error", id=f"e-{spec.name}")
         with Horizontal(classes="field", id="row-scheduler"):
             yield Label("Dask scheduler", classes="name")
-            yield Input(self._scheduler, id="f-scheduler", compact=True, select_on_focus=False,
-                        placeholder="this machine")
+            yield Input(
+                self._scheduler,
+                id="f-scheduler",
+                compact=True,
+                select_on_focus=False,
+                placeholder="this machine",
+            )
             yield Label("", classes="error", id="e-scheduler")
         yield Static("", id="form-help")
 

@@ -68,9 +68,19 @@ class PlaysTable(LiveTable):
     ``marked`` holds the moves chosen for a rollout (space toggles the row under the cursor).
     """
 
-    COLUMNS = (("mark", ""), ("rank", "#"), ("move", "Play"), ("equity", "Equity"),
-               ("diff", "Diff"), ("w", "Win"), ("wg", "W G"), ("wbg", "W BG"),
-               ("lg", "L G"), ("lbg", "L BG"), ("how", "Eval"))
+    COLUMNS = (
+        ("mark", ""),
+        ("rank", "#"),
+        ("move", "Play"),
+        ("equity", "Equity"),
+        ("diff", "Diff"),
+        ("w", "Win"),
+        ("wg", "W G"),
+        ("wbg", "W BG"),
+        ("lg", "L G"),
+        ("lbg", "L BG"),
+        ("how", "Eval"),
+    )
 
     def __init__(self, **kwargs) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, cell_padding=0, **kwargs)
@@ -80,8 +90,9 @@ class PlaysTable(LiveTable):
 
     def on_mount(self) -> None:
         for key, label in self.COLUMNS:
-            self.add_column(num(label) if key not in ("mark", "move", "how") else txt(label),
-                            key=key)
+            self.add_column(
+                num(label) if key not in ("mark", "move", "how") else txt(label), key=key
+            )
 
     # -- content -----------------------------------------------------------------------------
     def show_plays(self, rows: Iterable[PlayRow]) -> None:
@@ -109,10 +120,19 @@ class PlaysTable(LiveTable):
                 diff = eq(r.equity_diff)
         else:
             value, diff = eq(r.equity.cubeless), eq(r.equity_diff) if rank > 1 else ""
-        return (self._mark(r.move), num(str(rank)), txt(r.move or NO_PLAY),
-                num(value), num(diff),
-                num(pct(p.win)), num(pct(p.win_gammon)), num(pct(p.win_backgammon)),
-                num(pct(p.lose_gammon)), num(pct(p.lose_backgammon)), txt(how(r)))
+        return (
+            self._mark(r.move),
+            num(str(rank)),
+            txt(r.move or NO_PLAY),
+            num(value),
+            num(diff),
+            num(pct(p.win)),
+            num(pct(p.win_gammon)),
+            num(pct(p.win_backgammon)),
+            num(pct(p.lose_gammon)),
+            num(pct(p.lose_backgammon)),
+            txt(how(r)),
+        )
 
     def _mark(self, move: str) -> str:
         return self.mark_glyph if move in self.marked else " "
@@ -131,6 +151,7 @@ class PlaysTable(LiveTable):
 
     def resort(self) -> None:
         """Rolled-out plays first (by equity), then the others; ranks and diffs redone."""
+
         def value(r: PlayRow) -> float:
             return r.mwc if r.mwc is not None else r.equity.cubeless
 
@@ -180,13 +201,30 @@ class ResultsTable(LiveTable):
     candidates needs: equity and its standard error, the difference to the best and its paired
     standard error, winning chances and trials."""
 
-    COMPACT = (("move", "Play"), ("equity", "Equity"), ("equity_se", "±"), ("diff", "Diff"),
-               ("diff_se", "±"), ("w", "Win"), ("trials", "Trials"))
+    COMPACT = (
+        ("move", "Play"),
+        ("equity", "Equity"),
+        ("equity_se", "±"),
+        ("diff", "Diff"),
+        ("diff_se", "±"),
+        ("w", "Win"),
+        ("trials", "Trials"),
+    )
 
-    COLUMNS = (("move", "Play"), ("equity", "Equity"), ("diff", "Diff"), ("w", "Win"),
-               ("wg", "W G"), ("wbg", "W BG"), ("lg", "L G"), ("lbg", "L BG"),
-               ("centred", "Centred"), ("owned", "Own cube"), ("opp", "Opp cube"),
-               ("trials", "Trials"))
+    COLUMNS = (
+        ("move", "Play"),
+        ("equity", "Equity"),
+        ("diff", "Diff"),
+        ("w", "Win"),
+        ("wg", "W G"),
+        ("wbg", "W BG"),
+        ("lg", "L G"),
+        ("lbg", "L BG"),
+        ("centred", "Centred"),
+        ("owned", "Own cube"),
+        ("opp", "Opp cube"),
+        ("trials", "Trials"),
+    )
 
     def __init__(self, **kwargs) -> None:
         super().__init__(cursor_type="row", cell_padding=0, **kwargs)
@@ -213,9 +251,15 @@ class ResultsTable(LiveTable):
             self.show_snapshot(*last)
 
     def _columns(self) -> tuple:
-        cols = self.COMPACT if self.compact else tuple(
-            (k, label) for k, label in self.COLUMNS
-            if (self.cubeful and not self.match) or k not in ("centred", "owned", "opp"))
+        cols = (
+            self.COMPACT
+            if self.compact
+            else tuple(
+                (k, label)
+                for k, label in self.COLUMNS
+                if (self.cubeful and not self.match) or k not in ("centred", "owned", "opp")
+            )
+        )
         if not self.match:
             return cols
         # at a match score: MWC beside the equity (EMG), in the order of the setting
@@ -257,8 +301,10 @@ class ResultsTable(LiveTable):
             diff = two(f"{100 * r.mwc_diff:+.2f}%", f"±{100 * r.mwc_diff_se:.2f}%")
         cells = (
             txt(r.move or "position"),
-            two(eq(e.cubeful if live else e.cubeless),
-                se((es.cubeful if live else es.cubeless) if es else None) if es else ""),
+            two(
+                eq(e.cubeful if live else e.cubeless),
+                se((es.cubeful if live else es.cubeless) if es else None) if es else "",
+            ),
             diff,
             two(pct(p.win), pct_se(s.win) if s else ""),
             two(pct(p.win_gammon), pct_se(s.win_gammon) if s else ""),
@@ -300,8 +346,10 @@ class ResultsTable(LiveTable):
     def show_snapshot(self, run_id: int, snap: RolloutSnapshot) -> None:
         """Rows are added once (stable keys) and then updated cell by cell."""
         if run_id != self.run_id:
-            self.reset(cubeful=snap.settings.cubeful,
-                       match=bool(snap.rows) and snap.rows[0].mwc is not None)
+            self.reset(
+                cubeful=snap.settings.cubeful,
+                match=bool(snap.rows) and snap.rows[0].mwc is not None,
+            )
             self.run_id = run_id
         self._last = (run_id, snap)
         best_key = row_key(snap.rows[0].move) if snap.rows else None
@@ -317,8 +365,12 @@ class ResultsTable(LiveTable):
                 self.add_row(*cells, key=k, height=1 if self.compact else 2)
         if snap.finished or snap.cancelled:
             eqs = self.equities
-            self.sort("move", key=lambda cell: -eqs.get(
-                row_key("" if _plain(cell) == "position" else _plain(cell)), 0.0))
+            self.sort(
+                "move",
+                key=lambda cell: (
+                    -eqs.get(row_key("" if _plain(cell) == "position" else _plain(cell)), 0.0)
+                ),
+            )
 
 
 def _emg(r: PlayRow) -> float:
