@@ -9,10 +9,17 @@ dense layers' sums in ``nn`` and ``filter_net``): the rest compute IEEE floats i
 
 Small kernels on the hot path of move selection are ``@kernel(inline="always")``: numba then
 inlines them in its own IR. A call to a kernel that is not inlined passes every array as a
-struct of seven fields and checks an error status on return, and LLVM does not inline them
-itself. Each inlined copy is compiled again, and numba optimises and generates the machine
-code of a kernel's whole call tree each time it compiles a kernel, so large kernels are not
-inlined: that would make the first start's compile longer.
+struct of seven fields and checks an error status on return. numba links the code of every
+kernel a kernel calls into the kernel's own module, so LLVM can still inline and optimise
+across such a call, and does: that matters on the hot path (evaluation calls its kernels'
+code several times faster with the callees' bodies in view than through opaque calls). The
+price is compile time: a kernel's compile optimises and generates machine code for its whole
+call tree again. Kernels at the top of large trees whose every call does a lot of work (a
+rollout trial, a turn's variance reduction, a 1- to 3-ply lookahead) are therefore
+``@kernel(separate=True)``: compiled once, called through their entry point
+(:func:`_link_separate_kernels_by_symbol`); ``benchmarks/rollout.py`` and ``eval.py`` run as
+fast as with them linked in, and a first start compiles less. Large kernels are not inlined:
+each inlined copy is compiled again.
 
 Inlining is not always safe in numba 0.68: ``nn._point_terms`` inlined into the contact loop
 of ``evaluate._contact_groups`` computes wrong terms when the kernel's ``ready`` argument is a
@@ -22,7 +29,9 @@ alone (``tests/engine/test_nn_fast.py``), the reused-parent path included.
 """
 
 import hashlib
+import importlib
 import os
+import weakref
 from pathlib import Path
 
 from numba import njit as _njit
@@ -67,6 +76,98 @@ def _drop_stale_cache(here=None, also=()) -> None:
         pass
 
 
+class _CalleeChanged(Exception):
+    """A cached kernel was compiled against another compile of a separate kernel it calls."""
+
+
+class _LoadSeparate(tuple):
+    """A reload hook numba runs before it loads a cached kernel from disk: load (or compile)
+    the separate kernel ``(module, name, argument types, symbol)`` it calls, whose machine
+    code it calls by ``symbol``. Equal hooks are one in a library's set of hooks."""
+
+    def __call__(self) -> None:
+        module, name, argtypes, symbol = self
+        dispatcher = getattr(importlib.import_module(module), name)
+        dispatcher.compile(argtypes)
+        if not dispatcher.targetctx.codegen()._engine.is_symbol_defined(symbol):
+            raise _CalleeChanged(f"{module}.{name}: {symbol} is not loaded")
+
+    def __reduce__(self):
+        return (_LoadSeparate, (tuple(self),))
+
+
+#: the numba versions whose ``CPUCodeLibrary.finalize`` the separate kernels' linking follows
+_NUMBA_LINKING = ("0.68.",)
+
+#: the code library of each compiled specialisation of a separate kernel -> its reload hook
+_SEPARATE = weakref.WeakKeyDictionary()
+
+
+def _link_separate_kernels_by_symbol() -> None:
+    """Make a kernel call the machine code of the separate kernels it calls instead of
+    linking a copy of their code (and of their callees', down the tree) into its own.
+
+    numba links the optimised code of every kernel a kernel calls into the kernel's module
+    and optimises and generates machine code for the whole again, so a chain of kernels
+    costs the sum of its call trees' sizes. A kernel declared ``@kernel(separate=True)`` is
+    compiled once: its callers declare it and call its entry point, resolved when they are
+    loaded. Before a caller is loaded from numba's cache, its separate callees are loaded
+    first (``_LoadSeparate``, one of numba's reload hooks); a caller cached against a
+    different compile of a callee (the callee was recompiled meanwhile) is compiled again."""
+    import numba
+    from numba.core import caching, codegen
+    from numba.core.compiler_lock import require_global_compiler_lock
+
+    cls = codegen.CPUCodeLibrary
+    if getattr(cls, "_bgtui_separate", False) or not numba.__version__.startswith(_NUMBA_LINKING):
+        return  # another numba: separate kernels are linked in as any other (slower compile)
+
+    def finalize(self):  # numba's CPUCodeLibrary.finalize, but for the separate kernels
+        require_global_compiler_lock()
+        self._codegen._check_llvm_bugs()
+        self._raise_if_finalized()
+        seen = set()
+        for library in self._linking_libraries:
+            if library in seen:
+                continue
+            seen.add(library)
+            self._reload_init.update(library._reload_init)
+            separate = _SEPARATE.get(library)
+            if separate is not None:
+                self._reload_init.add(separate)
+            else:
+                self._final_module.link_in(library._get_module_for_linking(), preserve=True)
+        self._optimize_final_module()
+        self._final_module.verify()
+        self._finalize_final_module()
+
+    load = caching.Cache._load_overload
+
+    def load_overload(self, sig, target_context):
+        try:
+            return load(self, sig, target_context)
+        except _CalleeChanged:
+            return None
+
+    cls.finalize = finalize
+    cls._bgtui_separate = True
+    caching.Cache._load_overload = load_overload
+
+
+def _register_separate(dispatcher, fn) -> None:
+    add = dispatcher.add_overload
+
+    def add_overload(cres):
+        _SEPARATE[cres.library] = _LoadSeparate(
+            (fn.__module__, fn.__name__, tuple(cres.signature.args), cres.fndesc.mangled_name)
+        )
+        return add(cres)
+
+    dispatcher.add_overload = add_overload
+
+
+_link_separate_kernels_by_symbol()
+
 _checked = {ENGINE_DIR}
 _drop_stale_cache()
 
@@ -86,6 +187,7 @@ def kernel(fn=None, **extra):
     A kernel defined outside the engine (a benchmark's, say) calls engine kernels, so its
     directory's cache is dropped when the engine's sources change, as the engine's is."""
     opts = dict(JIT_OPTIONS)
+    separate = extra.pop("separate", False)
     opts.update(extra)
 
     def wrap(f):
@@ -93,7 +195,10 @@ def kernel(fn=None, **extra):
         if where not in _checked:
             _checked.add(where)
             _drop_stale_cache(where, also=(ENGINE_DIR,))
-        return _typed_by_kind(_njit(**{"_nrt": where != ENGINE_DIR, **opts})(f))
+        dispatcher = _typed_by_kind(_njit(**{"_nrt": where != ENGINE_DIR, **opts})(f))
+        if separate and hasattr(dispatcher, "add_overload"):
+            _register_separate(dispatcher, f)
+        return dispatcher
 
     return wrap if fn is None else wrap(fn)
 

@@ -729,7 +729,7 @@ def _value_rolls(pos, ra, ev, mws, ews, buf, mv, a, nxt, f5):
     _value_gathered(pos, total, np.int64(g), first, ra, buf, ev, ews, ready, a, nxt, f5)
 
 
-@kernel
+@kernel(separate=True)
 def _eval_ply1(pos, ev, lws, level, out5):
     """1-ply: the mean over the 36 rolls of the roll's best play's 0-ply value (the player on
     roll's view; each roll's value is the mover's), by :func:`_value_rolls`."""
@@ -756,7 +756,7 @@ def _add_roll(pos, r, ev, lws, level, a, t5):
     return True
 
 
-@kernel
+@kernel(separate=True)
 def _eval_deep(pos, depth, ev, lws, out5):
     """2-ply (``depth`` 2) or 3-ply (3): the mean over the 36 rolls of the roll's 0-ply best
     play valued one ply less deep, down to :func:`_eval_ply1`. Level ``l`` of the lookahead
@@ -789,7 +789,7 @@ def _eval_deep(pos, depth, ev, lws, out5):
         out5[k] = a[k] / 36.0
 
 
-@kernel
+@kernel(separate=True)
 def _evaluate_plied(pos, ply, ev, lws, out5):
     """Probabilities of ``pos`` (player on roll, before rolling) at ``ply`` (0..3)."""
     if ply <= 0:
@@ -800,7 +800,7 @@ def _evaluate_plied(pos, ply, ev, lws, out5):
         _eval_deep(pos, min(ply, 3), ev, lws, out5)
 
 
-@kernel
+@kernel(separate=True)
 def _evaluate_after_plied(child, ply, ev, lws, out5):
     """A play's value (mover's view) with its resulting position evaluated at ``ply``.
 

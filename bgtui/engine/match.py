@@ -75,7 +75,7 @@ def mwc_after(met, a, b, won):
     return mwc_score(met, a2, b2, crawford)
 
 
-@kernel
+@kernel(separate=True)
 def cubeless_mwc(p, met, a, b, cube):
     """Cubeless MWC of the five probabilities ``p`` at cube value ``cube``: each outcome (single,
     gammon, backgammon won or lost) worth the MWC of the score it leads to."""
@@ -134,7 +134,7 @@ def _win_lose(p, met, a, b, v):
     return win, lose
 
 
-@kernel
+@kernel(separate=True)
 def match_points(p, met, a, b, cube, tp, hi):
     """Take and cash points of the live-cube model at every cube level that can matter, as the
     winning chances of the player on roll, with the gammon rates of ``p``:
@@ -192,7 +192,7 @@ def _through(pw, at, lo, mid, hi):
     return mid + (hi - mid) * (pw - at) / (1.0 - at)
 
 
-@kernel
+@kernel(separate=True)
 def match_cube_values(p, met, a, b, cube, crawford, x, points, out):
     """``out[3 * k + s]``: the 0-ply model's cubeful MWC of the player on roll with
     probabilities ``p`` at cube ``cube * 2**k`` in cube state ``s`` (``cube.CENTRED``,

@@ -348,7 +348,7 @@ def _choose_from(pos, d1, d2, ply, ev, ws, best5, ready):
     return _choose(pos, d1, d2, ply, ev, ws, best5), ready
 
 
-@kernel
+@kernel(separate=True)
 def _filtered_plied(cur, n, k, ply, ev, ws, best5):
     """f(roll) of :func:`_vr_step` at ``ply`` >= 1 with a filter: the best at ``ply`` (each
     play valued by its position's ``ply`` - 1 lookahead, as :func:`_choose` values its
@@ -381,7 +381,7 @@ def _take_play(child, value5, nxt, t5):
         nxt[i] = child[i]
 
 
-@kernel
+@kernel(separate=True)
 def _vr_step(cur, a1, a2, ply, k, ev, ws, t5, nxt, tmpa):
     """One variance-reduction step from ``cur`` (player on roll) whose roll is (a1, a2): the
     chosen play into ``nxt`` and its value into ``t5`` (mover's view after the play, as
@@ -428,7 +428,7 @@ def _vr_step(cur, a1, a2, ply, k, ev, ws, t5, nxt, tmpa):
             tmpa[q] += w * best5[q]
 
 
-@kernel
+@kernel(separate=True)
 def _vr_step_grouped(cur, a1, a2, ev, ws, t5, nxt, tmpa):
     """:func:`_vr_step` at 0-ply without a filter: every play of the 21 rolls gathered and
     valued in grouped calls (``evaluate._value_rolls``, as 1-ply values them: each roll's
@@ -445,7 +445,7 @@ def _vr_step_grouped(cur, a1, a2, ev, ws, t5, nxt, tmpa):
         t5[q] = fa5[q]  # the play made is the roll's best: its value is f(a1, a2)
 
 
-@kernel
+@kernel(separate=True)
 def _vr_step_filtered(cur, a1, a2, k, ev, ws, t5, nxt, tmpa):
     """:func:`_vr_step` at 0-ply with a filter of ``k`` > 0: each roll's picks (the filter's
     ``k`` best, or all its plays when it has no more) are gathered, then valued in one call
@@ -658,7 +658,7 @@ def _aways(settings, side):
     return settings.opp_away, settings.away
 
 
-@kernel
+@kernel(separate=True)
 def _cube_action(cur, probs, owner, side, cube_v, settings, ws):
     """Live-cube decision of the player on roll (``side``) in ``cur`` with 0-ply ``probs``:
     0 no double (or no access to the cube), 1 double and take, 2 double and pass
@@ -708,7 +708,7 @@ def _pass_value(side, cube_v, settings):
     return cube_v if side == 0 else -cube_v
 
 
-@kernel
+@kernel(separate=True)
 def _push_split(ws, q, pos, side, turn, owner, cube_v):
     """Record a Zehr split: the line from ``pos`` (``side`` on roll, about to roll at ``turn``)
     with the taker ``owner`` of an undoubled ``cube_v``."""
@@ -720,7 +720,7 @@ def _push_split(ws, q, pos, side, turn, owner, cube_v):
     ws.split_state[q, 3] = cube_v
 
 
-@kernel
+@kernel(separate=True)
 def _live_cube_turn(cur, before5, side, turn, owner, cube_v, n_split, split, settings, ws):
     """The live cube before a roll of the player on roll (``side``) in ``cur``: his decision
     (:func:`_cube_action`) and, after a take, the new owner (the taker) and either a Zehr
@@ -748,7 +748,7 @@ def score_game(root_won, result, cube_v, gammons_count):
     return cube_v * pts if root_won else -cube_v * pts
 
 
-@kernel
+@kernel(separate=True)
 def _live_end(cur, side, final_kind, result, owner, cube_v, settings, ev, ws, tmp5):
     """Points of a finished live-cube line (root view): the game's result on the cube, or, when
     truncated, the Janowski cubeful equity of the final position with the current cube. At a
@@ -788,7 +788,7 @@ def _live_end(cur, side, final_kind, result, owner, cube_v, settings, ev, ws, tm
     return v if side == 0 else -v
 
 
-@kernel
+@kernel(separate=True)
 def _luck_level(luck, cube_v, settings):
     """The root player's summed ``luck`` (five probability differences) as live-cube score:
     its cubeless equity (money: times ``cube_v`` by the caller), or at a match score its MWC
@@ -822,7 +822,7 @@ def _advance(cur, nxt, ply, t5, before5, need_probs, ev, ews, side):
     return res, side
 
 
-@kernel
+@kernel(separate=True)
 def _live_line(ws, q, n_split, seq, settings, perms, seed, ev):
     """Play Zehr split ``q`` of the current trial to its end, live cube only; returns (points
     from the root's view minus its variance-reduction luck, the new split count).
@@ -870,7 +870,7 @@ def _live_line(ws, q, n_split, seq, settings, perms, seed, ev):
     return v - lk, n_split
 
 
-@kernel
+@kernel(separate=True)
 def _trial_outcome(cur, side, final_kind, result, ev, ews, t5, out):
     """The cubeless outcome of a trial's main line into ``out[:5]`` (root view): a finished
     game's result (``final_kind`` 1: the player who moved last, ``side``, won ``result``
@@ -901,7 +901,7 @@ def _trial_outcome(cur, side, final_kind, result, ev, ews, t5, out):
             _flip_into(t5, out)
 
 
-@kernel
+@kernel(separate=True)
 def _rollout_trial(root, cube, seq, settings, perms, seed, ev, ws, out):
     """Play one trial from ``root`` (player on roll about to roll) with dice sequence ``seq``;
     fill ``out`` (float64[NUM_OUT]) from the root player's view.
