@@ -153,21 +153,17 @@ class Analyzer:
             if ready:
                 ready("analysis")
             roll = look = None
-            db = workers.get("databases")
             if use_workers:
-                # the evaluator's kernels are in numba's cache now: the workers load them. Two
-                # cores: the lookahead's worker starts when the databases' is done
-                parts = ("rollouts",) if db is not None else ("rollouts", "lookahead")
-                started = warmup.start_workers(parts, self._weights_name)
+                # the evaluator's kernels are in numba's cache now: the workers load them. The
+                # lookahead's worker first compiles the rollout's subtrees, the rollouts' worker
+                # the rollout from the top: each loads what the other compiled
+                started = warmup.start_workers(("rollouts", "lookahead"), self._weights_name)
                 workers.update(started)
                 roll, look = started.get("rollouts"), started.get("lookahead")
+            db = workers.get("databases")
             if db is not None:
                 ticker.wait_for(db, "building bear-off databases")
                 db.wait()
-                if use_workers:
-                    look = warmup.start_workers(("lookahead",), self._weights_name).get("lookahead")
-                    if look is not None:
-                        workers["lookahead"] = look
                 self._load_nets(bearoff=True)  # from the cache the worker filled (or built)
             if roll is not None:
                 ticker.wait_for(roll, "compiling rollouts")
@@ -224,6 +220,13 @@ class Analyzer:
                 ("cubeful lookahead", lambda state: self.cube(state, 1)),
             ),
         )
+
+    def warm_up_rollout_parts(self, stage: Callable[[str], None] | None = None) -> None:
+        """Compile (or load) the subtrees of the rollout kernels below the trial: what a second
+        compile worker does while the first compiles the rollouts from the top."""
+        from bgtui.engine.warmup import compile_rollout_parts
+
+        compile_rollout_parts(self.ev, stage)
 
     def warm_up_rollouts(self, stage: Callable[[str], None] | None = None) -> None:
         """Compile (or load) what the rollouts reach, through the services' own calls."""

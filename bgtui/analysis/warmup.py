@@ -238,7 +238,9 @@ def _rollouts(weights: str | None) -> None:
 
 
 def _lookahead(weights: str | None) -> None:
-    _analyzer(weights).warm_up_lookahead(_say)
+    an = _analyzer(weights)
+    an.warm_up_rollout_parts(_say)  # the rollouts' worker meanwhile compiles from the top
+    an.warm_up_lookahead(_say)
 
 
 def _databases() -> None:

@@ -82,3 +82,51 @@ def _rollout(pos, ev):
     )
     sums = np.zeros((1, R.NUM_OUT))
     R._accumulate(out, 1, sums, sums.copy(), np.zeros((5, 1, 1)))
+
+
+def rollout_parts(ev) -> list:
+    """The separate kernels of a rollout's call tree below its trial, with the argument types
+    a rollout with evaluator ``ev`` compiles them for: ``[(kernel, argument types), ...]``.
+
+    A second process compiles these (``kernel.compile(types)``) while the first compiles
+    the rollout from the top: each subtree is compiled once and loaded by the other (see
+    ``bgtui.analysis.warmup``). Listed from the bottom of the tree up."""
+    from numba import typeof
+
+    from bgtui.engine import evaluate as E
+    from bgtui.engine import match as M
+    from bgtui.engine import rollout as R
+
+    ws = R.make_rollout_workspace(hidden_size(ev))
+    st = R.make_settings(truncate=1)
+    lws = _lws(ev)
+    i, f, b = typeof(1), typeof(1.0), typeof(True)
+    pos, p5, p5d = typeof(ws.cur), typeof(ws.play5), typeof(ws.luck)
+    tev, tws, tst, tlws = typeof(ev), typeof(ws), typeof(st), typeof(lws)
+    met, f1, f2 = typeof(st.met), typeof(np.zeros(1)), typeof(np.zeros((1, 1)))
+    plied = (pos, i, tev, tlws, p5)
+    vr = (pos, typeof(ws.nxt), p5d)
+    return [
+        (E._eval_ply1, (pos, tev, tlws, i, p5)),
+        (E._eval_deep, plied),
+        (E._evaluate_after_plied, plied),
+        (E._evaluate_plied, plied),
+        (M.cubeless_mwc, (p5, met, i, i, i)),
+        (M.match_points, (p5, met, i, i, i, f1, f1)),
+        (M.match_cube_values, (p5, met, i, i, i, b, f, f2, f1)),
+        (R._luck_level, (p5d, f, tst)),
+        (R._vr_step_grouped, (pos, i, i, tev, tws, p5) + vr[1:]),
+        (R._vr_step_filtered, (pos, i, i, i, tev, tws, p5) + vr[1:]),
+        (R._vr_step, (pos, i, i, i, i, tev, tws, p5) + vr[1:]),
+        (R._filtered_plied, (pos, i, i, i, tev, tws, p5)),
+        (R._trial_outcome, (pos, i, i, i, tev, typeof(ws.eval), p5, f1)),
+        (R._live_end, (pos, i, i, i, i, f, tst, tev, tws, p5)),
+    ]
+
+
+def compile_rollout_parts(ev, progress=None) -> None:
+    """Compile (or load) :func:`rollout_parts`; ``progress(name)`` before each."""
+    for kernel, types in rollout_parts(ev):
+        if progress is not None:
+            progress(kernel.py_func.__name__.strip("_"))
+        kernel.compile(types)

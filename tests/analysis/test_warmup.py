@@ -140,3 +140,16 @@ print(outer(20))
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "41"
     assert len(list((tmp_path / "bgtui-compile-locks").iterdir())) == 2  # outer and twice
+
+
+def test_rollout_parts_are_the_signatures_a_service_rollout_compiles(analyzer):
+    """The second compile worker's list (``engine.warmup.rollout_parts``) names exactly the
+    specialisations the service's rollouts compile, so that the two workers share them."""
+    from bgtui.engine.warmup import rollout_parts
+
+    analyzer.warm_up_rollouts()
+    parts = rollout_parts(analyzer.ev)
+    assert len(parts) == 14
+    for kernel, types in parts:
+        assert tuple(types) in [tuple(s) for s in kernel.signatures], kernel.py_func.__name__
+        assert len(kernel.signatures) == 1, kernel.py_func.__name__
