@@ -307,11 +307,16 @@ class DaskChunks:
         return fut
 
     def wait(self, futures, timeout: float) -> None:
-        # polled: distributed.wait needs a default client, and this one is not (a process
-        # may hold clients of several clusters)
-        deadline = time.monotonic() + timeout
-        while not any(f.done() for f in futures) and time.monotonic() < deadline:
-            time.sleep(0.005)
+        """Wait for the first of ``futures`` (in trial order) or ``timeout``: the job merges
+        in trial order, so a later chunk done first waits for it anyway, and the chunks after
+        it are queued on the workers meanwhile. Blocks in the client's event loop (no
+        polling, which would take CPU from a worker on this machine)."""
+        if not futures:
+            return
+        try:
+            futures[0].result(timeout=timeout)
+        except Exception:
+            pass  # a timeout, or the chunk failed: result() reports it
 
     def result(self, future):
         try:
