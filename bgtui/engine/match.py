@@ -41,7 +41,7 @@ NV = 3 * LEVELS
 POINT_ROWS = 40
 
 
-@kernel(inline="always")
+@kernel
 def mwc_score(met, a, b, crawford):
     """MWC of the side ``a``-away against ``b``-away at the start of a game (1 when ``a`` <= 0,
     0 when ``b`` <= 0). ``crawford``: when one side is 1-away, whether this game is the
@@ -60,7 +60,7 @@ def mwc_score(met, a, b, crawford):
     return met[a - 1, b - 1]
 
 
-@kernel(inline="always")
+@kernel
 def mwc_after(met, a, b, won):
     """MWC of the side on roll (``a``-away against ``b``-away) after this game ends with it
     winning ``won`` points (negative: losing ``-won``). The next game is the Crawford game when
@@ -107,7 +107,7 @@ def emg_to_mwc(emg, met, a, b, cube):
     return 0.5 * (emg * (w - l) + w + l)
 
 
-@kernel(inline="always")
+@kernel
 def _win_lose(p, met, a, b, v):
     """(MWC after winning, after losing) this game at cube ``v``, gammons and backgammons at
     the rates of ``p`` (shares of the wins and of the losses)."""
@@ -182,7 +182,7 @@ def match_points(p, met, a, b, cube, tp, hi):
     return top
 
 
-@kernel(inline="always")
+@kernel
 def _through(pw, at, lo, mid, hi):
     """At winning chance ``pw``, the broken line through (0, ``lo``), (``at``, ``mid``) and
     (1, ``hi``): a live cube's value, ``at`` the point where the cube is turned and ``mid``
