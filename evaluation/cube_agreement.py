@@ -41,11 +41,14 @@ from bgtui.analysis.cube import decide
 from bgtui.analysis.formats import encode_position_id, parse_position
 from bgtui.analysis.models import RolloutSettings
 from bgtui.analysis.options import script_parser
+from bgtui.analysis.rollout import RolloutJob
 from bgtui.analysis.service import Analyzer
 from bgtui.analysis.weights import load_weights, with_databases
+from bgtui.engine.constants import OWNED
 from bgtui.engine.evaluate import evaluate0, hidden_size, make_eval_workspace, make_play_buffers
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.rng import make_rng
+from bgtui.engine.rollout import O_CUBELESS, O_LIVE
 from bgtui.training.kernels import _START, _sample_positions
 from bgtui.training.train import in_cube_region
 
@@ -101,11 +104,23 @@ def _rollout_reference(an, state, args, n):
         vr_filter=args.vr_filter,
         workers=args.workers,
     )
+    job = an.make_cube_rollout_job(state, settings)
+    if args.owned:
+        # a third branch on the same dice: the player on roll owns the cube and does not
+        # redouble before his first roll (the owned state's no-double value)
+        job = RolloutJob(
+            np.concatenate([job.roots, job.roots[:1]]),
+            job.labels + ["No redouble"],
+            job.position_ids + job.position_ids[:1],
+            job.settings,
+            False,
+            cubes=np.concatenate([job.cubes, [[1.0, OWNED, 1.0]]]),
+        )
     dec = None
-    for _, dec in an.iter_cube_rollout(state, settings):
+    for _, dec in an.iter_cube_rollout(state, settings, job=job):
         pass
     se = dec.standard_errors
-    return {
+    row = {
         "no_double": dec.no_double,
         "double_take": dec.double_take,
         "double_pass": dec.double_pass,
@@ -114,6 +129,15 @@ def _rollout_reference(an, state, args, n):
         "se_double_take": se["double_take"],
         "se_diff": se["double_take_minus_no_double"],
     }
+    # the trials play every game out: its cubeless result (variance reduced) as well
+    row["cubeless"] = job._mean(0, O_CUBELESS)
+    row["se_cubeless"] = job._se(0, 0)
+    row["probabilities"] = [job._mean(0, k) for k in range(5)]
+    if args.owned:
+        row["owned"] = job._mean(2, O_LIVE)
+        row["se_owned"] = job._se(2, 4)
+        row["se_owned_minus_no_double"] = job._paired_se(2, 0, 4)
+    return row
 
 
 def _load_json(path):
@@ -136,6 +160,8 @@ def main():
         margin=0.04,
         vr_filter=0,
         workers=0,
+        owned=False,
+        helps={"owned": "also roll out the player-owned cube (no redouble) on the same dice"},
     )
     ap.add_argument("--save", help="write the rollouts to this JSON file (resumes)")
     ap.add_argument("--reference", help="read the rollouts from this JSON file")
