@@ -7,7 +7,12 @@
 ``--save FILE`` writes each position's rollout (no double, double/take, their standard errors)
 to a JSON file as it goes (a re-run with the same file resumes after the last position saved);
 ``--reference FILE`` reads them back instead of rolling out, so that changes to the model can
-be compared on the same references in seconds.
+be compared on the same references in seconds. With ``--owned`` each rollout has a third
+branch on the same dice, the player owning the cube and not redoubling before his first roll
+(the owned state's no-double value, ``owned``); every row also keeps the trials' cubeless
+equity (``cubeless``: the games are played out after a pass) and probabilities. Where a
+reference holds them, the owned state, the cubeless equity and the lift (no double minus
+cubeless) are compared as well.
 
 Issue 5's target compares bgtui's 2-ply cube action with an established engine's on positions
 where that engine's action is clear (equity margin > 0.04). No such engine is available here, so
@@ -33,6 +38,7 @@ model, so this measures the cube model and the lookahead, not the nets.
 import json
 import os
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -41,11 +47,14 @@ from bgtui.analysis.cube import decide
 from bgtui.analysis.formats import encode_position_id, parse_position
 from bgtui.analysis.models import RolloutSettings
 from bgtui.analysis.options import script_parser
+from bgtui.analysis.rollout import RolloutJob
 from bgtui.analysis.service import Analyzer
 from bgtui.analysis.weights import load_weights, with_databases
+from bgtui.engine.constants import OWNED
 from bgtui.engine.evaluate import evaluate0, hidden_size, make_eval_workspace, make_play_buffers
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.rng import make_rng
+from bgtui.engine.rollout import O_CUBELESS, O_LIVE
 from bgtui.training.kernels import _START, _sample_positions
 from bgtui.training.train import in_cube_region
 
@@ -68,7 +77,8 @@ def _candidates(seed: int, count: int):
 
 
 def _model(an, state, method):
-    """(no double, double/take, double/pass, action) by ``method``: "N-ply" is
+    """(no double, double/take, double/pass, action, the CubeDecision or None) by
+    ``method``: "N-ply" is
     ``Analyzer.cube`` (Janowski at 0-ply, cubeful lookahead above), "N-ply root" Janowski's
     model applied once to the N-ply cubeless probabilities (bgtui's cube model before the
     cubeful lookahead)."""
@@ -81,9 +91,9 @@ def _model(an, state, method):
             state.jacoby,
             state.beavers,
         )
-        return d["no_double"], d["double_take"], d["double_pass"], d["action"]
+        return d["no_double"], d["double_take"], d["double_pass"], d["action"], None
     c = an.cube(state, ply=ply)
-    return c.no_double, c.double_take, c.double_pass, c.action
+    return c.no_double, c.double_take, c.double_pass, c.action, c
 
 
 def _decisions(nd, dt, dp=1.0):
@@ -101,11 +111,23 @@ def _rollout_reference(an, state, args, n):
         vr_filter=args.vr_filter,
         workers=args.workers,
     )
+    job = an.make_cube_rollout_job(state, settings)
+    if args.owned:
+        # a third branch on the same dice: the player on roll owns the cube and does not
+        # redouble before his first roll (the owned state's no-double value)
+        job = RolloutJob(
+            np.concatenate([job.roots, job.roots[:1]]),
+            job.labels + ["No redouble"],
+            job.position_ids + job.position_ids[:1],
+            job.settings,
+            False,
+            cubes=np.concatenate([job.cubes, [[1.0, OWNED, 1.0]]]),
+        )
     dec = None
-    for _, dec in an.iter_cube_rollout(state, settings):
+    for _, dec in an.iter_cube_rollout(state, settings, job=job):
         pass
     se = dec.standard_errors
-    return {
+    row = {
         "no_double": dec.no_double,
         "double_take": dec.double_take,
         "double_pass": dec.double_pass,
@@ -114,6 +136,15 @@ def _rollout_reference(an, state, args, n):
         "se_double_take": se["double_take"],
         "se_diff": se["double_take_minus_no_double"],
     }
+    # the trials play every game out: its cubeless result (variance reduced) as well
+    row["cubeless"] = job._mean(0, O_CUBELESS)
+    row["se_cubeless"] = job._se(0, 0)
+    row["probabilities"] = [job._mean(0, k) for k in range(5)]
+    if args.owned:
+        row["owned"] = job._mean(2, O_LIVE)
+        row["se_owned"] = job._se(2, 4)
+        row["se_owned_minus_no_double"] = job._paired_se(2, 0, 4)
+    return row
 
 
 def _load_json(path):
@@ -136,6 +167,8 @@ def main():
         margin=0.04,
         vr_filter=0,
         workers=0,
+        owned=False,
+        helps={"owned": "also roll out the player-owned cube (no redouble) on the same dice"},
     )
     ap.add_argument("--save", help="write the rollouts to this JSON file (resumes)")
     ap.add_argument("--reference", help="read the rollouts from this JSON file")
@@ -172,6 +205,9 @@ def main():
     agree_d = {k: [0, 0] for k in plies}
     agree_t = {k: [0, 0] for k in plies}
     level = {k: [] for k in plies}  # (model - rollout) no double, double/take
+    # (model - rollout) of the owned state's no redouble, the cubeless equity and the lift
+    # (no double - cubeless), where the reference holds them
+    states = {k: {"owned": [], "cubeless": [], "lift": []} for k in plies if "root" not in k}
     t0 = time.perf_counter()
     for n, pos in enumerate(positions):
         pid = encode_position_id(pos)
@@ -200,8 +236,17 @@ def main():
         # too good: then it is a pass by name, but the opponent's reply is still a decision)
         clear = clear_double and clear_take
         marks = []
+        for k in states:
+            c = model[k][4]
+            if "owned" in r:
+                owned = an.cube(replace(state, cube_owner="player", cube_value=2), int(k[0]))
+                states[k]["owned"].append(owned.no_double - r["owned"])
+            if "cubeless" in r:
+                cl = c.probabilities.cubeless_equity
+                states[k]["cubeless"].append(cl - r["cubeless"])
+                states[k]["lift"].append((c.no_double - cl) - (nd - r["cubeless"]))
         for k in plies:
-            nd_k, dt_k, dp_k, action_k = model[k]
+            nd_k, dt_k, dp_k, action_k = model[k][:4]
             level[k].append((nd_k - nd, dt_k - dt))
             md, mt = _decisions(nd_k, dt_k, dp_k)
             if clear:
@@ -240,6 +285,16 @@ def main():
             f"{k:10s}: no double {e[:, 0].mean():+.4f} / {np.abs(e[:, 0]).mean():.4f};  "
             f"double/take {e[:, 1].mean():+.4f} / {np.abs(e[:, 1]).mean():.4f}"
         )
+    for name, what in (
+        ("owned", "the player owns the cube, no redouble"),
+        ("cubeless", "cubeless equity"),
+        ("lift", "no double minus cubeless"),
+    ):
+        if any(states[k][name] for k in states):
+            print(f"\n{what} (model - rollout): mean error / mean absolute error")
+            for k in states:
+                e = np.array(states[k][name])
+                print(f"{k:10s}: {e.mean():+.4f} / {np.abs(e).mean():.4f}  ({len(e)} positions)")
 
 
 if __name__ == "__main__":

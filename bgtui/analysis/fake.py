@@ -223,13 +223,14 @@ class FakeAnalyzer:
         e = _cube_states(p)
         dp = 1.0
         dt = 2.0 * e.opponent_owned
-        if state.cube_owner == "opponent":
+        access = state.cube_owner != "opponent"
+        if not access:  # no cube access: nothing to weigh, as the engine says
             nd, action = e.opponent_owned, "No double"
         else:
             nd = e.centred if state.cube_owner == "centred" else e.owned
             action = cube_action(nd, dt, dp, redouble=state.cube_owner == "player")
-        wp, wt = wrong_decision_percent(nd, dt, dp)
-        mwc, access = None, True
+        wp, wt = wrong_decision_percent(nd, dt, dp) if access else (None, None)
+        mwc = None
         if not state.is_money:
             mwc = {
                 "no_double": _mwc(nd),

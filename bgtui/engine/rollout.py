@@ -82,6 +82,10 @@ NUM_OUT = 12
 #: equities with paired statistics between roots (index into the ``cross`` sums)
 PAIRED = (O_CUBELESS, O_CENTRED, O_OWNED, O_OPP_OWNED, O_LIVE)
 
+#: no double and the double within this of each other are a tie, decided as a double (as
+#: ``analysis.cube.cube_action`` decides)
+CUBE_TIE = 1e-6
+
 MAX_TURNS = 2000  # safety bound: backgammon games always end, but be defensive
 #: Zehr split (seed 002): at most this many extra lines per trial, so a trial costs at most
 #: (1 + MAX_SPLITS) games however often the cube is taken
@@ -689,7 +693,10 @@ def _cube_action(cur, probs, owner, side, cube_v, settings, ws):
     jacoby = settings.jacoby
     nd = cubeful_equity(probs, x, state, jacoby and owner == CENTRED)
     dt = 2.0 * cubeful_equity(probs, x, OPP_OWNED, False)
-    if min(dt, 1.0) <= nd:
+    # he plays on only when that beats the double by more than rounding: past his cash point
+    # with the cube centred under the Jacoby rule the model's no double is the cash itself
+    # (exactly 1.0 once the gammons fill the dead part), and a tie is a double and pass
+    if nd > min(dt, 1.0) + CUBE_TIE:
         return 0
     return 2 if dt >= 1.0 else 1
 

@@ -352,3 +352,57 @@ def test_jacoby_centred_equity_hand_computed(pw, expected, same_without_jacoby):
     assert (no_jacoby == pytest.approx(expected, abs=1e-12)) == same_without_jacoby
     # a centred cube under the Jacoby rule is never worth more than a cash, nor less than a pass
     assert -1.0 - 1e-12 <= C.cubeful_equity(p, 0.68, C.CENTRED, True) <= 1.0 + 1e-12
+
+
+@pytest.mark.parametrize("x", [0.0, 0.6, 0.78, 1.0])
+def test_owned_and_opponent_owned_are_janowskis_closed_forms_with_gammons(x):
+    # Janowski's equations between the take and the cash point: owned p (W + L + x/2) - L,
+    # opponent owns p (W + L + x/2) - L - x/2. W = 1 + 0.18 / 0.6 = 1.3, L = 1 + 0.12 / 0.4
+    # = 1.3: live take point 0.8 / 3.1 = 25.8%, cash point 2.3 / 3.1 = 74.2%; p = 0.6 is
+    # between them. At x = 0.78: 0.6 * 2.99 - 1.3 = 0.494 and 0.494 - 0.39 = 0.104.
+    p = _p(0.6, 0.15, 0.03, 0.1, 0.02)
+    W, L = C.win_loss_sizes(p)
+    assert (W, L) == (pytest.approx(1.3), pytest.approx(1.3))
+    owned = 0.6 * (2.6 + x / 2) - 1.3
+    assert C.cubeful_equity(p, x, C.OWNED, True) == pytest.approx(owned, abs=1e-12)
+    assert C.cubeful_equity(p, x, C.OPP_OWNED, True) == pytest.approx(owned - x / 2, abs=1e-12)
+    if x == 0.78:
+        assert owned == pytest.approx(0.494) and owned - x / 2 == pytest.approx(0.104)
+
+
+def test_two_sided_database_cube_states_hand_computed():
+    # Each side has one checker on his 6 point. The player on roll bears it off with 27 of
+    # the 36 rolls; the 9 others (11 21 31 41 32) leave it on his 1, 2 or 3 point, from where
+    # it is off with any roll. So after a miss the opponent wins with 27/36 at once and loses
+    # otherwise. Cubeless: 3/4 + 1/4 * 1/4 = 13/16.
+    # After a miss the opponent, with access, doubles and the player is at -1 on the 2-cube
+    # (2 * (1/4 - 3/4)) whether he takes or passes: the opponent's value is 1; without access
+    # it is 3/4 - 1/4 = 1/2. Not doubling now:
+    #   centred: 3/4 - 1/4 * 1 = 1/2; owned (the opponent has no access): 3/4 - 1/4 * 1/2
+    #   = 5/8; opponent owns: 3/4 - 1/4 * 1 = 1/2.
+    # Double/take = 2 x (opponent owns) = 1 = the pass: with access he doubles, worth 1.
+    from bgtui.analysis.bearoff_cache import get_two_sided
+    from bgtui.analysis.cube import exact_cube_equities
+    from bgtui.engine import bearoff
+
+    pos = _bearoff_board([0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 1])
+    two = get_two_sided()
+    x, y = bearoff.player_index(pos), bearoff.opponent_index(pos)
+    assert two.win[x, y] == pytest.approx(13 / 16, abs=1e-6)
+    cubeful, no_double = exact_cube_equities(pos)
+    np.testing.assert_allclose(no_double, [0.5, 0.625, 0.5], atol=1e-6)
+    np.testing.assert_allclose(cubeful, [1.0, 1.0, 0.5], atol=1e-6)
+    d = decide(np.array([13 / 16, 0, 0, 0, 0]), pos)
+    assert d["no_double"] == pytest.approx(0.5, abs=1e-6)
+    assert d["double_take"] == pytest.approx(1.0, abs=1e-6)
+    assert [d["centred"], d["owned"], d["opponent_owned"]] == pytest.approx(
+        [1.0, 1.0, 0.5], abs=1e-6
+    )
+    # Janowski's model of the same exact probabilities (a race, x = 0.60) is near, not
+    # exact: past the live cash point (80%) the centred live line is the cash, +1, so
+    # centred 0.6 * 1 + 0.4 (2 * 13/16 - 1) = 0.85 where the database says 1/2 for playing
+    # on; opponent owns 0.6 (-1 + 2 (13/16 - 0.2) / 0.8) + 0.25 = 0.56875
+    eq = np.zeros(3)
+    C.cube_equities(np.array([13 / 16, 0, 0, 0, 0]), C.cube_efficiency(pos), True, eq)
+    assert eq[0] == pytest.approx(0.85, abs=1e-9)
+    assert eq[2] == pytest.approx(0.56875, abs=1e-9)

@@ -188,3 +188,23 @@ def test_make_settings_gives_the_kernel_types():
     assert type(st.truncate) is int and type(st.ply) is int and type(st.vr_filter) is int
     assert type(st.vr) is bool and type(st.settle) is float
     assert st.late_ply == 1 and st.late_after == -1
+
+
+def test_live_cube_doubles_a_gammonish_position_past_the_cash_point_under_jacoby():
+    # 90% to win, a gammon in half the games: with the cube centred under the Jacoby rule
+    # the model's no double is the cash, exactly 1.0 (live line +1 past the cash point, dead
+    # part 0.9 * 1.56 - 0.1 * 1.2 = 1.28 limited to 1), and double/take is far above 1: the
+    # player doubles and the opponent passes (a tie with the cash is not a reason to play on
+    # for a single game)
+    from bgtui.engine.cube import CONTACT_EFFICIENCY, cubeful_equity
+
+    ws = R.make_rollout_workspace(8)
+    pos = np.array(OPENING_POSITION)
+    p = np.array([0.9, 0.5, 0.02, 0.02, 0.0], dtype=np.float64)
+    assert cubeful_equity(p, CONTACT_EFFICIENCY, CENTRED, True) == 1.0
+    money = make_settings(jacoby=True)
+    for side in (0, 1):
+        assert R._cube_action(pos, p.astype(np.float32), CENTRED, side, 1.0, money, ws) == 2
+    # without the rule he is too good: he plays on for the gammon
+    no_jacoby = make_settings(jacoby=False)
+    assert R._cube_action(pos, p.astype(np.float32), CENTRED, 0, 1.0, no_jacoby, ws) == 0

@@ -4,13 +4,16 @@ where the opponent owns the cube (no double/take rows to show)."""
 import io
 from dataclasses import replace
 
+import pytest
 from rich.console import Console
 from textual.app import App, ComposeResult
 
+from bgtui.analysis.fake import FakeAnalyzer
 from bgtui.analysis.formats import parse_position
 from bgtui.analysis.models import CubeDecision, Equities, PlayRow, Probabilities
+from bgtui.ui.fmt import eq
 from bgtui.ui.widgets.cube_panel import CubePanel, cube_from_rollout
-from tests.ui.ui_helpers import OPENING, run
+from tests.ui.ui_helpers import GATE_TIMEOUT, OPENING, run, running, settle, wait_for
 
 P = Probabilities(0.40, 0.10, 0.01, 0.12, 0.01)
 
@@ -123,3 +126,74 @@ def test_panel_footer_shows_the_cube_states_and_the_model():
     assert "Model: cubeful lookahead, x=0.78, 2-ply" in out
     out = _text(CubePanel._footer(replace(c, model="settlement rollout", cube_efficiency=None)))
     assert "Model: settlement rollout\n" in out
+
+
+class _ModelAnalyzer(FakeAnalyzer):
+    """The fake service, its cube decisions labelled as the engine labels them (the model, its
+    efficiency, the ply)."""
+
+    def cube(self, state, ply: int = 0):
+        c = super().cube(state, ply)
+        model = "janowski" if ply == 0 else "cubeful lookahead"
+        return replace(c, model=model, cube_efficiency=0.78)
+
+
+def _panel_text(app) -> str:
+    console = Console(width=160, file=io.StringIO(), record=True)
+    console.print(app.main_screen.query_one(CubePanel).content)
+    return console.export_text()
+
+
+@pytest.mark.parametrize(
+    "owner, words",
+    [
+        ("centred", ("No double", "Double, take", "Double, pass")),
+        ("player", ("No redouble", "Redouble, take", "Redouble, pass")),
+    ],
+)
+@run
+async def test_app_cube_pane_shows_the_actions_the_cube_states_the_model_and_ply(
+    make_app, owner, words
+):
+    state = replace(
+        parse_position(OPENING), cube_owner=owner, cube_value=1 if owner == "centred" else 2
+    )
+    analyzer = _ModelAnalyzer(gate_timeout=GATE_TIMEOUT)
+    app = make_app(analyzer=analyzer, state=state)
+    async with running(app) as pilot:
+        m = app.main_screen
+        await pilot.press("2")  # 2-ply
+        await wait_for(pilot, lambda: not m.evaluating, what="2-ply evaluation")
+        await pilot.press("u")
+        await wait_for(pilot, lambda: m.cube is not None and m.cube.ply == 2, what="cube")
+        await settle(app, pilot)
+        want = FakeAnalyzer().cube(state, 2)
+        text = _panel_text(app)
+        for word, v in zip(words, (want.no_double, want.double_take, want.double_pass)):
+            line = next(s for s in text.splitlines() if s.strip().startswith(word))
+            assert eq(v) in line
+        e = want.equity
+        assert (
+            f"centred {eq(e.centred)}, own cube {eq(e.owned)}, opp. cube {eq(e.opponent_owned)}"
+            in text
+        )
+        assert "Model: cubeful lookahead, x=0.78, 2-ply" in text
+        assert f"Proper action: {want.action}" in text
+
+
+@run
+async def test_app_cube_pane_with_the_opponent_owning_the_cube(make_app):
+    state = replace(parse_position(OPENING), cube_owner="opponent", cube_value=2)
+    app = make_app(analyzer=_ModelAnalyzer(gate_timeout=GATE_TIMEOUT), state=state)
+    async with running(app) as pilot:
+        m = app.main_screen
+        await pilot.press("u")
+        await wait_for(pilot, lambda: m.cube is not None, what="cube")
+        await settle(app, pilot)
+        want = FakeAnalyzer().cube(state, m.cube.ply)
+        text = _panel_text(app)
+        assert "no cube access" in text and f"Equity {eq(want.no_double)}" in text
+        assert "double, take" not in text.lower()
+        e = want.equity
+        assert f"own cube {eq(e.owned)}, opp. cube {eq(e.opponent_owned)}" in text
+        assert f"Model: janowski, x=0.78, {m.cube.ply}-ply" in text
