@@ -70,15 +70,22 @@ from bgtui.engine.filter_net import (
 from bgtui.engine.match import POINT_ROWS, match_cube_values, mwc_after
 from bgtui.engine.movegen import _generate_plays, make_workspace
 from bgtui.engine.position import game_result, swap_sides_into
-from bgtui.engine.structs import FilterNet, PlayCache, RolloutSettings, RolloutWorkspace
+from bgtui.engine.structs import FilterNet, PlayCache, RolloutSettings, RolloutWorkspace, Trial
 
 # cube owner of a root (``cubes[r, 1]``) and in a trial: ``constants.CENTRED``, ``OWNED`` (the
 # root player owns it), ``OPP_OWNED`` (his opponent does)
 
-# per-trial output (float64) indices, all from the root player's view (player on roll at root)
-O_WIN, O_WG, O_WBG, O_LG, O_LBG = range(5)
-O_CUBELESS, O_CENTRED, O_OWNED, O_OPP_OWNED, O_RAW, O_TURNS, O_LIVE = range(5, 12)
-NUM_OUT = 12
+#: a trial's scores (:class:`Trial`) stored as a float64 row: NUM_OUT columns in the order of
+#: its fields, so the sums of the rows (``_accumulate``) are column by column too
+NUM_OUT = len(Trial._fields)
+O_WIN, O_WG, O_WBG, O_LG, O_LBG = range(5)  # the five probabilities, minus the luck
+O_CUBELESS = Trial._fields.index("cubeless")
+O_CENTRED = Trial._fields.index("centred")
+O_OWNED = Trial._fields.index("owned")
+O_OPP_OWNED = Trial._fields.index("opp_owned")
+O_RAW = Trial._fields.index("raw")
+O_TURNS = Trial._fields.index("turns")
+O_LIVE = Trial._fields.index("live")
 #: equities with paired statistics between roots (index into the ``cross`` sums)
 PAIRED = (O_CUBELESS, O_CENTRED, O_OWNED, O_OPP_OWNED, O_LIVE)
 
@@ -871,45 +878,39 @@ def _live_line(ws, q, n_split, seq, settings, perms, seed, ev):
 
 
 @kernel
-def _trial_outcome(cur, side, final_kind, result, ev, ews, t5, out):
-    """The cubeless outcome of a trial's main line into ``out[:5]`` (root view): a finished
-    game's result (``final_kind`` 1: the player who moved last, ``side``, won ``result``
-    points), or the 0-ply probabilities of the truncated position ``cur`` (``side`` on
-    roll)."""
+def _trial_outcome(cur, side, final_kind, result, ev, ews, t5):
+    """The cubeless outcome of a trial's main line, its five probabilities (root view): a
+    finished game's result (``final_kind`` 1: the player who moved last, ``side``, won
+    ``result`` points), or the 0-ply probabilities of the truncated position ``cur`` (``side``
+    on roll)."""
     if final_kind == 1:
-        o0 = 1.0
         o1 = 1.0 if result >= 2 else 0.0
         o2 = 1.0 if result >= 3 else 0.0
         if side == 0:
-            out[0] = o0
-            out[1] = o1
-            out[2] = o2
-            out[3] = 0.0
-            out[4] = 0.0
-        else:
-            out[0] = 0.0
-            out[1] = 0.0
-            out[2] = 0.0
-            out[3] = o1
-            out[4] = o2
-    else:
-        _evaluate0(cur, ev, ews, t5)  # on-roll view of the truncated position
-        if side == 0:
-            for k in range(5):
-                out[k] = t5[k]
-        else:
-            _flip_into(t5, out)
+            return 1.0, o1, o2, 0.0, 0.0
+        return 0.0, 0.0, 0.0, o1, o2
+    _evaluate0(cur, ev, ews, t5)  # on-roll view of the truncated position
+    if side == 0:
+        return (
+            np.float64(t5[0]),
+            np.float64(t5[1]),
+            np.float64(t5[2]),
+            np.float64(t5[3]),
+            np.float64(t5[4]),
+        )
+    # the other side's view (as _flip_into)
+    return 1.0 - t5[0], np.float64(t5[3]), np.float64(t5[4]), np.float64(t5[1]), np.float64(t5[2])
 
 
 @kernel
-def _rollout_trial(root, cube, seq, settings, perms, seed, ev, ws, out):
+def _rollout_trial(root, cube, seq, settings, perms, seed, ev, ws):
     """Play one trial from ``root`` (player on roll about to roll) with dice sequence ``seq``;
-    fill ``out`` (float64[NUM_OUT]) from the root player's view.
+    returns its scores, a :class:`Trial` (the root player's view).
 
     ``cube`` (float64[2] or [3]): the root's cube value and owner (``CENTRED``, ``OWNED`` by
     the root player, ``OPP_OWNED``) and, optionally, a "hold" flag, used by the live-cube
     mode: both players double, take and pass inside the trial by the Janowski model at 0-ply;
-    ``out[O_LIVE]`` is the points won, in units of the 1-cube (so a root with a 2-cube counts
+    ``Trial.live`` is the points won, in units of the 1-cube (so a root with a 2-cube counts
     double), Jacoby rule as set. With the hold flag set (``cube[2] != 0``) the root player
     makes no cube decision before his first roll: he has decided not to double now (the "No
     double" branch of a live-cube decision); every later decision is the model's.
@@ -984,14 +985,13 @@ def _rollout_trial(root, cube, seq, settings, perms, seed, ev, ws, out):
         if result > 0:
             break
     final_kind = 1 if result > 0 else 2  # the game over, or truncated
-    _trial_outcome(cur, side, final_kind, result, ev, ews, t5, out)
-    out[O_TURNS] = turn
-    _score_trial(out, luck, states, settings.jacoby, cubeful)
+    outcome = _trial_outcome(cur, side, final_kind, result, ev, ews, t5)
+    live_score = 0.0
     if live:
         if live_done:
-            out[O_LIVE] = live_val - live_luck
+            live_score = live_val - live_luck
         else:
-            out[O_LIVE] = (
+            live_score = (
                 _live_end(cur, side, final_kind, result, owner, cube_v, settings, ev, ws, tmpb)
                 - live_luck
             )
@@ -1000,38 +1000,46 @@ def _rollout_trial(root, cube, seq, settings, perms, seed, ev, ws, out):
         q = 0
         while q < n_split:
             v, n_split = _live_line(ws, q, n_split, seq, settings, perms, seed, ev)
-            out[O_LIVE] += v
+            live_score += v
             q += 1
-    else:
-        out[O_LIVE] = 0.0
+    return _score_trial(outcome, luck, states, settings.jacoby, cubeful, turn, live_score)
 
 
 @kernel
-def _score_trial(out, luck, states, jacoby, cubeful):
-    """A trial's cubeless and cube-state scores from its outcome ``out[:5]`` (root view):
-    the outcome minus the summed ``luck`` (variance reduction) into ``out[:5]``, the raw and
-    the luck-corrected cubeless equity, and with ``cubeful`` the three cube states: the
-    value at settlement minus the luck up to then (:func:`_settle_states`), or, never
-    settled, the game's value (single under the Jacoby rule with the cube centred: it was
-    never turned)."""
-    raw = equity(out)
-    single = 2.0 * out[0] - 1.0  # the game's value when gammons count single (Jacoby)
-    for k in range(5):
-        out[k] -= luck[k]
+def _score_trial(outcome, luck, states, jacoby, cubeful, turns, live):
+    """A trial's :class:`Trial` from its cubeless ``outcome`` (five probabilities, root view),
+    the ``turns`` played and the ``live`` cube's score: the outcome minus the summed ``luck``
+    (variance reduction), the raw and the luck-corrected cubeless equity, and with
+    ``cubeful`` the three cube states: the value at settlement minus the luck up to then
+    (:func:`_settle_states`), or, never settled, the game's value (single under the Jacoby
+    rule with the cube centred: it was never turned)."""
+    raw = equity(outcome)
+    single = 2.0 * outcome[0] - 1.0  # the game's value when gammons count single (Jacoby)
     total_luck = _luck_equity(luck)
-    out[O_CUBELESS] = raw - total_luck
-    out[O_RAW] = raw
+    centred = 0.0
+    owned = 0.0
+    opp_owned = 0.0
     if cubeful:
         # never settled with the cube centred: under the Jacoby rule gammons count single
         # (its luck: that of the win probability)
         centred_end = (single - 2.0 * luck[0]) if jacoby else (raw - total_luck)
-        out[O_CENTRED] = _settled_value(states, CENTRED, centred_end)
-        out[O_OWNED] = _settled_value(states, OWNED, raw - total_luck)
-        out[O_OPP_OWNED] = _settled_value(states, OPP_OWNED, raw - total_luck)
-    else:
-        out[O_CENTRED] = 0.0
-        out[O_OWNED] = 0.0
-        out[O_OPP_OWNED] = 0.0
+        centred = _settled_value(states, CENTRED, centred_end)
+        owned = _settled_value(states, OWNED, raw - total_luck)
+        opp_owned = _settled_value(states, OPP_OWNED, raw - total_luck)
+    return Trial(
+        win=outcome[0] - luck[0],
+        win_gammon=outcome[1] - luck[1],
+        win_backgammon=outcome[2] - luck[2],
+        lose_gammon=outcome[3] - luck[3],
+        lose_backgammon=outcome[4] - luck[4],
+        cubeless=raw - total_luck,
+        centred=centred,
+        owned=owned,
+        opp_owned=opp_owned,
+        raw=raw,
+        turns=np.float64(turns),
+        live=np.float64(live),
+    )
 
 
 @kernel(inline="always")
@@ -1047,7 +1055,8 @@ def _rollout_chunk(roots, cubes, first_trial, n_trials, settings, perms, seed, e
     of trials completed (fewer than ``n_trials`` only when ``cancel[0]`` was set).
 
     ``roots`` int8[R, 26]; ``cubes`` float64[R, 3] (cube value, owner, hold flag: see
-    :func:`_rollout_trial`) for the live-cube mode; ``out`` float64[R, n_trials, NUM_OUT]. Root r, trial t uses dice
+    :func:`_rollout_trial`) for the live-cube mode; ``out`` float64[R, n_trials, NUM_OUT]: trial t of
+    root r, a :class:`Trial`, in ``out[r, t]`` (its fields in order). Root r, trial t uses dice
     sequence ``sequence_index(t)`` for every r (same dice for every candidate). ``cancel``:
     int64[1], or int64[2] whose second element is the run's epoch for the play cache
     (:func:`make_play_cache`).
@@ -1066,7 +1075,10 @@ def _rollout_chunk(roots, cubes, first_trial, n_trials, settings, perms, seed, e
             return j
         seq = sequence_index(first_trial + j, initial, perms)
         for r in range(roots.shape[0]):
-            _rollout_trial(roots[r], cubes[r], seq, settings, perms, seed, ev, ws, out[r, j])
+            trial = _rollout_trial(roots[r], cubes[r], seq, settings, perms, seed, ev, ws)
+            row = out[r, j]
+            for k in range(NUM_OUT):
+                row[k] = trial[k]
     return n_trials
 
 

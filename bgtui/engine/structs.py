@@ -162,6 +162,26 @@ class RolloutWorkspace(NamedTuple):
     match_values: np.ndarray  #: float64[6] its values at the cube and at twice it
 
 
+class Trial(NamedTuple):
+    """One trial's scores, all from the root player's view (the player on roll at the root),
+    as ``rollout._rollout_trial`` returns them. ``rollout._rollout_chunk`` stores a trial as a
+    row of float64[``rollout.NUM_OUT``] in field order, so a row's columns are these fields
+    (``rollout.O_CUBELESS`` is the index of ``cubeless``) and ``Trial(*row)`` names them."""
+
+    win: float  #: the outcome minus the luck (variance reduction): win,
+    win_gammon: float  #: win gammon,
+    win_backgammon: float  #: win backgammon,
+    lose_gammon: float  #: lose gammon,
+    lose_backgammon: float  #: lose backgammon
+    cubeless: float  #: cubeless equity minus the luck
+    centred: float  #: cube state scores (``cubeful`` settings): the cube centred,
+    owned: float  #: owned by the root player,
+    opp_owned: float  #: owned by his opponent (0 without ``cubeful``)
+    raw: float  #: cubeless equity of the outcome, the luck not taken away
+    turns: float  #: rolls played in the main line
+    live: float  #: live-cube score in 1-cube units, or MWC at a match score (0 without it)
+
+
 class RolloutSettings(NamedTuple):
     """How the trials are played (``rollout.make_settings`` builds one with these types)."""
 
