@@ -56,6 +56,7 @@ class MoveWorkspace(NamedTuple):
     ht_idx: np.ndarray  #: int32[HASH_SIZE] their rows,
     ht_stamp: np.ndarray  #: int64[HASH_SIZE] and the call that wrote them
     counters: np.ndarray  #: int64[2]: [0] the hash-table stamp (carried between calls)
+    own: np.ndarray  #: int64[5] the mover's checkers at each depth, a bit mask of slots
 
 
 class EvalWorkspace(NamedTuple):
