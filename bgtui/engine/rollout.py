@@ -49,7 +49,6 @@ from bgtui.engine.cube import cube_efficiency, cubeful_equity
 from bgtui.engine.evaluate import (
     _best_child_from,
     _best_in_groups,
-    _best_play0,
     _evaluate0,
     _evaluate_after,
     _evaluate_after_plied,
@@ -68,7 +67,7 @@ from bgtui.engine.filter_net import (
     make_filter_scratch,
 )
 from bgtui.engine.match import POINT_ROWS, match_cube_values, mwc_after
-from bgtui.engine.movegen import _generate_plays, make_workspace
+from bgtui.engine.movegen import _copy_position, _generate_plays, make_workspace
 from bgtui.engine.position import game_result, swap_sides_into
 from bgtui.engine.structs import FilterNet, PlayCache, RolloutSettings, RolloutWorkspace, Trial
 
@@ -304,12 +303,17 @@ def _choose(pos, d1, d2, ply, ev, ws, best5):
     0-ply: best by 0-ply. ply >= 1: all plays at 0-ply, the best few (8 within 0.16) re-evaluated
     at ``ply`` - 1 lookahead of the resulting position (so the play is chosen at ``ply``).
     """
-    mws, ews, lws, ppos, pmov = ws.moves, ws.eval, ws.lookahead, ws.play_pos, ws.play_moves
+    n = _generate_plays(pos, d1, d2, ws.moves, ws.play_pos, ws.play_moves)
+    return _choose_among(pos, n, ply, ev, ws, best5)
+
+
+@kernel
+def _choose_among(pos, n, ply, ev, ws, best5):
+    """:func:`_choose` among the ``n`` plays ``ws.play_pos[:n]`` of a roll from ``pos``."""
+    ews, lws, ppos = ws.eval, ws.lookahead, ws.play_pos
     t5 = ws.choice5
     if ply <= 0:
-        best, n = _best_play0(pos, d1, d2, ev, mws, ews, ppos, pmov, best5)
-        return best
-    n = _generate_plays(pos, d1, d2, mws, ppos, pmov)
+        return _best_child_from(pos, n, ppos, ev, ews, best5, np.int64(0))[0]
     best = 0
     beste = -1e9
     # filter: keep up to 8 plays within 0.16 of the best at 0-ply (no allocation: the 0-ply
@@ -384,8 +388,7 @@ def _take_play(child, value5, nxt, t5):
     """The play made: ``child`` into ``nxt``, its value ``value5`` into ``t5``."""
     for q in range(5):
         t5[q] = value5[q]
-    for i in range(26):
-        nxt[i] = child[i]
+    _copy_position(nxt, 0, child, 0)
 
 
 @kernel
@@ -484,8 +487,7 @@ def _vr_step_filtered(cur, a1, a2, k, ev, ws, t5, nxt, tmpa):
             m = filter_pick_from(cur, ws.play_pos, ws.play_moves, n, k, fw1, fw2, fs)
             src = fs.picked
         for j in range(m):
-            for i in range(26):
-                picks[total + j, i] = src[j, i]
+            _copy_position(picks, total + j, src, j)
         total += m
         ends[r] = total
         # a roll with one play is valued on its own, as _best_child_from values it; a
@@ -544,12 +546,14 @@ def _truncated(cur, turn, settings, databases, two_sided, one_sided):
 
 
 @kernel
-def _play_turn(cur, a1, a2, ply, turn, use_cache, settings, ev, ws, nxt, t5, tmpa):
+def _play_turn(cur, a1, a2, ply, turn, use_cache, need_value, settings, ev, ws, nxt, t5, tmpa):
     """Play the roll (a1, a2) of the player on roll in ``cur``: the chosen play into ``nxt``
     and its value (mover's view after the play) into ``t5``; with variance reduction also
     f(a1, a2) into ``ws.actual5`` and the sum of f over the 36 rolls into ``tmpa``
-    (:func:`_vr_step`). With ``use_cache`` the first ``CACHE_TURNS`` turns go through the
-    play cache, which gives bit for bit what playing them again would."""
+    (:func:`_vr_step`). Without variance reduction and without ``need_value`` a roll's only
+    play is made without valuing it (``t5`` is left as it was). With ``use_cache`` the first
+    ``CACHE_TURNS`` turns go through the play cache, which gives bit for bit what playing them
+    again would."""
     cache = ws.cache
     cached = use_cache and turn < CACHE_TURNS
     hit = False
@@ -558,8 +562,7 @@ def _play_turn(cur, a1, a2, ply, turn, use_cache, settings, ev, ws, nxt, t5, tmp
     if cached:
         slot, hit = _cache_find(cache, ws.moves.zobrist, cur, code)
     if hit:
-        for i in range(26):
-            nxt[i] = cache.children[slot, i]
+        _copy_position(nxt, 0, cache.children, slot)
         for k in range(5):
             t5[k] = cache.values[slot, k]
             ws.actual5[k] = cache.values[slot, 5 + k]
@@ -568,14 +571,14 @@ def _play_turn(cur, a1, a2, ply, turn, use_cache, settings, ev, ws, nxt, t5, tmp
         # the value f of every roll (mover's view), and the actual roll's play
         _vr_step(cur, a1, a2, ply, settings.vr_filter, ev, ws, t5, nxt, tmpa)
     else:
-        b = _choose(cur, a1, a2, ply, ev, ws, t5)
-        child = ws.play_pos[b]
-        for i in range(26):
-            nxt[i] = child[i]
+        n = _generate_plays(cur, a1, a2, ws.moves, ws.play_pos, ws.play_moves)
+        b = 0
+        if n > 1 or need_value:
+            b = _choose_among(cur, n, ply, ev, ws, t5)
+        _copy_position(nxt, 0, ws.play_pos, b)
     if cached and not hit:
-        for i in range(26):
-            cache.parents[slot, i] = cur[i]
-            cache.children[slot, i] = nxt[i]
+        _copy_position(cache.parents, slot, cur, 0)
+        _copy_position(cache.children, slot, nxt, 0)
         for k in range(5):
             cache.values[slot, k] = t5[k]
             cache.values[slot, 5 + k] = ws.actual5[k]
@@ -864,7 +867,7 @@ def _live_line(ws, q, n_split, seq, settings, perms, seed, ev):
             return _pass_value(side, cube_v, settings) - lk, n_split
         ply = _turn_ply(settings, turn)
         a1, a2 = _dice(np.int64(_mix(branch_seed, seq + 0x51, turn) % np.uint64(36)))
-        _play_turn(cur, a1, a2, ply, turn, False, settings, ev, ws, nxt, t5, tmpa)
+        _play_turn(cur, a1, a2, ply, turn, False, ply == 0, settings, ev, ws, nxt, t5, tmpa)
         if settings.vr:
             mover_luck = _roll_luck_equity(ws.actual5, tmpa)
             lk += cube_v * (mover_luck if side == 0 else -mover_luck)
@@ -971,7 +974,9 @@ def _rollout_trial(root, cube, seq, settings, perms, seed, ev, ws):
         ply = _turn_ply(settings, turn)
         a1, a2 = _dice(roll_of(seq, turn, settings.quasi, settings.stratify_all, perms, seed))
         eq_luck_before = _luck_level(luck, cube_v, settings)
-        _play_turn(cur, a1, a2, ply, turn, True, settings, ev, ws, nxt, t5, tmpa)
+        # the play's value: for the next position's cube decisions, at 0-ply (_next_turn)
+        need_value = need_probs and ply == 0
+        _play_turn(cur, a1, a2, ply, turn, True, need_value, settings, ev, ws, nxt, t5, tmpa)
         if settings.vr:
             _add_roll_luck(luck, ws.actual5, tmpa, side)
         if live and not live_done:
