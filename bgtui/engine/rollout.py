@@ -100,56 +100,23 @@ def make_permutations(seed: int) -> np.ndarray:
     return np.stack([rng.permutation(36) for _ in range(4)]).astype(np.int64)
 
 
-def make_settings(
-    truncate=0,
-    ply=0,
-    late_ply=None,
-    late_after=-1,
-    vr=True,
-    quasi=True,
-    stratify_all=False,
-    bearoff=True,
-    one_sided=False,
-    initial=False,
-    cubeful=False,
-    settle=0.5,
-    play_on=0.9,
-    live_cube=False,
-    jacoby=True,
-    zehr=False,
-    vr_filter=0,
-    met=None,
-    away=(0, 0),
-    crawford=False,
-) -> RolloutSettings:
-    """:class:`RolloutSettings` with every field of the type the kernels are compiled for
-    (``late_ply`` None: the same as ``ply``; ``late_after`` -1: never). ``met`` (the table,
+def make_settings(late_ply=None, met=None, away=(0, 0), **options) -> RolloutSettings:
+    """:class:`RolloutSettings`: its defaults, overridden by ``options`` (any of its fields
+    but those made from the arguments here), every field of the type the kernels are
+    compiled for. ``late_ply`` None: the same as ``ply``. ``met`` (the table,
     ``engine.match`` layout) with ``away`` (points needed by the root player, by his
     opponent) and ``crawford``: the live cube at that match score (``live_cube``)."""
-    return RolloutSettings(
-        truncate=int(truncate),
-        ply=int(ply),
-        late_ply=int(ply if late_ply is None else late_ply),
-        late_after=int(late_after),
-        vr=bool(vr),
-        quasi=bool(quasi),
-        stratify_all=bool(stratify_all),
-        bearoff=bool(bearoff),
-        one_sided=bool(one_sided),
-        initial=bool(initial),
-        cubeful=bool(cubeful),
-        settle=float(settle),
-        play_on=float(play_on),
-        live_cube=bool(live_cube),
-        jacoby=bool(jacoby),
-        zehr=bool(zehr),
-        vr_filter=int(vr_filter),
-        match=met is not None,
-        away=int(away[0]),
-        opp_away=int(away[1]),
-        crawford=bool(crawford),
-        met=np.ascontiguousarray(met if met is not None else np.zeros((1, 1)), dtype=np.float64),
-    )
+    kinds = RolloutSettings.__annotations__
+    unknown = set(options) - set(kinds) | set(options) & {"match", "opp_away", "met"}
+    if unknown:
+        raise TypeError(f"make_settings: no such option {sorted(unknown)[0]!r}")
+    fields = {**RolloutSettings._field_defaults, **options}
+    fields["late_ply"] = fields["ply"] if late_ply is None else late_ply
+    fields["match"] = met is not None
+    fields["away"], fields["opp_away"] = away
+    typed = {name: kinds[name](value) for name, value in fields.items() if name != "met"}
+    table = met if met is not None else np.zeros((1, 1))
+    return RolloutSettings(**typed, met=np.ascontiguousarray(table, dtype=np.float64))
 
 
 def empty_filter_net() -> FilterNet:
