@@ -1,6 +1,7 @@
 """Rollout speed: games per second for the issue's standard cases.
 
     python benchmarks/rollout.py [--weights bgtui-0.npz] [--seconds 10] [--databases] [--ply1]
+                                 [--position opening] [--one-core]
 
 Prints games/s for full-game 0-ply cubeless rollouts without and with variance reduction (exact,
 and with ``vr_filter`` 2, the default, and 1: the luck values only the plays of each roll the
@@ -11,6 +12,12 @@ Each run lasts ``--seconds`` with as many trials as fit (about 100,000 for the t
 and each worker caches the plays of the first three turns (``rollout.make_play_cache``: their
 quasi-random rolls recur across trials). The first line is the truncated case as a user's
 rollout of 1296 trials meets it: back-to-back 1296-trial runs, each with an empty cache.
+
+The rollouts start from a middle-game position (both sides have split their back checkers), or
+with ``--position opening`` from the opening position. ``--one-core`` skips the all-cores runs.
+The VR factor times games/s is the plain-trial equivalents a second: a variance-reduced
+trial is worth VR-factor plain ones, so that figure over the plain case's games/s is the
+accuracy per CPU-second, 1/(SE^2 x seconds), of variance reduction relative to plain trials.
 
 By default the nets only: every game is played to its last checker. ``--databases``: the
 evaluator that ``bgtui rollout`` and the app use, nets and bear-off databases, with the default
@@ -36,17 +43,17 @@ MIDGAME = np.array(OPENING_POSITION)
 MIDGAME[13], MIDGAME[11], MIDGAME[24], MIDGAME[21] = 4, 1, 1, 1
 
 
-def rate(ev, settings, seconds):
-    """Games/s of ``settings`` from the middle-game position within ``seconds``."""
+def rate(ev, settings, seconds, root=MIDGAME):
+    """Games/s of ``settings`` from ``root`` within ``seconds``."""
     s = RolloutSettings(**{**settings, "trials": 10**9, "time_limit": seconds})
-    job = RolloutJob(MIDGAME[None], [""], ["midgame"], s, False)
+    job = RolloutJob(root[None], [""], ["root"], s, False)
     snap = None
     for snap in job.run(ev):
         pass
     return snap
 
 
-def rate_short(ev, settings, seconds, trials=1296):
+def rate_short(ev, settings, seconds, trials=1296, root=MIDGAME):
     """Games/s of back-to-back runs of ``trials`` trials each (new seeds, so every run starts
     with an empty play cache, as a user's 1296-trial rollout does), for ``seconds``."""
     games = 0
@@ -54,7 +61,7 @@ def rate_short(ev, settings, seconds, trials=1296):
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < seconds:
         s = RolloutSettings(**{**settings, "trials": trials, "seed": seed})
-        for _ in RolloutJob(MIDGAME[None], [""], ["midgame"], s, False).run(ev):
+        for _ in RolloutJob(root[None], [""], ["root"], s, False).run(ev):
             pass
         games += trials
         seed += 1
@@ -67,12 +74,19 @@ def main():
         seconds=10.0,
         ply1=False,
         databases=False,
+        position="midgame",
+        one_core=False,
         helps={
+            "position": "the root: midgame (the default) or opening",
+            "one_core": "one core only (no all-cores runs)",
             "ply1": "instead: 4-roll truncated rollouts with 1-ply checker play and variance "
             "reduction, exact and with vr_filter 2, on one core",
             "databases": "the bear-off databases too, with the default two-sided truncation",
         },
     ).parse_args()
+    if args.position not in ("midgame", "opening"):
+        raise SystemExit("--position is midgame or opening")
+    root = MIDGAME if args.position == "midgame" else np.array(OPENING_POSITION)
     ev = load_weights(args.weights)[0]
     if args.databases:
         ev = with_databases(ev, bearoff=True)
@@ -98,13 +112,14 @@ def main():
         ),
         ("7-roll truncated, 0-ply, no VR", dict(truncate=7, variance_reduction=False)),
     ]
-    ncores = os.cpu_count() or 1
+    ncores = 1 if args.one_core else os.cpu_count() or 1
     if args.ply1:
         for k in (0, 2):
             one = rate(
                 ev,
                 dict(truncate=4, ply=1, variance_reduction=True, vr_filter=k, workers=1),
                 args.seconds,
+                root,
             )
             vr = one.variance_reduction_factor
             print(
@@ -121,13 +136,13 @@ def main():
     short = dict(truncate=7, variance_reduction=False)
     print(
         f"{'7-roll truncated, 1296-trial runs':34s} "
-        f"{rate_short(ev, dict(short, workers=1), args.seconds):10.0f} "
-        f"{rate_short(ev, dict(short, workers=ncores), args.seconds):10.0f}",
+        f"{rate_short(ev, dict(short, workers=1), args.seconds, root=root):10.0f} "
+        f"{rate_short(ev, dict(short, workers=ncores), args.seconds, root=root):10.0f}",
         flush=True,
     )
     for name, st in cases:
-        one = rate(ev, dict(st, workers=1), args.seconds)
-        many = rate(ev, dict(st, workers=ncores), args.seconds)
+        one = rate(ev, dict(st, workers=1), args.seconds, root)
+        many = one if ncores == 1 else rate(ev, dict(st, workers=ncores), args.seconds, root)
         vr = one.variance_reduction_factor
         print(
             f"{name:34s} {one.games_per_second:10.0f} {many.games_per_second:10.0f} "

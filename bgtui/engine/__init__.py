@@ -76,6 +76,7 @@ _export(
     "PlayCache",
     "RolloutWorkspace",
     "RolloutSettings",
+    "Trial",
 )
 _export(
     "evaluate",

@@ -161,6 +161,30 @@ def _keep_group_best(t, i, best, beste, gvals, g):
 
 
 @kernel(inline="always")
+def _group_of(i, g, start, best, beste, ends):
+    """Before play ``i`` of the groups ``ends`` (``ews.group_ends``) of a grouped call: the
+    group it belongs to (past empty groups, never asked for: their slots are left as they
+    are) and the group's best so far, reset at its first play. Returns (g, best, beste)."""
+    while ends[g] == start:
+        g += 1
+    if i == start:
+        return g, i, -1e9
+    return g, best, beste
+
+
+@kernel(inline="always")
+def _after_play(t, i, g, start, best, beste, ews):
+    """After play ``i`` of group ``g`` valued ``t``: the group's best (:func:`_keep_group_best`)
+    and, at its last play, the best's index into ``ews.group_best[g]`` and the next group.
+    Returns (g, start, best, beste)."""
+    best, beste = _keep_group_best(t, i, best, beste, ews.group_values, g)
+    if i == ews.group_ends[g] - 1:
+        ews.group_best[g] = best
+        return g + 1, i + 1, best, beste
+    return g, start, best, beste
+
+
+@kernel(inline="always")
 def _sanitize_order(out5):
     """Cumulative order: win >= win gammon >= win backgammon, likewise for the losses."""
     w = out5[0]
@@ -356,10 +380,7 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
     cls = net_class(pos)
     tab = ev.tables[cls]
     ends = ews.group_ends
-    g = 0
-    start = 0
-    best = 0
-    beste = -1e9
+    g, start, best, beste = 0, 0, 0, -1e9  # the group, its first play, its best so far
     t = ews.child5
     net = _nets(ev)[cls]
     psw = ews.parent_swapped
@@ -379,40 +400,13 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
     was0 = 15 - off_opponent  # checkers on the board before the play: the opponent's
     was1 = 15 - off_mover  # and the mover's
     f = ews.feats
-    idx = ews.term_rows
-    coef = ews.term_coefs
     for i in range(n):
-        while ends[g] == start:  # an empty group (never asked for): its slot is left as is
-            g += 1
+        g, best, beste = _group_of(i, g, start, best, beste, ends)
         child = out_pos[i]
-        if i == start:
-            best = i
-            beste = -1e9
         # a roll's only play: on its own
         alone = ends[g] - start == 1 and ews.group_best[g] != 0
-        # one pass over the child (no branch per slot): bit masks of each side's checkers,
-        # made points and blots, the slots the play changed, and the checkers left; the
-        # swapped view's masks are these reversed (slot k is slot 25 - k there)
-        mine = 0
-        theirs = 0
-        mp = np.int64(0)
-        mm = np.int64(0)
-        mb = np.int64(0)
-        op = np.int64(0)
-        om = np.int64(0)
-        ob = np.int64(0)
-        ch = np.int64(0)
-        for k in range(26):
-            c = np.int64(child[k])
-            mine += max(c, 0)
-            theirs += max(-c, 0)
-            mp |= np.int64(c > 0) << k
-            mm |= np.int64(c >= 2) << k
-            mb |= np.int64(c == 1) << k
-            op |= np.int64(c < 0) << k
-            om |= np.int64(c <= -2) << k
-            ob |= np.int64(c == -1) << k
-            ch |= np.int64(c != pos[k]) << k
+        # the swapped view's masks are these reversed (slot k is slot 25 - k there)
+        mine, theirs, mp, mm, mb, op, om, ob, ch = _child_masks(child, pos)
         their_back = 25 if op == 0 else _popcount((op & -op) - 1)
         crashed = mine < 15 or theirs < 15
         if (
@@ -450,37 +444,74 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
                 mm & LOW25, op & LOW25, mb & LOW25, child[0] < -1, fb, lb
             )
             _write_nonlinear(f, NUM_NONLINEAR, esc, rear, run, shots, loss)
-            # the pre-activation: the parent's plus the rows of what changed, in the order
-            # of nn._preact_child (slots of the swapped view, ascending)
-            m = _child_slot_terms(child, psw, _reverse26(ch), idx, coef)
-            _preact_rest(
-                m,
-                theirs,
-                mine,
-                was0,
-                was1,
-                ews.parent_h,
-                tab,
-                f,
-                ews.parent_feats,
-                ews.h,
-                idx,
-                coef,
-            )
-            _finish(ews.h, net.w2, net.b2, o)
-            _sanitize_order(o)
-            if mine < 15:  # the mover has borne off: no gammon for the opponent
-                o[1] = 0.0
-                o[2] = 0.0
-            if theirs < 15:
-                o[3] = 0.0
-                o[4] = 0.0
+            _incremental_child(child, psw, ch, mine, theirs, was0, was1, tab, net, ews, o)
             _flip_into(o, t)
-        best, beste = _keep_group_best(t, i, best, beste, ews.group_values, g)
-        if i == ends[g] - 1:
-            ews.group_best[g] = best
-            g += 1
-            start = i + 1
+        g, start, best, beste = _after_play(t, i, g, start, best, beste, ews)
+
+
+@kernel(inline="always")
+def _child_masks(child, pos):
+    """One pass over a play's result ``child`` from ``pos`` (both mover's view), no branch per
+    slot: (the mover's checkers on the board, the opponent's, then bit masks by slot of the
+    mover's checkers, his made points, his blots, the same three of the opponent's, and the
+    slots the play changed)."""
+    mine = 0
+    theirs = 0
+    mp = np.int64(0)
+    mm = np.int64(0)
+    mb = np.int64(0)
+    op = np.int64(0)
+    om = np.int64(0)
+    ob = np.int64(0)
+    ch = np.int64(0)
+    for k in range(26):
+        c = np.int64(child[k])
+        mine += max(c, 0)
+        theirs += max(-c, 0)
+        mp |= np.int64(c > 0) << k
+        mm |= np.int64(c >= 2) << k
+        mb |= np.int64(c == 1) << k
+        op |= np.int64(c < 0) << k
+        om |= np.int64(c <= -2) << k
+        ob |= np.int64(c == -1) << k
+        ch |= np.int64(c != pos[k]) << k
+    return mine, theirs, mp, mm, mb, op, om, ob, ch
+
+
+@kernel(inline="always")
+def _incremental_child(child, psw, changed, mine, theirs, was0, was1, tab, net, ews, o):
+    """The net's outputs ``o`` for the opponent on roll after a play reaching ``child``
+    (mover's view) from the parent whose state ``ews`` holds (``psw``, its swapped view):
+    the pre-activation is the parent's plus the rows of what changed (``changed``, a bit mask
+    of the mover's slots; the checkers on the board, ``mine`` and ``theirs`` after the play,
+    ``was0`` and ``was1`` before it; the features in ``ews.feats``), in the order of
+    ``nn._preact_child``; the outputs in cumulative order, with no gammon for a side whose
+    opponent has borne off."""
+    idx = ews.term_rows
+    coef = ews.term_coefs
+    m = _child_slot_terms(child, psw, _reverse26(changed), idx, coef)
+    _preact_rest(
+        m,
+        theirs,
+        mine,
+        was0,
+        was1,
+        ews.parent_h,
+        tab,
+        ews.feats,
+        ews.parent_feats,
+        ews.h,
+        idx,
+        coef,
+    )
+    _finish(ews.h, net.w2, net.b2, o)
+    _sanitize_order(o)
+    if mine < 15:  # the mover has borne off: no gammon for the opponent
+        o[1] = 0.0
+        o[2] = 0.0
+    if theirs < 15:
+        o[3] = 0.0
+        o[4] = 0.0
 
 
 @kernel
@@ -505,10 +536,7 @@ def _race_groups(pos, n, out_pos, ev, ews, ready, groups):
     is the parent's pre-activation plus its changed rows, unless a database values it or its
     group is one play."""
     ends = ews.group_ends
-    g = 0
-    start = 0
-    best = 0
-    beste = -1e9
+    g, start, best, beste = 0, 0, 0, -1e9  # the group, its first play, its best so far
     t = ews.child5
     tab = ev.tables[RACE]
     net = ev.race
@@ -529,29 +557,12 @@ def _race_groups(pos, n, out_pos, ev, ews, ready, groups):
     was0 = 15 - off_opponent  # checkers on the board before the play: the opponent's
     was1 = 15 - off_mover  # and the mover's
     databases = ev.two_sided.shape[0] > 0 or ev.one_sided.shape[0] > 0
-    idx = ews.term_rows
-    coef = ews.term_coefs
     for i in range(n):
-        while ends[g] == start:  # an empty group (never asked for): its slot is left as is
-            g += 1
+        g, best, beste = _group_of(i, g, start, best, beste, ends)
         child = out_pos[i]
-        if i == start:
-            best = i
-            beste = -1e9
-        # one pass over the child: checkers left, where each side has checkers, the slots
-        # the play changed (what _sanitize and _preact_child would find in three passes)
-        mine = 0
-        theirs = 0
-        mp = np.int64(0)
-        op = np.int64(0)
-        ch = np.int64(0)
-        for k in range(26):
-            c = np.int64(child[k])
-            mine += max(c, 0)
-            theirs += max(-c, 0)
-            mp |= np.int64(c > 0) << k
-            op |= np.int64(c < 0) << k
-            ch |= np.int64(c != pos[k]) << k
+        # what _sanitize and _preact_child would find in three passes (the made points and
+        # blots are not used: LLVM drops them)
+        mine, theirs, mp, _, _, op, _, _, ch = _child_masks(child, pos)
         # a roll's only play (valued on its own), or the mover has won
         alone = (ends[g] - start == 1 and ews.group_best[g] != 0) or mine == 0
         if not alone and databases:
@@ -560,40 +571,14 @@ def _race_groups(pos, n, out_pos, ev, ews, ready, groups):
         if alone:
             _evaluate_after(child, ev, ews, t)
         else:
-            m = _child_slot_terms(child, psw, _reverse26(ch), idx, coef)
-            _preact_rest(
-                m,
-                theirs,
-                mine,
-                was0,
-                was1,
-                ews.parent_h,
-                tab,
-                f,
-                ews.parent_feats,
-                ews.h,
-                idx,
-                coef,
-            )
-            _finish(ews.h, net.w2, net.b2, o)
-            # _sanitize of the opponent on roll after the play, from the masks
-            _sanitize_order(o)
-            if mine < 15:  # the mover has borne off: no gammon for the opponent
-                o[1] = 0.0
-                o[2] = 0.0
-            if theirs < 15:
-                o[3] = 0.0
-                o[4] = 0.0
+            _incremental_child(child, psw, ch, mine, theirs, was0, was1, tab, net, ews, o)
+            # the rest of _sanitize in a race, from the masks
             if (mp & _MOVER_BACK) == 0:  # no checker of the mover's left in their home board
                 o[2] = 0.0
             if (op & _OPPONENT_BACK) == 0:
                 o[4] = 0.0
             _flip_into(o, t)
-        best, beste = _keep_group_best(t, i, best, beste, ews.group_values, g)
-        if i == ends[g] - 1:
-            ews.group_best[g] = best
-            g += 1
-            start = i + 1
+        g, start, best, beste = _after_play(t, i, g, start, best, beste, ews)
 
 
 @kernel

@@ -17,7 +17,7 @@ from bgtui.engine._jit import kernel
 from bgtui.engine.constants import ROLLS
 from bgtui.engine.evaluate import _evaluate_after, equity
 from bgtui.engine.inputs import _popcount
-from bgtui.engine.movegen import _generate_plays
+from bgtui.engine.movegen import _copy_position, _generate_plays
 from bgtui.engine.nn import _activation, _terms4
 from bgtui.engine.structs import FilterScratch
 
@@ -218,9 +218,7 @@ def filter_pick_from(parent, positions, moves, n, k, fw1, fw2, fs):
         ks[q2] = s
         ki[q2] = i
     for j in range(m):
-        src = positions[ki[j]]
-        for c in range(26):
-            picked[j, c] = src[c]
+        _copy_position(picked, j, positions, ki[j])
     return m
 
 

@@ -22,8 +22,11 @@ up to four (from, to) steps, one die each, in the order played, -1 padded (25 = 
 """
 
 import numpy as np
+from numba.core import cgutils, types
+from numba.extending import intrinsic
 
 from bgtui.engine._jit import kernel
+from bgtui.engine.bits import leading_zeros
 from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE, POSITION_SIZE
 from bgtui.engine.structs import MoveWorkspace
 
@@ -54,7 +57,77 @@ def make_workspace() -> MoveWorkspace:
         np.zeros(HASH_SIZE, dtype=np.int32),
         np.zeros(HASH_SIZE, dtype=np.int64),
         np.zeros(2, dtype=np.int64),  # [0] hash-table stamp
+        np.zeros(5, dtype=np.int64),  # the mover's checkers at each depth, by slot
     )
+
+
+@kernel(inline="always")
+def _highest_bit(x):
+    """Index of the highest set bit of an int64 0 < x."""
+    return 63 - leading_zeros(x)
+
+
+def _row_copier(nbytes):
+    """An intrinsic ``copy(dst, i, src, j)``: the first ``nbytes`` bytes of row ``j`` of the
+    int8 array ``src`` into row ``i`` of ``dst`` (a 1-D array is its own row 0; the rows
+    must not overlap). One ``llvm.memcpy`` of a constant size, which LLVM turns into a few
+    wide moves; a loop over the bytes stays a byte a move (numba cannot tell that the rows
+    do not overlap)."""
+
+    @intrinsic
+    def copy(typingctx, dst, i, src, j):
+        if not (isinstance(dst, types.Array) and isinstance(src, types.Array)):
+            return None
+
+        def codegen(context, builder, signature, args):
+            def row_ptr(aryty, ary, idx, idxty):
+                a = context.make_array(aryty)(context, builder, ary)
+                inds = [context.cast(builder, idx, idxty, types.intp)]
+                inds += [context.get_constant(types.intp, 0)] * (aryty.ndim - 1)
+                if aryty.ndim == 1:
+                    inds = [context.get_constant(types.intp, 0)]
+                return cgutils.get_item_pointer(context, builder, aryty, a, inds)
+
+            d = row_ptr(signature.args[0], args[0], args[1], signature.args[1])
+            s = row_ptr(signature.args[2], args[2], args[3], signature.args[3])
+            cgutils.raw_memcpy(builder, d, s, context.get_constant(types.intp, nbytes), 1)
+            return context.get_dummy_value()
+
+        return types.void(dst, i, src, j), codegen
+
+    return copy
+
+
+_copy_position = _row_copier(POSITION_SIZE)
+_copy_move = _row_copier(MOVE_SIZE)
+
+
+#: the 24 points (slots 1..24)
+_POINTS = np.int64(((1 << 25) - 1) ^ 1)
+#: the slots outside the mover's home board: points 7..24 and his bar (25)
+_OUTSIDE = np.int64(((1 << 26) - 1) ^ ((1 << 7) - 1))
+_BAR = np.int64(1 << 25)
+
+
+@kernel(inline="always")
+def _legal_starts(own, blocked, d):
+    """The slots from which a checker can play die ``d``, as a bit mask: ``own``, the mover's
+    checkers by slot; ``blocked``, the opponent's made points. A checker on the bar first;
+    else any checker whose destination is not blocked, and, with every checker home, a
+    checker on point ``d`` bearing off, or on the highest point when it is below ``d``."""
+    if (own & _BAR) != 0:
+        if (blocked >> (25 - d)) & 1:
+            return np.int64(0)
+        return _BAR
+    # from p > d to p - d, not blocked
+    legal = own & ~(blocked << d) & ~((np.int64(2) << d) - 1)
+    if (own & _OUTSIDE) == 0 and own != 0:
+        top = _highest_bit(own)
+        if top <= d:  # exactly d pips off, or the highest checker with a larger die
+            legal |= np.int64(1) << top
+        else:
+            legal |= own & (np.int64(1) << d)
+    return legal
 
 
 @kernel
@@ -65,16 +138,28 @@ def _generate_plays(pos, d1, d2, ws, out_pos, out_moves):
     ``ws`` : a :class:`MoveWorkspace` (:func:`make_workspace`). ``n >= 1`` always (a forced
     pass gives the position itself with no steps). Returns -1 if the output arrays are too small.
     """
-    stack, hstack, nextp, nchild, steps, dice, zob, ht_key, ht_idx, ht_stamp, counters = ws
+    stack, hstack, own = ws.stack, ws.hstack, ws.own
+    nextp, nchild, steps, dice = ws.next_point, ws.n_children, ws.steps, ws.dice
+    zob, ht_key, ht_idx, ht_stamp = ws.zobrist, ws.ht_key, ws.ht_idx, ws.ht_stamp
+    counters = ws.counters
     cap = out_pos.shape[0]
     n = 0
     best = 0  # depth (number of dice used) of the plays kept so far
     counters[0] += 1
     stamp = counters[0]
 
+    # the position's hash, the mover's checkers as a bit mask of slots (own[0]) and the
+    # opponent's made points (blocked): his own steps never change the opponent's points
+    # (a hit takes a blot), so blocked holds for every step of every line
     h0 = np.uint64(0)
+    own0 = np.int64(0)
+    blocked = np.int64(0)
     for i in range(26):
-        h0 ^= zob[i, pos[i] + 16]
+        c = pos[i]
+        h0 ^= zob[i, c + 16]
+        own0 |= np.int64(c > 0) << i
+        blocked |= np.int64(c <= -2) << i
+    blocked &= _POINTS  # the opponent's bar (slot 0) is no destination
 
     doubles = d1 == d2
     if doubles:
@@ -97,9 +182,9 @@ def _generate_plays(pos, d1, d2, ws, out_pos, out_moves):
         else:
             dice[0] = lo
             dice[1] = hi
-        for i in range(26):
-            stack[0, i] = pos[i]
+        _copy_position(stack, 0, pos, 0)
         hstack[0] = h0
+        own[0] = own0
         for k in range(MOVE_SIZE):
             steps[k] = -1
         level = 0
@@ -108,38 +193,14 @@ def _generate_plays(pos, d1, d2, ws, out_pos, out_moves):
         while level >= 0:
             d = dice[level]
             # --- find the next legal starting point at this level -----------------------
+            # the highest point at or below nextp[level] from which die d can be played
             p = nextp[level]
             found = False
-            on_bar = stack[level, 25] > 0
-            while p >= 1:
-                if on_bar and p != 25:
-                    break
-                if stack[level, p] > 0:
-                    dest = p - d
-                    if dest >= 1:
-                        if stack[level, dest] >= -1:
-                            found = True
-                            break
-                    else:
-                        # bearing off: everything must be home
-                        allhome = True
-                        for q in range(7, 26):
-                            if stack[level, q] > 0:
-                                allhome = False
-                                break
-                        if allhome:
-                            if dest == 0:
-                                found = True
-                                break
-                            higher = False
-                            for q in range(p + 1, 7):
-                                if stack[level, q] > 0:
-                                    higher = True
-                                    break
-                            if not higher:
-                                found = True
-                                break
-                p -= 1
+            if p >= 1:
+                legal = _legal_starts(own[level], blocked, d) & ((np.int64(2) << p) - 1)
+                if legal != 0:
+                    p = _highest_bit(legal)
+                    found = True
             if found:
                 nextp[level] = p - 1
                 nchild[level] += 1
@@ -156,12 +217,15 @@ def _generate_plays(pos, d1, d2, ws, out_pos, out_moves):
                     dest = 0
                 nl = level + 1
                 h = hstack[level]
-                for i in range(26):
-                    stack[nl, i] = stack[level, i]
+                _copy_position(stack, nl, stack, level)
                 c = stack[nl, p]
                 h ^= zob[p, c + 16] ^ zob[p, c + 15]
                 stack[nl, p] = c - 1
+                o = own[level]
+                if c == 1:  # the point's last checker
+                    o ^= np.int64(1) << p
                 if dest >= 1:
+                    o |= np.int64(1) << dest
                     c = stack[nl, dest]
                     if c == -1:  # hit: the blot goes to the opponent's bar (slot 0)
                         b = stack[nl, 0]
@@ -173,6 +237,7 @@ def _generate_plays(pos, d1, d2, ws, out_pos, out_moves):
                         h ^= zob[dest, c + 16] ^ zob[dest, c + 17]
                         stack[nl, dest] = c + 1
                 hstack[nl] = h
+                own[nl] = o
                 steps[2 * level] = p
                 steps[2 * level + 1] = dest
                 if nl < ndice:
@@ -224,10 +289,8 @@ def _generate_plays(pos, d1, d2, ws, out_pos, out_moves):
                     ht_stamp[slot] = stamp
                     ht_key[slot] = h
                     ht_idx[slot] = n
-                    for i in range(26):
-                        out_pos[n, i] = stack[leaf, i]
-                    for k in range(MOVE_SIZE):
-                        out_moves[n, k] = steps[k]
+                    _copy_position(out_pos, n, stack, leaf)
+                    _copy_move(out_moves, n, steps, 0)
                     n += 1
             if leaf == level:
                 # a dead end: go back up one level

@@ -49,7 +49,6 @@ from bgtui.engine.cube import cube_efficiency, cubeful_equity
 from bgtui.engine.evaluate import (
     _best_child_from,
     _best_in_groups,
-    _best_play0,
     _evaluate0,
     _evaluate_after,
     _evaluate_after_plied,
@@ -68,17 +67,24 @@ from bgtui.engine.filter_net import (
     make_filter_scratch,
 )
 from bgtui.engine.match import POINT_ROWS, match_cube_values, mwc_after
-from bgtui.engine.movegen import _generate_plays, make_workspace
+from bgtui.engine.movegen import _copy_position, _generate_plays, make_workspace
 from bgtui.engine.position import game_result, swap_sides_into
-from bgtui.engine.structs import FilterNet, PlayCache, RolloutSettings, RolloutWorkspace
+from bgtui.engine.structs import FilterNet, PlayCache, RolloutSettings, RolloutWorkspace, Trial
 
 # cube owner of a root (``cubes[r, 1]``) and in a trial: ``constants.CENTRED``, ``OWNED`` (the
 # root player owns it), ``OPP_OWNED`` (his opponent does)
 
-# per-trial output (float64) indices, all from the root player's view (player on roll at root)
-O_WIN, O_WG, O_WBG, O_LG, O_LBG = range(5)
-O_CUBELESS, O_CENTRED, O_OWNED, O_OPP_OWNED, O_RAW, O_TURNS, O_LIVE = range(5, 12)
-NUM_OUT = 12
+#: a trial's scores (:class:`Trial`) stored as a float64 row: NUM_OUT columns in the order of
+#: its fields, so the sums of the rows (``_accumulate``) are column by column too
+NUM_OUT = len(Trial._fields)
+O_WIN, O_WG, O_WBG, O_LG, O_LBG = range(5)  # the five probabilities, minus the luck
+O_CUBELESS = Trial._fields.index("cubeless")
+O_CENTRED = Trial._fields.index("centred")
+O_OWNED = Trial._fields.index("owned")
+O_OPP_OWNED = Trial._fields.index("opp_owned")
+O_RAW = Trial._fields.index("raw")
+O_TURNS = Trial._fields.index("turns")
+O_LIVE = Trial._fields.index("live")
 #: equities with paired statistics between roots (index into the ``cross`` sums)
 PAIRED = (O_CUBELESS, O_CENTRED, O_OWNED, O_OPP_OWNED, O_LIVE)
 
@@ -98,56 +104,23 @@ def make_permutations(seed: int) -> np.ndarray:
     return np.stack([rng.permutation(36) for _ in range(4)]).astype(np.int64)
 
 
-def make_settings(
-    truncate=0,
-    ply=0,
-    late_ply=None,
-    late_after=-1,
-    vr=True,
-    quasi=True,
-    stratify_all=False,
-    bearoff=True,
-    one_sided=False,
-    initial=False,
-    cubeful=False,
-    settle=0.5,
-    play_on=0.9,
-    live_cube=False,
-    jacoby=True,
-    zehr=False,
-    vr_filter=0,
-    met=None,
-    away=(0, 0),
-    crawford=False,
-) -> RolloutSettings:
-    """:class:`RolloutSettings` with every field of the type the kernels are compiled for
-    (``late_ply`` None: the same as ``ply``; ``late_after`` -1: never). ``met`` (the table,
+def make_settings(late_ply=None, met=None, away=(0, 0), **options) -> RolloutSettings:
+    """:class:`RolloutSettings`: its defaults, overridden by ``options`` (any of its fields
+    but those made from the arguments here), every field of the type the kernels are
+    compiled for. ``late_ply`` None: the same as ``ply``. ``met`` (the table,
     ``engine.match`` layout) with ``away`` (points needed by the root player, by his
     opponent) and ``crawford``: the live cube at that match score (``live_cube``)."""
-    return RolloutSettings(
-        truncate=int(truncate),
-        ply=int(ply),
-        late_ply=int(ply if late_ply is None else late_ply),
-        late_after=int(late_after),
-        vr=bool(vr),
-        quasi=bool(quasi),
-        stratify_all=bool(stratify_all),
-        bearoff=bool(bearoff),
-        one_sided=bool(one_sided),
-        initial=bool(initial),
-        cubeful=bool(cubeful),
-        settle=float(settle),
-        play_on=float(play_on),
-        live_cube=bool(live_cube),
-        jacoby=bool(jacoby),
-        zehr=bool(zehr),
-        vr_filter=int(vr_filter),
-        match=met is not None,
-        away=int(away[0]),
-        opp_away=int(away[1]),
-        crawford=bool(crawford),
-        met=np.ascontiguousarray(met if met is not None else np.zeros((1, 1)), dtype=np.float64),
-    )
+    kinds = RolloutSettings.__annotations__
+    unknown = set(options) - set(kinds) | set(options) & {"match", "opp_away", "met"}
+    if unknown:
+        raise TypeError(f"make_settings: no such option {sorted(unknown)[0]!r}")
+    fields = {**RolloutSettings._field_defaults, **options}
+    fields["late_ply"] = fields["ply"] if late_ply is None else late_ply
+    fields["match"] = met is not None
+    fields["away"], fields["opp_away"] = away
+    typed = {name: kinds[name](value) for name, value in fields.items() if name != "met"}
+    table = met if met is not None else np.zeros((1, 1))
+    return RolloutSettings(**typed, met=np.ascontiguousarray(table, dtype=np.float64))
 
 
 def empty_filter_net() -> FilterNet:
@@ -301,12 +274,17 @@ def _choose(pos, d1, d2, ply, ev, ws, best5):
     0-ply: best by 0-ply. ply >= 1: all plays at 0-ply, the best few (8 within 0.16) re-evaluated
     at ``ply`` - 1 lookahead of the resulting position (so the play is chosen at ``ply``).
     """
-    mws, ews, lws, ppos, pmov = ws.moves, ws.eval, ws.lookahead, ws.play_pos, ws.play_moves
+    n = _generate_plays(pos, d1, d2, ws.moves, ws.play_pos, ws.play_moves)
+    return _choose_among(pos, n, ply, ev, ws, best5)
+
+
+@kernel
+def _choose_among(pos, n, ply, ev, ws, best5):
+    """:func:`_choose` among the ``n`` plays ``ws.play_pos[:n]`` of a roll from ``pos``."""
+    ews, lws, ppos = ws.eval, ws.lookahead, ws.play_pos
     t5 = ws.choice5
     if ply <= 0:
-        best, n = _best_play0(pos, d1, d2, ev, mws, ews, ppos, pmov, best5)
-        return best
-    n = _generate_plays(pos, d1, d2, mws, ppos, pmov)
+        return _best_child_from(pos, n, ppos, ev, ews, best5, np.int64(0))[0]
     best = 0
     beste = -1e9
     # filter: keep up to 8 plays within 0.16 of the best at 0-ply (no allocation: the 0-ply
@@ -381,8 +359,7 @@ def _take_play(child, value5, nxt, t5):
     """The play made: ``child`` into ``nxt``, its value ``value5`` into ``t5``."""
     for q in range(5):
         t5[q] = value5[q]
-    for i in range(26):
-        nxt[i] = child[i]
+    _copy_position(nxt, 0, child, 0)
 
 
 @kernel(separate=True)
@@ -481,8 +458,7 @@ def _vr_step_filtered(cur, a1, a2, k, ev, ws, t5, nxt, tmpa):
             m = filter_pick_from(cur, ws.play_pos, ws.play_moves, n, k, fw1, fw2, fs)
             src = fs.picked
         for j in range(m):
-            for i in range(26):
-                picks[total + j, i] = src[j, i]
+            _copy_position(picks, total + j, src, j)
         total += m
         ends[r] = total
         # a roll with one play is valued on its own, as _best_child_from values it; a
@@ -541,12 +517,14 @@ def _truncated(cur, turn, settings, databases, two_sided, one_sided):
 
 
 @kernel
-def _play_turn(cur, a1, a2, ply, turn, use_cache, settings, ev, ws, nxt, t5, tmpa):
+def _play_turn(cur, a1, a2, ply, turn, use_cache, need_value, settings, ev, ws, nxt, t5, tmpa):
     """Play the roll (a1, a2) of the player on roll in ``cur``: the chosen play into ``nxt``
     and its value (mover's view after the play) into ``t5``; with variance reduction also
     f(a1, a2) into ``ws.actual5`` and the sum of f over the 36 rolls into ``tmpa``
-    (:func:`_vr_step`). With ``use_cache`` the first ``CACHE_TURNS`` turns go through the
-    play cache, which gives bit for bit what playing them again would."""
+    (:func:`_vr_step`). Without variance reduction and without ``need_value`` a roll's only
+    play is made without valuing it (``t5`` is left as it was). With ``use_cache`` the first
+    ``CACHE_TURNS`` turns go through the play cache, which gives bit for bit what playing them
+    again would."""
     cache = ws.cache
     cached = use_cache and turn < CACHE_TURNS
     hit = False
@@ -555,8 +533,7 @@ def _play_turn(cur, a1, a2, ply, turn, use_cache, settings, ev, ws, nxt, t5, tmp
     if cached:
         slot, hit = _cache_find(cache, ws.moves.zobrist, cur, code)
     if hit:
-        for i in range(26):
-            nxt[i] = cache.children[slot, i]
+        _copy_position(nxt, 0, cache.children, slot)
         for k in range(5):
             t5[k] = cache.values[slot, k]
             ws.actual5[k] = cache.values[slot, 5 + k]
@@ -565,14 +542,14 @@ def _play_turn(cur, a1, a2, ply, turn, use_cache, settings, ev, ws, nxt, t5, tmp
         # the value f of every roll (mover's view), and the actual roll's play
         _vr_step(cur, a1, a2, ply, settings.vr_filter, ev, ws, t5, nxt, tmpa)
     else:
-        b = _choose(cur, a1, a2, ply, ev, ws, t5)
-        child = ws.play_pos[b]
-        for i in range(26):
-            nxt[i] = child[i]
+        n = _generate_plays(cur, a1, a2, ws.moves, ws.play_pos, ws.play_moves)
+        b = 0
+        if n > 1 or need_value:
+            b = _choose_among(cur, n, ply, ev, ws, t5)
+        _copy_position(nxt, 0, ws.play_pos, b)
     if cached and not hit:
-        for i in range(26):
-            cache.parents[slot, i] = cur[i]
-            cache.children[slot, i] = nxt[i]
+        _copy_position(cache.parents, slot, cur, 0)
+        _copy_position(cache.children, slot, nxt, 0)
         for k in range(5):
             cache.values[slot, k] = t5[k]
             cache.values[slot, 5 + k] = ws.actual5[k]
@@ -864,7 +841,7 @@ def _live_line(ws, q, n_split, seq, settings, perms, seed, ev):
             return _pass_value(side, cube_v, settings) - lk, n_split
         ply = _turn_ply(settings, turn)
         a1, a2 = _dice(np.int64(_mix(branch_seed, seq + 0x51, turn) % np.uint64(36)))
-        _play_turn(cur, a1, a2, ply, turn, False, settings, ev, ws, nxt, t5, tmpa)
+        _play_turn(cur, a1, a2, ply, turn, False, ply == 0, settings, ev, ws, nxt, t5, tmpa)
         if settings.vr:
             mover_luck = _roll_luck_equity(ws.actual5, tmpa)
             lk += cube_v * (mover_luck if side == 0 else -mover_luck)
@@ -878,45 +855,39 @@ def _live_line(ws, q, n_split, seq, settings, perms, seed, ev):
 
 
 @kernel(separate=True)
-def _trial_outcome(cur, side, final_kind, result, ev, ews, t5, out):
-    """The cubeless outcome of a trial's main line into ``out[:5]`` (root view): a finished
-    game's result (``final_kind`` 1: the player who moved last, ``side``, won ``result``
-    points), or the 0-ply probabilities of the truncated position ``cur`` (``side`` on
-    roll)."""
+def _trial_outcome(cur, side, final_kind, result, ev, ews, t5):
+    """The cubeless outcome of a trial's main line, its five probabilities (root view): a
+    finished game's result (``final_kind`` 1: the player who moved last, ``side``, won
+    ``result`` points), or the 0-ply probabilities of the truncated position ``cur`` (``side``
+    on roll)."""
     if final_kind == 1:
-        o0 = 1.0
         o1 = 1.0 if result >= 2 else 0.0
         o2 = 1.0 if result >= 3 else 0.0
         if side == 0:
-            out[0] = o0
-            out[1] = o1
-            out[2] = o2
-            out[3] = 0.0
-            out[4] = 0.0
-        else:
-            out[0] = 0.0
-            out[1] = 0.0
-            out[2] = 0.0
-            out[3] = o1
-            out[4] = o2
-    else:
-        _evaluate0(cur, ev, ews, t5)  # on-roll view of the truncated position
-        if side == 0:
-            for k in range(5):
-                out[k] = t5[k]
-        else:
-            _flip_into(t5, out)
+            return 1.0, o1, o2, 0.0, 0.0
+        return 0.0, 0.0, 0.0, o1, o2
+    _evaluate0(cur, ev, ews, t5)  # on-roll view of the truncated position
+    if side == 0:
+        return (
+            np.float64(t5[0]),
+            np.float64(t5[1]),
+            np.float64(t5[2]),
+            np.float64(t5[3]),
+            np.float64(t5[4]),
+        )
+    # the other side's view (as _flip_into)
+    return 1.0 - t5[0], np.float64(t5[3]), np.float64(t5[4]), np.float64(t5[1]), np.float64(t5[2])
 
 
 @kernel(separate=True)
-def _rollout_trial(root, cube, seq, settings, perms, seed, ev, ws, out):
+def _rollout_trial(root, cube, seq, settings, perms, seed, ev, ws):
     """Play one trial from ``root`` (player on roll about to roll) with dice sequence ``seq``;
-    fill ``out`` (float64[NUM_OUT]) from the root player's view.
+    returns its scores, a :class:`Trial` (the root player's view).
 
     ``cube`` (float64[2] or [3]): the root's cube value and owner (``CENTRED``, ``OWNED`` by
     the root player, ``OPP_OWNED``) and, optionally, a "hold" flag, used by the live-cube
     mode: both players double, take and pass inside the trial by the Janowski model at 0-ply;
-    ``out[O_LIVE]`` is the points won, in units of the 1-cube (so a root with a 2-cube counts
+    ``Trial.live`` is the points won, in units of the 1-cube (so a root with a 2-cube counts
     double), Jacoby rule as set. With the hold flag set (``cube[2] != 0``) the root player
     makes no cube decision before his first roll: he has decided not to double now (the "No
     double" branch of a live-cube decision); every later decision is the model's.
@@ -977,7 +948,9 @@ def _rollout_trial(root, cube, seq, settings, perms, seed, ev, ws, out):
         ply = _turn_ply(settings, turn)
         a1, a2 = _dice(roll_of(seq, turn, settings.quasi, settings.stratify_all, perms, seed))
         eq_luck_before = _luck_level(luck, cube_v, settings)
-        _play_turn(cur, a1, a2, ply, turn, True, settings, ev, ws, nxt, t5, tmpa)
+        # the play's value: for the next position's cube decisions, at 0-ply (_next_turn)
+        need_value = need_probs and ply == 0
+        _play_turn(cur, a1, a2, ply, turn, True, need_value, settings, ev, ws, nxt, t5, tmpa)
         if settings.vr:
             _add_roll_luck(luck, ws.actual5, tmpa, side)
         if live and not live_done:
@@ -991,14 +964,13 @@ def _rollout_trial(root, cube, seq, settings, perms, seed, ev, ws, out):
         if result > 0:
             break
     final_kind = 1 if result > 0 else 2  # the game over, or truncated
-    _trial_outcome(cur, side, final_kind, result, ev, ews, t5, out)
-    out[O_TURNS] = turn
-    _score_trial(out, luck, states, settings.jacoby, cubeful)
+    outcome = _trial_outcome(cur, side, final_kind, result, ev, ews, t5)
+    live_score = 0.0
     if live:
         if live_done:
-            out[O_LIVE] = live_val - live_luck
+            live_score = live_val - live_luck
         else:
-            out[O_LIVE] = (
+            live_score = (
                 _live_end(cur, side, final_kind, result, owner, cube_v, settings, ev, ws, tmpb)
                 - live_luck
             )
@@ -1007,38 +979,46 @@ def _rollout_trial(root, cube, seq, settings, perms, seed, ev, ws, out):
         q = 0
         while q < n_split:
             v, n_split = _live_line(ws, q, n_split, seq, settings, perms, seed, ev)
-            out[O_LIVE] += v
+            live_score += v
             q += 1
-    else:
-        out[O_LIVE] = 0.0
+    return _score_trial(outcome, luck, states, settings.jacoby, cubeful, turn, live_score)
 
 
 @kernel
-def _score_trial(out, luck, states, jacoby, cubeful):
-    """A trial's cubeless and cube-state scores from its outcome ``out[:5]`` (root view):
-    the outcome minus the summed ``luck`` (variance reduction) into ``out[:5]``, the raw and
-    the luck-corrected cubeless equity, and with ``cubeful`` the three cube states: the
-    value at settlement minus the luck up to then (:func:`_settle_states`), or, never
-    settled, the game's value (single under the Jacoby rule with the cube centred: it was
-    never turned)."""
-    raw = equity(out)
-    single = 2.0 * out[0] - 1.0  # the game's value when gammons count single (Jacoby)
-    for k in range(5):
-        out[k] -= luck[k]
+def _score_trial(outcome, luck, states, jacoby, cubeful, turns, live):
+    """A trial's :class:`Trial` from its cubeless ``outcome`` (five probabilities, root view),
+    the ``turns`` played and the ``live`` cube's score: the outcome minus the summed ``luck``
+    (variance reduction), the raw and the luck-corrected cubeless equity, and with
+    ``cubeful`` the three cube states: the value at settlement minus the luck up to then
+    (:func:`_settle_states`), or, never settled, the game's value (single under the Jacoby
+    rule with the cube centred: it was never turned)."""
+    raw = equity(outcome)
+    single = 2.0 * outcome[0] - 1.0  # the game's value when gammons count single (Jacoby)
     total_luck = _luck_equity(luck)
-    out[O_CUBELESS] = raw - total_luck
-    out[O_RAW] = raw
+    centred = 0.0
+    owned = 0.0
+    opp_owned = 0.0
     if cubeful:
         # never settled with the cube centred: under the Jacoby rule gammons count single
         # (its luck: that of the win probability)
         centred_end = (single - 2.0 * luck[0]) if jacoby else (raw - total_luck)
-        out[O_CENTRED] = _settled_value(states, CENTRED, centred_end)
-        out[O_OWNED] = _settled_value(states, OWNED, raw - total_luck)
-        out[O_OPP_OWNED] = _settled_value(states, OPP_OWNED, raw - total_luck)
-    else:
-        out[O_CENTRED] = 0.0
-        out[O_OWNED] = 0.0
-        out[O_OPP_OWNED] = 0.0
+        centred = _settled_value(states, CENTRED, centred_end)
+        owned = _settled_value(states, OWNED, raw - total_luck)
+        opp_owned = _settled_value(states, OPP_OWNED, raw - total_luck)
+    return Trial(
+        win=outcome[0] - luck[0],
+        win_gammon=outcome[1] - luck[1],
+        win_backgammon=outcome[2] - luck[2],
+        lose_gammon=outcome[3] - luck[3],
+        lose_backgammon=outcome[4] - luck[4],
+        cubeless=raw - total_luck,
+        centred=centred,
+        owned=owned,
+        opp_owned=opp_owned,
+        raw=raw,
+        turns=np.float64(turns),
+        live=np.float64(live),
+    )
 
 
 @kernel(inline="always")
@@ -1054,7 +1034,8 @@ def _rollout_chunk(roots, cubes, first_trial, n_trials, settings, perms, seed, e
     of trials completed (fewer than ``n_trials`` only when ``cancel[0]`` was set).
 
     ``roots`` int8[R, 26]; ``cubes`` float64[R, 3] (cube value, owner, hold flag: see
-    :func:`_rollout_trial`) for the live-cube mode; ``out`` float64[R, n_trials, NUM_OUT]. Root r, trial t uses dice
+    :func:`_rollout_trial`) for the live-cube mode; ``out`` float64[R, n_trials, NUM_OUT]: trial t of
+    root r, a :class:`Trial`, in ``out[r, t]`` (its fields in order). Root r, trial t uses dice
     sequence ``sequence_index(t)`` for every r (same dice for every candidate). ``cancel``:
     int64[1], or int64[2] whose second element is the run's epoch for the play cache
     (:func:`make_play_cache`).
@@ -1073,7 +1054,10 @@ def _rollout_chunk(roots, cubes, first_trial, n_trials, settings, perms, seed, e
             return j
         seq = sequence_index(first_trial + j, initial, perms)
         for r in range(roots.shape[0]):
-            _rollout_trial(roots[r], cubes[r], seq, settings, perms, seed, ev, ws, out[r, j])
+            trial = _rollout_trial(roots[r], cubes[r], seq, settings, perms, seed, ev, ws)
+            row = out[r, j]
+            for k in range(NUM_OUT):
+                row[k] = trial[k]
     return n_trials
 
 

@@ -56,6 +56,7 @@ class MoveWorkspace(NamedTuple):
     ht_idx: np.ndarray  #: int32[HASH_SIZE] their rows,
     ht_stamp: np.ndarray  #: int64[HASH_SIZE] and the call that wrote them
     counters: np.ndarray  #: int64[2]: [0] the hash-table stamp (carried between calls)
+    own: np.ndarray  #: int64[5] the mover's checkers at each depth, a bit mask of slots
 
 
 class EvalWorkspace(NamedTuple):
@@ -162,28 +163,49 @@ class RolloutWorkspace(NamedTuple):
     match_values: np.ndarray  #: float64[6] its values at the cube and at twice it
 
 
-class RolloutSettings(NamedTuple):
-    """How the trials are played (``rollout.make_settings`` builds one with these types)."""
+class Trial(NamedTuple):
+    """One trial's scores, all from the root player's view (the player on roll at the root),
+    as ``rollout._rollout_trial`` returns them. ``rollout._rollout_chunk`` stores a trial as a
+    row of float64[``rollout.NUM_OUT``] in field order, so a row's columns are these fields
+    (``rollout.O_CUBELESS`` is the index of ``cubeless``) and ``Trial(*row)`` names them."""
 
-    truncate: int  #: stop after this many rolls (0: play to the end)
-    ply: int  #: checker-play ply
-    late_ply: int  #: the ply after ``late_after`` rolls
-    late_after: int  #: -1: never
-    vr: bool  #: variance reduction
-    quasi: bool  #: quasi-random dice
-    stratify_all: bool  #: every turn stratified, not only the first three
-    bearoff: bool  #: truncate at the two-sided bear-off database
-    one_sided: bool  #: truncate at the one-sided bear-off approximation
-    initial: bool  #: rollout as initial position (no double first roll)
-    cubeful: bool  #: the four cube states with a settlement limit
-    settle: float  #: settlement limit (cubeless equity)
-    play_on: float  #: play on for the gammon above this equity
-    live_cube: bool  #: the cube live inside the trials (Janowski model)
-    jacoby: bool  #: Jacoby rule
-    zehr: bool  #: Zehr split after a take (live cube)
-    vr_filter: int  #: variance reduction values the filter's best k plays of a roll (0: all)
-    match: bool  #: the live cube at a match score: decisions and scores in MWC
-    away: int  #: at a match score, the points the root player still needs
-    opp_away: int  #: and his opponent
-    crawford: bool  #: the Crawford game (nobody doubles)
-    met: np.ndarray  #: float64[N + 1, N] the match equity table (``match``); money: [1, 1]
+    win: float  #: the outcome minus the luck (variance reduction): win,
+    win_gammon: float  #: win gammon,
+    win_backgammon: float  #: win backgammon,
+    lose_gammon: float  #: lose gammon,
+    lose_backgammon: float  #: lose backgammon
+    cubeless: float  #: cubeless equity minus the luck
+    centred: float  #: cube state scores (``cubeful`` settings): the cube centred,
+    owned: float  #: owned by the root player,
+    opp_owned: float  #: owned by his opponent (0 without ``cubeful``)
+    raw: float  #: cubeless equity of the outcome, the luck not taken away
+    turns: float  #: rolls played in the main line
+    live: float  #: live-cube score in 1-cube units, or MWC at a match score (0 without it)
+
+
+class RolloutSettings(NamedTuple):
+    """How the trials are played, with the defaults ``rollout.make_settings`` starts from
+    (it also converts every field to the type the kernels are compiled for)."""
+
+    truncate: int = 0  #: stop after this many rolls (0: play to the end)
+    ply: int = 0  #: checker-play ply
+    late_ply: int = 0  #: the ply after ``late_after`` rolls (``make_settings``: ``ply``)
+    late_after: int = -1  #: -1: never
+    vr: bool = True  #: variance reduction
+    quasi: bool = True  #: quasi-random dice
+    stratify_all: bool = False  #: every turn stratified, not only the first three
+    bearoff: bool = True  #: truncate at the two-sided bear-off database
+    one_sided: bool = False  #: truncate at the one-sided bear-off approximation
+    initial: bool = False  #: rollout as initial position (no double first roll)
+    cubeful: bool = False  #: the four cube states with a settlement limit
+    settle: float = 0.5  #: settlement limit (cubeless equity)
+    play_on: float = 0.9  #: play on for the gammon above this equity
+    live_cube: bool = False  #: the cube live inside the trials (Janowski model)
+    jacoby: bool = True  #: Jacoby rule
+    zehr: bool = False  #: Zehr split after a take (live cube)
+    vr_filter: int = 0  #: variance reduction values the filter's best k plays of a roll (0: all)
+    match: bool = False  #: the live cube at a match score: decisions and scores in MWC
+    away: int = 0  #: at a match score, the points the root player still needs
+    opp_away: int = 0  #: and his opponent
+    crawford: bool = False  #: the Crawford game (nobody doubles)
+    met: np.ndarray = None  #: float64[N + 1, N] the match equity table (``match``); money: [1, 1]

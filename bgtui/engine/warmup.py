@@ -119,7 +119,7 @@ def rollout_parts(ev) -> list:
         (R._vr_step_filtered, (pos, i, i, i, tev, tws, p5) + vr[1:]),
         (R._vr_step, (pos, i, i, i, i, tev, tws, p5) + vr[1:]),
         (R._filtered_plied, (pos, i, i, i, tev, tws, p5)),
-        (R._trial_outcome, (pos, i, i, i, tev, typeof(ws.eval), p5, f1)),
+        (R._trial_outcome, (pos, i, i, i, tev, typeof(ws.eval), p5)),
         (R._live_end, (pos, i, i, i, i, f, tst, tev, tws, p5)),
     ]
 

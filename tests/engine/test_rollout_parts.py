@@ -8,6 +8,7 @@ from bgtui.engine import rollout as R
 from bgtui.engine.constants import CENTRED, OPENING_POSITION, OPP_OWNED, OWNED
 from bgtui.engine.evaluate import hidden_size
 from bgtui.engine.rollout import make_settings, score_game
+from bgtui.engine.structs import Trial
 
 
 def test_score_game_counts_result_times_cube_for_the_winner():
@@ -99,33 +100,40 @@ def test_settle_states_plays_on_for_the_gammon_and_below_the_limit():
 
 def test_score_trial_by_hand():
     # Given the root player won a gammon, no luck, the cube never settled, Jacoby on:
-    out = np.zeros(R.NUM_OUT)
-    out[:5] = [1.0, 1.0, 0.0, 0.0, 0.0]
+    won_gammon = (1.0, 1.0, 0.0, 0.0, 0.0)
     s = _states()
-    R._score_trial(out, np.zeros(5), s, True, True)
+    t = R._score_trial(won_gammon, np.zeros(5), s, True, True, 40, 0.0)
     # Then cubeless 2, centred 1 (the cube never turned: the gammon counts single), owned and
     # opponent-owned 2
-    assert out[R.O_CUBELESS] == 2.0 and out[R.O_RAW] == 2.0
-    assert out[R.O_CENTRED] == 1.0
-    assert out[R.O_OWNED] == 2.0 and out[R.O_OPP_OWNED] == 2.0
+    assert isinstance(t, Trial)
+    assert t.cubeless == 2.0 and t.raw == 2.0
+    assert t.centred == 1.0
+    assert t.owned == 2.0 and t.opp_owned == 2.0
+    assert t.turns == 40.0 and t.live == 0.0
     # Given the centred state settled at +1 with luck 0.25 and luck 0.1 of the win chance by
     # the end: the settled state scores 0.75, the others the luck-corrected game
-    out[:5] = [1.0, 1.0, 0.0, 0.0, 0.0]
     s[CENTRED] = [1.0, 1.0, 0.25]
-    R._score_trial(out, np.array([0.1, 0.0, 0.0, 0.0, 0.0]), s, True, True)
-    assert out[R.O_CENTRED] == 0.75
-    assert out[R.O_CUBELESS] == pytest.approx(2.0 - 0.2)
-    assert out[0] == pytest.approx(0.9)
+    t = R._score_trial(won_gammon, np.array([0.1, 0.0, 0.0, 0.0, 0.0]), s, True, True, 40, 0.0)
+    assert t.centred == 0.75
+    assert t.cubeless == pytest.approx(2.0 - 0.2)
+    assert t.win == pytest.approx(0.9)
+
+
+def test_trial_is_stored_in_its_fields_order():
+    # The float64 row's columns are the Trial's fields: the column constants name them
+    assert R.NUM_OUT == len(Trial._fields)
+    for name, col in (("cubeless", R.O_CUBELESS), ("raw", R.O_RAW), ("live", R.O_LIVE)):
+        assert Trial._fields[col] == name
+    assert R.PAIRED == tuple(R.O_CUBELESS + e for e in range(4)) + (R.O_LIVE,)
 
 
 def test_trial_outcome_of_a_finished_game(ev):
     ws = R.make_rollout_workspace(hidden_size(ev))
-    out = np.zeros(R.NUM_OUT)
     # the opponent (side 1) moved last and won a gammon: the root player lost a gammon
-    R._trial_outcome(ws.cur, 1, 1, 2, ev, ws.eval, ws.play5, out)
-    np.testing.assert_array_equal(out[:5], [0.0, 0.0, 0.0, 1.0, 0.0])
-    R._trial_outcome(ws.cur, 0, 1, 3, ev, ws.eval, ws.play5, out)
-    np.testing.assert_array_equal(out[:5], [1.0, 1.0, 1.0, 0.0, 0.0])
+    o = R._trial_outcome(ws.cur, 1, 1, 2, ev, ws.eval, ws.play5)
+    assert o == (0.0, 0.0, 0.0, 1.0, 0.0)
+    o = R._trial_outcome(ws.cur, 0, 1, 3, ev, ws.eval, ws.play5)
+    assert o == (1.0, 1.0, 1.0, 0.0, 0.0)
 
 
 def test_live_cube_turn_without_access_changes_nothing():
