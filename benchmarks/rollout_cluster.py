@@ -2,15 +2,15 @@
 and the overhead of a chunk, from which ``cluster.CHUNK_SECONDS`` is chosen.
 
     python benchmarks/rollout_cluster.py [--trials 10000] [--truncate 7] [--workers 1 2]
-                                         [--chunk-seconds 1.0]
+                                         [--chunk-seconds 1.0] [--repeat 3] [--no-profiler]
 
 For each number of workers it starts a ``LocalCluster`` (one process a worker, one thread
 each, on 127.0.0.1), warms the workers up (each loads the nets and bear-off databases and the
 compiled kernels once), then times ``bgtui rollout``'s path (``Analyzer.scheduler``) on the
 opening position: ``--trials`` trials truncated after ``--truncate`` rolls, default settings.
 It prints games/s (the best of ``--repeat`` runs), the ratio to one worker, and that the figures
-equal a local run's. ``--no-profiler`` starts the workers without Dask's statistical profiler. The same
-rollout on this process's threads (1 and 2) is the reference.
+equal a local run's. ``--no-profiler`` starts the workers without Dask's statistical
+profiler. The same rollout on this process's threads (1 and 2) is the reference.
 
 The overhead of a chunk is measured on one worker: chunks of 1 and of 64 trials, submitted
 one after the other, ``t(c) = overhead + c x (time of a trial)``.
