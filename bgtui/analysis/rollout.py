@@ -52,27 +52,7 @@ def engine_settings(s: RolloutSettings, live_match=None):
     decisions and score in MWC (no settlement states, no Jacoby rule, no Zehr split)."""
     from bgtui.engine.rollout import make_settings
 
-    if live_match is not None:
-        met, a, b, crawford = live_match
-        return make_settings(
-            truncate=s.truncate,
-            ply=s.ply,
-            late_ply=s.late_ply,
-            late_after=s.late_after if s.late_after is not None else -1,
-            vr=s.variance_reduction,
-            quasi=s.quasi_random,
-            stratify_all=s.stratify_all,
-            bearoff=s.bearoff_truncation,
-            one_sided=s.one_sided_truncation,
-            initial=s.initial_position,
-            live_cube=True,
-            jacoby=False,
-            vr_filter=s.vr_filter,
-            met=met,
-            away=(a, b),
-            crawford=crawford,
-        )
-    return make_settings(
+    common = dict(
         truncate=s.truncate,
         ply=s.ply,
         late_ply=s.late_ply,
@@ -83,13 +63,26 @@ def engine_settings(s: RolloutSettings, live_match=None):
         bearoff=s.bearoff_truncation,
         one_sided=s.one_sided_truncation,
         initial=s.initial_position,
+        vr_filter=s.vr_filter,
+    )
+    if live_match is not None:
+        met, a, b, crawford = live_match
+        return make_settings(
+            **common,
+            live_cube=True,
+            jacoby=False,
+            met=met,
+            away=(a, b),
+            crawford=crawford,
+        )
+    return make_settings(
+        **common,
         cubeful=s.cubeful,
         settle=s.settlement_limit,
         play_on=s.gammon_play_on,
         live_cube=getattr(s, "live_cube", False),
         jacoby=getattr(s, "jacoby", True),
         zehr=s.zehr_split,
-        vr_filter=s.vr_filter,
     )
 
 
