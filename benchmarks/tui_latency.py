@@ -30,7 +30,6 @@ import sys
 import tempfile
 import time
 from dataclasses import replace
-from pathlib import Path
 
 XGID_31 = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"
 
@@ -54,16 +53,7 @@ async def _measure(args) -> dict:
     probe = [lambda: None]
     tmp = tempfile.mkdtemp(prefix="bgtui-latency-")
     t_start = time.perf_counter()
-    app = BgTuiApp(
-        Analyzer(),
-        parse_position(XGID_31),
-        "bgtui-dark",
-        unicode=True,
-        config_path=Path(tmp) / "tui.toml",
-        data_path=Path(tmp) / "data",
-        persist_settings=False,
-    )
-    app.animation_level = "none"
+    app = BgTuiApp.for_tools(Analyzer(), parse_position(XGID_31), tmp)
     display = app._display
 
     def recorded(screen, renderable):
