@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import NamedTuple
 
@@ -118,21 +118,14 @@ def _is_num(v) -> bool:
     return (_is_int(v) or isinstance(v, (float, np.floating))) and math.isfinite(v)
 
 
+#: the settings that are switches (bool fields), in the order RolloutSettings declares them
+_SWITCHES = tuple(f.name for f in fields(RolloutSettings) if f.type in ("bool", bool))
+
+
 def validate_settings(s: RolloutSettings) -> RolloutSettings:
     """Raise ValueError naming the first bad setting: every count a whole number in its range,
     every real number finite and in its range, every switch a bool."""
-    for name in (
-        "variance_reduction",
-        "quasi_random",
-        "stratify_all",
-        "bearoff_truncation",
-        "one_sided_truncation",
-        "initial_position",
-        "cubeful",
-        "live_cube",
-        "jacoby",
-        "zehr_split",
-    ):
+    for name in _SWITCHES:
         if not isinstance(getattr(s, name), (bool, np.bool_)):
             raise ValueError(
                 f"{name.replace('_', '-')} must be true or false, got {getattr(s, name)!r}"
