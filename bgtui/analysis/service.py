@@ -523,12 +523,7 @@ class Analyzer:
             from bgtui.analysis import match
 
             return match.cube_from_rollout(job, state, snap, self.met)
-        from bgtui.analysis.cube import (
-            cube_action,
-            dahl_cube_value,
-            settlement_cube_equities,
-            wrong_decision_percent,
-        )
+        from bgtui.analysis.cube import rolled_out_fields, settlement_cube_equities
         from bgtui.analysis.models import CubeDecision
 
         if job.n.min() < 2:
@@ -553,29 +548,20 @@ class Analyzer:
             # per trial: double/take - no double = 2k * opponent owns - (centred or owned)
             coef = (0.0, -1.0, 0.0, 2.0 * k) if centred else (0.0, 0.0, -1.0, 2.0 * k)
             se["double_take_minus_no_double"] = job.state_combination_se(0, coef)
-        dp = 1.0
-        wp, wt = wrong_decision_percent(nd, dt, dp)
         p = row.probabilities
         tp, cp, tg = self._cube_points(p, state)
         return CubeDecision(
-            no_double=nd,
-            double_take=dt,
-            double_pass=dp,
-            action=cube_action(nd, dt, dp, redouble=state.cube_owner == "player"),
-            probabilities=p,
+            **rolled_out_fields(nd, dt, state.cube_owner, p),
             ply=job.settings.ply,
-            # the position's cubeful value: the better of playing on and doubling (the "No
-            # double" row's own cubeful figure is only the first)
-            equity=replace(row.equity, cubeful=max(nd, min(dt, dp))),
+            # the position's cubeful value: the better of playing on and doubling (double/pass
+            # being 1; the "No double" row's own cubeful figure is only the first)
+            equity=replace(row.equity, cubeful=max(nd, min(dt, 1.0))),
             evaluated_by=f"rollout {int(job.n.min())} trials"
             + (
                 " (live cube)"
                 if job.settings.live_cube
                 else f" (settlement limit {job.settings.settlement_limit:g})"
             ),
-            dahl_cube_value=dahl_cube_value(p.win, p.win_gammon),
-            wrong_pass_percent=wp,
-            wrong_take_percent=wt,
             standard_errors=se,
             take_point=tp,
             cash_point=cp,
