@@ -652,6 +652,13 @@ class RolloutJob:
             return self._match_row(i, best, m, se)
         diff = means[0] - self._equity(best)
         diff_se = 0.0 if i == best else self._paired_se(i, best)
+        return self._play_row(
+            i, m, se, equity=eq, equity_se=eq_se, equity_diff=diff, equity_diff_se=diff_se
+        )
+
+    def _play_row(self, i, m, se, **fields) -> PlayRow:
+        """Candidate ``i``'s row: its label, position, probabilities ``m`` with standard errors
+        ``se``, how it was rolled out, its trials and whether it was pruned; then ``fields``."""
         s = self.settings
         how = (
             f"rollout {int(self.n[i])}"
@@ -663,13 +670,10 @@ class RolloutJob:
             position_id=self.position_ids[i],
             probabilities=Probabilities(*m),
             probabilities_se=Probabilities(*se),
-            equity=eq,
-            equity_se=eq_se,
-            equity_diff=diff,
-            equity_diff_se=diff_se,
             evaluated_by=how,
             trials=int(self.n[i]),
             pruned=bool(self.pruned[i]),
+            **fields,
         )
 
     def _match_row(self, i, best, m, se) -> PlayRow:
@@ -685,26 +689,16 @@ class RolloutJob:
         mw, mw_best = self.mwc(i), self.mwc(best)
         mse = self.mwc_se(i)
         dse = 0.0 if i == best else self.mwc_paired_se(i, best)
-        s = self.settings
-        how = (
-            f"rollout {int(self.n[i])}"
-            + (f" t{s.truncate}" if s.truncate else "")
-            + f" {s.ply}-ply"
-        )
         cl, cl_se = self.cubeless_mwc(i), self.cubeless_mwc_se(i)
         live = self.live_match is not None
-        return PlayRow(
-            move=self.labels[i],
-            position_id=self.position_ids[i],
-            probabilities=Probabilities(*m),
-            probabilities_se=Probabilities(*se),
+        return self._play_row(
+            i,
+            m,
+            se,
             equity=Equities(cubeless=emg(cl), cubeful=emg(mw) if live else None),
             equity_se=Equities(cubeless=k * cl_se, cubeful=k * mse if live else None),
             equity_diff=k * (mw - mw_best),
             equity_diff_se=k * dse,
-            evaluated_by=how,
-            trials=int(self.n[i]),
-            pruned=bool(self.pruned[i]),
             mwc=mw,
             mwc_diff=mw - mw_best,
             mwc_se=mse,
