@@ -103,10 +103,14 @@ def td_train(
     mws = make_workspace()
     ews = make_eval_workspace(hidden_size(ev))
     out_pos, out_moves = make_play_buffers()
-    game_pos = np.zeros((4096, 26), dtype=np.int8)
-    game_val = np.zeros((4096, 5), dtype=np.float32)
-    game_tg = np.zeros((4096, 5), dtype=np.float32)
+    # one game's positions, values and TD(lambda) targets
+    game = (
+        np.zeros((4096, 26), dtype=np.int8),
+        np.zeros((4096, 5), dtype=np.float32),
+        np.zeros((4096, 5), dtype=np.float32),
+    )
     stats = np.zeros(8)
+    scratch = (mws, ews, out_pos, out_moves, stats)
     t0 = time.time()
     last_save = done
     while done < games:
@@ -115,25 +119,9 @@ def td_train(
         stats[:] = 0
         t = time.time()
         if lam > 0.0:
-            _td_lambda_selfplay(
-                ev,
-                n,
-                rng,
-                a,
-                a,
-                lam,
-                _START,
-                mws,
-                ews,
-                out_pos,
-                out_moves,
-                stats,
-                game_pos,
-                game_val,
-                game_tg,
-            )
+            _td_lambda_selfplay(ev, n, rng, a, a, lam, _START, *scratch, *game)
         else:
-            _td_selfplay(ev, n, rng, a, a, _START, mws, ews, out_pos, out_moves, stats)
+            _td_selfplay(ev, n, rng, a, a, _START, *scratch)
         dt = time.time() - t
         done += n
         print(
