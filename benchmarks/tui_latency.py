@@ -23,14 +23,12 @@ does not write it to a terminal, so terminal time is not included. Every wait is
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import statistics
 import sys
 import tempfile
 import time
 from dataclasses import replace
-from pathlib import Path
 
 XGID_31 = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"
 
@@ -54,16 +52,7 @@ async def _measure(args) -> dict:
     probe = [lambda: None]
     tmp = tempfile.mkdtemp(prefix="bgtui-latency-")
     t_start = time.perf_counter()
-    app = BgTuiApp(
-        Analyzer(),
-        parse_position(XGID_31),
-        "bgtui-dark",
-        unicode=True,
-        config_path=Path(tmp) / "tui.toml",
-        data_path=Path(tmp) / "data",
-        persist_settings=False,
-    )
-    app.animation_level = "none"
+    app = BgTuiApp.for_tools(Analyzer(), parse_position(XGID_31), tmp)
     display = app._display
 
     def recorded(screen, renderable):
@@ -166,25 +155,16 @@ async def _measure(args) -> dict:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument(
-        "--trials",
-        type=int,
-        default=46656,
-        help="rollout trials per candidate (large: the rollout must outlast the measurements)",
-    )
-    ap.add_argument(
-        "--seconds",
-        type=float,
-        default=8.0,
-        help="seconds of rollout over which the refresh rate is measured",
-    )
-    ap.add_argument("--keys", type=int, default=40, help="key presses timed during the rollout")
-    ap.add_argument(
-        "--timeout",
-        type=float,
-        default=900.0,
-        help="longest wait for the warm-up (a cold numba cache compiles)",
+    from bgtui.analysis.options import script_parser
+
+    helps = {
+        "trials": "rollout trials per candidate (large: the rollout must outlast the measurements)",
+        "seconds": "seconds of rollout over which the refresh rate is measured",
+        "keys": "key presses timed during the rollout",
+        "timeout": "longest wait for the warm-up (a cold numba cache compiles)",
+    }
+    ap = script_parser(
+        __doc__.splitlines()[0], helps, trials=46656, seconds=8.0, keys=40, timeout=900.0
     )
     args = ap.parse_args(argv)
     r = asyncio.run(_measure(args))

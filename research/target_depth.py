@@ -20,12 +20,12 @@ import time
 
 import numpy as np
 
-from bgtui.analysis.models import RolloutSettings
 from bgtui.analysis.options import script_parser
 from bgtui.analysis.rollout import RolloutJob
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine import evaluate_plied
 from bgtui.engine.evaluate import equities, hidden_size, make_lookahead_workspace
+from bgtui.training.train import target_rollout_settings
 
 
 def _reference(args):
@@ -49,14 +49,7 @@ def _plied(ev, pos, ply):
 
 
 def _truncated(ev, pos, trials, truncate, vr_filter, seed):
-    s = RolloutSettings(
-        trials=trials,
-        seed=seed,
-        truncate=truncate,
-        variance_reduction=True,
-        vr_filter=vr_filter,
-        workers=1,
-    )
+    s = target_rollout_settings(trials, seed, truncate, vr_filter, one_sided=False)
     out = np.zeros((len(pos), 5), dtype=np.float32)
     for i, p in enumerate(pos):
         snap = None

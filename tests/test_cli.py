@@ -195,23 +195,16 @@ def test_cube_from_a_live_cube_rollout_reports_paired_standard_errors(capsys):
     assert "live cube" in d["evaluated_by"]
 
 
+def _dataset(capsys, data, *options):
+    """``bgtui train dataset`` from the shipped weights into ``data``, with ``options``."""
+    return run(capsys, "train", "dataset", "--checkpoint", "bgtui-0.npz", "--data", data, *options)
+
+
 def test_train_dataset_and_an_adam_fit_from_the_command_line(capsys, tmp_path):
     from bgtui.analysis.weights import load_weights
 
     d, ck = str(tmp_path / "d"), str(tmp_path / "fit.npz")
-    code, out, _ = run(
-        capsys,
-        "train",
-        "dataset",
-        "--checkpoint",
-        "bgtui-0.npz",
-        "--data",
-        d,
-        "--positions",
-        "200",
-        "--shard",
-        "200",
-    )
+    code, out, _ = _dataset(capsys, d, "--positions", "200", "--shard", "200")
     assert code in (0, None) and json.loads(out.splitlines()[-1])["positions"] == 200
     code, out, _ = run(
         capsys,
@@ -274,22 +267,8 @@ def test_train_dataset_anchor_targets_are_the_weights_own_static_values(capsys, 
     from bgtui.training.train import load_dataset
 
     d = str(tmp_path / "a")
-    code, out, _ = run(
-        capsys,
-        "train",
-        "dataset",
-        "--checkpoint",
-        "bgtui-0.npz",
-        "--data",
-        d,
-        "--positions",
-        "60",
-        "--shard",
-        "60",
-        "--target-ply",
-        "0",
-        "--children-best",
-        "2",
+    code, out, _ = _dataset(
+        capsys, d, "--positions", "60", "--shard", "60", "--target-ply", "0", "--children-best", "2"
     )
     assert code in (0, None) and json.loads(out.splitlines()[-1])["ply"] == 0
     pos, tg = load_dataset(d)
@@ -300,22 +279,9 @@ def test_train_dataset_anchor_targets_are_the_weights_own_static_values(capsys, 
         capsys, "train", "supervised", "--checkpoint", str(tmp_path / "s.npz"), "--target-ply", "0"
     )
     assert code == 2 and "--target-ply 1 to 3" in err
-    code, _, err = run(
-        capsys, "train", "dataset", "--checkpoint", "bgtui-0.npz", "--data", d, "--vs-pubeval"
-    )
+    code, _, err = _dataset(capsys, d, "--vs-pubeval")
     assert code == 2 and "--children-best" in err
-    code, _, err = run(
-        capsys,
-        "train",
-        "dataset",
-        "--checkpoint",
-        "bgtui-0.npz",
-        "--data",
-        d,
-        "--cube-region",
-        "--children-best",
-        "2",
-    )
+    code, _, err = _dataset(capsys, d, "--cube-region", "--children-best", "2")
     assert code == 2 and "--cube-region" in err
 
 

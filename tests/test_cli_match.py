@@ -13,6 +13,8 @@ from bgtui.cli import main
 
 OPENING = "4HPwATDgc/ABMA"
 XGID_4_2 = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:4:2:0:7:10"
+# a short, truncated rollout on one worker
+SHORT_ROLLOUT = ("--trials", "36", "--truncate", "2", "--workers", "1")
 
 
 def run(capsys, *argv):
@@ -137,12 +139,7 @@ def test_cubeful_rollout_at_a_score_saves_and_resumes_only_there(capsys, tmp_pat
         "rollout",
         XGID_4_2,
         "--cubeful",
-        "--trials",
-        "36",
-        "--truncate",
-        "2",
-        "--workers",
-        "1",
+        *SHORT_ROLLOUT,
         "--seed",
         "3",
     ]
@@ -166,12 +163,7 @@ def test_cube_rollout_at_a_score(capsys):
         "cube",
         XGID_4_2,
         "--rollout",
-        "--trials",
-        "36",
-        "--truncate",
-        "2",
-        "--workers",
-        "1",
+        *SHORT_ROLLOUT,
         "--json",
     )
     assert code == 0

@@ -10,45 +10,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _pip(*args):
+    """Runs pip with these arguments in this interpreter and asserts that it succeeded."""
+    r = subprocess.run([sys.executable, "-m", "pip", *args], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
 def test_wheel_ships_weights_and_an_installed_copy_loads_them(tmp_path):
     wheel_dir = tmp_path / "wheel"
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-q",
-            "-w",
-            str(wheel_dir),
-            str(ROOT),
-        ],
-        capture_output=True,
-        text=True,
-    )
-    assert r.returncode == 0, r.stderr
+    _pip("wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheel_dir), str(ROOT))
     wheel = next(wheel_dir.glob("bgtui-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     assert "bgtui/data/weights/bgtui-0.npz" in names
     target = tmp_path / "site"
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--no-deps",
-            "-q",
-            "--target",
-            str(target),
-            str(wheel),
-        ],
-        capture_output=True,
-        text=True,
-    )
-    assert r.returncode == 0, r.stderr
+    _pip("install", "--no-deps", "-q", "--target", str(target), str(wheel))
     code = (
         "import bgtui, bgtui.analysis.weights as w; ev, meta = w.load_weights(); "
         "print(bgtui.__file__); print(meta['path'])"

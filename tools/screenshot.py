@@ -70,16 +70,7 @@ def main(argv=None) -> int:
         analyzer = Analyzer()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ.pop("NO_COLOR", None)
-        app = BgTuiApp(
-            analyzer,
-            parse_position(POSITION),
-            "bgtui-dark",
-            unicode=True,
-            config_path=Path(tmp) / "tui.toml",
-            data_path=Path(tmp) / "data",
-            persist_settings=False,
-        )
-        app.animation_level = "none"
+        app = BgTuiApp.for_tools(analyzer, parse_position(POSITION), tmp)
         asyncio.run(_shoot(app, Path(args.out), args.timeout))
     print(f"wrote {args.out}")
     return 0

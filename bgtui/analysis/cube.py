@@ -133,6 +133,24 @@ def dahl_cube_value(p_win: float, p_gammon: float) -> float:
     return 0.35 * (p_win + p_gammon / 2.0)
 
 
+def rolled_out_fields(nd: float, dt: float, cube_owner: str, p) -> dict:
+    """The fields a rolled-out cube decision takes from its no-double and double/take
+    equities ``nd``, ``dt`` (double/pass 1) and probabilities ``p``: the three equities, the
+    proper action, Dahl's cube value and the wrong-decision percentages."""
+    dp = 1.0
+    wp, wt = wrong_decision_percent(nd, dt, dp)
+    return {
+        "no_double": nd,
+        "double_take": dt,
+        "double_pass": dp,
+        "action": cube_action(nd, dt, dp, redouble=cube_owner == "player"),
+        "probabilities": p,
+        "dahl_cube_value": dahl_cube_value(p.win, p.win_gammon),
+        "wrong_pass_percent": wp,
+        "wrong_take_percent": wt,
+    }
+
+
 def state_values(nd3, beavers: bool = True) -> list[float]:
     """The values of the three cube states (centred, owned by the player on roll, owned by
     the opponent; 1-cube) after the player's best cube action, from his no-double values

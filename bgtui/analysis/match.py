@@ -319,11 +319,15 @@ def rank_plays(an, state, dice, ply: int, met: MatchEquityTable) -> list[PlayRow
     margin of EMG."""
     from bgtui.analysis.formats import format_position_id
     from bgtui.analysis.notation import format_play
-    from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, _check_ply, _flip_owner
-    from bgtui.analysis.state import GameState
+    from bgtui.analysis.service import (
+        FILTER_MARGIN,
+        FILTER_MAX_PLAYS,
+        _after_play,
+        _check_ply,
+        _flip_owner,
+    )
     from bgtui.engine.match import POINT_ROWS, make_play_scratch, play_values
     from bgtui.engine.movegen import generate_plays
-    from bgtui.engine.position import swap_sides
 
     _check_ply(ply)
     view = MatchView(state, met)
@@ -370,12 +374,7 @@ def rank_plays(an, state, dice, ply: int, met: MatchEquityTable) -> list[PlayRow
     emgs = (2.0 * vals - (w + l)) / (w - l)  # EMG at the current cube, as MatchView.emg
     rows = []
     for i in order:
-        after = GameState.from_position(
-            swap_sides(children[i]),
-            cube_value=state.cube_value,
-            cube_owner=_flip_owner(state.cube_owner),
-            dice=None,
-        )
+        after = _after_play(state, children[i])
         p = Probabilities.from_array(probs[i])
         _cl, cf = float(vals[i, 0]), float(vals[i, 1])
         rows.append(

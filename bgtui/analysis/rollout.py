@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import NamedTuple
 
@@ -52,27 +52,7 @@ def engine_settings(s: RolloutSettings, live_match=None):
     decisions and score in MWC (no settlement states, no Jacoby rule, no Zehr split)."""
     from bgtui.engine.rollout import make_settings
 
-    if live_match is not None:
-        met, a, b, crawford = live_match
-        return make_settings(
-            truncate=s.truncate,
-            ply=s.ply,
-            late_ply=s.late_ply,
-            late_after=s.late_after if s.late_after is not None else -1,
-            vr=s.variance_reduction,
-            quasi=s.quasi_random,
-            stratify_all=s.stratify_all,
-            bearoff=s.bearoff_truncation,
-            one_sided=s.one_sided_truncation,
-            initial=s.initial_position,
-            live_cube=True,
-            jacoby=False,
-            vr_filter=s.vr_filter,
-            met=met,
-            away=(a, b),
-            crawford=crawford,
-        )
-    return make_settings(
+    common = dict(
         truncate=s.truncate,
         ply=s.ply,
         late_ply=s.late_ply,
@@ -83,13 +63,26 @@ def engine_settings(s: RolloutSettings, live_match=None):
         bearoff=s.bearoff_truncation,
         one_sided=s.one_sided_truncation,
         initial=s.initial_position,
+        vr_filter=s.vr_filter,
+    )
+    if live_match is not None:
+        met, a, b, crawford = live_match
+        return make_settings(
+            **common,
+            live_cube=True,
+            jacoby=False,
+            met=met,
+            away=(a, b),
+            crawford=crawford,
+        )
+    return make_settings(
+        **common,
         cubeful=s.cubeful,
         settle=s.settlement_limit,
         play_on=s.gammon_play_on,
         live_cube=getattr(s, "live_cube", False),
         jacoby=getattr(s, "jacoby", True),
         zehr=s.zehr_split,
-        vr_filter=s.vr_filter,
     )
 
 
@@ -125,21 +118,14 @@ def _is_num(v) -> bool:
     return (_is_int(v) or isinstance(v, (float, np.floating))) and math.isfinite(v)
 
 
+#: the settings that are switches (bool fields), in the order RolloutSettings declares them
+_SWITCHES = tuple(f.name for f in fields(RolloutSettings) if f.type in ("bool", bool))
+
+
 def validate_settings(s: RolloutSettings) -> RolloutSettings:
     """Raise ValueError naming the first bad setting: every count a whole number in its range,
     every real number finite and in its range, every switch a bool."""
-    for name in (
-        "variance_reduction",
-        "quasi_random",
-        "stratify_all",
-        "bearoff_truncation",
-        "one_sided_truncation",
-        "initial_position",
-        "cubeful",
-        "live_cube",
-        "jacoby",
-        "zehr_split",
-    ):
+    for name in _SWITCHES:
         if not isinstance(getattr(s, name), (bool, np.bool_)):
             raise ValueError(
                 f"{name.replace('_', '-')} must be true or false, got {getattr(s, name)!r}"
@@ -666,6 +652,13 @@ class RolloutJob:
             return self._match_row(i, best, m, se)
         diff = means[0] - self._equity(best)
         diff_se = 0.0 if i == best else self._paired_se(i, best)
+        return self._play_row(
+            i, m, se, equity=eq, equity_se=eq_se, equity_diff=diff, equity_diff_se=diff_se
+        )
+
+    def _play_row(self, i, m, se, **fields) -> PlayRow:
+        """Candidate ``i``'s row: its label, position, probabilities ``m`` with standard errors
+        ``se``, how it was rolled out, its trials and whether it was pruned; then ``fields``."""
         s = self.settings
         how = (
             f"rollout {int(self.n[i])}"
@@ -677,13 +670,10 @@ class RolloutJob:
             position_id=self.position_ids[i],
             probabilities=Probabilities(*m),
             probabilities_se=Probabilities(*se),
-            equity=eq,
-            equity_se=eq_se,
-            equity_diff=diff,
-            equity_diff_se=diff_se,
             evaluated_by=how,
             trials=int(self.n[i]),
             pruned=bool(self.pruned[i]),
+            **fields,
         )
 
     def _match_row(self, i, best, m, se) -> PlayRow:
@@ -699,26 +689,16 @@ class RolloutJob:
         mw, mw_best = self.mwc(i), self.mwc(best)
         mse = self.mwc_se(i)
         dse = 0.0 if i == best else self.mwc_paired_se(i, best)
-        s = self.settings
-        how = (
-            f"rollout {int(self.n[i])}"
-            + (f" t{s.truncate}" if s.truncate else "")
-            + f" {s.ply}-ply"
-        )
         cl, cl_se = self.cubeless_mwc(i), self.cubeless_mwc_se(i)
         live = self.live_match is not None
-        return PlayRow(
-            move=self.labels[i],
-            position_id=self.position_ids[i],
-            probabilities=Probabilities(*m),
-            probabilities_se=Probabilities(*se),
+        return self._play_row(
+            i,
+            m,
+            se,
             equity=Equities(cubeless=emg(cl), cubeful=emg(mw) if live else None),
             equity_se=Equities(cubeless=k * cl_se, cubeful=k * mse if live else None),
             equity_diff=k * (mw - mw_best),
             equity_diff_se=k * dse,
-            evaluated_by=how,
-            trials=int(self.n[i]),
-            pruned=bool(self.pruned[i]),
             mwc=mw,
             mwc_diff=mw - mw_best,
             mwc_se=mse,

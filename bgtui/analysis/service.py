@@ -297,18 +297,10 @@ class Analyzer:
             from bgtui.analysis import match
 
             return match.evaluate(self, state, ply, self.met)
-        from bgtui.analysis.cube import decide
 
         probs = self.probabilities(state.position, ply)
         p = Probabilities.from_array(probs)
-        d = decide(
-            probs,
-            state.position,
-            state.cube_owner,
-            state.jacoby,
-            state.beavers,
-            nd3=self.no_double_equities(state, ply) if ply > 0 else None,
-        )
+        d = self._money_decision(state, ply, probs)
         return Evaluation(
             position_id=format_position_id(state),
             ply=ply,
@@ -365,9 +357,7 @@ class Analyzer:
         ``ply`` (the others keep their 0-ply figures and say so)."""
         from bgtui.analysis.formats import format_position_id
         from bgtui.analysis.notation import format_play
-        from bgtui.analysis.state import GameState
         from bgtui.engine.movegen import generate_plays
-        from bgtui.engine.position import swap_sides
 
         _check_ply(ply)
         if not state.is_money:
@@ -391,12 +381,7 @@ class Analyzer:
         best = eqs[order[0]]
         rows = []
         for i in order:
-            after = GameState.from_position(
-                swap_sides(children[i]),
-                cube_value=state.cube_value,
-                cube_owner=_flip_owner(state.cube_owner),
-                dice=None,
-            )
+            after = _after_play(state, children[i])
             p = Probabilities.from_array(probs[i])
             rows.append(
                 PlayRow(
@@ -410,11 +395,24 @@ class Analyzer:
             )
         return rows
 
+    def _money_decision(self, state, ply: int, probs):
+        """The money cube decision (:func:`cube.decide`) of ``state`` from its ``ply``
+        probabilities ``probs``, with cubeful lookahead at ``ply`` > 0."""
+        from bgtui.analysis.cube import decide
+
+        return decide(
+            probs,
+            state.position,
+            state.cube_owner,
+            state.jacoby,
+            state.beavers,
+            nd3=self.no_double_equities(state, ply) if ply > 0 else None,
+        )
+
     def cube(self, state, ply: int = 0):
         """Money cube decision for the player on roll: at 0-ply Janowski's model of the 0-ply
         probabilities; at ``ply`` > 0 cubeful lookahead (:meth:`no_double_equities`), the
         cubeless probabilities shown being the ``ply`` evaluation's."""
-        from bgtui.analysis.cube import decide
         from bgtui.analysis.models import CubeDecision
 
         _check_ply(ply)
@@ -423,14 +421,7 @@ class Analyzer:
 
             return match.cube(self, state, ply, self.met)
         probs = self.probabilities(state.position, ply)
-        d = decide(
-            probs,
-            state.position,
-            state.cube_owner,
-            state.jacoby,
-            state.beavers,
-            nd3=self.no_double_equities(state, ply) if ply > 0 else None,
-        )
+        d = self._money_decision(state, ply, probs)
         p = Probabilities.from_array(probs)
         return CubeDecision(
             no_double=d["no_double"],
@@ -532,12 +523,7 @@ class Analyzer:
             from bgtui.analysis import match
 
             return match.cube_from_rollout(job, state, snap, self.met)
-        from bgtui.analysis.cube import (
-            cube_action,
-            dahl_cube_value,
-            settlement_cube_equities,
-            wrong_decision_percent,
-        )
+        from bgtui.analysis.cube import rolled_out_fields, settlement_cube_equities
         from bgtui.analysis.models import CubeDecision
 
         if job.n.min() < 2:
@@ -562,29 +548,20 @@ class Analyzer:
             # per trial: double/take - no double = 2k * opponent owns - (centred or owned)
             coef = (0.0, -1.0, 0.0, 2.0 * k) if centred else (0.0, 0.0, -1.0, 2.0 * k)
             se["double_take_minus_no_double"] = job.state_combination_se(0, coef)
-        dp = 1.0
-        wp, wt = wrong_decision_percent(nd, dt, dp)
         p = row.probabilities
         tp, cp, tg = self._cube_points(p, state)
         return CubeDecision(
-            no_double=nd,
-            double_take=dt,
-            double_pass=dp,
-            action=cube_action(nd, dt, dp, redouble=state.cube_owner == "player"),
-            probabilities=p,
+            **rolled_out_fields(nd, dt, state.cube_owner, p),
             ply=job.settings.ply,
-            # the position's cubeful value: the better of playing on and doubling (the "No
-            # double" row's own cubeful figure is only the first)
-            equity=replace(row.equity, cubeful=max(nd, min(dt, dp))),
+            # the position's cubeful value: the better of playing on and doubling (double/pass
+            # being 1; the "No double" row's own cubeful figure is only the first)
+            equity=replace(row.equity, cubeful=max(nd, min(dt, 1.0))),
             evaluated_by=f"rollout {int(job.n.min())} trials"
             + (
                 " (live cube)"
                 if job.settings.live_cube
                 else f" (settlement limit {job.settings.settlement_limit:g})"
             ),
-            dahl_cube_value=dahl_cube_value(p.win, p.win_gammon),
-            wrong_pass_percent=wp,
-            wrong_take_percent=wt,
             standard_errors=se,
             take_point=tp,
             cash_point=cp,
@@ -605,18 +582,11 @@ class Analyzer:
 
     def apply_play(self, state, move: str):
         from bgtui.analysis.notation import parse_play
-        from bgtui.analysis.state import GameState
-        from bgtui.engine.position import swap_sides
 
         if state.dice is None:
             raise ValueError("no dice set: set the dice before playing a move")
         child = parse_play(state.position, move, state.dice)
-        return GameState.from_position(
-            swap_sides(child),
-            cube_value=state.cube_value,
-            cube_owner=_flip_owner(state.cube_owner),
-            dice=None,
-        )
+        return _after_play(state, child)
 
     def make_rollout_job(self, state, settings, moves=None, top=None):
         """Build a RolloutJob: the position itself, or candidate plays of ``state.dice``; at a
@@ -699,6 +669,20 @@ class Analyzer:
 
 def _flip_owner(owner: str) -> str:
     return {"player": "opponent", "opponent": "player"}.get(owner, owner)
+
+
+def _after_play(state, child):
+    """The state once the player on roll has played to ``child`` (his side's view): the
+    opponent on roll, the cube as it was (its owner seen from the other side), no dice."""
+    from bgtui.analysis.state import GameState
+    from bgtui.engine.position import swap_sides
+
+    return GameState.from_position(
+        swap_sides(child),
+        cube_value=state.cube_value,
+        cube_owner=_flip_owner(state.cube_owner),
+        dice=None,
+    )
 
 
 def _check_ply(ply: int) -> None:

@@ -732,6 +732,35 @@ def _build_stragglers(order, home_counts, dist, mean, rolls, weights, mws, ppos,
             mean[i, 1] = e_first
 
 
+def _build_by_pip_level(order, pips, parts, run, build) -> None:
+    """Calls ``build(rows, workspace, plays, moves)`` on the rows ``order`` lists (sorted by
+    their pip counts ``pips``), one pip count after the other, each pip count's rows cut into
+    ``parts`` slices that ``run`` (a callable given the list of tasks; None: one after the
+    other) may run at once, each slice with a move-generation workspace of its own."""
+    from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE
+    from bgtui.engine.movegen import make_workspace
+
+    workspaces = [
+        (
+            make_workspace(),
+            np.zeros((MAX_PLAYS, 26), dtype=np.int8),
+            np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8),
+        )
+        for _ in range(parts)
+    ]
+    levels = np.flatnonzero(np.diff(pips[order])) + 1  # where the pip count changes
+    bounds = np.concatenate([[0], levels, [len(order)]])
+    run = run or (lambda tasks: [t() for t in tasks])
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        cuts = np.linspace(lo, hi, parts + 1).astype(np.int64)
+
+        def task(k, a, b):
+            mws, ppos, pmov = workspaces[k]
+            return lambda: build(order[a:b], mws, ppos, pmov)
+
+        run([task(k, cuts[k], cuts[k + 1]) for k in range(parts) if cuts[k + 1] > cuts[k]])
+
+
 def build_extended_one_sided(home_dist, home_mean, parts: int = 1, run=None):
     """The extended one-sided database: the home-board database ``(home_dist float32[54264,
     2, R], home_mean)`` followed by the straggler rows. A straggler row's last bucket means
@@ -744,8 +773,6 @@ def build_extended_one_sided(home_dist, home_mean, parts: int = 1, run=None):
     other; the caller may run them on threads: the kernel releases the GIL), one pip count
     after the other. Every row is computed alone, so the result does not depend on ``parts``.
     """
-    from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE
-    from bgtui.engine.movegen import make_workspace
 
     nrolls = home_dist.shape[2]
     counts, pips, _ = _positions_and_pips(STRAGGLER_HOME)
@@ -756,27 +783,15 @@ def build_extended_one_sided(home_dist, home_mean, parts: int = 1, run=None):
     mean = np.zeros((EXTENDED_SIZE, 2), dtype=np.float64)
     dist[:ONE_SIDED_SIZE] = home_dist
     mean[:ONE_SIDED_SIZE] = home_mean
-    workspaces = [
-        (
-            make_workspace(),
-            np.zeros((MAX_PLAYS, 26), dtype=np.int8),
-            np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8),
-        )
-        for _ in range(parts)
-    ]
-    levels = np.flatnonzero(np.diff(total[order])) + 1  # where the pip count changes
-    bounds = np.concatenate([[0], levels, [len(order)]])
-    run = run or (lambda tasks: [t() for t in tasks])
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
-        cuts = np.linspace(lo, hi, parts + 1).astype(np.int64)
-
-        def task(k, a, b):
-            mws, ppos, pmov = workspaces[k]
-            return lambda: _build_stragglers(
-                order[a:b], counts, dist, mean, ROLLS, ROLL_WEIGHTS, mws, ppos, pmov
-            )
-
-        run([task(k, cuts[k], cuts[k + 1]) for k in range(parts) if cuts[k + 1] > cuts[k]])
+    _build_by_pip_level(
+        order,
+        total,
+        parts,
+        run,
+        lambda rows, mws, ppos, pmov: _build_stragglers(
+            rows, counts, dist, mean, ROLLS, ROLL_WEIGHTS, mws, ppos, pmov
+        ),
+    )
     # the home rows come in float32 (sums within 1e-7 of 1); nothing else is lost
     lost = np.abs(dist[ONE_SIDED_SIZE:].sum(axis=2) - 1.0).max()
     if lost > 1e-6:
@@ -868,8 +883,6 @@ def build_few_checker_rows(
     ``run(tasks)`` as in :func:`build_extended_one_sided` (the result does not depend on it).
     Working memory: ``8 * n * nrolls`` bytes besides the result (152 MB for ``K = 6``).
     """
-    from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE
-    from bgtui.engine.movegen import make_workspace
 
     if not 0 <= max_checkers < NUM_CHECKERS:
         raise ValueError(
@@ -881,27 +894,15 @@ def build_few_checker_rows(
     order = np.argsort(pips, kind="stable").astype(np.int64)
     dist0 = np.zeros((npos, nrolls), dtype=np.float64)
     mean0 = np.zeros(npos, dtype=np.float64)
-    workspaces = [
-        (
-            make_workspace(),
-            np.zeros((MAX_PLAYS, 26), dtype=np.int8),
-            np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8),
-        )
-        for _ in range(parts)
-    ]
-    levels = np.flatnonzero(np.diff(pips[order])) + 1
-    bounds = np.concatenate([[0], levels, [npos]])
-    run = run or (lambda tasks: [t() for t in tasks])
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
-        cuts = np.linspace(lo, hi, parts + 1).astype(np.int64)
-
-        def task(k, a, b):
-            mws, ppos, pmov = workspaces[k]
-            return lambda: _build_few(
-                order[a:b], dist0, mean0, ROLLS, ROLL_WEIGHTS, mws, ppos, pmov
-            )
-
-        run([task(k, cuts[k], cuts[k + 1]) for k in range(parts) if cuts[k + 1] > cuts[k]])
+    _build_by_pip_level(
+        order,
+        pips,
+        parts,
+        run,
+        lambda rows, mws, ppos, pmov: _build_few(
+            rows, dist0, mean0, ROLLS, ROLL_WEIGHTS, mws, ppos, pmov
+        ),
+    )
     lost = np.abs(dist0.sum(axis=1) - 1.0).max()
     if lost > 1e-9:
         raise ValueError(f"few-checker rows lose probability {lost:.3g}")

@@ -103,10 +103,14 @@ def td_train(
     mws = make_workspace()
     ews = make_eval_workspace(hidden_size(ev))
     out_pos, out_moves = make_play_buffers()
-    game_pos = np.zeros((4096, 26), dtype=np.int8)
-    game_val = np.zeros((4096, 5), dtype=np.float32)
-    game_tg = np.zeros((4096, 5), dtype=np.float32)
+    # one game's positions, values and TD(lambda) targets
+    game = (
+        np.zeros((4096, 26), dtype=np.int8),
+        np.zeros((4096, 5), dtype=np.float32),
+        np.zeros((4096, 5), dtype=np.float32),
+    )
     stats = np.zeros(8)
+    scratch = (mws, ews, out_pos, out_moves, stats)
     t0 = time.time()
     last_save = done
     while done < games:
@@ -115,25 +119,9 @@ def td_train(
         stats[:] = 0
         t = time.time()
         if lam > 0.0:
-            _td_lambda_selfplay(
-                ev,
-                n,
-                rng,
-                a,
-                a,
-                lam,
-                _START,
-                mws,
-                ews,
-                out_pos,
-                out_moves,
-                stats,
-                game_pos,
-                game_val,
-                game_tg,
-            )
+            _td_lambda_selfplay(ev, n, rng, a, a, lam, _START, *scratch, *game)
         else:
-            _td_selfplay(ev, n, rng, a, a, _START, mws, ews, out_pos, out_moves, stats)
+            _td_selfplay(ev, n, rng, a, a, _START, *scratch)
         dt = time.time() - t
         done += n
         print(
@@ -302,6 +290,19 @@ def _shards(data_dir: Path) -> list[Path]:
     return sorted(Path(data_dir).glob("shard-[0-9][0-9][0-9][0-9][0-9].npz"))
 
 
+def target_rollout_settings(
+    trials: int, seed: int, truncate: int = 0, vr_filter: int = 0, one_sided: bool = True
+):
+    """The RolloutSettings of the rollouts that label positions: ``trials`` trials from
+    ``seed``, variance reduction (its ``vr_filter``), one worker a job, ``truncate`` rolls a
+    trial (0: to the end); ``one_sided``: cut by the one-sided bear-off approximation too."""
+    from bgtui.analysis.models import RolloutSettings
+
+    chosen = dict(trials=trials, seed=seed, truncate=truncate, vr_filter=vr_filter)
+    fixed = dict(variance_reduction=True, one_sided_truncation=one_sided, workers=1)
+    return RolloutSettings(**chosen, **fixed)
+
+
 def _rollout_targets(
     ev,
     positions,
@@ -324,19 +325,10 @@ def _rollout_targets(
     the roots of one job (the same dice for each; fewer jobs to start)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from bgtui.analysis.models import RolloutSettings
     from bgtui.analysis.rollout import RolloutJob
 
     out = np.zeros((len(positions), 5), dtype=np.float32)
-    settings = RolloutSettings(
-        trials=trials,
-        seed=seed,
-        truncate=truncate,
-        variance_reduction=True,
-        vr_filter=vr_filter,
-        one_sided_truncation=True,
-        workers=1,
-    )
+    settings = target_rollout_settings(trials, seed, truncate, vr_filter)
 
     def one(lo):
         roots = positions[lo : lo + group]

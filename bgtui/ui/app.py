@@ -93,6 +93,23 @@ class BgTuiApp(App):
         self.main_screen = None
 
     # -- set-up ------------------------------------------------------------------------------
+    @classmethod
+    def for_tools(cls, analyzer, state, folder) -> BgTuiApp:
+        """The app as the tools that drive it (screenshots, latency benchmarks) run it: dark
+        theme, Unicode board, no animation, its settings and data in ``folder``, settings
+        never written."""
+        app = cls(
+            analyzer,
+            state,
+            "bgtui-dark",
+            unicode=True,
+            config_path=Path(folder) / "tui.toml",
+            data_path=Path(folder) / "data",
+            persist_settings=False,
+        )
+        app.animation_level = "none"
+        return app
+
     def _decide_unicode(self) -> bool:
         if self._unicode_arg is not None:
             return self._unicode_arg

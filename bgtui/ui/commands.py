@@ -67,34 +67,24 @@ class BgTuiCommands(Provider):
             yield ("Rollout settings", "Edit every rollout setting", main.action_show_settings)
             yield ("Save analysis", "Save as JSON in the user data dir", main.action_save)
             yield ("Open saved analysis", "Load a saved analysis", main.action_open)
-            yield (
-                "Export as Markdown",
-                "Write the analysis as a Markdown file",
-                partial(main.action_export, True),
-            )
-            yield (
-                "Export as text",
-                "Write the analysis as a plain-text file",
-                partial(main.action_export, False),
-            )
+            for kind, file, markdown in (
+                ("Markdown", "a Markdown file", True),
+                ("text", "a plain-text file", False),
+            ):
+                yield (
+                    f"Export as {kind}",
+                    f"Write the analysis as {file}",
+                    partial(main.action_export, markdown),
+                )
             yield ("Zoom tables", "Hide or show the board", main.action_zoom)
         for name in app.theme_names:
             yield (f"Theme: {name}", "Switch the colour theme", partial(app.set_theme, name))
-        yield (
-            "Board style: Unicode",
-            "Draw the board with Unicode",
-            partial(app.set_board_style, "unicode"),
-        )
-        yield (
-            "Board style: ASCII",
-            "Draw the board in plain ASCII",
-            partial(app.set_board_style, "ascii"),
-        )
-        yield (
-            "Board style: auto",
-            "Unicode when the terminal can show it",
-            partial(app.set_board_style, "auto"),
-        )
+        for style, name, hint in (
+            ("unicode", "Unicode", "Draw the board with Unicode"),
+            ("ascii", "ASCII", "Draw the board in plain ASCII"),
+            ("auto", "auto", "Unicode when the terminal can show it"),
+        ):
+            yield (f"Board style: {name}", hint, partial(app.set_board_style, style))
         yield ("Settings", "Board style, theme, plies, play seed", app.action_settings)
         yield ("Help", "Keys, settings and what the numbers mean", app.action_help)
 

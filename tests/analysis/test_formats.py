@@ -149,23 +149,20 @@ def test_position_id_round_trip(pos):
 @settings(max_examples=200, deadline=None)
 @given(
     _positions(),
-    st.sampled_from([1, 2, 8, 64]),
-    st.sampled_from(["centred", "player", "opponent"]),
-    st.one_of(st.none(), st.tuples(st.integers(1, 6), st.integers(1, 6))),
-    st.integers(0, 1),
-    st.integers(0, 11),
+    st.fixed_dictionaries(
+        {
+            "cube_value": st.sampled_from([1, 2, 8, 64]),
+            "cube_owner": st.sampled_from(["centred", "player", "opponent"]),
+            "dice": st.one_of(st.none(), st.tuples(st.integers(1, 6), st.integers(1, 6))),
+            "on_roll": st.integers(0, 1),
+            "match_length": st.integers(0, 11),
+        }
+    ),
 )
-def test_match_id_and_xgid_round_trip(pos, cube, owner, dice, on_roll, length):
+def test_match_id_and_xgid_round_trip(pos, fields):
+    length = fields["match_length"]
     score = (0, 0) if length == 0 else (length - 1, 0)
-    s = GameState.from_position(
-        pos,
-        cube_value=cube,
-        cube_owner=owner,
-        dice=dice,
-        match_length=length,
-        score=score,
-        on_roll=on_roll,
-    )
+    s = GameState.from_position(pos, score=score, **fields)
     assert parse_position(format_position_id(s) + ":" + format_match_id(s)) == s
     x = parse_position(format_xgid(s))
     assert np.array_equal(x.position, s.position)

@@ -623,21 +623,62 @@ def test_bearoff_cache_roundtrip_and_rebuild_on_damage(tmp_path, monkeypatch, ca
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.a.npy", "t.json"]
 
 
-def test_writing_a_database_removes_the_earlier_formats_of_that_database_only(tmp_path):
+# each writes a database into ``folder`` and returns the files it must have written
+
+
+def _save_two_sided(folder):
     v = bearoff_cache.FORMAT_VERSION
-    old = [tmp_path / "bearoff-two-sided-v2.npz", tmp_path / "bearoff-one-sided-v1.npz"]
-    keep = [
-        tmp_path / f"bearoff-one-sided-v{v}.json",
-        tmp_path / "bearoff-two-sided-v2.npz.bak",
-        tmp_path / "notes.npz",
-    ]
+    path = folder / f"bearoff-two-sided-v{v}.json"
+    bearoff_cache._save(path, {"win": np.zeros(3, dtype=np.float32)}, {"k": 1})
+    return []
+
+
+def _save_extended(folder):
+    path = folder / f"bearoff-extended-v{bearoff_cache.EXTENDED_VERSION}.npy"
+    table = np.zeros((3, 2, 4), dtype=np.float32)
+    bearoff_cache._save_extended(path, path.with_suffix(".json"), table, {"k": 1})
+    return [path, path.with_suffix(".json")]
+
+
+@pytest.mark.parametrize(
+    "save, old, keep",
+    [
+        (
+            _save_two_sided,
+            ["bearoff-two-sided-v2.npz", "bearoff-one-sided-v1.npz"],
+            [
+                f"bearoff-one-sided-v{bearoff_cache.FORMAT_VERSION}.json",
+                "bearoff-two-sided-v2.npz.bak",
+                "notes.npz",
+            ],
+        ),
+        # after an upgrade the extended database's old format (133 MB for format 1) goes once
+        # the new one is written
+        (
+            _save_extended,
+            ["bearoff-extended-v1.npy", "bearoff-extended-v1.json"],
+            [
+                f"bearoff-two-sided-v{bearoff_cache.FORMAT_VERSION}.json",
+                "bearoff-extended-v1.npy.bak",
+                "notes.txt",
+            ],
+        ),
+    ],
+    ids=["two-sided", "extended"],
+)
+def test_writing_a_database_removes_the_earlier_formats_of_that_database_only(
+    tmp_path, save, old, keep
+):
+    """Writing a database removes the earlier formats' files of that database; other files,
+    and the current format's, stay."""
+    old = [tmp_path / name for name in old]
+    keep = [tmp_path / name for name in keep]
     for f in old + keep:
         f.write_bytes(b"x")
-    bearoff_cache._save(
-        tmp_path / f"bearoff-two-sided-v{v}.json", {"win": np.zeros(3, dtype=np.float32)}, {"k": 1}
-    )
+    written = save(tmp_path)
     assert not any(f.exists() for f in old)
     assert all(f.exists() for f in keep)
+    assert all(f.exists() for f in written)
 
 
 def test_bearoff_cache_lookup_wrapper(dbs, tmp_path, monkeypatch):

@@ -259,25 +259,3 @@ def test_building_in_parts_on_threads_gives_the_same_database(ext):
     assert np.array_equal(
         dist, ext[: B.EXTENDED_SIZE]
     )  # ext: built (or cached) by the cache module
-
-
-def test_writing_the_extended_database_removes_earlier_formats_only(tmp_path):
-    """After an upgrade the old format's file (133 MB for format 1) goes once the new one is
-    written; other files, and the current format's, stay."""
-    from bgtui.analysis import bearoff_cache as bc
-
-    old = [tmp_path / "bearoff-extended-v1.npy", tmp_path / "bearoff-extended-v1.json"]
-    keep = [
-        tmp_path / f"bearoff-two-sided-v{bc.FORMAT_VERSION}.json",
-        tmp_path / "bearoff-extended-v1.npy.bak",
-        tmp_path / "notes.txt",
-    ]
-    for f in old + keep:
-        f.write_bytes(b"x")
-    path = tmp_path / f"bearoff-extended-v{bc.EXTENDED_VERSION}.npy"
-    bc._save_extended(
-        path, path.with_suffix(".json"), np.zeros((3, 2, 4), dtype=np.float32), {"k": 1}
-    )
-    assert not any(f.exists() for f in old)
-    assert all(f.exists() for f in keep)
-    assert path.exists() and path.with_suffix(".json").exists()

@@ -87,9 +87,12 @@ def _vr_settings(**kw):
     )
 
 
-def _vr_run(ev, k, n, filt, truncate=6):
+def _vr_run(ev, k, n, filt, truncate=6, root=OPENING_POSITION, strata=4):
+    """The outputs of ``n`` variance-reduced trials from ``root`` (first ``strata`` rolls
+    stratified, truncated after ``truncate`` rolls) with filter ``filt`` keeping ``k`` plays
+    (0: exact variance reduction)."""
     st = _vr_settings(truncate=truncate, vr_filter=k)
-    roots = np.ascontiguousarray(np.array(OPENING_POSITION, dtype=np.int8)[None])
+    roots = np.ascontiguousarray(np.array(root, dtype=np.int8)[None])
     out = np.zeros((1, n, NUM_OUT))
     done = rollout_chunk(
         roots,
@@ -97,8 +100,8 @@ def _vr_run(ev, k, n, filt, truncate=6):
         0,
         n,
         st,
-        make_permutations(4),
-        4,
+        make_permutations(strata),
+        strata,
         ev,
         make_rollout_workspace(hidden_size(ev), filt),
         out,
@@ -134,26 +137,8 @@ def test_vr_filter_keeping_every_play_is_exact_vr(ev):
     race = np.zeros(26, dtype=np.int8)
     race[5] = race[6] = 1
     race[19] = race[20] = -1
-    np.testing.assert_array_equal(_vr_run_root(ev, race, 0, filt), _vr_run_root(ev, race, 8, filt))
-
-
-def _vr_run_root(ev, root, k, filt, n=36):
-    st = _vr_settings(truncate=3, vr_filter=k)
-    out = np.zeros((1, n, NUM_OUT))
-    rollout_chunk(
-        np.ascontiguousarray(root[None]),
-        np.array([[1.0, 0.0]]),
-        0,
-        n,
-        st,
-        make_permutations(2),
-        2,
-        ev,
-        make_rollout_workspace(hidden_size(ev), filt),
-        out,
-        np.zeros(1, dtype=np.int64),
-    )
-    return out[0]
+    exact = _vr_run(ev, 0, 36, filt, truncate=3, root=race, strata=2)
+    np.testing.assert_array_equal(exact, _vr_run(ev, 8, 36, filt, truncate=3, root=race, strata=2))
 
 
 def test_shipped_filter_net_loads_and_names_what_it_was_distilled_from():

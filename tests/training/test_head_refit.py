@@ -90,8 +90,9 @@ def test_refit_changes_only_the_rows_asked_for_and_moves_them_to_the_targets(
     assert abs(y_old[:, 2].mean() - 0.2) > 0.1
 
 
-def test_cli_says_what_is_missing(tmp_path):
-    r = subprocess.run(
+def _train_heads(checkpoint, data, *extra):
+    """``bgtui train heads`` in a process of its own, on ``checkpoint`` and ``data``."""
+    return subprocess.run(
         [
             sys.executable,
             "-m",
@@ -99,30 +100,19 @@ def test_cli_says_what_is_missing(tmp_path):
             "train",
             "heads",
             "--checkpoint",
-            str(tmp_path / "w.npz"),
+            str(checkpoint),
             "--data",
-            str(tmp_path / "none"),
+            str(data),
+            *extra,
         ],
         capture_output=True,
         text=True,
     )
+
+
+def test_cli_says_what_is_missing(tmp_path):
+    r = _train_heads(tmp_path / "w.npz", tmp_path / "none")
     assert r.returncode == 2
     assert "no rollout chunks" in r.stderr and "Traceback" not in r.stderr
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "bgtui.cli",
-            "train",
-            "heads",
-            "--checkpoint",
-            str(tmp_path / "w.npz"),
-            "--data",
-            str(tmp_path),
-            "--heads",
-            "2,x",
-        ],
-        capture_output=True,
-        text=True,
-    )
+    r = _train_heads(tmp_path / "w.npz", tmp_path, "--heads", "2,x")
     assert r.returncode == 2 and "--heads" in r.stderr

@@ -13,20 +13,17 @@ from bgtui.training.train import supervised_train, td_train, widen_net
 from tests.reference.games import game_positions
 
 
+def _tiny_td_train(ck, games, chunk, save_every, **options):
+    """:func:`td_train` of a tiny net (8 hidden units, 4 in the race net) without bear-off
+    databases, for ``games`` games, with ``options``."""
+    tiny = dict(hidden=8, race_hidden=4, bearoff=False, strength_pairs=50)
+    return td_train(ck, games, chunk=chunk, save_every=save_every, **tiny, **options)
+
+
 def test_td_training_writes_a_checkpoint_and_resumes_where_it_stopped(tmp_path):
     ck = tmp_path / "td.npz"
     log = io.StringIO()
-    td_train(
-        ck,
-        60,
-        hidden=8,
-        race_hidden=4,
-        chunk=30,
-        save_every=30,
-        bearoff=False,
-        strength_pairs=50,
-        log=log,
-    )
+    _tiny_td_train(ck, 60, 30, 30, log=log)
     ev, meta = load_weights(ck)
     assert meta["games_trained"] == 60 and ev[0][1].shape == (8,)
     lines = [json.loads(x) for x in log.getvalue().splitlines()]
@@ -35,17 +32,7 @@ def test_td_training_writes_a_checkpoint_and_resumes_where_it_stopped(tmp_path):
     assert [x["games"] for x in strength] == [30, 60]  # logged at each checkpoint
     assert all(-3.0 <= x["vs_pubeval_ppg"] <= 3.0 and x["se"] > 0 for x in strength)
     # resuming continues the count and the random stream: 60 + 40 games
-    td_train(
-        ck,
-        100,
-        hidden=8,
-        race_hidden=4,
-        chunk=40,
-        save_every=40,
-        bearoff=False,
-        strength_pairs=50,
-        log=io.StringIO(),
-    )
+    _tiny_td_train(ck, 100, 40, 40, log=io.StringIO())
     ev2, meta2 = load_weights(ck)
     assert meta2["games_trained"] == 100
     assert meta2["rng_state"] != meta["rng_state"]
@@ -54,17 +41,7 @@ def test_td_training_writes_a_checkpoint_and_resumes_where_it_stopped(tmp_path):
 
 def test_a_supervised_round_moves_the_net_toward_its_targets(tmp_path):
     ck = tmp_path / "td.npz"
-    td_train(
-        ck,
-        30,
-        hidden=8,
-        race_hidden=4,
-        chunk=30,
-        save_every=30,
-        bearoff=False,
-        strength_pairs=50,
-        log=io.StringIO(),
-    )
+    _tiny_td_train(ck, 30, 30, 30, log=io.StringIO())
     log = io.StringIO()
     supervised_train(ck, 2, positions=300, ply=1, epochs=1, alpha=0.05, log=log)
     ev, meta = load_weights(ck)
@@ -112,18 +89,7 @@ def test_lambda_returns_hand_computed():
 
 def test_td_lambda_training_runs_and_records_lambda(tmp_path):
     ck = tmp_path / "tdl.npz"
-    td_train(
-        ck,
-        40,
-        hidden=8,
-        race_hidden=4,
-        chunk=20,
-        save_every=40,
-        bearoff=False,
-        strength_pairs=50,
-        lam=0.7,
-        log=io.StringIO(),
-    )
+    _tiny_td_train(ck, 40, 20, 40, lam=0.7, log=io.StringIO())
     ev, meta = load_weights(ck)
     assert meta["games_trained"] == 40
     assert meta["training"]["method"] == "td-lambda-selfplay"

@@ -233,19 +233,17 @@ class MainScreen(Screen):
             return None
         if action == "stop":
             return self.rollout_running
-        if action == "resume":
+        if action in ("resume", "extend"):
+            # resume a stopped rollout, extend a finished one
             return (
                 not self.rollout_running
                 and self.resume_token is not None
                 and self.last_snapshot is not None
-                and self.last_snapshot.cancelled
-            )
-        if action == "extend":
-            return (
-                not self.rollout_running
-                and self.resume_token is not None
-                and self.last_snapshot is not None
-                and self.last_snapshot.finished
+                and (
+                    self.last_snapshot.cancelled
+                    if action == "resume"
+                    else self.last_snapshot.finished
+                )
             )
         if action == "rollout" and self.rollout_running:
             return None

@@ -15,6 +15,15 @@ from textual.widgets import Input, Label, Select
 from bgtui.ui.config import BOARD_STYLES, MAX_PLAY_MATCH, UiSettings
 
 
+def _choice(name: str, options, value, id: str) -> Horizontal:
+    """One setting's row: its name, then a compact drop-down of ``options`` at ``value``."""
+    return Horizontal(
+        Label(name, classes="name"),
+        Select(options, value=value, allow_blank=False, id=id, compact=True),
+        classes="setting",
+    )
+
+
 class SettingsScreen(ModalScreen[UiSettings | None]):
     BINDINGS = [Binding("escape", "close", "Close", id="settings.close")]
 
@@ -31,48 +40,23 @@ class SettingsScreen(ModalScreen[UiSettings | None]):
         ]
         with Vertical(classes="dialog", id="settings-dialog"):
             yield Label("Settings (tab moves, escape closes and saves)", classes="dialog-title")
-            with Horizontal(classes="setting"):
-                yield Label("Board style", classes="name")
-                yield Select(
-                    [(x, x) for x in BOARD_STYLES],
-                    value=s.board_style,
-                    allow_blank=False,
-                    id="set-board",
-                    compact=True,
-                )
-            with Horizontal(classes="setting"):
-                yield Label("Theme", classes="name")
-                names = self.themes if s.theme in self.themes else self.themes + [s.theme]
-                yield Select(
-                    [(x, x) for x in names],
-                    value=s.theme,
-                    allow_blank=False,
-                    id="set-theme",
-                    compact=True,
-                )
-            with Horizontal(classes="setting"):
-                yield Label("Evaluation ply", classes="name")
-                yield Select(plies, value=s.ply, allow_blank=False, id="set-ply", compact=True)
-            with Horizontal(classes="setting"):
-                yield Label("Engine ply (play)", classes="name")
-                yield Select(
-                    plies, value=s.play_ply, allow_blank=False, id="set-play-ply", compact=True
-                )
+            yield _choice("Board style", [(x, x) for x in BOARD_STYLES], s.board_style, "set-board")
+            names = self.themes if s.theme in self.themes else self.themes + [s.theme]
+            yield _choice("Theme", [(x, x) for x in names], s.theme, "set-theme")
+            yield _choice("Evaluation ply", plies, s.ply, "set-ply")
+            yield _choice("Engine ply (play)", plies, s.play_ply, "set-play-ply")
             with Horizontal(classes="setting"):
                 yield Label("Play seed (0 random)", classes="name")
                 yield Input(str(s.play_seed), type="integer", id="set-seed", compact=True)
             with Horizontal(classes="setting"):
                 yield Label("Play a match to (0 money)", classes="name")
                 yield Input(str(s.play_match), type="integer", id="set-play-match", compact=True)
-            with Horizontal(classes="setting"):
-                yield Label("At a match score", classes="name")
-                yield Select(
-                    [("MWC first, then EMG", True), ("EMG first, then MWC", False)],
-                    value=s.mwc_first,
-                    allow_blank=False,
-                    id="set-mwc-first",
-                    compact=True,
-                )
+            yield _choice(
+                "At a match score",
+                [("MWC first, then EMG", True), ("EMG first, then MWC", False)],
+                s.mwc_first,
+                "set-mwc-first",
+            )
             with Horizontal(classes="setting"):
                 yield Label("Match equity table", classes="name")
                 yield Input(

@@ -14,12 +14,7 @@ def cube_from_rollout(state, row: PlayRow) -> CubeDecision | None:
     """A cube decision from a cubeful position rollout (Dahl's cube states, seed 000), as the
     command line's settlement-limit cube rollout derives it (beavers included), without the
     paired standard error of the difference (that needs the job's trials)."""
-    from bgtui.analysis.cube import (
-        cube_action,
-        dahl_cube_value,
-        settlement_cube_equities,
-        wrong_decision_percent,
-    )
+    from bgtui.analysis.cube import rolled_out_fields, settlement_cube_equities
 
     e = row.equity
     if e.centred is None or e.opponent_owned is None or state.cube_owner == "opponent":
@@ -27,21 +22,11 @@ def cube_from_rollout(state, row: PlayRow) -> CubeDecision | None:
     nd, dt, _, ses = settlement_cube_equities(e, row.equity_se, state.cube_owner, state.beavers)
     if nd is None:
         return None
-    dp = 1.0
-    wp, wt = wrong_decision_percent(nd, dt, dp)
-    p = row.probabilities
     return CubeDecision(
-        no_double=nd,
-        double_take=dt,
-        double_pass=dp,
-        action=cube_action(nd, dt, dp, redouble=state.cube_owner == "player"),
-        probabilities=p,
+        **rolled_out_fields(nd, dt, state.cube_owner, row.probabilities),
         equity=e,
         ply=0,
         evaluated_by=f"rollout {row.trials} trials (cubeful)",
-        dahl_cube_value=dahl_cube_value(p.win, p.win_gammon),
-        wrong_pass_percent=wp,
-        wrong_take_percent=wt,
         standard_errors=ses,
         model="settlement rollout",
     )

@@ -62,6 +62,19 @@ class LiveTable(DataTable):
             self.update_cell_at(first, self.get_cell_at(first))
 
 
+# The equity, its difference from the best and the outcome probabilities: the columns that
+# the plays table and the rolled-out plays table share.
+_RESULT_COLUMNS = (
+    ("equity", "Equity"),
+    ("diff", "Diff"),
+    ("w", "Win"),
+    ("wg", "W G"),
+    ("wbg", "W BG"),
+    ("lg", "L G"),
+    ("lbg", "L BG"),
+)
+
+
 class PlaysTable(LiveTable):
     """Candidate plays of the dice, best first: rank, play, equity, diff, W/G/BG, how evaluated.
 
@@ -72,13 +85,7 @@ class PlaysTable(LiveTable):
         ("mark", ""),
         ("rank", "#"),
         ("move", "Play"),
-        ("equity", "Equity"),
-        ("diff", "Diff"),
-        ("w", "Win"),
-        ("wg", "W G"),
-        ("wbg", "W BG"),
-        ("lg", "L G"),
-        ("lbg", "L BG"),
+        *_RESULT_COLUMNS,
         ("how", "Eval"),
     )
 
@@ -213,13 +220,7 @@ class ResultsTable(LiveTable):
 
     COLUMNS = (
         ("move", "Play"),
-        ("equity", "Equity"),
-        ("diff", "Diff"),
-        ("w", "Win"),
-        ("wg", "W G"),
-        ("wbg", "W BG"),
-        ("lg", "L G"),
-        ("lbg", "L BG"),
+        *_RESULT_COLUMNS,
         ("centred", "Centred"),
         ("owned", "Own cube"),
         ("opp", "Opp cube"),
