@@ -16,9 +16,10 @@ code several times faster with the callees' bodies in view than through opaque c
 price is compile time: a kernel's compile optimises and generates machine code for its whole
 call tree again. Kernels at the top of large trees whose every call does a lot of work (a
 rollout trial, a turn's variance reduction, a 1- to 3-ply lookahead) are therefore
-``@kernel(separate=True)``: compiled once, called through their entry point
-(:func:`_link_separate_kernels_by_symbol`); ``benchmarks/rollout.py`` and ``eval.py`` run as
-fast as with them linked in, and a first start compiles less. Large kernels are not inlined:
+``@kernel(separate=True)``: with ``BGTUI_SEPARATE_KERNELS=1`` they are compiled once and
+called through their entry point (:func:`_link_separate_kernels_by_symbol`; off by default, see
+there); ``benchmarks/rollout.py`` and ``eval.py`` run as fast as with them linked in, and a
+first start compiles less. Large kernels are not inlined:
 each inlined copy is compiled again.
 
 Inlining is not always safe in numba 0.68: ``nn._point_terms`` inlined into the contact loop
@@ -166,7 +167,13 @@ def _register_separate(dispatcher, fn) -> None:
     dispatcher.add_overload = add_overload
 
 
-_link_separate_kernels_by_symbol()
+#: ``BGTUI_SEPARATE_KERNELS=1`` links separate kernels by symbol (a shorter first start). Off by
+#: default: a process that loads kernels from a numba cache written by several processes at
+#: once can abort in LLVM ("Symbol not found" for a separate kernel) although every reload
+#: hook found its symbol defined; until that is understood, separate kernels are linked in as
+#: any other.
+if os.environ.get("BGTUI_SEPARATE_KERNELS") == "1":
+    _link_separate_kernels_by_symbol()
 
 _checked = {ENGINE_DIR}
 _drop_stale_cache()

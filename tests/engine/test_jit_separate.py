@@ -1,5 +1,6 @@
-"""Separate kernels (``@kernel(separate=True)``): their callers call their machine code by
-symbol instead of linking a copy of it, and load them first when loaded from numba's cache."""
+"""Separate kernels (``@kernel(separate=True)``, with ``BGTUI_SEPARATE_KERNELS=1``): their
+callers call their machine code by symbol instead of linking a copy of it, and load them first
+when loaded from numba's cache."""
 
 import subprocess
 import sys
@@ -57,7 +58,11 @@ def _run(tmp_path):
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        env={"PYTHONPATH": f"{tmp_path}:{ROOT}", "PATH": "/usr/bin:/bin"},
+        env={
+            "PYTHONPATH": f"{tmp_path}:{ROOT}",
+            "PATH": "/usr/bin:/bin",
+            "BGTUI_SEPARATE_KERNELS": "1",
+        },
         timeout=300,
     )
     assert r.returncode == 0, r.stderr
