@@ -310,13 +310,14 @@ class DaskChunks:
         """Wait for the first of ``futures`` (in trial order) or ``timeout``: the job merges
         in trial order, so a later chunk done first waits for it anyway, and the chunks after
         it are queued on the workers meanwhile. Blocks in the client's event loop (no
-        polling, which would take CPU from a worker on this machine)."""
+        polling, which would take CPU from a worker on this machine); ``exception()`` waits
+        without fetching the chunk's arrays, which :meth:`result` fetches once."""
         if not futures:
             return
         try:
-            futures[0].result(timeout=timeout)
+            futures[0].exception(timeout=timeout)
         except Exception:
-            pass  # a timeout, or the chunk failed: result() reports it
+            pass  # a timeout, or the chunk was cancelled: result() reports a failure
 
     def result(self, future):
         try:
