@@ -408,7 +408,10 @@ class RolloutJob:
                         limit = min(limit, (lo // DECISION_INTERVAL + 1) * DECISION_INTERVAL)
                 workers = executor.slots()
                 while not stopped and len(pending) < 2 * workers and next_first < limit:
-                    count = min(chunk, limit - next_first)
+                    # guided: the chunks shrink as the trials left to the next decision or
+                    # the target run out, so that the workers finish together
+                    left = limit - next_first
+                    count = min(chunk, left, max(-(-chunk // 16), -(-left // (2 * workers))))
                     pending[key] = (executor.submit(next_first, count, group), count, group)
                     key += 1
                     next_first += count

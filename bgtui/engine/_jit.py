@@ -16,10 +16,9 @@ code several times faster with the callees' bodies in view than through opaque c
 price is compile time: a kernel's compile optimises and generates machine code for its whole
 call tree again. Kernels at the top of large trees whose every call does a lot of work (a
 rollout trial, a turn's variance reduction, a 1- to 3-ply lookahead) are therefore
-``@kernel(separate=True)``: with ``BGTUI_SEPARATE_KERNELS=1`` they are compiled once and
-called through their entry point (:func:`_link_separate_kernels_by_symbol`; off by default, see
-there); ``benchmarks/rollout.py`` and ``eval.py`` run as fast as with them linked in, and a
-first start compiles less. Large kernels are not inlined:
+``@kernel(separate=True)``: they are compiled once and called through their entry point
+(:func:`_link_separate_kernels_by_symbol`); ``benchmarks/rollout.py`` and ``eval.py`` run as
+fast as with them linked in, and a first start compiles less. Large kernels are not inlined:
 each inlined copy is compiled again.
 
 Inlining is not always safe in numba 0.68: ``nn._point_terms`` inlined into the contact loop
@@ -116,7 +115,7 @@ def _link_separate_kernels_by_symbol() -> None:
     first (``_LoadSeparate``, one of numba's reload hooks); a caller cached against a
     different compile of a callee (the callee was recompiled meanwhile) is compiled again."""
     import numba
-    from numba.core import caching, codegen
+    from numba.core import caching, codegen, compiler
     from numba.core.compiler_lock import require_global_compiler_lock
 
     cls = codegen.CPUCodeLibrary
@@ -150,9 +149,29 @@ def _link_separate_kernels_by_symbol() -> None:
         except _CalleeChanged:
             return None
 
+    numba_rebuild = compiler.CompileResult._rebuild.__func__
+
+    @classmethod
+    def rebuild(cls_, target_context, libdata, fndesc, env, signature, *rest):
+        # a kernel loaded from the cache keeps its reload hooks on its library, as a compiled
+        # one does: a kernel compiled later links this library's code in, and so calls the
+        # separate kernels this code calls; the hooks that load them first must go with it
+        cres = numba_rebuild(cls_, target_context, libdata, fndesc, env, signature, *rest)
+        cres.library._reload_init.update(cres.reload_init or ())
+        return cres
+
+    magic_tuple = codegen.CPUCodegen.magic_tuple
+
+    def separate_magic_tuple(self):
+        # part of every cached kernel's key: code linked this way and code linked as numba
+        # does never load each other from one cache
+        return (*magic_tuple(self), "bgtui-separate-kernels")
+
     cls.finalize = finalize
     cls._bgtui_separate = True
     caching.Cache._load_overload = load_overload
+    compiler.CompileResult._rebuild = rebuild
+    codegen.CPUCodegen.magic_tuple = separate_magic_tuple
 
 
 def _register_separate(dispatcher, fn) -> None:
@@ -167,12 +186,8 @@ def _register_separate(dispatcher, fn) -> None:
     dispatcher.add_overload = add_overload
 
 
-#: ``BGTUI_SEPARATE_KERNELS=1`` links separate kernels by symbol (a shorter first start). Off by
-#: default: a process that loads kernels from a numba cache written by several processes at
-#: once can abort in LLVM ("Symbol not found" for a separate kernel) although every reload
-#: hook found its symbol defined; until that is understood, separate kernels are linked in as
-#: any other.
-if os.environ.get("BGTUI_SEPARATE_KERNELS") == "1":
+#: ``BGTUI_SEPARATE_KERNELS=0`` links separate kernels in as any other (a longer first start)
+if os.environ.get("BGTUI_SEPARATE_KERNELS") != "0":
     _link_separate_kernels_by_symbol()
 
 _checked = {ENGINE_DIR}

@@ -1,4 +1,4 @@
-"""Separate kernels (``@kernel(separate=True)``, with ``BGTUI_SEPARATE_KERNELS=1``): their
+"""Separate kernels (``@kernel(separate=True)``): their
 callers call their machine code by symbol instead of linking a copy of it, and load them first
 when loaded from numba's cache."""
 
@@ -34,6 +34,10 @@ MODULE = textwrap.dedent(
     @kernel
     def top(a):
         return middle(a, 3) + leaf(a)
+
+    @kernel
+    def upper(a):
+        return top(a) + 1.0
     """
 )
 
@@ -52,20 +56,22 @@ RUN = textwrap.dedent(
 )
 
 
-def _run(tmp_path):
+def _run(tmp_path, code=RUN):
     r = subprocess.run(
-        [sys.executable, "-c", RUN],
+        [sys.executable, "-c", code],
         cwd=tmp_path,
         capture_output=True,
         text=True,
         env={
             "PYTHONPATH": f"{tmp_path}:{ROOT}",
             "PATH": "/usr/bin:/bin",
-            "BGTUI_SEPARATE_KERNELS": "1",
+            "BGTUI_SEPARATE_KERNELS": "",
         },
         timeout=300,
     )
     assert r.returncode == 0, r.stderr
+    if code is not RUN:
+        return r.stdout
     value, hits, declared = r.stdout.split("\n")[:3]
     return float(value), int(hits), declared
 
@@ -89,3 +95,18 @@ def test_separate_kernel_is_called_not_copied_and_reloads_from_the_cache(tmp_pat
         f.unlink()
     value, hits, _ = _run(tmp_path)
     assert value == 36.0
+
+
+@pytest.mark.skipif(
+    not numba.__version__.startswith("0.68."), reason="separate linking follows numba 0.68"
+)
+def test_kernel_compiled_over_a_cached_caller_loads_the_separate_kernel_first(tmp_path):
+    """upper is compiled in a process that loaded top from the cache: upper's code holds a
+    copy of top's, which calls middle by symbol, so upper, loaded alone in a third process,
+    must load middle first (a process that does not aborts or crashes)."""
+    (tmp_path / "sepmod.py").write_text(MODULE)
+    call = "import numpy as np, sepmod; print({})"
+    assert _run(tmp_path, call.format("sepmod.top(np.arange(4.0))")) == "36.0\n"
+    both = "sepmod.top(np.arange(4.0)), sepmod.upper(np.arange(4.0))"
+    assert _run(tmp_path, call.format(both)) == "36.0 37.0\n"
+    assert _run(tmp_path, call.format("sepmod.upper(np.arange(4.0))")) == "37.0\n"
