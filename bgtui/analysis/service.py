@@ -717,7 +717,7 @@ COLD_SECONDS = (
 )
 #: the workers' whole run on a first start (seconds on two cores, the workers side by side:
 #: ``benchmarks/cold_start.py``)
-COLD_WORKER_SECONDS = {"databases": 50.0, "rollouts": 90.0, "lookahead": 60.0}
+COLD_WORKER_SECONDS = {"databases": 50.0, "rollouts": 65.0, "lookahead": 60.0}
 
 
 class _Ticker:
