@@ -243,6 +243,10 @@ class DaskChunks:
         self._submitted: list = []
         self._slots = 1
         self._slots_at = -1.0
+        self._wake = threading.Event()
+        self._busy = None
+        self._busy_at = -1.0
+        self._watched: set = set()
 
     def start(self, inputs) -> None:
         """Check every worker's identity against the client's (the evaluator ``inputs.ev``
@@ -280,13 +284,18 @@ class DaskChunks:
 
     def busy(self) -> tuple[int, int] | None:
         """(workers running a chunk of this rollout now, worker threads), for the progress
-        display; None if the scheduler does not answer."""
-        try:
-            keys = {f.key for f in self._submitted if not f.done()}
-            n = sum(1 for tasks in self.client.processing().values() if keys & set(tasks))
-        except Exception:
-            return None
-        return n, self.slots()
+        display (asked of the scheduler at most once a second: each question takes CPU from
+        the workers of a cluster on this machine); None if the scheduler does not answer."""
+        now = time.monotonic()
+        if now - self._busy_at >= 1.0:
+            self._busy_at = now
+            try:
+                keys = {f.key for f in self._submitted if not f.done()}
+                n = sum(1 for tasks in self.client.processing().values() if keys & set(tasks))
+                self._busy = (n, self.slots())
+            except Exception:
+                self._busy = None
+        return self._busy
 
     def submit(self, first: int, count: int, idx: np.ndarray):
         x = self._inputs
@@ -304,20 +313,22 @@ class DaskChunks:
             retries=RETRIES,
         )
         self._submitted = [f for f in self._submitted if not f.done()] + [fut]
+        self._watched &= {f.key for f in self._submitted}
         return fut
 
     def wait(self, futures, timeout: float) -> None:
-        """Wait for the first of ``futures`` (in trial order) or ``timeout``: the job merges
-        in trial order, so a later chunk done first waits for it anyway, and the chunks after
-        it are queued on the workers meanwhile. Blocks in the client's event loop (no
-        polling, which would take CPU from a worker on this machine); ``exception()`` waits
-        without fetching the chunk's arrays, which :meth:`result` fetches once."""
-        if not futures:
-            return
-        try:
-            futures[0].exception(timeout=timeout)
-        except Exception:
-            pass  # a timeout, or the chunk was cancelled: result() reports a failure
+        """Return when one of ``futures`` is done or after ``timeout`` seconds: a callback of
+        each future sets an event this thread waits on (no polling, which would take CPU
+        from a worker on this machine, and no chunk's arrays fetched: :meth:`result` fetches
+        them once)."""
+        wake = self._wake
+        wake.clear()
+        for f in futures:
+            if f.key not in self._watched:
+                self._watched.add(f.key)
+                f.add_done_callback(lambda _f: wake.set())
+        if futures and not any(f.done() for f in futures):
+            wake.wait(timeout)
 
     def result(self, future):
         try:

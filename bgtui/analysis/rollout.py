@@ -407,7 +407,15 @@ class RolloutJob:
                     if decisions:
                         limit = min(limit, (lo // DECISION_INTERVAL + 1) * DECISION_INTERVAL)
                 workers = executor.slots()
-                while not stopped and len(pending) < 2 * workers and next_first < limit:
+                # two chunks in flight per worker thread; a chunk done but not merged yet (it
+                # waits for an earlier one) frees its worker for the next
+                running = sum(1 for p in pending.values() if not p[0].done())
+                while (
+                    not stopped
+                    and running < 2 * workers
+                    and len(pending) < 8 * workers
+                    and next_first < limit
+                ):
                     # guided: the chunks shrink as the trials left to the next decision or
                     # the target run out, so that the workers finish together
                     left = limit - next_first
@@ -415,8 +423,13 @@ class RolloutJob:
                     pending[key] = (executor.submit(next_first, count, group), count, group)
                     key += 1
                     next_first += count
+                    running += 1
+                if pending and not pending[min(pending)][0].done():
+                    # until the next chunk to merge is done or a worker is free
+                    executor.wait(
+                        [p[0] for p in pending.values() if not p[0].done()], SNAPSHOT_INTERVAL
+                    )
                 if pending:
-                    executor.wait([p[0] for p in pending.values()], SNAPSHOT_INTERVAL)
                     for k in sorted(pending):  # merge strictly in trial order
                         fut, count, idx = pending[k]
                         if not fut.done():
