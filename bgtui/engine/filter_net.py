@@ -18,7 +18,7 @@ from bgtui.engine.constants import ROLLS
 from bgtui.engine.evaluate import _evaluate_after, equity
 from bgtui.engine.inputs import _popcount
 from bgtui.engine.movegen import _copy_position, _generate_plays
-from bgtui.engine.nn import _activation, _terms4
+from bgtui.engine.nn import _activation
 from bgtui.engine.structs import FilterScratch
 
 FILTER_CLIP = 7
@@ -64,18 +64,40 @@ def _filter_output(h, fw2):
 
 
 @kernel(inline="always")
+def _filter_terms4(ti, tc, g):
+    """The four terms from ``g``: their rows ``ti[g:g+4]`` (unsigned, so that indexing a
+    row does not test for a negative index), then their coefficients."""
+    return (
+        np.uint64(ti[g]),
+        np.uint64(ti[g + 1]),
+        np.uint64(ti[g + 2]),
+        np.uint64(ti[g + 3]),
+        tc[g],
+        tc[g + 1],
+        tc[g + 2],
+        tc[g + 3],
+    )
+
+
+@kernel(inline="always")
 def _filter_sum(h, base, fw1, ti, tc, nt):
     """h = base + the sum over k < nt of tc[k] * fw1[ti[k]], four rows a pass over ``h``
-    (padded with zero-weighted terms), as ``nn._accumulate`` does."""
+    (padded with zero-weighted terms), as ``nn._accumulate`` does; the first pass reads
+    ``base``."""
     nh = base.shape[0]
     m = (nt + 3) // 4 * 4
     for q in range(nt, m):
         ti[q] = 0
         tc[q] = 0.0
+    if m == 0:
+        for j in range(nh):
+            h[j] = base[j]
+        return
+    i0, i1, i2, i3, c0, c1, c2, c3 = _filter_terms4(ti, tc, 0)
     for j in range(nh):
-        h[j] = base[j]
-    for g in range(0, m, 4):
-        i0, i1, i2, i3, c0, c1, c2, c3 = _terms4(ti, tc, g)
+        h[j] = base[j] + ((c0 * fw1[i0, j] + c1 * fw1[i1, j]) + (c2 * fw1[i2, j] + c3 * fw1[i3, j]))
+    for g in range(4, m, 4):
+        i0, i1, i2, i3, c0, c1, c2, c3 = _filter_terms4(ti, tc, g)
         for j in range(nh):
             h[j] += (c0 * fw1[i0, j] + c1 * fw1[i1, j]) + (c2 * fw1[i2, j] + c3 * fw1[i3, j])
 
