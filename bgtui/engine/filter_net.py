@@ -87,8 +87,8 @@ def _filter_sum(h, base, fw1, ti, tc, nt):
     nh = base.shape[0]
     m = (nt + 3) // 4 * 4
     for q in range(nt, m):
-        ti[q] = 0
-        tc[q] = 0.0
+        ti[np.uint64(q)] = 0
+        tc[np.uint64(q)] = 0.0
     if m == 0:
         for j in range(nh):
             h[j] = base[j]
@@ -108,18 +108,19 @@ def _filter_change(ti, tc, nt, base, new, old):
     one difference row (``extend_filter_table``) when they are neighbours, else two rows."""
     if new == old:
         return nt
+    u = np.uint64(nt)  # an index that is not tested for being negative
     if new == old + 1:
-        ti[nt] = FILTER_ROWS + base + old
-        tc[nt] = 1.0
+        ti[u] = FILTER_ROWS + base + old
+        tc[u] = 1.0
         return nt + 1
     if old == new + 1:
-        ti[nt] = FILTER_ROWS + base + new
-        tc[nt] = -1.0
+        ti[u] = FILTER_ROWS + base + new
+        tc[u] = -1.0
         return nt + 1
-    ti[nt] = base + new
-    tc[nt] = 1.0
-    ti[nt + 1] = base + old
-    tc[nt + 1] = -1.0
+    ti[u] = base + new
+    tc[u] = 1.0
+    ti[u + np.uint64(1)] = base + old
+    tc[u + np.uint64(1)] = -1.0
     return nt + 2
 
 
@@ -212,7 +213,7 @@ def filter_pick_from(parent, positions, moves, n, k, fw1, fw2, fs):
             t = np.int64(moves[i, 2 * q + 1])
             changed |= np.int64(1) << f
             if t >= 1:
-                changed |= (np.int64(1) << t) | np.int64(parent[t] < 0)
+                changed |= (np.int64(1) << t) | np.int64(parent[np.uint64(t)] < 0)
             else:
                 off += 1
         nt = 0
@@ -220,8 +221,9 @@ def filter_pick_from(parent, positions, moves, n, k, fw1, fw2, fs):
             low = changed & -changed
             changed ^= low
             c = _popcount(low - 1)
+            u = np.uint64(c)
             nt = _filter_change(
-                ti, tc, nt, c * _SPAN, _clip(np.int64(child[c])), _clip(np.int64(parent[c]))
+                ti, tc, nt, c * _SPAN, _clip(np.int64(child[u])), _clip(np.int64(parent[u]))
             )
         if off != 0:  # the opponent's checkers all stay on the board in a play
             nt = _filter_change(ti, tc, nt, 26 * _SPAN, 15 - (pmine - off), 15 - pmine)
@@ -230,7 +232,7 @@ def filter_pick_from(parent, positions, moves, n, k, fw1, fw2, fs):
         # insert into the kept list (sorted, best first; a tie keeps the earlier play first)
         if m < k:
             m += 1
-        elif s <= ks[m - 1]:
+        elif s <= ks[np.uint64(m - 1)]:
             continue
         q2 = m - 1
         while q2 > 0 and ks[q2 - 1] < s:
