@@ -14,7 +14,7 @@ stays unbiased whatever it chooses (the luck is a difference of the same functio
 import numpy as np
 
 from bgtui.engine._jit import kernel
-from bgtui.engine.constants import ROLLS
+from bgtui.engine.constants import MAX_PLAYS, ROLLS
 from bgtui.engine.evaluate import _evaluate_after, equity
 from bgtui.engine.inputs import _popcount
 from bgtui.engine.movegen import _copy_position, _generate_plays
@@ -147,6 +147,7 @@ def make_filter_scratch(hidden: int) -> FilterScratch:
         np.zeros(MAX_FILTER_K, dtype=np.int64),
         np.zeros((MAX_FILTER_K, 26), dtype=np.int8),
         np.zeros(hidden, dtype=np.float32),
+        np.zeros(MAX_PLAYS, dtype=np.float32),
     )
 
 
@@ -194,11 +195,10 @@ def filter_parent(parent, fw1, fb1, fs):
 def filter_pick_from(parent, positions, moves, n, k, fw1, fw2, fs):
     """:func:`filter_pick` with the parent's pre-activation already in ``fs.parent_h``
     (:func:`filter_parent` of the same ``parent``)."""
-    h, ti, tc, ks, ki, picked, hp = fs  # FilterScratch, field by field
+    h, ti, tc, ks, ki, picked, hp, scores = fs  # FilterScratch, field by field
     pmine = 0
     for c in range(26):
         pmine += max(np.int64(parent[c]), 0)
-    m = 0
     for i in range(n):
         child = positions[i]
         # the slots a play may have changed, from its steps (from, to; 0 = off): each step's
@@ -228,8 +228,13 @@ def filter_pick_from(parent, positions, moves, n, k, fw1, fw2, fs):
         if off != 0:  # the opponent's checkers all stay on the board in a play
             nt = _filter_change(ti, tc, nt, 26 * _SPAN, 15 - (pmine - off), 15 - pmine)
         _filter_sum(h, hp, fw1, ti, tc, nt)
-        s = _filter_output(h, fw2)
-        # insert into the kept list (sorted, best first; a tie keeps the earlier play first)
+        scores[np.uint64(i)] = _filter_output(h, fw2)
+    # the kept list (sorted, best first; a tie keeps the earlier play first), in a pass of its
+    # own: a branch on a score in the scoring loop, mispredicted, would stall the next play's
+    # scoring until the score is known
+    m = 0
+    for i in range(n):
+        s = scores[i]
         if m < k:
             m += 1
         elif s <= ks[np.uint64(m - 1)]:
