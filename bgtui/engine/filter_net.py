@@ -14,11 +14,11 @@ stays unbiased whatever it chooses (the luck is a difference of the same functio
 import numpy as np
 
 from bgtui.engine._jit import kernel
-from bgtui.engine.constants import ROLLS
+from bgtui.engine.constants import MAX_PLAYS, ROLLS
 from bgtui.engine.evaluate import _evaluate_after, equity
 from bgtui.engine.inputs import _popcount
 from bgtui.engine.movegen import _copy_position, _generate_plays
-from bgtui.engine.nn import _activation, _terms4
+from bgtui.engine.nn import _activation
 from bgtui.engine.structs import FilterScratch
 
 FILTER_CLIP = 7
@@ -64,18 +64,40 @@ def _filter_output(h, fw2):
 
 
 @kernel(inline="always")
+def _filter_terms4(ti, tc, g):
+    """The four terms from ``g``: their rows ``ti[g:g+4]`` (unsigned, so that indexing a
+    row does not test for a negative index), then their coefficients."""
+    return (
+        np.uint64(ti[g]),
+        np.uint64(ti[g + 1]),
+        np.uint64(ti[g + 2]),
+        np.uint64(ti[g + 3]),
+        tc[g],
+        tc[g + 1],
+        tc[g + 2],
+        tc[g + 3],
+    )
+
+
+@kernel(inline="always")
 def _filter_sum(h, base, fw1, ti, tc, nt):
     """h = base + the sum over k < nt of tc[k] * fw1[ti[k]], four rows a pass over ``h``
-    (padded with zero-weighted terms), as ``nn._accumulate`` does."""
+    (padded with zero-weighted terms), as ``nn._accumulate`` does; the first pass reads
+    ``base``."""
     nh = base.shape[0]
     m = (nt + 3) // 4 * 4
     for q in range(nt, m):
-        ti[q] = 0
-        tc[q] = 0.0
+        ti[np.uint64(q)] = 0
+        tc[np.uint64(q)] = 0.0
+    if m == 0:
+        for j in range(nh):
+            h[j] = base[j]
+        return
+    i0, i1, i2, i3, c0, c1, c2, c3 = _filter_terms4(ti, tc, 0)
     for j in range(nh):
-        h[j] = base[j]
-    for g in range(0, m, 4):
-        i0, i1, i2, i3, c0, c1, c2, c3 = _terms4(ti, tc, g)
+        h[j] = base[j] + ((c0 * fw1[i0, j] + c1 * fw1[i1, j]) + (c2 * fw1[i2, j] + c3 * fw1[i3, j]))
+    for g in range(4, m, 4):
+        i0, i1, i2, i3, c0, c1, c2, c3 = _filter_terms4(ti, tc, g)
         for j in range(nh):
             h[j] += (c0 * fw1[i0, j] + c1 * fw1[i1, j]) + (c2 * fw1[i2, j] + c3 * fw1[i3, j])
 
@@ -86,18 +108,19 @@ def _filter_change(ti, tc, nt, base, new, old):
     one difference row (``extend_filter_table``) when they are neighbours, else two rows."""
     if new == old:
         return nt
+    u = np.uint64(nt)  # an index that is not tested for being negative
     if new == old + 1:
-        ti[nt] = FILTER_ROWS + base + old
-        tc[nt] = 1.0
+        ti[u] = FILTER_ROWS + base + old
+        tc[u] = 1.0
         return nt + 1
     if old == new + 1:
-        ti[nt] = FILTER_ROWS + base + new
-        tc[nt] = -1.0
+        ti[u] = FILTER_ROWS + base + new
+        tc[u] = -1.0
         return nt + 1
-    ti[nt] = base + new
-    tc[nt] = 1.0
-    ti[nt + 1] = base + old
-    tc[nt + 1] = -1.0
+    ti[u] = base + new
+    tc[u] = 1.0
+    ti[u + np.uint64(1)] = base + old
+    tc[u + np.uint64(1)] = -1.0
     return nt + 2
 
 
@@ -124,6 +147,7 @@ def make_filter_scratch(hidden: int) -> FilterScratch:
         np.zeros(MAX_FILTER_K, dtype=np.int64),
         np.zeros((MAX_FILTER_K, 26), dtype=np.int8),
         np.zeros(hidden, dtype=np.float32),
+        np.zeros(MAX_PLAYS, dtype=np.float32),
     )
 
 
@@ -171,11 +195,10 @@ def filter_parent(parent, fw1, fb1, fs):
 def filter_pick_from(parent, positions, moves, n, k, fw1, fw2, fs):
     """:func:`filter_pick` with the parent's pre-activation already in ``fs.parent_h``
     (:func:`filter_parent` of the same ``parent``)."""
-    h, ti, tc, ks, ki, picked, hp = fs  # FilterScratch, field by field
+    h, ti, tc, ks, ki, picked, hp, scores = fs  # FilterScratch, field by field
     pmine = 0
     for c in range(26):
         pmine += max(np.int64(parent[c]), 0)
-    m = 0
     for i in range(n):
         child = positions[i]
         # the slots a play may have changed, from its steps (from, to; 0 = off): each step's
@@ -190,7 +213,7 @@ def filter_pick_from(parent, positions, moves, n, k, fw1, fw2, fs):
             t = np.int64(moves[i, 2 * q + 1])
             changed |= np.int64(1) << f
             if t >= 1:
-                changed |= (np.int64(1) << t) | np.int64(parent[t] < 0)
+                changed |= (np.int64(1) << t) | np.int64(parent[np.uint64(t)] < 0)
             else:
                 off += 1
         nt = 0
@@ -198,17 +221,23 @@ def filter_pick_from(parent, positions, moves, n, k, fw1, fw2, fs):
             low = changed & -changed
             changed ^= low
             c = _popcount(low - 1)
+            u = np.uint64(c)
             nt = _filter_change(
-                ti, tc, nt, c * _SPAN, _clip(np.int64(child[c])), _clip(np.int64(parent[c]))
+                ti, tc, nt, c * _SPAN, _clip(np.int64(child[u])), _clip(np.int64(parent[u]))
             )
         if off != 0:  # the opponent's checkers all stay on the board in a play
             nt = _filter_change(ti, tc, nt, 26 * _SPAN, 15 - (pmine - off), 15 - pmine)
         _filter_sum(h, hp, fw1, ti, tc, nt)
-        s = _filter_output(h, fw2)
-        # insert into the kept list (sorted, best first; a tie keeps the earlier play first)
+        scores[np.uint64(i)] = _filter_output(h, fw2)
+    # the kept list (sorted, best first; a tie keeps the earlier play first), in a pass of its
+    # own: a branch on a score in the scoring loop, mispredicted, would stall the next play's
+    # scoring until the score is known
+    m = 0
+    for i in range(n):
+        s = scores[i]
         if m < k:
             m += 1
-        elif s <= ks[m - 1]:
+        elif s <= ks[np.uint64(m - 1)]:
             continue
         q2 = m - 1
         while q2 > 0 and ks[q2 - 1] < s:

@@ -114,6 +114,7 @@ class FilterScratch(NamedTuple):
     kept_idx: np.ndarray  #: int64[MAX_FILTER_K]
     picked: np.ndarray  #: int8[MAX_FILTER_K, 26] the plays picked
     parent_h: np.ndarray  #: float32[H] the parent's pre-activation
+    scores: np.ndarray  #: float32[MAX_PLAYS] the scores of a roll's plays
 
 
 class PlayCache(NamedTuple):
