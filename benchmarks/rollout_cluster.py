@@ -3,6 +3,7 @@ and the overhead of a chunk, from which ``cluster.CHUNK_SECONDS`` is chosen.
 
     python benchmarks/rollout_cluster.py [--trials 10000] [--truncate 7] [--workers 1 2]
                                          [--chunk-seconds 1.0] [--repeat 3] [--no-profiler]
+                                         [--breakdown]
 
 For each number of workers it starts a ``LocalCluster`` (one process a worker, one thread
 each, on 127.0.0.1), warms the workers up (each loads the nets and bear-off databases and the
@@ -14,6 +15,10 @@ profiler. The same rollout on this process's threads (1 and 2) is the reference.
 
 The overhead of a chunk is measured on one worker: chunks of 1 and of 64 trials, submitted
 one after the other, ``t(c) = overhead + c x (time of a trial)``.
+
+``--breakdown`` times one more rollout per cluster and prints, for each worker, the wall time
+it spent computing chunks, the CPU its computing thread got meanwhile and the CPU of its other
+threads, and this process's CPU: where two workers lose against twice one.
 
 The CPU must be idle for the ratio to mean anything (``uptime`` before and after is printed).
 """
@@ -80,6 +85,53 @@ def chunk_overhead(address, state, settings, reps):
     return times[1] - per_trial, per_trial
 
 
+def _thread_cpu():
+    """CPU seconds of each thread of this process, by thread name (run on each worker)."""
+    import threading
+
+    names = {t.native_id: t.name for t in threading.enumerate()}
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        name = names.get(int(tid), "other")
+        out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
+def breakdown(an, settings, state):
+    """Where one rollout's time goes on the cluster: each worker's wall time computing chunks
+    (Dask's task stream), the CPU its computing thread got meanwhile, the CPU of its other
+    threads (event loop, monitors, profiler), and this process's CPU (client and, in a
+    LocalCluster, scheduler)."""
+    from distributed import get_task_stream
+
+    client = an._cluster.client
+    before = client.run(_thread_cpu)
+    c0, t0 = time.process_time(), time.perf_counter()
+    with get_task_stream(client) as ts:
+        timed(an, settings, state)
+    wall, here = time.perf_counter() - t0, time.process_time() - c0
+    after = client.run(_thread_cpu)
+    busy: dict = {}
+    for task in ts.data:
+        for ss in task["startstops"]:
+            if ss["action"] == "compute":
+                busy[task["worker"]] = busy.get(task["worker"], 0.0) + ss["stop"] - ss["start"]
+    for w in sorted(after):
+        d = {k: v - before[w].get(k, 0.0) for k, v in after[w].items()}
+        compute = sum(v for k, v in d.items() if "Dask-Default-Threads" in k)
+        print(
+            f"  worker {w}: computing {busy.get(w, 0.0):.2f} s of {wall:.2f} s, its thread's "
+            f"CPU {compute:.2f} s, other threads {sum(d.values()) - compute:.2f} s"
+        )
+    print(f"  this process (client, scheduler): {here:.2f} CPU s")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--trials", type=int, default=10_000)
@@ -99,6 +151,11 @@ def main():
         "--no-profiler",
         action="store_true",
         help="workers without Dask's statistical profiler (a thread sampling every 10 ms)",
+    )
+    ap.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="one more run per cluster: each worker's computing time and CPU, Dask's own CPU",
     )
     args = ap.parse_args()
     import dask
@@ -149,6 +206,8 @@ def main():
                     f"{C.DaskChunks.chunk_seconds:g} s ({C.DaskChunks.chunk_seconds / per:.0f} "
                     f"trials) loses {100 * over / (over + C.DaskChunks.chunk_seconds):.1f}%"
                 )
+            if args.breakdown:
+                breakdown(an, settings, state)
             an._cluster.close()
     print(f"load after: {os.getloadavg()[0]:.2f}")
 
