@@ -15,9 +15,6 @@ from bgtui.analysis.models import Equities, Evaluation, PlayRow, Probabilities
 #: GNU Backgammon-like move filter: plays kept for the deeper evaluation, after 0-ply.
 FILTER_MAX_PLAYS = 8
 FILTER_MARGIN = 0.16
-#: weight of a play's 0-ply probabilities in its value for ranking plays at 1-ply, the rest
-#: being its 1-ply lookahead's (:meth:`Analyzer.play_probs`)
-ONE_PLY_WEIGHT0 = 0.5
 
 
 class Analyzer:
@@ -354,28 +351,10 @@ class Analyzer:
         out[1], out[2], out[3], out[4] = t[3], t[4], t[1], t[2]
         return out
 
-    def play_probs(self, child: np.ndarray, ply: int, p0: np.ndarray | None = None) -> np.ndarray:
-        """float32[5]: the value (mover's view) of a play reaching ``child`` when plays are
-        ranked at ``ply``: its resulting position evaluated at ``ply``, except at 1-ply the
-        weighted mean (``ONE_PLY_WEIGHT0``) of its 0-ply and 1-ply probabilities. A 1-ply
-        value is the opponent's best reply chosen and valued by the 0-ply net, which errs in
-        the opponent's favour by play-dependent amounts (more after a hit than after a quiet
-        play); the mean with the 0-ply value, which errs otherwise, ranks plays better than
-        either (docs/lab-notes/2026-11-26-one-ply.md). ``p0``: the play's 0-ply probabilities
-        when the caller has them (``_after_probs(child, 0)``)."""
-        out = self._after_probs(child, ply)
-        if ply != 1:
-            return out
-        if p0 is None:
-            p0 = self._after_probs(child, 0)
-        w = ONE_PLY_WEIGHT0
-        p0 = np.asarray(p0, dtype=np.float64)
-        return (w * p0 + (1.0 - w) * out.astype(np.float64)).astype(np.float32)
-
     def rank_plays(self, state, dice: tuple[int, int], ply: int = 0) -> list[PlayRow]:
         """Every legal play, best first. All plays are evaluated at 0-ply; for ``ply`` > 0 the
         best ``FILTER_MAX_PLAYS`` within ``FILTER_MARGIN`` of the best are re-evaluated at
-        ``ply`` by :meth:`play_probs` (the others keep their 0-ply figures and say so)."""
+        ``ply`` (the others keep their 0-ply figures and say so)."""
         from bgtui.analysis.formats import format_position_id
         from bgtui.analysis.notation import format_play
         from bgtui.engine.movegen import generate_plays
@@ -394,7 +373,7 @@ class Analyzer:
             order = np.argsort(-eqs, kind="stable")
             keep = [i for i in order[:FILTER_MAX_PLAYS] if eqs[i] >= eqs[order[0]] - FILTER_MARGIN]
             for i in keep:
-                probs[i] = self.play_probs(children[i], ply, probs[i])
+                probs[i] = self._after_probs(children[i], ply)
                 eqs[i] = Probabilities.from_array(probs[i]).cubeless_equity
                 plies[i] = ply
         # deeper evaluations rank ahead of shallower ones, then by equity

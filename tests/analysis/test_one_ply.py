@@ -1,7 +1,6 @@
-"""Plays ranked at 1-ply: the lookahead's 1-ply value of a play against a brute force in Python
-(the opponent's 21 rolls, his best reply by 0-ply equity, weights 1/36 and 2/36, from the
-mover's side), and the ranking's value, the mean of the 0-ply and 1-ply probabilities, in money
-and match play; other plies value plays as before."""
+"""A play's 1-ply value against a brute force in Python: the opponent's 21 rolls, his best
+reply by 0-ply equity, its 0-ply value, weights 1/36 and 2/36, from the mover's side; and the
+1-ply rows of ``rank_plays`` (money and match) carrying exactly that value."""
 
 from dataclasses import replace
 
@@ -9,7 +8,7 @@ import numpy as np
 import pytest
 
 from bgtui.analysis.formats import parse_position
-from bgtui.analysis.service import ONE_PLY_WEIGHT0, Analyzer
+from bgtui.analysis.service import Analyzer
 from bgtui.engine.evaluate import equity, evaluate0
 from bgtui.engine.movegen import generate_plays
 from bgtui.engine.position import game_result, swap_sides
@@ -52,28 +51,13 @@ def test_one_ply_value_is_the_brute_force(an, pos, dice):
     state = parse_position(pos)
     children, _ = generate_plays(state.position, *dice)
     for child in children[:6]:
-        want = brute_one_ply(an, child)
-        assert np.allclose(an._after_probs(child, 1), want, atol=2e-6)
-        blend = ONE_PLY_WEIGHT0 * after0(an, child) + (1 - ONE_PLY_WEIGHT0) * want
-        assert np.allclose(an.play_probs(child, 1), blend, atol=2e-6)
-
-
-def test_play_probs_is_unchanged_at_other_plies(an):
-    state = parse_position(CONTACT)
-    children, _ = generate_plays(state.position, 3, 1)
-    for child in children:
-        for ply in (0, 2):
-            assert np.array_equal(an.play_probs(child, ply), an._after_probs(child, ply))
+        assert np.allclose(an._after_probs(child, 1), brute_one_ply(an, child), atol=2e-6)
 
 
 def _check_ranking(an, state, dice, rows):
-    """Each 1-ply row carries the mean of the brute-force 0-ply and 1-ply probabilities of its
-    play."""
+    """Each 1-ply row carries the brute-force 1-ply probabilities of its play."""
     children, _ = generate_plays(state.position, *dice)
-    want = {}
-    for c in children:
-        blend = ONE_PLY_WEIGHT0 * after0(an, c) + (1 - ONE_PLY_WEIGHT0) * brute_one_ply(an, c)
-        want[bytes(swap_sides(c).astype(np.int8))] = blend
+    want = {bytes(swap_sides(c).astype(np.int8)): brute_one_ply(an, c) for c in children}
     seen = 0
     for row in rows:
         if row.evaluated_by != "1-ply":
@@ -86,7 +70,7 @@ def _check_ranking(an, state, dice, rows):
     assert seen >= 2
 
 
-def test_money_ranking_at_one_ply_uses_the_mean(an):
+def test_money_ranking_at_one_ply(an):
     state = replace(parse_position(CONTACT), dice=(3, 1))
     rows = an.rank_plays(state, (3, 1), 1)
     _check_ranking(an, state, (3, 1), rows)
@@ -94,7 +78,7 @@ def test_money_ranking_at_one_ply_uses_the_mean(an):
     assert eqs == sorted(eqs, reverse=True)
 
 
-def test_match_ranking_at_one_ply_uses_the_mean(an):
+def test_match_ranking_at_one_ply(an):
     state = replace(parse_position(CONTACT), dice=(3, 1), match_length=7, score=(2, 4))
     rows = an.rank_plays(state, (3, 1), 1)
     _check_ranking(an, state, (3, 1), rows)
