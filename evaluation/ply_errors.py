@@ -20,7 +20,9 @@ the issue's deeper evaluation; as it shares the nets and the 0-ply choices insid
 favours the errors 1-ply makes, so ``rollout`` values, for the first ``--count`` decisions
 where the choosers disagree, every play some chooser (or the 2-ply judge) picked by rollouts
 (``--trials``, truncated at ``--truncate`` plies, 0 = full games; variance reduction), and
-``report --rollouts`` judges those decisions by them (the others cost every chooser nothing).
+``report --rollouts`` judges those decisions by them. The other decisions count 0 for every
+chooser, though the choosers may all be wrong there: the rollout figures are the part of each
+chooser's error that differs between them, and their ratios are below those of the full errors.
 """
 
 import argparse
@@ -251,7 +253,10 @@ def _rollout_report(d, ch, path):
     r = dict(np.load(path))
     eq = r["equity"]
     done = [i for i in range(len(eq)) if np.sum(~np.isnan(eq[i])) > 1]
-    print(f"\nby rollouts ({path}), {len(done)} decisions where the choosers disagree:")
+    print(
+        f"\nby rollouts ({path}), {len(done)} decisions where the choosers disagree "
+        "(the others count 0):"
+    )
     idx = np.array(done)
     judge = np.nanmax(eq[idx], axis=1)
     best = np.nanargmax(eq[idx], axis=1)
