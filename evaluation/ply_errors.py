@@ -260,12 +260,16 @@ def _rollout_report(d, ch, path):
     idx = np.array(done)
     judge = np.nanmax(eq[idx], axis=1)
     best = np.nanargmax(eq[idx], axis=1)
+    base = judge - eq[idx, ch["0-ply"][idx]]
+    boot = np.random.default_rng(0).integers(0, len(idx), (1000, len(idx)))
     for name, c in ch.items():
         err = judge - eq[idx, c[idx]]
+        ratio = err[boot].sum(axis=1) / base[boot].sum(axis=1)
         print(
-            f"  {name:22s} {1000 * np.nansum(err) / len(d['e2']):6.2f} millipoints a decision"
-            f" over all {len(d['e2'])} (sum over these {1000 * np.nansum(err):7.1f}),"
-            f" differs from the rollouts' best in {np.sum(c[idx] != best)}"
+            f"  {name:22s} sum {1000 * np.nansum(err):7.1f} millipoints, "
+            f"{err.sum() / base.sum():.2f} +- {ratio.std():.2f} of 0-ply's (bootstrap over the "
+            f"decisions), {1000 * np.nansum(err) / len(d['e2']):5.2f} a decision of all "
+            f"{len(d['e2'])}, differs from the rollouts' best in {np.sum(c[idx] != best)}"
         )
     se = np.nanmean(r["se"][idx])
     print(f"  mean standard error of a play's rollout equity: {1000 * se:.1f} millipoints")
