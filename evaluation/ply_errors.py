@@ -1,0 +1,304 @@
+"""How much equity 0-ply and 1-ply checker play lose a decision, judged by 2-ply and by rollouts.
+
+    python3 evaluation/ply_errors.py collect --decisions 800 --seed 11 --out /tmp/d.npz
+    python3 evaluation/ply_errors.py report /tmp/d.npz
+    python3 evaluation/ply_errors.py rollout /tmp/d.npz --count 150 --trials 1296 --out /tmp/r.npz
+    python3 evaluation/ply_errors.py report /tmp/d.npz --rollouts /tmp/r.npz
+
+``collect`` plays 0-ply games (half against PubEval, half self-play, a game's source and who
+moves first drawn from ``--seed``) and keeps every decision of the evaluator with more than one
+legal play until it has ``--decisions``. For each it values the best ``--judge-plays`` plays by
+0-ply at 0, 1 and 2-ply (every play at 0 and 1-ply when they are fewer), and saves the values
+with what the plays do (hits, net class) in an npz.
+
+``report`` prints, for each way of choosing a play, the mean equity lost a decision (the
+judge's value of its best play minus that of the play chosen, millipoints) and how often it
+differs from the judge's choice. The choosers are 0-ply; 1-ply through the services' move
+filter (the best ``FILTER_MAX_PLAYS`` within ``FILTER_MARGIN`` at 0-ply); 1-ply without a filter;
+and blends ``w * 0-ply + (1 - w) * 1-ply`` through the filter. The 2-ply judge plays the role of
+the issue's deeper evaluation; as it shares the nets and the 0-ply choices inside its tree it
+favours the errors 1-ply makes, so ``rollout`` values, for the first ``--count`` decisions
+where the choosers disagree, every play some chooser (or the 2-ply judge) picked by rollouts
+(``--trials``, truncated at ``--truncate`` plies, 0 = full games; variance reduction), and
+``report --rollouts`` judges those decisions by them. The other decisions count 0 for every
+chooser, though the choosers may all be wrong there: the rollout figures are the part of each
+chooser's error that differs between them, and their ratios are below those of the full errors.
+"""
+
+import argparse
+import time
+
+import numpy as np
+
+from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer
+from bgtui.engine import best_play_pubeval
+from bgtui.engine.constants import OPENING_POSITION
+from bgtui.engine.evaluate import equity, make_play_buffers
+from bgtui.engine.movegen import generate_plays, make_workspace
+from bgtui.engine.nn import net_class
+from bgtui.engine.position import game_result, is_race, swap_sides
+from bgtui.engine.pubeval import WC, WR
+
+#: blend weights of the 0-ply value tried by ``report``
+BLENDS = (0.25, 0.4, 0.5, 0.6, 0.75)
+
+
+def _value(an, child, ply):
+    r = game_result(child)
+    return float(r) if r > 0 else float(equity(an._after_probs(child, ply)))
+
+
+def _games(an, rng, ws):
+    """Decisions (position, d1, d2) of the evaluator at 0-ply, game after game."""
+    while True:
+        vs_pubeval = bool(rng.integers(2))
+        pos = OPENING_POSITION.copy()
+        ours = bool(rng.integers(2)) if vs_pubeval else True
+        first = True
+        while True:
+            d1, d2 = (int(d) for d in rng.integers(1, 7, size=2))
+            while first and d1 == d2:
+                d1, d2 = (int(d) for d in rng.integers(1, 7, size=2))
+            first = False
+            if ours:
+                children, _ = generate_plays(pos, d1, d2)
+                if len(children) > 1:
+                    yield pos.copy(), d1, d2, vs_pubeval
+                e0 = [_value(an, c, 0) for c in children]
+                child = children[int(np.argmax(e0))]
+            else:
+                best, _ = best_play_pubeval(pos, d1, d2, WR, WC, *ws)
+                child = ws[1][best].copy()
+            if game_result(child) > 0:
+                break
+            pos = swap_sides(child)
+            if vs_pubeval:
+                ours = not ours
+
+
+def collect(args):
+    an = Analyzer(args.weights)
+    ws = (make_workspace(), *make_play_buffers())
+    rng = np.random.default_rng(args.seed)
+    k = args.judge_plays
+    rows = {
+        name: []
+        for name in ("pos", "dice", "cls", "pubeval", "n", "e0", "e1", "e2", "hit", "child")
+    }
+    t = time.time()
+    for pos, d1, d2, vs in _games(an, rng, ws):
+        children, _ = generate_plays(pos, d1, d2)
+        n = len(children)
+        e0 = np.array([_value(an, c, 0) for c in children])
+        order = np.argsort(-e0, kind="stable")[:k]
+        pad = np.full(k, np.nan)
+        e0k, e1k, e2k = pad.copy(), pad.copy(), pad.copy()
+        hit = np.zeros(k, dtype=bool)
+        kids = np.zeros((k, 26), dtype=np.int8)
+        for j, i in enumerate(order):
+            c = children[i]
+            e0k[j] = e0[i]
+            e1k[j] = _value(an, c, 1)
+            e2k[j] = _value(an, c, 2)
+            hit[j] = c[0] < pos[0]
+            kids[j] = c
+        for name, v in (
+            ("pos", pos),
+            ("dice", (d1, d2)),
+            ("cls", net_class(pos) if not is_race(pos) else 1),
+            ("pubeval", vs),
+            ("n", n),
+            ("e0", e0k),
+            ("e1", e1k),
+            ("e2", e2k),
+            ("hit", hit),
+            ("child", kids),
+        ):
+            rows[name].append(v)
+        m = len(rows["n"])
+        if m % 100 == 0:
+            print(f"{m} decisions, {time.time() - t:.0f} s", flush=True)
+        if m >= args.decisions:
+            break
+    np.savez_compressed(args.out, **{name: np.array(v) for name, v in rows.items()})
+
+
+def _filtered(e0):
+    """Mask of the plays the services' move filter sends deeper (plays sorted by 0-ply)."""
+    ok = ~np.isnan(e0)
+    keep = np.zeros_like(ok)
+    keep[:FILTER_MAX_PLAYS] = True
+    return ok & keep & (e0 >= np.nanmax(e0) - FILTER_MARGIN)
+
+
+def choosers(d):
+    """name -> index (into the sorted plays) chosen in each decision."""
+    e0, e1 = d["e0"], d["e1"]
+    out = {"0-ply": np.zeros(len(e0), dtype=int)}
+    f = np.array([_filtered(r) for r in e0])
+    out["1-ply"] = np.nanargmax(np.where(f, e1, -np.inf), axis=1)
+    out["1-ply, no filter"] = np.nanargmax(np.where(np.isnan(e1), -np.inf, e1), axis=1)
+    for w in BLENDS:
+        out[f"blend {w:.2f} 0-ply"] = np.argmax(np.where(f, w * e0 + (1 - w) * e1, -np.inf), axis=1)
+    out["2-ply (filter)"] = np.argmax(np.where(f, d["e2"], -np.inf), axis=1)
+    return out
+
+
+def report(args):
+    d = dict(np.load(args.data))
+    e2 = d["e2"]
+    m = len(e2)
+    ch = choosers(d)
+    judge = np.nanmax(e2, axis=1)
+    best2 = np.nanargmax(e2, axis=1)
+    f = np.array([_filtered(r) for r in d["e0"]])
+    outside = ~f[np.arange(m), best2] & (judge - np.nanmax(np.where(f, e2, -np.inf), axis=1) > 0)
+    loss_out = judge - np.nanmax(np.where(f, e2, -np.inf), axis=1)
+    print(f"{args.data}: {m} decisions")
+    print(
+        f"the 2-ply best is outside the move filter in {outside.sum()} ({100 * outside.mean():.1f}%),"
+        f" costing {1000 * loss_out.mean():.2f} millipoints a decision"
+    )
+    cls = d["cls"]
+    print(
+        f"{'chooser':22s} {'all':>6s} {'contact':>8s} {'crashed':>8s} {'race':>6s} {'differs':>8s}"
+    )
+    for name, c in ch.items():
+        err = judge - e2[np.arange(m), c]
+        parts = [1000 * err[cls == k].mean() if (cls == k).any() else np.nan for k in (0, 2, 1)]
+        print(
+            f"{name:22s} {1000 * err.mean():6.2f} {parts[0]:8.2f} {parts[1]:8.2f} {parts[2]:6.2f}"
+            f" {100 * (c != best2).mean():7.1f}%"
+        )
+    _bias(d, f)
+    if args.rollouts:
+        _rollout_report(d, ch, args.rollouts)
+
+
+def _bias(d, f):
+    """Mean 1-ply minus 0-ply and minus 2-ply values of the filtered plays, by kind of play."""
+    e0, e1, e2, hit, cls = d["e0"], d["e1"], d["e2"], d["hit"], d["cls"]
+    print("\nmean value differences of the filtered plays (millipoints, mover's view):")
+    print(f"{'plays':22s} {'count':>6s} {'1-0':>7s} {'1-2':>7s} {'0-2':>7s}")
+    c = np.repeat(cls[:, None], e0.shape[1], axis=1)
+    for name, mask in (
+        ("all", f),
+        ("contact", f & (c == 0)),
+        ("crashed", f & (c == 2)),
+        ("race", f & (c == 1)),
+        ("hits (contact)", f & hit & (c != 1)),
+        ("no hit (contact)", f & ~hit & (c != 1)),
+    ):
+        if not mask.any():
+            continue
+        print(
+            f"{name:22s} {mask.sum():6d} {1000 * (e1 - e0)[mask].mean():7.1f}"
+            f" {1000 * (e1 - e2)[mask].mean():7.1f} {1000 * (e0 - e2)[mask].mean():7.1f}"
+        )
+
+
+def _disagreements(d, ch):
+    """Decisions where some chooser (or the 2-ply judge) picks another play than the others,
+    with the plays picked."""
+    e2 = d["e2"]
+    best2 = np.nanargmax(e2, axis=1)
+    out = []
+    for i in range(len(e2)):
+        picks = sorted({int(c[i]) for c in ch.values()} | {int(best2[i])})
+        if len(picks) > 1:
+            out.append((i, picks))
+    return out
+
+
+def rollout(args):
+    from bgtui.analysis.models import RolloutSettings
+    from bgtui.analysis.state import GameState
+
+    d = dict(np.load(args.data))
+    an = Analyzer(args.weights)
+    todo = _disagreements(d, choosers(d))[: args.count]
+    settings = RolloutSettings(
+        trials=args.trials, seed=args.seed, truncate=args.truncate, workers=args.workers
+    )
+    from bgtui.analysis.notation import format_play
+
+    res = np.full(d["e2"].shape, np.nan)
+    se = np.full(d["e2"].shape, np.nan)
+    t = time.time()
+    for k, (i, picks) in enumerate(todo):
+        pos, (d1, d2) = d["pos"][i], d["dice"][i]
+        state = GameState.from_position(pos, dice=(int(d1), int(d2)))
+        children, moves = generate_plays(pos, int(d1), int(d2))
+        labels = []
+        for j in picks:
+            c = d["child"][i, j]
+            m = next(q for q in range(len(children)) if np.array_equal(children[q], c))
+            labels.append(format_play(pos, moves[m]))
+        snap = None
+        for snap in an.iter_rollout(state, settings, moves=labels):
+            pass
+        by_move = {row.move: row for row in snap.rows}
+        for j, label in zip(picks, labels):
+            row = by_move[label]
+            res[i, j] = row.equity.cubeless
+            se[i, j] = row.equity_se.cubeless
+        print(
+            f"{k + 1}/{len(todo)} decision {i}, {len(picks)} plays, {time.time() - t:.0f} s",
+            flush=True,
+        )
+        np.savez_compressed(args.out, equity=res, se=se)
+
+
+def _rollout_report(d, ch, path):
+    r = dict(np.load(path))
+    eq = r["equity"]
+    done = [i for i in range(len(eq)) if np.sum(~np.isnan(eq[i])) > 1]
+    print(
+        f"\nby rollouts ({path}), {len(done)} decisions where the choosers disagree "
+        "(the others count 0):"
+    )
+    idx = np.array(done)
+    judge = np.nanmax(eq[idx], axis=1)
+    best = np.nanargmax(eq[idx], axis=1)
+    base = judge - eq[idx, ch["0-ply"][idx]]
+    boot = np.random.default_rng(0).integers(0, len(idx), (1000, len(idx)))
+    for name, c in ch.items():
+        err = judge - eq[idx, c[idx]]
+        ratio = err[boot].sum(axis=1) / base[boot].sum(axis=1)
+        print(
+            f"  {name:22s} sum {1000 * np.nansum(err):7.1f} millipoints, "
+            f"{err.sum() / base.sum():.2f} +- {ratio.std():.2f} of 0-ply's (bootstrap over the "
+            f"decisions), {1000 * np.nansum(err) / len(d['e2']):5.2f} a decision of all "
+            f"{len(d['e2'])}, differs from the rollouts' best in {np.sum(c[idx] != best)}"
+        )
+    se = np.nanmean(r["se"][idx])
+    print(f"  mean standard error of a play's rollout equity: {1000 * se:.1f} millipoints")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("--decisions", type=int, default=800)
+    c.add_argument("--seed", type=int, default=11)
+    c.add_argument("--judge-plays", type=int, default=16)
+    c.add_argument("--weights", default=None)
+    c.add_argument("--out", required=True)
+    r = sub.add_parser("report")
+    r.add_argument("data")
+    r.add_argument("--rollouts", default=None)
+    o = sub.add_parser("rollout")
+    o.add_argument("data")
+    o.add_argument("--count", type=int, default=100)
+    o.add_argument("--trials", type=int, default=1296)
+    o.add_argument("--truncate", type=int, default=0)
+    o.add_argument("--seed", type=int, default=1)
+    o.add_argument("--workers", type=int, default=1)
+    o.add_argument("--weights", default=None)
+    o.add_argument("--out", required=True)
+    args = ap.parse_args()
+    {"collect": collect, "report": report, "rollout": rollout}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()

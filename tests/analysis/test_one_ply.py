@@ -1,0 +1,84 @@
+"""A play's 1-ply value against a brute force in Python: the opponent's 21 rolls, his best
+reply by 0-ply equity, its 0-ply value, weights 1/36 and 2/36, from the mover's side; and the
+1-ply rows of ``rank_plays`` (money and match) carrying exactly that value."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from bgtui.analysis.formats import parse_position
+from bgtui.analysis.service import Analyzer
+from bgtui.engine.evaluate import equity, evaluate0
+from bgtui.engine.movegen import generate_plays
+from bgtui.engine.position import game_result, swap_sides
+
+CONTACT = "zGbiIQgxH/AAWA"  # middle game, 4 plays of 31 (one hits)
+RACE = "tnWEBwC2mvIBAA"
+
+
+@pytest.fixture(scope="module")
+def an():
+    return Analyzer()
+
+
+def after0(an, child):
+    """0-ply value (mover's view) of a play reaching ``child``, float64."""
+    r = game_result(child)
+    if r > 0:
+        return np.array([1.0, r >= 2, r >= 3, 0.0, 0.0])
+    t = evaluate0(swap_sides(child), an.ev).astype(np.float64)
+    return np.array([1.0 - t[0], t[3], t[4], t[1], t[2]])
+
+
+def brute_one_ply(an, child):
+    """1-ply value (mover's view) of a play reaching ``child``: the opponent's reply to each
+    roll chosen by its 0-ply equity, its 0-ply value averaged over the 36 rolls."""
+    opp = swap_sides(child)
+    acc = np.zeros(5)
+    for a in range(1, 7):
+        for b in range(1, a + 1):
+            replies, _ = generate_plays(opp, a, b)
+            values = [after0(an, r) for r in replies]
+            best = max(values, key=equity)  # the first of equal equities, as the engine
+            acc += (1 if a == b else 2) * best
+    acc /= 36.0
+    return np.array([1.0 - acc[0], acc[3], acc[4], acc[1], acc[2]])
+
+
+@pytest.mark.parametrize("pos, dice", [(CONTACT, (3, 1)), (RACE, (6, 4))])
+def test_one_ply_value_is_the_brute_force(an, pos, dice):
+    state = parse_position(pos)
+    children, _ = generate_plays(state.position, *dice)
+    for child in children[:6]:
+        assert np.allclose(an._after_probs(child, 1), brute_one_ply(an, child), atol=2e-6)
+
+
+def _check_ranking(an, state, dice, rows):
+    """Each 1-ply row carries the brute-force 1-ply probabilities of its play."""
+    children, _ = generate_plays(state.position, *dice)
+    want = {bytes(swap_sides(c).astype(np.int8)): brute_one_ply(an, c) for c in children}
+    seen = 0
+    for row in rows:
+        if row.evaluated_by != "1-ply":
+            continue
+        after = bytes(parse_position(row.position_id).position.astype(np.int8))
+        p = row.probabilities
+        got = [p.win, p.win_gammon, p.win_backgammon, p.lose_gammon, p.lose_backgammon]
+        assert np.allclose(got, want[after], atol=2e-6)
+        seen += 1
+    assert seen >= 2
+
+
+def test_money_ranking_at_one_ply(an):
+    state = replace(parse_position(CONTACT), dice=(3, 1))
+    rows = an.rank_plays(state, (3, 1), 1)
+    _check_ranking(an, state, (3, 1), rows)
+    eqs = [r.equity.cubeless for r in rows if r.evaluated_by == "1-ply"]
+    assert eqs == sorted(eqs, reverse=True)
+
+
+def test_match_ranking_at_one_ply(an):
+    state = replace(parse_position(CONTACT), dice=(3, 1), match_length=7, score=(2, 4))
+    rows = an.rank_plays(state, (3, 1), 1)
+    _check_ranking(an, state, (3, 1), rows)
