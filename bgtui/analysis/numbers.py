@@ -42,14 +42,15 @@ def _small(v: float, decimals: int) -> str:
 
 
 def se(x: float | None) -> str:
-    """A standard error of an equity: ``±0.004`` (``±0.00043`` when it is that small)."""
-    return "" if x is None else f"±{_small(abs(x), 3)}"
+    """A standard error of an equity: ``±0.004`` (``±0.00043`` when it is that small); empty
+    when there is none yet (``None``, or NaN: fewer than two trials)."""
+    return "" if x is None or not math.isfinite(x) else f"±{_small(abs(x), 3)}"
 
 
 def pct_se(x: float | None) -> str:
     """A standard error of a probability, in percent: ``±0.4%`` (``±0.043%`` when it is that
-    small; ``±0.0%`` only when it is zero)."""
-    return "" if x is None else f"±{_small(100.0 * abs(x), 1)}%"
+    small; ``±0.0%`` only when it is zero); empty when there is none yet."""
+    return "" if x is None or not math.isfinite(x) else f"±{_small(100.0 * abs(x), 1)}%"
 
 
 def rate(x: float) -> str:

@@ -18,3 +18,10 @@ def test_standard_errors_that_would_round_to_zero_get_two_significant_digits():
 def test_only_a_true_zero_reads_zero():
     assert se(0.0) == "±0.000" and pct_se(0.0) == "±0.0%"
     assert se(None) == "" and pct_se(None) == ""
+
+
+def test_no_standard_error_yet_reads_empty():
+    # a rollout's rows before their second trial have a NaN standard error
+    nan = float("nan")
+    assert se(nan) == "" and pct_se(nan) == ""
+    assert se(float("inf")) == "" and pct_se(float("inf")) == ""
