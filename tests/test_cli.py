@@ -516,3 +516,33 @@ def test_cube_shows_the_cube_states_and_the_model(capsys):
             f"Cube states (1-cube): centred {e['centred']:+.3f}  player owns "
             f"{e['owned']:+.3f}  opponent owns {e['opponent_owned']:+.3f}"
         ) in out
+
+
+def test_rollout_text_of_one_trial_leaves_the_unknown_standard_errors_out(capsys):
+    # one trial: no standard error yet (NaN); the text shows none rather than "±nan"
+    code, out, _ = run(
+        capsys, "rollout", OPENING, "--trials", "1", "--truncate", "2", "--dice", "31", "--top", "2"
+    )
+    assert code == 0
+    assert "nan" not in out and "±" not in out
+    assert not any(line.endswith(" ") for line in out.splitlines())
+    code, out, _ = run(
+        capsys,
+        "rollout",
+        OPENING,
+        "--match",
+        "7",
+        "--score",
+        "2-3",
+        "--trials",
+        "1",
+        "--truncate",
+        "2",
+        "--dice",
+        "31",
+        "--top",
+        "2",
+    )
+    assert code == 0 and "MWC" in out and "nan" not in out and "±" not in out
+    code, out, _ = run(capsys, "rollout", OPENING, "--trials", "3", "--truncate", "2")
+    assert code == 0 and "±" in out and "nan" not in out

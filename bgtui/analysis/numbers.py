@@ -53,6 +53,12 @@ def pct_se(x: float | None) -> str:
     return "" if x is None or not math.isfinite(x) else f"±{_small(100.0 * abs(x), 1)}%"
 
 
+def mwc_se(x: float | None) -> str:
+    """A standard error of a match winning chance, in percent with two decimals as the
+    chances are written: ``±0.45%``; empty when there is none yet."""
+    return "" if x is None or not math.isfinite(x) else f"±{_small(100.0 * abs(x), 2)}%"
+
+
 def rate(x: float) -> str:
     """A count per second with thousands separators: ``2,434``."""
     return f"{x:,.0f}"

@@ -8,7 +8,7 @@ import argparse
 import sys
 from dataclasses import replace
 
-from bgtui.analysis.numbers import eq, pct, percent, se
+from bgtui.analysis.numbers import eq, mwc_se, pct, percent, se
 
 EXAMPLE_POSITION = "4HPwATDgc/ABMA"  # the opening position
 
@@ -54,6 +54,11 @@ def _match_text(state) -> str:
     from bgtui.analysis.match import describe
 
     return ", " + describe(state)
+
+
+def _sp(text: str) -> str:
+    """``text`` after a space, or nothing when it is empty (a standard error not known yet)."""
+    return " " + text if text else ""
 
 
 def _mwc(x: float) -> str:
@@ -719,8 +724,8 @@ def cmd_rollout(args, query: list[str], an):
     def describe(snap):
         best = snap.rows[0]
         return (
-            f"{best.move or 'equity'} {eq(best.equity.cubeless)} "
-            f"±{best.equity_se.cubeless:.3f}  {snap.games_per_second:.0f} games/s"
+            f"{best.move or 'equity'} {eq(best.equity.cubeless)}"
+            f"{_sp(se(best.equity_se.cubeless))}  {snap.games_per_second:.0f} games/s"
         )
 
     snap, signum = _run_job(
@@ -809,14 +814,14 @@ def _rollout_text(data, snap, candidates, state) -> str:
         if e.centred is not None:
             es = r.equity_se
             cube = (
-                f"  centred {eq(e.centred)} {se(es.centred)} owned {eq(e.owned)} "
-                f"{se(es.owned)} opp-owned {eq(e.opponent_owned)} "
-                f"{se(es.opponent_owned)}"
+                f"  centred {eq(e.centred)}{_sp(se(es.centred))} owned {eq(e.owned)}"
+                f"{_sp(se(es.owned))} opp-owned {eq(e.opponent_owned)}"
+                f"{_sp(se(es.opponent_owned))}"
             )
         head = f"{i:3d}. {r.move:28s} " if candidates else ""
         if r.mwc is not None:
             diff = (
-                f" ({100 * r.mwc_diff:+.2f}% ±{100 * r.mwc_diff_se:.2f}%)"
+                f" ({100 * r.mwc_diff:+.2f}%{_sp(mwc_se(r.mwc_diff_se))})"
                 if candidates and i > 1
                 else ""
             )
@@ -825,15 +830,15 @@ def _rollout_text(data, snap, candidates, state) -> str:
                 (e.cubeful, r.equity_se.cubeful) if live else (e.cubeless, r.equity_se.cubeless)
             )
             lines.append(
-                f"{head}MWC {_mwc(r.mwc)} ±{100 * r.mwc_se:.2f}%{diff}  EMG "
-                f"{eq(emg)} ±{emg_se:.3f}"
+                f"{head}MWC {_mwc(r.mwc)}{_sp(mwc_se(r.mwc_se))}{diff}  EMG "
+                f"{eq(emg)}{_sp(se(emg_se))}"
                 + (" (cubeful, live cube)" if live else "")
                 + f"\n     {_probs_line(r.probabilities)}"
             )
             continue
-        diff = f" ({eq(r.equity_diff)} ±{r.equity_diff_se:.3f})" if candidates and i > 1 else ""
+        diff = f" ({eq(r.equity_diff)}{_sp(se(r.equity_diff_se))})" if candidates and i > 1 else ""
         lines.append(
-            f"{head}{eq(e.cubeless)} ±{r.equity_se.cubeless:.3f}{diff}{cube}\n"
+            f"{head}{eq(e.cubeless)}{_sp(se(r.equity_se.cubeless))}{diff}{cube}\n"
             f"     {_probs_line(r.probabilities)}"
         )
     return "\n".join(lines)

@@ -25,3 +25,11 @@ def test_no_standard_error_yet_reads_empty():
     nan = float("nan")
     assert se(nan) == "" and pct_se(nan) == ""
     assert se(float("inf")) == "" and pct_se(float("inf")) == ""
+
+
+def test_match_winning_chance_standard_errors_read_in_percent_with_two_decimals():
+    from bgtui.analysis.numbers import mwc_se
+
+    assert mwc_se(0.0045) == "±0.45%" and mwc_se(-0.0123) == "±1.23%"
+    assert mwc_se(0.000043) == "±0.0043%"
+    assert mwc_se(float("nan")) == "" and mwc_se(None) == ""
