@@ -134,7 +134,8 @@ def worker_identity() -> dict:
 
 def run_chunk(roots, cubes, first, count, st, perms, seed, epoch):
     """The task of one chunk: trials ``first .. first + count - 1`` of ``roots`` on this
-    worker's evaluator; ``(out, trials done, the worker's identity, its address)``."""
+    worker's evaluator; ``(out, trials done, seconds computing, the worker's identity, its
+    address)``."""
     from bgtui.engine import rollout_chunk
     from bgtui.engine.evaluate import hidden_size
     from bgtui.engine.rollout import NUM_OUT, make_rollout_workspace
@@ -145,8 +146,9 @@ def run_chunk(roots, cubes, first, count, st, perms, seed, epoch):
         ws = _WORKER_LOCAL.ws = make_rollout_workspace(hidden_size(ev), fnet)
     out = np.zeros((len(roots), count, NUM_OUT))
     flag = np.array([0, epoch], dtype=np.int64)
+    t0 = time.perf_counter()
     done = rollout_chunk(roots, cubes, first, count, st, perms, seed, ev, ws, out, flag)
-    return out, int(done), ident, _worker_address()
+    return out, int(done), time.perf_counter() - t0, ident, _worker_address()
 
 
 def _worker_address() -> str:
@@ -332,7 +334,7 @@ class DaskChunks:
 
     def result(self, future):
         try:
-            out, done, ident, name = future.result()
+            out, done, seconds, ident, name = future.result()
         except Exception as exc:
             first = str(exc).splitlines()[0] if str(exc) else ""
             raise ClusterError(
@@ -342,7 +344,7 @@ class DaskChunks:
         why = _mismatch(name, ident, self._identity, self._keys)
         if why:
             raise ClusterError(why)
-        return out, done
+        return out, done, seconds
 
     def cancel(self) -> None:
         live = [f for f in self._submitted if not f.done()]

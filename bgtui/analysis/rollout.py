@@ -190,9 +190,9 @@ class LocalChunks:
 
     An executor is started once a run (:meth:`start`), then gets chunks (trials ``first ..
     first + count - 1`` of the roots ``idx``) with :meth:`submit`; a future's :meth:`result`
-    is ``(out float64[len(idx), count, NUM_OUT], trials done)``. :meth:`slots` is the number of
-    chunks that run at once (the job keeps twice as many submitted); a chunk aims at
-    ``chunk_seconds`` of work, at most ``max_chunk`` trials.
+    is ``(out float64[len(idx), count, NUM_OUT], trials done, seconds the chunk computed)``.
+    :meth:`slots` is the number of chunks that run at once (the job keeps twice as many
+    submitted); a chunk aims at ``chunk_seconds`` of work, at most ``max_chunk`` trials.
     """
 
     chunk_seconds = 0.08
@@ -219,6 +219,7 @@ class LocalChunks:
             if ws is None:
                 ws = local.ws = make_rollout_workspace(hidden, inputs.filter_net)
             out = np.zeros((len(idx), count, NUM_OUT))
+            t0 = time.perf_counter()
             done = rollout_chunk(
                 inputs.roots[idx],
                 inputs.cubes[idx],
@@ -232,7 +233,7 @@ class LocalChunks:
                 out,
                 stop,
             )
-            return out, done
+            return out, done, time.perf_counter() - t0
 
         self._work = work
         self._pool = ThreadPoolExecutor(max_workers=self.workers)
@@ -369,6 +370,7 @@ class RolloutJob:
         base_elapsed = self.elapsed
         started_n = self.n.copy()
         chunk = 4
+        cost_seconds, cost_trials = 0.0, 0
         pending: dict[int, tuple] = {}
         key = 0
         group = None
@@ -434,19 +436,23 @@ class RolloutJob:
                         fut, count, idx = pending[k]
                         if not fut.done():
                             break
-                        out, done = executor.result(fut)
+                        out, done, seconds = executor.result(fut)
                         del pending[k]
                         self._merge(out, done, idx)
-                el = time.perf_counter() - t_start
-                trials_run = int((self.n - started_n).max())
-                if trials_run > 0:
-                    per_trial = el * workers / trials_run
+                        if done > 0:
+                            cost_seconds += seconds
+                            cost_trials += done * len(idx)
+                if cost_trials > 0 and group is not None:
+                    # the next chunks' size from the time the chunks took to compute (not
+                    # the wall clock, which counts the first round trips to the workers)
+                    per_trial = cost_seconds / cost_trials * len(group)
                     chunk = int(
                         max(
                             1,
                             min(executor.max_chunk, executor.chunk_seconds / max(per_trial, 1e-7)),
                         )
                     )
+                el = time.perf_counter() - t_start
                 self.elapsed = base_elapsed + el
                 now = time.perf_counter()
                 if now - last_snap >= SNAPSHOT_INTERVAL:
