@@ -2,7 +2,7 @@
 and the overhead of a chunk, from which ``cluster.CHUNK_SECONDS`` is chosen.
 
     python benchmarks/rollout_cluster.py [--trials 10000] [--truncate 7] [--workers 1 2]
-                                         [--chunk-seconds 1.0] [--repeat 3] [--no-profiler]
+                                         [--chunk-seconds 1.0] [--repeat 3] [--quiet-dask]
                                          [--breakdown]
 
 For each number of workers it starts a ``LocalCluster`` (one process a worker, one thread
@@ -10,8 +10,8 @@ each, on 127.0.0.1), warms the workers up (each loads the nets and bear-off data
 compiled kernels once), then times ``bgtui rollout``'s path (``Analyzer.scheduler``) on the
 opening position: ``--trials`` trials truncated after ``--truncate`` rolls, default settings.
 It prints games/s (the best of ``--repeat`` runs), the ratio to one worker, and that the figures
-equal a local run's. ``--no-profiler`` starts the workers without Dask's statistical
-profiler. The same rollout on this process's threads (1 and 2) is the reference.
+equal a local run's. ``--quiet-dask`` starts the cluster with ``cluster.QUIET_DASK_CONFIG``
+(Dask's own monitoring rare or off; docs/cluster.md). The same rollout on this process's threads (1 and 2) is the reference.
 
 The overhead of a chunk is measured on one worker: chunks of 1 and of 64 trials, submitted
 one after the other, ``t(c) = overhead + c x (time of a trial)``.
@@ -20,12 +20,20 @@ one after the other, ``t(c) = overhead + c x (time of a trial)``.
 it spent computing chunks, the CPU its computing thread got meanwhile and the CPU of its other
 threads, and this process's CPU: where two workers lose against twice one.
 
+``--paired ROUNDS`` measures the ratio on a machine whose speed drifts: it starts two clusters
+as a user would (``dask scheduler`` and ``dask worker`` processes, one of 1 worker and one of 2),
+and in each round times one rollout on each, the other cluster's processes paused (SIGSTOP)
+meanwhile, so that each ratio compares two runs a few seconds apart. It prints every round's
+figures and the median ratio; beside it, the machine's own ratio in that round: one against
+two processes of plain arithmetic (a VM whose second core is shared shows it well below 2).
+
 The CPU must be idle for the ratio to mean anything (``uptime`` before and after is printed).
 """
 
 import argparse
 import os
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 
 from bgtui.analysis.formats import parse_position
@@ -132,6 +140,142 @@ def breakdown(an, settings, state):
     print(f"  this process (client, scheduler): {here:.2f} CPU s")
 
 
+def start_cluster(workers: int, env: dict, tmp: str):
+    """``dask scheduler`` and ``workers`` ``dask worker`` processes (one thread each) on
+    127.0.0.1: (the processes, the scheduler's address)."""
+    import json
+    import subprocess
+    import sys
+
+    sched_file = os.path.join(tmp, f"scheduler-{workers}.json")
+    log = open(os.path.join(tmp, f"cluster-{workers}.log"), "w")
+    dask = [sys.executable, "-m", "dask"]
+    common = dict(env=env, stdout=log, stderr=log, cwd=tmp)
+    procs = [
+        subprocess.Popen(
+            dask
+            + ["scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard"]
+            + ["--scheduler-file", sched_file],
+            **common,
+        )
+    ]
+    for _ in range(300):
+        if os.path.exists(sched_file) and os.path.getsize(sched_file) > 0:
+            break
+        time.sleep(0.1)
+    with open(sched_file) as f:
+        address = json.load(f)["address"]
+    for _ in range(workers):
+        procs.append(
+            subprocess.Popen(
+                dask
+                + ["worker", address, "--nthreads", "1", "--host", "127.0.0.1"]
+                + ["--no-dashboard"],
+                **common,
+            )
+        )
+    return procs, address
+
+
+def _signal_tree(procs, sig) -> None:
+    """Send ``sig`` to ``procs`` and all their descendants (a nanny's worker process)."""
+    import psutil
+
+    for p in procs:
+        try:
+            tree = [psutil.Process(p.pid)]
+            tree += tree[0].children(recursive=True)
+        except psutil.NoSuchProcess:
+            continue
+        for q in tree:
+            try:
+                q.send_signal(sig)
+            except psutil.NoSuchProcess:
+                pass
+
+
+def _arithmetic(n: int = 4_000_000) -> float:
+    """Seconds of a loop of plain arithmetic (the machine's speed, nothing of bgtui's)."""
+    t = time.perf_counter()
+    x = 0
+    for i in range(n):
+        x += i * i
+    return time.perf_counter() - t
+
+
+def machine_ratio(pool) -> float:
+    """Work a second of two processes over one's, by the loop of :func:`_arithmetic`."""
+    one = _arithmetic()
+    two = max(pool.map(_arithmetic, [4_000_000, 4_000_000]))
+    return 2 * one / two
+
+
+def paired(args, state, settings, ref):
+    """Rounds of one rollout on a 1-worker and on a 2-worker cluster, the other paused."""
+    import signal
+    import statistics
+    import tempfile
+
+    from bgtui.analysis import cluster as C
+
+    env = dict(os.environ, BGTUI_NO_SERVER="1")
+    if args.quiet_dask:
+        env.update(C.quiet_dask_env())
+    warm = RolloutSettings(trials=144, truncate=args.truncate, seed=2)
+    clusters = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            for n in (1, 2):
+                procs, address = start_cluster(n, env, tmp)
+                an = Analyzer()
+                an.scheduler = address
+                clusters[n] = (procs, an)
+                client = C.connect(address).client
+                client.wait_for_workers(n, timeout=120)
+                client.close()
+                timed(an, warm, state)  # every worker loads its evaluator and kernels
+                _signal_tree(procs, signal.SIGSTOP)
+            ratios, ceilings = [], []
+            pool = ProcessPoolExecutor(2)
+            pool.submit(_arithmetic, 10).result()
+            for r in range(args.paired):
+                gps = {}
+                for n in (1, 2):
+                    procs, an = clusters[n]
+                    _signal_tree(procs, signal.SIGCONT)
+                    time.sleep(0.5)
+                    snap, el = timed(an, settings, state)
+                    _signal_tree(procs, signal.SIGSTOP)
+                    gps[n] = args.trials / el
+                    if snap.rows != ref[1].rows:
+                        print(f"  {n} workers: figures DIFFERENT from the local run")
+                ratios.append(gps[2] / gps[1])
+                ceilings.append(machine_ratio(pool))
+                print(
+                    f"round {r + 1}: 1 worker {gps[1]:6.0f} games/s, 2 workers {gps[2]:6.0f}: "
+                    f"x{ratios[-1]:.2f}; the machine's arithmetic x{ceilings[-1]:.2f}",
+                    flush=True,
+                )
+            pool.shutdown()
+            print(
+                f"median of {len(ratios)} rounds: x{statistics.median(ratios):.2f} "
+                f"(range {min(ratios):.2f}-{max(ratios):.2f}); the machine's arithmetic "
+                f"x{statistics.median(ceilings):.2f} ({min(ceilings):.2f}-{max(ceilings):.2f})"
+            )
+        finally:
+            for procs, an in clusters.values():
+                _signal_tree(procs, signal.SIGCONT)
+                if an._cluster is not None:
+                    an._cluster.close()
+                for p in reversed(procs):
+                    p.send_signal(signal.SIGINT)
+                for p in reversed(procs):
+                    try:
+                        p.wait(timeout=20)
+                    except Exception:
+                        p.kill()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--trials", type=int, default=10_000)
@@ -148,9 +292,16 @@ def main():
         "--repeat", type=int, default=3, help="timed runs of each case; the best is printed"
     )
     ap.add_argument(
-        "--no-profiler",
+        "--quiet-dask",
         action="store_true",
-        help="workers without Dask's statistical profiler (a thread sampling every 10 ms)",
+        help="the cluster with cluster.QUIET_DASK_CONFIG (Dask's own monitoring rare or off)",
+    )
+    ap.add_argument(
+        "--paired",
+        type=int,
+        default=0,
+        metavar="ROUNDS",
+        help="rounds of one run on each of a 1- and a 2-worker cluster, the other paused",
     )
     ap.add_argument(
         "--breakdown",
@@ -161,10 +312,10 @@ def main():
     import dask
     from distributed import LocalCluster
 
-    if args.no_profiler:
-        dask.config.set({"distributed.worker.profile.enabled": False})
-
     from bgtui.analysis import cluster as C
+
+    if args.quiet_dask:
+        dask.config.set(C.QUIET_DASK_CONFIG)
 
     if args.chunk_seconds is not None:
         C.DaskChunks.chunk_seconds = args.chunk_seconds
@@ -179,6 +330,10 @@ def main():
         snap, el = best(local, replace(settings, workers=w), state, args.repeat)
         ref[w] = snap
         print(f"local threads {w}: {args.trials / el:8.0f} games/s ({el:.1f} s)")
+    if args.paired:
+        paired(args, state, settings, ref)
+        print(f"load after: {os.getloadavg()[0]:.2f}")
+        return
     base = None
     for n in args.workers:
         with LocalCluster(

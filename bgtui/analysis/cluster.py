@@ -40,6 +40,29 @@ RETRIES = 3
 #: (``benchmarks/rollout_cluster.py`` measures the overhead of a chunk)
 CHUNK_SECONDS = 1.0
 MAX_CHUNK = 20_000
+#: Dask settings for the processes of a cluster that only runs rollouts (docs/cluster.md
+#: gives them as environment variables for ``dask scheduler`` and ``dask worker``): Dask's
+#: own monitoring (the workers' statistical profiler every 10 ms, the event loops' tick every
+#: 20 ms, the nannies' memory monitor every 100 ms, the system monitor every 0.5 s) sampled
+#: rarely or not at all, and no work stealing (every chunk is a task of about the same size,
+#: queued on the scheduler until a worker thread is free). On a machine whose cores all run
+#: workers, what Dask's threads take is taken from the rollouts.
+QUIET_DASK_CONFIG = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.scheduler.work-stealing": False,
+}
+
+
+def quiet_dask_env() -> dict[str, str]:
+    """:data:`QUIET_DASK_CONFIG` as the environment variables Dask reads at start
+    (``DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False``, ...)."""
+    return {
+        "DASK_" + key.upper().replace(".", "__").replace("-", "_"): str(value)
+        for key, value in QUIET_DASK_CONFIG.items()
+    }
 
 
 class ClusterError(ConnectionError):

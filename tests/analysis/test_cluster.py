@@ -206,3 +206,29 @@ def test_a_scheduler_that_does_not_answer_is_one_line_and_exit_2(capsys):
     assert code == 2 and out == ""
     assert err.strip().splitlines() == [err.strip()]
     assert f"no Dask scheduler answers at tcp://127.0.0.1:{port}" in err
+
+
+def test_the_documented_quiet_settings_are_what_dask_reads():
+    pytest.importorskip("distributed")
+    from bgtui.analysis.cluster import QUIET_DASK_CONFIG, quiet_dask_env
+
+    env = quiet_dask_env()
+    doc = (ROOT / "docs" / "cluster.md").read_text()
+    documented = dict(
+        line.strip().removeprefix("export ").split("=", 1)
+        for line in doc.splitlines()
+        if line.strip().startswith("export DASK_")
+    )
+    assert documented == env
+    code = (
+        "import json, dask, distributed\n"
+        f"print(json.dumps([dask.config.get(k) for k in {list(QUIET_DASK_CONFIG)!r}]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env=dict(os.environ, **env),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert json.loads(out) == list(QUIET_DASK_CONFIG.values())
