@@ -32,7 +32,9 @@ some and a database the others; ``one-sided``: the one-sided approximation value
 the net none; ``two-sided``: the exact database values them all) and by the mover's pip count, and by whether a side has yet to bear off a checker (gammons at stake).
 The rollouts' own noise inflates the error of a play
 that is chosen by every chooser alike only through the max over the rolled plays; the report
-gives the mean standard error of a rolled difference to compare with.
+gives the mean standard error of a rolled play's value to compare with. ``--compare FILE``
+adds the paired differences between the errors of ``--weights`` and of FILE, decision by
+decision (the same rollouts judge both).
 """
 
 import argparse
@@ -264,21 +266,7 @@ def report(args):
         f"{args.data}: {m} race decisions, {len(done)} with rollouts ({args.rollouts}); "
         f"plays valued by {args.weights or 'the shipped weights'}"
     )
-    errs, missing = {}, {}
-    for p in plies:
-        e = np.full(m, np.nan)
-        miss = 0
-        for i in done:
-            vals = by_dec.get(i, {})
-            c = picks[p][i].tobytes()
-            if d["n"][i] == 1 and c == d["cand"][i, 0].tobytes():
-                e[i] = 0.0
-                continue
-            if c not in vals:
-                miss += 1
-                continue
-            e[i] = max(v[0] for v in vals.values()) - vals[c][0]
-        errs[p], missing[p] = e, miss
+    errs, missing = _errors(d, by_dec, done, picks, plies)
     groups = [("all", np.ones(m, dtype=bool))]
     groups += [(f"valued by {KINDS[k]}", kind == k) for k in KINDS]
     off = np.array(
@@ -312,11 +300,48 @@ def report(args):
             f"{p}-ply: differs from the rollouts' best in {np.sum(e > 0)} decisions; "
             f"{missing[p]} decisions skipped (its play has no rollout: `rollout --weights`)"
         )
+    if args.compare:
+        base, _ = _errors(d, by_dec, done, _choices(Analyzer(args.compare), d, plies), plies)
+        print(
+            f"\npaired: {args.weights or 'shipped'} minus {args.compare} (millipoints a decision)"
+        )
+        for name, mask in groups:
+            cells = []
+            for p in plies:
+                x = (errs[p] - base[p])[mask]
+                x = x[~np.isnan(x)]
+                cells.append(
+                    f"{1000 * x.mean():+8.2f} +- {1000 * x.std(ddof=1) / np.sqrt(len(x)):4.2f}"
+                    if len(x) > 1
+                    else f"{'-':>17s}"
+                )
+            print(f"{name:28s} {mask.sum():6d}" + "".join(f"{c:>17s}" for c in cells))
     if args.worst:
         _worst(d, by_dec, errs, picks, plies, kind, pip, args.worst)
     # the precision of a difference of two rolled plays of a decision (same dice)
     se = [v[1] for i in done for v in by_dec.get(i, {}).values()]
     print(f"mean standard error of a rolled play's equity: {1000 * np.mean(se):.2f} millipoints")
+
+
+def _errors(d, by_dec, done, picks, plies):
+    """ply -> each decision's error (nan: not rolled), and ply -> decisions whose play chosen
+    has no rollout."""
+    errs, missing = {}, {}
+    for p in plies:
+        e = np.full(len(d["n"]), np.nan)
+        miss = 0
+        for i in done:
+            vals = by_dec.get(i, {})
+            c = picks[p][i].tobytes()
+            if d["n"][i] == 1 and c == d["cand"][i, 0].tobytes():
+                e[i] = 0.0
+                continue
+            if c not in vals:
+                miss += 1
+                continue
+            e[i] = max(v[0] for v in vals.values()) - vals[c][0]
+        errs[p], missing[p] = e, miss
+    return errs, missing
 
 
 def _worst(d, by_dec, errs, picks, plies, kind, pip, count):
@@ -380,6 +405,7 @@ def main():
     r.add_argument("--rollouts", required=True)
     r.add_argument("--weights", default=None)
     r.add_argument("--plies", default="0,1,2")
+    r.add_argument("--compare", default=None, help="paired differences against this weights file")
     r.add_argument("--worst", type=int, default=0, help="list the COUNT worst decisions")
     args = ap.parse_args()
     if getattr(args, "plies", None) and args.cmd == "rollout":
