@@ -1,7 +1,9 @@
 """Race checker-play error judged by rollouts: 0, 1 and 2-ply, by who values the race and by pips.
 
     python3 evaluation/race_errors.py collect --decisions 400 --seed 21 --out runs/re/d21.npz
-    python3 evaluation/race_errors.py rollout runs/re/d21.npz --trials 648 --out runs/re/r21.npz
+    python3 evaluation/race_errors.py rollout runs/re/d21.npz --trials 324 --out runs/re/r21.npz
+    python3 evaluation/race_errors.py confirm runs/re/d21.npz --rollouts runs/re/r21.npz \
+        --trials 648 --seed 2 --out runs/re/c21.npz
     python3 evaluation/race_errors.py report runs/re/d21.npz --rollouts runs/re/r21.npz
                                              [--weights FILE] [--plies 0,1,2]
 
@@ -22,6 +24,9 @@ outside the candidates (another weights file's) can be rolled later (``rollout -
 rolls the plays of FILE's choosers that have no value yet, with the same trials and seed, played
 by the shipped weights as before) and every chooser is judged on the same positions.
 
+``confirm`` rolls again, with another seed, the 0-ply choice and the rollouts' best where they
+differ, to measure how much of 0-ply's error is the rollouts' noise.
+
 ``report`` values the plays with ``--weights`` (default the shipped weights) at each of
 ``--plies``, lets each ply choose (1 and 2-ply among the plays within ``FILTER_MARGIN`` of the
 0-ply best, at most ``FILTER_MAX_PLAYS``: the services' move filter), and prints the mean
@@ -29,7 +34,7 @@ equity lost a decision (the rollouts' best value among the rolled plays minus th
 chosen, millipoints) with its standard error over the decisions, split by who values the
 candidates at 0-ply (``net``: the race net values them all; ``net and database``: the race net
 some and a database the others; ``one-sided``: the one-sided approximation values at least one,
-the net none; ``two-sided``: the exact database values them all) and by the mover's pip count, and by whether a side has yet to bear off a checker (gammons at stake).
+the net none; ``two-sided``: the exact database values them all) and by the source of the games, by the mover's pip count, and by whether a side has yet to bear off a checker (gammons at stake).
 The rollouts' own noise inflates the error of a play
 that is chosen by every chooser alike only through the max over the rolled plays; the report
 gives the mean standard error of a rolled play's value to compare with. ``--compare FILE``
@@ -230,6 +235,42 @@ def rollout(args):
     _save_table(args.out, table)
 
 
+def confirm(args):
+    """Rolls again, with another seed, the 0-ply choice and the rollouts' best of every decision
+    where they differ, and prints 0-ply's error valued by the new rollouts: the play judged
+    best by one set of dice valued by another, an estimate free of the bias of taking the
+    largest of noisy values (a lower bound for the candidates rolled)."""
+    from bgtui.analysis.models import RolloutSettings
+
+    d = dict(np.load(args.data))
+    by_dec = {}
+    for (i, c), v in _load_table(args.rollouts).items():
+        by_dec.setdefault(i, {})[c] = v
+    an = Analyzer(args.sample_weights)
+    settings = RolloutSettings(
+        trials=args.trials, seed=args.seed, truncate=0, variance_reduction=True, workers=1
+    )
+    table = _load_table(args.out)
+    m = len(d["n"])
+    first, second = np.zeros(m), np.zeros(m)
+    for i, vals in sorted(by_dec.items()):
+        best = max(vals, key=lambda c: vals[c][0])
+        c0 = d["cand"][i, 0].tobytes()
+        if best == c0:
+            continue
+        plays = [np.frombuffer(c, dtype=np.int8).copy() for c in (c0, best)]
+        _roll(an, d, i, plays, settings, table)
+        first[i] = vals[best][0] - vals[c0][0]
+        second[i] = table[(i, best)][0] - table[(i, c0)][0]
+    _save_table(args.out, table)
+    for name, e in (("the rollouts that chose", first), ("another seed's", second)):
+        print(
+            f"0-ply's error by {name} values: {1000 * e.mean():.2f} +- "
+            f"{1000 * e.std(ddof=1) / np.sqrt(m):.2f} millipoints a decision ({m} decisions, "
+            f"{np.count_nonzero(first)} where 0-ply's play is not the rollouts' best)"
+        )
+
+
 # -- report ---------------------------------------------------------------------------------
 def _choices(an, d, plies):
     """ply -> the child each ply of ``an`` plays in each decision (the services' move filter)."""
@@ -275,6 +316,8 @@ def report(args):
             for q in d["pos"]
         ]
     )
+    groups.append(("games against PubEval", d["pubeval"].astype(bool)))
+    groups.append(("self-play", ~d["pubeval"].astype(bool)))
     groups.append(("a side has none off (gammons)", off == 0))
     groups.append(("both sides have some off", off > 0))
     for lo, hi in zip(PIP_BUCKETS, PIP_BUCKETS[1:] + (999,)):
@@ -400,6 +443,13 @@ def main():
     o.add_argument("--weights", default=None, help="roll the plays these weights choose")
     o.add_argument("--plies", default="0,1,2")
     o.add_argument("--out", required=True)
+    f = sub.add_parser("confirm")
+    f.add_argument("data")
+    f.add_argument("--rollouts", required=True)
+    f.add_argument("--trials", type=int, default=648)
+    f.add_argument("--seed", type=int, default=2)
+    f.add_argument("--sample-weights", default=None)
+    f.add_argument("--out", required=True)
     r = sub.add_parser("report")
     r.add_argument("data")
     r.add_argument("--rollouts", required=True)
@@ -410,7 +460,7 @@ def main():
     args = ap.parse_args()
     if getattr(args, "plies", None) and args.cmd == "rollout":
         args.plies = [int(p) for p in args.plies.split(",")]
-    {"collect": collect, "rollout": rollout, "report": report}[args.cmd](args)
+    {"collect": collect, "rollout": rollout, "confirm": confirm, "report": report}[args.cmd](args)
 
 
 if __name__ == "__main__":
