@@ -34,12 +34,12 @@ equity lost a decision (the rollouts' best value among the rolled plays minus th
 chosen, millipoints) with its standard error over the decisions, split by who values the
 candidates at 0-ply (``net``: the race net values them all; ``net and database``: the race net
 some and a database the others; ``one-sided``: the one-sided approximation values at least one,
-the net none; ``two-sided``: the exact database values them all) and by the source of the games, by the mover's pip count, and by whether a side has yet to bear off a checker (gammons at stake).
-The rollouts' own noise inflates the error of a play
-that is chosen by every chooser alike only through the max over the rolled plays; the report
-gives the mean standard error of a rolled play's value to compare with. ``--compare FILE``
-adds the paired differences between the errors of ``--weights`` and of FILE, decision by
-decision (the same rollouts judge both).
+the net none; ``two-sided``: the exact database values them all), by the source of the games,
+by whether a side has yet to bear off a checker (gammons at stake) and by the mover's pip
+count. The rollouts' noise biases each error up (the best of the rolled plays is the largest
+of noisy values; ``confirm`` measures by how much); the report gives the mean standard error
+of a rolled play's value. ``--compare FILE`` adds the paired differences between the errors of
+``--weights`` and of FILE, decision by decision (the same rollouts judge both).
 """
 
 import argparse
