@@ -1,0 +1,467 @@
+"""Race checker-play error judged by rollouts: 0, 1 and 2-ply, by who values the race and by pips.
+
+    python3 evaluation/race_errors.py collect --decisions 400 --seed 21 --out runs/re/d21.npz
+    python3 evaluation/race_errors.py rollout runs/re/d21.npz --trials 324 --out runs/re/r21.npz
+    python3 evaluation/race_errors.py confirm runs/re/d21.npz --rollouts runs/re/r21.npz \
+        --trials 648 --seed 2 --out runs/re/c21.npz
+    python3 evaluation/race_errors.py report runs/re/d21.npz --rollouts runs/re/r21.npz
+                                             [--weights FILE] [--plies 0,1,2]
+
+``collect`` plays 0-ply games of the shipped weights (``--sample-weights``), half against
+PubEval and half self-play (a game's source and who moves first drawn from ``--seed``), and
+keeps every race decision of the evaluator (no contact before the roll) with more than one
+legal play, until it has ``--decisions``. For each it keeps the candidates: the plays within
+``--margin`` of the 0-ply best, at most ``--plays`` (by default the services' move filter:
+``FILTER_MARGIN`` 0.16, ``FILTER_MAX_PLAYS`` 8, so that 1 and 2-ply choose among them), best first.
+A decision with a single candidate is not rolled: every chooser plays it and loses 0.
+
+``rollout`` values every candidate by a rollout of the position after it (``--trials``, full
+games with bear-off truncation and variance reduction, one worker, the same ``--seed``: a play's
+rollout is the same whichever plays are rolled with it, and the plays of a decision see the same
+dice, so that their differences are far more precise than each value).
+The rollout values are stored by decision and resulting position, so that a chooser's play
+outside the candidates (another weights file's) can be rolled later (``rollout --weights FILE``
+rolls the plays of FILE's choosers that have no value yet, with the same trials and seed, played
+by the shipped weights as before) and every chooser is judged on the same positions.
+
+``confirm`` rolls again, with another seed, the 0-ply choice and the rollouts' best where they
+differ, to measure how much of 0-ply's error is the rollouts' noise.
+
+``report`` values the plays with ``--weights`` (default the shipped weights) at each of
+``--plies``, lets each ply choose (1 and 2-ply among the plays within ``FILTER_MARGIN`` of the
+0-ply best, at most ``FILTER_MAX_PLAYS``: the services' move filter), and prints the mean
+equity lost a decision (the rollouts' best value among the rolled plays minus that of the play
+chosen, millipoints) with its standard error over the decisions, split by who values the
+candidates at 0-ply (``net``: the race net values them all; ``net and database``: the race net
+some and a database the others; ``one-sided``: the one-sided approximation values at least one,
+the net none; ``two-sided``: the exact database values them all), by the source of the games,
+by whether a side has yet to bear off a checker (gammons at stake) and by the mover's pip
+count. The rollouts' noise biases each error up (the best of the rolled plays is the largest
+of noisy values; ``confirm`` measures by how much); the report gives the mean standard error
+of a rolled play's value. ``--compare FILE`` adds the paired differences between the errors of
+``--weights`` and of FILE, decision by decision (the same rollouts judge both).
+"""
+
+import argparse
+import time
+
+import numpy as np
+
+from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer
+from bgtui.engine import best_play_pubeval
+from bgtui.engine.constants import OPENING_POSITION
+from bgtui.engine.evaluate import (
+    NO_DATABASE,
+    ONE_SIDED_DB,
+    TWO_SIDED_DB,
+    database_kind,
+    equity,
+    make_play_buffers,
+)
+from bgtui.engine.movegen import generate_plays, make_workspace
+from bgtui.engine.position import game_result, is_race, pip_counts, swap_sides
+from bgtui.engine.pubeval import WC, WR
+
+#: the mover's pip count buckets of the report (lower bounds)
+PIP_BUCKETS = (0, 30, 60, 90, 120)
+#: a decision whose candidates the race net and a database value (some each)
+MIXED = 3
+KINDS = {
+    NO_DATABASE: "net",
+    MIXED: "net and database",
+    ONE_SIDED_DB: "one-sided",
+    TWO_SIDED_DB: "two-sided",
+}
+
+
+def _value(an, child, ply):
+    r = game_result(child)
+    return float(r) if r > 0 else float(equity(an._after_probs(child, ply)))
+
+
+def _games(an, rng, ws):
+    """Decisions (position, d1, d2, vs PubEval) of the evaluator at 0-ply, game after game."""
+    while True:
+        vs_pubeval = bool(rng.integers(2))
+        pos = OPENING_POSITION.copy()
+        ours = bool(rng.integers(2)) if vs_pubeval else True
+        first = True
+        while True:
+            d1, d2 = (int(d) for d in rng.integers(1, 7, size=2))
+            while first and d1 == d2:
+                d1, d2 = (int(d) for d in rng.integers(1, 7, size=2))
+            first = False
+            if ours:
+                children, _ = generate_plays(pos, d1, d2)
+                if len(children) > 1:
+                    yield pos.copy(), d1, d2, vs_pubeval
+                e0 = [_value(an, c, 0) for c in children]
+                child = children[int(np.argmax(e0))]
+            else:
+                best, _ = best_play_pubeval(pos, d1, d2, WR, WC, *ws)
+                child = ws[1][best].copy()
+            if game_result(child) > 0:
+                break
+            pos = swap_sides(child)
+            if vs_pubeval:
+                ours = not ours
+
+
+def _kind(an, child):
+    """Who values ``child`` (mover's view after the play) at 0-ply."""
+    if game_result(child) > 0:
+        return TWO_SIDED_DB
+    ev = an.ev
+    sw = np.ascontiguousarray(swap_sides(child), dtype=np.int8)
+    return int(database_kind(sw, ev.two_sided, ev.one_sided))
+
+
+def collect(args):
+    an = Analyzer(args.sample_weights)
+    ws = (make_workspace(), *make_play_buffers())
+    rng = np.random.default_rng(args.seed)
+    k = args.plays
+    rows = {name: [] for name in ("pos", "dice", "pubeval", "n", "cand", "kind")}
+    t = time.time()
+    for pos, d1, d2, vs in _games(an, rng, ws):
+        if not is_race(pos):
+            continue
+        children, _ = generate_plays(pos, d1, d2)
+        e0 = np.array([_value(an, c, 0) for c in children])
+        order = np.argsort(-e0, kind="stable")[:k]
+        keep = [i for i in order if e0[i] >= e0[order[0]] - args.margin]
+        cand = np.zeros((k, 26), dtype=np.int8)
+        kind = np.full(k, -1, dtype=np.int8)
+        for j, i in enumerate(keep):
+            cand[j] = children[i]
+            kind[j] = _kind(an, children[i])
+        for name, v in (
+            ("pos", pos),
+            ("dice", (d1, d2)),
+            ("pubeval", vs),
+            ("n", len(keep)),
+            ("cand", cand),
+            ("kind", kind),
+        ):
+            rows[name].append(v)
+        m = len(rows["n"])
+        if m % 100 == 0:
+            print(f"{m} race decisions, {time.time() - t:.0f} s", flush=True)
+        if m >= args.decisions:
+            break
+    np.savez_compressed(args.out, **{name: np.array(v) for name, v in rows.items()})
+
+
+# -- rollout values, by (decision, resulting position) -------------------------------------------
+def _load_table(path):
+    try:
+        r = np.load(path)
+    except FileNotFoundError:
+        return {}
+    return {
+        (int(i), c.tobytes()): (float(e), float(s))
+        for i, c, e, s in zip(r["dec"], r["child"], r["equity"], r["se"])
+    }
+
+
+def _save_table(path, table):
+    keys = sorted(table)
+    np.savez_compressed(
+        path,
+        dec=np.array([k[0] for k in keys], dtype=np.int32),
+        child=np.array([np.frombuffer(k[1], dtype=np.int8) for k in keys]).reshape(-1, 26),
+        equity=np.array([table[k][0] for k in keys]),
+        se=np.array([table[k][1] for k in keys]),
+    )
+
+
+def _candidates(d, i):
+    return [d["cand"][i, j] for j in range(int(d["n"][i]))]
+
+
+def _roll(an, d, i, plays, settings, table):
+    """Roll the ``plays`` (children) of decision ``i`` that have no value yet into ``table``."""
+    from bgtui.analysis.notation import format_play
+    from bgtui.analysis.state import GameState
+
+    pos, (d1, d2) = d["pos"][i], d["dice"][i]
+    todo = [c for c in plays if (i, c.tobytes()) not in table]
+    if int(d["n"][i]) == 1:  # the single candidate needs no rollout
+        todo = [c for c in todo if not np.array_equal(c, d["cand"][i, 0])]
+    if not todo:
+        return 0
+    todo = list({c.tobytes(): c for c in todo}.values())
+    children, moves = generate_plays(pos, int(d1), int(d2))
+    labels = []
+    for c in todo:
+        m = next(q for q in range(len(children)) if np.array_equal(children[q], c))
+        labels.append(format_play(pos, moves[m]))
+    state = GameState.from_position(pos, dice=(int(d1), int(d2)))
+    snap = None
+    for snap in an.iter_rollout(state, settings, moves=labels):
+        pass
+    by_move = {row.move: row for row in snap.rows}
+    for c, label in zip(todo, labels):
+        row = by_move[label]
+        table[(i, c.tobytes())] = (row.equity.cubeless, row.equity_se.cubeless)
+    return len(todo)
+
+
+def rollout(args):
+    from bgtui.analysis.models import RolloutSettings
+
+    d = dict(np.load(args.data))
+    table = _load_table(args.out)
+    an = Analyzer(args.sample_weights)
+    settings = RolloutSettings(
+        trials=args.trials, seed=args.seed, truncate=0, variance_reduction=True, workers=1
+    )
+    picks = None
+    if args.weights:
+        picks = _choices(Analyzer(args.weights), d, args.plies)
+    t = time.time()
+    done = 0
+    for i in range(len(d["n"])):
+        if args.count and i >= args.count:
+            break
+        if picks is None:
+            plays = _candidates(d, i)
+        else:
+            plays = [p[i] for p in picks.values()]
+        done += _roll(an, d, i, plays, settings, table)
+        if (i + 1) % 10 == 0:
+            _save_table(args.out, table)
+            print(f"decision {i + 1}, {done} plays rolled, {time.time() - t:.0f} s", flush=True)
+    _save_table(args.out, table)
+
+
+def confirm(args):
+    """Rolls again, with another seed, the 0-ply choice and the rollouts' best of every decision
+    where they differ, and prints 0-ply's error valued by the new rollouts: the play judged
+    best by one set of dice valued by another, an estimate free of the bias of taking the
+    largest of noisy values (a lower bound for the candidates rolled)."""
+    from bgtui.analysis.models import RolloutSettings
+
+    d = dict(np.load(args.data))
+    by_dec = {}
+    for (i, c), v in _load_table(args.rollouts).items():
+        by_dec.setdefault(i, {})[c] = v
+    an = Analyzer(args.sample_weights)
+    settings = RolloutSettings(
+        trials=args.trials, seed=args.seed, truncate=0, variance_reduction=True, workers=1
+    )
+    table = _load_table(args.out)
+    m = len(d["n"])
+    first, second = np.zeros(m), np.zeros(m)
+    for i, vals in sorted(by_dec.items()):
+        best = max(vals, key=lambda c: vals[c][0])
+        c0 = d["cand"][i, 0].tobytes()
+        if best == c0:
+            continue
+        plays = [np.frombuffer(c, dtype=np.int8).copy() for c in (c0, best)]
+        _roll(an, d, i, plays, settings, table)
+        first[i] = vals[best][0] - vals[c0][0]
+        second[i] = table[(i, best)][0] - table[(i, c0)][0]
+    _save_table(args.out, table)
+    for name, e in (("the rollouts that chose", first), ("another seed's", second)):
+        print(
+            f"0-ply's error by {name} values: {1000 * e.mean():.2f} +- "
+            f"{1000 * e.std(ddof=1) / np.sqrt(m):.2f} millipoints a decision ({m} decisions, "
+            f"{np.count_nonzero(first)} where 0-ply's play is not the rollouts' best)"
+        )
+
+
+# -- report ---------------------------------------------------------------------------------
+def _choices(an, d, plies):
+    """ply -> the child each ply of ``an`` plays in each decision (the services' move filter)."""
+    out = {p: [] for p in plies}
+    for i in range(len(d["n"])):
+        pos, (d1, d2) = d["pos"][i], d["dice"][i]
+        children, _ = generate_plays(pos, int(d1), int(d2))
+        e0 = np.array([_value(an, c, 0) for c in children])
+        order = np.argsort(-e0, kind="stable")[:FILTER_MAX_PLAYS]
+        keep = [j for j in order if e0[j] >= e0[order[0]] - FILTER_MARGIN]
+        for p in plies:
+            if p == 0:
+                best = int(order[0])
+            else:
+                best = max(keep, key=lambda j: _value(an, children[j], p))
+            out[p].append(children[best])
+    return out
+
+
+def report(args):
+    d = dict(np.load(args.data))
+    table = _load_table(args.rollouts)
+    an = Analyzer(args.weights)
+    plies = [int(p) for p in args.plies.split(",")]
+    picks = _choices(an, d, plies)
+    m = len(d["n"])
+    by_dec = {}
+    for (i, c), v in table.items():
+        by_dec.setdefault(i, {})[c] = v
+    done = [i for i in range(m) if d["n"][i] == 1 or len(by_dec.get(i, {})) >= d["n"][i]]
+    kind = np.array([_decision_kind(d["kind"][i, : d["n"][i]]) for i in range(m)])
+    pip = np.array([pip_counts(d["pos"][i])[0] for i in range(m)])
+    print(
+        f"{args.data}: {m} race decisions, {len(done)} with rollouts ({args.rollouts}); "
+        f"plays valued by {args.weights or 'the shipped weights'}"
+    )
+    errs, missing = _errors(d, by_dec, done, picks, plies)
+    groups = [("all", np.ones(m, dtype=bool))]
+    groups += [(f"valued by {KINDS[k]}", kind == k) for k in KINDS]
+    off = np.array(
+        [
+            min(15 - int(np.clip(q, 0, None).sum()), 15 - int(np.clip(-q, 0, None).sum()))
+            for q in d["pos"]
+        ]
+    )
+    groups.append(("games against PubEval", d["pubeval"].astype(bool)))
+    groups.append(("self-play", ~d["pubeval"].astype(bool)))
+    groups.append(("a side has none off (gammons)", off == 0))
+    groups.append(("both sides have some off", off > 0))
+    for lo, hi in zip(PIP_BUCKETS, PIP_BUCKETS[1:] + (999,)):
+        groups.append((f"mover's pips {lo}-{hi - 1}", (pip >= lo) & (pip < hi)))
+    head = "".join(f"{f'{p}-ply':>17s}" for p in plies)
+    print(f"{'decisions':28s} {'count':>6s}{head}   (millipoints a decision +- SE)")
+    for name, mask in groups:
+        cells = []
+        count = 0
+        for p in plies:
+            e = errs[p][mask]
+            e = e[~np.isnan(e)]
+            count = max(count, len(e))
+            cells.append(
+                f"{1000 * e.mean():8.2f} +- {1000 * e.std(ddof=1) / np.sqrt(len(e)):4.2f}"
+                if len(e) > 1
+                else f"{'-':>17s}"
+            )
+        print(f"{name:28s} {count:6d}" + "".join(f"{c:>17s}" for c in cells))
+    for p in plies:
+        e = errs[p][~np.isnan(errs[p])]
+        print(
+            f"{p}-ply: differs from the rollouts' best in {np.sum(e > 0)} decisions; "
+            f"{missing[p]} decisions skipped (its play has no rollout: `rollout --weights`)"
+        )
+    if args.compare:
+        base, _ = _errors(d, by_dec, done, _choices(Analyzer(args.compare), d, plies), plies)
+        print(
+            f"\npaired: {args.weights or 'shipped'} minus {args.compare} (millipoints a decision)"
+        )
+        for name, mask in groups:
+            cells = []
+            for p in plies:
+                x = (errs[p] - base[p])[mask]
+                x = x[~np.isnan(x)]
+                cells.append(
+                    f"{1000 * x.mean():+8.2f} +- {1000 * x.std(ddof=1) / np.sqrt(len(x)):4.2f}"
+                    if len(x) > 1
+                    else f"{'-':>17s}"
+                )
+            print(f"{name:28s} {mask.sum():6d}" + "".join(f"{c:>17s}" for c in cells))
+    if args.worst:
+        _worst(d, by_dec, errs, picks, plies, kind, pip, args.worst)
+    # the precision of a difference of two rolled plays of a decision (same dice)
+    se = [v[1] for i in done for v in by_dec.get(i, {}).values()]
+    print(f"mean standard error of a rolled play's equity: {1000 * np.mean(se):.2f} millipoints")
+
+
+def _errors(d, by_dec, done, picks, plies):
+    """ply -> each decision's error (nan: not rolled), and ply -> decisions whose play chosen
+    has no rollout."""
+    errs, missing = {}, {}
+    for p in plies:
+        e = np.full(len(d["n"]), np.nan)
+        miss = 0
+        for i in done:
+            vals = by_dec.get(i, {})
+            c = picks[p][i].tobytes()
+            if d["n"][i] == 1 and c == d["cand"][i, 0].tobytes():
+                e[i] = 0.0
+                continue
+            if c not in vals:
+                miss += 1
+                continue
+            e[i] = max(v[0] for v in vals.values()) - vals[c][0]
+        errs[p], missing[p] = e, miss
+    return errs, missing
+
+
+def _worst(d, by_dec, errs, picks, plies, kind, pip, count):
+    """The decisions where the first of ``plies`` loses most, with the rollouts' values."""
+    from bgtui.analysis.formats import format_position_id
+    from bgtui.analysis.state import GameState
+
+    p0 = plies[0]
+    e = np.nan_to_num(errs[p0], nan=-1.0)
+    share = np.sum(e[e > 0])
+    print(f"\nthe {count} decisions where {p0}-ply loses most (of {1000 * share:.1f} millipoints):")
+    for i in np.argsort(-e)[:count]:
+        if e[i] <= 0:
+            break
+        vals = by_dec[i]
+        cells = []
+        for j in range(int(d["n"][i])):
+            c = d["cand"][i, j]
+            who = KINDS[int(d["kind"][i, j])][:3]
+            mark = "".join(str(p) for p in plies if np.array_equal(picks[p][i], c))
+            cells.append(f"{vals[c.tobytes()][0]:+.4f}{who}{'<' + mark if mark else ''}")
+        gid = format_position_id(GameState.from_position(d["pos"][i]))
+        print(
+            f"  {gid} {d['dice'][i][0]}{d['dice'][i][1]} pips {pip[i]:3d} "
+            f"{KINDS[int(kind[i])]:16s} "
+            + " ".join(f"{p}-ply {1000 * errs[p][i]:5.1f}" for p in plies)
+            + "  rollouts (0-ply order): "
+            + " ".join(cells)
+        )
+
+
+def _decision_kind(kinds):
+    if (kinds == NO_DATABASE).any():
+        return MIXED if (kinds != NO_DATABASE).any() else NO_DATABASE
+    if (kinds == ONE_SIDED_DB).any():
+        return ONE_SIDED_DB
+    return TWO_SIDED_DB
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("--decisions", type=int, default=400)
+    c.add_argument("--seed", type=int, default=21)
+    c.add_argument("--margin", type=float, default=FILTER_MARGIN)
+    c.add_argument("--plays", type=int, default=FILTER_MAX_PLAYS)
+    c.add_argument("--sample-weights", default=None)
+    c.add_argument("--out", required=True)
+    o = sub.add_parser("rollout")
+    o.add_argument("data")
+    o.add_argument("--trials", type=int, default=648)
+    o.add_argument("--seed", type=int, default=1)
+    o.add_argument("--count", type=int, default=0, help="only the first COUNT decisions")
+    o.add_argument("--sample-weights", default=None, help="the weights that play the rollouts")
+    o.add_argument("--weights", default=None, help="roll the plays these weights choose")
+    o.add_argument("--plies", default="0,1,2")
+    o.add_argument("--out", required=True)
+    f = sub.add_parser("confirm")
+    f.add_argument("data")
+    f.add_argument("--rollouts", required=True)
+    f.add_argument("--trials", type=int, default=648)
+    f.add_argument("--seed", type=int, default=2)
+    f.add_argument("--sample-weights", default=None)
+    f.add_argument("--out", required=True)
+    r = sub.add_parser("report")
+    r.add_argument("data")
+    r.add_argument("--rollouts", required=True)
+    r.add_argument("--weights", default=None)
+    r.add_argument("--plies", default="0,1,2")
+    r.add_argument("--compare", default=None, help="paired differences against this weights file")
+    r.add_argument("--worst", type=int, default=0, help="list the COUNT worst decisions")
+    args = ap.parse_args()
+    if getattr(args, "plies", None) and args.cmd == "rollout":
+        args.plies = [int(p) for p in args.plies.split(",")]
+    {"collect": collect, "rollout": rollout, "confirm": confirm, "report": report}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()
