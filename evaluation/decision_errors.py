@@ -18,62 +18,24 @@ import argparse
 import time
 
 import numpy as np
+from games import decisions, value
 
 from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer
-from bgtui.engine import best_play_pubeval
-from bgtui.engine.constants import OPENING_POSITION
-from bgtui.engine.evaluate import equity, make_play_buffers
+from bgtui.engine.evaluate import make_play_buffers
 from bgtui.engine.movegen import generate_plays, make_workspace
 from bgtui.engine.nn import NET_NAMES, net_class
-from bgtui.engine.position import game_result, swap_sides
-from bgtui.engine.pubeval import WC, WR
 
 
-def _value(an, child, ply):
-    r = game_result(child)
-    return float(r) if r > 0 else float(equity(an._after_probs(child, ply)))
-
-
-def _decision(an, pos, d1, d2):
-    """(index of the 0-ply choice among the children, the children, its 2-ply error)."""
+def _error(an, pos, d1, d2):
+    """The 2-ply error of the 0-ply choice among the plays of (d1, d2) from ``pos``."""
     children, _ = generate_plays(pos, d1, d2)
-    e0 = np.array([_value(an, c, 0) for c in children])
+    e0 = np.array([value(an, c, 0) for c in children])
     choice = int(np.argmax(e0))
-    if len(children) == 1:
-        return choice, children, None
     order = np.argsort(-e0, kind="stable")[:FILTER_MAX_PLAYS]
     cand = [i for i in order if e0[i] >= e0[choice] - FILTER_MARGIN]
-    e2 = {i: _value(an, children[i], 2) for i in cand}
+    e2 = {i: value(an, children[i], 2) for i in cand}
     best = max(e2, key=e2.get)
-    return choice, children, e2[best] - e2[choice]
-
-
-def play(an, rng, vs_pubeval, stats, ws):
-    pos = OPENING_POSITION.copy()
-    ours = bool(rng.integers(2)) if vs_pubeval else True
-    first = True
-    while True:
-        d1, d2 = rng.integers(1, 7, size=2)
-        while first and d1 == d2:
-            d1, d2 = rng.integers(1, 7, size=2)
-        first = False
-        if ours:
-            cls = NET_NAMES[net_class(pos)]
-            choice, children, err = _decision(an, pos, int(d1), int(d2))
-            if err is not None:
-                s = stats.setdefault(cls, [0, 0, 0.0])
-                s[0] += 1
-                s[1] += err > 1e-9
-                s[2] += err
-            child = children[choice]
-        else:
-            best, _ = best_play_pubeval(pos, int(d1), int(d2), WR, WC, *ws)
-            child = ws[1][best].copy()
-        if game_result(child) > 0:
-            return
-        pos = swap_sides(child)
-        if vs_pubeval:
-            ours = not ours
+    return e2[best] - e2[choice]
 
 
 def main():
@@ -88,8 +50,14 @@ def main():
         rng = np.random.default_rng(args.seed)
         stats = {}
         t = time.time()
-        for _ in range(args.games):
-            play(an, rng, vs, stats, ws)
+        for pos, d1, d2, _, game in decisions(an, rng, ws, vs_pubeval=vs):
+            if game >= args.games:
+                break
+            err = _error(an, pos, d1, d2)
+            st = stats.setdefault(NET_NAMES[net_class(pos)], [0, 0, 0.0])
+            st[0] += 1
+            st[1] += err > 1e-9
+            st[2] += err
         n = sum(s[0] for s in stats.values())
         total = sum(s[2] for s in stats.values())
         print(

@@ -29,51 +29,16 @@ import argparse
 import time
 
 import numpy as np
+from games import decisions, value
 
 from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer
-from bgtui.engine import best_play_pubeval
-from bgtui.engine.constants import OPENING_POSITION
-from bgtui.engine.evaluate import equity, make_play_buffers
+from bgtui.engine.evaluate import make_play_buffers
 from bgtui.engine.movegen import generate_plays, make_workspace
 from bgtui.engine.nn import net_class
-from bgtui.engine.position import game_result, is_race, swap_sides
-from bgtui.engine.pubeval import WC, WR
+from bgtui.engine.position import is_race
 
 #: blend weights of the 0-ply value tried by ``report``
 BLENDS = (0.25, 0.4, 0.5, 0.6, 0.75)
-
-
-def _value(an, child, ply):
-    r = game_result(child)
-    return float(r) if r > 0 else float(equity(an._after_probs(child, ply)))
-
-
-def _games(an, rng, ws):
-    """Decisions (position, d1, d2) of the evaluator at 0-ply, game after game."""
-    while True:
-        vs_pubeval = bool(rng.integers(2))
-        pos = OPENING_POSITION.copy()
-        ours = bool(rng.integers(2)) if vs_pubeval else True
-        first = True
-        while True:
-            d1, d2 = (int(d) for d in rng.integers(1, 7, size=2))
-            while first and d1 == d2:
-                d1, d2 = (int(d) for d in rng.integers(1, 7, size=2))
-            first = False
-            if ours:
-                children, _ = generate_plays(pos, d1, d2)
-                if len(children) > 1:
-                    yield pos.copy(), d1, d2, vs_pubeval
-                e0 = [_value(an, c, 0) for c in children]
-                child = children[int(np.argmax(e0))]
-            else:
-                best, _ = best_play_pubeval(pos, d1, d2, WR, WC, *ws)
-                child = ws[1][best].copy()
-            if game_result(child) > 0:
-                break
-            pos = swap_sides(child)
-            if vs_pubeval:
-                ours = not ours
 
 
 def collect(args):
@@ -86,10 +51,10 @@ def collect(args):
         for name in ("pos", "dice", "cls", "pubeval", "n", "e0", "e1", "e2", "hit", "child")
     }
     t = time.time()
-    for pos, d1, d2, vs in _games(an, rng, ws):
+    for pos, d1, d2, vs, _ in decisions(an, rng, ws):
         children, _ = generate_plays(pos, d1, d2)
         n = len(children)
-        e0 = np.array([_value(an, c, 0) for c in children])
+        e0 = np.array([value(an, c, 0) for c in children])
         order = np.argsort(-e0, kind="stable")[:k]
         pad = np.full(k, np.nan)
         e0k, e1k, e2k = pad.copy(), pad.copy(), pad.copy()
@@ -98,8 +63,8 @@ def collect(args):
         for j, i in enumerate(order):
             c = children[i]
             e0k[j] = e0[i]
-            e1k[j] = _value(an, c, 1)
-            e2k[j] = _value(an, c, 2)
+            e1k[j] = value(an, c, 1)
+            e2k[j] = value(an, c, 2)
             hit[j] = c[0] < pos[0]
             kids[j] = c
         for name, v in (

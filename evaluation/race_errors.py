@@ -46,21 +46,18 @@ import argparse
 import time
 
 import numpy as np
+from games import decisions, value
 
 from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer
-from bgtui.engine import best_play_pubeval
-from bgtui.engine.constants import OPENING_POSITION
 from bgtui.engine.evaluate import (
     NO_DATABASE,
     ONE_SIDED_DB,
     TWO_SIDED_DB,
     database_kind,
-    equity,
     make_play_buffers,
 )
 from bgtui.engine.movegen import generate_plays, make_workspace
 from bgtui.engine.position import game_result, is_race, pip_counts, swap_sides
-from bgtui.engine.pubeval import WC, WR
 
 #: the mover's pip count buckets of the report (lower bounds)
 PIP_BUCKETS = (0, 30, 60, 90, 120)
@@ -72,39 +69,6 @@ KINDS = {
     ONE_SIDED_DB: "one-sided",
     TWO_SIDED_DB: "two-sided",
 }
-
-
-def _value(an, child, ply):
-    r = game_result(child)
-    return float(r) if r > 0 else float(equity(an._after_probs(child, ply)))
-
-
-def _games(an, rng, ws):
-    """Decisions (position, d1, d2, vs PubEval) of the evaluator at 0-ply, game after game."""
-    while True:
-        vs_pubeval = bool(rng.integers(2))
-        pos = OPENING_POSITION.copy()
-        ours = bool(rng.integers(2)) if vs_pubeval else True
-        first = True
-        while True:
-            d1, d2 = (int(d) for d in rng.integers(1, 7, size=2))
-            while first and d1 == d2:
-                d1, d2 = (int(d) for d in rng.integers(1, 7, size=2))
-            first = False
-            if ours:
-                children, _ = generate_plays(pos, d1, d2)
-                if len(children) > 1:
-                    yield pos.copy(), d1, d2, vs_pubeval
-                e0 = [_value(an, c, 0) for c in children]
-                child = children[int(np.argmax(e0))]
-            else:
-                best, _ = best_play_pubeval(pos, d1, d2, WR, WC, *ws)
-                child = ws[1][best].copy()
-            if game_result(child) > 0:
-                break
-            pos = swap_sides(child)
-            if vs_pubeval:
-                ours = not ours
 
 
 def _kind(an, child):
@@ -123,11 +87,11 @@ def collect(args):
     k = args.plays
     rows = {name: [] for name in ("pos", "dice", "pubeval", "n", "cand", "kind")}
     t = time.time()
-    for pos, d1, d2, vs in _games(an, rng, ws):
+    for pos, d1, d2, vs, _ in decisions(an, rng, ws):
         if not is_race(pos):
             continue
         children, _ = generate_plays(pos, d1, d2)
-        e0 = np.array([_value(an, c, 0) for c in children])
+        e0 = np.array([value(an, c, 0) for c in children])
         order = np.argsort(-e0, kind="stable")[:k]
         keep = [i for i in order if e0[i] >= e0[order[0]] - args.margin]
         cand = np.zeros((k, 26), dtype=np.int8)
@@ -278,14 +242,14 @@ def _choices(an, d, plies):
     for i in range(len(d["n"])):
         pos, (d1, d2) = d["pos"][i], d["dice"][i]
         children, _ = generate_plays(pos, int(d1), int(d2))
-        e0 = np.array([_value(an, c, 0) for c in children])
+        e0 = np.array([value(an, c, 0) for c in children])
         order = np.argsort(-e0, kind="stable")[:FILTER_MAX_PLAYS]
         keep = [j for j in order if e0[j] >= e0[order[0]] - FILTER_MARGIN]
         for p in plies:
             if p == 0:
                 best = int(order[0])
             else:
-                best = max(keep, key=lambda j: _value(an, children[j], p))
+                best = max(keep, key=lambda j: value(an, children[j], p))
             out[p].append(children[best])
     return out
 

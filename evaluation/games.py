@@ -1,0 +1,54 @@
+"""The checker-play decisions of bgtui's evaluator at 0-ply in games against PubEval and in
+self-play, for the scripts that judge its choices (decision_errors.py, ply_errors.py,
+race_errors.py). Run from this folder's scripts: ``from games import decisions, value``."""
+
+import numpy as np
+
+from bgtui.engine import best_play_pubeval
+from bgtui.engine.constants import OPENING_POSITION
+from bgtui.engine.evaluate import equity
+from bgtui.engine.movegen import generate_plays
+from bgtui.engine.position import game_result, swap_sides
+from bgtui.engine.pubeval import WC, WR
+
+
+def value(an, child, ply):
+    """Equity for the player who just moved of the position ``child`` after his play, at
+    ``ply`` (the analyser ``an``'s evaluator; a finished game's points)."""
+    r = game_result(child)
+    return float(r) if r > 0 else float(equity(an._after_probs(child, ply)))
+
+
+def decisions(an, rng, ws, vs_pubeval=None):
+    """Decisions ``(position, d1, d2, vs PubEval, game number)`` of the evaluator at 0-ply,
+    game after game, every roll with more than one legal play (position: the mover's view).
+    The evaluator plays the 0-ply best. ``vs_pubeval``: every game against PubEval (True) or
+    in self-play (False); None draws it for each game. Against PubEval who moves first is
+    drawn for each game. ``ws``: PubEval's move generation buffers (``make_workspace()`` and
+    ``make_play_buffers()``)."""
+    game = 0
+    while True:
+        vs = bool(rng.integers(2)) if vs_pubeval is None else vs_pubeval
+        pos = OPENING_POSITION.copy()
+        ours = bool(rng.integers(2)) if vs else True
+        first = True
+        while True:
+            d1, d2 = (int(d) for d in rng.integers(1, 7, size=2))
+            while first and d1 == d2:
+                d1, d2 = (int(d) for d in rng.integers(1, 7, size=2))
+            first = False
+            if ours:
+                children, _ = generate_plays(pos, d1, d2)
+                if len(children) > 1:
+                    yield pos.copy(), d1, d2, vs, game
+                e0 = [value(an, c, 0) for c in children]
+                child = children[int(np.argmax(e0))]
+            else:
+                best, _ = best_play_pubeval(pos, d1, d2, WR, WC, *ws)
+                child = ws[1][best].copy()
+            if game_result(child) > 0:
+                break
+            pos = swap_sides(child)
+            if vs:
+                ours = not ours
+        game += 1
