@@ -2,6 +2,8 @@
 self-play, for the scripts that judge its choices (decision_errors.py, ply_errors.py,
 race_errors.py). Run from this folder's scripts: ``from games import decisions, value``."""
 
+import time
+
 import numpy as np
 
 from bgtui.engine import best_play_pubeval
@@ -10,6 +12,16 @@ from bgtui.engine.evaluate import equity
 from bgtui.engine.movegen import generate_plays
 from bgtui.engine.position import game_result, swap_sides
 from bgtui.engine.pubeval import WC, WR
+
+
+def sample(weights, seed):
+    """(the analyser of ``weights``, PubEval's move generation buffers, the generator of
+    ``seed``): what :func:`decisions` needs."""
+    from bgtui.analysis.service import Analyzer
+    from bgtui.engine.evaluate import make_play_buffers
+    from bgtui.engine.movegen import make_workspace
+
+    return Analyzer(weights), (make_workspace(), *make_play_buffers()), np.random.default_rng(seed)
 
 
 def value(an, child, ply):
@@ -52,3 +64,20 @@ def decisions(an, rng, ws, vs_pubeval=None):
             if vs:
                 ours = not ours
         game += 1
+
+
+def save_rows(rows, count, out, what="decisions"):
+    """Store the first ``count`` of ``rows`` (dicts of values by name, one a decision) in the
+    ``.npz`` file ``out``, one array a name; progress every 100 rows."""
+    table: dict = {}
+    t = time.time()
+    m = 0
+    for row in rows:
+        for name, v in row.items():
+            table.setdefault(name, []).append(v)
+        m += 1
+        if m % 100 == 0:
+            print(f"{m} {what}, {time.time() - t:.0f} s", flush=True)
+        if m >= count:
+            break
+    np.savez_compressed(out, **{name: np.array(v) for name, v in table.items()})

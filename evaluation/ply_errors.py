@@ -29,11 +29,10 @@ import argparse
 import time
 
 import numpy as np
-from games import decisions, value
+from games import decisions, sample, save_rows, value
 
 from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer
-from bgtui.engine.evaluate import make_play_buffers
-from bgtui.engine.movegen import generate_plays, make_workspace
+from bgtui.engine.movegen import generate_plays
 from bgtui.engine.nn import net_class
 from bgtui.engine.position import is_race
 
@@ -42,50 +41,31 @@ BLENDS = (0.25, 0.4, 0.5, 0.6, 0.75)
 
 
 def collect(args):
-    an = Analyzer(args.weights)
-    ws = (make_workspace(), *make_play_buffers())
-    rng = np.random.default_rng(args.seed)
+    an, ws, rng = sample(args.weights, args.seed)
     k = args.judge_plays
-    rows = {
-        name: []
-        for name in ("pos", "dice", "cls", "pubeval", "n", "e0", "e1", "e2", "hit", "child")
-    }
-    t = time.time()
-    for pos, d1, d2, vs, _ in decisions(an, rng, ws):
-        children, _ = generate_plays(pos, d1, d2)
-        n = len(children)
-        e0 = np.array([value(an, c, 0) for c in children])
-        order = np.argsort(-e0, kind="stable")[:k]
-        pad = np.full(k, np.nan)
-        e0k, e1k, e2k = pad.copy(), pad.copy(), pad.copy()
-        hit = np.zeros(k, dtype=bool)
-        kids = np.zeros((k, 26), dtype=np.int8)
-        for j, i in enumerate(order):
-            c = children[i]
-            e0k[j] = e0[i]
-            e1k[j] = value(an, c, 1)
-            e2k[j] = value(an, c, 2)
-            hit[j] = c[0] < pos[0]
-            kids[j] = c
-        for name, v in (
-            ("pos", pos),
-            ("dice", (d1, d2)),
-            ("cls", net_class(pos) if not is_race(pos) else 1),
-            ("pubeval", vs),
-            ("n", n),
-            ("e0", e0k),
-            ("e1", e1k),
-            ("e2", e2k),
-            ("hit", hit),
-            ("child", kids),
-        ):
-            rows[name].append(v)
-        m = len(rows["n"])
-        if m % 100 == 0:
-            print(f"{m} decisions, {time.time() - t:.0f} s", flush=True)
-        if m >= args.decisions:
-            break
-    np.savez_compressed(args.out, **{name: np.array(v) for name, v in rows.items()})
+
+    def rows():
+        for pos, d1, d2, vs, _ in decisions(an, rng, ws):
+            children, _ = generate_plays(pos, d1, d2)
+            n = len(children)
+            e0 = np.array([value(an, c, 0) for c in children])
+            order = np.argsort(-e0, kind="stable")[:k]
+            pad = np.full(k, np.nan)
+            e0k, e1k, e2k = pad.copy(), pad.copy(), pad.copy()
+            hit = np.zeros(k, dtype=bool)
+            kids = np.zeros((k, 26), dtype=np.int8)
+            for j, i in enumerate(order):
+                c = children[i]
+                e0k[j] = e0[i]
+                e1k[j] = value(an, c, 1)
+                e2k[j] = value(an, c, 2)
+                hit[j] = c[0] < pos[0]
+                kids[j] = c
+            cls = net_class(pos) if not is_race(pos) else 1
+            row = dict(pos=pos, dice=(d1, d2), cls=cls, pubeval=vs, n=n, child=kids)
+            yield row | dict(e0=e0k, e1=e1k, e2=e2k, hit=hit)
+
+    save_rows(rows(), args.decisions, args.out)
 
 
 def _filtered(e0):

@@ -46,7 +46,7 @@ import argparse
 import time
 
 import numpy as np
-from games import decisions, value
+from games import decisions, sample, save_rows, value
 
 from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer
 from bgtui.engine.evaluate import (
@@ -54,9 +54,8 @@ from bgtui.engine.evaluate import (
     ONE_SIDED_DB,
     TWO_SIDED_DB,
     database_kind,
-    make_play_buffers,
 )
-from bgtui.engine.movegen import generate_plays, make_workspace
+from bgtui.engine.movegen import generate_plays
 from bgtui.engine.position import game_result, is_race, pip_counts, swap_sides
 
 #: the mover's pip count buckets of the report (lower bounds)
@@ -81,39 +80,25 @@ def _kind(an, child):
 
 
 def collect(args):
-    an = Analyzer(args.sample_weights)
-    ws = (make_workspace(), *make_play_buffers())
-    rng = np.random.default_rng(args.seed)
+    an, ws, rng = sample(args.sample_weights, args.seed)
     k = args.plays
-    rows = {name: [] for name in ("pos", "dice", "pubeval", "n", "cand", "kind")}
-    t = time.time()
-    for pos, d1, d2, vs, _ in decisions(an, rng, ws):
-        if not is_race(pos):
-            continue
-        children, _ = generate_plays(pos, d1, d2)
-        e0 = np.array([value(an, c, 0) for c in children])
-        order = np.argsort(-e0, kind="stable")[:k]
-        keep = [i for i in order if e0[i] >= e0[order[0]] - args.margin]
-        cand = np.zeros((k, 26), dtype=np.int8)
-        kind = np.full(k, -1, dtype=np.int8)
-        for j, i in enumerate(keep):
-            cand[j] = children[i]
-            kind[j] = _kind(an, children[i])
-        for name, v in (
-            ("pos", pos),
-            ("dice", (d1, d2)),
-            ("pubeval", vs),
-            ("n", len(keep)),
-            ("cand", cand),
-            ("kind", kind),
-        ):
-            rows[name].append(v)
-        m = len(rows["n"])
-        if m % 100 == 0:
-            print(f"{m} race decisions, {time.time() - t:.0f} s", flush=True)
-        if m >= args.decisions:
-            break
-    np.savez_compressed(args.out, **{name: np.array(v) for name, v in rows.items()})
+
+    def rows():
+        for pos, d1, d2, vs, _ in decisions(an, rng, ws):
+            if not is_race(pos):
+                continue
+            children, _ = generate_plays(pos, d1, d2)
+            e0 = np.array([value(an, c, 0) for c in children])
+            order = np.argsort(-e0, kind="stable")[:k]
+            keep = [i for i in order if e0[i] >= e0[order[0]] - args.margin]
+            cand = np.zeros((k, 26), dtype=np.int8)
+            kind = np.full(k, -1, dtype=np.int8)
+            for j, i in enumerate(keep):
+                cand[j] = children[i]
+                kind[j] = _kind(an, children[i])
+            yield dict(pos=pos, dice=(d1, d2), pubeval=vs, n=len(keep), cand=cand, kind=kind)
+
+    save_rows(rows(), args.decisions, args.out, "race decisions")
 
 
 # -- rollout values, by (decision, resulting position) -------------------------------------------
