@@ -13,19 +13,21 @@ MAX_PLAYS_A_ROLL = 1000
 
 
 def cmd_train(args, query, an=None):
-    from bgtui.training.train import td_train
-
     if args.method == "td":
+        from bgtui.training.train import TDSettings, td_train
+
         td_train(
             args.checkpoint,
-            args.games,
-            hidden=args.hidden or 128,
-            race_hidden=args.race_hidden or 64,
-            lam=args.lam,
-            alpha=args.alpha or 0.1,
-            seed=args.seed,
-            chunk=args.chunk,
-            save_every=args.save_every,
+            TDSettings(
+                args.games,
+                hidden=args.hidden or 128,
+                race_hidden=args.race_hidden or 64,
+                lam=args.lam,
+                alpha=args.alpha or 0.1,
+                seed=args.seed,
+                chunk=args.chunk,
+                save_every=args.save_every,
+            ),
         )
     elif args.method == "dataset":
         from bgtui.training.train import DatasetSpec, build_dataset
@@ -147,7 +149,7 @@ def cmd_train(args, query, an=None):
             cap=args.samples,
         )
     else:
-        from bgtui.training.train import supervised_train
+        from bgtui.training.train import SupervisedSettings, supervised_train
 
         if args.target_ply < 1:
             raise UserError(
@@ -156,15 +158,17 @@ def cmd_train(args, query, an=None):
             )
         supervised_train(
             args.checkpoint,
-            args.rounds,
-            positions=args.positions,
-            ply=args.target_ply,
-            epochs=args.epochs,
-            alpha=args.alpha or 0.1,
-            seed=args.seed,
-            workers=args.workers,
-            hidden=args.hidden or 0,
-            race_hidden=args.race_hidden or 0,
+            SupervisedSettings(
+                args.rounds,
+                positions=args.positions,
+                ply=args.target_ply,
+                epochs=args.epochs,
+                alpha=args.alpha or 0.1,
+                seed=args.seed,
+                workers=args.workers,
+                hidden=args.hidden or 0,
+                race_hidden=args.race_hidden or 0,
+            ),
         )
     return None
 

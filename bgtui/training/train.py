@@ -59,20 +59,23 @@ def pubeval_ppg(ev, pairs: int = 500, seed: int = 12345) -> tuple[float, float]:
     return float(per_pair.mean()), float(per_pair.std(ddof=1) / np.sqrt(pairs))
 
 
-def td_train(
-    checkpoint,
-    games: int,
-    hidden: int = 128,
-    race_hidden: int = 64,
-    alpha: float = 0.1,
-    seed: int = 1,
-    chunk: int = 1000,
-    save_every: int = 20_000,
-    bearoff: bool = True,
-    strength_pairs: int = 500,
-    lam: float = 0.0,
-    log=None,
-) -> dict:
+@dataclass(frozen=True)
+class TDSettings:
+    """How :func:`td_train` trains (the fields are described there)."""
+
+    games: int
+    hidden: int = 128
+    race_hidden: int = 64
+    alpha: float = 0.1
+    seed: int = 1
+    chunk: int = 1000
+    save_every: int = 20_000
+    bearoff: bool = True
+    strength_pairs: int = 500
+    lam: float = 0.0
+
+
+def td_train(checkpoint, settings: TDSettings, log=None) -> dict:
     """Train until ``games`` self-play games in total (counting those in the checkpoint), by
     TD(0) (``lam`` = 0: each position moves toward its chosen play's value at once) or by
     TD(lambda) with offline lambda-returns (``lam`` > 0, see ``train._td_lambda_selfplay``).
@@ -80,26 +83,33 @@ def td_train(
     With ``bearoff`` the bear-off databases give exact (two-sided) or near-exact (one-sided)
     values in home-board bear-offs, so those positions teach the nets true values. At every
     checkpoint the log gets a line with the strength against PubEval over ``strength_pairs``
-    duplicate-dice game pairs."""
+    duplicate-dice game pairs. The names above are the fields of ``settings``."""
     log = sys.stdout if log is None else log  # the stdout of the call, not of the import
     checkpoint = Path(checkpoint)
     if checkpoint.exists():
         ev, meta = load_weights(checkpoint)
         ev = with_databases(
-            tuple(tuple(a.copy() for a in net) for net in nets_of(ev)), bearoff, tables=False
+            tuple(tuple(a.copy() for a in net) for net in nets_of(ev)),
+            settings.bearoff,
+            tables=False,
         )  # the weights change after every play
         done = int(meta.get("games_trained", 0))
         rng = np.array([int(meta["rng_state"])], dtype=np.uint64)
     else:
-        contact = init_net(hidden, seed)  # the crashed net starts as a copy of it
+        # the crashed net starts as a copy of the contact net
+        contact = init_net(settings.hidden, settings.seed)
         ev = with_databases(
-            (contact, init_net(race_hidden, seed + 1), tuple(a.copy() for a in contact)),
-            bearoff,
+            (
+                contact,
+                init_net(settings.race_hidden, settings.seed + 1),
+                tuple(a.copy() for a in contact),
+            ),
+            settings.bearoff,
             tables=False,
         )
         meta = {}
         done = 0
-        rng = make_rng(seed)
+        rng = make_rng(settings.seed)
     mws = make_workspace()
     ews = make_eval_workspace(hidden_size(ev))
     out_pos, out_moves = make_play_buffers()
@@ -113,13 +123,13 @@ def td_train(
     scratch = (mws, ews, out_pos, out_moves, stats)
     t0 = time.time()
     last_save = done
-    while done < games:
-        n = min(chunk, games - done)
-        a = td_alpha(done, alpha)
+    while done < settings.games:
+        n = min(settings.chunk, settings.games - done)
+        a = td_alpha(done, settings.alpha)
         stats[:] = 0
         t = time.time()
-        if lam > 0.0:
-            _td_lambda_selfplay(ev, n, rng, a, a, lam, _START, *scratch, *game)
+        if settings.lam > 0.0:
+            _td_lambda_selfplay(ev, n, rng, a, a, settings.lam, _START, *scratch, *game)
         else:
             _td_selfplay(ev, n, rng, a, a, _START, *scratch)
         dt = time.time() - t
@@ -140,15 +150,15 @@ def td_train(
             file=log,
             flush=True,
         )
-        if done - last_save >= save_every or done >= games:
-            ppg, se = pubeval_ppg(ev, strength_pairs)
+        if done - last_save >= settings.save_every or done >= settings.games:
+            ppg, se = pubeval_ppg(ev, settings.strength_pairs)
             print(
                 json.dumps(
                     {
                         "games": done,
                         "vs_pubeval_ppg": round(ppg, 3),
                         "se": round(se, 3),
-                        "pairs": strength_pairs,
+                        "pairs": settings.strength_pairs,
                     }
                 ),
                 file=log,
@@ -158,10 +168,10 @@ def td_train(
                 games_trained=done,
                 rng_state=str(int(rng[0])),
                 training={
-                    "method": "td-lambda-selfplay" if lam > 0 else "td0-selfplay",
-                    "lambda": lam,
-                    "alpha": alpha,
-                    "seed": seed,
+                    "method": "td-lambda-selfplay" if settings.lam > 0 else "td0-selfplay",
+                    "lambda": settings.lam,
+                    "alpha": settings.alpha,
+                    "seed": settings.seed,
                     "schedule": "td_alpha",
                 },
             )
@@ -207,70 +217,82 @@ def widen_net(net, hidden: int, seed: int, scale: float = 0.05):
     return tuple(np.ascontiguousarray(a, dtype=np.float32) for a in (w1n, b1n, w2n, b2))
 
 
-def supervised_train(
-    checkpoint,
-    rounds: int,
-    positions: int = 50_000,
-    ply: int = 1,
-    epochs: int = 2,
-    alpha: float = 0.02,
-    explore: float = 0.1,
-    seed: int = 7,
-    workers: int = 1,
-    hidden: int = 0,
-    race_hidden: int = 0,
-    log=None,
-) -> dict:
+@dataclass(frozen=True)
+class SupervisedSettings:
+    """How :func:`supervised_train` trains (the fields are described there)."""
+
+    rounds: int
+    positions: int = 50_000
+    ply: int = 1
+    epochs: int = 2
+    alpha: float = 0.02
+    explore: float = 0.1
+    seed: int = 7
+    workers: int = 1
+    hidden: int = 0
+    race_hidden: int = 0
+
+
+def supervised_train(checkpoint, settings: SupervisedSettings, log=None) -> dict:
     """Improve the nets in ``checkpoint`` toward their own ``ply``-ply evaluations.
 
     Each round samples ``positions`` positions from 0-ply self-play (with ``explore`` random
     plays for variety), evaluates them at ``ply`` with the current nets, and runs ``epochs``
     passes of SGD toward those targets; then writes the checkpoint. ``hidden`` /
     ``race_hidden`` (when larger than the checkpoint's) first widen the nets (:func:`widen_net`).
-    """
+    The names above are the fields of ``settings``."""
     log = sys.stdout if log is None else log  # the stdout of the call, not of the import
     from bgtui.training.kernels import _sample_positions, _supervised_epoch
 
     ev, meta = load_weights(checkpoint)
     nets = [tuple(a.copy() for a in net) for net in nets_of(ev)]
-    for k, h in enumerate((hidden, race_hidden, hidden)):
+    for k, h in enumerate((settings.hidden, settings.race_hidden, settings.hidden)):
         if h and h != nets[k][1].shape[0]:
-            nets[k] = widen_net(nets[k], h, seed + k)
+            nets[k] = widen_net(nets[k], h, settings.seed + k)
             meta.setdefault("widened", []).append(
                 {"net": k, "hidden": h, "after_rounds": int(meta.get("supervised_rounds", 0))}
             )
     ev = with_databases(tuple(nets), True)
-    rng = make_rng(seed + int(meta.get("supervised_rounds", 0)) * 1000)
+    rng = make_rng(settings.seed + int(meta.get("supervised_rounds", 0)) * 1000)
     mws = make_workspace()
     ews = make_eval_workspace(hidden_size(ev))
     out_pos, out_moves = make_play_buffers()
-    for _rnd in range(rounds):
+    for _rnd in range(settings.rounds):
         t = time.time()
-        dest = np.zeros((positions, 26), dtype=np.int8)
+        dest = np.zeros((settings.positions, 26), dtype=np.int8)
         m = 0
-        while m < positions:
+        while m < settings.positions:
             m += _sample_positions(
-                ev, 50, rng, _START, explore, mws, ews, out_pos, out_moves, dest[m:]
+                ev, 50, rng, _START, settings.explore, mws, ews, out_pos, out_moves, dest[m:]
             )
         t_sample = time.time() - t
-        tg = _targets(ev, dest, ply, workers)
+        tg = _targets(ev, dest, settings.ply, settings.workers)
         t_targets = time.time() - t - t_sample
         stats = np.zeros(6)
-        for ep in range(epochs):
-            order = np.random.default_rng(int(rng[0] % (2**32)) + ep).permutation(positions)
+        for ep in range(settings.epochs):
+            order = np.random.default_rng(int(rng[0] % (2**32)) + ep).permutation(
+                settings.positions
+            )
             stats[:] = 0
-            _supervised_epoch(dest, tg, order.astype(np.int64), ev, np.full(3, alpha), ews, stats)
+            _supervised_epoch(
+                dest, tg, order.astype(np.int64), ev, np.full(3, settings.alpha), ews, stats
+            )
         ev = with_tables(ev)  # the next round's sampling and targets see the new weights
         meta["supervised_rounds"] = int(meta.get("supervised_rounds", 0)) + 1
         meta.setdefault("supervised", []).append(
-            {"positions": positions, "ply": ply, "epochs": epochs, "alpha": alpha}
+            {
+                "positions": settings.positions,
+                "ply": settings.ply,
+                "epochs": settings.epochs,
+                "alpha": settings.alpha,
+            }
         )
         save_weights(checkpoint, ev, meta)
         print(
             json.dumps(
                 {
                     "round": meta["supervised_rounds"],
-                    "positions": positions,
+                    "positions": settings.positions,
                     "contact_mse": round(stats[0] / max(stats[1], 1), 6),
                     "race_mse": round(stats[2] / max(stats[3], 1), 6),
                     "crashed_mse": round(stats[4] / max(stats[5], 1), 6),

@@ -9,7 +9,13 @@ import pytest
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine.evaluate import evaluate0
 from bgtui.engine.nn import init_net
-from bgtui.training.train import supervised_train, td_train, widen_net
+from bgtui.training.train import (
+    SupervisedSettings,
+    TDSettings,
+    supervised_train,
+    td_train,
+    widen_net,
+)
 from tests.reference.games import game_positions
 
 
@@ -17,7 +23,9 @@ def _tiny_td_train(ck, games, chunk, save_every, **options):
     """:func:`td_train` of a tiny net (8 hidden units, 4 in the race net) without bear-off
     databases, for ``games`` games, with ``options``."""
     tiny = dict(hidden=8, race_hidden=4, bearoff=False, strength_pairs=50)
-    return td_train(ck, games, chunk=chunk, save_every=save_every, **tiny, **options)
+    log = options.pop("log", None)
+    settings = TDSettings(games, chunk=chunk, save_every=save_every, **tiny, **options)
+    return td_train(ck, settings, log=log)
 
 
 def test_td_training_writes_a_checkpoint_and_resumes_where_it_stopped(tmp_path):
@@ -43,7 +51,7 @@ def test_a_supervised_round_moves_the_net_toward_its_targets(tmp_path):
     ck = tmp_path / "td.npz"
     _tiny_td_train(ck, 30, 30, 30, log=io.StringIO())
     log = io.StringIO()
-    supervised_train(ck, 2, positions=300, ply=1, epochs=1, alpha=0.05, log=log)
+    supervised_train(ck, SupervisedSettings(2, positions=300, ply=1, epochs=1, alpha=0.05), log=log)
     ev, meta = load_weights(ck)
     assert meta["supervised_rounds"] == 2
     rounds = [json.loads(x) for x in log.getvalue().splitlines()]
