@@ -2,7 +2,7 @@
 and the overhead of a chunk, from which ``cluster.CHUNK_SECONDS`` is chosen.
 
     python benchmarks/rollout_cluster.py [--trials 10000] [--truncate 7] [--workers 1 2]
-                                         [--chunk-seconds 1.0] [--repeat 3] [--quiet-dask]
+                                         [--chunk-seconds 1.0] [--repeat 3] [--dask-defaults]
                                          [--breakdown]
 
 For each number of workers it starts a ``LocalCluster`` (one process a worker, one thread
@@ -10,8 +10,9 @@ each, on 127.0.0.1), warms the workers up (each loads the nets and bear-off data
 compiled kernels once), then times ``bgtui rollout``'s path (``Analyzer.scheduler``) on the
 opening position: ``--trials`` trials truncated after ``--truncate`` rolls, default settings.
 It prints games/s (the best of ``--repeat`` runs), the ratio to one worker, and that the figures
-equal a local run's. ``--quiet-dask`` starts the cluster with ``cluster.QUIET_DASK_CONFIG``
-(Dask's own monitoring rare or off; docs/cluster.md). The same rollout on this process's threads (1 and 2) is the reference.
+equal a local run's. The cluster runs with the settings docs/cluster.md gives for machines
+that only run rollouts (``cluster.QUIET_DASK_CONFIG``: Dask's own monitoring rare or off);
+``--dask-defaults`` runs it with Dask's own defaults instead. The same rollout on this process's threads (1 and 2) is the reference.
 
 The overhead of a chunk is measured on one worker: chunks of 1 and of 64 trials, submitted
 one after the other, ``t(c) = overhead + c x (time of a trial)``.
@@ -219,7 +220,7 @@ def paired(args, state, settings, ref):
     from bgtui.analysis import cluster as C
 
     env = dict(os.environ, BGTUI_NO_SERVER="1")
-    if args.quiet_dask:
+    if not args.dask_defaults:
         env.update(C.quiet_dask_env())
     warm = RolloutSettings(trials=144, truncate=args.truncate, seed=2)
     clusters = {}
@@ -292,9 +293,9 @@ def main():
         "--repeat", type=int, default=3, help="timed runs of each case; the best is printed"
     )
     ap.add_argument(
-        "--quiet-dask",
+        "--dask-defaults",
         action="store_true",
-        help="the cluster with cluster.QUIET_DASK_CONFIG (Dask's own monitoring rare or off)",
+        help="the cluster with Dask's default settings, not cluster.QUIET_DASK_CONFIG",
     )
     ap.add_argument(
         "--paired",
@@ -314,8 +315,12 @@ def main():
 
     from bgtui.analysis import cluster as C
 
-    if args.quiet_dask:
+    if not args.dask_defaults:
         dask.config.set(C.QUIET_DASK_CONFIG)
+    print(
+        "Dask settings: "
+        + ("Dask's defaults" if args.dask_defaults else "cluster.QUIET_DASK_CONFIG")
+    )
 
     if args.chunk_seconds is not None:
         C.DaskChunks.chunk_seconds = args.chunk_seconds
