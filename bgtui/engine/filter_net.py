@@ -51,10 +51,10 @@ def _filter_rows(pos, idx):
 
 
 @kernel(inline="always")
-def _filter_output(h, fw2, nh):
-    """The score from the ``nh`` hidden pre-activations ``h`` (overwritten by the
-    activations): one pass of sigmoids and the output sum, written as ``nn._finish`` is so
-    that it vectorises."""
+def _filter_output(h, fw2):
+    """The score from the hidden pre-activations ``h`` (overwritten by the activations): one
+    pass of sigmoids and the output sum, written as ``nn._finish`` is so that it vectorises."""
+    nh = fw2.shape[0] - 1
     s = np.float32(0.0)
     for j in range(nh):
         a = _activation(h[j])
@@ -80,10 +80,11 @@ def _filter_terms4(ti, tc, g):
 
 
 @kernel(inline="always")
-def _filter_sum(h, base, fw1, ti, tc, nt, nh):
-    """h[:nh] = base + the sum over k < nt of tc[k] * fw1[ti[k]], four rows a pass over ``h``
+def _filter_sum(h, base, fw1, ti, tc, nt):
+    """h = base + the sum over k < nt of tc[k] * fw1[ti[k]], four rows a pass over ``h``
     (padded with zero-weighted terms), as ``nn._accumulate`` does; the first pass reads
     ``base``."""
+    nh = base.shape[0]
     m = (nt + 3) // 4 * 4
     for q in range(nt, m):
         ti[np.uint64(q)] = 0
@@ -159,8 +160,8 @@ def filter_scores(positions, n, fw1, fb1, fw2, fs, out):
         _filter_rows(positions[i], ti)
         for q in range(FILTER_ACTIVE):
             tc[q] = 1.0
-        _filter_sum(h, fb1, fw1, ti, tc, FILTER_ACTIVE, fb1.shape[0])
-        out[i] = _filter_output(h, fw2, fw2.shape[0] - 1)
+        _filter_sum(h, fb1, fw1, ti, tc, FILTER_ACTIVE)
+        out[i] = _filter_output(h, fw2)
 
 
 @kernel(fastmath=True)
@@ -187,13 +188,13 @@ def filter_parent(parent, fw1, fb1, fs):
     _filter_rows(parent, ti)
     for q in range(FILTER_ACTIVE):
         tc[q] = 1.0
-    _filter_sum(hp, fb1, fw1, ti, tc, FILTER_ACTIVE, fb1.shape[0])
+    _filter_sum(hp, fb1, fw1, ti, tc, FILTER_ACTIVE)
 
 
-@kernel(inline="always")
-def _score_plays(parent, positions, moves, n, fw1, fw2, fs, nh):
-    """The scores of ``positions[:n]`` into ``fs.scores`` (:func:`filter_pick_from`); ``nh``
-    is the number of hidden units, a constant where the caller knows it."""
+@kernel(fastmath=True)
+def filter_pick_from(parent, positions, moves, n, k, fw1, fw2, fs):
+    """:func:`filter_pick` with the parent's pre-activation already in ``fs.parent_h``
+    (:func:`filter_parent` of the same ``parent``)."""
     h, ti, tc, ks, ki, picked, hp, scores = fs  # FilterScratch, field by field
     pmine = 0
     for c in range(26):
@@ -226,24 +227,8 @@ def _score_plays(parent, positions, moves, n, fw1, fw2, fs, nh):
             )
         if off != 0:  # the opponent's checkers all stay on the board in a play
             nt = _filter_change(ti, tc, nt, 26 * _SPAN, 15 - (pmine - off), 15 - pmine)
-        _filter_sum(h, hp, fw1, ti, tc, nt, nh)
-        scores[np.uint64(i)] = _filter_output(h, fw2, fw2.shape[0] - 1)
-
-
-@kernel(fastmath=True)
-def filter_pick_from(parent, positions, moves, n, k, fw1, fw2, fs):
-    """:func:`filter_pick` with the parent's pre-activation already in ``fs.parent_h``
-    (:func:`filter_parent` of the same ``parent``)."""
-    h, ti, tc, ks, ki, picked, hp, scores = fs  # FilterScratch, field by field
-    nh = hp.shape[0]
-    # the shipped filter's 32 units: the sums' loops over a constant number of units, which
-    # LLVM compiles without the checks and remainders of a run-time length (the arithmetic is
-    # element-wise, the same whatever the length). The output's loop keeps the run-time
-    # length of fw2: it is a reduction, whose summation order LLVM chooses by the length.
-    if nh == 32:
-        _score_plays(parent, positions, moves, n, fw1, fw2, fs, 32)
-    else:
-        _score_plays(parent, positions, moves, n, fw1, fw2, fs, nh)
+        _filter_sum(h, hp, fw1, ti, tc, nt)
+        scores[np.uint64(i)] = _filter_output(h, fw2)
     # the kept list (sorted, best first; a tie keeps the earlier play first), in a pass of its
     # own: a branch on a score in the scoring loop, mispredicted, would stall the next play's
     # scoring until the score is known
