@@ -22,11 +22,12 @@ it spent computing chunks, the CPU its computing thread got meanwhile and the CP
 threads, and this process's CPU: where two workers lose against twice one.
 
 ``--paired ROUNDS`` measures the ratio on a machine whose speed drifts: it starts two clusters
-as a user would (``dask scheduler`` and ``dask worker`` processes, one of 1 worker and one of 2),
-and in each round times one rollout on each, the other cluster's processes paused (SIGSTOP)
-meanwhile, so that each ratio compares two runs a few seconds apart. It prints every round's
-figures and the median ratio; beside it, the machine's own ratio in that round: one against
-two processes of plain arithmetic (a VM whose second core is shared shows it well below 2).
+as a user would (``dask scheduler`` and ``dask worker`` processes, one of 1 worker and one of
+2), and in each round times one rollout on each (each cluster first in every other round),
+the other cluster's processes paused (SIGSTOP) meanwhile, so that each ratio compares two runs
+a few seconds apart. It prints every round's figures and the median ratio; beside it, the
+machine's own ratio in that round: one against two processes of plain arithmetic (a VM whose
+second core is shared shows it well below 2).
 
 The CPU must be idle for the ratio to mean anything (``uptime`` before and after is printed).
 """
@@ -241,7 +242,7 @@ def paired(args, state, settings, ref):
             pool.submit(_arithmetic, 10).result()
             for r in range(args.paired):
                 gps = {}
-                for n in (1, 2):
+                for n in (1, 2) if r % 2 == 0 else (2, 1):  # drift within a round cancels
                     procs, an = clusters[n]
                     _signal_tree(procs, signal.SIGCONT)
                     time.sleep(0.5)
