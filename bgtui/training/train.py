@@ -784,11 +784,23 @@ class FitSettings:
     rank_weight: float = 0.0
 
 
+def _fit_continues(state: dict, data_dir, which) -> bool:
+    """Whether a checkpoint's fit record ``state`` is of the training set ``data_dir`` and the
+    nets ``which``: a fit to resume (or extend), not weights to start a new fit from."""
+    same_nets = state.get("nets", ",".join(which)) == ",".join(which)
+    data = state.get("data")
+    same_data = data is not None and (
+        data == str(data_dir) or Path(data).resolve() == Path(data_dir).resolve()
+    )
+    return same_nets and same_data
+
+
 def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
     """Train the nets on the whole training set of ``data_dir`` for ``epochs`` passes, the step
     size decaying from ``alpha`` to ``alpha_end``, writing ``checkpoint`` after every pass; a
     checkpoint part-way through the passes resumes where it stopped (exactly: the same weights
-    as an uninterrupted fit). ``optimizer`` "sgd": stochastic gradient descent position by
+    as an uninterrupted fit); one whose fit was of another training set or other nets (a copy
+    of the shipped weights, say) starts a new fit from its weights. ``optimizer`` "sgd": stochastic gradient descent position by
     position on squared error (numba); "adam": minibatch Adam on cross-entropy
     (:mod:`bgtui.training.adam`), whose state is kept beside the checkpoint in
     ``CHECKPOINT.adam.npz``. Only the nets named in ``nets`` are trained, each on the
@@ -826,7 +838,23 @@ def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
     checkpoint = Path(checkpoint)
     if checkpoint.exists():
         ev, meta = load_weights(checkpoint)
-        tied = bool(meta.get("fit", {}).get("tied_crashed", False))
+        old = meta.get("fit")
+        tied = bool((old or {}).get("tied_crashed", False))
+        if old is not None and not _fit_continues(old, data_dir, which):
+            # the weights' own fit was of other data or other nets (a copy of the shipped
+            # weights, say): they start a new fit, and theirs stays on record
+            meta.setdefault("fit_history", []).append(meta.pop("fit"))
+            print(
+                json.dumps(
+                    {
+                        "new_fit_from": str(checkpoint),
+                        "its_last_fit": {"data": old.get("data"), "nets": old.get("nets")},
+                    }
+                ),
+                file=log,
+                flush=True,
+            )
+            tied = "crashed" not in which and meta.get("crashed_is_contact", False)
     else:
         if settings.init == "random":
             ev, meta0 = load_weights(DEFAULT_WEIGHTS)  # the nets not trained come from there

@@ -261,3 +261,28 @@ def test_equities_of_rows_are_the_kernels_equity_row_by_row():
     assert equities(p) == pytest.approx([equity(r) for r in p], abs=1e-6)
     # by hand: a plain win +1, a gammon lost -2
     assert equities(np.array([[1, 0, 0, 0, 0], [0, 0, 0, 1, 0]])) == pytest.approx([1, -2])
+
+
+def test_weights_fitted_to_other_data_start_a_new_fit_and_a_finished_one_stays_done(tmp_path):
+    # a copy of weights whose own fit was of another training set (as the shipped weights'
+    # is) is the start of a new fit, not a finished fit to resume
+    ck = _small_weights(tmp_path)
+    build_dataset(tmp_path / "d1", ck, DatasetSpec(200, shard=200, seed=1), log=io.StringIO())
+    build_dataset(tmp_path / "d2", ck, DatasetSpec(200, shard=200, seed=2), log=io.StringIO())
+    kw = dict(init=ck, optimizer="adam", batch=16)
+    fit(tmp_path / "a.npz", tmp_path / "d1", FitSettings(2, **kw), log=io.StringIO())
+    (tmp_path / "b.npz").write_bytes((tmp_path / "a.npz").read_bytes())
+    log = io.StringIO()
+    fit(tmp_path / "b.npz", tmp_path / "d2", FitSettings(2, **kw), log=log)
+    first = json.loads(log.getvalue().splitlines()[0])
+    assert first["its_last_fit"]["data"] == str(tmp_path / "d1")
+    a, meta_a = load_weights(tmp_path / "a.npz")
+    b, meta_b = load_weights(tmp_path / "b.npz")
+    assert meta_b["fit"]["data"] == str(tmp_path / "d2") and meta_b["fit"]["epochs_done"] == 2
+    assert meta_b["fit_history"][-1]["data"] == str(tmp_path / "d1")
+    assert not np.array_equal(a[0][0], b[0][0])  # two passes over d2 moved the weights
+    # the same command again: that fit is done, nothing changes
+    fit(tmp_path / "b.npz", tmp_path / "d2", FitSettings(2, **kw), log=io.StringIO())
+    b2, meta_b2 = load_weights(tmp_path / "b.npz")
+    assert all(np.array_equal(x, y) for x, y in zip(b[0], b2[0]))
+    assert meta_b2["fit"] == meta_b["fit"] and meta_b2["fit_history"] == meta_b["fit_history"]
