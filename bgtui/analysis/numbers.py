@@ -41,22 +41,30 @@ def _small(v: float, decimals: int) -> str:
     return f"{v:.{digits}f}"
 
 
+def _pm(x: float | None, scale: float, decimals: int, unit: str) -> str:
+    """``±`` and ``|x| * scale`` as :func:`_small` writes it, then ``unit``; empty when there
+    is no standard error yet (``None``, or NaN: fewer than two trials)."""
+    if x is None or not math.isfinite(x):
+        return ""
+    return f"±{_small(scale * abs(x), decimals)}{unit}"
+
+
 def se(x: float | None) -> str:
     """A standard error of an equity: ``±0.004`` (``±0.00043`` when it is that small); empty
-    when there is none yet (``None``, or NaN: fewer than two trials)."""
-    return "" if x is None or not math.isfinite(x) else f"±{_small(abs(x), 3)}"
+    when there is none yet."""
+    return _pm(x, 1.0, 3, "")
 
 
 def pct_se(x: float | None) -> str:
     """A standard error of a probability, in percent: ``±0.4%`` (``±0.043%`` when it is that
     small; ``±0.0%`` only when it is zero); empty when there is none yet."""
-    return "" if x is None or not math.isfinite(x) else f"±{_small(100.0 * abs(x), 1)}%"
+    return _pm(x, 100.0, 1, "%")
 
 
 def mwc_se(x: float | None) -> str:
     """A standard error of a match winning chance, in percent with two decimals as the
     chances are written: ``±0.45%``; empty when there is none yet."""
-    return "" if x is None or not math.isfinite(x) else f"±{_small(100.0 * abs(x), 2)}%"
+    return _pm(x, 100.0, 2, "%")
 
 
 def rate(x: float) -> str:
