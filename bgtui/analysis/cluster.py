@@ -159,19 +159,15 @@ def run_chunk(roots, cubes, first, count, st, perms, seed, epoch):
     """The task of one chunk: trials ``first .. first + count - 1`` of ``roots`` on this
     worker's evaluator; ``(out, trials done, seconds computing, the worker's identity, its
     address)``."""
-    from bgtui.engine import rollout_chunk
-    from bgtui.engine.evaluate import hidden_size
-    from bgtui.engine.rollout import NUM_OUT, make_rollout_workspace
+    from bgtui.analysis.rollout import compute_chunk
 
     ev, fnet, ident = _worker_context()
-    ws = getattr(_WORKER_LOCAL, "ws", None)
-    if ws is None:  # one workspace per worker thread, kept from task to task
-        ws = _WORKER_LOCAL.ws = make_rollout_workspace(hidden_size(ev), fnet)
-    out = np.zeros((len(roots), count, NUM_OUT))
     flag = np.array([0, epoch], dtype=np.int64)
-    t0 = time.perf_counter()
-    done = rollout_chunk(roots, cubes, first, count, st, perms, seed, ev, ws, out, flag)
-    return out, int(done), time.perf_counter() - t0, ident, _worker_address()
+    # one engine workspace per worker thread, kept from task to task
+    out, done, seconds = compute_chunk(
+        _WORKER_LOCAL, roots, cubes, first, count, st, perms, seed, ev, fnet, flag
+    )
+    return out, done, seconds, ident, _worker_address()
 
 
 def _worker_address() -> str:

@@ -184,6 +184,26 @@ class ChunkInputs(NamedTuple):
     epoch: int
 
 
+def compute_chunk(local, roots, cubes, first, count, st, perms, seed, ev, filter_net, stop):
+    """Trials ``first .. first + count - 1`` of ``roots`` (their ``cubes``) on this thread, with
+    the engine settings ``st``, the dice permutations ``perms`` and ``seed`` (as in
+    :class:`ChunkInputs`) and the evaluator ``ev``: ``(out float64[len(roots), count,
+    NUM_OUT], trials done, seconds the kernel ran)``. ``local`` (a ``threading.local``) keeps
+    the thread's engine workspace (for ``filter_net``) from chunk to chunk; ``stop``: int64[2],
+    [0] set makes the chunk return early, [1] is the run's epoch."""
+    from bgtui.engine import rollout_chunk
+    from bgtui.engine.evaluate import hidden_size
+    from bgtui.engine.rollout import NUM_OUT, make_rollout_workspace
+
+    ws = getattr(local, "ws", None)
+    if ws is None:
+        ws = local.ws = make_rollout_workspace(hidden_size(ev), filter_net)
+    out = np.zeros((len(roots), count, NUM_OUT))
+    t0 = time.perf_counter()
+    done = rollout_chunk(roots, cubes, first, count, st, perms, seed, ev, ws, out, stop)
+    return out, int(done), time.perf_counter() - t0
+
+
 class LocalChunks:
     """The default executor of :meth:`RolloutJob.run`: chunks on a pool of threads of this
     process, each thread with its own engine workspace (the chunk kernel releases the GIL).
@@ -205,35 +225,25 @@ class LocalChunks:
         self._work = None
 
     def start(self, inputs: ChunkInputs) -> None:
-        from bgtui.engine import rollout_chunk
-        from bgtui.engine.evaluate import hidden_size
-        from bgtui.engine.rollout import NUM_OUT, make_rollout_workspace
-
-        hidden = hidden_size(inputs.ev)
         local = threading.local()
         # [0]: stop (chunks in flight return early); [1]: the run's epoch
         stop = self._stop = np.array([0, inputs.epoch], dtype=np.int64)
+        x = inputs
 
         def work(first, count, idx):
-            ws = getattr(local, "ws", None)
-            if ws is None:
-                ws = local.ws = make_rollout_workspace(hidden, inputs.filter_net)
-            out = np.zeros((len(idx), count, NUM_OUT))
-            t0 = time.perf_counter()
-            done = rollout_chunk(
-                inputs.roots[idx],
-                inputs.cubes[idx],
+            return compute_chunk(
+                local,
+                x.roots[idx],
+                x.cubes[idx],
                 first,
                 count,
-                inputs.st,
-                inputs.perms,
-                inputs.seed,
-                inputs.ev,
-                ws,
-                out,
+                x.st,
+                x.perms,
+                x.seed,
+                x.ev,
+                x.filter_net,
                 stop,
             )
-            return out, done, time.perf_counter() - t0
 
         self._work = work
         self._pool = ThreadPoolExecutor(max_workers=self.workers)
