@@ -800,8 +800,8 @@ def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
     size decaying from ``alpha`` to ``alpha_end``, writing ``checkpoint`` after every pass; a
     checkpoint part-way through the passes resumes where it stopped (exactly: the same weights
     as an uninterrupted fit); one whose fit was of another training set or other nets (a copy
-    of the shipped weights, say) starts a new fit from its weights. ``optimizer`` "sgd": stochastic gradient descent position by
-    position on squared error (numba); "adam": minibatch Adam on cross-entropy
+    of the shipped weights, say) starts a new fit from its weights. ``optimizer`` "sgd":
+    stochastic gradient descent position by position on squared error (numba); "adam": minibatch Adam on cross-entropy
     (:mod:`bgtui.training.adam`), whose state is kept beside the checkpoint in
     ``CHECKPOINT.adam.npz``. Only the nets named in ``nets`` are trained, each on the
     positions of its class (``nn.net_class``).
@@ -836,14 +836,15 @@ def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
             f"--nets takes a comma-separated list of {', '.join(NET_NAMES)}; got {settings.nets!r}"
         )
     checkpoint = Path(checkpoint)
+    start = None  # the metadata of the weights a new fit starts from
     if checkpoint.exists():
         ev, meta = load_weights(checkpoint)
         old = meta.get("fit")
         tied = bool((old or {}).get("tied_crashed", False))
         if old is not None and not _fit_continues(old, data_dir, which):
             # the weights' own fit was of other data or other nets (a copy of the shipped
-            # weights, say): they start a new fit, and theirs stays on record
-            meta.setdefault("fit_history", []).append(meta.pop("fit"))
+            # weights, say): they start a new fit
+            start = meta
             print(
                 json.dumps(
                     {
@@ -854,7 +855,6 @@ def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
                 file=log,
                 flush=True,
             )
-            tied = "crashed" not in which and meta.get("crashed_is_contact", False)
     else:
         if settings.init == "random":
             ev, meta0 = load_weights(DEFAULT_WEIGHTS)  # the nets not trained come from there
@@ -870,16 +870,18 @@ def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
                 )
             )
             meta = {"init": {"random": which, "seed": settings.seed}}
-            tied = "crashed" not in which and meta0.get("crashed_is_contact", False)
+            start = meta0
         else:
             ev, meta = load_weights(settings.init or DEFAULT_WEIGHTS)
-            tied = "crashed" not in which and meta.get("crashed_is_contact", False)
+            start = meta
             ev = tuple(
                 widen_net(net, h, settings.seed + k) if h else net
                 for k, (net, h) in enumerate(
                     zip(nets_of(ev), (settings.hidden, settings.race_hidden, settings.hidden))
                 )
             )
+    if start is not None:
+        tied = "crashed" not in which and start.get("crashed_is_contact", False)
         if "fit" in meta:  # the starting weights' own fit stays on record
             meta.setdefault("fit_history", []).append(meta.pop("fit"))
     nets_ = [tuple(np.array(a, dtype=np.float32) for a in net) for net in as_nets(ev)]
