@@ -142,43 +142,6 @@ def breakdown(an, settings, state):
     print(f"  this process (client, scheduler): {here:.2f} CPU s")
 
 
-def start_cluster(workers: int, env: dict, tmp: str):
-    """``dask scheduler`` and ``workers`` ``dask worker`` processes (one thread each) on
-    127.0.0.1: (the processes, the scheduler's address)."""
-    import json
-    import subprocess
-    import sys
-
-    sched_file = os.path.join(tmp, f"scheduler-{workers}.json")
-    log = open(os.path.join(tmp, f"cluster-{workers}.log"), "w")
-    dask = [sys.executable, "-m", "dask"]
-    common = dict(env=env, stdout=log, stderr=log, cwd=tmp)
-    procs = [
-        subprocess.Popen(
-            dask
-            + ["scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard"]
-            + ["--scheduler-file", sched_file],
-            **common,
-        )
-    ]
-    for _ in range(300):
-        if os.path.exists(sched_file) and os.path.getsize(sched_file) > 0:
-            break
-        time.sleep(0.1)
-    with open(sched_file) as f:
-        address = json.load(f)["address"]
-    for _ in range(workers):
-        procs.append(
-            subprocess.Popen(
-                dask
-                + ["worker", address, "--nthreads", "1", "--host", "127.0.0.1"]
-                + ["--no-dashboard"],
-                **common,
-            )
-        )
-    return procs, address
-
-
 def _signal_tree(procs, sig) -> None:
     """Send ``sig`` to ``procs`` and all their descendants (a nanny's worker process)."""
     import psutil
@@ -228,7 +191,8 @@ def paired(args, state, settings, ref):
     with tempfile.TemporaryDirectory() as tmp:
         try:
             for n in (1, 2):
-                procs, address = start_cluster(n, env, tmp)
+                log = open(os.path.join(tmp, f"cluster-{n}.log"), "w")
+                procs, address = C.start_processes(n, env, tmp, log)
                 an = Analyzer()
                 an.scheduler = address
                 clusters[n] = (procs, an)
@@ -269,13 +233,7 @@ def paired(args, state, settings, ref):
                 _signal_tree(procs, signal.SIGCONT)
                 if an._cluster is not None:
                     an._cluster.close()
-                for p in reversed(procs):
-                    p.send_signal(signal.SIGINT)
-                for p in reversed(procs):
-                    try:
-                        p.wait(timeout=20)
-                    except Exception:
-                        p.kill()
+                C.stop_processes(procs)
 
 
 def main():

@@ -65,6 +65,64 @@ def quiet_dask_env() -> dict[str, str]:
     }
 
 
+def start_processes(workers: int, env: dict, cwd, log) -> tuple[list, str]:
+    """``dask scheduler`` and ``workers`` ``dask worker`` processes (one thread each, each with
+    its nanny) on 127.0.0.1, started as docs/cluster.md starts them, with the environment
+    ``env``, in the folder ``cwd``, their output to the file ``log``: (the processes, the
+    scheduler's address). For the tests and benchmarks that run a real cluster on this
+    machine; :func:`stop_processes` ends them."""
+    import json
+    import os
+    import subprocess
+
+    sched_file = os.path.join(cwd, f"scheduler-{workers}.json")
+    dask = [sys.executable, "-m", "dask"]
+    common = dict(env=env, stdout=log, stderr=log, cwd=cwd)
+    procs = [
+        subprocess.Popen(
+            dask
+            + ["scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard"]
+            + ["--scheduler-file", sched_file],
+            **common,
+        )
+    ]
+    try:
+        for _ in range(300):
+            if os.path.exists(sched_file) and os.path.getsize(sched_file) > 0:
+                break
+            time.sleep(0.1)
+        with open(sched_file) as f:
+            address = json.load(f)["address"]
+        for _ in range(workers):
+            procs.append(
+                subprocess.Popen(
+                    dask
+                    + ["worker", address, "--nthreads", "1", "--host", "127.0.0.1"]
+                    + ["--no-dashboard"],
+                    **common,
+                )
+            )
+    except BaseException:
+        stop_processes(procs)
+        raise
+    return procs, address
+
+
+def stop_processes(procs) -> None:
+    """End the processes of :func:`start_processes` (as ctrl-c would, the workers first;
+    killed if one has not ended 20 s later)."""
+    import signal
+    import subprocess
+
+    for p in reversed(procs):
+        p.send_signal(signal.SIGINT)
+    for p in reversed(procs):
+        try:
+            p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+
+
 class ClusterError(ConnectionError):
     """The cluster cannot run the rollout (no scheduler, no worker, a refused worker, a chunk
     that failed on every retry); the message is one line."""

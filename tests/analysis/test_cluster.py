@@ -9,7 +9,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -63,71 +62,19 @@ def cluster(tmp_path_factory):
     """``dask scheduler`` and two ``dask worker`` (one thread each, with a nanny that restarts
     a killed worker) on 127.0.0.1, running this checkout; yields (address, client)."""
     distributed = pytest.importorskip("distributed")
+    from bgtui.analysis.cluster import start_processes, stop_processes
+
     tmp = tmp_path_factory.mktemp("cluster")
-    sched_file = tmp / "scheduler.json"
     env = dict(os.environ, PYTHONPATH=str(ROOT), BGTUI_NO_SERVER="1")
-    log = open(tmp / "cluster.log", "w")
-    procs = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "dask",
-                "scheduler",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                "0",
-                "--no-dashboard",
-                "--scheduler-file",
-                str(sched_file),
-            ],
-            env=env,
-            stdout=log,
-            stderr=log,
-            cwd=tmp,
-        )
-    ]
-    try:
-        for _ in range(300):
-            if sched_file.exists() and sched_file.stat().st_size > 0:
-                break
-            time.sleep(0.1)
-        address = json.loads(sched_file.read_text())["address"]
-        for _ in range(2):
-            procs.append(
-                subprocess.Popen(
-                    [
-                        sys.executable,
-                        "-m",
-                        "dask",
-                        "worker",
-                        address,
-                        "--nthreads",
-                        "1",
-                        "--host",
-                        "127.0.0.1",
-                        "--no-dashboard",
-                    ],
-                    env=env,
-                    stdout=log,
-                    stderr=log,
-                    cwd=tmp,
-                )
-            )
-        client = distributed.Client(address, timeout=30, set_as_default=False)
-        client.wait_for_workers(2, timeout=120)
-        yield address, client
-        client.close()
-    finally:
-        for p in reversed(procs):
-            p.send_signal(signal.SIGINT)
-        for p in reversed(procs):
-            try:
-                p.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                p.kill()
-        log.close()
+    with open(tmp / "cluster.log", "w") as log:
+        procs, address = start_processes(2, env, tmp, log)
+        try:
+            client = distributed.Client(address, timeout=30, set_as_default=False)
+            client.wait_for_workers(2, timeout=120)
+            yield address, client
+            client.close()
+        finally:
+            stop_processes(procs)
 
 
 def test_cluster_rollouts_give_the_local_json(cluster, capsys):
