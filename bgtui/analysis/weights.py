@@ -189,7 +189,7 @@ def save_filter_net(path, net, meta: dict) -> None:
     """Write a filter net (w1, b1, w2: see :mod:`bgtui.engine.filter_net`) and ``meta``
     atomically to ``path``."""
     data = {p: np.ascontiguousarray(a, dtype=np.float32) for p, a in zip(_FILTER_PARTS, net)}
-    from bgtui.engine.filter_net import FILTER_ROWS
+    from bgtui.engine.filter_terms import FILTER_ROWS
 
     meta = dict(
         meta,
@@ -206,7 +206,8 @@ def load_filter_net(name=DEFAULT_FILTER):
     """The filter net ``(w1, b1, w2)`` of rollouts with ``vr_filter`` (cached), its first layer
     extended with difference rows (``filter_net.extend_filter_table``); raise
     :class:`WeightsError` saying what does not fit."""
-    from bgtui.engine.filter_net import FILTER_ROWS, extend_filter_table
+    from bgtui.engine.filter_net import extend_filter_table
+    from bgtui.engine.filter_terms import FILTER_ROWS
 
     path = find_weights(str(name))
     key = (str(path), path.stat().st_mtime_ns)

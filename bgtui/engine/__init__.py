@@ -51,6 +51,7 @@ _export(
     "generate_plays",
     make_move_workspace="make_workspace",
     generate_plays_into="_generate_plays",
+    generate_scored_plays_into="_generate_scored_plays",
 )
 _export("inputs", "NUM_INPUTS", "INPUT_VERSION", fill_inputs="_fill_inputs", escapes="_escapes")
 _export(

@@ -2,13 +2,14 @@
 variance-reduction step (rollouts with ``vr_filter`` k > 0) values only the best few of each
 roll with the evaluator.
 
-Inputs (``FILTER_ROWS`` one-hot rows, 28 of them on): for each of the 26 slots of the position
-after the play (mover's view, mover positive), its signed checker count clipped to
-[-``FILTER_CLIP``, ``FILTER_CLIP``]; and the checkers borne off by each side. One sigmoid hidden
+Inputs: the position after the play as one-hot rows (``filter_terms``). One sigmoid hidden
 layer, one linear output: the evaluator's 0-ply cubeless equity of that position for the mover
 (``bgtui train filter`` distils it from the shipped nets). It never values a position the user
 sees: it only chooses which plays the evaluator looks at, and the variance-reduction estimate
 stays unbiased whatever it chooses (the luck is a difference of the same function of the roll).
+A variance-reduction step scores the plays as move generation makes them
+(``movegen._generate_scored_plays``) and keeps the best with :func:`filter_keep`;
+:func:`filter_pick` scores plays already made.
 """
 
 import numpy as np
@@ -16,112 +17,20 @@ import numpy as np
 from bgtui.engine._jit import kernel
 from bgtui.engine.constants import MAX_PLAYS, ROLLS
 from bgtui.engine.evaluate import _evaluate_after, equity
+from bgtui.engine.filter_terms import (
+    _SPAN,
+    FILTER_ACTIVE,
+    _clip,
+    _filter_change,
+    _filter_output,
+    _filter_rows,
+    _filter_sum,
+)
 from bgtui.engine.inputs import _popcount
 from bgtui.engine.movegen import _copy_position, _generate_plays
-from bgtui.engine.nn import _activation
 from bgtui.engine.structs import FilterScratch
 
-FILTER_CLIP = 7
-_SPAN = 2 * FILTER_CLIP + 1
-#: rows: 26 slots x 15 counts, then 16 borne-off counts for the mover and 16 for the opponent
-FILTER_ROWS = 26 * _SPAN + 32
-FILTER_ACTIVE = 28
-#: the most plays a filter keeps per roll
 MAX_FILTER_K = 8
-
-
-@kernel(inline="always")
-def _clip(v):
-    """The row of a signed count within its slot's group (clipped to +-FILTER_CLIP)."""
-    return min(max(v, -FILTER_CLIP), FILTER_CLIP) + FILTER_CLIP
-
-
-@kernel(inline="always")
-def _filter_rows(pos, idx):
-    """The 28 active rows of ``pos`` (mover's view) into ``idx`` (int64[28])."""
-    mine = 0
-    theirs = 0
-    for i in range(26):
-        v = np.int64(pos[i])
-        mine += max(v, 0)
-        theirs += max(-v, 0)
-        idx[i] = i * _SPAN + _clip(v)
-    idx[26] = 26 * _SPAN + 15 - mine
-    idx[27] = 26 * _SPAN + 16 + 15 - theirs
-
-
-@kernel(inline="always")
-def _filter_output(h, fw2):
-    """The score from the hidden pre-activations ``h`` (overwritten by the activations): one
-    pass of sigmoids and the output sum, written as ``nn._finish`` is so that it vectorises."""
-    nh = fw2.shape[0] - 1
-    s = np.float32(0.0)
-    for j in range(nh):
-        a = _activation(h[j])
-        h[j] = a
-        s += fw2[j] * a
-    return s + fw2[nh]
-
-
-@kernel(inline="always")
-def _filter_terms4(ti, tc, g):
-    """The four terms from ``g``: their rows ``ti[g:g+4]`` (unsigned, so that indexing a
-    row does not test for a negative index), then their coefficients."""
-    return (
-        np.uint64(ti[g]),
-        np.uint64(ti[g + 1]),
-        np.uint64(ti[g + 2]),
-        np.uint64(ti[g + 3]),
-        tc[g],
-        tc[g + 1],
-        tc[g + 2],
-        tc[g + 3],
-    )
-
-
-@kernel(inline="always")
-def _filter_sum(h, base, fw1, ti, tc, nt):
-    """h = base + the sum over k < nt of tc[k] * fw1[ti[k]], four rows a pass over ``h``
-    (padded with zero-weighted terms), as ``nn._accumulate`` does; the first pass reads
-    ``base``."""
-    nh = base.shape[0]
-    m = (nt + 3) // 4 * 4
-    for q in range(nt, m):
-        ti[np.uint64(q)] = 0
-        tc[np.uint64(q)] = 0.0
-    if m == 0:
-        for j in range(nh):
-            h[j] = base[j]
-        return
-    i0, i1, i2, i3, c0, c1, c2, c3 = _filter_terms4(ti, tc, 0)
-    for j in range(nh):
-        h[j] = base[j] + ((c0 * fw1[i0, j] + c1 * fw1[i1, j]) + (c2 * fw1[i2, j] + c3 * fw1[i3, j]))
-    for g in range(4, m, 4):
-        i0, i1, i2, i3, c0, c1, c2, c3 = _filter_terms4(ti, tc, g)
-        for j in range(nh):
-            h[j] += (c0 * fw1[i0, j] + c1 * fw1[i1, j]) + (c2 * fw1[i2, j] + c3 * fw1[i3, j])
-
-
-@kernel(inline="always")
-def _filter_change(ti, tc, nt, base, new, old):
-    """Terms taking a group of one-hot rows (first row ``base``) from row ``old`` to ``new``:
-    one difference row (``extend_filter_table``) when they are neighbours, else two rows."""
-    if new == old:
-        return nt
-    u = np.uint64(nt)  # an index that is not tested for being negative
-    if new == old + 1:
-        ti[u] = FILTER_ROWS + base + old
-        tc[u] = 1.0
-        return nt + 1
-    if old == new + 1:
-        ti[u] = FILTER_ROWS + base + new
-        tc[u] = -1.0
-        return nt + 1
-    ti[u] = base + new
-    tc[u] = 1.0
-    ti[u + np.uint64(1)] = base + old
-    tc[u + np.uint64(1)] = -1.0
-    return nt + 2
 
 
 def extend_filter_table(w1):
@@ -195,7 +104,7 @@ def filter_parent(parent, fw1, fb1, fs):
 def filter_pick_from(parent, positions, moves, n, k, fw1, fw2, fs):
     """:func:`filter_pick` with the parent's pre-activation already in ``fs.parent_h``
     (:func:`filter_parent` of the same ``parent``)."""
-    h, ti, tc, ks, ki, picked, hp, scores = fs  # FilterScratch, field by field
+    h, ti, tc, hp, scores = fs.h, fs.term_rows, fs.term_coefs, fs.parent_h, fs.scores
     pmine = 0
     for c in range(26):
         pmine += max(np.int64(parent[c]), 0)
@@ -229,9 +138,16 @@ def filter_pick_from(parent, positions, moves, n, k, fw1, fw2, fs):
             nt = _filter_change(ti, tc, nt, 26 * _SPAN, 15 - (pmine - off), 15 - pmine)
         _filter_sum(h, hp, fw1, ti, tc, nt)
         scores[np.uint64(i)] = _filter_output(h, fw2)
-    # the kept list (sorted, best first; a tie keeps the earlier play first), in a pass of its
-    # own: a branch on a score in the scoring loop, mispredicted, would stall the next play's
-    # scoring until the score is known
+    return filter_keep(scores, positions, n, k, fs)
+
+
+@kernel
+def filter_keep(scores, positions, n, k, fs):
+    """Copy the ``k`` plays of ``positions[:n]`` whose ``scores`` are highest into
+    ``fs.picked`` (best first; a tie keeps the earlier play first); returns how many (min(k,
+    n)). A pass of its own after the scoring: a branch on a score in the scoring loop,
+    mispredicted, would stall the next play's scoring until the score is known."""
+    ks, ki, picked = fs.kept_scores, fs.kept_idx, fs.picked
     m = 0
     for i in range(n):
         s = scores[i]

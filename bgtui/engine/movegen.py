@@ -28,6 +28,13 @@ from numba.extending import intrinsic
 from bgtui.engine._jit import kernel
 from bgtui.engine.bits import leading_zeros
 from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE, POSITION_SIZE
+from bgtui.engine.filter_terms import (
+    _SPAN,
+    _clip,
+    _filter_change,
+    _filter_score,
+    _filter_sum,
+)
 from bgtui.engine.structs import MoveWorkspace
 
 HASH_SIZE = 16384  # power of two, > 2 * MAX_PLAYS
@@ -42,9 +49,10 @@ def make_zobrist(seed: int = 20261122) -> np.ndarray:
     )
 
 
-def make_workspace() -> MoveWorkspace:
+def make_workspace(filter_hidden: int = 32) -> MoveWorkspace:
     """Scratch arrays for :func:`_generate_plays` (:class:`MoveWorkspace`); allocate once per
-    thread and reuse."""
+    thread and reuse. ``filter_hidden``: the hidden units of the filter net that
+    :func:`_generate_scored_plays` scores plays with."""
     return MoveWorkspace(
         np.zeros((5, POSITION_SIZE), dtype=np.int8),  # position at each depth
         np.zeros(5, dtype=np.uint64),  # its hash
@@ -58,6 +66,11 @@ def make_workspace() -> MoveWorkspace:
         np.zeros(HASH_SIZE, dtype=np.int64),
         np.zeros(2, dtype=np.int64),  # [0] hash-table stamp
         np.zeros(5, dtype=np.int64),  # the mover's checkers at each depth, by slot
+        np.zeros(5, dtype=np.int64),  # the mover's checkers borne off at each depth
+        np.zeros((6, max(filter_hidden, 1)), dtype=np.float32),
+        np.zeros(MAX_PLAYS, dtype=np.float32),
+        np.zeros(8, dtype=np.int64),
+        np.zeros(8, dtype=np.float32),
     )
 
 
@@ -138,7 +151,39 @@ def _generate_plays(pos, d1, d2, ws, out_pos, out_moves):
     ``ws`` : a :class:`MoveWorkspace` (:func:`make_workspace`). ``n >= 1`` always (a forced
     pass gives the position itself with no steps). Returns -1 if the output arrays are too small.
     """
+    return _generate_unscored(pos, d1, d2, ws, out_pos, out_moves, ws.level_h, ws.scores)
+
+
+@kernel
+def _generate_scored_plays(pos, d1, d2, ws, out_pos, out_moves, fw1, fw2):
+    """:func:`_generate_plays`, and ``ws.scores[i]`` the filter net's score of play ``i``.
+
+    The filter net (``filter_net``): ``fw1`` float32[2 * FILTER_ROWS, H] with its difference
+    rows, ``fw2`` float32[H + 1]; ``ws.level_h[0]`` must hold the pre-activation of ``pos``
+    (``filter_net.filter_parent``), and ``ws`` have room for H units. Each node of the
+    search adds the rows its step changes to its parent node's pre-activation (a count moving
+    by one is one difference row), so that a play's score costs its last step's rows and the
+    output, not the rows of every slot the play changed."""
+    return _generate_scoring(pos, d1, d2, ws, out_pos, out_moves, fw1, fw2)
+
+
+def _generator(score: bool):
+    """The move generator, scoring each play with the filter net when ``score``: a constant
+    of the compiled code, so that the generator without scores has none of their code."""
+
+    @kernel(fastmath=True)
+    def generate(pos, d1, d2, ws, out_pos, out_moves, fw1, fw2):
+        return _generate(pos, d1, d2, ws, out_pos, out_moves, fw1, fw2, score)
+
+    return generate
+
+
+@kernel(inline="always")
+def _generate(pos, d1, d2, ws, out_pos, out_moves, fw1, fw2, score):
+    """:func:`_generate_plays`, with the filter net's scores when ``score``."""
     stack, hstack, own = ws.stack, ws.hstack, ws.own
+    off, level_h, scores = ws.off, ws.level_h, ws.scores
+    term_rows, term_coefs = ws.term_rows, ws.term_coefs
     nextp, nchild, steps, dice = ws.next_point, ws.n_children, ws.steps, ws.dice
     zob, ht_key, ht_idx, ht_stamp = ws.zobrist, ws.ht_key, ws.ht_idx, ws.ht_stamp
     counters = ws.counters
@@ -160,6 +205,10 @@ def _generate_plays(pos, d1, d2, ws, out_pos, out_moves):
         own0 |= np.int64(c > 0) << i
         blocked |= np.int64(c <= -2) << i
     blocked &= _POINTS  # the opponent's bar (slot 0) is no destination
+    mine0 = 0  # the mover's checkers on the board
+    if score:
+        for i in range(26):
+            mine0 += max(np.int64(pos[i]), 0)
 
     doubles = d1 == d2
     if doubles:
@@ -185,6 +234,7 @@ def _generate_plays(pos, d1, d2, ws, out_pos, out_moves):
         _copy_position(stack, 0, pos, 0)
         hstack[0] = h0
         own[0] = own0
+        off[0] = 0
         for k in range(MOVE_SIZE):
             steps[k] = -1
         level = 0
@@ -224,6 +274,12 @@ def _generate_plays(pos, d1, d2, ws, out_pos, out_moves):
                 o = own[level]
                 if c == 1:  # the point's last checker
                     o ^= np.int64(1) << p
+                nt = 0  # the filter rows this step changes (with ``score``)
+                if score:
+                    nt = _filter_change(
+                        term_rows, term_coefs, nt, p * _SPAN, _clip(np.int64(c) - 1), _clip(c)
+                    )
+                    off[nl] = off[level]
                 if dest >= 1:
                     o |= np.int64(1) << dest
                     c = stack[nl, dest]
@@ -233,9 +289,31 @@ def _generate_plays(pos, d1, d2, ws, out_pos, out_moves):
                         stack[nl, 0] = b - 1
                         h ^= zob[dest, 15] ^ zob[dest, 17]
                         stack[nl, dest] = 1
+                        if score:
+                            nt = _filter_change(
+                                term_rows, term_coefs, nt, dest * _SPAN, _clip(1), _clip(-1)
+                            )
+                            nt = _filter_change(
+                                term_rows, term_coefs, nt, 0, _clip(np.int64(b) - 1), _clip(b)
+                            )
                     else:
                         h ^= zob[dest, c + 16] ^ zob[dest, c + 17]
                         stack[nl, dest] = c + 1
+                        if score:
+                            nt = _filter_change(
+                                term_rows,
+                                term_coefs,
+                                nt,
+                                dest * _SPAN,
+                                _clip(np.int64(c) + 1),
+                                _clip(c),
+                            )
+                elif score:  # borne off: the mover's row is 15 - his checkers on the board
+                    left = mine0 - off[level]
+                    off[nl] = off[level] + 1
+                    nt = _filter_change(term_rows, term_coefs, nt, 26 * _SPAN, 16 - left, 15 - left)
+                if score:
+                    _filter_sum(level_h[nl], level_h[level], fw1, term_rows, term_coefs, nt)
                 hstack[nl] = h
                 own[nl] = o
                 steps[2 * level] = p
@@ -291,6 +369,8 @@ def _generate_plays(pos, d1, d2, ws, out_pos, out_moves):
                     ht_idx[slot] = n
                     _copy_position(out_pos, n, stack, leaf)
                     _copy_move(out_moves, n, steps, 0)
+                    if score:
+                        scores[n] = _filter_score(level_h[leaf], fw2)
                     n += 1
             if leaf == level:
                 # a dead end: go back up one level
@@ -306,6 +386,10 @@ def _generate_plays(pos, d1, d2, ws, out_pos, out_moves):
 
 
 _tls_workspace = None
+
+
+_generate_unscored = _generator(False)
+_generate_scoring = _generator(True)
 
 
 def generate_plays(pos, d1: int, d2: int):

@@ -59,15 +59,20 @@ from bgtui.engine.evaluate import (
     make_lookahead_workspace,
 )
 from bgtui.engine.filter_net import (
-    FILTER_ROWS,
     MAX_FILTER_K,
+    filter_keep,
     filter_parent,
     filter_pick,
-    filter_pick_from,
     make_filter_scratch,
 )
+from bgtui.engine.filter_terms import FILTER_ROWS
 from bgtui.engine.match import POINT_ROWS, match_cube_values, mwc_after
-from bgtui.engine.movegen import _copy_position, _generate_plays, make_workspace
+from bgtui.engine.movegen import (
+    _copy_position,
+    _generate_plays,
+    _generate_scored_plays,
+    make_workspace,
+)
 from bgtui.engine.position import game_result, swap_sides_into
 from bgtui.engine.structs import FilterNet, PlayCache, RolloutSettings, RolloutWorkspace, Trial
 
@@ -141,7 +146,7 @@ def make_rollout_workspace(hidden: int = 512, filter_net=None) -> RolloutWorkspa
     (:mod:`bgtui.engine.filter_net`); None: a placeholder."""
     fw1, fb1, fw2 = filter_net if filter_net is not None else empty_filter_net()
     return RolloutWorkspace(
-        moves=make_workspace(),
+        moves=make_workspace(fb1.shape[0]),
         eval=make_eval_workspace(hidden),
         lookahead=make_lookahead_workspace(hidden),
         play_pos=np.zeros((MAX_PLAYS, POSITION_SIZE), dtype=np.int8),
@@ -429,7 +434,8 @@ def _vr_step_grouped(cur, a1, a2, ev, ws, t5, nxt, tmpa):
 @kernel(separate=True)
 def _vr_step_filtered(cur, a1, a2, k, ev, ws, t5, nxt, tmpa):
     """:func:`_vr_step` at 0-ply with a filter of ``k`` > 0: each roll's picks (the filter's
-    ``k`` best, or all its plays when it has no more) are gathered, then valued in one call
+    ``k`` best, scored as move generation makes the plays, or all its plays when it has no
+    more) are gathered, then valued in one call
     (``evaluate._best_in_groups``), each roll's group exactly as a call of its own would
     value it; the play made is the evaluator's best of all the actual roll's plays."""
     best5 = ws.best5
@@ -443,11 +449,15 @@ def _vr_step_filtered(cur, a1, a2, k, ev, ws, t5, nxt, tmpa):
     ready = np.int64(0)
     total = 0
     ra = 0
-    filter_parent(cur, fw1, fb1, fs)  # one parent pre-activation for the 21 rolls' plays
+    # one parent pre-activation for the 21 rolls' plays, where move generation starts
+    filter_parent(cur, fw1, fb1, fs)
+    level0 = ws.moves.level_h[0]
+    for j in range(fs.parent_h.shape[0]):
+        level0[j] = fs.parent_h[j]
     for r in range(21):
         d1 = ROLLS[r, 0]
         d2 = ROLLS[r, 1]
-        n = _generate_plays(cur, d1, d2, ws.moves, ws.play_pos, ws.play_moves)
+        n = _generate_scored_plays(cur, d1, d2, ws.moves, ws.play_pos, ws.play_moves, fw1, fw2)
         if d1 == a1 and d2 == a2:  # the play made: the evaluator's best of all
             b, ready = _best_child_from(cur, n, ws.play_pos, ev, ews, best5, ready)
             _take_play(ws.play_pos[b], best5, nxt, t5)
@@ -455,7 +465,7 @@ def _vr_step_filtered(cur, a1, a2, k, ev, ws, t5, nxt, tmpa):
         m = n
         src = ws.play_pos
         if n > k:
-            m = filter_pick_from(cur, ws.play_pos, ws.play_moves, n, k, fw1, fw2, fs)
+            m = filter_keep(ws.moves.scores, ws.play_pos, n, k, fs)
             src = fs.picked
         for j in range(m):
             _copy_position(picks, total + j, src, j)

@@ -17,7 +17,8 @@ import numpy as np
 
 from bgtui.analysis.weights import load_weights, nets_of, save_filter_net, with_databases
 from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
-from bgtui.engine.filter_net import FILTER_ACTIVE, FILTER_ROWS, filter_samples
+from bgtui.engine.filter_net import filter_samples
+from bgtui.engine.filter_terms import FILTER_ACTIVE, FILTER_ROWS
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.rng import make_rng
 from bgtui.training.kernels import _START, _sample_positions

@@ -9,16 +9,17 @@ import pytest
 from bgtui.analysis.models import RolloutSettings
 from bgtui.analysis.rollout import validate_settings
 from bgtui.analysis.weights import WeightsError, load_filter_net
-from bgtui.engine import generate_plays_into, rollout_chunk
+from bgtui.engine import generate_plays_into, generate_scored_plays_into, rollout_chunk
 from bgtui.engine.constants import OPENING_POSITION
 from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
 from bgtui.engine.filter_net import (
-    FILTER_ROWS,
     extend_filter_table,
+    filter_parent,
     filter_pick,
     filter_scores,
     make_filter_scratch,
 )
+from bgtui.engine.filter_terms import FILTER_ROWS
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.rng import make_rng
 from bgtui.engine.rollout import (
@@ -78,6 +79,34 @@ def test_filter_pick_keeps_the_top_k_of_the_full_scores(positions, hidden, k):
                 np.testing.assert_array_equal(fs[5][j], op[order[j]])
             checked += 1
     assert checked > 50
+
+
+@pytest.mark.parametrize("hidden", [32, 7])
+def test_scored_move_generation_scores_each_play_as_the_full_rows_do(positions, hidden):
+    """Move generation that scores its plays makes the same plays in the same order as the
+    plain generator, and each play's score (its search node's pre-activation, built step by
+    step from the parent's) is the score from all its rows."""
+    w1, b1, w2 = _random_net(hidden, 100 + hidden)
+    fs = make_filter_scratch(hidden)
+    plain, scored = make_workspace(), make_workspace(hidden)
+    op, om = make_play_buffers()
+    op2, om2 = make_play_buffers()
+    ref = np.zeros(op.shape[0])
+    plays = 0
+    for pos in positions[::2]:
+        filter_parent(pos, w1, b1, fs)
+        scored.level_h[0, :] = fs.parent_h
+        for d1 in range(1, 7):
+            for d2 in range(1, d1 + 1):
+                n = generate_plays_into(pos, d1, d2, plain, op, om)
+                m = generate_scored_plays_into(pos, d1, d2, scored, op2, om2, w1, w2)
+                assert m == n
+                np.testing.assert_array_equal(op2[:n], op[:n])
+                np.testing.assert_array_equal(om2[:n], om[:n])
+                filter_scores(op, n, w1, b1, w2, fs, ref)
+                np.testing.assert_allclose(scored.scores[:n], ref[:n], rtol=1e-5, atol=1e-4)
+                plays += n
+    assert plays > 10_000
 
 
 def _vr_settings(**kw):
