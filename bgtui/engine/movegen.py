@@ -143,7 +143,7 @@ def _legal_starts(own, blocked, d):
     return legal
 
 
-@kernel
+@kernel(fastmath=True)
 def _generate_plays(pos, d1, d2, ws, out_pos, out_moves):
     """Fill ``out_pos[:n]`` (int8[n, 26]) and ``out_moves[:n]`` (int8[n, 8]); return ``n``.
 
@@ -151,10 +151,10 @@ def _generate_plays(pos, d1, d2, ws, out_pos, out_moves):
     ``ws`` : a :class:`MoveWorkspace` (:func:`make_workspace`). ``n >= 1`` always (a forced
     pass gives the position itself with no steps). Returns -1 if the output arrays are too small.
     """
-    return _generate_unscored(pos, d1, d2, ws, out_pos, out_moves, ws.level_h, ws.scores)
+    return _generate(pos, d1, d2, ws, out_pos, out_moves, ws.level_h, ws.scores, False)
 
 
-@kernel
+@kernel(fastmath=True)
 def _generate_scored_plays(pos, d1, d2, ws, out_pos, out_moves, fw1, fw2):
     """:func:`_generate_plays`, and ``ws.scores[i]`` the filter net's score of play ``i``.
 
@@ -164,23 +164,14 @@ def _generate_scored_plays(pos, d1, d2, ws, out_pos, out_moves, fw1, fw2):
     search adds the rows its step changes to its parent node's pre-activation (a count moving
     by one is one difference row), so that a play's score costs its last step's rows and the
     output, not the rows of every slot the play changed."""
-    return _generate_scoring(pos, d1, d2, ws, out_pos, out_moves, fw1, fw2)
-
-
-def _generator(score: bool):
-    """The move generator, scoring each play with the filter net when ``score``: a constant
-    of the compiled code, so that the generator without scores has none of their code."""
-
-    @kernel(fastmath=True)
-    def generate(pos, d1, d2, ws, out_pos, out_moves, fw1, fw2):
-        return _generate(pos, d1, d2, ws, out_pos, out_moves, fw1, fw2, score)
-
-    return generate
+    return _generate(pos, d1, d2, ws, out_pos, out_moves, fw1, fw2, True)
 
 
 @kernel(inline="always")
 def _generate(pos, d1, d2, ws, out_pos, out_moves, fw1, fw2, score):
-    """:func:`_generate_plays`, with the filter net's scores when ``score``."""
+    """:func:`_generate_plays`, with the filter net's scores when ``score``: a constant in
+    each of the two kernels this one is inlined in, so that the one without scores compiles
+    none of their code."""
     stack, hstack, own = ws.stack, ws.hstack, ws.own
     off, level_h, scores = ws.off, ws.level_h, ws.scores
     term_rows, term_coefs = ws.term_rows, ws.term_coefs
@@ -386,10 +377,6 @@ def _generate(pos, d1, d2, ws, out_pos, out_moves, fw1, fw2, score):
 
 
 _tls_workspace = None
-
-
-_generate_unscored = _generator(False)
-_generate_scoring = _generator(True)
 
 
 def generate_plays(pos, d1: int, d2: int):
