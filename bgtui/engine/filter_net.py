@@ -57,6 +57,8 @@ def make_filter_scratch(hidden: int) -> FilterScratch:
         np.zeros((MAX_FILTER_K, 26), dtype=np.int8),
         np.zeros(hidden, dtype=np.float32),
         np.zeros(MAX_PLAYS, dtype=np.float32),
+        np.zeros((5, hidden), dtype=np.float32),
+        np.zeros(5, dtype=np.int64),
     )
 
 

@@ -49,10 +49,9 @@ def make_zobrist(seed: int = 20261122) -> np.ndarray:
     )
 
 
-def make_workspace(filter_hidden: int = 32) -> MoveWorkspace:
+def make_workspace() -> MoveWorkspace:
     """Scratch arrays for :func:`_generate_plays` (:class:`MoveWorkspace`); allocate once per
-    thread and reuse. ``filter_hidden``: the hidden units of the filter net that
-    :func:`_generate_scored_plays` scores plays with."""
+    thread and reuse."""
     return MoveWorkspace(
         np.zeros((5, POSITION_SIZE), dtype=np.int8),  # position at each depth
         np.zeros(5, dtype=np.uint64),  # its hash
@@ -66,11 +65,6 @@ def make_workspace(filter_hidden: int = 32) -> MoveWorkspace:
         np.zeros(HASH_SIZE, dtype=np.int64),
         np.zeros(2, dtype=np.int64),  # [0] hash-table stamp
         np.zeros(5, dtype=np.int64),  # the mover's checkers at each depth, by slot
-        np.zeros(5, dtype=np.int64),  # the mover's checkers borne off at each depth
-        np.zeros((6, max(filter_hidden, 1)), dtype=np.float32),
-        np.zeros(MAX_PLAYS, dtype=np.float32),
-        np.zeros(8, dtype=np.int64),
-        np.zeros(8, dtype=np.float32),
     )
 
 
@@ -151,30 +145,29 @@ def _generate_plays(pos, d1, d2, ws, out_pos, out_moves):
     ``ws`` : a :class:`MoveWorkspace` (:func:`make_workspace`). ``n >= 1`` always (a forced
     pass gives the position itself with no steps). Returns -1 if the output arrays are too small.
     """
-    return _generate(pos, d1, d2, ws, out_pos, out_moves, ws.level_h, ws.scores, False)
+    return _generate(pos, d1, d2, ws, out_pos, out_moves, 0, 0, 0, False)
 
 
 @kernel(fastmath=True)
-def _generate_scored_plays(pos, d1, d2, ws, out_pos, out_moves, fw1, fw2):
-    """:func:`_generate_plays`, and ``ws.scores[i]`` the filter net's score of play ``i``.
+def _generate_scored_plays(pos, d1, d2, ws, out_pos, out_moves, fw1, fw2, fs):
+    """:func:`_generate_plays`, and ``fs.scores[i]`` the filter net's score of play ``i``.
 
     The filter net (``filter_net``): ``fw1`` float32[2 * FILTER_ROWS, H] with its difference
-    rows, ``fw2`` float32[H + 1]; ``ws.level_h[0]`` must hold the pre-activation of ``pos``
-    (``filter_net.filter_parent``), and ``ws`` have room for H units. Each node of the
+    rows, ``fw2`` float32[H + 1]; ``fs`` its scratch (``filter_net.make_filter_scratch``),
+    whose ``level_h[0]`` holds the pre-activation of ``pos`` (``filter_net.filter_parent``). Each node of the
     search adds the rows its step changes to its parent node's pre-activation (a count moving
     by one is one difference row), so that a play's score costs its last step's rows and the
     output, not the rows of every slot the play changed."""
-    return _generate(pos, d1, d2, ws, out_pos, out_moves, fw1, fw2, True)
+    return _generate(pos, d1, d2, ws, out_pos, out_moves, fw1, fw2, fs, True)
 
 
 @kernel(inline="always")
-def _generate(pos, d1, d2, ws, out_pos, out_moves, fw1, fw2, score):
+def _generate(pos, d1, d2, ws, out_pos, out_moves, fw1, fw2, fs, score):
     """:func:`_generate_plays`, with the filter net's scores when ``score``: a constant in
     each of the two kernels this one is inlined in, so that the one without scores compiles
     none of their code."""
     stack, hstack, own = ws.stack, ws.hstack, ws.own
-    off, level_h, scores = ws.off, ws.level_h, ws.scores
-    term_rows, term_coefs = ws.term_rows, ws.term_coefs
+
     nextp, nchild, steps, dice = ws.next_point, ws.n_children, ws.steps, ws.dice
     zob, ht_key, ht_idx, ht_stamp = ws.zobrist, ws.ht_key, ws.ht_idx, ws.ht_stamp
     counters = ws.counters
@@ -225,7 +218,8 @@ def _generate(pos, d1, d2, ws, out_pos, out_moves, fw1, fw2, score):
         _copy_position(stack, 0, pos, 0)
         hstack[0] = h0
         own[0] = own0
-        off[0] = 0
+        if score:
+            fs.level_off[0] = 0
         for k in range(MOVE_SIZE):
             steps[k] = -1
         level = 0
@@ -268,9 +262,9 @@ def _generate(pos, d1, d2, ws, out_pos, out_moves, fw1, fw2, score):
                 nt = 0  # the filter rows this step changes (with ``score``)
                 if score:
                     nt = _filter_change(
-                        term_rows, term_coefs, nt, p * _SPAN, _clip(np.int64(c) - 1), _clip(c)
+                        fs.term_rows, fs.term_coefs, nt, p * _SPAN, _clip(np.int64(c) - 1), _clip(c)
                     )
-                    off[nl] = off[level]
+                    fs.level_off[nl] = fs.level_off[level]
                 if dest >= 1:
                     o |= np.int64(1) << dest
                     c = stack[nl, dest]
@@ -282,29 +276,33 @@ def _generate(pos, d1, d2, ws, out_pos, out_moves, fw1, fw2, score):
                         stack[nl, dest] = 1
                         if score:
                             nt = _filter_change(
-                                term_rows, term_coefs, nt, dest * _SPAN, _clip(1), _clip(-1)
+                                fs.term_rows, fs.term_coefs, nt, dest * _SPAN, _clip(1), _clip(-1)
                             )
                             nt = _filter_change(
-                                term_rows, term_coefs, nt, 0, _clip(np.int64(b) - 1), _clip(b)
+                                fs.term_rows, fs.term_coefs, nt, 0, _clip(np.int64(b) - 1), _clip(b)
                             )
                     else:
                         h ^= zob[dest, c + 16] ^ zob[dest, c + 17]
                         stack[nl, dest] = c + 1
                         if score:
                             nt = _filter_change(
-                                term_rows,
-                                term_coefs,
+                                fs.term_rows,
+                                fs.term_coefs,
                                 nt,
                                 dest * _SPAN,
                                 _clip(np.int64(c) + 1),
                                 _clip(c),
                             )
                 elif score:  # borne off: the mover's row is 15 - his checkers on the board
-                    left = mine0 - off[level]
-                    off[nl] = off[level] + 1
-                    nt = _filter_change(term_rows, term_coefs, nt, 26 * _SPAN, 16 - left, 15 - left)
+                    left = mine0 - fs.level_off[level]
+                    fs.level_off[nl] = fs.level_off[level] + 1
+                    nt = _filter_change(
+                        fs.term_rows, fs.term_coefs, nt, 26 * _SPAN, 16 - left, 15 - left
+                    )
                 if score:
-                    _filter_sum(level_h[nl], level_h[level], fw1, term_rows, term_coefs, nt)
+                    _filter_sum(
+                        fs.level_h[nl], fs.level_h[level], fw1, fs.term_rows, fs.term_coefs, nt
+                    )
                 hstack[nl] = h
                 own[nl] = o
                 steps[2 * level] = p
@@ -361,7 +359,7 @@ def _generate(pos, d1, d2, ws, out_pos, out_moves, fw1, fw2, score):
                     _copy_position(out_pos, n, stack, leaf)
                     _copy_move(out_moves, n, steps, 0)
                     if score:
-                        scores[n] = _filter_score(level_h[leaf], fw2)
+                        fs.scores[n] = _filter_score(fs.level_h[leaf], fw2)
                     n += 1
             if leaf == level:
                 # a dead end: go back up one level

@@ -146,7 +146,7 @@ def make_rollout_workspace(hidden: int = 512, filter_net=None) -> RolloutWorkspa
     (:mod:`bgtui.engine.filter_net`); None: a placeholder."""
     fw1, fb1, fw2 = filter_net if filter_net is not None else empty_filter_net()
     return RolloutWorkspace(
-        moves=make_workspace(fb1.shape[0]),
+        moves=make_workspace(),
         eval=make_eval_workspace(hidden),
         lookahead=make_lookahead_workspace(hidden),
         play_pos=np.zeros((MAX_PLAYS, POSITION_SIZE), dtype=np.int8),
@@ -451,13 +451,13 @@ def _vr_step_filtered(cur, a1, a2, k, ev, ws, t5, nxt, tmpa):
     ra = 0
     # one parent pre-activation for the 21 rolls' plays, where move generation starts
     filter_parent(cur, fw1, fb1, fs)
-    level0 = ws.moves.level_h[0]
+    level0 = fs.level_h[0]
     for j in range(fs.parent_h.shape[0]):
         level0[j] = fs.parent_h[j]
     for r in range(21):
         d1 = ROLLS[r, 0]
         d2 = ROLLS[r, 1]
-        n = _generate_scored_plays(cur, d1, d2, ws.moves, ws.play_pos, ws.play_moves, fw1, fw2)
+        n = _generate_scored_plays(cur, d1, d2, ws.moves, ws.play_pos, ws.play_moves, fw1, fw2, fs)
         if d1 == a1 and d2 == a2:  # the play made: the evaluator's best of all
             b, ready = _best_child_from(cur, n, ws.play_pos, ev, ews, best5, ready)
             _take_play(ws.play_pos[b], best5, nxt, t5)
@@ -465,7 +465,7 @@ def _vr_step_filtered(cur, a1, a2, k, ev, ws, t5, nxt, tmpa):
         m = n
         src = ws.play_pos
         if n > k:
-            m = filter_keep(ws.moves.scores, ws.play_pos, n, k, fs)
+            m = filter_keep(fs.scores, ws.play_pos, n, k, fs)
             src = fs.picked
         for j in range(m):
             _copy_position(picks, total + j, src, j)

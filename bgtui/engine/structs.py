@@ -57,11 +57,6 @@ class MoveWorkspace(NamedTuple):
     ht_stamp: np.ndarray  #: int64[HASH_SIZE] and the call that wrote them
     counters: np.ndarray  #: int64[2]: [0] the hash-table stamp (carried between calls)
     own: np.ndarray  #: int64[5] the mover's checkers at each depth, a bit mask of slots
-    off: np.ndarray  #: int64[5] the mover's checkers borne off at each depth, this roll
-    level_h: np.ndarray  #: float32[6, H] the filter net's pre-activation at each depth, scratch
-    scores: np.ndarray  #: float32[MAX_PLAYS] the filter net's score of each play
-    term_rows: np.ndarray  #: int64[8] the filter rows a step changes,
-    term_coefs: np.ndarray  #: float32[8] and their coefficients
 
 
 class EvalWorkspace(NamedTuple):
@@ -120,6 +115,8 @@ class FilterScratch(NamedTuple):
     picked: np.ndarray  #: int8[MAX_FILTER_K, 26] the plays picked
     parent_h: np.ndarray  #: float32[H] the parent's pre-activation
     scores: np.ndarray  #: float32[MAX_PLAYS] the scores of a roll's plays
+    level_h: np.ndarray  #: float32[5, H] pre-activations at each depth of move generation
+    level_off: np.ndarray  #: int64[5] the mover's checkers borne off at each depth
 
 
 class PlayCache(NamedTuple):

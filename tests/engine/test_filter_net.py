@@ -88,23 +88,23 @@ def test_scored_move_generation_scores_each_play_as_the_full_rows_do(positions, 
     step from the parent's) is the score from all its rows."""
     w1, b1, w2 = _random_net(hidden, 100 + hidden)
     fs = make_filter_scratch(hidden)
-    plain, scored = make_workspace(), make_workspace(hidden)
+    plain, scored = make_workspace(), make_workspace()
     op, om = make_play_buffers()
     op2, om2 = make_play_buffers()
     ref = np.zeros(op.shape[0])
     plays = 0
     for pos in positions[::2]:
         filter_parent(pos, w1, b1, fs)
-        scored.level_h[0, :] = fs.parent_h
+        fs.level_h[0, :] = fs.parent_h
         for d1 in range(1, 7):
             for d2 in range(1, d1 + 1):
                 n = generate_plays_into(pos, d1, d2, plain, op, om)
-                m = generate_scored_plays_into(pos, d1, d2, scored, op2, om2, w1, w2)
+                m = generate_scored_plays_into(pos, d1, d2, scored, op2, om2, w1, w2, fs)
                 assert m == n
                 np.testing.assert_array_equal(op2[:n], op[:n])
                 np.testing.assert_array_equal(om2[:n], om[:n])
                 filter_scores(op, n, w1, b1, w2, fs, ref)
-                np.testing.assert_allclose(scored.scores[:n], ref[:n], rtol=1e-5, atol=1e-4)
+                np.testing.assert_allclose(fs.scores[:n], ref[:n], rtol=1e-5, atol=1e-4)
                 plays += n
     assert plays > 10_000
 
