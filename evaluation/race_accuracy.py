@@ -69,7 +69,7 @@ def main():
     )
     a = ap.parse_args()
     ev = with_databases(load_weights(a.weights)[0], bearoff=True)
-    ev_home = ev[:3] + (get_one_sided().dist,) + ev[4:]  # home-board one-sided database only
+    ev_home = ev._replace(one_sided=get_one_sided().dist)  # home-board one-sided database only
     ev_before = ev._replace(one_sided=ev.one_sided[:EXTENDED_SIZE])  # without the few-checker rows
     if a.labels:
         if not a.data:

@@ -244,7 +244,8 @@ def add_parser(add) -> None:
         default=0,
         metavar="TRIALS",
         help="dataset: only the races the race net values (outside the bear-off "
-        "databases), labelled by rollouts of TRIALS trials",
+        "databases), labelled by rollouts of TRIALS trials; with --children-best K, "
+        "the K best plays of a roll in such races, rolled out with the same dice",
     )
     p.add_argument(
         "--shard",

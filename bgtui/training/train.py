@@ -334,6 +334,7 @@ def _rollout_targets(
     truncate: int = 0,
     vr_filter: int = 0,
     group: int = 1,
+    groups=None,
 ) -> np.ndarray:
     """Targets for ``positions`` from rollouts of ``trials`` trials each (variance reduction,
     quasi-random dice, 0-ply play), truncated where a bear-off database values the position:
@@ -344,16 +345,26 @@ def _rollout_targets(
     ``truncate`` > 0: each trial stops after that many rolls and takes the 0-ply value there
     (a deeper target than an n-ply lookahead at a fraction of a full game's cost);
     ``vr_filter``: the rollouts' ``vr_filter``; ``group``: positions rolled out together as
-    the roots of one job (the same dice for each; fewer jobs to start)."""
+    the roots of one job (the same dice for each; fewer jobs to start); ``groups`` (int[N],
+    non-decreasing; or None): instead, each run of positions with the same number is one job
+    (sibling plays of one roll, rolled with the same dice)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from bgtui.analysis.rollout import RolloutJob
 
     out = np.zeros((len(positions), 5), dtype=np.float32)
     settings = target_rollout_settings(trials, seed, truncate, vr_filter)
+    if groups is None:
+        starts = list(range(0, len(positions), group))
+        ends = starts[1:] + [len(positions)]
+    else:
+        cut = np.flatnonzero(np.diff(groups)) + 1
+        starts = [0, *cut.tolist()] if len(positions) else []
+        ends = [*cut.tolist(), len(positions)]
 
-    def one(lo):
-        roots = positions[lo : lo + group]
+    def one(job):
+        lo, hi = job
+        roots = positions[lo:hi]
         snap = None
         labels = [str(i) for i in range(len(roots))]
         for snap in RolloutJob(roots, labels, [""] * len(roots), settings, False).run(ev):
@@ -369,7 +380,7 @@ def _rollout_targets(
             )
 
     with ThreadPoolExecutor(workers) as pool:
-        list(pool.map(one, range(0, len(positions), group)))
+        list(pool.map(one, zip(starts, ends)))
     return np.clip(out, 0.0, 1.0)  # variance reduction can overshoot 0 or 1 by a hair
 
 
@@ -405,6 +416,51 @@ def _keep_races(positions: np.ndarray, ev, stragglers: bool = False) -> np.ndarr
         and (not stragglers or is_straggler_race(p))
     ]
     return positions[keep]
+
+
+def _race_siblings(parents: np.ndarray, ev, rng, k_best: int, dest, groups) -> tuple[int, int]:
+    """For each of ``parents`` (races before a roll, player on roll) in turn, a roll drawn from
+    ``rng`` and the positions after its ``k_best`` best plays by 0-ply equity (all of them when
+    there are fewer), best first, stored with the opponent on roll as
+    :func:`kernels._sample_best_children` stores them; a play whose position a bear-off
+    database values (the race net never does) is left out. A roll with fewer than two plays
+    kept is skipped (siblings are what the set is for); the last one stored may be cut short
+    where ``dest`` ends. ``groups`` receives each child's roll
+    (0, 1, ... over the rolls kept). Stops when ``dest`` is full; returns the number of
+    children stored and of parents used."""
+    from bgtui.engine.evaluate import NO_DATABASE, _evaluate_after, database_kind
+    from bgtui.engine.movegen import generate_plays
+    from bgtui.engine.position import game_result, swap_sides
+    from bgtui.training.kernels import _roll
+
+    ews = make_eval_workspace(hidden_size(ev))
+    t5 = np.zeros(5, dtype=np.float32)
+    m = used = roll = 0
+    for pos in parents:
+        if m >= len(dest):
+            break
+        used += 1
+        d1, d2 = _roll(rng, False)
+        children, _ = generate_plays(pos, int(d1), int(d2))
+        eq = np.empty(len(children))
+        for i, c in enumerate(children):
+            _evaluate_after(c, ev, ews, t5)
+            eq[i] = equity(t5)
+        kept = []
+        for i in np.argsort(-eq, kind="stable")[:k_best]:
+            if game_result(children[i]) > 0:
+                continue
+            child = np.ascontiguousarray(swap_sides(children[i]), dtype=np.int8)
+            if database_kind(child, ev[2], ev[3]) == NO_DATABASE:
+                kept.append(child)
+        if len(kept) < 2:
+            continue
+        kept = kept[: len(dest) - m]  # the last roll may not fit whole
+        dest[m : m + len(kept)] = kept
+        groups[m : m + len(kept)] = roll
+        roll += 1
+        m += len(kept)
+    return m, used
 
 
 def in_cube_region(p) -> bool:
@@ -462,6 +518,16 @@ def _sample_shard(
             found = np.concatenate([found, keep(more[:k])])
         return found[:n]
 
+    if races and children_best:
+        dest = np.zeros((n, 26), dtype=np.int8)
+        m = 0
+        while m < n:
+            parents = kept(200, 4, lambda more: _keep_races(more, ev, stragglers))
+            k, _ = _race_siblings(parents, ev, rng, children_best, dest[m:], groups[m:])
+            if m and k:  # the rolls of this batch come after those of the batches before
+                groups[m : m + k] += groups[m - 1] + 1
+            m += k
+        return dest
     if races:
         return kept(200, 4, lambda more: _keep_races(more, ev, stragglers))
     if cube_region:
@@ -578,8 +644,10 @@ class DatasetSpec:
         """Refuse combinations that make no set (the messages name ``bgtui train`` options)."""
         if min(self.children, self.children_best, self.race_rollouts) < 0:
             raise ValueError("--children, --children-best and --race-rollouts take a count >= 0")
-        if sum(bool(x) for x in (self.children, self.children_best, self.race_rollouts)) > 1:
+        if self.children and (self.children_best or self.race_rollouts):
             raise ValueError("choose one of --children, --children-best and --race-rollouts")
+        if self.race_rollouts and self.children_best and self.vs_pubeval:
+            raise ValueError("--race-rollouts with --children-best samples self-play races only")
         if self.crashed_only and self.race_rollouts:
             raise ValueError("--crashed-only keeps contact positions; --race-rollouts races only")
         if self.stragglers and not self.race_rollouts:
@@ -616,7 +684,11 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
     ``children``: the opponent on roll). With ``race_rollouts`` > 0
     only the races that the race net values (outside the bear-off databases, see
     :func:`_keep_races`) are kept, labelled by rollouts of that many trials (the race net's
-    targets then come from play, not from its own lookahead). With ``crashed_only`` only the
+    targets then come from play, not from its own lookahead); with ``children_best`` too, the
+    positions are instead, for such a race and a roll drawn for it, those after the roll's
+    ``children_best`` best plays at 0-ply that the race net values (:func:`_race_siblings`),
+    the siblings of a roll rolled out together as the roots of one job (the same dice for
+    each, so that their differences are more precise than their values). With ``crashed_only`` only the
     positions the crashed net values (``nn.net_class``) are kept; with ``stragglers`` (and
     ``race_rollouts``) only straggler races (:func:`is_straggler_race`). With ``vs_pubeval``
     (and ``children_best``) the games are the evaluator's against PubEval and the positions
@@ -665,7 +737,9 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
             groups,
         )
         if spec.race_rollouts:
-            tg = _rollout_targets(ev, dest, spec.race_rollouts, shard_seed, spec.workers)
+            tg = _rollout_targets(
+                ev, dest, spec.race_rollouts, shard_seed, spec.workers, groups=groups
+            )
         elif spec.target_truncate:
             tg = _rollout_targets(
                 ev,
