@@ -137,7 +137,7 @@ def _legal_starts(own, blocked, d):
     return legal
 
 
-@kernel(fastmath=True)
+@kernel
 def _generate_plays(pos, d1, d2, ws, out_pos, out_moves):
     """Fill ``out_pos[:n]`` (int8[n, 26]) and ``out_moves[:n]`` (int8[n, 8]); return ``n``.
 
