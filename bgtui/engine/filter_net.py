@@ -31,6 +31,10 @@ from bgtui.engine.movegen import _copy_position, _generate_plays
 from bgtui.engine.structs import FilterScratch
 
 MAX_FILTER_K = 8
+#: scores made during move generation and from the parent's pre-activation (summed in
+#: another order) differ by less than 2e-6; two plays whose scores are closer than this are
+#: ranked by the latter, so that the picks do not depend on the order of the sums
+FILTER_TIE = 1e-4
 
 
 def extend_filter_table(w1):
@@ -48,16 +52,17 @@ def extend_filter_table(w1):
 def make_filter_scratch(hidden: int) -> FilterScratch:
     """Scratch of the filter's kernels (:class:`FilterScratch`) for ``hidden`` units."""
     hidden = max(hidden, 1)
+    level_h = np.zeros((5, hidden), dtype=np.float32)
     return FilterScratch(
         np.zeros(hidden, dtype=np.float32),
         np.zeros(60, dtype=np.int64),
         np.zeros(60, dtype=np.float32),
-        np.zeros(MAX_FILTER_K, dtype=np.float64),
-        np.zeros(MAX_FILTER_K, dtype=np.int64),
+        np.zeros(MAX_FILTER_K + 1, dtype=np.float64),
+        np.zeros(MAX_FILTER_K + 1, dtype=np.int64),
         np.zeros((MAX_FILTER_K, 26), dtype=np.int8),
-        np.zeros(hidden, dtype=np.float32),
+        level_h[0],
         np.zeros(MAX_PLAYS, dtype=np.float32),
-        np.zeros((5, hidden), dtype=np.float32),
+        level_h,
         np.zeros(5, dtype=np.int64),
     )
 
@@ -93,8 +98,8 @@ def filter_pick(parent, positions, moves, n, k, fw1, fb1, fw2, fs):
 @kernel(fastmath=True)
 def filter_parent(parent, fw1, fb1, fs):
     """The parent's pre-activation into ``fs.parent_h``, for :func:`filter_pick_from`: the
-    plays of
-    all 21 rolls of one position share it (a variance-reduction step computes it once)."""
+    plays of all 21 rolls of one position share it (a variance-reduction step computes it
+    once), and move generation that scores its plays starts from it (``fs.level_h[0]``)."""
     ti, tc, hp = fs.term_rows, fs.term_coefs, fs.parent_h
     _filter_rows(parent, ti)
     for q in range(FILTER_ACTIVE):
@@ -140,20 +145,36 @@ def filter_pick_from(parent, positions, moves, n, k, fw1, fw2, fs):
             nt = _filter_change(ti, tc, nt, 26 * _SPAN, 15 - (pmine - off), 15 - pmine)
         _filter_sum(h, hp, fw1, ti, tc, nt)
         scores[np.uint64(i)] = _filter_output(h, fw2)
-    return filter_keep(scores, positions, n, k, fs)
+    return _keep_best(scores, positions, n, k, 0.0, fs)
 
 
 @kernel
-def filter_keep(scores, positions, n, k, fs):
+def filter_keep(parent, positions, moves, n, k, fw1, fw2, fs):
+    """:func:`filter_pick` of the plays ``positions[:n]`` of ``parent`` (``moves[:n]`` their
+    steps) whose scores ``fs.scores[:n]`` move generation made
+    (``movegen._generate_scored_plays``): the same picks, bit for bit. Where two of the best
+    scores are within ``FILTER_TIE``, the scores from the parent's pre-activation
+    (``fs.parent_h``, :func:`filter_parent`) decide, as :func:`filter_pick_from` makes them."""
+    m = _keep_best(fs.scores, positions, n, k, FILTER_TIE, fs)
+    if m < 0:
+        m = filter_pick_from(parent, positions, moves, n, k, fw1, fw2, fs)
+    return m
+
+
+@kernel
+def _keep_best(scores, positions, n, k, tie, fs):
     """Copy the ``k`` plays of ``positions[:n]`` whose ``scores`` are highest into
     ``fs.picked`` (best first; a tie keeps the earlier play first); returns how many (min(k,
-    n)). A pass of its own after the scoring: a branch on a score in the scoring loop,
-    mispredicted, would stall the next play's scoring until the score is known."""
+    n)), or -1 (nothing copied) when two of the ``k`` + 1 best scores are less than ``tie``
+    apart: a near tie that scores summed in another order could break the other way. A pass
+    of its own after the scoring: a branch on a score in the scoring loop, mispredicted,
+    would stall the next play's scoring until the score is known."""
     ks, ki, picked = fs.kept_scores, fs.kept_idx, fs.picked
+    top = min(k + 1, n)
     m = 0
     for i in range(n):
         s = scores[i]
-        if m < k:
+        if m < top:
             m += 1
         elif s <= ks[np.uint64(m - 1)]:
             continue
@@ -164,6 +185,10 @@ def filter_keep(scores, positions, n, k, fs):
             q2 -= 1
         ks[q2] = s
         ki[q2] = i
+    for j in range(m - 1):
+        if ks[j] - ks[j + 1] < tie:
+            return -1
+    m = min(k, m)
     for j in range(m):
         _copy_position(picked, j, positions, ki[j])
     return m

@@ -449,11 +449,9 @@ def _vr_step_filtered(cur, a1, a2, k, ev, ws, t5, nxt, tmpa):
     ready = np.int64(0)
     total = 0
     ra = 0
-    # one parent pre-activation for the 21 rolls' plays, where move generation starts
+    # one parent pre-activation for the 21 rolls' plays (``fs.parent_h``, which is the
+    # level move generation starts from)
     filter_parent(cur, fw1, fb1, fs)
-    level0 = fs.level_h[0]
-    for j in range(fs.parent_h.shape[0]):
-        level0[j] = fs.parent_h[j]
     for r in range(21):
         d1 = ROLLS[r, 0]
         d2 = ROLLS[r, 1]
@@ -465,7 +463,7 @@ def _vr_step_filtered(cur, a1, a2, k, ev, ws, t5, nxt, tmpa):
         m = n
         src = ws.play_pos
         if n > k:
-            m = filter_keep(fs.scores, ws.play_pos, n, k, fs)
+            m = filter_keep(cur, ws.play_pos, ws.play_moves, n, k, fw1, fw2, fs)
             src = fs.picked
         for j in range(m):
             _copy_position(picks, total + j, src, j)

@@ -110,10 +110,10 @@ class FilterScratch(NamedTuple):
     h: np.ndarray  #: float32[H]
     term_rows: np.ndarray  #: int64[60]
     term_coefs: np.ndarray  #: float32[60]
-    kept_scores: np.ndarray  #: float64[MAX_FILTER_K]
-    kept_idx: np.ndarray  #: int64[MAX_FILTER_K]
+    kept_scores: np.ndarray  #: float64[MAX_FILTER_K + 1] the best scores, best first
+    kept_idx: np.ndarray  #: int64[MAX_FILTER_K + 1] their plays
     picked: np.ndarray  #: int8[MAX_FILTER_K, 26] the plays picked
-    parent_h: np.ndarray  #: float32[H] the parent's pre-activation
+    parent_h: np.ndarray  #: float32[H] the parent's pre-activation (``level_h[0]``)
     scores: np.ndarray  #: float32[MAX_PLAYS] the scores of a roll's plays
     level_h: np.ndarray  #: float32[5, H] pre-activations at each depth of move generation
     level_off: np.ndarray  #: int64[5] the mover's checkers borne off at each depth

@@ -13,7 +13,9 @@ from bgtui.engine import generate_plays_into, generate_scored_plays_into, rollou
 from bgtui.engine.constants import OPENING_POSITION
 from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
 from bgtui.engine.filter_net import (
+    _keep_best,
     extend_filter_table,
+    filter_keep,
     filter_parent,
     filter_pick,
     filter_scores,
@@ -107,6 +109,46 @@ def test_scored_move_generation_scores_each_play_as_the_full_rows_do(positions, 
                 np.testing.assert_allclose(fs.scores[:n], ref[:n], rtol=1e-5, atol=1e-4)
                 plays += n
     assert plays > 10_000
+
+
+def _tied_net(hidden, seed):
+    """A filter net whose weights are multiples of 0.1: many plays score the same in exact
+    arithmetic, and the float sums, made in different orders, break those ties either way."""
+    rng = np.random.default_rng(seed)
+    return (
+        extend_filter_table(rng.integers(-3, 4, (FILTER_ROWS, hidden)) * 0.1),
+        (rng.integers(-3, 4, hidden) * 0.1).astype(np.float32),
+        (rng.integers(1, 4, hidden + 1) * 0.1).astype(np.float32),
+    )
+
+
+@pytest.mark.parametrize("hidden,k", [(2, 2), (3, 1)])
+def test_plays_kept_from_move_generations_scores_are_the_parents_picks(positions, hidden, k):
+    """Keeping the best of the scores move generation made picks exactly the plays (and their
+    order) that the scores from the parent's pre-activation pick, near ties included (where
+    keeping by move generation's scores alone would pick otherwise)."""
+    w1, b1, w2 = _tied_net(hidden, hidden)
+    fs = make_filter_scratch(hidden)
+    ws = make_workspace()
+    op, om = make_play_buffers()
+    rolls = unguarded_differs = 0
+    for pos in positions:
+        for d1 in range(1, 7):
+            for d2 in range(1, d1 + 1):
+                filter_parent(pos, w1, b1, fs)
+                n = generate_scored_plays_into(pos, d1, d2, ws, op, om, w1, w2, fs)
+                if n <= k:
+                    continue
+                _keep_best(fs.scores, op, n, k, 0.0, fs)
+                unguarded = fs.picked[:k].copy()
+                m = filter_keep(pos, op, om, n, k, w1, w2, fs)
+                kept = fs.picked[:m].copy()
+                assert m == filter_pick(pos, op, om, n, k, w1, b1, w2, fs) == k
+                np.testing.assert_array_equal(kept, fs.picked[:k])
+                unguarded_differs += not np.array_equal(unguarded, kept)
+                rolls += 1
+    assert rolls > 6_000
+    assert unguarded_differs > 0
 
 
 def _vr_settings(**kw):
