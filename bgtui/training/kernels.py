@@ -4,7 +4,14 @@ import numpy as np
 
 from bgtui.engine._jit import kernel
 from bgtui.engine.constants import MAX_PLAYS, OPENING_POSITION
-from bgtui.engine.evaluate import _best_play0, _evaluate_after, _nets, equity
+from bgtui.engine.evaluate import (
+    NO_DATABASE,
+    _best_play0,
+    _evaluate_after,
+    _nets,
+    database_kind,
+    equity,
+)
 from bgtui.engine.inputs import _fill_inputs
 from bgtui.engine.movegen import _generate_plays
 from bgtui.engine.nn import RACE, _backward, _forward, net_class
@@ -298,6 +305,28 @@ def _sample_best_children_vs_pubeval(
 _NO_W = np.zeros(122, dtype=np.float64)
 
 
+@kernel
+def _best_plays(pos, d1, d2, k_best, ev, mws, ews, out_pos, out_moves, eq, t5, order):
+    """The plays of roll ``(d1, d2)`` from ``pos`` (player on roll) into ``out_pos`` and the
+    indices of its ``k_best`` best by 0-ply equity (all of them when there are fewer), best
+    first, into ``order``; ties go to the earlier play, as in ``evaluate._best_child``. ``eq``
+    (float64[MAX_PLAYS]) and ``t5`` (float32[5]) are scratch. Returns the number of indices
+    put into ``order``."""
+    n = _generate_plays(pos, d1, d2, mws, out_pos, out_moves)
+    for i in range(n):
+        _evaluate_after(out_pos[i], ev, ews, t5)
+        eq[i] = equity(t5)
+    top = min(k_best, n)
+    for q in range(top):
+        j = 0
+        for i in range(1, n):
+            if eq[i] > eq[j]:
+                j = i
+        order[q] = j
+        eq[j] = -1e30  # taken
+    return top
+
+
 @kernel(_nrt=True)
 def _best_children_games(
     ev, n_games, rng, start, k_best, vs_pubeval, wr, wc, mws, ews, out_pos, out_moves, dest, groups
@@ -306,6 +335,7 @@ def _best_children_games(
     :func:`_sample_best_children_vs_pubeval` (True)."""
     pos = np.empty(26, dtype=np.int8)
     eq = np.empty(MAX_PLAYS, dtype=np.float64)
+    order = np.empty(MAX_PLAYS, dtype=np.int64)
     t5 = np.empty(5, dtype=np.float32)
     m = 0
     roll = 0
@@ -322,19 +352,14 @@ def _best_children_games(
             if not ours:
                 best, n = _best_play_pubeval(pos, d1, d2, wr, wc, mws, out_pos, out_moves)
             else:
-                n = _generate_plays(pos, d1, d2, mws, out_pos, out_moves)
-                for i in range(n):
-                    _evaluate_after(out_pos[i], ev, ews, t5)
-                    eq[i] = equity(t5)
+                top = _best_plays(
+                    pos, d1, d2, k_best, ev, mws, ews, out_pos, out_moves, eq, t5, order
+                )
                 best = 0
-                for q in range(min(k_best, n)):
-                    j = 0
-                    for i in range(1, n):
-                        if eq[i] > eq[j]:
-                            j = i
+                for q in range(top):
+                    j = order[q]
                     if q == 0:
                         best = j
-                    eq[j] = -1e30  # taken
                     kept = _store_child(out_pos[j], dest, m)
                     if kept < 0:
                         return m
@@ -349,6 +374,54 @@ def _best_children_games(
             if vs_pubeval:
                 ours = not ours
     return m
+
+
+@kernel(_nrt=True)
+def _race_sibling_children(parents, ev, rng, k_best, mws, ews, out_pos, out_moves, dest, groups):
+    """For each of ``parents`` (races before a roll, player on roll) in turn, a roll drawn from
+    ``rng`` and the positions after its ``k_best`` best plays by 0-ply equity (all of them when
+    there are fewer; :func:`_best_plays`, as :func:`_sample_best_children` picks them), best
+    first, stored with the opponent on roll as :func:`_store_child` stores them; a play that
+    ends the game or whose position a bear-off database values (the race net never does) is
+    left out. A roll with fewer than two plays kept is skipped (siblings are what the set is
+    for); the last one stored may be cut short where ``dest`` (int8[cap, 26]) ends. ``groups``
+    (int32[cap]) receives each child's roll (0, 1, ... over the rolls kept). Stops when
+    ``dest`` is full, before drawing another roll; returns the number of children stored and
+    of parents used."""
+    eq = np.empty(MAX_PLAYS, dtype=np.float64)
+    order = np.empty(MAX_PLAYS, dtype=np.int64)
+    keep = np.empty(MAX_PLAYS, dtype=np.int64)
+    t5 = np.empty(5, dtype=np.float32)
+    sw = np.empty(26, dtype=np.int8)
+    cap = dest.shape[0]
+    m = 0
+    used = 0
+    roll = 0
+    for p in range(parents.shape[0]):
+        if m >= cap:
+            break
+        used += 1
+        d1, d2 = _roll(rng, False)
+        top = _best_plays(
+            parents[p], d1, d2, k_best, ev, mws, ews, out_pos, out_moves, eq, t5, order
+        )
+        kept = 0
+        for q in range(top):
+            child = out_pos[order[q]]
+            if game_result(child) > 0:
+                continue
+            swap_sides_into(child, sw)
+            if database_kind(sw, ev.two_sided, ev.one_sided) == NO_DATABASE:
+                keep[kept] = order[q]
+                kept += 1
+        if kept < 2:
+            continue
+        for q in range(min(kept, cap - m)):
+            swap_sides_into(out_pos[keep[q]], dest[m])
+            groups[m] = roll
+            m += 1
+        roll += 1
+    return m, used
 
 
 @kernel(_nrt=True)

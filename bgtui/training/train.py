@@ -333,8 +333,7 @@ def _rollout_targets(
     workers: int,
     truncate: int = 0,
     vr_filter: int = 0,
-    group: int = 1,
-    groups=None,
+    groups=1,
 ) -> np.ndarray:
     """Targets for ``positions`` from rollouts of ``trials`` trials each (variance reduction,
     quasi-random dice, 0-ply play), truncated where a bear-off database values the position:
@@ -344,18 +343,19 @@ def _rollout_targets(
 
     ``truncate`` > 0: each trial stops after that many rolls and takes the 0-ply value there
     (a deeper target than an n-ply lookahead at a fraction of a full game's cost);
-    ``vr_filter``: the rollouts' ``vr_filter``; ``group``: positions rolled out together as
-    the roots of one job (the same dice for each; fewer jobs to start); ``groups`` (int[N],
-    non-decreasing; or None): instead, each run of positions with the same number is one job
-    (sibling plays of one roll, rolled with the same dice)."""
+    ``vr_filter``: the rollouts' ``vr_filter``; ``groups``: which positions are rolled out
+    together as the roots of one job (the same dice for each; fewer jobs to start): an int g,
+    each g consecutive positions (the last job may have fewer); or an int[N] of non-decreasing
+    numbers, each run of positions with the same number (sibling plays of one roll, rolled
+    with the same dice)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from bgtui.analysis.rollout import RolloutJob
 
     out = np.zeros((len(positions), 5), dtype=np.float32)
     settings = target_rollout_settings(trials, seed, truncate, vr_filter)
-    if groups is None:
-        starts = list(range(0, len(positions), group))
+    if np.ndim(groups) == 0:
+        starts = list(range(0, len(positions), int(groups)))
         ends = starts[1:] + [len(positions)]
     else:
         cut = np.flatnonzero(np.diff(groups)) + 1
@@ -418,51 +418,6 @@ def _keep_races(positions: np.ndarray, ev, stragglers: bool = False) -> np.ndarr
     return positions[keep]
 
 
-def _race_siblings(parents: np.ndarray, ev, rng, k_best: int, dest, groups) -> tuple[int, int]:
-    """For each of ``parents`` (races before a roll, player on roll) in turn, a roll drawn from
-    ``rng`` and the positions after its ``k_best`` best plays by 0-ply equity (all of them when
-    there are fewer), best first, stored with the opponent on roll as
-    :func:`kernels._sample_best_children` stores them; a play whose position a bear-off
-    database values (the race net never does) is left out. A roll with fewer than two plays
-    kept is skipped (siblings are what the set is for); the last one stored may be cut short
-    where ``dest`` ends. ``groups`` receives each child's roll
-    (0, 1, ... over the rolls kept). Stops when ``dest`` is full; returns the number of
-    children stored and of parents used."""
-    from bgtui.engine.evaluate import NO_DATABASE, _evaluate_after, database_kind
-    from bgtui.engine.movegen import generate_plays
-    from bgtui.engine.position import game_result, swap_sides
-    from bgtui.training.kernels import _roll
-
-    ews = make_eval_workspace(hidden_size(ev))
-    t5 = np.zeros(5, dtype=np.float32)
-    m = used = roll = 0
-    for pos in parents:
-        if m >= len(dest):
-            break
-        used += 1
-        d1, d2 = _roll(rng, False)
-        children, _ = generate_plays(pos, int(d1), int(d2))
-        eq = np.empty(len(children))
-        for i, c in enumerate(children):
-            _evaluate_after(c, ev, ews, t5)
-            eq[i] = equity(t5)
-        kept = []
-        for i in np.argsort(-eq, kind="stable")[:k_best]:
-            if game_result(children[i]) > 0:
-                continue
-            child = np.ascontiguousarray(swap_sides(children[i]), dtype=np.int8)
-            if database_kind(child, ev[2], ev[3]) == NO_DATABASE:
-                kept.append(child)
-        if len(kept) < 2:
-            continue
-        kept = kept[: len(dest) - m]  # the last roll may not fit whole
-        dest[m : m + len(kept)] = kept
-        groups[m : m + len(kept)] = roll
-        roll += 1
-        m += len(kept)
-    return m, used
-
-
 def in_cube_region(p) -> bool:
     """Whether 0-ply probabilities ``p`` (player on roll) give him doubling chances: winning
     chances 60-95% or a cubeless equity above 0.25 (the region where cube actions are decided;
@@ -502,7 +457,7 @@ def _sample_shard(
     ``children_best`` (and not ``crashed_only``), ``groups`` (int32[n]) receives each child's
     roll (:func:`_sample_into`)."""
     from bgtui.engine.nn import CRASHED
-    from bgtui.training.kernels import _net_classes, _sample_positions
+    from bgtui.training.kernels import _net_classes, _race_sibling_children, _sample_positions
 
     mws, ews, out_pos, out_moves = ws
 
@@ -523,7 +478,9 @@ def _sample_shard(
         m = 0
         while m < n:
             parents = kept(200, 4, lambda more: _keep_races(more, ev, stragglers))
-            k, _ = _race_siblings(parents, ev, rng, children_best, dest[m:], groups[m:])
+            k, _ = _race_sibling_children(
+                parents, ev, rng, children_best, mws, ews, out_pos, out_moves, dest[m:], groups[m:]
+            )
             if m and k:  # the rolls of this batch come after those of the batches before
                 groups[m : m + k] += groups[m - 1] + 1
             m += k
@@ -686,19 +643,19 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
     :func:`_keep_races`) are kept, labelled by rollouts of that many trials (the race net's
     targets then come from play, not from its own lookahead); with ``children_best`` too, the
     positions are instead, for such a race and a roll drawn for it, those after the roll's
-    ``children_best`` best plays at 0-ply that the race net values (:func:`_race_siblings`),
-    the siblings of a roll rolled out together as the roots of one job (the same dice for
-    each, so that their differences are more precise than their values). With ``crashed_only`` only the
-    positions the crashed net values (``nn.net_class``) are kept; with ``stragglers`` (and
-    ``race_rollouts``) only straggler races (:func:`is_straggler_race`). With ``vs_pubeval``
-    (and ``children_best``) the games are the evaluator's against PubEval and the positions
-    are the ``children_best`` best plays of the evaluator's rolls: the positions a duel against
-    PubEval has the evaluator rank, labelled like any others by the evaluator's own look ahead.
-    With ``cube_region`` only contact positions where the player on roll has doubling chances
-    by 0-ply (:func:`in_cube_region`) are kept: blitzes, primes and attacks, where a cube
-    action turns on a few points of equity. With ``target_games`` the targets are full-game
-    rollouts of ``trials`` trials (variance reduction with the filter's two best plays, cut
-    only by the bear-off databases): what whole games give, at about 0.15 s a position.
+    ``children_best`` best plays at 0-ply that the race net values
+    (``kernels._race_sibling_children``), the siblings of a roll rolled out together as the roots of
+    one job (the same dice for each, so that their differences are more precise than their values).
+    With ``crashed_only`` only the positions the crashed net values (``nn.net_class``) are kept;
+    with ``stragglers`` (and ``race_rollouts``) only straggler races (:func:`is_straggler_race`).
+    With ``vs_pubeval`` (and ``children_best``) the games are the evaluator's against PubEval and
+    the positions are the ``children_best`` best plays of the evaluator's rolls: the positions a
+    duel against PubEval has the evaluator rank, labelled like any others by the evaluator's own
+    look ahead. With ``cube_region`` only contact positions where the player on roll has doubling
+    chances by 0-ply (:func:`in_cube_region`) are kept: blitzes, primes and attacks, where a cube
+    action turns on a few points of equity. With ``target_games`` the targets are full-game rollouts
+    of ``trials`` trials (variance reduction with the filter's two best plays, cut only by the
+    bear-off databases): what whole games give, at about 0.15 s a position.
 
     Every shard is written atomically and made from its own seed (``seed`` and its index), so an
     interrupted build resumes where it stopped and gives the same shards. Returns the number of
@@ -749,11 +706,11 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
                 spec.workers,
                 truncate=spec.target_truncate,
                 vr_filter=1,
-                group=50,
+                groups=50,
             )
         elif spec.target_games:
             tg = _rollout_targets(
-                ev, dest, spec.trials, shard_seed, spec.workers, vr_filter=2, group=25
+                ev, dest, spec.trials, shard_seed, spec.workers, vr_filter=2, groups=25
             )
         else:
             tg = _targets(ev, dest, spec.ply, spec.workers)
