@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from bgtui.engine.constants import CENTRED, OPP_OWNED, OWNED
+
 NO_DOUBLE, DOUBLE_TAKE, DOUBLE_PASS = "No double", "Double, take", "Double, pass"
 TG_TAKE, TG_PASS = "Too good to double, take", "Too good to double, pass"
 ACTIONS = (NO_DOUBLE, DOUBLE_TAKE, DOUBLE_PASS, TG_TAKE, TG_PASS)
@@ -51,7 +53,7 @@ def wrong_decision_percent(nd: float, dt: float, dp: float) -> tuple[float | Non
 def model_equity(pw: float, W: float, L: float, x: float, state: int) -> float:
     """Janowski money equity (1-cube, no Jacoby) of the player at winning chance ``pw``, his
     average win ``W`` and loss ``L`` held fixed, cube efficiency ``x``, cube ``state``
-    (``bgtui.engine.cube``: CENTRED, OWNED, OPP_OWNED): x * live + (1 - x) * dead."""
+    (``bgtui.engine.constants``: CENTRED, OWNED, OPP_OWNED): x * live + (1 - x) * dead."""
     from bgtui.engine import cube as C
 
     return x * float(C.live_equity(pw, W, L, state)) + (1.0 - x) * (pw * W - (1.0 - pw) * L)
@@ -93,15 +95,13 @@ def cube_points(
     Gammonless: take 1/2 / (2 + x/2), cash 1 - 1/2 / (2 + x/2) (25% / 75% dead, 20% / 80%
     live).
     """
-    from bgtui.engine import cube as C
-
-    tp = _break_even(lambda q: 2.0 * model_equity(q, W, L, x, C.OWNED), -1.0)
+    tp = _break_even(lambda q: 2.0 * model_equity(q, W, L, x, OWNED), -1.0)
     if cube_owner == "opponent":
         return tp, None, None
-    cp = _break_even(lambda q: 2.0 * model_equity(q, W, L, x, C.OPP_OWNED), 1.0)
+    cp = _break_even(lambda q: 2.0 * model_equity(q, W, L, x, OPP_OWNED), 1.0)
     tg = None
     if not (jacoby and cube_owner == "centred") and W > 1.0 + 1e-9:
-        state = C.CENTRED if cube_owner == "centred" else C.OWNED
+        state = CENTRED if cube_owner == "centred" else OWNED
         tg = _break_even(lambda q: model_equity(q, W, L, x, state), 1.0)
     return tp, cp, tg
 

@@ -23,6 +23,7 @@ from textual.widgets import Footer, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
+from bgtui.analysis.board import OTHER_SIDE_OWNER
 from bgtui.analysis.models import CubeDecision, PlayRow
 from bgtui.ui.fmt import eq, mwc
 from bgtui.ui.game import (
@@ -150,12 +151,11 @@ class PlayScreen(Screen):
             return s
         from bgtui.ui.board_model import board_list, swapped, to_bytes
 
-        owner = {"player": "opponent", "opponent": "player"}.get(s.cube_owner, "centred")
         return SimpleNamespace(
             board=to_bytes(swapped(board_list(s.board))),
             dice=s.dice,
             cube_value=s.cube_value,
-            cube_owner=owner,
+            cube_owner=OTHER_SIDE_OWNER[s.cube_owner],
         )
 
     def redraw(self) -> None:
