@@ -79,3 +79,13 @@ def test_an_atomic_write_replaces_the_whole_file_or_nothing(tmp_path):
     atomic_write(path, lambda f: f.write(b"new"), mode=0o644)
     assert path.read_bytes() == b"new"
     assert path.stat().st_mode & 0o777 == 0o644
+
+
+def test_an_atomic_write_syncs_the_content_only_when_asked(tmp_path, monkeypatch):
+    synced = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd) or real_fsync(fd))
+    atomic_write_text(tmp_path / "a.txt", "plain")
+    assert synced == []
+    atomic_write_text(tmp_path / "a.txt", "synced", fsync=True)
+    assert len(synced) == 1 and (tmp_path / "a.txt").read_text() == "synced"
