@@ -19,7 +19,8 @@ def cube_action(nd: float, dt: float, dp: float, redouble: bool = False) -> str:
     "Too good" when playing on (no double) beats even the cash.
 
     Equities within ``TIE`` of each other are equal: a sure single win (no double 1, pass 1)
-    is a double and pass, not "too good" because a rollout's mean came out at 1.0000001.
+    is a double and pass, not "too good" when float rounding leaves a rollout's mean of no
+    double a hair above 1.
     """
     take = dt < dp - TIE
     after_double = dt if take else dp
@@ -107,8 +108,8 @@ def cube_points(
 
 
 def settlement_cube_equities(equity, equity_se, cube_owner: str, beavers: bool):
-    """No double, double/take, the beaver factor and their standard errors from the cube-state
-    equities of a full-game rollout with a settlement limit (seed 000): no double is the
+    """No double, double/take, the beaver factor and their standard errors from Dahl's
+    cube-state equities of a full-game rollout with a settlement limit: no double is the
     equity in the current cube state, double/take twice the opponent-owns equity, and, with
     ``beavers`` and a centred cube, a double/take worth less than 0 to the doubler is
     beavered (the branch on a 4-cube: factor 2). ``equity``, ``equity_se``: ``Equities``
@@ -129,7 +130,7 @@ def settlement_cube_equities(equity, equity_se, cube_owner: str, beavers: bool):
 
 
 def dahl_cube_value(p_win: float, p_gammon: float) -> float:
-    """Dahl's rule of thumb for the value of owning the cube (seed 000)."""
+    """Dahl's rule of thumb for the value of owning the cube: 0.35 (win + gammons / 2)."""
     return 0.35 * (p_win + p_gammon / 2.0)
 
 
@@ -156,7 +157,7 @@ def state_values(nd3, beavers: bool = True) -> list[float]:
     the opponent; 1-cube) after the player's best cube action, from his no-double values
     ``nd3``: where he has access he doubles when min(double/take, double/pass) beats playing
     on; double/take is twice the opponent-owned value, beavered (twice again) when it is
-    negative with the cube centred. These are Dahl's cube-state equities (seed 000)."""
+    negative with the cube centred. These are Dahl's cube-state equities."""
     dt = 2.0 * float(nd3[2])
     dt_centred = 2.0 * dt if (beavers and dt < 0.0) else dt
     return [

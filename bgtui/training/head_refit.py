@@ -2,13 +2,12 @@
 game-rollouts`` and ``bgtui train heads``).
 
 Nets fitted to their own n-ply evaluations inherit what the leaves of the lookahead believe:
-a backgammon enters a 2-ply target only when it happens within two rolls, so the backgammon
-outputs had drifted to almost nothing (0.1% on average against 0.7% in the games themselves,
-and 4% where the games say 55%). A rollout counts what happens in whole games. Here the
-contact and crashed nets' output units for the gammons and backgammons (``w2``, ``b2`` rows
-1-4) are refitted to rollout outcomes by logistic regression on the nets' own hidden layer,
-with a ridge penalty toward the current weights; the hidden layer and the win output stay as
-they were.
+a backgammon enters a 2-ply target only when it happens within two rolls, so nets trained on
+such targets understate the backgammon chances. A rollout counts what happens in whole
+games. Here the contact and crashed nets' output units for the gammons and backgammons
+(``w2``, ``b2`` rows 1-4) are refitted to rollout outcomes by logistic regression on the
+nets' own hidden layer, with a ridge penalty toward the current weights; the hidden layer
+and the win output stay as they were.
 """
 
 from __future__ import annotations

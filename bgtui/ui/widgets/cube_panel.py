@@ -11,9 +11,10 @@ from bgtui.ui.fmt import eq, mwc, mwc_first, pct, se
 
 
 def cube_from_rollout(state, row: PlayRow) -> CubeDecision | None:
-    """A cube decision from a cubeful position rollout (Dahl's cube states, seed 000), as the
-    command line's settlement-limit cube rollout derives it (beavers included), without the
-    paired standard error of the difference (that needs the job's trials)."""
+    """A cube decision from a cubeful position rollout (Dahl's cube states: centred, owned by
+    the player on roll, owned by the opponent), as the command line's settlement-limit cube
+    rollout derives it (beavers included), without the paired standard error of the
+    difference (that needs the job's trials)."""
     from bgtui.analysis.cube import rolled_out_fields, settlement_cube_equities
 
     e = row.equity
