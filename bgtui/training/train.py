@@ -412,7 +412,7 @@ def _keep_races(positions: np.ndarray, ev, stragglers: bool = False) -> np.ndarr
         i
         for i, p in enumerate(positions)
         if is_race(p)
-        and database_kind(p, ev[2], ev[3]) == NO_DATABASE
+        and database_kind(p, ev.two_sided, ev.one_sided) == NO_DATABASE
         and (not stragglers or is_straggler_race(p))
     ]
     return positions[keep]
@@ -451,7 +451,7 @@ def _race_siblings(parents: np.ndarray, ev, rng, k_best: int, dest, groups) -> t
             if game_result(children[i]) > 0:
                 continue
             child = np.ascontiguousarray(swap_sides(children[i]), dtype=np.int8)
-            if database_kind(child, ev[2], ev[3]) == NO_DATABASE:
+            if database_kind(child, ev.two_sided, ev.one_sided) == NO_DATABASE:
                 kept.append(child)
         if len(kept) < 2:
             continue
