@@ -1,4 +1,4 @@
-"""Rollout speed: games per second for the issue's standard cases.
+"""Rollout speed: games per second for the standard cases below.
 
     python benchmarks/rollout.py [--weights bgtui-0.npz] [--seconds 10] [--databases] [--ply1]
                                  [--position opening] [--one-core]

@@ -1,7 +1,7 @@
 """Calibration of the 0-ply outputs against full-game rollouts: self-play contact positions,
 each rolled out (36 trials, variance reduction, 0-ply play), compared output by output.
 
-    python3 evaluation/calibration.py --reference benchmarks/data/calibration_s91.npz \\
+    python3 evaluation/calibration.py --reference evaluation/data/calibration_s91.npz \\
         [--weights bgtui-0.npz OTHER.npz ...]
     python3 evaluation/calibration.py --positions 600 --seed 91 --save FILE
     python3 evaluation/calibration.py --data runs/c36_test [--weights ...]

@@ -1,6 +1,6 @@
 """Cube actions of the model (0-2 ply) against bgtui's own live-cube rollouts.
 
-    python3 evaluation/cube_agreement.py --reference benchmarks/data/cube_rollouts_s8.json
+    python3 evaluation/cube_agreement.py --reference evaluation/data/cube_rollouts_s8.json
     python3 evaluation/cube_agreement.py [--positions 40] [--trials 1296] [--seed 5]
         [--vr-filter K] [--workers N] [--save FILE | --reference FILE]
 

@@ -38,6 +38,7 @@ def decisions(an, rng, ws, vs_pubeval=None):
     in self-play (False); None draws it for each game. Against PubEval who moves first is
     drawn for each game. ``ws``: PubEval's move generation buffers (``make_workspace()`` and
     ``make_play_buffers()``)."""
+    mws, play_pos, play_moves = ws
     game = 0
     while True:
         vs = bool(rng.integers(2)) if vs_pubeval is None else vs_pubeval
@@ -56,8 +57,8 @@ def decisions(an, rng, ws, vs_pubeval=None):
                 e0 = [value(an, c, 0) for c in children]
                 child = children[int(np.argmax(e0))]
             else:
-                best, _ = best_play_pubeval(pos, d1, d2, WR, WC, *ws)
-                child = ws[1][best].copy()
+                best, _ = best_play_pubeval(pos, d1, d2, WR, WC, mws, play_pos, play_moves)
+                child = play_pos[best].copy()
             if game_result(child) > 0:
                 break
             pos = swap_sides(child)

@@ -16,7 +16,7 @@ judge's value of its best play minus that of the play chosen, millipoints) and h
 differs from the judge's choice. The choosers are 0-ply; 1-ply through the services' move
 filter (the best ``FILTER_MAX_PLAYS`` within ``FILTER_MARGIN`` at 0-ply); 1-ply without a filter;
 and blends ``w * 0-ply + (1 - w) * 1-ply`` through the filter. The 2-ply judge plays the role of
-the issue's deeper evaluation; as it shares the nets and the 0-ply choices inside its tree it
+a deeper evaluation; as it shares the nets and the 0-ply choices inside its tree it
 favours the errors 1-ply makes, so ``rollout`` values, for the first ``--count`` decisions
 where the choosers disagree, every play some chooser (or the 2-ply judge) picked by rollouts
 (``--trials``, truncated at ``--truncate`` plies, 0 = full games; variance reduction), and

@@ -97,7 +97,7 @@ def main():
             pool,
         )
         pool = pool[:n]
-    sel = ev_before[3] if a.before_few else ev[3]
+    sel = ev_before.one_sided if a.before_few else ev.one_sided
     races = [
         p
         for p in pool
@@ -123,7 +123,7 @@ def main():
         wa = float(evaluate0(p, ev_also)[0]) if ev_also is not None else float("nan")
         diffs_also.append(wa - r.probabilities.win)
         wins.append(r.probabilities.win)
-        by_db.append(bool(one_sided_applies(p, ev[3])))
+        by_db.append(bool(one_sided_applies(p, ev.one_sided)))
         print(
             f"0-ply {100 * w0:5.1f}% ({'os ' if by_db[-1] else 'net'})  before few "
             f"{100 * wb:5.1f}%  home-db-only "
@@ -178,7 +178,8 @@ def by_labels(data, ev, ev_before):
     new = [
         i
         for i in races
-        if one_sided_applies(pos[i], ev[3]) and not one_sided_applies(pos[i], ev_before[3])
+        if one_sided_applies(pos[i], ev.one_sided)
+        and not one_sided_applies(pos[i], ev_before.one_sided)
     ]
     rest = [i for i in races if i not in set(new)]
     print(

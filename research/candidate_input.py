@@ -21,6 +21,7 @@ from bgtui.analysis.weights import load_weights
 from bgtui.engine import escapes
 from bgtui.engine._jit import kernel
 from bgtui.engine.nn import CONTACT
+from bgtui.engine.structs import Net
 from bgtui.training import adam
 from bgtui.training.kernels import _net_classes
 from bgtui.training.train import load_dataset
@@ -60,12 +61,12 @@ def main():
     ch = np.zeros((len(ho), 4), np.float32)
     _containment(pos, tr.astype(np.int64), cx)
     _containment(pos, ho.astype(np.int64), ch)
-    contact = load_weights()[0][0]
+    contact = load_weights()[0].contact
     for extra in (False, True):
-        net = [np.array(p, dtype=np.float32) for p in contact]
+        net = Net(*(np.array(p, dtype=np.float32) for p in contact))
         X, XH = x, xh
         if extra:
-            net[0] = np.vstack([net[0], np.zeros((4, net[0].shape[1]), np.float32)])
+            net = net._replace(w1=np.vstack([net.w1, np.zeros((4, net.w1.shape[1]), np.float32)]))
             X, XH = np.hstack([x, cx]), np.hstack([xh, ch])
         net = tuple(net)
         moments = adam.new_moments(net)

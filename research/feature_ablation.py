@@ -36,7 +36,7 @@ def _fill_all(positions, out):
 
 @kernel
 def _train(X, Y, order, net, alpha, epochs):
-    nh = net[1].shape[0]
+    nh = net.b1.shape[0]
     h = np.zeros(nh, dtype=np.float32)
     dh = np.zeros(nh, dtype=np.float32)
     o = np.zeros(5, dtype=np.float32)
@@ -44,18 +44,18 @@ def _train(X, Y, order, net, alpha, epochs):
         a = alpha / (1.0 + ep)
         for j in range(order.shape[0]):
             k = order[j]
-            forward(X[k], net[0], net[1], net[2], net[3], h, o)
-            _backward(X[k], net[0], net[1], net[2], net[3], h, o, Y[k], a, dh)
+            forward(X[k], net.w1, net.b1, net.w2, net.b2, h, o)
+            _backward(X[k], net.w1, net.b1, net.w2, net.b2, h, o, Y[k], a, dh)
 
 
 @kernel
 def _mse(X, Y, net):
-    nh = net[1].shape[0]
+    nh = net.b1.shape[0]
     h = np.zeros(nh, dtype=np.float32)
     o = np.zeros(5, dtype=np.float32)
     s = 0.0
     for k in range(X.shape[0]):
-        forward(X[k], net[0], net[1], net[2], net[3], h, o)
+        forward(X[k], net.w1, net.b1, net.w2, net.b2, h, o)
         for q in range(5):
             d = Y[k, q] - o[q]
             s += d * d

@@ -1,11 +1,11 @@
 """Which training target comes closest to full-game rollouts: n-ply lookahead or rollouts
 truncated after a few rolls.
 
-    python3 research/target_depth.py [--reference benchmarks/data/calibration_s91.npz]
+    python3 research/target_depth.py [--reference evaluation/data/calibration_s91.npz]
         [--data runs/bgcal] [--positions 1000] [--weights bgtui-0.npz] [--trials 36]
 
 The reference: self-play contact positions each labelled by a 36-trial full-game rollout
-(variance reduction, 0-ply play): ``benchmarks/data/calibration_s91.npz`` (600 positions,
+(variance reduction, 0-ply play): ``evaluation/data/calibration_s91.npz`` (600 positions,
 committed), or the chunks of ``bgtui train game-rollouts`` (``--data``, e.g. ``runs/bgcal``).
 For each candidate target (0-, 1- and 2-ply evaluation; rollouts of ``--trials`` trials,
 variance reduction, truncated after 2, 4, 7 and 10 rolls and valued at 0-ply there) it prints
@@ -62,7 +62,7 @@ def _truncated(ev, pos, trials, truncate, vr_filter, seed):
 
 def main():
     ap = script_parser(
-        reference="benchmarks/data/calibration_s91.npz",
+        reference="evaluation/data/calibration_s91.npz",
         positions=1000,
         weights="bgtui-0.npz",
         trials=36,

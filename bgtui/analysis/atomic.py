@@ -15,11 +15,18 @@ from typing import IO
 
 
 def atomic_write(
-    path, fill: Callable[[IO], None], *, text: bool = False, mode: int | None = None
+    path,
+    fill: Callable[[IO], None],
+    *,
+    text: bool = False,
+    mode: int | None = None,
+    fsync: bool = False,
 ) -> Path:
     """Write ``path`` through ``fill(f)``, which writes the content to the open file ``f``
     (text in UTF-8 with ``text``, else binary); creates the parent directories. ``mode`` sets
-    the file's permission bits (default: readable by the user only). Returns the path."""
+    the file's permission bits (default: readable by the user only). With ``fsync`` the
+    content reaches the disk before the rename, so that a crash of the machine leaves the old
+    file or the whole new one. Returns the path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(
@@ -28,6 +35,9 @@ def atomic_write(
     try:
         with os.fdopen(fd, "w", encoding="utf-8") if text else os.fdopen(fd, "wb") as f:
             fill(f)
+            if fsync:
+                f.flush()
+                os.fsync(f.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
         os.replace(tmp, path)
@@ -37,6 +47,6 @@ def atomic_write(
     return path
 
 
-def atomic_write_text(path, text: str, *, mode: int | None = None) -> Path:
+def atomic_write_text(path, text: str, *, mode: int | None = None, fsync: bool = False) -> Path:
     """Write the string ``text`` to ``path`` atomically (UTF-8)."""
-    return atomic_write(path, lambda f: f.write(text), text=True, mode=mode)
+    return atomic_write(path, lambda f: f.write(text), text=True, mode=mode, fsync=fsync)

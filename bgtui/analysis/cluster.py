@@ -146,7 +146,7 @@ def evaluator_digest(ev) -> str:
             a = np.ascontiguousarray(a)
             h.update(f"{a.dtype.str}{a.shape};".encode())
             h.update(a.tobytes())
-    for db in (ev[2], ev[3]):
+    for db in (ev.two_sided, ev.one_sided):
         h.update(f"db{np.asarray(db).dtype.str}{np.asarray(db).shape};".encode())
     return h.hexdigest()[:16]
 

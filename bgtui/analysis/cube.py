@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from bgtui.engine.constants import CENTRED, OPP_OWNED, OWNED
+
 NO_DOUBLE, DOUBLE_TAKE, DOUBLE_PASS = "No double", "Double, take", "Double, pass"
 TG_TAKE, TG_PASS = "Too good to double, take", "Too good to double, pass"
 ACTIONS = (NO_DOUBLE, DOUBLE_TAKE, DOUBLE_PASS, TG_TAKE, TG_PASS)
@@ -17,7 +19,8 @@ def cube_action(nd: float, dt: float, dp: float, redouble: bool = False) -> str:
     "Too good" when playing on (no double) beats even the cash.
 
     Equities within ``TIE`` of each other are equal: a sure single win (no double 1, pass 1)
-    is a double and pass, not "too good" because a rollout's mean came out at 1.0000001.
+    is a double and pass, not "too good" when float rounding leaves a rollout's mean of no
+    double a hair above 1.
     """
     take = dt < dp - TIE
     after_double = dt if take else dp
@@ -51,7 +54,7 @@ def wrong_decision_percent(nd: float, dt: float, dp: float) -> tuple[float | Non
 def model_equity(pw: float, W: float, L: float, x: float, state: int) -> float:
     """Janowski money equity (1-cube, no Jacoby) of the player at winning chance ``pw``, his
     average win ``W`` and loss ``L`` held fixed, cube efficiency ``x``, cube ``state``
-    (``bgtui.engine.cube``: CENTRED, OWNED, OPP_OWNED): x * live + (1 - x) * dead."""
+    (``bgtui.engine.constants``: CENTRED, OWNED, OPP_OWNED): x * live + (1 - x) * dead."""
     from bgtui.engine import cube as C
 
     return x * float(C.live_equity(pw, W, L, state)) + (1.0 - x) * (pw * W - (1.0 - pw) * L)
@@ -93,22 +96,20 @@ def cube_points(
     Gammonless: take 1/2 / (2 + x/2), cash 1 - 1/2 / (2 + x/2) (25% / 75% dead, 20% / 80%
     live).
     """
-    from bgtui.engine import cube as C
-
-    tp = _break_even(lambda q: 2.0 * model_equity(q, W, L, x, C.OWNED), -1.0)
+    tp = _break_even(lambda q: 2.0 * model_equity(q, W, L, x, OWNED), -1.0)
     if cube_owner == "opponent":
         return tp, None, None
-    cp = _break_even(lambda q: 2.0 * model_equity(q, W, L, x, C.OPP_OWNED), 1.0)
+    cp = _break_even(lambda q: 2.0 * model_equity(q, W, L, x, OPP_OWNED), 1.0)
     tg = None
     if not (jacoby and cube_owner == "centred") and W > 1.0 + 1e-9:
-        state = C.CENTRED if cube_owner == "centred" else C.OWNED
+        state = CENTRED if cube_owner == "centred" else OWNED
         tg = _break_even(lambda q: model_equity(q, W, L, x, state), 1.0)
     return tp, cp, tg
 
 
 def settlement_cube_equities(equity, equity_se, cube_owner: str, beavers: bool):
-    """No double, double/take, the beaver factor and their standard errors from the cube-state
-    equities of a full-game rollout with a settlement limit (seed 000): no double is the
+    """No double, double/take, the beaver factor and their standard errors from Dahl's
+    cube-state equities of a full-game rollout with a settlement limit: no double is the
     equity in the current cube state, double/take twice the opponent-owns equity, and, with
     ``beavers`` and a centred cube, a double/take worth less than 0 to the doubler is
     beavered (the branch on a 4-cube: factor 2). ``equity``, ``equity_se``: ``Equities``
@@ -129,7 +130,7 @@ def settlement_cube_equities(equity, equity_se, cube_owner: str, beavers: bool):
 
 
 def dahl_cube_value(p_win: float, p_gammon: float) -> float:
-    """Dahl's rule of thumb for the value of owning the cube (seed 000)."""
+    """Dahl's rule of thumb for the value of owning the cube: 0.35 (win + gammons / 2)."""
     return 0.35 * (p_win + p_gammon / 2.0)
 
 
@@ -156,7 +157,7 @@ def state_values(nd3, beavers: bool = True) -> list[float]:
     the opponent; 1-cube) after the player's best cube action, from his no-double values
     ``nd3``: where he has access he doubles when min(double/take, double/pass) beats playing
     on; double/take is twice the opponent-owned value, beavered (twice again) when it is
-    negative with the cube centred. These are Dahl's cube-state equities (seed 000)."""
+    negative with the cube centred. These are Dahl's cube-state equities."""
     dt = 2.0 * float(nd3[2])
     dt_centred = 2.0 * dt if (beavers and dt < 0.0) else dt
     return [

@@ -13,8 +13,11 @@ import re
 
 import numpy as np
 
+from bgtui.analysis.board import OTHER_SIDE_OWNER
 from bgtui.analysis.met import MatchEquityTable, get_met
 from bgtui.analysis.models import CubeDecision, Equities, Evaluation, PlayRow, Probabilities
+from bgtui.analysis.state import ENGINE_CUBE_OWNER
+from bgtui.engine.constants import CENTRED, OPP_OWNED, OWNED
 
 
 def away(state) -> tuple[int, int]:
@@ -92,12 +95,6 @@ def match_dict(state) -> dict:
         "crawford": bool(state.crawford),
         "away": list(away(state)),
     }
-
-
-def _state_code(owner: str) -> int:
-    from bgtui.engine.cube import CENTRED, OPP_OWNED, OWNED
-
-    return {"centred": CENTRED, "player": OWNED, "opponent": OPP_OWNED}[owner]
 
 
 class MatchView:
@@ -185,9 +182,7 @@ def no_double_values(an, state, ply: int, met: MatchEquityTable) -> np.ndarray:
 
 def _options(view: MatchView, values: np.ndarray, owner: str):
     """(no double, double/take, double/pass) MWC from the no-double values of the levels."""
-    from bgtui.engine.cube import OPP_OWNED
-
-    nd = float(values[_state_code(owner)])
+    nd = float(values[ENGINE_CUBE_OWNER[owner]])
     dt = float(values[3 + OPP_OWNED])
     dp = view.after(view.cube)
     return nd, dt, dp
@@ -235,8 +230,6 @@ def cube_points(view: MatchView, probs, board) -> tuple[float | None, float | No
     roll's winning chances, his gammon rates held fixed: doubled to twice the cube (owning
     it) he takes above the take point; doubling, he has the opponent pass above the cash
     point."""
-    from bgtui.engine.cube import OPP_OWNED, OWNED
-
     p = np.asarray(probs, dtype=np.float64)
     w = p[0]
     gw = p[1:3] / w if w > 1e-9 else np.zeros(2)
@@ -274,7 +267,7 @@ def cube(an, state, ply: int, met: MatchEquityTable) -> CubeDecision:
         action = "No redouble" if state.cube_owner == "player" else NO_DOUBLE
         cubeful, wp, wt = nd, None, None
     tp, cp = cube_points(view, probs, state.position)
-    from bgtui.engine.cube import CENTRED, OPP_OWNED, OWNED, cube_efficiency
+    from bgtui.engine.cube import cube_efficiency
 
     e = view.emg
     if state.crawford:
@@ -324,7 +317,6 @@ def rank_plays(an, state, dice, ply: int, met: MatchEquityTable) -> list[PlayRow
         FILTER_MAX_PLAYS,
         _after_play,
         _check_ply,
-        _flip_owner,
     )
     from bgtui.engine.match import POINT_ROWS, make_play_scratch, play_values
     from bgtui.engine.movegen import generate_plays
@@ -335,7 +327,7 @@ def rank_plays(an, state, dice, ply: int, met: MatchEquityTable) -> list[PlayRow
     children, moves = generate_plays(board, int(dice[0]), int(dice[1]))
     children = np.ascontiguousarray(children, dtype=np.int8)
     probs = np.array([an._after_probs(c, 0) for c in children], dtype=np.float64)
-    opp_state = _state_code(_flip_owner(state.cube_owner))
+    opp_state = ENGINE_CUBE_OWNER[OTHER_SIDE_OWNER[state.cube_owner]]
     points = np.zeros((2, POINT_ROWS))
     scratch = make_play_scratch()
     vals = np.zeros((len(children), 2))
@@ -500,14 +492,12 @@ def score_rollout(job, state, met: MatchEquityTable) -> None:
     a, b = (view.b, view.a) if job.mover_view else (view.a, view.b)
     engine = None
     if live:
-        from bgtui.engine.cube import OPP_OWNED, OWNED
-
         engine = (met.array, int(a), int(b), bool(state.crawford))
-        owner = _state_code(state.cube_owner)
-        if job.mover_view and owner != 0:  # the root player is the mover's opponent
-            owner = OWNED if owner == OPP_OWNED else OPP_OWNED
+        owner = state.cube_owner
+        if job.mover_view:  # the root player is the mover's opponent
+            owner = OTHER_SIDE_OWNER[owner]
         job.cubes[:, 0] = float(state.cube_value)
-        job.cubes[:, 1] = float(owner)
+        job.cubes[:, 1] = float(ENGINE_CUBE_OWNER[owner])
     job.set_match(
         mwc_coefficients(met, a, b, view.cube),
         view.after(view.cube),
@@ -527,7 +517,6 @@ def cube_rollout_job(state, settings, met: MatchEquityTable):
 
     from bgtui.analysis.formats import format_position_id
     from bgtui.analysis.rollout import RolloutJob
-    from bgtui.engine.cube import OPP_OWNED
 
     view = MatchView(state, met)
     if not _access(state):
@@ -544,7 +533,7 @@ def cube_rollout_job(state, settings, met: MatchEquityTable):
         [pid, pid],
         settings,
         False,
-        cubes=[[v, _state_code(state.cube_owner), 1.0], [2 * v, OPP_OWNED, 0.0]],
+        cubes=[[v, ENGINE_CUBE_OWNER[state.cube_owner], 1.0], [2 * v, OPP_OWNED, 0.0]],
     )
     job.set_match(
         mwc_coefficients(met, view.a, view.b, view.cube),

@@ -1,8 +1,9 @@
 """How numbers are written for people, in the command line's text output and in the app
-(docs/conventions.md): 52.5%, +0.076, ±0.004.
+(docs/conventions.md): 52.5%, +0.076, ±0.004, match winning chances 57.32%.
 
-A value that rounds to zero is written without a minus sign: ``+0.000`` and ``0.0%``, never
-``-0.000`` or ``-0.0%`` (a tiny negative difference, or a negative zero, is no loss).
+A value that rounds to zero is written without a minus sign: ``+0.000``, ``0.0%``, ``0.00%``
+and ``+0.00%``, never ``-0.000``, ``-0.0%`` or ``-0.00%`` (a tiny negative difference, or a
+negative zero, is no loss).
 """
 
 from __future__ import annotations
@@ -30,6 +31,26 @@ def percent(x: float) -> str:
     """A fraction as a percentage with one decimal, not clamped: ``27.3%``."""
     s = f"{100.0 * x:.1f}"
     return ("0.0" if s == "-0.0" else s) + "%"
+
+
+def mwc(x: float | None, width: int = 0) -> str:
+    """A match winning chance as a percentage with two decimals, ``57.32%``, the number
+    right-aligned in ``width`` characters; not clamped, and zero is ``0.00%``."""
+    if x is None:
+        return ""
+    v = 100.0 * x
+    if f"{v:.2f}" == "-0.00":
+        v = 0.0
+    return f"{v:{width}.2f}%"
+
+
+def mwc_diff(x: float | None) -> str:
+    """A difference of match winning chances, in percent with sign and two decimals:
+    ``-1.25%``; zero is ``+0.00%``."""
+    if x is None:
+        return ""
+    s = f"{100.0 * x:+.2f}"
+    return ("+0.00" if s == "-0.00" else s) + "%"
 
 
 def _small(v: float, decimals: int) -> str:

@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from bgtui.analysis.atomic import atomic_write
 from bgtui.analysis.cancel import CancelToken
 from bgtui.analysis.models import (
     MAX_VR_FILTER,
@@ -967,21 +968,19 @@ class RolloutJob:
         return None
 
     def save(self, path) -> None:
-        """Write the state to ``path`` atomically: a temporary file beside it, synced, then
-        renamed over it. Temporary files of earlier saves to the same path that were cut
-        short (their process killed) are removed first."""
+        """Write the state to ``path`` atomically (:func:`~bgtui.analysis.atomic.atomic_write`:
+        a temporary file beside it, synced, then renamed over it). Temporary files of earlier
+        saves to the same path that were cut short (their process killed) are removed first."""
         path = Path(path)
         _remove_stale_temporaries(path)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
-            with open(tmp, "w", encoding="utf-8") as f:
-                json.dump(self.to_state(), f, allow_nan=False)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        finally:
-            if tmp.exists():
-                tmp.unlink()
+        state = self.to_state()
+        atomic_write(
+            path,
+            lambda f: json.dump(state, f, allow_nan=False),
+            text=True,
+            mode=0o644,
+            fsync=True,
+        )
 
     @classmethod
     def load(cls, path) -> RolloutJob:
@@ -1014,9 +1013,10 @@ def _no_constant(name):
 
 
 def _remove_stale_temporaries(path: Path) -> None:
-    """Remove ``.<name>.<pid>.tmp`` files beside ``path`` left by saves whose process died."""
+    """Remove ``.<name>.<pid>.tmp`` and ``.<name>.<pid>.<random>.tmp`` files beside ``path``
+    left by saves whose process died."""
     for tmp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
-        pid = tmp.name[len(path.name) + 2 : -4]
+        pid = tmp.name[len(path.name) + 2 : -4].split(".")[0]
         if not pid.isdigit() or int(pid) == os.getpid() or pid_alive(int(pid)):
             continue
         try:

@@ -10,6 +10,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from bgtui.analysis.board import OTHER_SIDE_OWNER
 from bgtui.analysis.models import Equities, Evaluation, PlayRow, Probabilities
 
 #: GNU Backgammon-like move filter: plays kept for the deeper evaluation, after 0-ply.
@@ -667,10 +668,6 @@ class Analyzer:
         yield from job.run(self.ev, cancel, executor=self.rollout_executor())
 
 
-def _flip_owner(owner: str) -> str:
-    return {"player": "opponent", "opponent": "player"}.get(owner, owner)
-
-
 def _after_play(state, child):
     """The state once the player on roll has played to ``child`` (his side's view): the
     opponent on roll, the cube as it was (its owner seen from the other side), no dice."""
@@ -680,7 +677,7 @@ def _after_play(state, child):
     return GameState.from_position(
         swap_sides(child),
         cube_value=state.cube_value,
-        cube_owner=_flip_owner(state.cube_owner),
+        cube_owner=OTHER_SIDE_OWNER[state.cube_owner],
         dice=None,
     )
 

@@ -33,6 +33,8 @@ import threading
 import time
 from pathlib import Path
 
+from bgtui.analysis.atomic import atomic_write_text
+
 PARTS = ("rollouts", "lookahead", "databases")
 
 _HERE = Path(__file__).resolve().parent
@@ -111,11 +113,8 @@ def is_warm() -> bool:
 
 def mark_warm() -> None:
     """Record that numba's cache holds every kernel the app needs (see :func:`is_warm`)."""
-    path = _stamp_path()
     try:
-        tmp = path.with_name(f"{path.name}.{os.getpid()}")
-        tmp.write_text(_digest())
-        tmp.replace(path)
+        atomic_write_text(_stamp_path(), _digest(), mode=0o644)
     except OSError:
         pass  # a read-only install: every start then compiles or loads in-process
 

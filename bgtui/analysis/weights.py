@@ -20,7 +20,7 @@ from bgtui.analysis.checksum import arrays_sha256
 from bgtui.engine.evaluate import make_evaluator
 from bgtui.engine.inputs import INPUT_VERSION, NUM_INPUTS
 from bgtui.engine.nn import NET_NAMES, aligned, make_tables
-from bgtui.engine.structs import Evaluator
+from bgtui.engine.structs import Evaluator, Net
 
 WEIGHTS_FORMAT = 1
 DEFAULT_WEIGHTS = "bgtui-0.npz"
@@ -58,7 +58,7 @@ def find_weights(name: str = DEFAULT_WEIGHTS) -> Path:
 def save_weights(path, ev, meta: dict) -> None:
     """Write the nets of ``ev`` (an evaluator context or a tuple of nets) and ``meta``
     atomically to ``path``."""
-    nets = as_nets(ev)
+    nets = tuple(Net(*net) for net in as_nets(ev))
     arrays = {}
     for name, net in zip(NET_NAMES, nets):
         for part, a in zip(_PARTS, net):
@@ -69,7 +69,7 @@ def save_weights(path, ev, meta: dict) -> None:
         format=WEIGHTS_FORMAT,
         input_version=INPUT_VERSION,
         num_inputs=NUM_INPUTS,
-        hidden={name: int(net[1].shape[0]) for name, net in zip(NET_NAMES, nets)},
+        hidden={name: int(net.b1.shape[0]) for name, net in zip(NET_NAMES, nets)},
         sha256=arrays_sha256(arrays),
     )
     _write_npz(path, meta, arrays)

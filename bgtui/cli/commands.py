@@ -8,7 +8,7 @@ import argparse
 import sys
 from dataclasses import replace
 
-from bgtui.analysis.numbers import eq, mwc_se, pct, percent, se
+from bgtui.analysis.numbers import eq, mwc, mwc_diff, mwc_se, pct, percent, se
 
 EXAMPLE_POSITION = "4HPwATDgc/ABMA"  # the opening position
 
@@ -59,10 +59,6 @@ def _match_text(state) -> str:
 def _sp(text: str) -> str:
     """``text`` after a space, or nothing when it is empty (a standard error not known yet)."""
     return " " + text if text else ""
-
-
-def _mwc(x: float) -> str:
-    return f"{100.0 * x:6.2f}%"
 
 
 def _parse_dice(text: str):
@@ -155,8 +151,8 @@ def cmd_eval(args, query: list[str], an):
     if e.mwc is None:
         return text + f"cubeless equity {eq(e.equity.cubeless)}"
     return text + (
-        f"cubeless MWC {_mwc(e.mwc['cubeless'])}  EMG {eq(e.equity.cubeless)}\n"
-        f"cubeful  MWC {_mwc(e.mwc['cubeful'])}  EMG {eq(e.equity.cubeful)}"
+        f"cubeless MWC {mwc(e.mwc['cubeless'], 6)}  EMG {eq(e.equity.cubeless)}\n"
+        f"cubeful  MWC {mwc(e.mwc['cubeful'], 6)}  EMG {eq(e.equity.cubeful)}"
     )
 
 
@@ -205,8 +201,8 @@ def cmd_moves(args, query: list[str], an):
     for i, r in enumerate(rows[: args.top] if args.top else rows, 1):
         if r.mwc is not None:
             lines.append(
-                f"{i:3d}. {r.move or '(no legal play)':28s} MWC {_mwc(r.mwc)} "
-                f"({100 * r.mwc_diff:+.2f}%)  EMG {eq(r.equity.cubeful)} "
+                f"{i:3d}. {r.move or '(no legal play)':28s} MWC {mwc(r.mwc, 6)} "
+                f"({mwc_diff(r.mwc_diff)})  EMG {eq(r.equity.cubeful)} "
                 f"({eq(r.equity_diff)})  {r.evaluated_by:>6s}  "
                 f"{_probs_line(r.probabilities)}"
             )
@@ -376,7 +372,7 @@ def _cube_match_text(data, c, state) -> str:
     ]
     if state.crawford:
         lines += [
-            f"  No double     MWC {_mwc(c.mwc['no_double'])}  EMG {eq(c.no_double)}",
+            f"  No double     MWC {mwc(c.mwc['no_double'], 6)}  EMG {eq(c.no_double)}",
             "Proper cube action: No double (Crawford game: nobody may double)",
         ]
         return "\n".join(lines)
@@ -387,7 +383,7 @@ def _cube_match_text(data, c, state) -> str:
             else "dead cube: both sides need no more than it"
         )
         lines += [
-            f"  No double     MWC {_mwc(c.mwc['no_double'])}  EMG {eq(c.no_double)}",
+            f"  No double     MWC {mwc(c.mwc['no_double'], 6)}  EMG {eq(c.no_double)}",
             f"Proper cube action: {c.action} ({why})",
         ]
         return "\n".join(lines)
@@ -398,30 +394,28 @@ def _cube_match_text(data, c, state) -> str:
         ("Double, pass", "double_pass", c.double_pass),
     ):
         m = c.mwc[key]
-        lines.append(f"  {name:13s} MWC {_mwc(m)} ({100 * (m - best):+.2f}%)  EMG {eq(emg)}")
+        lines.append(f"  {name:13s} MWC {mwc(m, 6)} ({mwc_diff(m - best)})  EMG {eq(emg)}")
     lines.append(f"Proper cube action: {c.action}")
-
-    def pct(v):
-        return "-" if v is None else f"{100.0 * v:.1f}%"
-
     lines.append(
-        f"Take point {pct(c.take_point)}  cash point {pct(c.cash_point)}  (winning "
+        f"Take point {_point(c.take_point)}  cash point {_point(c.cash_point)}  (winning "
         "chances at this score and cube, match cube model)"
     )
     return "\n".join(lines)
 
 
+def _point(v: float | None) -> str:
+    """A take, cash or too-good point (winning chances) as a percentage; ``-`` when there is
+    none."""
+    return "-" if v is None else percent(v)
+
+
 def _points_line(c) -> str:
     """Take, cash and too-good points (the player's winning chances, Janowski model)."""
-
-    def point(v):
-        return "-" if v is None else percent(v)
-
     if not c.cube_access:
-        return f"Take point {point(c.take_point)}  (winning chances, Janowski model)"
-    tg = "never" if c.too_good_point is None else point(c.too_good_point)
+        return f"Take point {_point(c.take_point)}  (winning chances, Janowski model)"
+    tg = "never" if c.too_good_point is None else _point(c.too_good_point)
     return (
-        f"Take point {point(c.take_point)}  cash point {point(c.cash_point)}  "
+        f"Take point {_point(c.take_point)}  cash point {_point(c.cash_point)}  "
         f"too good point {tg}  (winning chances, Janowski model)"
     )
 
@@ -821,7 +815,7 @@ def _rollout_text(data, snap, candidates, state) -> str:
         head = f"{i:3d}. {r.move:28s} " if candidates else ""
         if r.mwc is not None:
             diff = (
-                f" ({100 * r.mwc_diff:+.2f}%{_sp(mwc_se(r.mwc_diff_se))})"
+                f" ({mwc_diff(r.mwc_diff)}{_sp(mwc_se(r.mwc_diff_se))})"
                 if candidates and i > 1
                 else ""
             )
@@ -830,7 +824,7 @@ def _rollout_text(data, snap, candidates, state) -> str:
                 (e.cubeful, r.equity_se.cubeful) if live else (e.cubeless, r.equity_se.cubeless)
             )
             lines.append(
-                f"{head}MWC {_mwc(r.mwc)}{_sp(mwc_se(r.mwc_se))}{diff}  EMG "
+                f"{head}MWC {mwc(r.mwc, 6)}{_sp(mwc_se(r.mwc_se))}{diff}  EMG "
                 f"{eq(emg)}{_sp(se(emg_se))}"
                 + (" (cubeful, live cube)" if live else "")
                 + f"\n     {_probs_line(r.probabilities)}"

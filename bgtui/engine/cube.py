@@ -27,7 +27,7 @@ points), limited to [-1, +1]: a side whose dead-cube equity is beyond one point 
 the other passes.
 
 The contact efficiency 0.78 is calibrated against bgtui's own live-cube rollouts
-(``evaluation/cube_agreement.py`` with the references in ``benchmarks/data``): with it the
+(``evaluation/cube_agreement.py`` with the references in ``evaluation/data``): with it the
 model's double/take minus no-double difference is unbiased in the doubling window, and the
 no-double and owned-cube levels are within 0.01 of the rollouts on average at 0- to 2-ply
 (``docs/cube-model.md`` has the figures).

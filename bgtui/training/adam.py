@@ -6,7 +6,7 @@ probability, so the output error reaches the weights undamped (squared error mul
 y(1 - y), which all but stops learning where an output is near 0 or 1, as gammon and
 backgammon chances often are). On bgtui's 2.5 M-position training set of 1-ply targets this
 fits the contact net to less than half the held-out squared error that per-position SGD
-reached (see the README's training section for the figures).
+reached (docs/training.md has the figures).
 
 The inputs of a training set are computed once (``training.kernels._fill_inputs_batch``) and kept
 as a dense float32 matrix: 226 inputs x 4 bytes, about 0.9 GB a million positions.

@@ -2,13 +2,12 @@
 game-rollouts`` and ``bgtui train heads``).
 
 Nets fitted to their own n-ply evaluations inherit what the leaves of the lookahead believe:
-a backgammon enters a 2-ply target only when it happens within two rolls, so the backgammon
-outputs had drifted to almost nothing (0.1% on average against 0.7% in the games themselves,
-and 4% where the games say 55%). A rollout counts what happens in whole games. Here the
-contact and crashed nets' output units for the gammons and backgammons (``w2``, ``b2`` rows
-1-4) are refitted to rollout outcomes by logistic regression on the nets' own hidden layer,
-with a ridge penalty toward the current weights; the hidden layer and the win output stay as
-they were.
+a backgammon enters a 2-ply target only when it happens within two rolls, so nets trained on
+such targets understate the backgammon chances. A rollout counts what happens in whole
+games. Here the contact and crashed nets' output units for the gammons and backgammons
+(``w2``, ``b2`` rows 1-4) are refitted to rollout outcomes by logistic regression on the
+nets' own hidden layer, with a ridge penalty toward the current weights; the hidden layer
+and the win output stay as they were.
 """
 
 from __future__ import annotations
@@ -21,6 +20,7 @@ import numpy as np
 
 from bgtui.analysis.atomic import atomic_write
 from bgtui.analysis.weights import as_nets, load_weights, save_weights, with_databases
+from bgtui.engine.structs import Net
 
 #: output rows refitted by default: win gammon, win backgammon, lose gammon, lose backgammon
 DEFAULT_HEADS = (1, 2, 3, 4)
@@ -147,7 +147,7 @@ def refit_heads(
             test.append(np.full(len(z["pos"]), holdout > 0 and i % holdout == 0))
     P, T, test = np.concatenate(pos), np.concatenate(tg), np.concatenate(test)
     ev, meta = load_weights(init)
-    nets = [[np.array(a) for a in net] for net in as_nets(ev)]
+    nets = [Net(*(np.array(a) for a in net)) for net in as_nets(ev)]
     cls = np.array([net_class(p) for p in P])
     report: dict = {}
     for c, name in REFIT_NETS:
@@ -161,7 +161,7 @@ def refit_heads(
         tr = ~te
         for j in heads:
             t = np.clip(T[rows, j].astype(np.float64), 0.0, 1.0)
-            w0 = np.concatenate([net[2][j], [net[3][j]]]).astype(np.float64)
+            w0 = np.concatenate([net.w2[j], [net.b2[j]]]).astype(np.float64)
             w = fit_head(H[tr], t[tr], w0, ridge)
             r = {"train": int(tr.sum()), "held_out": int(te.sum())}
             if te.any():
@@ -183,8 +183,8 @@ def refit_heads(
                     f" -> {r['mean_after']:.4f} (rollouts {r['mean_rollouts']:.4f})"
                 )
             report[f"{name}_{j}"] = r
-            net[2][j] = w[:-1].astype(np.float32)
-            net[3][j] = np.float32(w[-1])
+            net.w2[j] = w[:-1].astype(np.float32)
+            net.b2[j] = np.float32(w[-1])
     info = {
         "data": str(data_dir),
         "positions": int(len(P)),

@@ -36,9 +36,9 @@ def _sgd_step(pos, target, ev, cls, alpha, ews, o5):
     """One gradient step of the net of class ``cls`` (``nn.net_class(pos)``) toward ``target``
     for ``pos``; ``o5`` gets the net's output before the step."""
     net = _nets(ev)[cls]
-    _fill_inputs(pos, ews[0], ews[1])
-    _forward(ews[1], net[0], net[1], net[2], net[3], ews[2], o5)
-    _backward(ews[1], net[0], net[1], net[2], net[3], ews[2], o5, target, alpha, ews[3])
+    _fill_inputs(pos, ews.swapped, ews.x)
+    _forward(ews.x, net.w1, net.b1, net.w2, net.b2, ews.h, o5)
+    _backward(ews.x, net.w1, net.b1, net.w2, net.b2, ews.h, o5, target, alpha, ews.dh)
 
 
 @kernel

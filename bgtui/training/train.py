@@ -412,7 +412,7 @@ def _keep_races(positions: np.ndarray, ev, stragglers: bool = False) -> np.ndarr
         i
         for i, p in enumerate(positions)
         if is_race(p)
-        and database_kind(p, ev[2], ev[3]) == NO_DATABASE
+        and database_kind(p, ev.two_sided, ev.one_sided) == NO_DATABASE
         and (not stragglers or is_straggler_race(p))
     ]
     return positions[keep]

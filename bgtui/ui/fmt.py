@@ -3,7 +3,7 @@ line's): 52.5%, +0.076, ±0.004."""
 
 from __future__ import annotations
 
-from bgtui.analysis.numbers import duration, eq, pct, pct_se, rate, se
+from bgtui.analysis.numbers import duration, eq, mwc, mwc_diff, pct, pct_se, rate, se
 
 __all__ = [
     "dice_text",
@@ -11,6 +11,7 @@ __all__ = [
     "eq",
     "match_pair",
     "mwc",
+    "mwc_diff",
     "mwc_first",
     "pct",
     "pct_se",
@@ -21,11 +22,6 @@ __all__ = [
 
 def dice_text(dice) -> str:
     return "not rolled" if not dice else f"{max(dice)}{min(dice)}"
-
-
-def mwc(value: float) -> str:
-    """A match winning chance: 57.32%."""
-    return f"{100 * value:.2f}%"
 
 
 def mwc_first(widget) -> bool:

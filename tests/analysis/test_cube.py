@@ -218,8 +218,8 @@ def _live_cube_rollout(board, trials=36, **kw):
 def test_live_rollout_no_double_branch_does_not_double_at_once_hand_case():
     # SIX_VS_ACE played out (no database truncation): 36 trials hold every first roll once
     # (quasi-random dice), so the no-double branch is exactly 27/36 - 9/36 = 0.5 and the
-    # double/take branch 2 * 0.5 = 1.0, as the exact database says (before the fix the
-    # no-double branch doubled before its first roll and gave 1.0 as well)
+    # double/take branch 2 * 0.5 = 1.0, as the exact database says (a no-double branch that
+    # doubled before its first roll would give 1.0 as well)
     from bgtui.analysis.cube import exact_cube_equities
 
     c = _live_cube_rollout(SIX_VS_ACE, bearoff_truncation=False)

@@ -6,7 +6,7 @@ import pytest
 
 from bgtui.analysis.atomic import atomic_write, atomic_write_text
 from bgtui.analysis.models import Probabilities
-from bgtui.analysis.numbers import duration, eq, pct, pct_se, percent, rate, se
+from bgtui.analysis.numbers import duration, eq, mwc, mwc_diff, pct, pct_se, percent, rate, se
 from bgtui.cli.commands import _probs_line
 
 
@@ -30,6 +30,23 @@ def test_a_percentage_that_rounds_to_zero_has_no_minus_sign():
     assert percent(0.273) == "27.3%"
     assert percent(-0.0001) == "0.0%"
     assert percent(-0.05) == "-5.0%" and percent(1.25) == "125.0%"
+
+
+def test_a_match_winning_chance_has_two_decimals_and_no_minus_zero():
+    assert mwc(0.5732) == "57.32%"
+    assert mwc(0.5732, 6) == " 57.32%" and mwc(1.0, 6) == "100.00%"
+    assert mwc(0.0) == "0.00%" and mwc(-0.0) == "0.00%"
+    assert mwc(-0.00004) == "0.00%"  # -0.004 percentage points rounds to zero
+    assert mwc(-0.00004, 6) == "  0.00%"
+    assert mwc(None) == ""
+
+
+def test_a_match_winning_chance_difference_has_a_sign_and_zero_is_plus():
+    assert mwc_diff(-0.0125) == "-1.25%" and mwc_diff(0.0125) == "+1.25%"
+    assert mwc_diff(0.0) == "+0.00%" and mwc_diff(-0.0) == "+0.00%"
+    assert mwc_diff(-0.00004) == "+0.00%"  # a tiny negative difference is no loss
+    assert mwc_diff(-0.00005001) == "-0.01%"  # -0.005001 points rounds to -0.01
+    assert mwc_diff(None) == ""
 
 
 def test_standard_errors_rates_and_durations():
@@ -62,3 +79,13 @@ def test_an_atomic_write_replaces_the_whole_file_or_nothing(tmp_path):
     atomic_write(path, lambda f: f.write(b"new"), mode=0o644)
     assert path.read_bytes() == b"new"
     assert path.stat().st_mode & 0o777 == 0o644
+
+
+def test_an_atomic_write_syncs_the_content_only_when_asked(tmp_path, monkeypatch):
+    synced = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd) or real_fsync(fd))
+    atomic_write_text(tmp_path / "a.txt", "plain")
+    assert synced == []
+    atomic_write_text(tmp_path / "a.txt", "synced", fsync=True)
+    assert len(synced) == 1 and (tmp_path / "a.txt").read_text() == "synced"

@@ -54,15 +54,31 @@ def test_a_save_removes_temporaries_of_killed_saves_to_the_same_file(tmp_path):
     dead.wait()
     for name in (
         f".r.json.{dead.pid}.tmp",
+        f".r.json.{dead.pid}.k3x_9q.tmp",  # atomic_write's names carry a random part
         f".other.json.{dead.pid}.tmp",
         f".r.json.{os.getppid()}.tmp",
+        f".r.json.{os.getppid()}.k3x_9q.tmp",
     ):
         (tmp_path / name).write_text("{half a sa")
     _job().save(tmp_path / "r.json")
-    # the dead process's leftover of r.json is gone; another file's and a live process's stay
+    # the dead process's leftovers of r.json are gone; another file's and a live process's stay
     assert sorted(os.listdir(tmp_path)) == sorted(
-        [f".other.json.{dead.pid}.tmp", f".r.json.{os.getppid()}.tmp", "r.json"]
+        [
+            f".other.json.{dead.pid}.tmp",
+            f".r.json.{os.getppid()}.tmp",
+            f".r.json.{os.getppid()}.k3x_9q.tmp",
+            "r.json",
+        ]
     )
+
+
+def test_a_save_is_synced_to_disk_before_it_replaces_the_file(tmp_path, monkeypatch):
+    synced = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd) or real_fsync(fd))
+    _job().save(tmp_path / "r.json")
+    assert len(synced) == 1
+    assert (tmp_path / "r.json").stat().st_mode & 0o777 == 0o644
 
 
 def _state():

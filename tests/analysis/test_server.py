@@ -286,7 +286,6 @@ def test_sigterm_mid_request_never_answers_exit_0_without_output(tmp_path, sleep
     import signal
     import subprocess
     import sys
-    import time
 
     path = tmp_path / "s.sock"
     env = dict(os.environ, PYTHONPATH=os.getcwd())
@@ -299,10 +298,9 @@ def test_sigterm_mid_request_never_answers_exit_0_without_output(tmp_path, sleep
         ct = threading.Thread(target=lambda: got.append(server.request(["eval", str(sleep)], path)))
         ct.start()
         assert proc.stdout.readline().strip() == "started"
-        t0 = time.monotonic()
         proc.send_signal(signal.SIGTERM)
-        ct.join(30)
-        assert time.monotonic() - t0 < server.SHUTDOWN_GRACE + 5
+        ct.join(30)  # a 60 s query the server waited for would still be running here
+        assert not ct.is_alive()
         assert got == [(0, "done\n", "")] if answered else got == [None]
         assert proc.wait(10) == 0
     finally:

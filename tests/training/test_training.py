@@ -240,7 +240,7 @@ def test_race_training_set_keeps_only_the_races_the_race_net_values():
     kept = _keep_races(positions, ev)
     assert [bytes(p) for p in kept] == [bytes(long_race)]
     # with the home-board database only, the straggler race is the net's too
-    kept = _keep_races(positions, ev[:3] + (get_one_sided().dist,) + ev[4:])
+    kept = _keep_races(positions, ev._replace(one_sided=get_one_sided().dist))
     assert [bytes(p) for p in kept] == [bytes(straggler), bytes(long_race)]
 
 

@@ -23,13 +23,13 @@ from bgtui.analysis.board import (
     swapped,
     to_bytes,
 )
+from bgtui.analysis.state import CUBE_OWNERS
 from bgtui.ui.board_model import GRID
 from bgtui.ui.keymap import key_table
 from bgtui.ui.widgets.board import BoardView
 
 OPENING_CELLS = [0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2, 0]
 CUBE_VALUES = (1, 2, 4, 8, 16, 32, 64)
-OWNERS = ("centred", "player", "opponent")
 
 
 @dataclass(frozen=True)
@@ -314,7 +314,7 @@ class EditorScreen(Screen):
         self.change(cube_value=nxt, cube_owner=owner)
 
     def action_cube_owner(self) -> None:
-        owner = OWNERS[(OWNERS.index(self.edit.cube_owner) + 1) % 3]
+        owner = CUBE_OWNERS[(CUBE_OWNERS.index(self.edit.cube_owner) + 1) % 3]
         value = self.edit.cube_value
         if owner != "centred" and value == 1:
             value = 2

@@ -20,6 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, ProgressBar, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from bgtui.analysis.atomic import atomic_write_text
 from bgtui.analysis.cancel import CancelToken
 from bgtui.analysis.models import CubeDecision, Evaluation, PlayRow, RolloutSettings
 from bgtui.ui import persist
@@ -870,8 +871,7 @@ class MainScreen(Screen):
         name = datetime.now().strftime("analysis-%Y%m%d-%H%M%S") + suffix
         path = self.app.data_dir / name
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(self.export_text(markdown), encoding="utf-8")
+            atomic_write_text(path, self.export_text(markdown), mode=0o644)
         except OSError as exc:
             self.app.notify(f"Could not export: {exc}", severity="error")
             return None

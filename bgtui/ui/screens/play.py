@@ -23,8 +23,9 @@ from textual.widgets import Footer, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
+from bgtui.analysis.board import OTHER_SIDE_OWNER
 from bgtui.analysis.models import CubeDecision, PlayRow
-from bgtui.ui.fmt import eq
+from bgtui.ui.fmt import eq, mwc
 from bgtui.ui.game import (
     MoneyGame,
     cube_losses,
@@ -105,7 +106,7 @@ class PlayScreen(Screen):
     def _loss_text(loss: float, mwc_loss: float | None) -> str:
         if mwc_loss is None:
             return f"{loss:.3f}"
-        return f"{loss:.3f} EMG ({100 * mwc_loss:.2f}% MWC)"
+        return f"{loss:.3f} EMG ({mwc(mwc_loss)} MWC)"
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="play-body"):
@@ -150,12 +151,11 @@ class PlayScreen(Screen):
             return s
         from bgtui.ui.board_model import board_list, swapped, to_bytes
 
-        owner = {"player": "opponent", "opponent": "player"}.get(s.cube_owner, "centred")
         return SimpleNamespace(
             board=to_bytes(swapped(board_list(s.board))),
             dice=s.dice,
             cube_value=s.cube_value,
-            cube_owner=owner,
+            cube_owner=OTHER_SIDE_OWNER[s.cube_owner],
         )
 
     def redraw(self) -> None:
@@ -174,7 +174,7 @@ class PlayScreen(Screen):
                 else (", post-Crawford" if g.crawford_done else "")
             )
             score = f"{g.match_length}-point match: you {g.score[0]}, engine {g.score[1]}{crawford}"
-            lost_text = f"{lost:.3f} EMG, {100 * sum(self.mwc_losses):.2f}% MWC"
+            lost_text = f"{lost:.3f} EMG, {mwc(sum(self.mwc_losses))} MWC"
         else:
             score = f"score you {g.score[0]}, engine {g.score[1]}"
             lost_text = f"{lost:.3f}"
@@ -339,7 +339,7 @@ class PlayScreen(Screen):
                     "the best play"
                     if mloss < 0.00005
                     else f"lost {self._loss_text(loss, mloss)} versus {best.move} "
-                    f"(MWC {100 * best.mwc:.2f}%)"
+                    f"(MWC {mwc(best.mwc)})"
                 )
                 self.log_line(f"You play {shown}: {verdict} [{row.evaluated_by}].")
         else:
@@ -523,7 +523,7 @@ class PlayScreen(Screen):
 
         def one(name, key):
             v = getattr(dec, key)
-            return f"{name} {eq(v)}" + (f" ({100 * m[key]:.2f}%)" if m else "")
+            return f"{name} {eq(v)}" + (f" ({mwc(m[key])})" if m else "")
 
         return ", ".join(
             (
@@ -548,7 +548,7 @@ class PlayScreen(Screen):
         if g.phase == "human_move" and self.rows:
             top = ", ".join(
                 f"{r.move or '(none)'} "
-                + (eq(r.equity.cubeless) if r.mwc is None else f"MWC {100 * r.mwc:.2f}%")
+                + (eq(r.equity.cubeless) if r.mwc is None else f"MWC {mwc(r.mwc)}")
                 for r in self.rows[:3]
             )
             self.log_line(f"Hint: {top}")

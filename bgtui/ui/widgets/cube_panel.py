@@ -7,13 +7,14 @@ from rich.text import Text
 from textual.widgets import Static
 
 from bgtui.analysis.models import CubeDecision, PlayRow
-from bgtui.ui.fmt import eq, mwc_first, pct, se
+from bgtui.ui.fmt import eq, mwc, mwc_first, pct, se
 
 
 def cube_from_rollout(state, row: PlayRow) -> CubeDecision | None:
-    """A cube decision from a cubeful position rollout (Dahl's cube states, seed 000), as the
-    command line's settlement-limit cube rollout derives it (beavers included), without the
-    paired standard error of the difference (that needs the job's trials)."""
+    """A cube decision from a cubeful position rollout (Dahl's cube states: centred, owned by
+    the player on roll, owned by the opponent), as the command line's settlement-limit cube
+    rollout derives it (beavers included), without the paired standard error of the
+    difference (that needs the job's trials)."""
     from bgtui.analysis.cube import rolled_out_fields, settlement_cube_equities
 
     e = row.equity
@@ -43,7 +44,7 @@ class CubePanel(Static):
             out = Text()
             out.append(f"Cube action ({c.evaluated_by or str(c.ply) + '-ply'})\n", "bold")
             if c.mwc is not None:  # at a match score: Crawford game, dead cube or no access
-                m, e = f"MWC {100 * c.mwc['no_double']:.2f}%", f"EMG {eq(c.no_double)}"
+                m, e = f"MWC {mwc(c.mwc['no_double'])}", f"EMG {eq(c.no_double)}"
                 out.append(
                     f"{c.action}: no cube access.\n"
                     + (f"{m}  {e}\n" if mwc_first(self) else f"{e}  {m}\n")
@@ -77,7 +78,7 @@ class CubePanel(Static):
         ):
             cells = [name, eq(v), se(ses.get(k)) if k else "", eq(v - best) if v != best else ""]
             if c.mwc is not None:  # equities are EMG at a match score; MWC beside them
-                m = f"{100 * c.mwc[k or 'double_pass']:.2f}%"
+                m = mwc(c.mwc[k or "double_pass"])
                 cells.insert(1 if first else len(cells), m)
             tab.add_row(*cells)
         out = Text()

@@ -7,7 +7,7 @@ from textual.widgets import Static
 
 from bgtui.analysis.board import board_list, borne_off, pips
 from bgtui.analysis.models import Evaluation
-from bgtui.ui.fmt import eq, mwc_first, pct
+from bgtui.ui.fmt import eq, mwc, mwc_first, pct
 
 
 def position_ids(state) -> tuple[str, str, str]:
@@ -84,9 +84,9 @@ class PositionInfo(Static):
             equity += " (EMG)\n" if evaluation.mwc else "\n"
             lines = [equity]
             if evaluation.mwc:  # at a match score: MWC and EMG, in the order of the setting
-                m = f" MWC {100 * evaluation.mwc['cubeless']:.2f}%"
+                m = f" MWC {mwc(evaluation.mwc['cubeless'])}"
                 if evaluation.mwc.get("cubeful") is not None:
-                    m += f", cubeful {100 * evaluation.mwc['cubeful']:.2f}%"
+                    m += f", cubeful {mwc(evaluation.mwc['cubeful'])}"
                 lines.insert(0 if mwc_first(self) else 1, m + "\n")
             for line in lines:
                 t.append(line)

@@ -15,7 +15,7 @@ from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 
 from bgtui.analysis.models import PlayRow, RolloutSnapshot
-from bgtui.ui.fmt import eq, match_pair, mwc_first, pct, pct_se, se
+from bgtui.ui.fmt import eq, match_pair, mwc, mwc_diff, mwc_first, pct, pct_se, se
 
 POSITION_KEY = "(position)"
 NO_PLAY = "(no legal play)"
@@ -122,7 +122,7 @@ class PlaysTable(LiveTable):
             if rank == 1:
                 diff = ""
             elif first and r.mwc_diff is not None:
-                diff = f"{100 * r.mwc_diff:+.2f}%"
+                diff = mwc_diff(r.mwc_diff)
             else:
                 diff = eq(r.equity_diff)
         else:
@@ -177,7 +177,7 @@ class PlaysTable(LiveTable):
             if r.mwc is None:
                 text = eq(d)
             else:
-                text = f"{100 * d:+.2f}%" if first else eq(_emg(r) - best_emg)
+                text = mwc_diff(d) if first else eq(_emg(r) - best_emg)
             self.update_cell(k, "diff", num("" if i == 1 else text), update_width=True)
 
     # -- marks -------------------------------------------------------------------------------
@@ -299,7 +299,7 @@ class ResultsTable(LiveTable):
         live = e.cubeful is not None and r.mwc is not None  # the live cube at a match score
         diff = num("") if best else two(eq(r.equity_diff), se(r.equity_diff_se))
         if r.mwc is not None and self.mwc_first and not best:
-            diff = two(f"{100 * r.mwc_diff:+.2f}%", f"±{100 * r.mwc_diff_se:.2f}%")
+            diff = two(mwc_diff(r.mwc_diff), f"±{100 * r.mwc_diff_se:.2f}%")
         cells = (
             txt(r.move or "position"),
             two(
@@ -319,7 +319,7 @@ class ResultsTable(LiveTable):
         )
         out = {k: c for (k, _), c in zip(self.COLUMNS, cells)}
         if r.mwc is not None:
-            out["mwc"] = two(f"{100 * r.mwc:.2f}%", f"±{100 * r.mwc_se:.2f}%")
+            out["mwc"] = two(mwc(r.mwc), f"±{100 * r.mwc_se:.2f}%")
         return out
 
     def compact_cells(self, r: PlayRow, best: bool) -> dict:
@@ -329,7 +329,7 @@ class ResultsTable(LiveTable):
         e_se = (es.cubeful if live else es.cubeless) if es else None
         diff, diff_se = eq(r.equity_diff), se(r.equity_diff_se)
         if r.mwc is not None and self.mwc_first:
-            diff, diff_se = f"{100 * r.mwc_diff:+.2f}%", f"±{100 * r.mwc_diff_se:.2f}%"
+            diff, diff_se = mwc_diff(r.mwc_diff), f"±{100 * r.mwc_diff_se:.2f}%"
         cells = (
             txt(r.move or "position"),
             num(eq(e_val)),
@@ -341,7 +341,7 @@ class ResultsTable(LiveTable):
         )
         out = {k: c for (k, _), c in zip(self.COMPACT, cells)}
         if r.mwc is not None:
-            out["mwc"] = num(f"{100 * r.mwc:.2f}%")
+            out["mwc"] = num(mwc(r.mwc))
         return out
 
     def show_snapshot(self, run_id: int, snap: RolloutSnapshot) -> None:
