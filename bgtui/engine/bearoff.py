@@ -76,10 +76,11 @@ in the trivial cases; the two-sided database is exact.
 The one-sided rows extend past the home board (module sections below): a straggler (one
 checker on the side's point 7..18, :data:`STRAGGLER_ROWS`) and few checkers (at most
 :data:`FEW_CHECKERS` anywhere on points 1..24, :data:`FEW_ROWS`); :func:`side_row` finds a
-side's row and :func:`build_full_one_sided` builds them all. Measured against rollouts and exact
-two-sided values (``benchmarks/race_accuracy.py``, README), the approximation is far closer than
-the race net in these races: e.g. ``gQAC8A8AAAAAAA`` (8 checkers on the ace point against three
-on the 1, 7 and 16 points) is 78.25% by the approximation, 78.11% exactly, 67.4% by the net.
+side's row and :func:`build_full_one_sided` builds them all. In these races the approximation is
+far closer to rollouts and to exact two-sided values than the race net
+(``evaluation/race_accuracy.py`` measures it): e.g. ``gQAC8A8AAAAAAA`` (8 checkers on the ace
+point against three on the 1, 7 and 16 points) is 78.25% by the approximation, 78.11% exactly
+(``tests/engine/test_bearoff_few.py``).
 """
 
 import numpy as np
