@@ -56,6 +56,7 @@ from bgtui.engine.evaluate import (
     _flip_into,
     _value_rolls,
     equity,
+    equity_terms,
     make_eval_workspace,
     make_lookahead_workspace,
 )
@@ -67,7 +68,7 @@ from bgtui.engine.filter_net import (
     make_filter_scratch,
 )
 from bgtui.engine.filter_terms import FILTER_ROWS
-from bgtui.engine.match import POINT_ROWS, match_cube_values, mwc_after
+from bgtui.engine.match import POINT_ROWS, match_cube_values, mwc_after, mwc_coefficients
 from bgtui.engine.movegen import (
     _copy_position,
     _generate_plays,
@@ -584,13 +585,15 @@ def _next_turn(cur, nxt, ply, t5, before5, need_probs, ev, ews):
 @kernel(inline="always")
 def _luck_equity(luck):
     """The cubeless equity of summed luck (five probability differences, no constant)."""
-    return 2.0 * luck[0] + luck[1] - luck[3] + luck[2] - luck[4]
+    return equity_terms(luck[0], luck[1], luck[2], luck[3], luck[4], 0.0)
 
 
 @kernel(inline="always")
 def _roll_luck_equity(fa5, tmpa):
     """The cubeless equity of one roll's luck, mover's view: f(the roll) minus the mean of f
-    over the 36 rolls (``tmpa`` their sum)."""
+    over the 36 rolls (``tmpa`` their sum): the terms of ``evaluate.equity_terms``, summed
+    in their own order (wins, then losses), which the rollout's results depend on to the last
+    bit."""
     return (
         2.0 * (fa5[0] - tmpa[0] / 36.0)
         + (fa5[1] - tmpa[1] / 36.0)
@@ -790,19 +793,10 @@ def _luck_level(luck, cube_v, settings):
     at the cube ``cube_v`` (the MWC is linear in the five probabilities)."""
     if not settings.match:
         return _luck_equity(luck)
-    met = settings.met
-    a = settings.away
-    b = settings.opp_away
-    c = np.int64(cube_v)
-    w1 = mwc_after(met, a, b, c)
-    l1 = mwc_after(met, a, b, -c)
-    return (
-        luck[0] * (w1 - l1)
-        + luck[1] * (mwc_after(met, a, b, 2 * c) - w1)
-        + luck[2] * (mwc_after(met, a, b, 3 * c) - mwc_after(met, a, b, 2 * c))
-        + luck[3] * (mwc_after(met, a, b, -2 * c) - l1)
-        + luck[4] * (mwc_after(met, a, b, -3 * c) - mwc_after(met, a, b, -2 * c))
+    _, c1, c2, c3, c4, c5 = mwc_coefficients(
+        settings.met, settings.away, settings.opp_away, np.int64(cube_v)
     )
+    return luck[0] * c1 + luck[1] * c2 + luck[2] * c3 + luck[3] * c4 + luck[4] * c5
 
 
 @kernel(inline="always")
