@@ -37,7 +37,8 @@ points (so at least 9 off each: no gammons), indices as above (``0 .. 923``):
   on roll wins, both sides playing to maximise their winning chances;
 * ``cubeful : float32[924, 924, 3]``: the exact money equities (normalised to a 1-cube) of the
   player on roll, before his doubling decision, with the cube centred (``[..., 0]``), owned by
-  the player on roll (``[..., 1]``) and owned by the opponent (``[..., 2]``); both sides double,
+  the player on roll (``[..., 1]``) and owned by the opponent (``[..., 2]``), the cube states'
+  indices of ``constants`` (``CENTRED``, ``OWNED``, ``OPP_OWNED``); both sides double,
   take and play optimally (cubeful-optimal plays, separately for each cube state);
 * ``no_double : float32[924, 924, 3]``: the same three cube states, but the value of NOT
   doubling now (``ND_c`` below): the player on roll rolls and plays with the cube as it is, and
@@ -96,8 +97,6 @@ TWO_SIDED_CHECKERS = 6
 MAX_ROLLS = 32
 #: layout of ``dist`` axis 1 and ``mean`` axis 1
 ALL_OFF, FIRST_OFF = 0, 1
-#: layout of the cubeful table's last axis
-CENTRED, OWNED, OPPONENT_OWNED = 0, 1, 2
 
 # BINOM[a, j] = C(a, j), a <= 21, j <= 6 (read-only constant for the kernels)
 BINOM = np.zeros((22, 7), dtype=np.int64)
