@@ -22,11 +22,11 @@ import numpy as np
 from bgtui.analysis.met import get_met
 from bgtui.analysis.service import Analyzer
 from bgtui.analysis.state import GameState
+from bgtui.engine.constants import ROLLS
 from bgtui.engine.movegen import generate_plays
 from bgtui.engine.position import game_result, swap_sides
 
 MET = get_met()
-ROLLS = [(d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1)]
 
 
 def sides(n):
@@ -51,7 +51,7 @@ def board(mine, theirs):
 def children(key):
     pos = np.frombuffer(key, dtype=np.int8)
     out = []
-    for d1, d2 in ROLLS:
+    for d1, d2 in ROLLS.tolist():
         kids, _ = generate_plays(pos, d1, d2)
         opts = []
         for c in kids:

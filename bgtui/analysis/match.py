@@ -441,11 +441,10 @@ def with_match(
 def mwc_coefficients(met: MatchEquityTable, a: int, b: int, cube: int) -> np.ndarray:
     """float64[6]: the cubeless MWC of the side ``a``-away against ``b``-away at ``cube`` as
     ``c[0] + c[1:] . p`` for its five probabilities ``p`` (the MWC is linear in them):
-    l1 + p0 (w1 - l1) + p1 (w2 - w1) + p2 (w3 - w2) + p3 (l2 - l1) + p4 (l3 - l2), wk and lk
-    the MWC after winning and after losing k times the cube."""
-    o = met.outcomes(a, b, cube)
-    (w1, w2, w3), (l1, l2, l3) = o["win"], o["lose"]
-    return np.array([l1, w1 - l1, w2 - w1, w3 - w2, l2 - l1, l3 - l2])
+    ``bgtui.engine.match.mwc_coefficients``."""
+    from bgtui.engine.match import mwc_coefficients as engine_coefficients
+
+    return np.array(engine_coefficients(met.array, int(a), int(b), int(cube)), dtype=np.float64)
 
 
 def rollout_record(state, met: MatchEquityTable) -> dict:

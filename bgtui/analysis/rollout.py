@@ -938,6 +938,7 @@ class RolloutJob:
         """Why this job is not a rollout of ``state`` (its position, or candidate plays of its
         dice: of any roll when it has none) with ``settings``' figure-deciding settings
         (:data:`RESULT_SETTINGS`); None when it is."""
+        from bgtui.engine.constants import ROLLS
         from bgtui.engine.movegen import generate_plays
         from bgtui.engine.position import swap_sides
 
@@ -946,11 +947,7 @@ class RolloutJob:
             if not all(np.array_equal(root, pos) for root in self.roots):
                 return "it is a rollout of another position"
         else:
-            rolls = (
-                [tuple(state.dice)]
-                if state.dice is not None
-                else [(a, b) for a in range(1, 7) for b in range(1, a + 1)]
-            )
+            rolls = [tuple(state.dice)] if state.dice is not None else ROLLS.tolist()
             for d1, d2 in rolls:
                 children, _ = generate_plays(pos, d1, d2)
                 kids = {bytes(swap_sides(np.asarray(c, dtype=np.int8))) for c in children}

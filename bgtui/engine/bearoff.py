@@ -37,7 +37,8 @@ points (so at least 9 off each: no gammons), indices as above (``0 .. 923``):
   on roll wins, both sides playing to maximise their winning chances;
 * ``cubeful : float32[924, 924, 3]``: the exact money equities (normalised to a 1-cube) of the
   player on roll, before his doubling decision, with the cube centred (``[..., 0]``), owned by
-  the player on roll (``[..., 1]``) and owned by the opponent (``[..., 2]``); both sides double,
+  the player on roll (``[..., 1]``) and owned by the opponent (``[..., 2]``), the cube states'
+  indices of ``constants`` (``CENTRED``, ``OWNED``, ``OPP_OWNED``); both sides double,
   take and play optimally (cubeful-optimal plays, separately for each cube state);
 * ``no_double : float32[924, 924, 3]``: the same three cube states, but the value of NOT
   doubling now (``ND_c`` below): the player on roll rolls and plays with the cube as it is, and
@@ -76,10 +77,11 @@ in the trivial cases; the two-sided database is exact.
 The one-sided rows extend past the home board (module sections below): a straggler (one
 checker on the side's point 7..18, :data:`STRAGGLER_ROWS`) and few checkers (at most
 :data:`FEW_CHECKERS` anywhere on points 1..24, :data:`FEW_ROWS`); :func:`side_row` finds a
-side's row and :func:`build_full_one_sided` builds them all. Measured against rollouts and exact
-two-sided values (``benchmarks/race_accuracy.py``, README), the approximation is far closer than
-the race net in these races: e.g. ``gQAC8A8AAAAAAA`` (8 checkers on the ace point against three
-on the 1, 7 and 16 points) is 78.25% by the approximation, 78.11% exactly, 67.4% by the net.
+side's row and :func:`build_full_one_sided` builds them all. In these races the approximation is
+far closer to rollouts and to exact two-sided values than the race net
+(``evaluation/race_accuracy.py`` measures it): e.g. ``gQAC8A8AAAAAAA`` (8 checkers on the ace
+point against three on the 1, 7 and 16 points) is 78.25% by the approximation, 78.11% exactly
+(``tests/engine/test_bearoff_few.py``).
 """
 
 import numpy as np
@@ -95,8 +97,6 @@ TWO_SIDED_CHECKERS = 6
 MAX_ROLLS = 32
 #: layout of ``dist`` axis 1 and ``mean`` axis 1
 ALL_OFF, FIRST_OFF = 0, 1
-#: layout of the cubeful table's last axis
-CENTRED, OWNED, OPPONENT_OWNED = 0, 1, 2
 
 # BINOM[a, j] = C(a, j), a <= 21, j <= 6 (read-only constant for the kernels)
 BINOM = np.zeros((22, 7), dtype=np.int64)

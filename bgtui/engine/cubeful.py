@@ -27,7 +27,8 @@ a 1-cube, for the player on roll):
 With ``ply`` 0 this is Janowski over the 0-ply probabilities, exactly ``cube.cube_equities``.
 
 The cube arithmetic is in three small kernels that read a cube context ``ctx``
-(:func:`make_cube_context` for money, :func:`make_match_context` for a match score):
+(``structs.CubeContext``: :func:`make_cube_context` for money, :func:`make_match_context` for
+a match score):
 :func:`leaf_values` (a leaf's values from its probabilities), :func:`win_values` (a game won
 now) and :func:`cube_decision` (the player on roll's double / take / pass). The tree
 (:func:`cubeful_no_double_ctx`) only averages and flips what they return, and is the same for
@@ -54,70 +55,78 @@ from bgtui.engine.cube import CENTRED, OPP_OWNED, OWNED, cube_efficiency, cube_e
 from bgtui.engine.evaluate import MAX_PLY, _best_child_from, _evaluate0, _flip_into
 from bgtui.engine.match import LEVELS, NV, POINT_ROWS, match_cube_values, mwc_after
 from bgtui.engine.movegen import _generate_plays
-from bgtui.engine.position import game_result
+from bgtui.engine.position import game_result, swap_sides_into
+from bgtui.engine.structs import CubeContext, CubefulWorkspace
 
-#: cube context parameters (``ctx[0]``): Jacoby rule and beavers allowed (1.0 / 0.0, money),
-#: match play (1.0 / 0.0), and at a match score the root player's and his opponent's points
-#: still needed, the cube value and the Crawford game (1.0 / 0.0)
-CTX_JACOBY, CTX_BEAVERS, CTX_MATCH, CTX_A, CTX_B, CTX_CUBE, CTX_CRAWFORD = range(7)
-CTX_SIZE = 7
 #: values a node carries: money (the three cube states), match play (``match.NV``)
 MONEY_VALUES = 3
 MATCH_VALUES = NV
 
 
-def make_cube_context(jacoby: bool = True, beavers: bool = True):
-    """The money cube context: (float64[CTX_SIZE] parameters, an unused 1 x 1 table, an unused
-    take / cash point scratch), the same types as :func:`make_match_context`'s."""
-    params = np.zeros(CTX_SIZE, dtype=np.float64)
-    params[CTX_JACOBY] = 1.0 if jacoby else 0.0
-    params[CTX_BEAVERS] = 1.0 if beavers else 0.0
-    return params, np.zeros((1, 1), dtype=np.float64), np.zeros((2, POINT_ROWS), np.float64)
-
-
-def make_match_context(met, a: int, b: int, cube: int, crawford: bool):
-    """The cube context of a match score: the root player on roll ``a``-away, his opponent
-    ``b``-away, the cube ``cube``, the Crawford game or not; ``met`` the table
-    (``bgtui.engine.match`` layout)."""
-    params = np.zeros(CTX_SIZE, dtype=np.float64)
-    params[CTX_MATCH] = 1.0
-    params[CTX_A] = a
-    params[CTX_B] = b
-    params[CTX_CUBE] = cube
-    params[CTX_CRAWFORD] = 1.0 if crawford else 0.0
-    return (
-        params,
-        np.ascontiguousarray(met, dtype=np.float64),
-        np.zeros((2, POINT_ROWS), np.float64),
+@kernel(_nrt=True)
+def make_cube_context(jacoby=True, beavers=True):
+    """The money cube context (``structs.CubeContext``): the Jacoby rule and beavers allowed
+    or not; its match fields unused, of the same types as :func:`make_match_context`'s."""
+    return CubeContext(
+        match=False,
+        jacoby=bool(jacoby),
+        beavers=bool(beavers),
+        away=np.int64(0),
+        opp_away=np.int64(0),
+        cube=np.int64(1),
+        crawford=False,
+        met=np.zeros((1, 1), dtype=np.float64),
+        points=np.zeros((2, POINT_ROWS), dtype=np.float64),
     )
 
 
-def context_values(ctx) -> int:
+def make_match_context(met, a: int, b: int, cube: int, crawford: bool) -> CubeContext:
+    """The cube context of a match score: the root player on roll ``a``-away, his opponent
+    ``b``-away, the cube ``cube``, the Crawford game or not; ``met`` the table
+    (``bgtui.engine.match`` layout)."""
+    return CubeContext(
+        match=True,
+        jacoby=False,
+        beavers=False,
+        away=int(a),
+        opp_away=int(b),
+        cube=int(cube),
+        crawford=bool(crawford),
+        met=np.ascontiguousarray(met, dtype=np.float64),
+        points=np.zeros((2, POINT_ROWS), dtype=np.float64),
+    )
+
+
+def context_values(ctx: CubeContext) -> int:
     """Values a node carries in cube context ``ctx``."""
-    return MATCH_VALUES if ctx[0][CTX_MATCH] != 0.0 else MONEY_VALUES
+    return MATCH_VALUES if ctx.match else MONEY_VALUES
 
 
-def make_cubeful_workspace(values: int = MONEY_VALUES):
-    """float64[levels, 2 * values + 1]: per lookahead level the sums ([:values]), a child's
-    values ([values:2 * values]) and the next of the node's 21 rolls ([2 * values])."""
-    return np.zeros((MAX_PLY + 2, 2 * values + 1), dtype=np.float64)
+def make_cubeful_workspace(values: int = MONEY_VALUES) -> CubefulWorkspace:
+    """The lookahead tree's scratch (``structs.CubefulWorkspace``) for nodes of ``values``
+    values (:func:`context_values`)."""
+    levels = MAX_PLY + 2
+    return CubefulWorkspace(
+        sums=np.zeros((levels, values), dtype=np.float64),
+        child=np.zeros((levels, values), dtype=np.float64),
+        next_roll=np.zeros(levels, dtype=np.int64),
+    )
 
 
 @kernel(inline="always")
 def _nv(ctx):
-    return MATCH_VALUES if ctx[0][CTX_MATCH] != 0.0 else MONEY_VALUES
+    return MATCH_VALUES if ctx.match else MONEY_VALUES
 
 
 @kernel(inline="always")
 def _match(ctx, side):
     """(met, points needed by the player on roll of ``side``, by his opponent, the cube,
     the Crawford game) of a match context."""
-    q = ctx[0]
-    a = np.int64(q[CTX_A])
-    b = np.int64(q[CTX_B])
+    a = ctx.away
+    b = ctx.opp_away
     if side != 0:
         a, b = b, a
-    return ctx[1], a, b, np.int64(q[CTX_CUBE]), q[CTX_CRAWFORD] != 0.0
+    return ctx.met, a, b, ctx.cube, ctx.crawford
 
 
 @kernel
@@ -131,27 +140,27 @@ def leaf_values(pos, p, ctx, side, out):
     """``out`` = the model's values of ``pos`` (its player on roll, of ``side``, before his
     cube decision) whose 0-ply probabilities are ``p``: money, Janowski with the position's
     cube efficiency; a match score, the match cube model with it."""
-    if ctx[0][CTX_MATCH] != 0.0:
+    if ctx.match:
         met, a, b, cube, crawford = _match(ctx, side)
-        match_cube_values(p, met, a, b, cube, crawford, cube_efficiency(pos), ctx[2], out)
+        match_cube_values(p, met, a, b, cube, crawford, cube_efficiency(pos), ctx.points, out)
         for k in range(MATCH_VALUES):
             out[k] -= 0.5
     else:
-        cube_equities(p, cube_efficiency(pos), ctx[0][CTX_JACOBY] != 0.0, out)
+        cube_equities(p, cube_efficiency(pos), ctx.jacoby, out)
 
 
 @kernel
 def win_values(r, ctx, side, out):
     """``out`` = the values of winning ``r`` points (1..3 times the cube) now for the player
     of ``side``, in every cube state (and level)."""
-    if ctx[0][CTX_MATCH] != 0.0:
+    if ctx.match:
         met, a, b, cube, crawford = _match(ctx, side)
         for k in range(LEVELS):
             m = mwc_after(met, a, b, r * (cube << k)) - 0.5
             for s in range(3):
                 out[3 * k + s] = m
     else:
-        out[CENTRED] = 1.0 if ctx[0][CTX_JACOBY] != 0.0 else r
+        out[CENTRED] = 1.0 if ctx.jacoby else r
         out[OWNED] = r
         out[OPP_OWNED] = r
 
@@ -163,7 +172,7 @@ def cube_decision(nd, ctx, side, out):
     opponent-owned value (beavered when negative with the cube centred), double/pass +1. At
     a match score, at each cube level where he may double: double/take is the next level's
     value with the opponent owning the cube, double/pass the MWC of winning the cube now."""
-    if ctx[0][CTX_MATCH] != 0.0:
+    if ctx.match:
         for k in range(MATCH_VALUES):
             out[k] = nd[k]
         met, a, b, cube, crawford = _match(ctx, side)
@@ -178,7 +187,7 @@ def cube_decision(nd, ctx, side, out):
                 out[3 * k + OWNED] = d
         return
     dt = 2.0 * nd[OPP_OWNED]
-    dt_centred = 2.0 * dt if (ctx[0][CTX_BEAVERS] != 0.0 and dt < 0.0) else dt
+    dt_centred = 2.0 * dt if (ctx.beavers and dt < 0.0) else dt
     out[CENTRED] = max(nd[CENTRED], min(dt_centred, 1.0))
     out[OWNED] = max(nd[OWNED], min(dt, 1.0))
     out[OPP_OWNED] = nd[OPP_OWNED]
@@ -205,32 +214,38 @@ def _add_win(acc, w, v, nv):
 def _tree(pos, ply, ev, lws, cws, two_cf, ctx, out):
     """No-double values of ``pos`` at ``ply`` >= 1: the n-ply tree walked depth first with
     an explicit stack (level ``L``'s node is ``pos`` or the swapped child left in
-    ``lws[4][L - 1]``; ``cws[L]`` its sums, its latest child's values and the index of its
-    next roll). The node of level ``L`` belongs to side ``L % 2``."""
-    mws, ews, ppos, pmov, sw, acc, t5 = lws
+    ``lws.swapped[L - 1]``; ``cws.sums[L]`` its sums, ``cws.child[L]`` its latest child's
+    values, ``cws.next_roll[L]`` the index of its next roll). The node of level ``L`` belongs
+    to side ``L % 2``."""
+    mws = lws.moves
+    ews = lws.eval
+    ppos = lws.play_pos
+    pmov = lws.play_moves
+    sw = lws.swapped
+    t5 = lws.probs5
+    sums = cws.sums
+    next_roll = cws.next_roll
     nv = _nv(ctx)
-    ri = 2 * nv  # the index of a level's next roll
     level = 0
     for k in range(nv):
-        cws[0, k] = 0.0
-    cws[0, ri] = 0.0
+        sums[0, k] = 0.0
+    next_roll[0] = 0
     ready = np.int64(0)  # ews holds the parent state of this level's node (roll after roll)
     while True:
-        a = cws[level]
-        i = np.int64(a[ri])
+        a = sums[level]
+        i = next_roll[level]
         if i == 21:  # node done: its player's no-double values, then his decision
             if level == 0:
                 for k in range(nv):
                     out[k] = a[k] / 36.0
                 return
-            up = cws[level - 1]
-            v = up[nv:ri]
+            v = cws.child[level - 1, :nv]
             for k in range(nv):
                 v[k] = a[k] / 36.0
             cube_decision(v, ctx, level % 2, v)
             level -= 1
-            _add_child(up, ROLL_WEIGHTS[np.int64(up[ri])], v, nv)
-            up[ri] += 1.0
+            _add_child(sums[level], ROLL_WEIGHTS[next_roll[level]], v, nv)
+            next_roll[level] += 1
             ready = np.int64(0)
             continue
         w = ROLL_WEIGHTS[i]
@@ -238,16 +253,15 @@ def _tree(pos, ply, ev, lws, cws, two_cf, ctx, out):
         n = _generate_plays(node, ROLLS[i, 0], ROLLS[i, 1], mws, ppos[level], pmov[level])
         best, ready = _best_child_from(node, n, ppos[level], ev, ews, t5[level], ready)
         played = ppos[level, best]
-        v = a[nv:ri]
+        v = cws.child[level, :nv]
         r = game_result(played)
         if r > 0:
             win_values(r, ctx, level % 2, v)
             _add_win(a, w, v, nv)
-            a[ri] += 1.0
+            next_roll[level] += 1
             continue
         child = sw[level]
-        for j in range(26):
-            child[j] = -played[25 - j]
+        swap_sides_into(played, child)
         if _exact(child, two_cf):
             two_sided_cubeful(child, two_cf, v)  # exact values, after the child's decision
         elif level + 1 == ply:
@@ -259,12 +273,12 @@ def _tree(pos, ply, ev, lws, cws, two_cf, ctx, out):
         else:  # an inner node: walk its 21 rolls first
             level += 1
             for k in range(nv):
-                cws[level, k] = 0.0
-            cws[level, ri] = 0.0
+                sums[level, k] = 0.0
+            next_roll[level] = 0
             ready = np.int64(0)
             continue
         _add_child(a, w, v, nv)
-        a[ri] += 1.0
+        next_roll[level] += 1
 
 
 @kernel
@@ -280,8 +294,8 @@ def cubeful_no_double_ctx(pos, ply, ev, lws, cws, two_cf, ctx, out):
         if _exact(pos, two_cf):
             two_sided_cubeful(pos, two_cf, out)
         else:
-            t = lws[6][lws[6].shape[0] - 1]
-            _evaluate0(pos, ev, lws[1], t)
+            t = lws.probs5[lws.probs5.shape[0] - 1]
+            _evaluate0(pos, ev, lws.eval, t)
             leaf_values(pos, t, ctx, 0, out)
     else:
         _tree(pos, min(ply, MAX_PLY), ev, lws, cws, two_cf, ctx, out)
@@ -290,10 +304,7 @@ def cubeful_no_double_ctx(pos, ply, ev, lws, cws, two_cf, ctx, out):
 @kernel(_nrt=True)
 def cubeful_no_double(pos, ply, ev, lws, cws, two_cf, jacoby, beavers, out3):
     """:func:`cubeful_no_double_ctx` in the money context (``jacoby``, ``beavers``)."""
-    params = np.zeros(CTX_SIZE, dtype=np.float64)
-    params[CTX_JACOBY] = 1.0 if jacoby else 0.0
-    params[CTX_BEAVERS] = 1.0 if beavers else 0.0
-    ctx = (params, np.zeros((1, 1), dtype=np.float64), np.zeros((2, POINT_ROWS), np.float64))
+    ctx = make_cube_context(jacoby, beavers)
     cubeful_no_double_ctx(pos, ply, ev, lws, cws, two_cf, ctx, out3)
 
 

@@ -123,9 +123,17 @@ def make_play_buffers():
 
 
 @kernel(inline="always")
+def equity_terms(w, wg, wbg, lg, lbg, base):
+    """``base`` plus the cubeless equity's terms of (win, win gammon, win backgammon, lose
+    gammon, lose backgammon) values: 2 w + wg + wbg - lg - lbg (the coefficients of
+    ``EQUITY_COEF``), summed in the order written here."""
+    return 2.0 * w + base + wg - lg + wbg - lbg
+
+
+@kernel(inline="always")
 def equity(p):
     """Cubeless equity of five probabilities."""
-    return 2.0 * p[0] - 1.0 + p[1] - p[3] + p[2] - p[4]
+    return equity_terms(p[0], p[1], p[2], p[3], p[4], -1.0)
 
 
 #: d(cubeless equity) / d(probability), in the order of the five outputs: win, win gammon,

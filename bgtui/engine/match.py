@@ -29,7 +29,8 @@ import numpy as np
 
 from bgtui.engine._jit import kernel
 from bgtui.engine.cube import CENTRED, OPP_OWNED, OWNED, cube_efficiency
-from bgtui.engine.evaluate import MAX_PLY
+from bgtui.engine.evaluate import MAX_PLY, _flip_into
+from bgtui.engine.position import swap_sides_into
 
 #: cube levels carried through the lookahead: the values at cube ``cube * 2**k``,
 #: k = 0 .. LEVELS - 1 (the root's no double at level 0, its double at level 1, and one more
@@ -75,10 +76,25 @@ def mwc_after(met, a, b, won):
     return mwc_score(met, a2, b2, crawford)
 
 
+@kernel
+def mwc_coefficients(met, a, b, cube):
+    """The cubeless MWC at cube value ``cube``, linear in the five probabilities ``p``, as
+    ``c0 + c1 p0 + ... + c5 p4``: (c0, ..., c5) = (l1, w1 - l1, w2 - w1, w3 - w2, l2 - l1,
+    l3 - l2), ``wk`` and ``lk`` the MWC after winning and after losing ``k`` times the cube."""
+    w1 = mwc_after(met, a, b, cube)
+    w2 = mwc_after(met, a, b, 2 * cube)
+    w3 = mwc_after(met, a, b, 3 * cube)
+    l1 = mwc_after(met, a, b, -cube)
+    l2 = mwc_after(met, a, b, -2 * cube)
+    l3 = mwc_after(met, a, b, -3 * cube)
+    return l1, w1 - l1, w2 - w1, w3 - w2, l2 - l1, l3 - l2
+
+
 @kernel(separate=True)
 def cubeless_mwc(p, met, a, b, cube):
     """Cubeless MWC of the five probabilities ``p`` at cube value ``cube``: each outcome (single,
-    gammon, backgammon won or lost) worth the MWC of the score it leads to."""
+    gammon, backgammon won or lost) worth the MWC of the score it leads to (the value of
+    :func:`mwc_coefficients`' linear form, summed outcome by outcome)."""
     lose = 1.0 - p[0]
     return (
         (p[0] - p[1]) * mwc_after(met, a, b, cube)
@@ -254,14 +270,8 @@ def play_values(probs, children, met, a, b, cube, crawford, opp_state, points, s
     for i in range(children.shape[0]):
         p = probs[i]
         out[i, 0] = cubeless_mwc(p, met, a, b, cube)
-        child = children[i]
-        for j in range(26):
-            sw[j] = -child[25 - j]
-        q[0] = 1.0 - p[0]
-        q[1] = p[3]
-        q[2] = p[4]
-        q[3] = p[1]
-        q[4] = p[2]
+        swap_sides_into(children[i], sw)
+        _flip_into(p, q)
         match_cube_values(q, met, b, a, cube, crawford, cube_efficiency(sw), points, v)
         opp = v[opp_state]
         if not crawford and opp_state != OPP_OWNED:

@@ -1,7 +1,7 @@
 """Legal plays: every distinct position a roll can reach, with one canonical play for each.
 
-The kernel is one flat function with an explicit stack (a prototype showed this 3-6x faster than
-recursion through small helpers). Rules applied inside the kernel:
+The kernel is one flat function with an explicit stack, not a recursion through small helpers.
+Rules applied inside the kernel:
 
 * checkers on the bar enter first;
 * as many dice as possible must be used; when only one of two different dice can be used, the

@@ -57,10 +57,10 @@ def init_net(hidden: int, seed: int, scale: float = 0.1):
 
 # The logistic function as 0.5 + 0.5 * tanh(z / 2), tanh by a rational function of odd degree
 # 9 / even degree 8 fitted by bgtui (weighted least squares toward minimax on [0, 9], see
-# benchmarks/sigmoid_fit.py), clamped at |z / 2| = 9 where tanh is 1 to 3e-8. Largest error
+# research/sigmoid_fit.py), clamped at |z / 2| = 9 where tanh is 1 to 3e-8. Largest error
 # against the exact logistic 1.7e-7 in float32 (tests/engine/test_nn_fast.py), and only
 # multiplications, additions and one division: the hidden-layer loop vectorises (math.exp does
-# not without Intel's SVML): 128 sigmoids take 0.05 us instead of 0.39 (benchmarks/sigmoid_fit.py).
+# not without Intel's SVML; research/sigmoid_fit.py times both).
 _P0 = np.float32(0.9999999839912259)
 _P1 = np.float32(0.1341056918931287)
 _P2 = np.float32(0.003530632030086544)

@@ -17,9 +17,9 @@ class InvalidPosition(ValueError):
 def validate(pos, allow_finished: bool = False) -> np.ndarray:
     """Return ``pos`` as a C-contiguous ``int8[26]`` or raise :class:`InvalidPosition`.
 
-    Checks: shape, bars on the right side, at most 15 checkers a side, no finished game unless
-    ``allow_finished``, no impossible combination such as both sides having all checkers home
-    while checkers of one sit in the other's home board behind them.
+    Checks: shape, integer dtype, bars on the right side, at most 15 checkers a side, no
+    finished game unless ``allow_finished``. Positions that these counts allow but no game can
+    reach are not rejected here (``bgtui.analysis.board.impossible_reason`` finds them).
     """
     a = np.asarray(pos)
     if a.shape != (POSITION_SIZE,):

@@ -1,28 +1,29 @@
-"""Rollouts: trials played out from a root position, with the techniques of seeds 000-004.
+"""Rollouts: trials played out from a root position, with quasi-random dice, variance reduction
+by lookahead and the cube states estimated in the same games.
 
 One trial is a pure function of (root, trial index, settings, rollout seed, nets): the dice of
 trial ``t`` come from its dice sequence ``s(t)``, so results are identical whatever the chunking
 or the number of workers, and candidate plays rolled out with the same seed see the same dice.
 
-Dice (seed 004):
-* quasi-random: a permutation of the 36 rolls per turn, made once per rollout seed
+Dice:
+* the quasi-random scheme: a permutation of the 36 rolls per turn, made once per rollout seed
   (``make_permutations``). With digits ``d_k = (s // 36**k) % 36`` the roll of turn k < 3 is
   ``perm[k][(d_0 + ... + d_k) % 36]``: the first roll rotates with period 36, the first two
   with 1296, the first three with 46656, and every aligned block of 36 trials holds each first,
   second and third roll exactly once (stratification); any 36 consecutive trials hold each first
   roll once and any 1296 consecutive ones each ordered pair of first two rolls once. Later turns
   are pseudo-random (counter-based, per sequence and turn), or, with ``stratify_all``,
-  "deck of cards" (seed 000): in every aligned block of 36 trials each turn sees each roll once.
+  "deck of cards": in every aligned block of 36 trials each turn sees each roll once.
 * rollout as initial position: sequences whose first roll is a double are skipped, so 30 / 1080
   / 38880 trials complete the cycles.
 
-Variance reduction (seeds 001, 002): at every roll the luck is the value of the best play for
+Variance reduction by lookahead: at every roll the luck is the value of the best play for
 the roll that came minus the average of that value over all 36 rolls (same evaluation); the
 trial's estimate is the outcome minus the summed luck. Each luck term has mean zero given the
-history, so the estimate is unbiased (Sheppard's E = Average(e) + Delta, recursively), unlike
-the partial luck subtraction refuted in seed 002.
+history, so the estimate is unbiased (Sheppard's unbiased estimator, E = Average(e) + Delta,
+recursively); subtracting only part of the luck would not be.
 
-Cube states (seed 000): with ``cubeful`` settings, equities for four cube states on a 1-cube are
+Cube states: with ``cubeful`` settings, equities for four cube states on a 1-cube are
 estimated in the same games: cubeless; cube centred; root player owns it; opponent owns it. A
 player with access to the cube whose cubeless equity (0-ply, before rolling) reaches the
 settlement limit settles the game for 1 point, unless it is above the play-on limit and a
@@ -55,6 +56,7 @@ from bgtui.engine.evaluate import (
     _flip_into,
     _value_rolls,
     equity,
+    equity_terms,
     make_eval_workspace,
     make_lookahead_workspace,
 )
@@ -66,7 +68,7 @@ from bgtui.engine.filter_net import (
     make_filter_scratch,
 )
 from bgtui.engine.filter_terms import FILTER_ROWS
-from bgtui.engine.match import POINT_ROWS, match_cube_values, mwc_after
+from bgtui.engine.match import POINT_ROWS, match_cube_values, mwc_after, mwc_coefficients
 from bgtui.engine.movegen import (
     _copy_position,
     _generate_plays,
@@ -98,7 +100,7 @@ PAIRED = (O_CUBELESS, O_CENTRED, O_OWNED, O_OPP_OWNED, O_LIVE)
 CUBE_TIE = 1e-6
 
 MAX_TURNS = 2000  # safety bound: backgammon games always end, but be defensive
-#: Zehr split (seed 002): at most this many extra lines per trial, so a trial costs at most
+#: Zehr split: at most this many extra lines per trial, so a trial costs at most
 #: (1 + MAX_SPLITS) games however often the cube is taken
 MAX_SPLITS = 7
 
@@ -508,7 +510,7 @@ def _truncated(cur, turn, settings, databases, two_sided, one_sided):
     """True when the trial stops before turn ``turn`` in ``cur`` (player on roll) and is
     valued by the evaluator: at the horizon ``settings.truncate``, at the ``MAX_TURNS``
     safety bound, or, with ``databases``, at a position of a bear-off database the settings
-    truncate at (seeds 001, 002): the two-sided database's value is exact, the one-sided's a
+    truncate at: the two-sided database's value is exact, the one-sided's a
     close approximation (only if asked for; it covers home-board bear-offs and, extended,
     races where each side has a last checker outside or at most 6 checkers left, see
     ``bearoff.one_sided_applies``)."""
@@ -581,13 +583,15 @@ def _next_turn(cur, nxt, ply, t5, before5, need_probs, ev, ews):
 @kernel(inline="always")
 def _luck_equity(luck):
     """The cubeless equity of summed luck (five probability differences, no constant)."""
-    return 2.0 * luck[0] + luck[1] - luck[3] + luck[2] - luck[4]
+    return equity_terms(luck[0], luck[1], luck[2], luck[3], luck[4], 0.0)
 
 
 @kernel(inline="always")
 def _roll_luck_equity(fa5, tmpa):
     """The cubeless equity of one roll's luck, mover's view: f(the roll) minus the mean of f
-    over the 36 rolls (``tmpa`` their sum)."""
+    over the 36 rolls (``tmpa`` their sum): the terms of ``evaluate.equity_terms``, summed
+    in their own order (wins, then losses), which the rollout's results depend on to the last
+    bit."""
     return (
         2.0 * (fa5[0] - tmpa[0] / 36.0)
         + (fa5[1] - tmpa[1] / 36.0)
@@ -787,19 +791,10 @@ def _luck_level(luck, cube_v, settings):
     at the cube ``cube_v`` (the MWC is linear in the five probabilities)."""
     if not settings.match:
         return _luck_equity(luck)
-    met = settings.met
-    a = settings.away
-    b = settings.opp_away
-    c = np.int64(cube_v)
-    w1 = mwc_after(met, a, b, c)
-    l1 = mwc_after(met, a, b, -c)
-    return (
-        luck[0] * (w1 - l1)
-        + luck[1] * (mwc_after(met, a, b, 2 * c) - w1)
-        + luck[2] * (mwc_after(met, a, b, 3 * c) - mwc_after(met, a, b, 2 * c))
-        + luck[3] * (mwc_after(met, a, b, -2 * c) - l1)
-        + luck[4] * (mwc_after(met, a, b, -3 * c) - mwc_after(met, a, b, -2 * c))
+    _, c1, c2, c3, c4, c5 = mwc_coefficients(
+        settings.met, settings.away, settings.opp_away, np.int64(cube_v)
     )
+    return luck[0] * c1 + luck[1] * c2 + luck[2] * c3 + luck[3] * c4 + luck[4] * c5
 
 
 @kernel(inline="always")

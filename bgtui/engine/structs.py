@@ -96,6 +96,31 @@ class LookaheadWorkspace(NamedTuple):
     probs5: np.ndarray  #: float32[L, 5] each level's child value
 
 
+class CubeContext(NamedTuple):
+    """The rules the cube kernels of ``cubeful`` apply: money (``cubeful.make_cube_context``)
+    or a match score (``cubeful.make_match_context``). Money reads ``jacoby`` and
+    ``beavers``, a match score the fields after them."""
+
+    match: bool  #: a match score (False: money)
+    jacoby: bool  #: money: the Jacoby rule
+    beavers: bool  #: money: beavers allowed
+    away: int  #: match: the points the root player on roll still needs
+    opp_away: int  #: and his opponent
+    cube: int  #: match: the cube value
+    crawford: bool  #: match: the Crawford game
+    met: np.ndarray  #: float64[N + 1, N] the match equity table (``match``); money: [1, 1]
+    points: np.ndarray  #: float64[2, match.POINT_ROWS] the match cube model's scratch
+
+
+class CubefulWorkspace(NamedTuple):
+    """Scratch of ``cubeful``'s lookahead tree (``cubeful.make_cubeful_workspace``): one row
+    per level of the tree (``MAX_PLY`` + 2), the level's node."""
+
+    sums: np.ndarray  #: float64[L, values] the sum of the node's values over its rolls so far
+    child: np.ndarray  #: float64[L, values] the values of its latest child
+    next_roll: np.ndarray  #: int64[L] the index in ``ROLLS`` of its next roll
+
+
 class FilterNet(NamedTuple):
     """The filter net that ranks a roll's plays for variance reduction (``filter_net``)."""
 

@@ -16,6 +16,7 @@ import time
 import numpy as np
 
 from bgtui.analysis.weights import load_weights, nets_of, save_filter_net, with_databases
+from bgtui.engine.constants import ROLL_WEIGHTS
 from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
 from bgtui.engine.filter_net import filter_samples
 from bgtui.engine.filter_terms import FILTER_ACTIVE, FILTER_ROWS
@@ -23,8 +24,8 @@ from bgtui.engine.movegen import make_workspace
 from bgtui.engine.rng import make_rng
 from bgtui.training.kernels import _START, _sample_positions
 
-#: weight of each of the 21 rolls (doubles 1/36, the others 2/36)
-ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a in range(1, 7) for b in range(1, a + 1)]) / 36
+#: probability of each of the 21 rolls (doubles 1/36, the others 2/36)
+ROLL_PROBS = ROLL_WEIGHTS / 36
 
 
 def _samples(ev, positions, cap):
@@ -61,13 +62,13 @@ def filter_quality(values, groups, s, ks=(1, 2, 3, 4)) -> dict:
     order = [np.argsort(-s[a:e], kind="stable") for a, e in zip(starts, ends)]
     report = {}
     exact = best.reshape(-1, 21)
-    luck_exact = exact - (exact * ROLL_WEIGHTS).sum(1, keepdims=True)
-    var_exact = float(((luck_exact**2) * ROLL_WEIGHTS).sum(1).mean())
+    luck_exact = exact - (exact * ROLL_PROBS).sum(1, keepdims=True)
+    var_exact = float(((luck_exact**2) * ROLL_PROBS).sum(1).mean())
     for k in ks:
         f = np.array([values[a:e][o[:k]].max() for a, e, o in zip(starts, ends, order)])
         ff = f.reshape(-1, 21)
-        luck = ff - (ff * ROLL_WEIGHTS).sum(1, keepdims=True)
-        resid = float((((luck - luck_exact) ** 2) * ROLL_WEIGHTS).sum(1).mean())
+        luck = ff - (ff * ROLL_PROBS).sum(1, keepdims=True)
+        resid = float((((luck - luck_exact) ** 2) * ROLL_PROBS).sum(1).mean())
         report[k] = dict(
             best_kept=float(np.mean(f == best)),
             shortfall=float(np.mean(best - f)),
