@@ -1,6 +1,6 @@
 """The match cube model against exact cubeful play in small bear-offs at match scores.
 
-    python benchmarks/match_bearoff.py [--checkers 2] [--scores 2-2,4-2,2-4,3-5,5-3,1-3]
+    python evaluation/match_bearoff.py [--checkers 2] [--scores 2-2,4-2,2-4,3-5,5-3,1-3]
 
 For every position where each side has at most ``--checkers`` checkers on its six home points
 (no gammons possible), the exact cubeful MWC at a score follows by recursion over the rolls,
