@@ -116,6 +116,8 @@ def make_eval_workspace(hidden: int = 512) -> EvalWorkspace:
 
 
 def make_play_buffers():
+    """Output arrays for one roll's plays: (positions int8[MAX_PLAYS, 26], steps
+    int8[MAX_PLAYS, 8]), as ``movegen._generate_plays`` fills them."""
     return (
         np.zeros((MAX_PLAYS, POSITION_SIZE), dtype=np.int8),
         np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8),
@@ -642,12 +644,13 @@ def _roll_value(pos, d1, d2, ev, lws, level, out5):
     """Pick the 0-ply best play of (d1, d2) at this level; leave the swapped result in
     ``lws.swapped[level]`` and return 0, or return the game result (1..3) when the play
     wins."""
-    mws, ews, ppos, pmov, sw, acc, t5 = lws
-    best, n = _best_play0(pos, d1, d2, ev, mws, ews, ppos[level], pmov[level], out5)
-    child = ppos[level, best]
+    best, n = _best_play0(
+        pos, d1, d2, ev, lws.moves, lws.eval, lws.play_pos[level], lws.play_moves[level], out5
+    )
+    child = lws.play_pos[level, best]
     r = game_result(child)
     if r == 0:
-        swap_sides_into(child, sw[level])
+        swap_sides_into(child, lws.swapped[level])
     return r
 
 
@@ -726,12 +729,22 @@ def _value_rolls(pos, ra, ev, mws, ews, buf, mv, a, nxt, f5):
 def _eval_ply1(pos, ev, lws, level, out5):
     """1-ply: the mean over the 36 rolls of the roll's best play's 0-ply value (the player on
     roll's view; each roll's value is the mover's), by :func:`_value_rolls`."""
-    mws, ews, ppos, pmov, sw, acc, t5 = lws
-    a = acc[level]
+    a = lws.acc[level]
     for k in range(5):
         a[k] = 0.0
     # no roll's play is taken (ra = -1): this level's sw and t5 are never written
-    _value_rolls(pos, np.int64(-1), ev, mws, ews, ppos[level], pmov[level], a, sw[level], t5[level])
+    _value_rolls(
+        pos,
+        np.int64(-1),
+        ev,
+        lws.moves,
+        lws.eval,
+        lws.play_pos[level],
+        lws.play_moves[level],
+        a,
+        lws.swapped[level],
+        lws.probs5[level],
+    )
     for k in range(5):
         out5[k] = a[k] / 36.0
 
