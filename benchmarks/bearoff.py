@@ -16,8 +16,19 @@ import time
 
 import numpy as np
 
-from bgtui.engine import bearoff as B
-from bgtui.engine._jit import kernel
+from bgtui.engine import (
+    FEW_CHECKERS,
+    build_extended_one_sided,
+    build_few_checker_rows,
+    build_one_sided,
+    build_two_sided,
+    is_bearoff,
+    is_two_sided,
+    kernel,
+    one_sided_race_probs,
+    two_sided_cubeful,
+    two_sided_probs,
+)
 
 
 @kernel
@@ -27,12 +38,12 @@ def _lookup_loop(positions, win, cubeful, dist, out):
     acc = 0.0
     for i in range(positions.shape[0]):
         p = positions[i]
-        if B.is_two_sided(p):
-            B.two_sided_probs(p, win, out5)
-            B.two_sided_cubeful(p, cubeful, out3)
+        if is_two_sided(p):
+            two_sided_probs(p, win, out5)
+            two_sided_cubeful(p, cubeful, out3)
             acc += out5[0] + out3[0]
-        elif B.is_bearoff(p):
-            B.one_sided_race_probs(p, dist, out5)
+        elif is_bearoff(p):
+            one_sided_race_probs(p, dist, out5)
             acc += out5[0]
     out[0] = acc
 
@@ -55,23 +66,23 @@ def main():
     timings = {}
     for run in ("first (incl. compile)", "second"):
         t = time.perf_counter()
-        dist, mean = B.build_one_sided()
+        dist, mean = build_one_sided()
         t1 = time.perf_counter() - t
         t = time.perf_counter()
-        win, cubeful, _ = B.build_two_sided()
+        win, cubeful, _ = build_two_sided()
         t2 = time.perf_counter() - t
         timings[run] = (t1, t2)
         print(f"build, {run}: one-sided {t1:.2f} s, two-sided {t2:.2f} s")
 
     for run in ("first (incl. compile)", "second"):
         t = time.perf_counter()
-        ext, _ = B.build_extended_one_sided(dist, mean)
+        ext, _ = build_extended_one_sided(dist, mean)
         print(f"build, {run}: extended one-sided (straggler rows) {time.perf_counter() - t:.2f} s")
     for run in ("first (incl. compile)", "second"):
         t = time.perf_counter()
-        few, _ = B.build_few_checker_rows()
+        few, _ = build_few_checker_rows()
         print(
-            f"build, {run}: few-checker rows (K = {B.FEW_CHECKERS}, {len(few):,} rows) "
+            f"build, {run}: few-checker rows (K = {FEW_CHECKERS}, {len(few):,} rows) "
             f"{time.perf_counter() - t:.2f} s"
         )
 
@@ -128,10 +139,10 @@ def main():
         t = time.perf_counter()
         if maxc == 6:
             for p in positions[:n]:
-                B.two_sided_probs(p, two.win, out5)
+                two_sided_probs(p, two.win, out5)
         else:
             for p in positions[:n]:
-                B.one_sided_race_probs(p, one.dist, out5)
+                one_sided_race_probs(p, one.dist, out5)
         dt = time.perf_counter() - t
         print(f"lookups, {label}, one Python call each: {n / dt / 1e3:.0f} k/s")
     return 0

@@ -19,18 +19,22 @@ import time
 import numpy as np
 
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine import best_play0, evaluate_plied
-from bgtui.engine._jit import kernel
-from bgtui.engine.evaluate import (
-    _evaluate_net,
+from bgtui.engine import (
+    CONTACT,
+    CRASHED,
+    RACE,
+    best_play0,
+    evaluate_net,
+    evaluate_plied,
     hidden_size,
+    kernel,
     make_eval_workspace,
     make_lookahead_workspace,
+    make_move_workspace,
     make_play_buffers,
+    make_rng,
+    net_class,
 )
-from bgtui.engine.movegen import make_workspace
-from bgtui.engine.nn import CONTACT, CRASHED, RACE, net_class
-from bgtui.engine.rng import make_rng
 from bgtui.training.kernels import _START, _sample_positions
 
 
@@ -39,7 +43,7 @@ def _static(P, ev, ews, reps):
     out = np.zeros(5, dtype=np.float32)
     for r in range(reps):
         for k in range(P.shape[0]):
-            _evaluate_net(P[k], ev, ews, out)
+            evaluate_net(P[k], ev, ews, out)
 
 
 @kernel
@@ -79,7 +83,7 @@ def main():
     repeat = args.repeat
     ev = with_databases(load_weights(args.weights)[0], bearoff=False)
     ews = make_eval_workspace(hidden_size(ev))
-    mws = make_workspace()
+    mws = make_move_workspace()
     op, om = make_play_buffers()
     dest = np.zeros((6000, 26), dtype=np.int8)
     m = _sample_positions(ev, 200, make_rng(3), _START, 0.0, mws, ews, op, om, dest)

@@ -14,11 +14,15 @@ import time
 
 import numpy as np
 
-from bgtui.engine import generate_plays_into
-from bgtui.engine._jit import kernel
-from bgtui.engine.constants import MAX_PLAYS, OPENING_POSITION
-from bgtui.engine.movegen import generate_plays, make_workspace
-from bgtui.engine.position import swap_sides
+from bgtui.engine import (
+    MAX_PLAYS,
+    OPENING_POSITION,
+    generate_plays,
+    generate_plays_into,
+    kernel,
+    make_move_workspace,
+    swap_sides,
+)
 
 
 @kernel
@@ -61,9 +65,7 @@ def position_sets(seed=1):
 def selfplay_midgame(n):
     """Contact positions from 0-ply self-play with the shipped nets (typical games)."""
     from bgtui.analysis.weights import load_weights
-    from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
-    from bgtui.engine.position import is_race
-    from bgtui.engine.rng import make_rng
+    from bgtui.engine import hidden_size, is_race, make_eval_workspace, make_play_buffers, make_rng
     from bgtui.training.kernels import _START, _sample_positions
 
     ev = load_weights()[0]
@@ -75,7 +77,7 @@ def selfplay_midgame(n):
         make_rng(5),
         _START,
         0.0,
-        make_workspace(),
+        make_move_workspace(),
         make_eval_workspace(hidden_size(ev)),
         op,
         om,
@@ -89,7 +91,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=20)
     a = ap.parse_args()
-    ws = make_workspace()
+    ws = make_move_workspace()
     op = np.empty((MAX_PLAYS, 26), np.int8)
     om = np.empty((MAX_PLAYS, 8), np.int8)
     sets = position_sets()

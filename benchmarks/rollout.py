@@ -36,7 +36,7 @@ from bgtui.analysis.models import RolloutSettings
 from bgtui.analysis.options import script_parser
 from bgtui.analysis.rollout import RolloutJob
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine.constants import OPENING_POSITION
+from bgtui.engine import OPENING_POSITION
 
 # a middle-game position (both sides have split their back checkers)
 MIDGAME = np.array(OPENING_POSITION)

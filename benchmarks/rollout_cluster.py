@@ -66,7 +66,7 @@ def chunk_overhead(address, state, settings, reps):
 
     from bgtui.analysis import cluster as C
     from bgtui.analysis.rollout import engine_settings
-    from bgtui.engine.rollout import make_permutations
+    from bgtui.engine import make_permutations
 
     client = Client(address, set_as_default=False)
     roots = np.ascontiguousarray(state.position[None, :])

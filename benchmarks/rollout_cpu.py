@@ -23,9 +23,17 @@ import time
 import numpy as np
 
 from bgtui.analysis.weights import load_filter_net, load_weights
-from bgtui.engine import rollout as R
-from bgtui.engine.constants import OPENING_POSITION
-from bgtui.engine.evaluate import hidden_size
+from bgtui.engine import (
+    NUM_OUT,
+    O_CUBELESS,
+    O_RAW,
+    OPENING_POSITION,
+    hidden_size,
+    make_permutations,
+    make_rollout_workspace,
+    make_settings,
+    rollout_chunk,
+)
 
 MIDGAME = np.array(OPENING_POSITION, dtype=np.int8)
 MIDGAME[13], MIDGAME[11], MIDGAME[24], MIDGAME[21] = 4, 1, 1, 1
@@ -44,12 +52,12 @@ CASES = (
 
 def run(ev, filt, root, settings, trials):
     """(CPU seconds, trial rows) of ``trials`` trials from ``root``."""
-    ws = R.make_rollout_workspace(hidden_size(ev), filt)
-    out = np.zeros((1, trials, R.NUM_OUT))
+    ws = make_rollout_workspace(hidden_size(ev), filt)
+    out = np.zeros((1, trials, NUM_OUT))
     args = (np.ascontiguousarray(root[None]), np.array([[1.0, 0.0, 0.0]]), 0)
     t = time.process_time()
-    R._rollout_chunk(
-        *args, trials, settings, R.make_permutations(1), 1, ev, ws, out, np.zeros(1, np.int64)
+    rollout_chunk(
+        *args, trials, settings, make_permutations(1), 1, ev, ws, out, np.zeros(1, np.int64)
     )
     return time.process_time() - t, out[0]
 
@@ -63,14 +71,14 @@ def main():
     ev = load_weights(args.weights)[0]
     filt = load_filter_net()
     for name, root, kw, trials in CASES:
-        st = R.make_settings(**kw)
+        st = make_settings(**kw)
         run(ev, filt, root, st, 2)  # compile, or load from the cache
         times = []
         for _ in range(max(args.repeat, 1)):
             dt, rows = run(ev, filt, root, st, trials)
             times.append(dt)
         rate = trials / statistics.median(times)
-        raw, est = rows[:, R.O_RAW], rows[:, R.O_CUBELESS]
+        raw, est = rows[:, O_RAW], rows[:, O_CUBELESS]
         vr = raw.var() / est.var() if kw["vr"] else 1.0
         print(
             f"{name:26s} {rate:8.1f} games/CPU-s  VR factor {vr:5.2f}  "

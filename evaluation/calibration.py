@@ -22,8 +22,7 @@ import numpy as np
 
 from bgtui.analysis.options import script_parser
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine.evaluate import equities, evaluate0
-from bgtui.engine.nn import net_class
+from bgtui.engine import equities, evaluate0, net_class
 from bgtui.training.head_refit import sample_contact_positions
 from bgtui.training.train import _rollout_targets
 

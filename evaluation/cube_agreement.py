@@ -50,11 +50,17 @@ from bgtui.analysis.options import script_parser
 from bgtui.analysis.rollout import RolloutJob
 from bgtui.analysis.service import Analyzer
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine.constants import OWNED
-from bgtui.engine.evaluate import evaluate0, hidden_size, make_eval_workspace, make_play_buffers
-from bgtui.engine.movegen import make_workspace
-from bgtui.engine.rng import make_rng
-from bgtui.engine.rollout import O_CUBELESS, O_LIVE
+from bgtui.engine import (
+    O_CUBELESS,
+    O_LIVE,
+    OWNED,
+    evaluate0,
+    hidden_size,
+    make_eval_workspace,
+    make_move_workspace,
+    make_play_buffers,
+    make_rng,
+)
 from bgtui.training.kernels import _START, _sample_positions
 from bgtui.training.train import in_cube_region
 
@@ -64,7 +70,7 @@ def _candidates(seed: int, count: int):
     spread over the games sampled (every k-th one)."""
     ev = with_databases(load_weights()[0], bearoff=False)
     ews = make_eval_workspace(hidden_size(ev))
-    mws = make_workspace()
+    mws = make_move_workspace()
     op, om = make_play_buffers()
     dest = np.zeros((40000, 26), dtype=np.int8)
     m = _sample_positions(ev, 1200, make_rng(seed), _START, 0.0, mws, ews, op, om, dest)

@@ -21,9 +21,13 @@ import numpy as np
 from games import decisions, value
 
 from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer
-from bgtui.engine.evaluate import make_play_buffers
-from bgtui.engine.movegen import generate_plays, make_workspace
-from bgtui.engine.nn import NET_NAMES, net_class
+from bgtui.engine import (
+    NET_NAMES,
+    generate_plays,
+    make_move_workspace,
+    make_play_buffers,
+    net_class,
+)
 
 
 def _error(an, pos, d1, d2):
@@ -45,7 +49,7 @@ def main():
     ap.add_argument("--weights", default=None)
     args = ap.parse_args()
     an = Analyzer(args.weights)
-    ws = (make_workspace(), *make_play_buffers())  # PubEval's move generation
+    ws = (make_move_workspace(), *make_play_buffers())  # PubEval's move generation
     for name, vs in (("against PubEval", True), ("self-play", False)):
         rng = np.random.default_rng(args.seed)
         stats = {}

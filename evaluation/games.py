@@ -6,22 +6,29 @@ import time
 
 import numpy as np
 
-from bgtui.engine import best_play_pubeval
-from bgtui.engine.constants import OPENING_POSITION
-from bgtui.engine.evaluate import equity
-from bgtui.engine.movegen import generate_plays
-from bgtui.engine.position import game_result, swap_sides
-from bgtui.engine.pubeval import WC, WR
+from bgtui.engine import (
+    OPENING_POSITION,
+    WC,
+    WR,
+    best_play_pubeval,
+    equity,
+    game_result,
+    generate_plays,
+    swap_sides,
+)
 
 
 def sample(weights, seed):
     """(the analyser of ``weights``, PubEval's move generation buffers, the generator of
     ``seed``): what :func:`decisions` needs."""
     from bgtui.analysis.service import Analyzer
-    from bgtui.engine.evaluate import make_play_buffers
-    from bgtui.engine.movegen import make_workspace
+    from bgtui.engine import make_move_workspace, make_play_buffers
 
-    return Analyzer(weights), (make_workspace(), *make_play_buffers()), np.random.default_rng(seed)
+    return (
+        Analyzer(weights),
+        (make_move_workspace(), *make_play_buffers()),
+        np.random.default_rng(seed),
+    )
 
 
 def value(an, child, ply):
@@ -36,7 +43,7 @@ def decisions(an, rng, ws, vs_pubeval=None):
     game after game, every roll with more than one legal play (position: the mover's view).
     The evaluator plays the 0-ply best. ``vs_pubeval``: every game against PubEval (True) or
     in self-play (False); None draws it for each game. Against PubEval who moves first is
-    drawn for each game. ``ws``: PubEval's move generation buffers (``make_workspace()`` and
+    drawn for each game. ``ws``: PubEval's move generation buffers (``make_move_workspace()`` and
     ``make_play_buffers()``)."""
     mws, play_pos, play_moves = ws
     game = 0

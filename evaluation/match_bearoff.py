@@ -22,9 +22,7 @@ import numpy as np
 from bgtui.analysis.met import get_met
 from bgtui.analysis.service import Analyzer
 from bgtui.analysis.state import GameState
-from bgtui.engine.constants import ROLLS
-from bgtui.engine.movegen import generate_plays
-from bgtui.engine.position import game_result, swap_sides
+from bgtui.engine import ROLLS, game_result, generate_plays, swap_sides
 
 MET = get_met()
 

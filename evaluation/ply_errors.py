@@ -32,9 +32,7 @@ import numpy as np
 from games import decisions, sample, save_rows, value
 
 from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer
-from bgtui.engine.movegen import generate_plays
-from bgtui.engine.nn import net_class
-from bgtui.engine.position import is_race
+from bgtui.engine import generate_plays, is_race, net_class
 
 #: blend weights of the 0-ply value tried by ``report``
 BLENDS = (0.25, 0.4, 0.5, 0.6, 0.75)

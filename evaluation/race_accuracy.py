@@ -35,11 +35,19 @@ from bgtui.analysis.options import script_parser
 from bgtui.analysis.rollout import RolloutJob
 from bgtui.analysis.state import GameState
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine.bearoff import EXTENDED_SIZE, is_two_sided, one_sided_applies, side_row
-from bgtui.engine.evaluate import evaluate0, hidden_size, make_eval_workspace, make_play_buffers
-from bgtui.engine.movegen import make_workspace
-from bgtui.engine.position import is_race
-from bgtui.engine.rng import make_rng
+from bgtui.engine import (
+    EXTENDED_SIZE,
+    evaluate0,
+    hidden_size,
+    is_race,
+    is_two_sided,
+    make_eval_workspace,
+    make_move_workspace,
+    make_play_buffers,
+    make_rng,
+    one_sided_applies,
+    side_row,
+)
 from bgtui.training.kernels import _START, _sample_positions
 from bgtui.training.train import load_dataset
 
@@ -90,7 +98,7 @@ def main():
             make_rng(9),
             _START,
             0.0,
-            make_workspace(),
+            make_move_workspace(),
             make_eval_workspace(hidden_size(ship)),
             op,
             om,

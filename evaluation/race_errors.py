@@ -49,14 +49,17 @@ import numpy as np
 from games import decisions, sample, save_rows, value
 
 from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer
-from bgtui.engine.evaluate import (
+from bgtui.engine import (
     NO_DATABASE,
     ONE_SIDED_DB,
     TWO_SIDED_DB,
     database_kind,
+    game_result,
+    generate_plays,
+    is_race,
+    pip_counts,
+    swap_sides,
 )
-from bgtui.engine.movegen import generate_plays
-from bgtui.engine.position import game_result, is_race, pip_counts, swap_sides
 
 #: the mover's pip count buckets of the report (lower bounds)
 PIP_BUCKETS = (0, 30, 60, 90, 120)

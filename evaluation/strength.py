@@ -20,11 +20,7 @@ import numpy as np
 
 from bgtui.analysis.options import script_parser
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine import duel_pairs
-from bgtui.engine.duel import START
-from bgtui.engine.evaluate import hidden_size
-from bgtui.engine.pubeval import WC, WR
-from bgtui.engine.rollout import make_rollout_workspace
+from bgtui.engine import START, WC, WR, duel_pairs, hidden_size, make_rollout_workspace
 
 
 def duel(ev_a, kind_a, ev_b, kind_b, pairs, seed, workers):

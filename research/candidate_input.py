@@ -18,10 +18,7 @@ import argparse
 import numpy as np
 
 from bgtui.analysis.weights import load_weights
-from bgtui.engine import escapes
-from bgtui.engine._jit import kernel
-from bgtui.engine.nn import CONTACT
-from bgtui.engine.structs import Net
+from bgtui.engine import CONTACT, Net, escapes, kernel
 from bgtui.training import adam
 from bgtui.training.kernels import _net_classes
 from bgtui.training.train import load_dataset

@@ -15,14 +15,23 @@ import numpy as np
 
 from bgtui.analysis.options import script_parser
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine import fill_inputs, forward
-from bgtui.engine._jit import kernel
-from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
-from bgtui.engine.inputs import FEATURE_NAMES, NUM_INPUTS, PER_SIDE, RAW_PER_SIDE
-from bgtui.engine.movegen import make_workspace
-from bgtui.engine.nn import _backward, init_net
-from bgtui.engine.position import is_race
-from bgtui.engine.rng import make_rng
+from bgtui.engine import (
+    FEATURE_NAMES,
+    NUM_INPUTS,
+    PER_SIDE,
+    RAW_PER_SIDE,
+    backward,
+    fill_inputs,
+    forward,
+    hidden_size,
+    init_net,
+    is_race,
+    kernel,
+    make_eval_workspace,
+    make_move_workspace,
+    make_play_buffers,
+    make_rng,
+)
 from bgtui.training.kernels import _START, _sample_positions
 from bgtui.training.train import _targets
 
@@ -45,7 +54,7 @@ def _train(X, Y, order, net, alpha, epochs):
         for j in range(order.shape[0]):
             k = order[j]
             forward(X[k], net.w1, net.b1, net.w2, net.b2, h, o)
-            _backward(X[k], net.w1, net.b1, net.w2, net.b2, h, o, Y[k], a, dh)
+            backward(X[k], net.w1, net.b1, net.w2, net.b2, h, o, Y[k], a, dh)
 
 
 @kernel
@@ -68,7 +77,7 @@ def main():
     rng = make_rng(4)
     dest = np.zeros((a.positions * 2, 26), dtype=np.int8)
     m = 0
-    mws, ews = make_workspace(), make_eval_workspace(hidden_size(ev))
+    mws, ews = make_move_workspace(), make_eval_workspace(hidden_size(ev))
     op, om = make_play_buffers()
     while m < len(dest):
         m += _sample_positions(ev, 50, rng, _START, 0.1, mws, ews, op, om, dest[m:])

@@ -14,7 +14,7 @@ from bgtui.analysis.models import RolloutSettings
 from bgtui.analysis.options import script_parser
 from bgtui.analysis.rollout import RolloutJob
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine.constants import OPENING_POSITION
+from bgtui.engine import OPENING_POSITION
 
 MIDGAME = np.array(OPENING_POSITION)
 MIDGAME[13], MIDGAME[11], MIDGAME[24], MIDGAME[21] = 4, 1, 1, 1

@@ -23,8 +23,7 @@ import numpy as np
 from bgtui.analysis.options import script_parser
 from bgtui.analysis.rollout import RolloutJob
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine import evaluate_plied
-from bgtui.engine.evaluate import equities, hidden_size, make_lookahead_workspace
+from bgtui.engine import equities, evaluate_plied, hidden_size, make_lookahead_workspace
 from bgtui.training.train import target_rollout_settings
 
 

@@ -27,7 +27,24 @@ from typing import NamedTuple
 import numpy as np
 
 from bgtui.analysis.atomic import atomic_write, atomic_write_text
-from bgtui.engine import bearoff
+from bgtui.engine import (
+    FEW_CHECKERS,
+    FULL_SIZE,
+    MAX_ROLLS,
+    ONE_SIDED_CHECKERS,
+    STRAGGLER_HI,
+    STRAGGLER_LO,
+    TWO_SIDED_CHECKERS,
+    build_full_one_sided,
+    build_one_sided,
+    build_two_sided,
+    is_bearoff,
+    is_two_sided,
+    one_sided_race_probs,
+    two_sided_cubeful,
+    two_sided_no_double,
+    two_sided_probs,
+)
 
 log = logging.getLogger(__name__)
 
@@ -184,10 +201,10 @@ def get_one_sided() -> OneSided:
     """The one-sided database (built on first use, ~2 s; then loaded from the cache)."""
     with _lock:
         if "one" not in _memo:
-            params = dict(max_checkers=bearoff.ONE_SIDED_CHECKERS, nrolls=bearoff.MAX_ROLLS)
+            params = dict(max_checkers=ONE_SIDED_CHECKERS, nrolls=MAX_ROLLS)
 
             def build():
-                dist, mean = bearoff.build_one_sided(**params)
+                dist, mean = build_one_sided(**params)
                 return dict(dist=dist, mean=mean)
 
             a = load_or_build(
@@ -201,10 +218,10 @@ def get_two_sided() -> TwoSided:
     """The two-sided database (built on first use, about a second; then loaded from the cache)."""
     with _lock:
         if "two" not in _memo:
-            params = dict(max_checkers=bearoff.TWO_SIDED_CHECKERS)
+            params = dict(max_checkers=TWO_SIDED_CHECKERS)
 
             def build():
-                win, cubeful, no_double = bearoff.build_two_sided(**params)
+                win, cubeful, no_double = build_two_sided(**params)
                 return dict(win=win, cubeful=cubeful, no_double=no_double)
 
             a = load_or_build(
@@ -234,7 +251,7 @@ def _load_extended(path: Path, meta_path: Path, params: dict) -> np.ndarray:
         raise BearoffCacheError(
             f"was built with {meta.get('params')!r}, expected {_params_text(params)!r}"
         )
-    want = (bearoff.FULL_SIZE, 2, bearoff.MAX_ROLLS)
+    want = (FULL_SIZE, 2, MAX_ROLLS)
     if dist.dtype != np.float32 or dist.shape != want or not dist.flags.c_contiguous:
         raise BearoffCacheError(f"holds {dist.dtype}{dist.shape}, expected float32{want}")
     if _sum64(dist) != meta.get("sum64"):
@@ -293,10 +310,10 @@ def remove_superseded(directory: Path) -> list:
 
 def _extended_params() -> dict:
     return dict(
-        max_checkers=bearoff.ONE_SIDED_CHECKERS,
-        nrolls=bearoff.MAX_ROLLS,
-        straggler=f"{bearoff.STRAGGLER_LO}-{bearoff.STRAGGLER_HI}",
-        few=bearoff.FEW_CHECKERS,
+        max_checkers=ONE_SIDED_CHECKERS,
+        nrolls=MAX_ROLLS,
+        straggler=f"{STRAGGLER_LO}-{STRAGGLER_HI}",
+        few=FEW_CHECKERS,
     )
 
 
@@ -332,7 +349,7 @@ def _build_extended() -> np.ndarray:
             for f in [pool.submit(t) for t in tasks]:
                 f.result()
 
-        return bearoff.build_full_one_sided(one.dist, one.mean, parts=workers, run=run)
+        return build_full_one_sided(one.dist, one.mean, parts=workers, run=run)
 
 
 def get_extended_one_sided() -> np.ndarray:
@@ -369,19 +386,19 @@ def lookup(pos) -> dict | None:
     equities before the cube decision, and the three no-double ones) when both sides have at
     most 6 checkers, else the one-sided approximation (no cubeful values).
     """
-    from bgtui.engine.position import validate
+    from bgtui.engine import validate
 
     p = validate(pos)
     out5 = np.zeros(5, dtype=np.float64)
-    if bearoff.is_two_sided(p):
+    if is_two_sided(p):
         two = get_two_sided()
         out3 = np.zeros(3, dtype=np.float64)
         nd3 = np.zeros(3, dtype=np.float64)
-        bearoff.two_sided_probs(p, two.win, out5)
-        bearoff.two_sided_cubeful(p, two.cubeful, out3)
-        bearoff.two_sided_no_double(p, two.no_double, nd3)
+        two_sided_probs(p, two.win, out5)
+        two_sided_cubeful(p, two.cubeful, out3)
+        two_sided_no_double(p, two.no_double, nd3)
         return {"probabilities": out5, "cubeful": out3, "no_double": nd3, "exact": True}
-    if bearoff.is_bearoff(p):
-        bearoff.one_sided_race_probs(p, get_one_sided().dist, out5)
+    if is_bearoff(p):
+        one_sided_race_probs(p, get_one_sided().dist, out5)
         return {"probabilities": out5, "cubeful": None, "no_double": None, "exact": False}
     return None

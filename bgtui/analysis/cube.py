@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bgtui.engine.constants import CENTRED, OPP_OWNED, OWNED
+from bgtui.engine import CENTRED, OPP_OWNED, OWNED
 
 NO_DOUBLE, DOUBLE_TAKE, DOUBLE_PASS = "No double", "Double, take", "Double, pass"
 TG_TAKE, TG_PASS = "Too good to double, take", "Too good to double, pass"
@@ -55,9 +55,9 @@ def model_equity(pw: float, W: float, L: float, x: float, state: int) -> float:
     """Janowski money equity (1-cube, no Jacoby) of the player at winning chance ``pw``, his
     average win ``W`` and loss ``L`` held fixed, cube efficiency ``x``, cube ``state``
     (``bgtui.engine.constants``: CENTRED, OWNED, OPP_OWNED): x * live + (1 - x) * dead."""
-    from bgtui.engine import cube as C
+    from bgtui.engine import live_equity
 
-    return x * float(C.live_equity(pw, W, L, state)) + (1.0 - x) * (pw * W - (1.0 - pw) * L)
+    return x * float(live_equity(pw, W, L, state)) + (1.0 - x) * (pw * W - (1.0 - pw) * L)
 
 
 def _break_even(f, target: float, iterations: int = 64) -> float | None:
@@ -194,12 +194,12 @@ def decide(
     """
     import numpy as np
 
-    from bgtui.engine import cube as C
+    from bgtui.engine import cube_efficiency, cube_equities, win_loss_sizes
 
     p = np.asarray(probs, dtype=np.float64)
     board = np.ascontiguousarray(board, dtype=np.int8)
     if x is None:
-        x = float(C.cube_efficiency(board))
+        x = float(cube_efficiency(board))
     exact = exact_cube_equities(board)
     if exact is not None:
         # two-sided bear-off database: optimal cube play, no model; ``nd3`` the values of
@@ -207,9 +207,9 @@ def decide(
         nd3 = exact[1]
     elif nd3 is None:
         nd3 = np.zeros(3)
-        C.cube_equities(p, x, jacoby, nd3)  # Janowski: the state's value of playing on
+        cube_equities(p, x, jacoby, nd3)  # Janowski: the state's value of playing on
     states = state_values(nd3, beavers)
-    W, L = C.win_loss_sizes(p)
+    W, L = win_loss_sizes(p)
     tp, cp, tg = cube_points(float(W), float(L), x, cube_owner, jacoby)
     dp = 1.0
     # the opponent-owned state counts gammons whatever the Jacoby rule (the cube has turned)
@@ -257,15 +257,15 @@ def exact_cube_equities(board):
     cube decision (optimal), ``no_double`` the value of not doubling now."""
     import numpy as np
 
-    from bgtui.engine import bearoff
+    from bgtui.engine import is_two_sided, two_sided_cubeful, two_sided_no_double
 
-    if not bearoff.is_two_sided(board):
+    if not is_two_sided(board):
         return None
     from bgtui.analysis.bearoff_cache import get_two_sided
 
     two = get_two_sided()
     out = np.zeros(3)
     nd = np.zeros(3)
-    bearoff.two_sided_cubeful(board, two.cubeful, out)
-    bearoff.two_sided_no_double(board, two.no_double, nd)
+    two_sided_cubeful(board, two.cubeful, out)
+    two_sided_no_double(board, two.no_double, nd)
     return out, nd

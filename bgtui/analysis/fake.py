@@ -181,8 +181,7 @@ class FakeAnalyzer:
     def rank_plays(self, state, dice, ply: int = 0) -> list[PlayRow]:
         from bgtui.analysis.formats import format_position_id
         from bgtui.analysis.notation import format_play
-        from bgtui.engine.movegen import generate_plays
-        from bgtui.engine.position import swap_sides
+        from bgtui.engine import generate_plays, swap_sides
 
         self._check("rank_plays")
         children, moves = generate_plays(state.position, int(dice[0]), int(dice[1]))
@@ -261,7 +260,7 @@ class FakeAnalyzer:
     def apply_play(self, state, move: str):
         from bgtui.analysis.notation import parse_play
         from bgtui.analysis.state import GameState
-        from bgtui.engine.position import swap_sides
+        from bgtui.engine import swap_sides
 
         self._check("apply_play")
         if state.dice is None:

@@ -17,7 +17,7 @@ from bgtui.analysis.board import OTHER_SIDE_OWNER
 from bgtui.analysis.met import MatchEquityTable, get_met
 from bgtui.analysis.models import CubeDecision, Equities, Evaluation, PlayRow, Probabilities
 from bgtui.analysis.state import ENGINE_CUBE_OWNER
-from bgtui.engine.constants import CENTRED, OPP_OWNED, OWNED
+from bgtui.engine import CENTRED, OPP_OWNED, OWNED
 
 
 def away(state) -> tuple[int, int]:
@@ -109,17 +109,17 @@ class MatchView:
         self.crawford = bool(state.crawford)
 
     def emg(self, mwc: float, cube: int | None = None) -> float:
-        from bgtui.engine.match import mwc_to_emg
+        from bgtui.engine import mwc_to_emg
 
         return float(mwc_to_emg(float(mwc), self.met.array, self.a, self.b, int(cube or self.cube)))
 
     def mwc_from_emg(self, emg: float) -> float:
-        from bgtui.engine.match import emg_to_mwc
+        from bgtui.engine import emg_to_mwc
 
         return float(emg_to_mwc(float(emg), self.met.array, self.a, self.b, self.cube))
 
     def cubeless(self, probs) -> float:
-        from bgtui.engine.match import cubeless_mwc
+        from bgtui.engine import cubeless_mwc
 
         return float(
             cubeless_mwc(
@@ -133,8 +133,7 @@ class MatchView:
     def model_values(self, probs, board) -> np.ndarray:
         """float64[6]: the 0-ply model's MWC at this cube (level 0) and twice it (level 1),
         each in the three cube states (``engine.cube`` order)."""
-        from bgtui.engine.cube import cube_efficiency
-        from bgtui.engine.match import POINT_ROWS, match_cube_values
+        from bgtui.engine import POINT_ROWS, cube_efficiency, match_cube_values
 
         out = np.zeros(6)
         match_cube_values(
@@ -155,7 +154,7 @@ def no_double_values(an, state, ply: int, met: MatchEquityTable) -> np.ndarray:
     """float64[NV] (``engine.match``): the no-double MWC of ``state`` at ``ply`` at each cube
     level and state, by cubeful lookahead at the score (``engine.cubeful`` in a match
     context; 0-ply: the model)."""
-    from bgtui.engine.cubeful import (
+    from bgtui.engine import (
         MATCH_VALUES,
         make_cubeful_workspace,
         make_match_context,
@@ -267,7 +266,7 @@ def cube(an, state, ply: int, met: MatchEquityTable) -> CubeDecision:
         action = "No redouble" if state.cube_owner == "player" else NO_DOUBLE
         cubeful, wp, wt = nd, None, None
     tp, cp = cube_points(view, probs, state.position)
-    from bgtui.engine.cube import cube_efficiency
+    from bgtui.engine import cube_efficiency
 
     e = view.emg
     if state.crawford:
@@ -318,8 +317,7 @@ def rank_plays(an, state, dice, ply: int, met: MatchEquityTable) -> list[PlayRow
         _after_play,
         _check_ply,
     )
-    from bgtui.engine.match import POINT_ROWS, make_play_scratch, play_values
-    from bgtui.engine.movegen import generate_plays
+    from bgtui.engine import POINT_ROWS, generate_plays, make_play_scratch, play_values
 
     _check_ply(ply)
     view = MatchView(state, met)
@@ -442,7 +440,7 @@ def mwc_coefficients(met: MatchEquityTable, a: int, b: int, cube: int) -> np.nda
     """float64[6]: the cubeless MWC of the side ``a``-away against ``b``-away at ``cube`` as
     ``c[0] + c[1:] . p`` for its five probabilities ``p`` (the MWC is linear in them):
     ``bgtui.engine.match.mwc_coefficients``."""
-    from bgtui.engine.match import mwc_coefficients as engine_coefficients
+    from bgtui.engine import mwc_coefficients as engine_coefficients
 
     return np.array(engine_coefficients(met.array, int(a), int(b), int(cube)), dtype=np.float64)
 

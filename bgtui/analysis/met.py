@@ -99,18 +99,18 @@ class MatchEquityTable:
         return cp
 
     def _points(self, a, b, cube, live, gammons):
-        from bgtui.engine import match as M
+        from bgtui.engine import POINT_ROWS, match_points, win_lose_mwc
 
         self._check(a, b)
         p = _rates(gammons)
         met = self.array
         if live:
-            tp = np.zeros(M.POINT_ROWS)
-            hi = np.zeros(M.POINT_ROWS)
-            M.match_points(p, met, int(a), int(b), int(cube), tp, hi)
+            tp = np.zeros(POINT_ROWS)
+            hi = np.zeros(POINT_ROWS)
+            match_points(p, met, int(a), int(b), int(cube), tp, hi)
             return float(tp[1]), float(hi[1])
         v = 2 * cube
-        win, lose = M._win_lose(p, met, int(a), int(b), int(v))
+        win, lose = win_lose_mwc(p, met, int(a), int(b), int(v))
         tp = (self.after(a, b, -cube) - lose) / (win - lose)
         cp = (self.after(a, b, cube) - lose) / (win - lose)
         return float(tp), float(cp)

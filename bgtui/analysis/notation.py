@@ -166,7 +166,7 @@ def _key(paths):
 
 def parse_play(parent, text: str, dice) -> np.ndarray:
     """The position (mover's view) after the play ``text`` with ``dice`` from ``parent``."""
-    from bgtui.engine.movegen import generate_plays
+    from bgtui.engine import generate_plays
 
     d1, d2 = parse_dice(dice) if isinstance(dice, str) else dice
     children, moves = generate_plays(np.asarray(parent, dtype=np.int8), int(d1), int(d2))

@@ -51,7 +51,7 @@ def engine_settings(s: RolloutSettings, live_match=None):
     ``live_match``: (table, points needed by the root player, by his opponent, Crawford game)
     for the live cube at a match score: the trials then use the cube with the match's
     decisions and score in MWC (no settlement states, no Jacoby rule, no Zehr split)."""
-    from bgtui.engine.rollout import make_settings
+    from bgtui.engine import make_settings
 
     common = dict(
         truncate=s.truncate,
@@ -192,9 +192,7 @@ def compute_chunk(local, roots, cubes, first, count, st, perms, seed, ev, filter
     NUM_OUT], trials done, seconds the kernel ran)``. ``local`` (a ``threading.local``) keeps
     the thread's engine workspace (for ``filter_net``) from chunk to chunk; ``stop``: int64[2],
     [0] set makes the chunk return early, [1] is the run's epoch."""
-    from bgtui.engine import rollout_chunk
-    from bgtui.engine.evaluate import hidden_size
-    from bgtui.engine.rollout import NUM_OUT, make_rollout_workspace
+    from bgtui.engine import NUM_OUT, hidden_size, make_rollout_workspace, rollout_chunk
 
     ws = getattr(local, "ws", None)
     if ws is None:
@@ -293,7 +291,7 @@ class RolloutJob:
         mover_view: bool,
         cubes=None,
     ) -> None:
-        from bgtui.engine.rollout import NUM_OUT
+        from bgtui.engine import NUM_OUT
 
         self.roots = np.ascontiguousarray(np.asarray(roots, dtype=np.int8).reshape(-1, 26))
         self.labels = list(labels)
@@ -353,7 +351,7 @@ class RolloutJob:
         on exactly the statistics of those trials, so they too are deterministic. Only the time
         limit and cancellation depend on the clock.
         """
-        from bgtui.engine.rollout import make_permutations
+        from bgtui.engine import make_permutations
 
         s = self.settings
         target = int(target or s.trials)
@@ -532,7 +530,7 @@ class RolloutJob:
     def _se(self, i, e):
         """Standard error of equity ``e`` (index into ``PAIRED``: 0 cubeless, 1 centred,
         2 owned, 3 opponent owned, 4 live cube)."""
-        from bgtui.engine.rollout import PAIRED
+        from bgtui.engine import PAIRED
 
         return self._se_k(i, PAIRED[e])
 
@@ -548,7 +546,7 @@ class RolloutJob:
         """Standard error of (a equity_i - b equity_j), paired over common dice sequences:
         Var = a^2 var_i/n_i + b^2 var_j/n_j - 2 a b cov_ij n_ij/(n_i n_j), cov from the joint
         trials."""
-        from bgtui.engine.rollout import PAIRED
+        from bgtui.engine import PAIRED
 
         k = PAIRED[e]
         ni, nj, nij = int(self.n[i]), int(self.n[j]), int(self.joint[i, j])
@@ -567,7 +565,7 @@ class RolloutJob:
         """Standard error of ``sum_e coef[e] * mean(equity e)`` over root ``i``'s trials,
         equities ``e`` = 0 cubeless, 1 centred, 2 owned, 3 opponent owned (the same trials:
         their covariances count), e.g. ``(0, -1, 0, 2)`` for double/take - no double."""
-        from bgtui.engine.rollout import O_CUBELESS
+        from bgtui.engine import O_CUBELESS
 
         n = int(self.n[i])
         if n < 2 or not self.settings.cubeful:
@@ -588,7 +586,7 @@ class RolloutJob:
     def mwc(self, i) -> float:
         """Root ``i``'s MWC for the reported side: cubeful with the live cube at a match
         score, else cubeless."""
-        from bgtui.engine.rollout import O_LIVE
+        from bgtui.engine import O_LIVE
 
         if self.live_match is None:
             return self.cubeless_mwc(i)
@@ -622,7 +620,7 @@ class RolloutJob:
         return math.sqrt(max(0.0, vi / ni + vj / nj - 2.0 * cov * nij / (ni * nj)))
 
     def _equity(self, i):
-        from bgtui.engine.rollout import O_CUBELESS
+        from bgtui.engine import O_CUBELESS
 
         if self.mwc_coef is not None:  # at a match score plays rank by MWC
             return self.mwc(i)
@@ -651,7 +649,7 @@ class RolloutJob:
             self.pruned[i] = gap > s.prune_sigma * se
 
     def _row(self, i, best) -> PlayRow:
-        from bgtui.engine.rollout import O_CENTRED, O_CUBELESS, O_LIVE, O_OPP_OWNED, O_OWNED
+        from bgtui.engine import O_CENTRED, O_CUBELESS, O_LIVE, O_OPP_OWNED, O_OWNED
 
         m = [self._mean(i, k) for k in range(5)]
         se = [self._se_k(i, k) for k in range(5)]
@@ -740,7 +738,7 @@ class RolloutJob:
 
     def vr_factor(self) -> float | None:
         """Variance of plain trial outcomes / variance of the variance-reduced estimates."""
-        from bgtui.engine.rollout import O_CUBELESS, O_RAW
+        from bgtui.engine import O_CUBELESS, O_RAW
 
         best = self._best()
         a, b = self._se_k(best, O_RAW), self._se_k(best, O_CUBELESS)
@@ -816,7 +814,7 @@ class RolloutJob:
         """The job of a saved state; ValueError naming the first thing that is wrong (format
         version, shapes, impossible positions, settings, non-finite sums, negative or
         inconsistent counts)."""
-        from bgtui.engine.rollout import NUM_OUT
+        from bgtui.engine import NUM_OUT
 
         if not isinstance(d, dict):
             raise ValueError("not a saved rollout (no JSON object)")
@@ -862,7 +860,7 @@ class RolloutJob:
                     raise ValueError(f"saved rollout: {key} holds a value that is not a count")
             return a.astype(dtype)
 
-        from bgtui.engine.position import InvalidPosition, validate
+        from bgtui.engine import InvalidPosition, validate
 
         try:
             roots = np.array(d["roots"], dtype=np.int64)
@@ -938,9 +936,7 @@ class RolloutJob:
         """Why this job is not a rollout of ``state`` (its position, or candidate plays of its
         dice: of any roll when it has none) with ``settings``' figure-deciding settings
         (:data:`RESULT_SETTINGS`); None when it is."""
-        from bgtui.engine.constants import ROLLS
-        from bgtui.engine.movegen import generate_plays
-        from bgtui.engine.position import swap_sides
+        from bgtui.engine import ROLLS, generate_plays, swap_sides
 
         pos = np.ascontiguousarray(state.position, dtype=np.int8)
         if not self.mover_view:

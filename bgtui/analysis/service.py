@@ -77,7 +77,7 @@ class Analyzer:
     def _lws(self):
         lws = getattr(self._local, "lws", None)
         if lws is None:
-            from bgtui.engine.evaluate import hidden_size, make_lookahead_workspace
+            from bgtui.engine import hidden_size, make_lookahead_workspace
 
             lws = make_lookahead_workspace(hidden_size(self.ev))
             self._local.lws = lws
@@ -88,7 +88,7 @@ class Analyzer:
         owned by the opponent; 1-cube) of ``state``'s position at ``ply`` by cubeful lookahead
         (``bgtui.engine.cubeful``: the cube decisions made inside the tree, Janowski at its
         leaves)."""
-        from bgtui.engine.cubeful import cubeful_no_double, make_cubeful_workspace
+        from bgtui.engine import cubeful_no_double, make_cubeful_workspace
 
         cws = getattr(self._local, "cws", None)
         if cws is None:
@@ -225,7 +225,7 @@ class Analyzer:
     def warm_up_rollout_parts(self, stage: Callable[[str], None] | None = None) -> None:
         """Compile (or load) the subtrees of the rollout kernels below the trial: what a second
         compile worker does while the first compiles the rollouts from the top."""
-        from bgtui.engine.warmup import compile_rollout_parts
+        from bgtui.engine import compile_rollout_parts
 
         compile_rollout_parts(self.ev, stage)
 
@@ -264,7 +264,7 @@ class Analyzer:
         ((name, call(state))) on a tiny case, so that every kernel the services reach (with
         the argument types they pass) is compiled or loaded now, not at the first key press.
         ``stage(name)`` is told each stage as it starts."""
-        from bgtui.engine.warmup import compile_all
+        from bgtui.engine import compile_all
 
         compile_all(self.ev, lambda name, f: stage(name) if stage else None, only=only)
         state = _warm_state()
@@ -312,7 +312,7 @@ class Analyzer:
 
     def _database_note(self, board) -> str:
         """ ", bear-off database ..." when a database, not a net, gives the 0-ply value."""
-        from bgtui.engine.evaluate import ONE_SIDED_DB, TWO_SIDED_DB, database_kind
+        from bgtui.engine import ONE_SIDED_DB, TWO_SIDED_DB, database_kind
 
         ev = self.ev
         return {
@@ -335,8 +335,7 @@ class Analyzer:
     def _after_probs0(self, child: np.ndarray, out: np.ndarray) -> np.ndarray:
         """``_evaluate_after_plied`` at 0-ply, bit for bit (the same float64 arithmetic before
         each float32 store), without compiling the lookahead."""
-        from bgtui.engine import evaluate0_into
-        from bgtui.engine.position import game_result
+        from bgtui.engine import evaluate0_into, game_result
 
         r = game_result(child)
         if r > 0:
@@ -358,7 +357,7 @@ class Analyzer:
         ``ply`` (the others keep their 0-ply figures and say so)."""
         from bgtui.analysis.formats import format_position_id
         from bgtui.analysis.notation import format_play
-        from bgtui.engine.movegen import generate_plays
+        from bgtui.engine import generate_plays
 
         _check_ply(ply)
         if not state.is_money:
@@ -492,7 +491,7 @@ class Analyzer:
         from bgtui.analysis.formats import format_position_id
         from bgtui.analysis.rollout import RolloutJob
         from bgtui.analysis.state import ENGINE_CUBE_OWNER
-        from bgtui.engine.constants import OPP_OWNED
+        from bgtui.engine import OPP_OWNED
 
         if state.cube_owner == "opponent":
             raise ValueError("the opponent owns the cube: the player on roll cannot double")
@@ -574,11 +573,11 @@ class Analyzer:
     def _cube_points(p, state):
         """The model's take, cash and too-good points for rolled-out probabilities ``p``."""
         from bgtui.analysis.cube import cube_points
-        from bgtui.engine import cube as C
+        from bgtui.engine import cube_efficiency, win_loss_sizes
 
         arr = np.array(p.as_tuple(), dtype=np.float64)
-        W, L = C.win_loss_sizes(arr)
-        x = float(C.cube_efficiency(np.ascontiguousarray(state.position, dtype=np.int8)))
+        W, L = win_loss_sizes(arr)
+        x = float(cube_efficiency(np.ascontiguousarray(state.position, dtype=np.int8)))
         return cube_points(float(W), float(L), x, state.cube_owner, state.jacoby)
 
     def apply_play(self, state, move: str):
@@ -604,8 +603,7 @@ class Analyzer:
         from bgtui.analysis.notation import format_play, parse_play
         from bgtui.analysis.rollout import RolloutJob, validate_settings
         from bgtui.analysis.state import GameState
-        from bgtui.engine.movegen import generate_plays
-        from bgtui.engine.position import swap_sides
+        from bgtui.engine import generate_plays, swap_sides
 
         validate_settings(settings)
         if moves is None and top is None:
@@ -672,7 +670,7 @@ def _after_play(state, child):
     """The state once the player on roll has played to ``child`` (his side's view): the
     opponent on roll, the cube as it was (its owner seen from the other side), no dice."""
     from bgtui.analysis.state import GameState
-    from bgtui.engine.position import swap_sides
+    from bgtui.engine import swap_sides
 
     return GameState.from_position(
         swap_sides(child),

@@ -8,7 +8,7 @@ import numpy as np
 
 from bgtui.analysis import board
 from bgtui.analysis.board import OTHER_SIDE_OWNER, board_list, count_problems
-from bgtui.engine.constants import CENTRED, OPP_OWNED, OWNED
+from bgtui.engine import CENTRED, OPP_OWNED, OWNED
 
 CUBE_OWNERS = ("centred", "player", "opponent")
 #: the engine's number for each ``cube_owner`` (owned by the player on roll: ``OWNED``)

@@ -186,9 +186,9 @@ _atexit_registered = False
 def start_workers(parts, weights: str | None = None) -> dict:
     """Start one worker process per part (``PARTS``); returns ``{part: Worker}``."""
     global _atexit_registered
-    # the engine's stale-cache check runs here, before any worker starts: a worker must not
-    # clear the cache while this process fills it
-    import bgtui.engine._jit  # noqa: F401
+    # the engine's stale-cache check runs here (on the first import of ``kernel``), before any
+    # worker starts: a worker must not clear the cache while this process fills it
+    from bgtui.engine import kernel  # noqa: F401
 
     if not _atexit_registered:
         import atexit

@@ -17,10 +17,16 @@ import numpy as np
 
 from bgtui.analysis.atomic import atomic_write
 from bgtui.analysis.checksum import arrays_sha256
-from bgtui.engine.evaluate import make_evaluator
-from bgtui.engine.inputs import INPUT_VERSION, NUM_INPUTS
-from bgtui.engine.nn import NET_NAMES, aligned, make_tables
-from bgtui.engine.structs import Evaluator, Net
+from bgtui.engine import (
+    INPUT_VERSION,
+    NET_NAMES,
+    NUM_INPUTS,
+    Evaluator,
+    Net,
+    aligned,
+    make_evaluator,
+    make_tables,
+)
 
 WEIGHTS_FORMAT = 1
 DEFAULT_WEIGHTS = "bgtui-0.npz"
@@ -189,7 +195,7 @@ def save_filter_net(path, net, meta: dict) -> None:
     """Write a filter net (w1, b1, w2: see :mod:`bgtui.engine.filter_net`) and ``meta``
     atomically to ``path``."""
     data = {p: np.ascontiguousarray(a, dtype=np.float32) for p, a in zip(_FILTER_PARTS, net)}
-    from bgtui.engine.filter_terms import FILTER_ROWS
+    from bgtui.engine import FILTER_ROWS
 
     meta = dict(
         meta,
@@ -206,8 +212,7 @@ def load_filter_net(name=DEFAULT_FILTER):
     """The filter net ``(w1, b1, w2)`` of rollouts with ``vr_filter`` (cached), its first layer
     extended with difference rows (``filter_net.extend_filter_table``); raise
     :class:`WeightsError` saying what does not fit."""
-    from bgtui.engine.filter_net import extend_filter_table
-    from bgtui.engine.filter_terms import FILTER_ROWS
+    from bgtui.engine import FILTER_ROWS, extend_filter_table
 
     path = find_weights(str(name))
     key = (str(path), path.stat().st_mtime_ns)

@@ -4,7 +4,8 @@ command line, benchmarks, tests) uses, under public names.
 Kernels are ``@kernel`` functions over typed arrays (numba, ``cache=True``); the structures they
 share are the NamedTuples of :mod:`bgtui.engine.structs`. Inside the engine a kernel keeps its
 leading underscore; here it gets a public name (``evaluate_plied`` is
-``evaluate._evaluate_plied``). Names are resolved on first use, so ``import bgtui.engine``
+``evaluate._evaluate_plied``). ``kernel`` is the decorator itself, for the kernels written
+outside the engine (training, research). Names are resolved on first use, so ``import bgtui.engine``
 imports neither numba nor any kernel module.
 """
 
@@ -53,7 +54,17 @@ _export(
     generate_plays_into="_generate_plays",
     generate_scored_plays_into="_generate_scored_plays",
 )
-_export("inputs", "NUM_INPUTS", "INPUT_VERSION", fill_inputs="_fill_inputs", escapes="_escapes")
+_export(
+    "inputs",
+    "NUM_INPUTS",
+    "INPUT_VERSION",
+    "NUM_FEATURES",
+    "PER_SIDE",
+    "RAW_PER_SIDE",
+    "FEATURE_NAMES",
+    fill_inputs="_fill_inputs",
+    escapes="_escapes",
+)
 _export(
     "nn",
     "CONTACT",
@@ -63,7 +74,10 @@ _export(
     "net_class",
     "init_net",
     "make_tables",
+    "aligned",
     forward="_forward",
+    backward="_backward",
+    sigmoid_inplace="_sigmoid_inplace",
 )
 _export(
     "structs",
@@ -101,6 +115,8 @@ _export(
     evaluate_after="_evaluate_after",
     evaluate_after_plied="_evaluate_after_plied",
     best_play0="_best_play0",
+    evaluate_net="_evaluate_net",
+    eval_nets="_nets",
 )
 _export(
     "rollout",
@@ -128,11 +144,61 @@ _export(
     accumulate_states="_accumulate_states",
     choose_play="_choose",
 )
-_export("cube", "cube_efficiency", "cube_equities", "cubeful_equity")
-_export("cubeful", "cubeful_no_double", "make_cubeful_workspace")
+_export(
+    "cube", "cube_efficiency", "cube_equities", "cubeful_equity", "live_equity", "win_loss_sizes"
+)
+_export(
+    "cubeful",
+    "cubeful_no_double",
+    "make_cubeful_workspace",
+    "make_match_context",
+    "match_no_double",
+    "MATCH_VALUES",
+)
+_export(
+    "match",
+    "POINT_ROWS",
+    "cubeless_mwc",
+    "emg_to_mwc",
+    "mwc_to_emg",
+    "mwc_coefficients",
+    "match_cube_values",
+    "match_points",
+    "play_values",
+    "make_play_scratch",
+    win_lose_mwc="_win_lose",
+)
+_export(
+    "bearoff",
+    "EXTENDED_SIZE",
+    "FEW_CHECKERS",
+    "FULL_SIZE",
+    "MAX_ROLLS",
+    "ONE_SIDED_CHECKERS",
+    "TWO_SIDED_CHECKERS",
+    "STRAGGLER_LO",
+    "STRAGGLER_HI",
+    "build_one_sided",
+    "build_extended_one_sided",
+    "build_full_one_sided",
+    "build_few_checker_rows",
+    "build_two_sided",
+    "is_bearoff",
+    "is_two_sided",
+    "one_sided_applies",
+    "one_sided_race_probs",
+    "side_row",
+    "two_sided_probs",
+    "two_sided_cubeful",
+    "two_sided_no_double",
+)
+_export("filter_net", "extend_filter_table", "filter_samples")
+_export("filter_terms", "FILTER_ROWS", "FILTER_ACTIVE")
 _export("pubeval", "WC", "WR", "pubeval_score", best_play_pubeval="_best_play_pubeval")
 _export("duel", "START", duel_pairs="_duel_pairs")
-_export("rng", "make_rng", "uniform")
+_export("rng", "make_rng", "uniform", "roll_index")
+_export("warmup", "compile_all", "compile_rollout_parts")
+_export("_jit", "kernel")
 
 __all__ = sorted(_API)
 

@@ -25,7 +25,7 @@ EPS = 1e-8
 
 def dense_inputs(positions: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """float32[len(idx), NUM_INPUTS]: the net inputs of ``positions[idx]``."""
-    from bgtui.engine.inputs import NUM_INPUTS
+    from bgtui.engine import NUM_INPUTS
     from bgtui.training.kernels import _fill_inputs_batch
 
     x = np.zeros((len(idx), NUM_INPUTS), dtype=np.float32)
@@ -58,7 +58,7 @@ def sibling_residuals(y, t, groups):
     its sibling group among these rows: what a decision between siblings sees of the error (an
     error common to all the plays of a roll changes no choice). Rows of group -1, and groups
     with one row here, get 0."""
-    from bgtui.engine.evaluate import EQUITY_COEF
+    from bgtui.engine import EQUITY_COEF
 
     r = (y - t) @ EQUITY_COEF
     _, inv, cnt = np.unique(groups, return_inverse=True, return_counts=True)
@@ -80,7 +80,7 @@ def gradients(net, x, t, groups=None, rank_weight: float = 0.0):
     d = y - t
     se = float((d * d).sum())
     if rank_weight > 0.0 and groups is not None:
-        from bgtui.engine.evaluate import EQUITY_COEF
+        from bgtui.engine import EQUITY_COEF
 
         rc = sibling_residuals(y, t, groups)
         # d(sum of rc^2)/d(output equity) = 2 rc (the group means' own terms sum to zero);

@@ -16,12 +16,17 @@ import time
 import numpy as np
 
 from bgtui.analysis.weights import load_weights, nets_of, save_filter_net, with_databases
-from bgtui.engine.constants import ROLL_WEIGHTS
-from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
-from bgtui.engine.filter_net import filter_samples
-from bgtui.engine.filter_terms import FILTER_ACTIVE, FILTER_ROWS
-from bgtui.engine.movegen import make_workspace
-from bgtui.engine.rng import make_rng
+from bgtui.engine import (
+    FILTER_ACTIVE,
+    FILTER_ROWS,
+    ROLL_WEIGHTS,
+    filter_samples,
+    hidden_size,
+    make_eval_workspace,
+    make_move_workspace,
+    make_play_buffers,
+    make_rng,
+)
 from bgtui.training.kernels import _START, _sample_positions
 
 #: probability of each of the 21 rolls (doubles 1/36, the others 2/36)
@@ -29,7 +34,7 @@ ROLL_PROBS = ROLL_WEIGHTS / 36
 
 
 def _samples(ev, positions, cap):
-    mws = make_workspace()
+    mws = make_move_workspace()
     ews = make_eval_workspace(hidden_size(ev))
     op, om = make_play_buffers()
     rows = np.zeros((cap, FILTER_ACTIVE), dtype=np.int16)
@@ -149,7 +154,7 @@ def train_filter(
     (a tenth held out); write it to ``out``; return the held-out report."""
     ev0, meta = load_weights(weights)
     ev = with_databases(nets_of(ev0), bearoff=True)
-    mws = make_workspace()
+    mws = make_move_workspace()
     ews = make_eval_workspace(hidden_size(ev))
     op, om = make_play_buffers()
     dest = np.zeros((positions, 26), dtype=np.int8)

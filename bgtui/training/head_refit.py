@@ -20,7 +20,7 @@ import numpy as np
 
 from bgtui.analysis.atomic import atomic_write
 from bgtui.analysis.weights import as_nets, load_weights, save_weights, with_databases
-from bgtui.engine.structs import Net
+from bgtui.engine import Net
 
 #: output rows refitted by default: win gammon, win backgammon, lose gammon, lose backgammon
 DEFAULT_HEADS = (1, 2, 3, 4)
@@ -38,14 +38,18 @@ def sample_contact_positions(
     """``n`` contact positions drawn at random (seed ``seed``) from 0-ply self-play of
     ``games`` games of the evaluator ``ev`` (seed ``seed``; at most ``capacity`` positions
     kept, default ``250 * games``). ``ws``: (mws, ews, play positions, play moves) to reuse."""
-    from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
-    from bgtui.engine.movegen import make_workspace
-    from bgtui.engine.position import is_race
-    from bgtui.engine.rng import make_rng
+    from bgtui.engine import (
+        hidden_size,
+        is_race,
+        make_eval_workspace,
+        make_move_workspace,
+        make_play_buffers,
+        make_rng,
+    )
     from bgtui.training.kernels import _START, _sample_positions
 
     if ws is None:
-        ws = (make_workspace(), make_eval_workspace(hidden_size(ev)), *make_play_buffers())
+        ws = (make_move_workspace(), make_eval_workspace(hidden_size(ev)), *make_play_buffers())
     dest = np.zeros((capacity or games * 250, 26), dtype=np.int8)
     m = _sample_positions(ev, games, make_rng(seed), _START, 0.0, *ws, dest)
     pos = np.array([p for p in dest[:m] if not is_race(p)])
@@ -69,14 +73,18 @@ def build_game_rollouts(
     contact positions drawn at random, each rolled out ``trials`` times (variance reduction,
     quasi-random dice, 0-ply play, cut where a bear-off database values the position).
     Returns the number of positions in the directory."""
-    from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
-    from bgtui.engine.movegen import make_workspace
+    from bgtui.engine import (
+        hidden_size,
+        make_eval_workspace,
+        make_move_workspace,
+        make_play_buffers,
+    )
     from bgtui.training.train import _rollout_targets
 
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     ev = with_databases(load_weights(weights)[0], bearoff=True)
-    ws = (make_workspace(), make_eval_workspace(hidden_size(ev)), *make_play_buffers())
+    ws = (make_move_workspace(), make_eval_workspace(hidden_size(ev)), *make_play_buffers())
     for c in range((positions + shard - 1) // shard):
         path = data_dir / f"chunk-{c:04d}.npz"
         if path.exists():
@@ -131,7 +139,7 @@ def refit_heads(
     outcomes in ``data_dir`` (:func:`build_game_rollouts`), leaving every ``holdout``-th chunk
     out to measure the fit (0: use all); write the weights to ``out``. Returns the report that
     also goes into the weights' metadata (``output_refit``)."""
-    from bgtui.engine.nn import net_class
+    from bgtui.engine import net_class
     from bgtui.training.adam import dense_inputs, forward
 
     files = _chunks(data_dir)

@@ -2,22 +2,28 @@
 
 import numpy as np
 
-from bgtui.engine._jit import kernel
-from bgtui.engine.constants import MAX_PLAYS, OPENING_POSITION
-from bgtui.engine.evaluate import (
+from bgtui.engine import (
+    MAX_PLAYS,
     NO_DATABASE,
-    _best_play0,
-    _evaluate_after,
-    _nets,
+    OPENING_POSITION,
+    RACE,
+    backward,
+    best_play0,
+    best_play_pubeval,
     database_kind,
     equity,
+    eval_nets,
+    evaluate_after,
+    fill_inputs,
+    forward,
+    game_result,
+    generate_plays_into,
+    kernel,
+    net_class,
+    roll_index,
+    swap_sides_into,
+    uniform,
 )
-from bgtui.engine.inputs import _fill_inputs
-from bgtui.engine.movegen import _generate_plays
-from bgtui.engine.nn import RACE, _backward, _forward, net_class
-from bgtui.engine.position import game_result, swap_sides_into
-from bgtui.engine.pubeval import _best_play_pubeval
-from bgtui.engine.rng import roll_index, uniform
 
 _START = np.array(OPENING_POSITION, dtype=np.int8)
 
@@ -35,10 +41,10 @@ def _roll(rng, opening):
 def _sgd_step(pos, target, ev, cls, alpha, ews, o5):
     """One gradient step of the net of class ``cls`` (``nn.net_class(pos)``) toward ``target``
     for ``pos``; ``o5`` gets the net's output before the step."""
-    net = _nets(ev)[cls]
-    _fill_inputs(pos, ews.swapped, ews.x)
-    _forward(ews.x, net.w1, net.b1, net.w2, net.b2, ews.h, o5)
-    _backward(ews.x, net.w1, net.b1, net.w2, net.b2, ews.h, o5, target, alpha, ews.dh)
+    net = eval_nets(ev)[cls]
+    fill_inputs(pos, ews.swapped, ews.x)
+    forward(ews.x, net.w1, net.b1, net.w2, net.b2, ews.h, o5)
+    backward(ews.x, net.w1, net.b1, net.w2, net.b2, ews.h, o5, target, alpha, ews.dh)
 
 
 @kernel
@@ -107,7 +113,7 @@ def _td_selfplay(
         while True:
             d1, d2 = _roll(rng, first)
             first = False
-            best, n = _best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, t5)
+            best, n = best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, t5)
             _td_update(pos, t5, ev, alpha_contact, alpha_race, ews, stats, o5)
             if _game_over(out_pos[best], side, stats):
                 break
@@ -179,7 +185,7 @@ def _td_lambda_selfplay(
         while True:
             d1, d2 = _roll(rng, first)
             first = False
-            best, m = _best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, t5)
+            best, m = best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, t5)
             if n < cap:
                 for i in range(26):
                     game_pos[n, i] = pos[i]
@@ -221,7 +227,7 @@ def _self_play_sample(
                     dest[m, i] = pos[i]
                 m += 1
             first = False
-            best, n = _best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, t5)
+            best, n = best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, t5)
             for _q in range(min(per_roll, n)):
                 k = min(np.int64(uniform(rng) * n), n - 1)
                 kept = _store_child(out_pos[k], dest, m)
@@ -312,9 +318,9 @@ def _best_plays(pos, d1, d2, k_best, ev, mws, ews, out_pos, out_moves, eq, t5, o
     first, into ``order``; ties go to the earlier play, as in ``evaluate._best_child``. ``eq``
     (float64[MAX_PLAYS]) and ``t5`` (float32[5]) are scratch. Returns the number of indices
     put into ``order``."""
-    n = _generate_plays(pos, d1, d2, mws, out_pos, out_moves)
+    n = generate_plays_into(pos, d1, d2, mws, out_pos, out_moves)
     for i in range(n):
-        _evaluate_after(out_pos[i], ev, ews, t5)
+        evaluate_after(out_pos[i], ev, ews, t5)
         eq[i] = equity(t5)
     top = min(k_best, n)
     for q in range(top):
@@ -350,7 +356,7 @@ def _best_children_games(
             d1, d2 = _roll(rng, first)
             first = False
             if not ours:
-                best, n = _best_play_pubeval(pos, d1, d2, wr, wc, mws, out_pos, out_moves)
+                best, n = best_play_pubeval(pos, d1, d2, wr, wc, mws, out_pos, out_moves)
             else:
                 top = _best_plays(
                     pos, d1, d2, k_best, ev, mws, ews, out_pos, out_moves, eq, t5, order
@@ -451,7 +457,7 @@ def _fill_inputs_batch(positions, idx, out):
     (float32[len(idx), NUM_INPUTS])."""
     sw = np.empty(26, dtype=np.int8)
     for r in range(idx.shape[0]):
-        _fill_inputs(positions[idx[r]], sw, out[r])
+        fill_inputs(positions[idx[r]], sw, out[r])
 
 
 @kernel(_nrt=True)

@@ -29,10 +29,16 @@ from bgtui.analysis.weights import (
     with_databases,
     with_tables,
 )
-from bgtui.engine.evaluate import equity, hidden_size, make_eval_workspace, make_play_buffers
-from bgtui.engine.movegen import make_workspace
-from bgtui.engine.nn import NET_NAMES, init_net
-from bgtui.engine.rng import make_rng
+from bgtui.engine import (
+    NET_NAMES,
+    equity,
+    hidden_size,
+    init_net,
+    make_eval_workspace,
+    make_move_workspace,
+    make_play_buffers,
+    make_rng,
+)
 from bgtui.training.kernels import _START, _td_lambda_selfplay, _td_selfplay
 
 
@@ -47,12 +53,10 @@ def pubeval_ppg(ev, pairs: int = 500, seed: int = 12345) -> tuple[float, float]:
     """Points per game (and its standard error over game pairs) of 0-ply ``ev`` against
     PubEval in ``pairs`` duplicate-dice game pairs: the strength logged while training
     (``evaluation/strength.py`` runs the long version)."""
-    from bgtui.engine.duel import START, _duel_pairs
-    from bgtui.engine.pubeval import WC, WR
-    from bgtui.engine.rollout import make_rollout_workspace
+    from bgtui.engine import START, WC, WR, duel_pairs, make_rollout_workspace
 
     out = np.zeros((pairs, 4))
-    _duel_pairs(
+    duel_pairs(
         ev, 0, ev, 1, 0, pairs, seed, START, WR, WC, make_rollout_workspace(hidden_size(ev)), out
     )
     per_pair = out[:, :2].mean(axis=1)
@@ -110,7 +114,7 @@ def td_train(checkpoint, settings: TDSettings, log=None) -> dict:
         meta = {}
         done = 0
         rng = make_rng(settings.seed)
-    mws = make_workspace()
+    mws = make_move_workspace()
     ews = make_eval_workspace(hidden_size(ev))
     out_pos, out_moves = make_play_buffers()
     # one game's positions, values and TD(lambda) targets
@@ -184,7 +188,7 @@ def _targets(ev, positions, ply, workers):
     """Targets for ``positions`` at ``ply`` lookahead, computed by ``workers`` threads."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from bgtui.engine.evaluate import make_lookahead_workspace
+    from bgtui.engine import make_lookahead_workspace
     from bgtui.training.targets import _plied_batch
 
     hidden = hidden_size(ev)
@@ -254,7 +258,7 @@ def supervised_train(checkpoint, settings: SupervisedSettings, log=None) -> dict
             )
     ev = with_databases(tuple(nets), True)
     rng = make_rng(settings.seed + int(meta.get("supervised_rounds", 0)) * 1000)
-    mws = make_workspace()
+    mws = make_move_workspace()
     ews = make_eval_workspace(hidden_size(ev))
     out_pos, out_moves = make_play_buffers()
     for _rnd in range(settings.rounds):
@@ -405,8 +409,7 @@ def _keep_races(positions: np.ndarray, ev, stragglers: bool = False) -> np.ndarr
     """The races of ``positions`` that the race net of ``ev`` values: those none of its bear-off
     databases (``evaluate.database_kind``) values; with ``stragglers`` only the straggler races
     among them (:func:`is_straggler_race`)."""
-    from bgtui.engine.evaluate import NO_DATABASE, database_kind
-    from bgtui.engine.position import is_race
+    from bgtui.engine import NO_DATABASE, database_kind, is_race
 
     keep = [
         i
@@ -427,8 +430,7 @@ def in_cube_region(p) -> bool:
 
 def _keep_cube_region(positions: np.ndarray, ev) -> np.ndarray:
     """The contact positions of ``positions`` in the cube region (:func:`in_cube_region`)."""
-    from bgtui.engine.evaluate import evaluate0
-    from bgtui.engine.position import is_race
+    from bgtui.engine import evaluate0, is_race
 
     keep = [
         i
@@ -456,7 +458,7 @@ def _sample_shard(
     """``n`` positions of 0-ply self-play for one shard (see :func:`build_dataset`); with
     ``children_best`` (and not ``crashed_only``), ``groups`` (int32[n]) receives each child's
     roll (:func:`_sample_into`)."""
-    from bgtui.engine.nn import CRASHED
+    from bgtui.engine import CRASHED
     from bgtui.training.kernels import _net_classes, _race_sibling_children, _sample_positions
 
     mws, ews, out_pos, out_moves = ws
@@ -516,7 +518,7 @@ def _sample_into(
     """Fill ``dest`` with positions of 0-ply self-play (or children of its rolls); returns it.
     With ``children_best``, ``groups`` (int32, as long as ``dest``; or None) receives for every
     child the index of its roll (0, 1, ... over the whole of ``dest``): siblings share one."""
-    from bgtui.engine.pubeval import WC, WR
+    from bgtui.engine import WC, WR
     from bgtui.training.kernels import (
         _sample_best_children,
         _sample_best_children_vs_pubeval,
@@ -665,7 +667,7 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
     data_dir.mkdir(parents=True, exist_ok=True)
     ev0, meta = load_weights(weights)
     ev = with_databases(ev0, True)
-    mws = make_workspace()
+    mws = make_move_workspace()
     ews = make_eval_workspace(hidden_size(ev))
     out_pos, out_moves = make_play_buffers()
     have = len(_shards(data_dir)) * spec.shard
@@ -851,7 +853,7 @@ def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
     squared sibling residuals to the loss: a fit aimed at the decisions between plays. The
     names above are the fields of ``settings``."""
     log = sys.stdout if log is None else log  # the stdout of the call, not of the import
-    from bgtui.engine.nn import NET_NAMES
+    from bgtui.engine import NET_NAMES
     from bgtui.training.kernels import _net_classes, _supervised_epoch
 
     if settings.optimizer not in ("sgd", "adam"):
@@ -1052,8 +1054,7 @@ def upgrade_inputs(src, dst) -> dict:
     """Write to ``dst`` the weights of ``src`` made for an older input encoding with fewer
     features per side, with zero first-layer weights for the features added since: the nets
     compute exactly what they did, and training (``fit``) then learns the new features."""
-    from bgtui.engine.inputs import INPUT_VERSION, NUM_FEATURES, PER_SIDE, RAW_PER_SIDE
-    from bgtui.engine.nn import NET_NAMES
+    from bgtui.engine import INPUT_VERSION, NET_NAMES, NUM_FEATURES, PER_SIDE, RAW_PER_SIDE
 
     with np.load(src, allow_pickle=False) as z:
         data = {k: z[k] for k in z.files}
