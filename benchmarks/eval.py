@@ -24,11 +24,9 @@ from bgtui.engine._jit import kernel
 from bgtui.engine.evaluate import (
     _evaluate_net,
     hidden_size,
-    make_eval_workspace,
     make_lookahead_workspace,
-    make_play_buffers,
+    make_play_workspace,
 )
-from bgtui.engine.movegen import make_workspace
 from bgtui.engine.nn import CONTACT, CRASHED, RACE, net_class
 from bgtui.engine.rng import make_rng
 from bgtui.training.kernels import _START, _sample_positions
@@ -78,11 +76,10 @@ def main():
     args = parser.parse_args()
     repeat = args.repeat
     ev = with_databases(load_weights(args.weights)[0], bearoff=False)
-    ews = make_eval_workspace(hidden_size(ev))
-    mws = make_workspace()
-    op, om = make_play_buffers()
+    ws = make_play_workspace(hidden_size(ev))
+    ews, mws, op, om = ws.eval, ws.moves, ws.play_pos, ws.play_moves
     dest = np.zeros((6000, 26), dtype=np.int8)
-    m = _sample_positions(ev, 200, make_rng(3), _START, 0.0, mws, ews, op, om, dest)
+    m = _sample_positions(ev, 200, make_rng(3), _START, 0.0, ws, dest)
     classes = np.array([net_class(p) for p in dest[:m]])
     contact, race, crashed = (dest[:m][classes == k][:2000] for k in (CONTACT, RACE, CRASHED))
     _static(contact[:2], ev, ews, 1)

@@ -51,8 +51,7 @@ from bgtui.analysis.rollout import RolloutJob
 from bgtui.analysis.service import Analyzer
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine.constants import OWNED
-from bgtui.engine.evaluate import evaluate0, hidden_size, make_eval_workspace, make_play_buffers
-from bgtui.engine.movegen import make_workspace
+from bgtui.engine.evaluate import evaluate0, hidden_size, make_play_workspace
 from bgtui.engine.rng import make_rng
 from bgtui.engine.rollout import O_CUBELESS, O_LIVE
 from bgtui.training.kernels import _START, _sample_positions
@@ -63,11 +62,9 @@ def _candidates(seed: int, count: int):
     """Self-play positions (player on roll) with doubling chances by 0-ply, ``count`` of them,
     spread over the games sampled (every k-th one)."""
     ev = with_databases(load_weights()[0], bearoff=False)
-    ews = make_eval_workspace(hidden_size(ev))
-    mws = make_workspace()
-    op, om = make_play_buffers()
+    ws = make_play_workspace(hidden_size(ev))
     dest = np.zeros((40000, 26), dtype=np.int8)
-    m = _sample_positions(ev, 1200, make_rng(seed), _START, 0.0, mws, ews, op, om, dest)
+    m = _sample_positions(ev, 1200, make_rng(seed), _START, 0.0, ws, dest)
     keep = []
     for pos in dest[:m]:
         if in_cube_region(evaluate0(pos, ev)):

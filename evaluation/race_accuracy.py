@@ -36,8 +36,7 @@ from bgtui.analysis.rollout import RolloutJob
 from bgtui.analysis.state import GameState
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine.bearoff import EXTENDED_SIZE, is_two_sided, one_sided_applies, side_row
-from bgtui.engine.evaluate import evaluate0, hidden_size, make_eval_workspace, make_play_buffers
-from bgtui.engine.movegen import make_workspace
+from bgtui.engine.evaluate import evaluate0, hidden_size, make_play_workspace
 from bgtui.engine.position import is_race
 from bgtui.engine.rng import make_rng
 from bgtui.training.kernels import _START, _sample_positions
@@ -83,18 +82,8 @@ def main():
         pool = load_dataset(a.data)[0]
     else:
         pool = np.zeros((20000, 26), dtype=np.int8)
-        op, om = make_play_buffers()
         n = _sample_positions(
-            ship,
-            400,
-            make_rng(9),
-            _START,
-            0.0,
-            make_workspace(),
-            make_eval_workspace(hidden_size(ship)),
-            op,
-            om,
-            pool,
+            ship, 400, make_rng(9), _START, 0.0, make_play_workspace(hidden_size(ship)), pool
         )
         pool = pool[:n]
     sel = ev_before.one_sided if a.before_few else ev.one_sided

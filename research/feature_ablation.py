@@ -17,9 +17,8 @@ from bgtui.analysis.options import script_parser
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine import fill_inputs, forward
 from bgtui.engine._jit import kernel
-from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
+from bgtui.engine.evaluate import hidden_size, make_play_workspace
 from bgtui.engine.inputs import FEATURE_NAMES, NUM_INPUTS, PER_SIDE, RAW_PER_SIDE
-from bgtui.engine.movegen import make_workspace
 from bgtui.engine.nn import _backward, init_net
 from bgtui.engine.position import is_race
 from bgtui.engine.rng import make_rng
@@ -68,10 +67,9 @@ def main():
     rng = make_rng(4)
     dest = np.zeros((a.positions * 2, 26), dtype=np.int8)
     m = 0
-    mws, ews = make_workspace(), make_eval_workspace(hidden_size(ev))
-    op, om = make_play_buffers()
+    ws = make_play_workspace(hidden_size(ev))
     while m < len(dest):
-        m += _sample_positions(ev, 50, rng, _START, 0.1, mws, ews, op, om, dest[m:])
+        m += _sample_positions(ev, 50, rng, _START, 0.1, ws, dest[m:])
     contact = np.array([not is_race(p) for p in dest])
     pos = dest[contact][: a.positions]
     t = time.time()

@@ -17,7 +17,12 @@ import numpy as np
 
 from bgtui.analysis.weights import load_weights, nets_of, save_filter_net, with_databases
 from bgtui.engine.constants import ROLL_WEIGHTS
-from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
+from bgtui.engine.evaluate import (
+    hidden_size,
+    make_eval_workspace,
+    make_play_buffers,
+    make_play_workspace,
+)
 from bgtui.engine.filter_net import filter_samples
 from bgtui.engine.filter_terms import FILTER_ACTIVE, FILTER_ROWS
 from bgtui.engine.movegen import make_workspace
@@ -149,13 +154,9 @@ def train_filter(
     (a tenth held out); write it to ``out``; return the held-out report."""
     ev0, meta = load_weights(weights)
     ev = with_databases(nets_of(ev0), bearoff=True)
-    mws = make_workspace()
-    ews = make_eval_workspace(hidden_size(ev))
-    op, om = make_play_buffers()
+    ws = make_play_workspace(hidden_size(ev))
     dest = np.zeros((positions, 26), dtype=np.int8)
-    n = _sample_positions(
-        ev, positions // 20 + 1, make_rng(seed), _START, 0.0, mws, ews, op, om, dest
-    )
+    n = _sample_positions(ev, positions // 20 + 1, make_rng(seed), _START, 0.0, ws, dest)
     pos = dest[:n]
     np.random.default_rng(seed).shuffle(pos)
     n_test = max(1, n // 10)
