@@ -28,10 +28,8 @@ from bgtui.engine import (
     evaluate_plied,
     hidden_size,
     kernel,
-    make_eval_workspace,
     make_lookahead_workspace,
-    make_move_workspace,
-    make_play_buffers,
+    make_play_workspace,
     make_rng,
     net_class,
 )
@@ -82,11 +80,10 @@ def main():
     args = parser.parse_args()
     repeat = args.repeat
     ev = with_databases(load_weights(args.weights)[0], bearoff=False)
-    ews = make_eval_workspace(hidden_size(ev))
-    mws = make_move_workspace()
-    op, om = make_play_buffers()
+    ws = make_play_workspace(hidden_size(ev))
+    ews, mws, op, om = ws.eval, ws.moves, ws.play_pos, ws.play_moves
     dest = np.zeros((6000, 26), dtype=np.int8)
-    m = _sample_positions(ev, 200, make_rng(3), _START, 0.0, mws, ews, op, om, dest)
+    m = _sample_positions(ev, 200, make_rng(3), _START, 0.0, ws, dest)
     classes = np.array([net_class(p) for p in dest[:m]])
     contact, race, crashed = (dest[:m][classes == k][:2000] for k in (CONTACT, RACE, CRASHED))
     _static(contact[:2], ev, ews, 1)

@@ -56,9 +56,7 @@ from bgtui.engine import (
     OWNED,
     evaluate0,
     hidden_size,
-    make_eval_workspace,
-    make_move_workspace,
-    make_play_buffers,
+    make_play_workspace,
     make_rng,
 )
 from bgtui.training.kernels import _START, _sample_positions
@@ -69,11 +67,9 @@ def _candidates(seed: int, count: int):
     """Self-play positions (player on roll) with doubling chances by 0-ply, ``count`` of them,
     spread over the games sampled (every k-th one)."""
     ev = with_databases(load_weights()[0], bearoff=False)
-    ews = make_eval_workspace(hidden_size(ev))
-    mws = make_move_workspace()
-    op, om = make_play_buffers()
+    ws = make_play_workspace(hidden_size(ev))
     dest = np.zeros((40000, 26), dtype=np.int8)
-    m = _sample_positions(ev, 1200, make_rng(seed), _START, 0.0, mws, ews, op, om, dest)
+    m = _sample_positions(ev, 1200, make_rng(seed), _START, 0.0, ws, dest)
     keep = []
     for pos in dest[:m]:
         if in_cube_region(evaluate0(pos, ev)):

@@ -41,9 +41,7 @@ from bgtui.engine import (
     hidden_size,
     is_race,
     is_two_sided,
-    make_eval_workspace,
-    make_move_workspace,
-    make_play_buffers,
+    make_play_workspace,
     make_rng,
     one_sided_applies,
     side_row,
@@ -91,18 +89,8 @@ def main():
         pool = load_dataset(a.data)[0]
     else:
         pool = np.zeros((20000, 26), dtype=np.int8)
-        op, om = make_play_buffers()
         n = _sample_positions(
-            ship,
-            400,
-            make_rng(9),
-            _START,
-            0.0,
-            make_move_workspace(),
-            make_eval_workspace(hidden_size(ship)),
-            op,
-            om,
-            pool,
+            ship, 400, make_rng(9), _START, 0.0, make_play_workspace(hidden_size(ship)), pool
         )
         pool = pool[:n]
     sel = ev_before.one_sided if a.before_few else ev.one_sided

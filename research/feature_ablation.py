@@ -27,9 +27,7 @@ from bgtui.engine import (
     init_net,
     is_race,
     kernel,
-    make_eval_workspace,
-    make_move_workspace,
-    make_play_buffers,
+    make_play_workspace,
     make_rng,
 )
 from bgtui.training.kernels import _START, _sample_positions
@@ -77,10 +75,9 @@ def main():
     rng = make_rng(4)
     dest = np.zeros((a.positions * 2, 26), dtype=np.int8)
     m = 0
-    mws, ews = make_move_workspace(), make_eval_workspace(hidden_size(ev))
-    op, om = make_play_buffers()
+    ws = make_play_workspace(hidden_size(ev))
     while m < len(dest):
-        m += _sample_positions(ev, 50, rng, _START, 0.1, mws, ews, op, om, dest[m:])
+        m += _sample_positions(ev, 50, rng, _START, 0.1, ws, dest[m:])
     contact = np.array([not is_race(p) for p in dest])
     pos = dest[contact][: a.positions]
     t = time.time()

@@ -59,7 +59,7 @@ from bgtui.engine.nn import (
     net_class,
 )
 from bgtui.engine.position import checkers_off, game_result, is_race, swap_sides_into
-from bgtui.engine.structs import Evaluator, EvalWorkspace, LookaheadWorkspace, Net
+from bgtui.engine.structs import Evaluator, EvalWorkspace, LookaheadWorkspace, Net, PlayWorkspace
 
 
 def as_net(net) -> Net:
@@ -122,6 +122,11 @@ def make_play_buffers():
         np.zeros((MAX_PLAYS, POSITION_SIZE), dtype=np.int8),
         np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8),
     )
+
+
+def make_play_workspace(hidden: int = 512) -> PlayWorkspace:
+    """Scratch for 0-ply play of whole games (fields in :class:`PlayWorkspace`)."""
+    return PlayWorkspace(make_workspace(), make_eval_workspace(hidden), *make_play_buffers())
 
 
 @kernel(inline="always")

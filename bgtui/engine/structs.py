@@ -84,6 +84,16 @@ class EvalWorkspace(NamedTuple):
     group_values: np.ndarray  #: float32[MAX_GROUPS, 5] each group's best play's value
 
 
+class PlayWorkspace(NamedTuple):
+    """Scratch of 0-ply play of whole games (``evaluate.make_play_workspace``): training's
+    self-play and sampling kernels, which generate a roll's plays and pick among them."""
+
+    moves: MoveWorkspace
+    eval: EvalWorkspace
+    play_pos: np.ndarray  #: int8[MAX_PLAYS, 26] the plays of a roll
+    play_moves: np.ndarray  #: int8[MAX_PLAYS, 8]
+
+
 class LookaheadWorkspace(NamedTuple):
     """Scratch of the n-ply lookahead: one row per level of the tree (``MAX_PLY`` + 2)."""
 

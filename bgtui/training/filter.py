@@ -25,6 +25,7 @@ from bgtui.engine import (
     make_eval_workspace,
     make_move_workspace,
     make_play_buffers,
+    make_play_workspace,
     make_rng,
 )
 from bgtui.training.kernels import _START, _sample_positions
@@ -154,13 +155,9 @@ def train_filter(
     (a tenth held out); write it to ``out``; return the held-out report."""
     ev0, meta = load_weights(weights)
     ev = with_databases(nets_of(ev0), bearoff=True)
-    mws = make_move_workspace()
-    ews = make_eval_workspace(hidden_size(ev))
-    op, om = make_play_buffers()
+    ws = make_play_workspace(hidden_size(ev))
     dest = np.zeros((positions, 26), dtype=np.int8)
-    n = _sample_positions(
-        ev, positions // 20 + 1, make_rng(seed), _START, 0.0, mws, ews, op, om, dest
-    )
+    n = _sample_positions(ev, positions // 20 + 1, make_rng(seed), _START, 0.0, ws, dest)
     pos = dest[:n]
     np.random.default_rng(seed).shuffle(pos)
     n_test = max(1, n // 10)

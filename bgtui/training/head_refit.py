@@ -37,21 +37,15 @@ def sample_contact_positions(
 ) -> np.ndarray:
     """``n`` contact positions drawn at random (seed ``seed``) from 0-ply self-play of
     ``games`` games of the evaluator ``ev`` (seed ``seed``; at most ``capacity`` positions
-    kept, default ``250 * games``). ``ws``: (mws, ews, play positions, play moves) to reuse."""
-    from bgtui.engine import (
-        hidden_size,
-        is_race,
-        make_eval_workspace,
-        make_move_workspace,
-        make_play_buffers,
-        make_rng,
-    )
+    kept, default ``250 * games``). ``ws``: a play scratch (``evaluate.make_play_workspace``) to
+    reuse."""
+    from bgtui.engine import hidden_size, is_race, make_play_workspace, make_rng
     from bgtui.training.kernels import _START, _sample_positions
 
     if ws is None:
-        ws = (make_move_workspace(), make_eval_workspace(hidden_size(ev)), *make_play_buffers())
+        ws = make_play_workspace(hidden_size(ev))
     dest = np.zeros((capacity or games * 250, 26), dtype=np.int8)
-    m = _sample_positions(ev, games, make_rng(seed), _START, 0.0, *ws, dest)
+    m = _sample_positions(ev, games, make_rng(seed), _START, 0.0, ws, dest)
     pos = np.array([p for p in dest[:m] if not is_race(p)])
     return pos[np.random.default_rng(seed).choice(len(pos), n, replace=False)]
 
@@ -73,18 +67,13 @@ def build_game_rollouts(
     contact positions drawn at random, each rolled out ``trials`` times (variance reduction,
     quasi-random dice, 0-ply play, cut where a bear-off database values the position).
     Returns the number of positions in the directory."""
-    from bgtui.engine import (
-        hidden_size,
-        make_eval_workspace,
-        make_move_workspace,
-        make_play_buffers,
-    )
+    from bgtui.engine import hidden_size, make_play_workspace
     from bgtui.training.train import _rollout_targets
 
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     ev = with_databases(load_weights(weights)[0], bearoff=True)
-    ws = (make_move_workspace(), make_eval_workspace(hidden_size(ev)), *make_play_buffers())
+    ws = make_play_workspace(hidden_size(ev))
     for c in range((positions + shard - 1) // shard):
         path = data_dir / f"chunk-{c:04d}.npz"
         if path.exists():

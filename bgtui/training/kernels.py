@@ -92,16 +92,16 @@ def _store_child(child, dest, m):
 
 
 @kernel(_nrt=True)
-def _td_selfplay(
-    ev, n_games, rng, alpha_contact, alpha_race, start, mws, ews, out_pos, out_moves, stats
-):
+def _td_selfplay(ev, n_games, rng, alpha_contact, alpha_race, start, ws, stats):
     """Play ``n_games`` greedy 0-ply self-play games, updating the nets in ``ev`` in place.
 
     After each play the position before the roll (player on roll) is moved toward the value
     of the chosen play (the mover's view after it), or toward the result when the game ends.
     ``stats`` (float64[8]) accumulates: games, plays, first-player points, gammons,
-    backgammons, race updates, contact updates.
+    backgammons, race updates, contact updates. ``ws``: the play scratch
+    (``evaluate.make_play_workspace``).
     """
+    mws, ews, out_pos, out_moves = ws.moves, ws.eval, ws.play_pos, ws.play_moves
     pos = np.empty(26, dtype=np.int8)
     t5 = np.empty(5, dtype=np.float32)
     o5 = np.empty(5, dtype=np.float32)
@@ -156,10 +156,7 @@ def _td_lambda_selfplay(
     alpha_race,
     lam,
     start,
-    mws,
-    ews,
-    out_pos,
-    out_moves,
+    ws,
     stats,
     game_pos,
     game_val,
@@ -172,6 +169,7 @@ def _td_lambda_selfplay(
     updates made after the game. ``game_pos`` int8[L, 26], ``game_val`` / ``game_tg``
     float32[L, 5]: scratch for the game's positions, values and targets (a game longer than L
     moves trains on its first L)."""
+    mws, ews, out_pos, out_moves = ws.moves, ws.eval, ws.play_pos, ws.play_moves
     pos = np.empty(26, dtype=np.int8)
     t5 = np.empty(5, dtype=np.float32)
     o5 = np.empty(5, dtype=np.float32)
@@ -202,14 +200,14 @@ def _td_lambda_selfplay(
 
 
 @kernel(_nrt=True)
-def _self_play_sample(
-    ev, n_games, rng, start, explore, per_roll, mws, ews, out_pos, out_moves, dest
-):
+def _self_play_sample(ev, n_games, rng, start, explore, per_roll, ws, dest):
     """Self-play ``n_games`` at 0-ply (with ``per_roll`` = 0, a random play instead of the best
     with probability ``explore``) and store into ``dest`` (int8[cap, 26]), with the player on
     roll, either every position before a roll (``per_roll`` = 0) or, for every roll,
     ``per_roll`` of its plays picked at random (the positions that move selection compares,
-    good plays and bad). Returns the number stored (stops when full)."""
+    good plays and bad). ``ws``: the play scratch (``evaluate.make_play_workspace``). Returns
+    the number stored (stops when full)."""
+    mws, ews, out_pos, out_moves = ws.moves, ws.eval, ws.play_pos, ws.play_moves
     pos = np.empty(26, dtype=np.int8)
     t5 = np.empty(5, dtype=np.float32)
     cap = dest.shape[0]
@@ -244,27 +242,21 @@ def _self_play_sample(
 
 
 @kernel(_nrt=True)
-def _sample_positions(ev, n_games, rng, start, explore, mws, ews, out_pos, out_moves, dest):
+def _sample_positions(ev, n_games, rng, start, explore, ws, dest):
     """Every position before a roll of ``n_games`` of 0-ply self-play (see
     :func:`_self_play_sample`); returns the number stored."""
-    return _self_play_sample(
-        ev, n_games, rng, start, explore, 0, mws, ews, out_pos, out_moves, dest
-    )
+    return _self_play_sample(ev, n_games, rng, start, explore, 0, ws, dest)
 
 
 @kernel(_nrt=True)
-def _sample_children(ev, n_games, rng, start, per_roll, mws, ews, out_pos, out_moves, dest):
+def _sample_children(ev, n_games, rng, start, per_roll, ws, dest):
     """``per_roll`` random plays of every roll of ``n_games`` of greedy 0-ply self-play, with
     the opponent on roll (see :func:`_self_play_sample`); returns the number stored."""
-    return _self_play_sample(
-        ev, n_games, rng, start, 0.0, per_roll, mws, ews, out_pos, out_moves, dest
-    )
+    return _self_play_sample(ev, n_games, rng, start, 0.0, per_roll, ws, dest)
 
 
 @kernel(_nrt=True)
-def _sample_best_children(
-    ev, n_games, rng, start, k_best, mws, ews, out_pos, out_moves, dest, groups
-):
+def _sample_best_children(ev, n_games, rng, start, k_best, ws, dest, groups):
     """For every roll of ``n_games`` of greedy 0-ply self-play, the positions after its
     ``k_best`` best plays by 0-ply equity (all of them when there are fewer), best first, with
     the opponent on roll as :func:`_sample_children` stores them: the near-best alternatives
@@ -275,27 +267,12 @@ def _sample_best_children(
     in the order of the rolls of this call: children of one roll are siblings, the plays that
     one decision chooses among); returns the number stored (stops when full)."""
     return _best_children_games(
-        ev,
-        n_games,
-        rng,
-        start,
-        k_best,
-        False,
-        _NO_W,
-        _NO_W,
-        mws,
-        ews,
-        out_pos,
-        out_moves,
-        dest,
-        groups,
+        ev, n_games, rng, start, k_best, False, _NO_W, _NO_W, ws, dest, groups
     )
 
 
 @kernel(_nrt=True)
-def _sample_best_children_vs_pubeval(
-    ev, n_games, rng, start, k_best, wr, wc, mws, ews, out_pos, out_moves, dest, groups
-):
+def _sample_best_children_vs_pubeval(ev, n_games, rng, start, k_best, wr, wc, ws, dest, groups):
     """As :func:`_sample_best_children`, but in games of the 0-ply evaluator against PubEval
     (``wr``, ``wc``: its weights; who moves first is drawn for each game): the children of the
     evaluator's rolls only. These are the decisions a duel against PubEval asks of the
@@ -303,21 +280,20 @@ def _sample_best_children_vs_pubeval(
     (its blots and stacks, the evaluator's blitzes). The children are stored for the labels of
     the evaluator's own deeper look (a rollout of both sides by the evaluator), never for
     anything of PubEval's."""
-    return _best_children_games(
-        ev, n_games, rng, start, k_best, True, wr, wc, mws, ews, out_pos, out_moves, dest, groups
-    )
+    return _best_children_games(ev, n_games, rng, start, k_best, True, wr, wc, ws, dest, groups)
 
 
 _NO_W = np.zeros(122, dtype=np.float64)
 
 
 @kernel
-def _best_plays(pos, d1, d2, k_best, ev, mws, ews, out_pos, out_moves, eq, t5, order):
-    """The plays of roll ``(d1, d2)`` from ``pos`` (player on roll) into ``out_pos`` and the
+def _best_plays(pos, d1, d2, k_best, ev, ws, eq, t5, order):
+    """The plays of roll ``(d1, d2)`` from ``pos`` (player on roll) into ``ws.play_pos`` and the
     indices of its ``k_best`` best by 0-ply equity (all of them when there are fewer), best
     first, into ``order``; ties go to the earlier play, as in ``evaluate._best_child``. ``eq``
     (float64[MAX_PLAYS]) and ``t5`` (float32[5]) are scratch. Returns the number of indices
     put into ``order``."""
+    mws, ews, out_pos, out_moves = ws.moves, ws.eval, ws.play_pos, ws.play_moves
     n = generate_plays_into(pos, d1, d2, mws, out_pos, out_moves)
     for i in range(n):
         evaluate_after(out_pos[i], ev, ews, t5)
@@ -334,11 +310,10 @@ def _best_plays(pos, d1, d2, k_best, ev, mws, ews, out_pos, out_moves, eq, t5, o
 
 
 @kernel(_nrt=True)
-def _best_children_games(
-    ev, n_games, rng, start, k_best, vs_pubeval, wr, wc, mws, ews, out_pos, out_moves, dest, groups
-):
+def _best_children_games(ev, n_games, rng, start, k_best, vs_pubeval, wr, wc, ws, dest, groups):
     """The games of :func:`_sample_best_children` (``vs_pubeval`` False) and
     :func:`_sample_best_children_vs_pubeval` (True)."""
+    mws, out_pos, out_moves = ws.moves, ws.play_pos, ws.play_moves
     pos = np.empty(26, dtype=np.int8)
     eq = np.empty(MAX_PLAYS, dtype=np.float64)
     order = np.empty(MAX_PLAYS, dtype=np.int64)
@@ -358,9 +333,7 @@ def _best_children_games(
             if not ours:
                 best, n = best_play_pubeval(pos, d1, d2, wr, wc, mws, out_pos, out_moves)
             else:
-                top = _best_plays(
-                    pos, d1, d2, k_best, ev, mws, ews, out_pos, out_moves, eq, t5, order
-                )
+                top = _best_plays(pos, d1, d2, k_best, ev, ws, eq, t5, order)
                 best = 0
                 for q in range(top):
                     j = order[q]
@@ -383,7 +356,7 @@ def _best_children_games(
 
 
 @kernel(_nrt=True)
-def _race_sibling_children(parents, ev, rng, k_best, mws, ews, out_pos, out_moves, dest, groups):
+def _race_sibling_children(parents, ev, rng, k_best, ws, dest, groups):
     """For each of ``parents`` (races before a roll, player on roll) in turn, a roll drawn from
     ``rng`` and the positions after its ``k_best`` best plays by 0-ply equity (all of them when
     there are fewer; :func:`_best_plays`, as :func:`_sample_best_children` picks them), best
@@ -393,7 +366,8 @@ def _race_sibling_children(parents, ev, rng, k_best, mws, ews, out_pos, out_move
     for); the last one stored may be cut short where ``dest`` (int8[cap, 26]) ends. ``groups``
     (int32[cap]) receives each child's roll (0, 1, ... over the rolls kept). Stops when
     ``dest`` is full, before drawing another roll; returns the number of children stored and
-    of parents used."""
+    of parents used. ``ws``: the play scratch (``evaluate.make_play_workspace``)."""
+    out_pos = ws.play_pos
     eq = np.empty(MAX_PLAYS, dtype=np.float64)
     order = np.empty(MAX_PLAYS, dtype=np.int64)
     keep = np.empty(MAX_PLAYS, dtype=np.int64)
@@ -408,9 +382,7 @@ def _race_sibling_children(parents, ev, rng, k_best, mws, ews, out_pos, out_move
             break
         used += 1
         d1, d2 = _roll(rng, False)
-        top = _best_plays(
-            parents[p], d1, d2, k_best, ev, mws, ews, out_pos, out_moves, eq, t5, order
-        )
+        top = _best_plays(parents[p], d1, d2, k_best, ev, ws, eq, t5, order)
         kept = 0
         for q in range(top):
             child = out_pos[order[q]]

@@ -35,8 +35,7 @@ from bgtui.engine import (
     hidden_size,
     init_net,
     make_eval_workspace,
-    make_move_workspace,
-    make_play_buffers,
+    make_play_workspace,
     make_rng,
 )
 from bgtui.training.kernels import _START, _td_lambda_selfplay, _td_selfplay
@@ -114,9 +113,7 @@ def td_train(checkpoint, settings: TDSettings, log=None) -> dict:
         meta = {}
         done = 0
         rng = make_rng(settings.seed)
-    mws = make_move_workspace()
-    ews = make_eval_workspace(hidden_size(ev))
-    out_pos, out_moves = make_play_buffers()
+    ws = make_play_workspace(hidden_size(ev))
     # one game's positions, values and TD(lambda) targets
     game = (
         np.zeros((4096, 26), dtype=np.int8),
@@ -124,7 +121,6 @@ def td_train(checkpoint, settings: TDSettings, log=None) -> dict:
         np.zeros((4096, 5), dtype=np.float32),
     )
     stats = np.zeros(8)
-    scratch = (mws, ews, out_pos, out_moves, stats)
     t0 = time.time()
     last_save = done
     while done < settings.games:
@@ -133,9 +129,9 @@ def td_train(checkpoint, settings: TDSettings, log=None) -> dict:
         stats[:] = 0
         t = time.time()
         if settings.lam > 0.0:
-            _td_lambda_selfplay(ev, n, rng, a, a, settings.lam, _START, *scratch, *game)
+            _td_lambda_selfplay(ev, n, rng, a, a, settings.lam, _START, ws, stats, *game)
         else:
-            _td_selfplay(ev, n, rng, a, a, _START, *scratch)
+            _td_selfplay(ev, n, rng, a, a, _START, ws, stats)
         dt = time.time() - t
         done += n
         print(
@@ -258,17 +254,13 @@ def supervised_train(checkpoint, settings: SupervisedSettings, log=None) -> dict
             )
     ev = with_databases(tuple(nets), True)
     rng = make_rng(settings.seed + int(meta.get("supervised_rounds", 0)) * 1000)
-    mws = make_move_workspace()
-    ews = make_eval_workspace(hidden_size(ev))
-    out_pos, out_moves = make_play_buffers()
+    ws = make_play_workspace(hidden_size(ev))
     for _rnd in range(settings.rounds):
         t = time.time()
         dest = np.zeros((settings.positions, 26), dtype=np.int8)
         m = 0
         while m < settings.positions:
-            m += _sample_positions(
-                ev, 50, rng, _START, settings.explore, mws, ews, out_pos, out_moves, dest[m:]
-            )
+            m += _sample_positions(ev, 50, rng, _START, settings.explore, ws, dest[m:])
         t_sample = time.time() - t
         tg = _targets(ev, dest, settings.ply, settings.workers)
         t_targets = time.time() - t - t_sample
@@ -279,7 +271,7 @@ def supervised_train(checkpoint, settings: SupervisedSettings, log=None) -> dict
             )
             stats[:] = 0
             _supervised_epoch(
-                dest, tg, order.astype(np.int64), ev, np.full(3, settings.alpha), ews, stats
+                dest, tg, order.astype(np.int64), ev, np.full(3, settings.alpha), ws.eval, stats
             )
         ev = with_tables(ev)  # the next round's sampling and targets see the new weights
         meta["supervised_rounds"] = int(meta.get("supervised_rounds", 0)) + 1
@@ -440,28 +432,17 @@ def _keep_cube_region(positions: np.ndarray, ev) -> np.ndarray:
     return positions[keep]
 
 
-def _sample_shard(
-    n,
-    ev,
-    rng,
-    explore,
-    children,
-    races,
-    ws,
-    children_best=0,
-    crashed_only=False,
-    stragglers=False,
-    vs_pubeval=False,
-    cube_region=False,
-    groups=None,
-) -> np.ndarray:
-    """``n`` positions of 0-ply self-play for one shard (see :func:`build_dataset`); with
-    ``children_best`` (and not ``crashed_only``), ``groups`` (int32[n]) receives each child's
-    roll (:func:`_sample_into`)."""
+def _sample_shard(spec: DatasetSpec, ev, rng, ws, groups=None) -> np.ndarray:
+    """``spec.shard`` positions of 0-ply self-play for one shard of the set ``spec`` describes
+    (see :func:`build_dataset`), drawn with ``rng`` and the play scratch ``ws``
+    (``evaluate.make_play_workspace``); with ``spec.children_best`` (and not
+    ``spec.crashed_only``), ``groups`` (int32[spec.shard]) receives each child's roll
+    (:func:`_sample_into`)."""
     from bgtui.engine import CRASHED
     from bgtui.training.kernels import _net_classes, _race_sibling_children, _sample_positions
 
-    mws, ews, out_pos, out_moves = ws
+    n = spec.shard
+    explore, children, children_best = spec.explore, spec.children, spec.children_best
 
     def kept(games, room, keep):
         """Self-play positions before a roll, ``games`` games at a time, until ``n`` of them
@@ -469,29 +450,25 @@ def _sample_shard(
         found = np.zeros((0, 26), dtype=np.int8)
         while len(found) < n:
             more = np.zeros((n * room, 26), dtype=np.int8)
-            k = _sample_positions(
-                ev, games, rng, _START, explore, mws, ews, out_pos, out_moves, more
-            )
+            k = _sample_positions(ev, games, rng, _START, explore, ws, more)
             found = np.concatenate([found, keep(more[:k])])
         return found[:n]
 
-    if races and children_best:
+    if spec.race_rollouts and children_best:
         dest = np.zeros((n, 26), dtype=np.int8)
         m = 0
         while m < n:
-            parents = kept(200, 4, lambda more: _keep_races(more, ev, stragglers))
-            k, _ = _race_sibling_children(
-                parents, ev, rng, children_best, mws, ews, out_pos, out_moves, dest[m:], groups[m:]
-            )
+            parents = kept(200, 4, lambda more: _keep_races(more, ev, spec.stragglers))
+            k, _ = _race_sibling_children(parents, ev, rng, children_best, ws, dest[m:], groups[m:])
             if m and k:  # the rolls of this batch come after those of the batches before
                 groups[m : m + k] += groups[m - 1] + 1
             m += k
         return dest
-    if races:
-        return kept(200, 4, lambda more: _keep_races(more, ev, stragglers))
-    if cube_region:
+    if spec.race_rollouts:
+        return kept(200, 4, lambda more: _keep_races(more, ev, spec.stragglers))
+    if spec.cube_region:
         return kept(100, 2, lambda more: _keep_cube_region(more, ev))
-    if crashed_only:
+    if spec.crashed_only:
         found = np.zeros((0, 26), dtype=np.int8)
         while len(found) < n:
             more = _sample_into(
@@ -507,7 +484,7 @@ def _sample_shard(
         children,
         ws,
         children_best,
-        vs_pubeval,
+        spec.vs_pubeval,
         groups,
     )
 
@@ -526,7 +503,6 @@ def _sample_into(
         _sample_positions,
     )
 
-    mws, ews, out_pos, out_moves = ws
     n = len(dest)
     if children_best and groups is None:
         groups = np.zeros(n, dtype=np.int32)
@@ -542,10 +518,7 @@ def _sample_into(
                     children_best,
                     WR,
                     WC,
-                    mws,
-                    ews,
-                    out_pos,
-                    out_moves,
+                    ws,
                     dest[m:],
                     groups[m:],
                 )
@@ -556,10 +529,7 @@ def _sample_into(
                     rng,
                     _START,
                     children_best,
-                    mws,
-                    ews,
-                    out_pos,
-                    out_moves,
+                    ws,
                     dest[m:],
                     groups[m:],
                 )
@@ -567,13 +537,9 @@ def _sample_into(
                 groups[m : m + k] += groups[m - 1] + 1
             m += k
         elif children:
-            m += _sample_children(
-                ev, 20, rng, _START, children, mws, ews, out_pos, out_moves, dest[m:]
-            )
+            m += _sample_children(ev, 20, rng, _START, children, ws, dest[m:])
         else:
-            m += _sample_positions(
-                ev, 50, rng, _START, explore, mws, ews, out_pos, out_moves, dest[m:]
-            )
+            m += _sample_positions(ev, 50, rng, _START, explore, ws, dest[m:])
     return dest
 
 
@@ -667,9 +633,7 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
     data_dir.mkdir(parents=True, exist_ok=True)
     ev0, meta = load_weights(weights)
     ev = with_databases(ev0, True)
-    mws = make_move_workspace()
-    ews = make_eval_workspace(hidden_size(ev))
-    out_pos, out_moves = make_play_buffers()
+    ws = make_play_workspace(hidden_size(ev))
     have = len(_shards(data_dir)) * spec.shard
     while have < spec.positions:
         idx = len(_shards(data_dir))
@@ -680,21 +644,7 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
             if spec.children_best and not spec.crashed_only
             else None
         )
-        dest = _sample_shard(
-            spec.shard,
-            ev,
-            make_rng(shard_seed),
-            spec.explore,
-            spec.children,
-            bool(spec.race_rollouts),
-            (mws, ews, out_pos, out_moves),
-            spec.children_best,
-            spec.crashed_only,
-            spec.stragglers,
-            spec.vs_pubeval,
-            spec.cube_region,
-            groups,
-        )
+        dest = _sample_shard(spec, ev, make_rng(shard_seed), ws, groups)
         if spec.race_rollouts:
             tg = _rollout_targets(
                 ev, dest, spec.race_rollouts, shard_seed, spec.workers, groups=groups

@@ -20,6 +20,7 @@ from bgtui.engine.evaluate import (
     make_eval_workspace,
     make_lookahead_workspace,
     make_play_buffers,
+    make_play_workspace,
 )
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.position import game_result
@@ -44,11 +45,9 @@ def two_cf():
 def positions(ev):
     """Self-play positions, the volatile ones first (far from an even game: where the cube
     decisions inside the tree matter)."""
-    mws = make_workspace()
-    ews = make_eval_workspace(hidden_size(ev))
-    op, om = make_play_buffers()
+    ws = make_play_workspace(hidden_size(ev))
     dest = np.zeros((600, 26), dtype=np.int8)
-    n = _sample_positions(ev, 12, make_rng(17), _START, 0.0, mws, ews, op, om, dest)
+    n = _sample_positions(ev, 12, make_rng(17), _START, 0.0, ws, dest)
     pos = dest[:n]
     win = np.array([evaluate0(p, ev)[0] for p in pos])
     return pos[np.argsort(-np.abs(win - 0.5))]

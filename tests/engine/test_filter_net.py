@@ -11,7 +11,7 @@ from bgtui.analysis.rollout import validate_settings
 from bgtui.analysis.weights import WeightsError, load_filter_net
 from bgtui.engine import generate_plays_into, generate_scored_plays_into, rollout_chunk
 from bgtui.engine.constants import OPENING_POSITION
-from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
+from bgtui.engine.evaluate import hidden_size, make_play_buffers, make_play_workspace
 from bgtui.engine.filter_net import (
     _keep_best,
     extend_filter_table,
@@ -37,11 +37,9 @@ from bgtui.training.kernels import _START, _sample_positions
 
 @pytest.fixture(scope="module")
 def positions(ev):
-    mws = make_workspace()
-    ews = make_eval_workspace(hidden_size(ev))
-    op, om = make_play_buffers()
+    ws = make_play_workspace(hidden_size(ev))
     dest = np.zeros((400, 26), dtype=np.int8)
-    n = _sample_positions(ev, 8, make_rng(5), _START, 0.0, mws, ews, op, om, dest)
+    n = _sample_positions(ev, 8, make_rng(5), _START, 0.0, ws, dest)
     return dest[:n]
 
 

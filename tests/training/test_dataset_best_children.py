@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from bgtui.analysis.service import Analyzer
-from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
-from bgtui.engine.movegen import generate_plays, make_workspace
+from bgtui.engine.evaluate import hidden_size, make_play_workspace
+from bgtui.engine.movegen import generate_plays
 from bgtui.engine.position import game_result, swap_sides
 from bgtui.engine.rng import make_rng
 from bgtui.training.kernels import _START, _roll, _sample_best_children
@@ -36,19 +36,8 @@ def test_children_best_stores_the_k_best_plays_of_every_roll_by_0ply_equity(k):
     seed, games = 9, 2
     dest = np.zeros((4000, 26), dtype=np.int8)
     groups = np.full(4000, -7, dtype=np.int32)
-    out_pos, out_moves = make_play_buffers()
     m = _sample_best_children(
-        ev,
-        games,
-        make_rng(seed),
-        _START,
-        k,
-        make_workspace(),
-        make_eval_workspace(hidden_size(ev)),
-        out_pos,
-        out_moves,
-        dest,
-        groups,
+        ev, games, make_rng(seed), _START, k, make_play_workspace(hidden_size(ev)), dest, groups
     )
     assert 0 < m < len(dest)
 
@@ -140,7 +129,6 @@ def test_vs_pubeval_stores_the_evaluators_best_plays_in_games_against_pubeval():
     an = Analyzer()
     seed, games = 4, 3
     dest = np.zeros((4000, 26), dtype=np.int8)
-    out_pos, out_moves = make_play_buffers()
     groups = np.zeros(4000, dtype=np.int32)
     m = _sample_best_children_vs_pubeval(
         an.ev,
@@ -150,10 +138,7 @@ def test_vs_pubeval_stores_the_evaluators_best_plays_in_games_against_pubeval():
         1,
         WR,
         WC,
-        make_workspace(),
-        make_eval_workspace(hidden_size(an.ev)),
-        out_pos,
-        out_moves,
+        make_play_workspace(hidden_size(an.ev)),
         dest,
         groups,
     )

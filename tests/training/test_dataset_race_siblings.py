@@ -56,14 +56,13 @@ def test_race_siblings_refuse_random_children_and_pubeval_games(tmp_path):
 
 def test_rollouts_grouped_by_sibling_number_match_fixed_groups():
     ev = with_databases(load_weights()[0], bearoff=True)
-    from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
-    from bgtui.engine.movegen import make_workspace
+    from bgtui.engine.evaluate import hidden_size, make_play_workspace
     from bgtui.engine.rng import make_rng
     from bgtui.training.train import _keep_races, _sample_shard
 
-    out_pos, out_moves = make_play_buffers()
-    ws = (make_workspace(), make_eval_workspace(hidden_size(ev)), out_pos, out_moves)
-    races = _sample_shard(6, ev, make_rng(4), 0.1, 0, True, ws)
+    ws = make_play_workspace(hidden_size(ev))
+    spec = DatasetSpec(6, shard=6, explore=0.1, race_rollouts=4)
+    races = _sample_shard(spec, ev, make_rng(4), ws)
     assert len(_keep_races(races, ev)) == 6
     by_id = _rollout_targets(ev, races, 4, 11, 1, groups=np.array([0, 0, 1, 1, 1, 2]))
     fixed = _rollout_targets(ev, races, 4, 11, 1, groups=3)

@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 from bgtui.analysis.weights import as_nets, load_weights
-from bgtui.engine.evaluate import hidden_size, make_eval_workspace, make_play_buffers
-from bgtui.engine.movegen import make_workspace
+from bgtui.engine.evaluate import hidden_size, make_play_workspace
 from bgtui.engine.nn import net_class
 from bgtui.engine.position import is_race
 from bgtui.engine.rng import make_rng
@@ -41,11 +40,9 @@ def test_ridge_keeps_the_weights_near_the_start():
 @pytest.fixture(scope="module")
 def contact_positions():
     ev = load_weights("bgtui-0.npz")[0]
-    mws = make_workspace()
-    ews = make_eval_workspace(hidden_size(ev))
-    op, om = make_play_buffers()
+    ws = make_play_workspace(hidden_size(ev))
     dest = np.zeros((4000, 26), dtype=np.int8)
-    m = _sample_positions(ev, 20, make_rng(8), _START, 0.0, mws, ews, op, om, dest)
+    m = _sample_positions(ev, 20, make_rng(8), _START, 0.0, ws, dest)
     return np.array([p for p in dest[:m] if not is_race(p)])
 
 
