@@ -17,7 +17,9 @@ from collections.abc import Sequence
 PLAYER_BAR = 25
 OPPONENT_BAR = 0
 CHECKERS = 15
-#: the cube owner ("centred", "player" on roll, "opponent") seen from the other side
+#: who owns the cube: nobody, the player on roll, his opponent
+CUBE_OWNERS = ("centred", "player", "opponent")
+#: the cube owner seen from the other side
 OTHER_SIDE_OWNER = {"centred": "centred", "player": "opponent", "opponent": "player"}
 
 

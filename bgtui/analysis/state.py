@@ -7,10 +7,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from bgtui.analysis import board
-from bgtui.analysis.board import OTHER_SIDE_OWNER, board_list, count_problems
+from bgtui.analysis.board import CUBE_OWNERS, OTHER_SIDE_OWNER, board_list, count_problems
 from bgtui.engine import CENTRED, OPP_OWNED, OWNED
 
-CUBE_OWNERS = ("centred", "player", "opponent")
 #: the engine's number for each ``cube_owner`` (owned by the player on roll: ``OWNED``)
 ENGINE_CUBE_OWNER = {"centred": CENTRED, "player": OWNED, "opponent": OPP_OWNED}
 

@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from bgtui.analysis.board import (
+    CUBE_OWNERS,
     OPPONENT_BAR,
     OTHER_SIDE_OWNER,
     PLAYER_BAR,
@@ -23,7 +24,6 @@ from bgtui.analysis.board import (
     swapped,
     to_bytes,
 )
-from bgtui.analysis.state import CUBE_OWNERS
 from bgtui.ui.board_model import GRID
 from bgtui.ui.keymap import key_table
 from bgtui.ui.widgets.board import BoardView
