@@ -30,6 +30,7 @@ from bgtui.engine.inputs import _popcount
 from bgtui.engine.movegen import _copy_position, _generate_plays
 from bgtui.engine.structs import FilterScratch
 
+#: the most plays a filter keeps per roll
 MAX_FILTER_K = 8
 #: scores made during move generation and from the parent's pre-activation (summed in
 #: another order) differ by less than 2e-6; two plays whose scores are closer than this are
