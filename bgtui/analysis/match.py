@@ -17,7 +17,7 @@ from bgtui.analysis.board import OTHER_SIDE_OWNER
 from bgtui.analysis.met import MatchEquityTable, get_met
 from bgtui.analysis.models import CubeDecision, Equities, Evaluation, PlayRow, Probabilities
 from bgtui.analysis.state import ENGINE_CUBE_OWNER
-from bgtui.engine import CENTRED, OPP_OWNED, OWNED
+from bgtui.engine import CENTRED, CUBE_OWNER, CUBE_VALUE, OPP_OWNED, OWNED
 
 
 def away(state) -> tuple[int, int]:
@@ -493,8 +493,8 @@ def score_rollout(job, state, met: MatchEquityTable) -> None:
         owner = state.cube_owner
         if job.mover_view:  # the root player is the mover's opponent
             owner = OTHER_SIDE_OWNER[owner]
-        job.cubes[:, 0] = float(state.cube_value)
-        job.cubes[:, 1] = float(ENGINE_CUBE_OWNER[owner])
+        job.cubes[:, CUBE_VALUE] = float(state.cube_value)
+        job.cubes[:, CUBE_OWNER] = float(ENGINE_CUBE_OWNER[owner])
     job.set_match(
         mwc_coefficients(met, a, b, view.cube),
         view.after(view.cube),

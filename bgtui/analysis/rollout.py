@@ -291,7 +291,7 @@ class RolloutJob:
         mover_view: bool,
         cubes=None,
     ) -> None:
-        from bgtui.engine import NUM_OUT
+        from bgtui.engine import CUBE_VALUE, NUM_OUT
 
         self.roots = np.ascontiguousarray(np.asarray(roots, dtype=np.int8).reshape(-1, 26))
         self.labels = list(labels)
@@ -299,11 +299,12 @@ class RolloutJob:
         self.settings = validate_settings(settings)
         self.mover_view = mover_view
         r = len(self.roots)
-        # per root: cube value, owner (the engine's CENTRED, OWNED by the root player, OPP_OWNED)
-        # and a hold flag (1: the root player does not double before his first roll, the "No
-        # double" branch of a live-cube decision); two columns (no hold flag) are accepted
+        # per root (the engine's columns CUBE_VALUE, CUBE_OWNER, CUBE_HOLD): cube value, owner
+        # (the engine's CENTRED, OWNED by the root player, OPP_OWNED) and a hold flag (1: the
+        # root player does not double before his first roll, the "No double" branch of a
+        # live-cube decision); two columns (no hold flag) are accepted
         c = np.zeros((r, 3), dtype=np.float64)
-        c[:, 0] = 1.0
+        c[:, CUBE_VALUE] = 1.0
         if cubes is not None:
             given = np.asarray(cubes, dtype=np.float64).reshape(r, -1)
             c[:, : given.shape[1]] = given

@@ -32,6 +32,11 @@ MAX_PLAYS = 4096
 #: the root player): nobody, that player, his opponent
 CENTRED, OWNED, OPP_OWNED = 0, 1, 2
 
+#: the columns of a rollout root's cube, a row of float64 (``rollout._rollout_chunk``): the
+#: cube's value, its owner (relative to the root player) and the hold flag (1.0: the root
+#: player does not double before his first roll)
+CUBE_VALUE, CUBE_OWNER, CUBE_HOLD = range(3)
+
 NUM_OUTPUTS = 5
 WIN, WIN_GAMMON, WIN_BACKGAMMON, LOSE_GAMMON, LOSE_BACKGAMMON = range(5)
 

@@ -38,6 +38,9 @@ from bgtui.engine._jit import kernel
 from bgtui.engine.bearoff import is_two_sided, one_sided_applies
 from bgtui.engine.constants import (
     CENTRED,
+    CUBE_HOLD,
+    CUBE_OWNER,
+    CUBE_VALUE,
     MAX_PLAYS,
     MOVE_SIZE,
     OPP_OWNED,
@@ -76,10 +79,17 @@ from bgtui.engine.movegen import (
     make_workspace,
 )
 from bgtui.engine.position import game_result, swap_sides_into
-from bgtui.engine.structs import FilterNet, PlayCache, RolloutSettings, RolloutWorkspace, Trial
+from bgtui.engine.structs import (
+    CubeStates,
+    FilterNet,
+    PlayCache,
+    RolloutSettings,
+    RolloutWorkspace,
+    Trial,
+)
 
-# cube owner of a root (``cubes[r, 1]``) and in a trial: ``constants.CENTRED``, ``OWNED`` (the
-# root player owns it), ``OPP_OWNED`` (his opponent does)
+# cube owner of a root (``cubes[r, CUBE_OWNER]``) and in a trial: ``constants.CENTRED``,
+# ``OWNED`` (the root player owns it), ``OPP_OWNED`` (his opponent does)
 
 #: a trial's scores (:class:`Trial`) stored as a float64 row: NUM_OUT columns in the order of
 #: its fields, so the sums of the rows (``_accumulate``) are column by column too
@@ -164,7 +174,10 @@ def make_rollout_workspace(hidden: int = 512, filter_net=None) -> RolloutWorkspa
         play_equities=np.zeros(MAX_PLAYS, dtype=np.float64),
         play_flags=np.zeros(MAX_PLAYS, dtype=np.int8),
         split_pos=np.zeros((MAX_SPLITS, POSITION_SIZE), dtype=np.int8),
-        split_state=np.zeros((MAX_SPLITS, 4), dtype=np.float64),
+        split_side=np.zeros(MAX_SPLITS, dtype=np.int64),
+        split_turn=np.zeros(MAX_SPLITS, dtype=np.int64),
+        split_owner=np.zeros(MAX_SPLITS, dtype=np.int64),
+        split_cube=np.zeros(MAX_SPLITS, dtype=np.float64),
         line_cur=np.zeros(POSITION_SIZE, dtype=np.int8),
         line_nxt=np.zeros(POSITION_SIZE, dtype=np.int8),
         filter_net=FilterNet(
@@ -178,9 +191,16 @@ def make_rollout_workspace(hidden: int = 512, filter_net=None) -> RolloutWorkspa
         picks=np.zeros((21 * MAX_FILTER_K, POSITION_SIZE), dtype=np.int8),
         pick_ends=np.zeros(21, dtype=np.int64),
         pick_single=np.zeros(21, dtype=np.int64),
-        cube_states=np.zeros((3, 3), dtype=np.float64),
+        cube_states=make_cube_states(),
         match_points=np.zeros((2, POINT_ROWS), dtype=np.float64),
         match_values=np.zeros(6, dtype=np.float64),
+    )
+
+
+def make_cube_states() -> CubeStates:
+    """A trial's cube states (:class:`CubeStates`), none settled."""
+    return CubeStates(
+        np.zeros(3, dtype=np.bool_), np.zeros(3, dtype=np.float64), np.zeros(3, dtype=np.float64)
     )
 
 
@@ -625,9 +645,9 @@ def _settle_states(before5, side, luck, settle, play_on, states):
     """Dahl's settlement limit for the cube states of a ``cubeful`` trial: a player with
     access to the cube whose cubeless equity before rolling (0-ply ``before5``) reaches
     ``settle`` settles the game for 1 point, unless it is above ``play_on`` with a gammon
-    still possible. ``states`` float64[3, 3]: per cube state (``CENTRED``, ``OWNED`` by the
-    root player, ``OPP_OWNED``) whether it is settled (1.0), its value (root view) and the
-    luck (equity) summed up to its settlement; a settled state stays as it is."""
+    still possible. ``states``: the :class:`CubeStates`, of which those the player on roll
+    has access to are settled: their value (root view) and the luck (equity) summed up to
+    then; a settled state stays as it is."""
     e = equity(before5)  # on-roll player's cubeless equity
     if not e >= settle:
         return
@@ -637,10 +657,10 @@ def _settle_states(before5, side, luck, settle, play_on, states):
     sgn = 1.0 if side == 0 else -1.0
     eq_luck = _luck_equity(luck)
     for s in range(3):
-        if states[s, 0] == 0.0 and (s == CENTRED or (s == OWNED) == (side == 0)):
-            states[s, 0] = 1.0
-            states[s, 1] = sgn
-            states[s, 2] = eq_luck
+        if not states.settled[s] and (s == CENTRED or (s == OWNED) == (side == 0)):
+            states.settled[s] = True
+            states.value[s] = sgn
+            states.luck[s] = eq_luck
 
 
 @kernel
@@ -710,10 +730,10 @@ def _push_split(ws, q, pos, side, turn, owner, cube_v):
     with the taker ``owner`` of an undoubled ``cube_v``."""
     for i in range(26):
         ws.split_pos[q, i] = pos[i]
-    ws.split_state[q, 0] = side
-    ws.split_state[q, 1] = turn
-    ws.split_state[q, 2] = owner
-    ws.split_state[q, 3] = cube_v
+    ws.split_side[q] = side
+    ws.split_turn[q] = turn
+    ws.split_owner[q] = owner
+    ws.split_cube[q] = cube_v
 
 
 @kernel(separate=True)
@@ -824,10 +844,10 @@ def _live_line(ws, q, n_split, seq, settings, perms, seed, ev):
     cur, nxt = ws.line_cur, ws.line_nxt
     for i in range(26):
         cur[i] = ws.split_pos[q, i]
-    side = np.int64(ws.split_state[q, 0])
-    turn = np.int64(ws.split_state[q, 1])
-    owner = np.int64(ws.split_state[q, 2])
-    cube_v = ws.split_state[q, 3]
+    side = ws.split_side[q]
+    turn = ws.split_turn[q]
+    owner = ws.split_owner[q]
+    cube_v = ws.split_cube[q]
     branch_seed = np.int64(_mix(seed, 0x2E4E + q, 0x7E11) % np.uint64(2**62))
     _evaluate0(cur, ev, ews, tmpb)
     lk = 0.0
@@ -883,17 +903,17 @@ def _trial_outcome(cur, side, final_kind, result, ev, ews, t5):
 
 
 @kernel(separate=True)
-def _rollout_trial(root, cube, seq, settings, perms, seed, ev, ws):
+def _rollout_trial(root, cube_v, owner, hold, seq, settings, perms, seed, ev, ws):
     """Play one trial from ``root`` (player on roll about to roll) with dice sequence ``seq``;
     returns its scores, a :class:`Trial` (the root player's view).
 
-    ``cube`` (float64[2] or [3]): the root's cube value and owner (``CENTRED``, ``OWNED`` by
-    the root player, ``OPP_OWNED``) and, optionally, a "hold" flag, used by the live-cube
-    mode: both players double, take and pass inside the trial by the Janowski model at 0-ply;
+    The root's cube, used by the live-cube mode: its value ``cube_v``, its ``owner``
+    (``CENTRED``, ``OWNED`` by the root player, ``OPP_OWNED``) and the ``hold`` flag. Both
+    players double, take and pass inside the trial by the Janowski model at 0-ply;
     ``Trial.live`` is the points won, in units of the 1-cube (so a root with a 2-cube counts
-    double), Jacoby rule as set. With the hold flag set (``cube[2] != 0``) the root player
-    makes no cube decision before his first roll: he has decided not to double now (the "No
-    double" branch of a live-cube decision); every later decision is the model's.
+    double), Jacoby rule as set. With ``hold`` the root player makes no cube decision before
+    his first roll: he has decided not to double now (the "No double" branch of a live-cube
+    decision); every later decision is the model's.
 
     A turn: truncation (:func:`_truncated`), the cube states' settlement
     (:func:`_settle_states`), the live cube (:func:`_live_cube_turn`), the play
@@ -912,12 +932,10 @@ def _rollout_trial(root, cube, seq, settings, perms, seed, ev, ws):
     for k in range(5):
         luck[k] = 0.0
     for s in range(3):
-        for k in range(3):
-            states[s, k] = 0.0
+        states.settled[s] = False
+        states.value[s] = 0.0
+        states.luck[s] = 0.0
     side = 0  # 0: the root player is on roll
-    cube_v = cube[0]
-    owner = np.int64(cube[1])
-    hold = cube.shape[0] > 2 and cube[2] != 0.0
     live_done = False
     live_val = 0.0
     live_luck = 0.0
@@ -933,9 +951,8 @@ def _rollout_trial(root, cube, seq, settings, perms, seed, ev, ws):
         # the databases are cubeless: no truncation at them while a cube state is open or a
         # live cube is in play (a truncated live line would be scored by the cube model; the
         # bear-off is played out instead)
-        open_states = cubeful and not (
-            states[CENTRED, 0] != 0.0 and states[OWNED, 0] != 0.0 and states[OPP_OWNED, 0] != 0.0
-        )
+        settled = states.settled
+        open_states = cubeful and not (settled[CENTRED] and settled[OWNED] and settled[OPP_OWNED])
         databases = not open_states and not (live and not live_done)
         if _truncated(cur, turn, settings, databases, ev.two_sided, ev.one_sided):
             break
@@ -1028,7 +1045,7 @@ def _score_trial(outcome, luck, states, jacoby, cubeful, turns, live):
 def _settled_value(states, s, unsettled):
     """Cube state ``s``'s score: its value at settlement minus the luck up to then, or
     ``unsettled``."""
-    return (states[s, 1] - states[s, 2]) if states[s, 0] != 0.0 else unsettled
+    return (states.value[s] - states.luck[s]) if states.settled[s] else unsettled
 
 
 @kernel
@@ -1036,12 +1053,13 @@ def _rollout_chunk(roots, cubes, first_trial, n_trials, settings, perms, seed, e
     """Trials ``first_trial .. first_trial + n_trials - 1`` of every root; returns the number
     of trials completed (fewer than ``n_trials`` only when ``cancel[0]`` was set).
 
-    ``roots`` int8[R, 26]; ``cubes`` float64[R, 3] (cube value, owner, hold flag: see
-    :func:`_rollout_trial`) for the live-cube mode; ``out`` float64[R, n_trials, NUM_OUT]: trial t of
-    root r, a :class:`Trial`, in ``out[r, t]`` (its fields in order). Root r, trial t uses dice
-    sequence ``sequence_index(t)`` for every r (same dice for every candidate). ``cancel``:
-    int64[1], or int64[2] whose second element is the run's epoch for the play cache
-    (:func:`make_play_cache`).
+    ``roots`` int8[R, 26]; ``cubes`` float64[R, 3], the roots' cubes for the live-cube mode
+    (columns ``constants.CUBE_VALUE``, ``CUBE_OWNER``, ``CUBE_HOLD``: see
+    :func:`_rollout_trial`; float64[R, 2]: no hold flag); ``out`` float64[R, n_trials,
+    NUM_OUT]: trial t of root r, a :class:`Trial`, in ``out[r, t]`` (its fields in order).
+    Root r, trial t uses dice sequence ``sequence_index(t)`` for every r (same dice for every
+    candidate). ``cancel``: int64[1], or int64[2] whose second element is the run's epoch for
+    the play cache (:func:`make_play_cache`).
     """
     initial = settings.initial
     # the play cache holds across calls only within one run (``cancel[1]``, its epoch, the
@@ -1057,7 +1075,12 @@ def _rollout_chunk(roots, cubes, first_trial, n_trials, settings, perms, seed, e
             return j
         seq = sequence_index(first_trial + j, initial, perms)
         for r in range(roots.shape[0]):
-            trial = _rollout_trial(roots[r], cubes[r], seq, settings, perms, seed, ev, ws)
+            cube_v = cubes[r, CUBE_VALUE]
+            owner = np.int64(cubes[r, CUBE_OWNER])
+            hold = cubes.shape[1] > CUBE_HOLD and cubes[r, CUBE_HOLD] != 0.0
+            trial = _rollout_trial(
+                roots[r], cube_v, owner, hold, seq, settings, perms, seed, ev, ws
+            )
             row = out[r, j]
             for k in range(NUM_OUT):
                 row[k] = trial[k]

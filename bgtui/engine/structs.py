@@ -186,7 +186,10 @@ class RolloutWorkspace(NamedTuple):
     play_equities: np.ndarray  #: float64[MAX_PLAYS] the plays' 0-ply equities
     play_flags: np.ndarray  #: int8[MAX_PLAYS] the plays picked for a deeper look
     split_pos: np.ndarray  #: int8[MAX_SPLITS, 26] Zehr splits waiting: the position
-    split_state: np.ndarray  #: float64[MAX_SPLITS, 4] (side, turn, cube owner, cube value)
+    split_side: np.ndarray  #: int64[MAX_SPLITS] its side on roll (0: the root player),
+    split_turn: np.ndarray  #: int64[MAX_SPLITS] the turn it is about to roll,
+    split_owner: np.ndarray  #: int64[MAX_SPLITS] the cube's owner (the taker),
+    split_cube: np.ndarray  #: float64[MAX_SPLITS] the undoubled cube's value
     line_cur: np.ndarray  #: int8[26] the position on roll in a split's line
     line_nxt: np.ndarray  #: int8[26] the play made there
     filter_net: FilterNet
@@ -195,8 +198,18 @@ class RolloutWorkspace(NamedTuple):
     cache: PlayCache
     picks: np.ndarray  #: int8[21 * MAX_FILTER_K, 26] the filter's picks of the 21 rolls
     pick_ends: np.ndarray  #: int64[21] where each roll's picks end
+class CubeStates(NamedTuple):
+    """The cube states of a ``cubeful`` rollout trial (``rollout.make_cube_states``), each
+    array indexed by the state: ``constants.CENTRED``, ``OWNED`` by the root player,
+    ``OPP_OWNED``."""
+
+    settled: np.ndarray  #: bool[3] the state is settled
+    value: np.ndarray  #: float64[3] its value at settlement (root player's view)
+    luck: np.ndarray  #: float64[3] the luck (equity) summed up to its settlement
+
+
     pick_single: np.ndarray  #: int64[21] 1 for a roll with one play
-    cube_states: np.ndarray  #: float64[3, 3] a trial's cube states: (settled, value, luck)
+    cube_states: CubeStates  #: a trial's cube states
     match_points: np.ndarray  #: float64[2, match.POINT_ROWS] the match cube model's scratch
     match_values: np.ndarray  #: float64[6] its values at the cube and at twice it
 

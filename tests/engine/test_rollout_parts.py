@@ -68,7 +68,12 @@ def test_roll_luck_in_the_root_view_is_the_movers_luck_with_the_sign_of_the_move
 
 
 def _states():
-    return np.zeros((3, 3))
+    return R.make_cube_states()
+
+
+def _state(states, s):
+    """Cube state ``s`` of ``states`` as (settled, value, luck)."""
+    return (bool(states.settled[s]), float(states.value[s]), float(states.luck[s]))
 
 
 def test_settle_states_settles_the_states_where_the_player_on_roll_has_access():
@@ -78,24 +83,24 @@ def test_settle_states_settles_the_states_where_the_player_on_roll_has_access():
     s = _states()
     R._settle_states(before, 0, luck, 0.5, 0.9, s)
     # Then the root player on roll settles the centred and the owned states for +1
-    np.testing.assert_allclose(s[CENTRED], [1.0, 1.0, 0.2])
-    np.testing.assert_allclose(s[OWNED], [1.0, 1.0, 0.2])
-    np.testing.assert_array_equal(s[OPP_OWNED], [0.0, 0.0, 0.0])
+    assert _state(s, CENTRED) == pytest.approx((True, 1.0, 0.2))
+    assert _state(s, OWNED) == pytest.approx((True, 1.0, 0.2))
+    assert _state(s, OPP_OWNED) == (False, 0.0, 0.0)
     # and his opponent, on roll later, settles the state where he owns the cube for -1;
     # the states already settled stay as they were
     R._settle_states(before, 1, np.zeros(5), 0.5, 0.9, s)
-    np.testing.assert_allclose(s[OPP_OWNED], [1.0, -1.0, 0.0])
-    np.testing.assert_allclose(s[CENTRED], [1.0, 1.0, 0.2])
+    assert _state(s, OPP_OWNED) == (True, -1.0, 0.0)
+    assert _state(s, CENTRED) == pytest.approx((True, 1.0, 0.2))
 
 
 def test_settle_states_plays_on_for_the_gammon_and_below_the_limit():
     s = _states()
     gammonish = np.array([0.9, 0.4, 0.0, 0.0, 0.0], dtype=np.float32)  # equity 1.2 > 0.9
     R._settle_states(gammonish, 0, np.zeros(5), 0.5, 0.9, s)
-    assert not s.any()
+    assert not any(a.any() for a in s)
     low = np.array([0.7, 0.0, 0.0, 0.0, 0.0], dtype=np.float32)  # equity 0.4 < 0.5
     R._settle_states(low, 0, np.zeros(5), 0.5, 0.9, s)
-    assert not s.any()
+    assert not any(a.any() for a in s)
 
 
 def test_score_trial_by_hand():
@@ -112,7 +117,7 @@ def test_score_trial_by_hand():
     assert t.turns == 40.0 and t.live == 0.0
     # Given the centred state settled at +1 with luck 0.25 and luck 0.1 of the win chance by
     # the end: the settled state scores 0.75, the others the luck-corrected game
-    s[CENTRED] = [1.0, 1.0, 0.25]
+    s.settled[CENTRED], s.value[CENTRED], s.luck[CENTRED] = True, 1.0, 0.25
     t = R._score_trial(won_gammon, np.array([0.1, 0.0, 0.0, 0.0, 0.0]), s, True, True, 40, 0.0)
     assert t.centred == 0.75
     assert t.cubeless == pytest.approx(2.0 - 0.2)
@@ -181,7 +186,8 @@ def test_live_cube_turn_pass_and_take():
     act, owner, cube_v, n = R._live_cube_turn(pos, take, 1, 4, CENTRED, 1.0, 0, True, money, ws)
     assert (act, owner, cube_v, n) == (1, OWNED, 1.0, 1)
     np.testing.assert_array_equal(ws.split_pos[0], pos)
-    np.testing.assert_array_equal(ws.split_state[0], [1.0, 4.0, OWNED, 1.0])
+    split = (ws.split_side[0], ws.split_turn[0], ws.split_owner[0], ws.split_cube[0])
+    assert split == (1, 4, OWNED, 1.0)
     act, owner, cube_v, n = R._live_cube_turn(pos, take, 1, 4, CENTRED, 1.0, 0, False, money, ws)
     assert (act, owner, cube_v, n) == (1, OWNED, 2.0, 0)
     # the split budget spent: the cube doubles
