@@ -90,6 +90,7 @@ from bgtui.engine._jit import kernel
 from bgtui.engine.constants import NUM_CHECKERS, ROLL_WEIGHTS, ROLLS
 from bgtui.engine.movegen import _generate_plays
 from bgtui.engine.position import is_race
+from bgtui.engine.structs import SuccessorScratch
 
 HOME_POINTS = 6
 ONE_SIDED_CHECKERS = NUM_CHECKERS  # 15
@@ -160,26 +161,28 @@ def bearoff_position(index, out6):
 # bear-off successors: the general move generator on a one-sided board
 
 
-def _play_buffers():
-    """Scratch for :func:`_successors`: (move workspace, board, children, plays, row indices)."""
+def _successor_scratch() -> SuccessorScratch:
+    """Scratch for :func:`_successors` (:class:`SuccessorScratch`)."""
     from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE
     from bgtui.engine.movegen import make_workspace
 
-    return (
-        make_workspace(),
-        np.zeros(26, dtype=np.int8),
-        np.zeros((MAX_PLAYS, 26), dtype=np.int8),
-        np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8),
-        np.empty(MAX_PLAYS, dtype=np.int64),
+    return SuccessorScratch(
+        moves=make_workspace(),
+        board=np.zeros(26, dtype=np.int8),
+        play_pos=np.zeros((MAX_PLAYS, 26), dtype=np.int8),
+        play_moves=np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8),
+        rows=np.empty(MAX_PLAYS, dtype=np.int64),
     )
 
 
 @kernel
-def _successors(counts6, d1, d2, mws, pos, ppos, pmov, out):
+def _successors(counts6, d1, d2, scratch):
     """The one-sided indices of the positions the roll ``d1 d2`` reaches from the side
     ``counts6`` (checkers on points 1..6, no opponent), one per distinct position, into
-    ``out``; returns their number. The plays are :func:`movegen._generate_plays`'s (in a
-    bear-off every die can be played while a checker is left); an empty side stays empty."""
+    ``scratch.rows``; returns their number. The plays are :func:`movegen._generate_plays`'s
+    (in a bear-off every die can be played while a checker is left); an empty side stays
+    empty. ``scratch``: a :class:`SuccessorScratch`."""
+    pos, ppos, out = scratch.board, scratch.play_pos, scratch.rows
     for k in range(26):
         pos[k] = 0
     total = 0
@@ -189,7 +192,7 @@ def _successors(counts6, d1, d2, mws, pos, ppos, pmov, out):
     if total == 0:
         out[0] = 0
         return 1
-    n = _generate_plays(pos, d1, d2, mws, ppos, pmov)
+    n = _generate_plays(pos, d1, d2, scratch.moves, ppos, scratch.play_moves)
     for k in range(n):
         out[k] = player_index(ppos[k])
     return n
@@ -212,9 +215,9 @@ def successors(index: int, d1: int, d2: int) -> np.ndarray:
     """Sorted distinct indices reachable from one-sided position ``index`` with roll ``d1 d2``."""
     counts6 = np.zeros(6, dtype=np.int64)
     bearoff_position(index, counts6)
-    mws, pos, ppos, pmov, buf = _play_buffers()
-    n = _successors(counts6, d1, d2, mws, pos, ppos, pmov, buf)
-    return np.unique(buf[:n])
+    scratch = _successor_scratch()
+    n = _successors(counts6, d1, d2, scratch)
+    return np.unique(scratch.rows[:n])
 
 
 # --------------------------------------------------------------------------------------------
@@ -241,9 +244,7 @@ def _fastest(rows, n, mean):
 
 
 @kernel(_nrt=True)
-def _build_one_sided(
-    npos, order, counts, tot, rolls, weights, nrolls, dist, mean, mws, pos, ppos, pmov, buf
-):
+def _build_one_sided(npos, order, counts, tot, rolls, weights, nrolls, dist, mean, scratch):
     dist[0, 0, 0] = 1.0
     mean[0, 0] = 0.0
     for i in range(npos):
@@ -259,8 +260,8 @@ def _build_one_sided(
         full = tot[i] == 15
         for r in range(rolls.shape[0]):
             w = weights[r] / 36.0
-            n = _successors(counts[i], rolls[r, 0], rolls[r, 1], mws, pos, ppos, pmov, buf)
-            best, bestv, gbest, gbestv = _fastest(buf, n, mean)
+            n = _successors(counts[i], rolls[r, 0], rolls[r, 1], scratch)
+            best, bestv, gbest, gbestv = _fastest(scratch.rows, n, mean)
             e_all += w * bestv
             for k in range(nrolls - 1):
                 dist[i, 0, k + 1] += w * dist[best, 0, k]
@@ -286,7 +287,7 @@ def build_one_sided(max_checkers: int = ONE_SIDED_CHECKERS, nrolls: int = MAX_RO
     dist = np.zeros((npos, 2, nrolls), dtype=np.float64)
     mean = np.zeros((npos, 2), dtype=np.float64)
     _build_one_sided(
-        npos, order, counts, tot, ROLLS, ROLL_WEIGHTS, nrolls, dist, mean, *_play_buffers()
+        npos, order, counts, tot, ROLLS, ROLL_WEIGHTS, nrolls, dist, mean, _successor_scratch()
     )
     lost = np.abs(dist.sum(axis=2) - 1.0).max()
     if lost > 1e-9:
@@ -299,7 +300,7 @@ def build_one_sided(max_checkers: int = ONE_SIDED_CHECKERS, nrolls: int = MAX_RO
 
 
 @kernel(_nrt=True)
-def _successor_table(npos, counts, rolls, mws, pos, ppos, pmov, buf):
+def _successor_table(npos, counts, rolls, scratch):
     """CSR table of distinct successors: ``idx[start[21*x + r] : start[21*x + r + 1]]``."""
     nr = rolls.shape[0]
     start = np.zeros(npos * nr + 1, dtype=np.int64)
@@ -308,8 +309,8 @@ def _successor_table(npos, counts, rolls, mws, pos, ppos, pmov, buf):
     m = 0
     for x in range(npos):
         for r in range(nr):
-            n = _successors(counts[x], rolls[r, 0], rolls[r, 1], mws, pos, ppos, pmov, buf)
-            u = np.unique(buf[:n])
+            n = _successors(counts[x], rolls[r, 0], rolls[r, 1], scratch)
+            u = np.unique(scratch.rows[:n])
             if m + u.shape[0] > cap:
                 new = np.empty(cap * 2, dtype=np.int64)
                 new[:m] = idx[:m]
@@ -403,7 +404,7 @@ def build_two_sided(max_checkers: int = TWO_SIDED_CHECKERS):
     pip_start = np.zeros(pips.max() + 2, dtype=np.int64)
     np.add.at(pip_start, pips + 1, 1)
     pip_start = np.cumsum(pip_start)
-    start, idx = _successor_table(npos, counts, ROLLS, *_play_buffers())
+    start, idx = _successor_table(npos, counts, ROLLS, _successor_scratch())
     win = np.zeros((npos, npos), dtype=np.float64)
     eq = np.zeros((npos, npos, 3), dtype=np.float64)
     nd = np.zeros((npos, npos, 3), dtype=np.float64)

@@ -59,7 +59,14 @@ from bgtui.engine.nn import (
     net_class,
 )
 from bgtui.engine.position import checkers_off, game_result, is_race, swap_sides_into
-from bgtui.engine.structs import Evaluator, EvalWorkspace, LookaheadWorkspace, Net, PlayWorkspace
+from bgtui.engine.structs import (
+    Evaluator,
+    EvalWorkspace,
+    LookaheadWorkspace,
+    Net,
+    PlayBuffers,
+    PlayWorkspace,
+)
 
 
 def as_net(net) -> Net:
@@ -115,18 +122,21 @@ def make_eval_workspace(hidden: int = 512) -> EvalWorkspace:
     )
 
 
-def make_play_buffers():
-    """Output arrays for one roll's plays: (positions int8[MAX_PLAYS, 26], steps
-    int8[MAX_PLAYS, 8]), as ``movegen._generate_plays`` fills them."""
-    return (
-        np.zeros((MAX_PLAYS, POSITION_SIZE), dtype=np.int8),
-        np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8),
+def make_play_buffers() -> PlayBuffers:
+    """Output arrays for one roll's plays (:class:`PlayBuffers`), as
+    ``movegen._generate_plays`` fills them."""
+    return PlayBuffers(
+        play_pos=np.zeros((MAX_PLAYS, POSITION_SIZE), dtype=np.int8),
+        play_moves=np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8),
     )
 
 
 def make_play_workspace(hidden: int = 512) -> PlayWorkspace:
     """Scratch for 0-ply play of whole games (fields in :class:`PlayWorkspace`)."""
-    return PlayWorkspace(make_workspace(), make_eval_workspace(hidden), *make_play_buffers())
+    plays = make_play_buffers()
+    return PlayWorkspace(
+        make_workspace(), make_eval_workspace(hidden), plays.play_pos, plays.play_moves
+    )
 
 
 @kernel(inline="always")

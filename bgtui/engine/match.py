@@ -31,6 +31,7 @@ from bgtui.engine._jit import kernel
 from bgtui.engine.cube import CENTRED, OPP_OWNED, OWNED, cube_efficiency
 from bgtui.engine.evaluate import MAX_PLY, _flip_into
 from bgtui.engine.position import swap_sides_into
+from bgtui.engine.structs import PlayScratch
 
 #: cube levels carried through the lookahead: the values at cube ``cube * 2**k``,
 #: k = 0 .. LEVELS - 1 (the root's no double at level 0, its double at level 1, and one more
@@ -264,9 +265,8 @@ def play_values(probs, children, met, a, b, cube, crawford, opp_state, points, s
     ``out[i, 0]`` cubeless, ``out[i, 1]`` cubeful (the 0-ply match cube model of the opponent,
     now on roll, with his cube decision where he has access: ``opp_state`` his cube state).
     ``probs[i]``: the mover's probabilities after play ``i``, ``children[i]`` its position
-    (mover's view); ``scratch``: (int8[26], float64[5], float64[6]) from
-    :func:`make_play_scratch`."""
-    sw, q, v = scratch
+    (mover's view); ``scratch``: a :class:`PlayScratch` (:func:`make_play_scratch`)."""
+    sw, q, v = scratch.swapped, scratch.probs5, scratch.values
     for i in range(children.shape[0]):
         p = probs[i]
         out[i, 0] = cubeless_mwc(p, met, a, b, cube)
@@ -281,10 +281,10 @@ def play_values(probs, children, met, a, b, cube, crawford, opp_state, points, s
         out[i, 1] = 1.0 - opp
 
 
-def make_play_scratch():
-    """Scratch for :func:`play_values`."""
-    return (
-        np.zeros(26, dtype=np.int8),
-        np.zeros(5, dtype=np.float64),
-        np.zeros(6, dtype=np.float64),
+def make_play_scratch() -> PlayScratch:
+    """Scratch for :func:`play_values` (:class:`PlayScratch`)."""
+    return PlayScratch(
+        swapped=np.zeros(26, dtype=np.int8),
+        probs5=np.zeros(5, dtype=np.float64),
+        values=np.zeros(6, dtype=np.float64),
     )

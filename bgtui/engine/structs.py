@@ -94,6 +94,25 @@ class PlayWorkspace(NamedTuple):
     play_moves: np.ndarray  #: int8[MAX_PLAYS, 8]
 
 
+class PlayBuffers(NamedTuple):
+    """One roll's plays as move generation (``movegen._generate_plays``) writes them
+    (``evaluate.make_play_buffers``)."""
+
+    play_pos: np.ndarray  #: int8[MAX_PLAYS, 26] the positions after the plays
+    play_moves: np.ndarray  #: int8[MAX_PLAYS, 8] their steps
+
+
+class SuccessorScratch(NamedTuple):
+    """Scratch of ``bearoff._successors``, the positions a roll reaches from one side of a
+    bear-off (``bearoff._successor_scratch``)."""
+
+    moves: MoveWorkspace
+    board: np.ndarray  #: int8[26] the side on a board of its own
+    play_pos: np.ndarray  #: int8[MAX_PLAYS, 26] the plays of the roll
+    play_moves: np.ndarray  #: int8[MAX_PLAYS, 8]
+    rows: np.ndarray  #: int64[MAX_PLAYS] the one-sided indices of the plays' positions
+
+
 class LookaheadWorkspace(NamedTuple):
     """Scratch of the n-ply lookahead: one row per level of the tree (``MAX_PLY`` + 2)."""
 
@@ -120,6 +139,14 @@ class CubeContext(NamedTuple):
     crawford: bool  #: match: the Crawford game
     met: np.ndarray  #: float64[N + 1, N] the match equity table (``match``); money: [1, 1]
     points: np.ndarray  #: float64[2, match.POINT_ROWS] the match cube model's scratch
+
+
+class PlayScratch(NamedTuple):
+    """Scratch of ``match.play_values`` (``match.make_play_scratch``)."""
+
+    swapped: np.ndarray  #: int8[26] a play's position, the opponent on roll
+    probs5: np.ndarray  #: float64[5] its probabilities, the opponent's view
+    values: np.ndarray  #: float64[6] the match cube model's values at the cube and twice it
 
 
 class CubefulWorkspace(NamedTuple):

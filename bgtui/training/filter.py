@@ -37,11 +37,13 @@ ROLL_PROBS = ROLL_WEIGHTS / 36
 def _samples(ev, positions, cap):
     mws = make_move_workspace()
     ews = make_eval_workspace(hidden_size(ev))
-    op, om = make_play_buffers()
+    plays = make_play_buffers()
     rows = np.zeros((cap, FILTER_ACTIVE), dtype=np.int16)
     values = np.zeros(cap, dtype=np.float32)
     groups = np.zeros(cap, dtype=np.int64)
-    m, used = filter_samples(positions, ev, mws, ews, op, om, rows, values, groups, cap)
+    m, used = filter_samples(
+        positions, ev, mws, ews, plays.play_pos, plays.play_moves, rows, values, groups, cap
+    )
     return rows[:m], values[:m], groups[:m], used
 
 

@@ -132,8 +132,8 @@ def _children_alone(pos, d1, d2, ev):
     """(children, values): the positions the plays of ``d1 d2`` reach from ``pos`` and each
     one's probabilities evaluated alone, from scratch (``_evaluate_after`` with a fresh
     workspace), float32[n, 5]."""
-    n = _generate_plays(pos, d1, d2, _MWS, _PLAYS[0], _PLAYS[1])
-    children = _PLAYS[0][:n].copy()
+    n = _generate_plays(pos, d1, d2, _MWS, _PLAYS.play_pos, _PLAYS.play_moves)
+    children = _PLAYS.play_pos[:n].copy()
     values = np.zeros((n, 5), dtype=np.float32)
     for i, child in enumerate(children):
         _evaluate_after(child, ev, make_eval_workspace(128), values[i])
