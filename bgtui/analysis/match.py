@@ -478,6 +478,8 @@ def score_rollout(job, state, met: MatchEquityTable) -> None:
     (or ``live_cube``) settings, the cube live in the trials with the match's cube decisions
     (none in the Crawford game), a pass scored at the cube's value, each trial scored in
     MWC."""
+    from bgtui.analysis.rollout import LiveMatch
+
     s = job.settings
     live = bool(s.cubeful or s.live_cube)
     if live and s.zehr_split:
@@ -487,9 +489,9 @@ def score_rollout(job, state, met: MatchEquityTable) -> None:
         )
     view = MatchView(state, met)
     a, b = (view.b, view.a) if job.mover_view else (view.a, view.b)
-    engine = None
+    live_match = None
     if live:
-        engine = (met.array, int(a), int(b), bool(state.crawford))
+        live_match = LiveMatch(met.array, int(a), int(b), bool(state.crawford))
         owner = state.cube_owner
         if job.mover_view:  # the root player is the mover's opponent
             owner = OTHER_SIDE_OWNER[owner]
@@ -499,7 +501,7 @@ def score_rollout(job, state, met: MatchEquityTable) -> None:
         mwc_coefficients(met, a, b, view.cube),
         view.after(view.cube),
         view.after(-view.cube),
-        live=engine,
+        live=live_match,
         match=rollout_record(state, met),
     )
 
@@ -513,7 +515,7 @@ def cube_rollout_job(state, settings, met: MatchEquityTable):
     from dataclasses import replace
 
     from bgtui.analysis.formats import format_position_id
-    from bgtui.analysis.rollout import RolloutJob
+    from bgtui.analysis.rollout import LiveMatch, RolloutJob
 
     view = MatchView(state, met)
     if not _access(state):
@@ -536,7 +538,7 @@ def cube_rollout_job(state, settings, met: MatchEquityTable):
         mwc_coefficients(met, view.a, view.b, view.cube),
         view.after(view.cube),
         view.after(-view.cube),
-        live=(met.array, view.a, view.b, False),
+        live=LiveMatch(met.array, view.a, view.b, False),
         match=rollout_record(state, met),
     )
     return job

@@ -46,11 +46,21 @@ _job_ids = iter(range(1, 1 << 62))
 _EPOCHS = iter(range(1, 1 << 62))
 
 
-def engine_settings(s: RolloutSettings, live_match=None):
+class LiveMatch(NamedTuple):
+    """The live cube at a match score (:meth:`RolloutJob.set_match`): the score the trials
+    play at, from the root player's view."""
+
+    met: np.ndarray  #: the match equity table (the engine's layout, ``MatchEquityTable.array``)
+    away: int  #: the points the root player still needs
+    opp_away: int  #: and his opponent
+    crawford: bool  #: the Crawford game (nobody doubles)
+
+
+def engine_settings(s: RolloutSettings, live_match: LiveMatch | None = None):
     """The engine's :class:`bgtui.engine.structs.RolloutSettings` of these settings.
-    ``live_match``: (table, points needed by the root player, by his opponent, Crawford game)
-    for the live cube at a match score: the trials then use the cube with the match's
-    decisions and score in MWC (no settlement states, no Jacoby rule, no Zehr split)."""
+    ``live_match``: the live cube at a match score: the trials then use the cube with the
+    match's decisions and score in MWC (no settlement states, no Jacoby rule, no Zehr
+    split)."""
     from bgtui.engine import make_settings
 
     common = dict(
@@ -67,14 +77,13 @@ def engine_settings(s: RolloutSettings, live_match=None):
         vr_filter=s.vr_filter,
     )
     if live_match is not None:
-        met, a, b, crawford = live_match
         return make_settings(
             **common,
             live_cube=True,
             jacoby=False,
-            met=met,
-            away=(a, b),
-            crawford=crawford,
+            met=live_match.met,
+            away=(live_match.away, live_match.opp_away),
+            crawford=live_match.crawford,
         )
     return make_settings(
         **common,
@@ -325,8 +334,8 @@ class RolloutJob:
         self.mwc_sumsq = np.zeros(r)
         self.mwc_cross = np.zeros((r, r))
         self.mwc_scale = (1.0, 0.0)
-        # the live cube at a match score (:meth:`set_match`): the engine's match context, and
-        # the match as saved with the job (its JSON ``match`` object and table name)
+        # the live cube at a match score (:meth:`set_match`): a :class:`LiveMatch`, and the
+        # match as saved with the job (its JSON ``match`` object and table name)
         self.live_match = None
         self.match = None
         self.analysis_id = next(_job_ids)
@@ -482,13 +491,14 @@ class RolloutJob:
         best = self._best()
         return self.n[best] >= 36 and self._se(best, 0) < s.stop_se
 
-    def set_match(self, coef, win: float, lose: float, live=None, match=None) -> None:
+    def set_match(
+        self, coef, win: float, lose: float, live: LiveMatch | None = None, match=None
+    ) -> None:
         """Score the trials in MWC too: ``coef`` (6) gives the root player's cubeless MWC of a
         trial as ``coef[0] + coef[1:] . (its five outputs)`` (the MWC is linear in them at a
         fixed score and cube); ``win``, ``lose``: the reported side's MWC after winning and
-        after losing a single game at the cube (for EMG). ``live``: (table, points needed by
-        the root player, by his opponent, Crawford game) when the cube is live in the trials
-        (the cubeful MWC is then the trials' live-cube score). ``match``: the match as saved
+        after losing a single game at the cube (for EMG). ``live``: the score when the cube is
+        live in the trials (the cubeful MWC is then the trials' live-cube score). ``match``: the match as saved
         and checked on resume. Sums already there (a resumed job) are kept."""
         self.mwc_coef = np.asarray(coef, dtype=np.float64)
         self.mwc_scale = (float(win), float(lose))
