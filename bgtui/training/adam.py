@@ -14,6 +14,8 @@ as a dense float32 matrix: 226 inputs x 4 bytes, about 0.9 GB a million position
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from bgtui.analysis.atomic import atomic_write
@@ -91,9 +93,19 @@ def gradients(net, x, t, groups=None, rank_weight: float = 0.0):
     return (x.T @ dh, dh.sum(0), d.T @ h, d.sum(0)), se
 
 
-def new_moments(net):
-    """``[first moments, second moments, steps]`` of Adam for ``net``: zero, zero, 0."""
-    return [[np.zeros_like(p) for p in net], [np.zeros_like(p) for p in net], 0]
+@dataclass
+class Moments:
+    """Adam's state for one net, updated in place by :func:`adam_pass`: per parameter of the
+    net (w1, b1, w2, b2) an array of its shape."""
+
+    m: list  #: the first moments
+    v: list  #: the second moments
+    step: int = 0  #: the minibatch steps taken
+
+
+def new_moments(net) -> Moments:
+    """Adam's :class:`Moments` for ``net``: zero, zero, 0 steps."""
+    return Moments([np.zeros_like(p) for p in net], [np.zeros_like(p) for p in net], 0)
 
 
 def group_order(groups, rng):
@@ -113,10 +125,10 @@ def adam_pass(
 ) -> float:
     """One pass over the rows ``order`` of ``x`` / ``t`` in minibatches of ``batch`` (a last
     partial batch is skipped: the next pass's order covers those rows), updating ``net`` and
-    ``moments`` (``new_moments``) in place. Returns the summed squared error seen in training.
+    its :class:`Moments` in place. Returns the summed squared error seen in training.
     With ``rank_weight`` and ``groups``, the loss has the sibling term of :func:`gradients`
     (``order`` should then keep groups together: :func:`group_order`)."""
-    m, v, step = moments
+    m, v, step = moments.m, moments.v, moments.step
     se = 0.0
     for s in range(0, len(order) - batch + 1, batch):
         rows = order[s : s + batch]
@@ -133,7 +145,7 @@ def adam_pass(
             vv *= BETA2
             vv += (1.0 - BETA2) * g * g
             p -= (lr / c1) * mm / (np.sqrt(vv / c2) + EPS)
-    moments[2] = step
+    moments.step = step
     return se
 
 
@@ -141,28 +153,29 @@ def save_state(path, nets, moments, epochs_done: int) -> None:
     """Write the optimiser's whole state (nets, moments, passes done) atomically to ``path``:
     a fit resumed from it continues exactly as if it had not stopped."""
     arrays = {"epochs_done": np.array(epochs_done)}
-    for k, (net, (m, v, step)) in enumerate(zip(nets, moments)):
-        arrays[f"step{k}"] = np.array(step)
+    for k, (net, mom) in enumerate(zip(nets, moments)):
+        arrays[f"step{k}"] = np.array(mom.step)
         for j in range(4):
             arrays[f"net{k}_{j}"] = net[j]
-            arrays[f"m{k}_{j}"] = m[j]
-            arrays[f"v{k}_{j}"] = v[j]
+            arrays[f"m{k}_{j}"] = mom.m[j]
+            arrays[f"v{k}_{j}"] = mom.v[j]
     atomic_write(path, lambda f: np.savez(f, **arrays))
 
 
 def load_state(path):
-    """``(nets, moments, epochs_done)`` as written by :func:`save_state`."""
+    """``(nets, moments, epochs_done)`` as written by :func:`save_state` (``moments``: a
+    :class:`Moments` per net)."""
     with np.load(path) as z:
         nets, moments = [], []
         k = 0
         while f"net{k}_0" in z.files:
             nets.append(tuple(z[f"net{k}_{j}"] for j in range(4)))
             moments.append(
-                [
-                    [z[f"m{k}_{j}"] for j in range(4)],
-                    [z[f"v{k}_{j}"] for j in range(4)],
-                    int(z[f"step{k}"]),
-                ]
+                Moments(
+                    m=[z[f"m{k}_{j}"] for j in range(4)],
+                    v=[z[f"v{k}_{j}"] for j in range(4)],
+                    step=int(z[f"step{k}"]),
+                )
             )
             k += 1
         return tuple(nets), moments, int(z["epochs_done"])

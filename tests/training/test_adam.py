@@ -25,7 +25,7 @@ def test_the_numpy_forward_pass_is_the_engines():
     ews = make_eval_workspace(16)
     o5 = np.zeros(5, dtype=np.float32)
     for i in range(len(positions)):
-        forward(x[i], net[0], net[1], net[2], net[3], ews[2], o5)
+        forward(x[i], net[0], net[1], net[2], net[3], ews.h, o5)
         assert np.allclose(y[i], o5, atol=2e-6)
 
 
