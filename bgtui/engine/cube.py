@@ -143,7 +143,8 @@ def cubeful_equity(p, x, state, jacoby):
 
 @kernel
 def cube_equities(p, x, jacoby, out3):
-    """``out3`` = cubeful equities for cube centred, owned by the player, owned by the opponent."""
-    out3[0] = cubeful_equity(p, x, CENTRED, jacoby)
-    out3[1] = cubeful_equity(p, x, OWNED, jacoby)
-    out3[2] = cubeful_equity(p, x, OPP_OWNED, jacoby)
+    """``out3`` = cubeful equities by cube state: centred, owned by the player, owned by the
+    opponent (``out3[CENTRED]``...)."""
+    out3[CENTRED] = cubeful_equity(p, x, CENTRED, jacoby)
+    out3[OWNED] = cubeful_equity(p, x, OWNED, jacoby)
+    out3[OPP_OWNED] = cubeful_equity(p, x, OPP_OWNED, jacoby)

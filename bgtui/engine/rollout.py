@@ -220,13 +220,14 @@ def make_play_cache() -> PlayCache:
     while those are fixed: :func:`_rollout_chunk` empties it unless the caller passes the same
     non-zero epoch (one rollout run) as when it was filled."""
     return PlayCache(
-        np.zeros(CACHE_SIZE, dtype=np.uint64),
-        np.full(CACHE_SIZE, -1, dtype=np.int64),
-        np.zeros((CACHE_SIZE, POSITION_SIZE), dtype=np.int8),
-        np.zeros((CACHE_SIZE, POSITION_SIZE), dtype=np.int8),
-        np.zeros((CACHE_SIZE, 10), dtype=np.float32),
-        np.zeros((CACHE_SIZE, 5), dtype=np.float64),
-        np.zeros(1, dtype=np.int64),
+        keys=np.zeros(CACHE_SIZE, dtype=np.uint64),
+        codes=np.full(CACHE_SIZE, -1, dtype=np.int64),
+        parents=np.zeros((CACHE_SIZE, POSITION_SIZE), dtype=np.int8),
+        children=np.zeros((CACHE_SIZE, POSITION_SIZE), dtype=np.int8),
+        values=np.zeros((CACHE_SIZE, 5), dtype=np.float32),
+        actual=np.zeros((CACHE_SIZE, 5), dtype=np.float32),
+        roll_sums=np.zeros((CACHE_SIZE, 5), dtype=np.float64),
+        epoch=np.zeros(1, dtype=np.int64),
     )
 
 
@@ -566,7 +567,7 @@ def _play_turn(cur, a1, a2, ply, turn, use_cache, need_value, settings, ev, ws, 
         _copy_position(nxt, 0, cache.children, slot)
         for k in range(5):
             t5[k] = cache.values[slot, k]
-            ws.actual5[k] = cache.values[slot, 5 + k]
+            ws.actual5[k] = cache.actual[slot, k]
             tmpa[k] = cache.roll_sums[slot, k]
     elif settings.vr:
         # the value f of every roll (mover's view), and the actual roll's play
@@ -582,7 +583,7 @@ def _play_turn(cur, a1, a2, ply, turn, use_cache, need_value, settings, ev, ws, 
         _copy_position(cache.children, slot, nxt, 0)
         for k in range(5):
             cache.values[slot, k] = t5[k]
-            cache.values[slot, 5 + k] = ws.actual5[k]
+            cache.actual[slot, k] = ws.actual5[k]
             cache.roll_sums[slot, k] = tmpa[k]
         cache.codes[slot] = code
 

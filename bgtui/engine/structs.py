@@ -189,9 +189,20 @@ class PlayCache(NamedTuple):
     codes: np.ndarray  #: int64[S] roll code (-1: empty)
     parents: np.ndarray  #: int8[S, 26] the position before the play
     children: np.ndarray  #: int8[S, 26] after it
-    values: np.ndarray  #: float32[S, 10] the play's value, then the roll's f (variance reduction)
+    values: np.ndarray  #: float32[S, 5] the play's value
+    actual: np.ndarray  #: float32[S, 5] the roll's f (variance reduction)
     roll_sums: np.ndarray  #: float64[S, 5] the sum of the 36 rolls' f
     epoch: np.ndarray  #: int64[1] the run it was filled in
+
+
+class CubeStates(NamedTuple):
+    """The cube states of a ``cubeful`` rollout trial (``rollout.make_cube_states``), each
+    array indexed by the state: ``constants.CENTRED``, ``OWNED`` by the root player,
+    ``OPP_OWNED``."""
+
+    settled: np.ndarray  #: bool[3] the state is settled
+    value: np.ndarray  #: float64[3] its value at settlement (root player's view)
+    luck: np.ndarray  #: float64[3] the luck (equity) summed up to its settlement
 
 
 class RolloutWorkspace(NamedTuple):
@@ -225,16 +236,6 @@ class RolloutWorkspace(NamedTuple):
     cache: PlayCache
     picks: np.ndarray  #: int8[21 * MAX_FILTER_K, 26] the filter's picks of the 21 rolls
     pick_ends: np.ndarray  #: int64[21] where each roll's picks end
-class CubeStates(NamedTuple):
-    """The cube states of a ``cubeful`` rollout trial (``rollout.make_cube_states``), each
-    array indexed by the state: ``constants.CENTRED``, ``OWNED`` by the root player,
-    ``OPP_OWNED``."""
-
-    settled: np.ndarray  #: bool[3] the state is settled
-    value: np.ndarray  #: float64[3] its value at settlement (root player's view)
-    luck: np.ndarray  #: float64[3] the luck (equity) summed up to its settlement
-
-
     pick_single: np.ndarray  #: int64[21] 1 for a roll with one play
     cube_states: CubeStates  #: a trial's cube states
     match_points: np.ndarray  #: float64[2, match.POINT_ROWS] the match cube model's scratch

@@ -69,14 +69,16 @@ def test_filter_pick_keeps_the_top_k_of_the_full_scores(positions, hidden, k):
             m = filter_pick(pos, op, om, n, k, w1, b1, w2, fs)
             assert m == min(k, n)
             # each kept play's incremental score (the slots its steps changed) is its full score
-            kept = [next(j for j in range(n) if np.array_equal(op[j], fs[5][q])) for q in range(m)]
+            kept = [
+                next(j for j in range(n) if np.array_equal(op[j], fs.picked[q])) for q in range(m)
+            ]
             np.testing.assert_allclose(fs[3][:m], ref[kept], rtol=1e-5, atol=1e-4)
             order = np.argsort(-ref[:n], kind="stable")
             s = np.sort(ref[:n])[::-1]
             if np.any(np.abs(np.diff(s[: m + 1])) < 1e-4):
                 continue
             for j in range(m):
-                np.testing.assert_array_equal(fs[5][j], op[order[j]])
+                np.testing.assert_array_equal(fs.picked[j], op[order[j]])
             checked += 1
     assert checked > 50
 
