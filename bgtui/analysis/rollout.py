@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import asdict, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import NamedTuple
 
@@ -284,6 +284,61 @@ class LocalChunks:
             self._pool = None
 
 
+@dataclass
+class _Schedule:
+    """The chunks of a run of :meth:`RolloutJob.run`: those submitted and not merged yet
+    (``pending``, by submission number ``key``: ``(future, count, roots)``), the roots
+    ``group`` being run and their trials ``next_first .. limit - 1`` still to submit, and the
+    size of the next chunks with the compute time and trials of those merged so far."""
+
+    chunk: int = 4
+    cost_seconds: float = 0.0
+    cost_trials: int = 0
+    pending: dict[int, tuple] = field(default_factory=dict)
+    key: int = 0
+    group: np.ndarray | None = None
+    next_first: int = 0
+    limit: int = 0
+
+    def submit(self, executor, stopped: bool) -> None:
+        """Submit the group's next trials, in chunks, unless ``stopped``: two chunks in flight
+        per worker, at most eight pending per worker; a chunk done but not merged yet (it
+        waits for an earlier one) frees its worker for the next."""
+        workers = executor.slots()
+        running = sum(1 for p in self.pending.values() if not p[0].done())
+        while (
+            not stopped
+            and running < 2 * workers
+            and len(self.pending) < 8 * workers
+            and self.next_first < self.limit
+        ):
+            # guided: the chunks shrink as the trials left to the next decision or
+            # the target run out, so that the workers finish together
+            left = self.limit - self.next_first
+            count = min(self.chunk, left, max(-(-self.chunk // 16), -(-left // (2 * workers))))
+            self.pending[self.key] = (
+                executor.submit(self.next_first, count, self.group),
+                count,
+                self.group,
+            )
+            self.key += 1
+            self.next_first += count
+            running += 1
+
+    def resize(self, executor) -> None:
+        """The next chunks' size: ``executor.chunk_seconds`` of work (at most
+        ``executor.max_chunk`` trials) at the time the chunks merged took to compute (not
+        the wall clock, which counts the first round trips to the workers)."""
+        if self.cost_trials > 0 and self.group is not None:
+            per_trial = self.cost_seconds / self.cost_trials * len(self.group)
+            self.chunk = int(
+                max(
+                    1,
+                    min(executor.max_chunk, executor.chunk_seconds / max(per_trial, 1e-7)),
+                )
+            )
+
+
 class RolloutJob:
     """Roll out ``roots`` (int8[R, 26], player on roll at each root about to roll).
 
@@ -361,8 +416,6 @@ class RolloutJob:
         on exactly the statistics of those trials, so they too are deterministic. Only the time
         limit and cancellation depend on the clock.
         """
-        from bgtui.engine import make_permutations
-
         s = self.settings
         target = int(target or s.trials)
         if s.vr_filter > 0 and filter_net is None:
@@ -370,31 +423,14 @@ class RolloutJob:
 
             filter_net = load_filter_net()
         executor = executor if executor is not None else LocalChunks(s.workers)
-        # the epoch numbers this run: each worker's play cache stays valid from chunk to chunk
-        # under it (the evaluator and the settings are fixed for the run)
-        inputs = ChunkInputs(
-            self.roots,
-            self.cubes,
-            engine_settings(s, self.live_match),
-            make_permutations(s.seed),
-            s.seed,
-            ev,
-            filter_net,
-            next(_EPOCHS),
-        )
+        inputs = self._chunk_inputs(ev, filter_net)
         cancel = cancel if cancel is not None else CancelToken()
         decisions = s.stop_se is not None or (s.prune_sigma is not None and len(self.roots) > 1)
 
         t_start = time.perf_counter()
         base_elapsed = self.elapsed
         started_n = self.n.copy()
-        chunk = 4
-        cost_seconds, cost_trials = 0.0, 0
-        pending: dict[int, tuple] = {}
-        key = 0
-        group = None
-        next_first = 0
-        limit = 0
+        sch = _Schedule()
         last_snap = 0.0
         stopped = False
         executor.start(inputs)
@@ -406,71 +442,12 @@ class RolloutJob:
                 clock = base_elapsed + time.perf_counter() - t_start
                 if s.time_limit is not None and clock >= s.time_limit:
                     stopped = True
-                if not pending:
-                    if stopped:
+                if not sch.pending:
+                    if stopped or not self._plan(sch, target, decisions):
                         break
-                    # plan: decide only when every active root stands at a decision boundary
-                    # (the chunks in flight may all finish between two boundaries, at a
-                    # point that depends on timing), then pick the group to run
-                    active = [i for i in range(len(self.roots)) if not self.pruned[i]]
-                    if decisions and all(self.n[i] % DECISION_INTERVAL == 0 for i in active):
-                        self._update_pruning()
-                        if self._se_reached():
-                            break
-                    active = [i for i in range(len(self.roots)) if not self.pruned[i]]
-                    lo = min(int(self.n[i]) for i in active)
-                    if lo >= target:
-                        break
-                    group = np.array([i for i in active if self.n[i] == lo], dtype=np.int64)
-                    higher = [int(self.n[i]) for i in active if self.n[i] > lo]
-                    next_first = lo
-                    limit = min([target] + higher)  # catch up to the others first
-                    if decisions:
-                        limit = min(limit, (lo // DECISION_INTERVAL + 1) * DECISION_INTERVAL)
-                workers = executor.slots()
-                # two chunks in flight per worker thread; a chunk done but not merged yet (it
-                # waits for an earlier one) frees its worker for the next
-                running = sum(1 for p in pending.values() if not p[0].done())
-                while (
-                    not stopped
-                    and running < 2 * workers
-                    and len(pending) < 8 * workers
-                    and next_first < limit
-                ):
-                    # guided: the chunks shrink as the trials left to the next decision or
-                    # the target run out, so that the workers finish together
-                    left = limit - next_first
-                    count = min(chunk, left, max(-(-chunk // 16), -(-left // (2 * workers))))
-                    pending[key] = (executor.submit(next_first, count, group), count, group)
-                    key += 1
-                    next_first += count
-                    running += 1
-                if pending and not pending[min(pending)][0].done():
-                    # until the next chunk to merge is done or a worker is free
-                    executor.wait(
-                        [p[0] for p in pending.values() if not p[0].done()], SNAPSHOT_INTERVAL
-                    )
-                if pending:
-                    for k in sorted(pending):  # merge strictly in trial order
-                        fut, count, idx = pending[k]
-                        if not fut.done():
-                            break
-                        out, done, seconds = executor.result(fut)
-                        del pending[k]
-                        self._merge(out, done, idx)
-                        if done > 0:
-                            cost_seconds += seconds
-                            cost_trials += done * len(idx)
-                if cost_trials > 0 and group is not None:
-                    # the next chunks' size from the time the chunks took to compute (not
-                    # the wall clock, which counts the first round trips to the workers)
-                    per_trial = cost_seconds / cost_trials * len(group)
-                    chunk = int(
-                        max(
-                            1,
-                            min(executor.max_chunk, executor.chunk_seconds / max(per_trial, 1e-7)),
-                        )
-                    )
+                sch.submit(executor, stopped)
+                self._merge_done(executor, sch)
+                sch.resize(executor)
                 el = time.perf_counter() - t_start
                 self.elapsed = base_elapsed + el
                 now = time.perf_counter()
@@ -483,6 +460,69 @@ class RolloutJob:
         yield self.snapshot(
             target, started_n, finished=not cancel.is_set(), cancelled=cancel.is_set()
         )
+
+    def _chunk_inputs(self, ev, filter_net) -> ChunkInputs:
+        """What every chunk of a run computes with: the roots, the engine settings, the dice
+        permutations, the evaluator ``ev`` and ``filter_net``, and a new epoch number (each
+        worker's play cache stays valid from chunk to chunk under it: the evaluator and the
+        settings are fixed for the run)."""
+        from bgtui.engine import make_permutations
+
+        s = self.settings
+        return ChunkInputs(
+            self.roots,
+            self.cubes,
+            engine_settings(s, self.live_match),
+            make_permutations(s.seed),
+            s.seed,
+            ev,
+            filter_net,
+            next(_EPOCHS),
+        )
+
+    def _plan(self, sch: _Schedule, target: int, decisions: bool) -> bool:
+        """With nothing in flight: take the decisions due (when ``decisions`` and every active
+        root stands at a decision boundary; the chunks in flight may all finish between two
+        boundaries, at a point that depends on timing), then set ``sch`` to run the active
+        roots with the fewest trials up to the next of: the others' trials, ``target``, the
+        next decision boundary. False when the run is over (the standard-error target reached
+        or every active root at ``target``)."""
+        active = [i for i in range(len(self.roots)) if not self.pruned[i]]
+        if decisions and all(self.n[i] % DECISION_INTERVAL == 0 for i in active):
+            self._update_pruning()
+            if self._se_reached():
+                return False
+        active = [i for i in range(len(self.roots)) if not self.pruned[i]]
+        lo = min(int(self.n[i]) for i in active)
+        if lo >= target:
+            return False
+        sch.group = np.array([i for i in active if self.n[i] == lo], dtype=np.int64)
+        higher = [int(self.n[i]) for i in active if self.n[i] > lo]
+        sch.next_first = lo
+        limit = min([target] + higher)  # catch up to the others first
+        if decisions:
+            limit = min(limit, (lo // DECISION_INTERVAL + 1) * DECISION_INTERVAL)
+        sch.limit = limit
+        return True
+
+    def _merge_done(self, executor, sch: _Schedule) -> None:
+        """Wait (at most ``SNAPSHOT_INTERVAL``) until the next chunk to merge is done or a
+        worker is free, then merge the chunks done, strictly in trial order (a chunk done
+        waits for the earlier ones), counting what they cost in ``sch``."""
+        pending = sch.pending
+        if pending and not pending[min(pending)][0].done():
+            executor.wait([p[0] for p in pending.values() if not p[0].done()], SNAPSHOT_INTERVAL)
+        if pending:
+            for k in sorted(pending):  # merge strictly in trial order
+                fut, count, idx = pending[k]
+                if not fut.done():
+                    break
+                out, done, seconds = executor.result(fut)
+                del pending[k]
+                self._merge(out, done, idx)
+                if done > 0:
+                    sch.cost_seconds += seconds
+                    sch.cost_trials += done * len(idx)
 
     def _se_reached(self) -> bool:
         s = self.settings

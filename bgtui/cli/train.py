@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bgtui.analysis.options import MAX_ROLLS, MAX_SEED, MAX_TRIALS, MAX_WORKERS, real, whole
 from bgtui.cli.commands import UserError
 
 #: the bound of counts (games, positions, passes, ...): far beyond any run, within 64 bits
@@ -12,197 +13,215 @@ MAX_HIDDEN = 4096
 MAX_PLAYS_A_ROLL = 1000
 
 
-def cmd_train(args, query, an=None):
-    if args.method == "td":
-        from bgtui.training.train import TDSettings, td_train
+def _train_td(args) -> None:
+    """``train td``: TD self-play into ``--checkpoint``."""
+    from bgtui.training.train import TDSettings, td_train
 
-        td_train(
-            args.checkpoint,
-            TDSettings(
-                args.games,
-                hidden=args.hidden or 128,
-                race_hidden=args.race_hidden or 64,
-                lam=args.lam,
-                alpha=args.alpha or 0.1,
-                seed=args.seed,
-                chunk=args.chunk,
-                save_every=args.save_every,
-            ),
-        )
-    elif args.method == "dataset":
-        from bgtui.training.train import DatasetSpec, build_dataset
-
-        if not args.data:
-            raise UserError("train dataset needs --data DIR (where the shards go)")
-        try:
-            spec = DatasetSpec(
-                args.positions,
-                ply=args.target_ply,
-                seed=args.seed,
-                workers=args.workers,
-                children=args.children,
-                race_rollouts=args.race_rollouts,
-                shard=args.shard or 20_000,
-                children_best=args.children_best,
-                crashed_only=args.crashed_only,
-                stragglers=args.stragglers,
-                target_truncate=args.target_truncate,
-                trials=args.trials,
-                vs_pubeval=args.vs_pubeval,
-                cube_region=args.cube_region,
-                target_games=args.target_games,
-                explore=0.1 if args.explore is None else args.explore,
-            )
-        except ValueError as exc:
-            raise UserError(str(exc)) from None
-        build_dataset(args.data, args.checkpoint, spec)
-    elif args.method == "fit":
-        from bgtui.training.train import FitSettings, fit
-
-        if not args.data:
-            raise UserError("train fit needs --data DIR (a training set made by train dataset)")
-        try:
-            adam = args.optimizer == "adam"
-            settings = FitSettings(
-                args.epochs,
-                alpha=args.alpha or (0.001 if adam else 0.01),
-                alpha_end=args.alpha_end or (0.00001 if adam else 0.0005),
-                init=args.init,
-                seed=args.seed,
-                strength_pairs=args.strength_pairs,
-                hidden=args.hidden or 0,
-                race_hidden=args.race_hidden or 0,
-                optimizer=args.optimizer,
-                batch=args.batch_size,
-                nets=args.nets,
-                rank_weight=args.rank_weight,
-            )
-            fit(args.checkpoint, args.data, settings)
-        except ValueError as exc:
-            raise UserError(str(exc)) from None
-    elif args.method == "game-rollouts":
-        from bgtui.training.head_refit import build_game_rollouts
-
-        if not args.data:
-            raise UserError("train game-rollouts needs --data DIR (where the chunks go)")
-        if args.trials < 1 or (args.shard or 500) < 1 or args.positions < 1:
-            raise UserError("--trials, --shard and --positions must be at least 1")
-        n = build_game_rollouts(
-            args.data,
-            args.checkpoint,
-            args.positions,
-            shard=args.shard or 500,
+    td_train(
+        args.checkpoint,
+        TDSettings(
+            args.games,
+            hidden=args.hidden or 128,
+            race_hidden=args.race_hidden or 64,
+            lam=args.lam,
+            alpha=args.alpha or 0.1,
             seed=args.seed,
-            trials=args.trials,
+            chunk=args.chunk,
+            save_every=args.save_every,
+        ),
+    )
+
+
+def _train_dataset(args) -> None:
+    """``train dataset``: grow the training set in ``--data`` from ``--checkpoint``'s play."""
+    from bgtui.training.train import DatasetSpec, build_dataset
+
+    if not args.data:
+        raise UserError("train dataset needs --data DIR (where the shards go)")
+    try:
+        spec = DatasetSpec(
+            args.positions,
+            ply=args.target_ply,
+            seed=args.seed,
             workers=args.workers,
+            children=args.children,
+            race_rollouts=args.race_rollouts,
+            shard=args.shard or 20_000,
+            children_best=args.children_best,
+            crashed_only=args.crashed_only,
+            stragglers=args.stragglers,
+            target_truncate=args.target_truncate,
+            trials=args.trials,
+            vs_pubeval=args.vs_pubeval,
+            cube_region=args.cube_region,
+            target_games=args.target_games,
+            explore=0.1 if args.explore is None else args.explore,
         )
-        print(f"{n} positions in {args.data}")
-    elif args.method == "heads":
-        from bgtui.training.head_refit import refit_heads
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    build_dataset(args.data, args.checkpoint, spec)
 
-        if not args.data:
-            raise UserError("train heads needs --data DIR (chunks made by train game-rollouts)")
-        try:
-            heads = tuple(int(h) for h in args.heads.split(","))
-        except ValueError:
-            raise UserError(
-                f"--heads takes output rows 0-4, comma-separated, got {args.heads!r}"
-            ) from None
-        if args.ridge < 0:
-            raise UserError(f"--ridge must be >= 0, got {args.ridge}")
-        try:
-            refit_heads(
-                args.checkpoint,
-                args.init or "bgtui-0.npz",
-                args.data,
-                ridge=args.ridge,
-                heads=heads,
-                holdout=args.holdout,
-            )
-        except ValueError as exc:
-            raise UserError(str(exc)) from None
-    elif args.method == "average":
-        from bgtui.analysis.weights import WeightsError
-        from bgtui.training.train import average_weights
 
-        files = [f for f in (args.of or "").split(",") if f]
-        if len(files) < 2:
-            raise UserError("train average needs --of A.npz,B.npz (two or more weights files)")
-        try:
-            average_weights(args.checkpoint, files)
-        except (ValueError, WeightsError) as exc:
-            raise UserError(str(exc)) from None
-    elif args.method == "filter":
-        from bgtui.training.filter import train_filter
+def _train_fit(args) -> None:
+    """``train fit``: train ``--checkpoint`` on the training set in ``--data``."""
+    from bgtui.training.train import FitSettings, fit
 
-        if args.samples < 1000 or args.positions < 10:
-            raise UserError("train filter needs --positions >= 10 and --samples >= 1000")
-        if not 1 <= (args.hidden or 32) <= 256:
-            raise UserError(f"--hidden for the filter net must be 1 to 256, got {args.hidden}")
-        train_filter(
-            args.checkpoint,
-            getattr(args, "weights", None) or "bgtui-0.npz",
-            args.positions,
-            hidden=args.hidden or 32,
-            epochs=args.epochs,
+    if not args.data:
+        raise UserError("train fit needs --data DIR (a training set made by train dataset)")
+    try:
+        adam = args.optimizer == "adam"
+        settings = FitSettings(
+            args.epochs,
+            alpha=args.alpha or (0.001 if adam else 0.01),
+            alpha_end=args.alpha_end or (0.00001 if adam else 0.0005),
+            init=args.init,
             seed=args.seed,
-            cap=args.samples,
+            strength_pairs=args.strength_pairs,
+            hidden=args.hidden or 0,
+            race_hidden=args.race_hidden or 0,
+            optimizer=args.optimizer,
+            batch=args.batch_size,
+            nets=args.nets,
+            rank_weight=args.rank_weight,
         )
-    else:
-        from bgtui.training.train import SupervisedSettings, supervised_train
+        fit(args.checkpoint, args.data, settings)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
 
-        if args.target_ply < 1:
-            raise UserError(
-                "train supervised needs --target-ply 1 to 3: 0-ply targets are the "
-                "nets' own values, nothing to learn"
-            )
-        supervised_train(
+
+def _train_game_rollouts(args) -> None:
+    """``train game-rollouts``: positions labelled by full-game rollouts, in chunks in
+    ``--data``; prints how many there are."""
+    from bgtui.training.head_refit import build_game_rollouts
+
+    if not args.data:
+        raise UserError("train game-rollouts needs --data DIR (where the chunks go)")
+    if args.trials < 1 or (args.shard or 500) < 1 or args.positions < 1:
+        raise UserError("--trials, --shard and --positions must be at least 1")
+    n = build_game_rollouts(
+        args.data,
+        args.checkpoint,
+        args.positions,
+        shard=args.shard or 500,
+        seed=args.seed,
+        trials=args.trials,
+        workers=args.workers,
+    )
+    print(f"{n} positions in {args.data}")
+
+
+def _train_heads(args) -> None:
+    """``train heads``: refit the gammon and backgammon outputs of ``--init`` to the
+    game rollouts in ``--data``."""
+    from bgtui.training.head_refit import refit_heads
+
+    if not args.data:
+        raise UserError("train heads needs --data DIR (chunks made by train game-rollouts)")
+    try:
+        heads = tuple(int(h) for h in args.heads.split(","))
+    except ValueError:
+        raise UserError(
+            f"--heads takes output rows 0-4, comma-separated, got {args.heads!r}"
+        ) from None
+    if args.ridge < 0:
+        raise UserError(f"--ridge must be >= 0, got {args.ridge}")
+    try:
+        refit_heads(
             args.checkpoint,
-            SupervisedSettings(
-                args.rounds,
-                positions=args.positions,
-                ply=args.target_ply,
-                epochs=args.epochs,
-                alpha=args.alpha or 0.1,
-                seed=args.seed,
-                workers=args.workers,
-                hidden=args.hidden or 0,
-                race_hidden=args.race_hidden or 0,
-            ),
+            args.init or "bgtui-0.npz",
+            args.data,
+            ridge=args.ridge,
+            heads=heads,
+            holdout=args.holdout,
         )
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _train_average(args) -> None:
+    """``train average``: the mean of the nets of ``--of``'s weights files."""
+    from bgtui.analysis.weights import WeightsError
+    from bgtui.training.train import average_weights
+
+    files = [f for f in (args.of or "").split(",") if f]
+    if len(files) < 2:
+        raise UserError("train average needs --of A.npz,B.npz (two or more weights files)")
+    try:
+        average_weights(args.checkpoint, files)
+    except (ValueError, WeightsError) as exc:
+        raise UserError(str(exc)) from None
+
+
+def _train_filter(args) -> None:
+    """``train filter``: distil the rollouts' filter net from the ``--weights`` evaluator."""
+    from bgtui.training.filter import train_filter
+
+    if args.samples < 1000 or args.positions < 10:
+        raise UserError("train filter needs --positions >= 10 and --samples >= 1000")
+    if not 1 <= (args.hidden or 32) <= 256:
+        raise UserError(f"--hidden for the filter net must be 1 to 256, got {args.hidden}")
+    train_filter(
+        args.checkpoint,
+        getattr(args, "weights", None) or "bgtui-0.npz",
+        args.positions,
+        hidden=args.hidden or 32,
+        epochs=args.epochs,
+        seed=args.seed,
+        cap=args.samples,
+    )
+
+
+def _train_supervised(args) -> None:
+    """``train supervised``: rounds toward the nets' own n-ply evaluations."""
+    from bgtui.training.train import SupervisedSettings, supervised_train
+
+    if args.target_ply < 1:
+        raise UserError(
+            "train supervised needs --target-ply 1 to 3: 0-ply targets are the "
+            "nets' own values, nothing to learn"
+        )
+    supervised_train(
+        args.checkpoint,
+        SupervisedSettings(
+            args.rounds,
+            positions=args.positions,
+            ply=args.target_ply,
+            epochs=args.epochs,
+            alpha=args.alpha or 0.1,
+            seed=args.seed,
+            workers=args.workers,
+            hidden=args.hidden or 0,
+            race_hidden=args.race_hidden or 0,
+        ),
+    )
+
+
+#: the function of each ``train`` method (any other runs :func:`_train_supervised`)
+_METHODS = {
+    "td": _train_td,
+    "supervised": _train_supervised,
+    "dataset": _train_dataset,
+    "fit": _train_fit,
+    "filter": _train_filter,
+    "game-rollouts": _train_game_rollouts,
+    "heads": _train_heads,
+    "average": _train_average,
+}
+
+
+def cmd_train(args, query, an=None):
+    """Run the ``train`` method ``args.method`` (``query`` and ``an`` are unused: training
+    needs no analysis service)."""
+    _METHODS.get(args.method, _train_supervised)(args)
     return None
 
 
-def add_parser(add) -> None:
-    """The ``train`` subparser; ``add(name, help, example)`` makes it. Every numeric option is
-    range-checked by its ``type`` (:mod:`bgtui.analysis.options`): a bad value is one line
-    and exit status 2."""
-    from bgtui.analysis.options import (
-        MAX_ROLLS,
-        MAX_SEED,
-        MAX_TRIALS,
-        MAX_WORKERS,
-        real,
-        whole,
-    )
-
-    p = add(
-        "train",
-        "train the evaluator (TD self-play), resumable from its checkpoint",
-        "bgtui train td --checkpoint runs/td.npz --games 1000000",
-    )
+def _add_method_and_files(p) -> None:
+    """The method, the weights file (``--checkpoint``) and the training set's directory
+    (``--data``)."""
     p.add_argument(
         "method",
-        choices=[
-            "td",
-            "supervised",
-            "dataset",
-            "fit",
-            "filter",
-            "game-rollouts",
-            "heads",
-            "average",
-        ],
+        choices=list(_METHODS),
         help="td: TD(0) self-play from random weights; supervised: improve the nets "
         "toward their own n-ply evaluations of self-play positions, round by "
         "round; dataset: grow a training set (--data) of self-play positions of "
@@ -222,6 +241,11 @@ def add_parser(add) -> None:
         help="weights file to resume from and write (dataset: the weights that play and evaluate)",
     )
     p.add_argument("--data", help="dataset/fit: the training set's directory")
+
+
+def _add_dataset_positions(p) -> None:
+    """``dataset`` (and ``game-rollouts``): which positions a set stores, how many a shard
+    and how they are labelled."""
     p.add_argument(
         "--children",
         type=whole(0, MAX_PLAYS_A_ROLL),
@@ -268,6 +292,10 @@ def add_parser(add) -> None:
         "after ROLLS rolls (0-ply play, variance reduction) instead of "
         "--target-ply",
     )
+
+
+def _add_heads_options(p) -> None:
+    """``heads``: the refit's penalty, output rows and held-out chunks."""
     p.add_argument(
         "--ridge",
         type=real(0.0, 1e9),
@@ -286,6 +314,10 @@ def add_parser(add) -> None:
         default=5,
         help="heads: leave every N-th chunk out to measure the fit (0: none)",
     )
+
+
+def _add_fit_optimizer(p) -> None:
+    """``fit``: the starting weights and the optimiser."""
     p.add_argument(
         "--init",
         help="fit: weights a new checkpoint starts from (default: shipped; "
@@ -310,6 +342,10 @@ def add_parser(add) -> None:
         "between the plays of a roll (sets made with --children-best), on top "
         "of the cross-entropy (default 0: none)",
     )
+
+
+def _add_dataset_classes(p) -> None:
+    """``dataset``: keep only the positions of one class."""
     p.add_argument(
         "--crashed-only",
         action="store_true",
@@ -322,11 +358,19 @@ def add_parser(add) -> None:
         help="dataset, with --race-rollouts: keep only straggler races (a side with "
         "5 or more checkers off and 2 or more outside its home board)",
     )
+
+
+def _add_average_options(p) -> None:
+    """``average``: the weights files averaged."""
     p.add_argument(
         "--of",
         metavar="A.npz,B.npz",
         help="average: the weights files whose nets --checkpoint is the mean of",
     )
+
+
+def _add_dataset_games(p) -> None:
+    """``dataset``: the games that make the positions and the targets from whole games."""
     p.add_argument(
         "--cube-region",
         action="store_true",
@@ -351,6 +395,10 @@ def add_parser(add) -> None:
         help="dataset: the chance of a random play instead of the best in the "
         "self-play that makes the positions (default 0.1)",
     )
+
+
+def _add_fit_schedule(p) -> None:
+    """``fit``: the nets trained, the last step size and the strength measured after a pass."""
     p.add_argument(
         "--nets",
         default="contact,race,crashed",
@@ -370,6 +418,11 @@ def add_parser(add) -> None:
         default=0,
         help="fit: game pairs against PubEval after each pass (0: none)",
     )
+
+
+def _add_sizes(p) -> None:
+    """How much each method does: games, rounds, positions, samples, target ply, passes and
+    threads."""
     p.add_argument(
         "--games", type=whole(1, MAX_COUNT), default=1_000_000, help="td: total games to reach"
     )
@@ -407,6 +460,10 @@ def add_parser(add) -> None:
         default=1,
         help="supervised: threads for the targets",
     )
+
+
+def _add_nets_and_steps(p) -> None:
+    """The nets' hidden units, TD's lambda and the first step size."""
     p.add_argument(
         "--hidden",
         type=whole(1, MAX_HIDDEN),
@@ -434,7 +491,33 @@ def add_parser(add) -> None:
         help="step size (td, supervised: default 0.1; fit: of the first pass, "
         "default 0.01 for sgd, 0.001 for adam)",
     )
+
+
+def _add_run_control(p) -> None:
+    """The seed, and TD's chunk of games and games between checkpoints."""
     p.add_argument("--seed", type=whole(0, MAX_SEED), default=1)
     p.add_argument("--chunk", type=whole(1, MAX_COUNT), default=2000)
     p.add_argument("--save-every", type=whole(1, MAX_COUNT), default=20000)
+
+
+def add_parser(add) -> None:
+    """The ``train`` subparser; ``add(name, help, example)`` makes it. Every numeric option is
+    range-checked by its ``type`` (:mod:`bgtui.analysis.options`): a bad value is one line
+    and exit status 2."""
+    p = add(
+        "train",
+        "train the evaluator (TD self-play), resumable from its checkpoint",
+        "bgtui train td --checkpoint runs/td.npz --games 1000000",
+    )
+    _add_method_and_files(p)
+    _add_dataset_positions(p)
+    _add_heads_options(p)
+    _add_fit_optimizer(p)
+    _add_dataset_classes(p)
+    _add_average_options(p)
+    _add_dataset_games(p)
+    _add_fit_schedule(p)
+    _add_sizes(p)
+    _add_nets_and_steps(p)
+    _add_run_control(p)
     p.set_defaults(func=cmd_train, needs_engine=False)

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -778,6 +779,263 @@ def _fit_continues(state: dict, data_dir, which) -> bool:
     return same_nets and same_data
 
 
+def _fit_nets(settings: FitSettings) -> list[str]:
+    """The names of the nets a fit trains (``settings.nets``), after checking the optimiser
+    and rank weight of ``settings``: a ValueError names the option at fault."""
+    if settings.optimizer not in ("sgd", "adam"):
+        raise ValueError(f"unknown optimizer {settings.optimizer!r} (sgd or adam)")
+    if settings.rank_weight < 0 or (settings.rank_weight and settings.optimizer != "adam"):
+        raise ValueError(
+            "rank_weight (--rank-weight) is a weight >= 0 in the loss of the Adam "
+            "optimizer: give --optimizer adam"
+        )
+    which = [n.strip() for n in settings.nets.split(",") if n.strip()]
+    if not which or any(n not in NET_NAMES for n in which):
+        raise ValueError(
+            f"--nets takes a comma-separated list of {', '.join(NET_NAMES)}; got {settings.nets!r}"
+        )
+    return which
+
+
+def _new_fit_weights(settings: FitSettings, which) -> tuple:
+    """(nets, metadata, metadata of the weights started from) of a new checkpoint: fresh nets
+    for the nets ``which`` with ``settings.init`` "random" (the others shipped), else the
+    weights ``settings.init`` (default: shipped) widened to ``hidden`` / ``race_hidden``."""
+    if settings.init == "random":
+        ev, meta0 = load_weights(DEFAULT_WEIGHTS)  # the nets not trained come from there
+        shipped = nets_of(ev)
+        ev = tuple(
+            init_net(h or default, settings.seed + k) if name in which else shipped[k]
+            for k, (name, h, default) in enumerate(
+                (
+                    ("contact", settings.hidden, 128),
+                    ("race", settings.race_hidden, 64),
+                    ("crashed", settings.hidden, 128),
+                )
+            )
+        )
+        meta = {"init": {"random": which, "seed": settings.seed}}
+        return ev, meta, meta0
+    ev, meta = load_weights(settings.init or DEFAULT_WEIGHTS)
+    ev = tuple(
+        widen_net(net, h, settings.seed + k) if h else net
+        for k, (net, h) in enumerate(
+            zip(nets_of(ev), (settings.hidden, settings.race_hidden, settings.hidden))
+        )
+    )
+    return ev, meta, meta
+
+
+def _fit_start(checkpoint: Path, data_dir, settings: FitSettings, which, log) -> tuple:
+    """(nets, metadata, tied) a fit starts from: ``checkpoint``'s when it exists (its own fit
+    resumed, or a new fit from its weights when that fit was of other data or other nets,
+    logged), else :func:`_new_fit_weights`. ``tied``: the crashed net is the contact net. A
+    new fit moves the starting weights' own fit record to their ``fit_history``."""
+    start = None  # the metadata of the weights a new fit starts from
+    if checkpoint.exists():
+        ev, meta = load_weights(checkpoint)
+        old = meta.get("fit")
+        tied = bool((old or {}).get("tied_crashed", False))
+        if old is not None and not _fit_continues(old, data_dir, which):
+            # the weights' own fit was of other data or other nets (a copy of the shipped
+            # weights, say): they start a new fit
+            start = meta
+            print(
+                json.dumps(
+                    {
+                        "new_fit_from": str(checkpoint),
+                        "its_last_fit": {"data": old.get("data"), "nets": old.get("nets")},
+                    }
+                ),
+                file=log,
+                flush=True,
+            )
+    else:
+        ev, meta, start = _new_fit_weights(settings, which)
+    if start is not None:
+        tied = "crashed" not in which and start.get("crashed_is_contact", False)
+        if "fit" in meta:  # the starting weights' own fit stays on record
+            meta.setdefault("fit_history", []).append(meta.pop("fit"))
+    return ev, meta, tied
+
+
+def _fit_state(checkpoint: Path, meta: dict, data_dir, settings: FitSettings, which, tied):
+    """(the fit record, the rank weight): ``meta``'s own record of a fit to resume, else a new
+    one; a resumed fit keeps its rank weight and must keep its optimiser (ValueError)."""
+    state = meta.get("fit") or {
+        "data": str(data_dir),
+        "epochs": settings.epochs,
+        "epochs_done": 0,
+        "alpha": settings.alpha,
+        "alpha_end": settings.alpha_end,
+        "seed": settings.seed,
+        "optimizer": settings.optimizer,
+        "nets": ",".join(which),
+        "tied_crashed": tied,
+    }
+    if settings.rank_weight:
+        state.setdefault("rank_weight", settings.rank_weight)
+    rank_weight = float(state.get("rank_weight", 0.0))  # a resumed fit keeps its own
+    if state["epochs_done"] and state.get("optimizer", "sgd") != settings.optimizer:
+        raise ValueError(
+            f"{checkpoint} is part-way through a fit with "
+            f"--optimizer {state.get('optimizer', 'sgd')}; finish it with that"
+        )
+    if settings.optimizer == "adam":
+        state.setdefault("batch", settings.batch)
+    return state, rank_weight
+
+
+class _FitData(NamedTuple):
+    """A training set split for a fit: positions, targets and sibling groups (as
+    :func:`load_dataset` gives them), the rows held out and those trained on, and whether the
+    set has sibling groups."""
+
+    pos: np.ndarray
+    tg: np.ndarray
+    groups: np.ndarray
+    hold: np.ndarray
+    train: np.ndarray
+    has_groups: bool
+
+
+def _split_data(data_dir, settings: FitSettings) -> _FitData:
+    """The training set of ``data_dir`` with ``settings.holdout`` of its rows held out, picked
+    by ``settings.seed``: whole sibling groups when the set has them."""
+    pos, tg, groups = load_dataset(data_dir, with_groups=True)
+    n = len(pos)
+    has_groups = bool(np.any(groups >= 0))
+    if has_groups:  # whole sibling groups held out
+        from bgtui.training.adam import group_order
+
+        rows = group_order(groups, np.random.default_rng(settings.seed))
+        n_hold = int(n * settings.holdout)
+        while (
+            0 < n_hold < n
+            and groups[rows[n_hold]] >= 0
+            and groups[rows[n_hold]] == groups[rows[n_hold - 1]]
+        ):
+            n_hold += 1  # not splitting the last group held out
+        hold, train = np.sort(rows[:n_hold]), np.sort(rows[n_hold:])
+    else:
+        perm = np.random.default_rng(settings.seed).permutation(n)
+        n_hold = int(n * settings.holdout)
+        hold, train = perm[:n_hold].astype(np.int64), perm[n_hold:].astype(np.int64)
+    return _FitData(pos, tg, groups, hold, train, has_groups)
+
+
+def _adam_sets(data: _FitData, owner, trained) -> list[tuple]:
+    """Per net: (train rows, train inputs, train targets, holdout inputs, holdout targets,
+    train groups, holdout groups), each net with the rows of the classes it values
+    (``owner``: the net of each class); a net not ``trained`` keeps only its held-out rows
+    (its error is still logged)."""
+    from bgtui.training import adam
+    from bgtui.training.kernels import _net_classes
+
+    pos, tg, groups, hold, train = data.pos, data.tg, data.groups, data.hold, data.train
+    net_of = owner[_net_classes(pos)]
+    sets = []
+    for k in range(len(NET_NAMES)):
+        tr = train[net_of[train] == k] if trained[k] else train[:0]
+        ho = hold[net_of[hold] == k]
+        sets.append(
+            (
+                tr,
+                adam.dense_inputs(pos, tr),
+                tg[tr],
+                adam.dense_inputs(pos, ho),
+                tg[ho],
+                groups[tr],
+                groups[ho],
+            )
+        )
+    return sets
+
+
+def _adam_resume(opt_path: Path, done: int, nets_: list, tied) -> tuple:
+    """(nets, Adam moments, passes done) of an Adam fit: the optimiser state at ``opt_path``
+    when the fit is part-way (``done`` passes), else fresh moments for ``nets_``."""
+    from bgtui.training import adam
+
+    if done and opt_path.exists():
+        nets_, moments, opt_done = adam.load_state(opt_path)
+        nets_ = list(nets_)
+        done = opt_done  # the state is written first: it may be one pass ahead
+    else:
+        moments = [adam.new_moments(net) for net in nets_]
+    if tied:
+        nets_[2] = nets_[0]
+    return nets_, moments, done
+
+
+def _adam_pass(nets_, moments, sets, trained, settings, ep, a, rank_weight, has_groups, rec):
+    """One Adam pass of step size ``a`` (pass ``ep``) over each trained net's rows in
+    ``sets`` (:func:`_adam_sets`); returns each net's held-out mean squared error and adds
+    the held-out sibling RMS (sets with groups) and the training error to ``rec``."""
+    from bgtui.training import adam
+
+    hold_mse = {}
+    se = cnt = 0.0
+    for k, name in enumerate(NET_NAMES):
+        tr, x, t5, xh, th, gtr, gho = sets[k]
+        if trained[k] and len(tr):
+            rng = np.random.default_rng(settings.seed * 7919 + ep * 2 + k)
+            if rank_weight:
+                order = adam.group_order(gtr, rng)
+                se += adam.adam_pass(
+                    nets_[k], moments[k], x, t5, order, settings.batch, a, gtr, rank_weight
+                )
+            else:
+                order = rng.permutation(len(tr))
+                se += adam.adam_pass(nets_[k], moments[k], x, t5, order, settings.batch, a)
+            cnt += len(tr) - len(tr) % settings.batch
+        hold_mse[name] = adam.squared_error(nets_[k], xh, th) / max(len(th), 1)
+        if has_groups and len(th):
+            rc = adam.sibling_residuals(adam.forward(nets_[k], xh)[1], th, gho)
+            paired = np.count_nonzero(rc)
+            if paired:
+                rec[f"holdout_{name}_sibling_rms"] = round(
+                    float(np.sqrt((rc.astype(np.float64) ** 2).sum() / paired)), 5
+                )
+    rec["train_mse"] = round(se / max(cnt, 1), 6)
+    return hold_mse
+
+
+def _sgd_pass(data: _FitData, ev, ews, owner, trained, settings, ep, a, rec) -> dict:
+    """One pass of stochastic gradient descent of step size ``a`` (pass ``ep``) over the
+    training rows, each class training its ``owner`` net if ``trained``, then a measuring
+    pass over the held-out rows; returns each net's held-out mean squared error and adds the
+    training error to ``rec``."""
+    from bgtui.training.kernels import _supervised_epoch
+
+    pos, tg, hold, train = data.pos, data.tg, data.hold, data.train
+    rng = np.random.default_rng(settings.seed * 7919 + ep)
+    order = train[rng.permutation(len(train))]
+    stats = np.zeros(6)
+    alphas = np.array([a if trained[owner[c]] else 0.0 for c in range(3)])
+    _supervised_epoch(pos, tg, order, ev, alphas, ews, stats)
+    hs = np.zeros(6)
+    _supervised_epoch(pos, tg, hold, ev, np.zeros(3), ews, hs)  # alpha 0: measure only
+    rec["train_mse"] = round(stats[0::2].sum() / max(stats[1::2].sum(), 1), 6)
+    return {name: hs[2 * k] / max(hs[2 * k + 1], 1) for k, name in enumerate(NET_NAMES)}
+
+
+def _end_pass(checkpoint, ev, meta, state, settings, ep, n, rec, hold_mse, t, log) -> None:
+    """After pass ``ep`` (started at ``t``): write ``checkpoint`` with the fit record
+    ``state`` in ``meta``, measure the strength against PubEval if asked and log ``rec``
+    with the held-out errors ``hold_mse``."""
+    for name in NET_NAMES:
+        rec[f"holdout_{name}_mse"] = round(hold_mse[name], 6)
+    state.update(epochs_done=ep + 1, epochs=settings.epochs, positions=n)
+    meta["fit"] = state
+    save_weights(checkpoint, ev, meta)
+    rec["seconds"] = round(time.time() - t, 1)
+    if settings.strength_pairs:
+        ppg, se_ = pubeval_ppg(with_databases(ev, True), settings.strength_pairs)
+        rec.update(vs_pubeval_ppg=round(ppg, 3), se=round(se_, 3))
+    print(json.dumps(rec), file=log, flush=True)
+
+
 def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
     """Train the nets on the whole training set of ``data_dir`` for ``epochs`` passes, the step
     size decaying from ``alpha`` to ``alpha_end``, writing ``checkpoint`` after every pass; a
@@ -803,200 +1061,39 @@ def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
     squared sibling residuals to the loss: a fit aimed at the decisions between plays. The
     names above are the fields of ``settings``."""
     log = sys.stdout if log is None else log  # the stdout of the call, not of the import
-    from bgtui.engine import NET_NAMES
-    from bgtui.training.kernels import _net_classes, _supervised_epoch
-
-    if settings.optimizer not in ("sgd", "adam"):
-        raise ValueError(f"unknown optimizer {settings.optimizer!r} (sgd or adam)")
-    if settings.rank_weight < 0 or (settings.rank_weight and settings.optimizer != "adam"):
-        raise ValueError(
-            "rank_weight (--rank-weight) is a weight >= 0 in the loss of the Adam "
-            "optimizer: give --optimizer adam"
-        )
-    which = [n.strip() for n in settings.nets.split(",") if n.strip()]
-    if not which or any(n not in NET_NAMES for n in which):
-        raise ValueError(
-            f"--nets takes a comma-separated list of {', '.join(NET_NAMES)}; got {settings.nets!r}"
-        )
+    which = _fit_nets(settings)
     checkpoint = Path(checkpoint)
-    start = None  # the metadata of the weights a new fit starts from
-    if checkpoint.exists():
-        ev, meta = load_weights(checkpoint)
-        old = meta.get("fit")
-        tied = bool((old or {}).get("tied_crashed", False))
-        if old is not None and not _fit_continues(old, data_dir, which):
-            # the weights' own fit was of other data or other nets (a copy of the shipped
-            # weights, say): they start a new fit
-            start = meta
-            print(
-                json.dumps(
-                    {
-                        "new_fit_from": str(checkpoint),
-                        "its_last_fit": {"data": old.get("data"), "nets": old.get("nets")},
-                    }
-                ),
-                file=log,
-                flush=True,
-            )
-    else:
-        if settings.init == "random":
-            ev, meta0 = load_weights(DEFAULT_WEIGHTS)  # the nets not trained come from there
-            shipped = nets_of(ev)
-            ev = tuple(
-                init_net(h or default, settings.seed + k) if name in which else shipped[k]
-                for k, (name, h, default) in enumerate(
-                    (
-                        ("contact", settings.hidden, 128),
-                        ("race", settings.race_hidden, 64),
-                        ("crashed", settings.hidden, 128),
-                    )
-                )
-            )
-            meta = {"init": {"random": which, "seed": settings.seed}}
-            start = meta0
-        else:
-            ev, meta = load_weights(settings.init or DEFAULT_WEIGHTS)
-            start = meta
-            ev = tuple(
-                widen_net(net, h, settings.seed + k) if h else net
-                for k, (net, h) in enumerate(
-                    zip(nets_of(ev), (settings.hidden, settings.race_hidden, settings.hidden))
-                )
-            )
-    if start is not None:
-        tied = "crashed" not in which and start.get("crashed_is_contact", False)
-        if "fit" in meta:  # the starting weights' own fit stays on record
-            meta.setdefault("fit_history", []).append(meta.pop("fit"))
+    ev, meta, tied = _fit_start(checkpoint, data_dir, settings, which, log)
     nets_ = [tuple(np.array(a, dtype=np.float32) for a in net) for net in as_nets(ev)]
     if tied:
         nets_[2] = nets_[0]
-    state = meta.get("fit") or {
-        "data": str(data_dir),
-        "epochs": settings.epochs,
-        "epochs_done": 0,
-        "alpha": settings.alpha,
-        "alpha_end": settings.alpha_end,
-        "seed": settings.seed,
-        "optimizer": settings.optimizer,
-        "nets": ",".join(which),
-        "tied_crashed": tied,
-    }
-    if settings.rank_weight:
-        state.setdefault("rank_weight", settings.rank_weight)
-    rank_weight = float(state.get("rank_weight", 0.0))  # a resumed fit keeps its own
-    if state["epochs_done"] and state.get("optimizer", "sgd") != settings.optimizer:
-        raise ValueError(
-            f"{checkpoint} is part-way through a fit with "
-            f"--optimizer {state.get('optimizer', 'sgd')}; finish it with that"
-        )
-    if settings.optimizer == "adam":
-        state.setdefault("batch", settings.batch)
+    state, rank_weight = _fit_state(checkpoint, meta, data_dir, settings, which, tied)
     owner = np.array([0, 1, 0 if tied else 2], dtype=np.int8)  # the net each class trains
     trained = [name in which for name in NET_NAMES]
-    pos, tg, groups = load_dataset(data_dir, with_groups=True)
-    n = len(pos)
-    has_groups = bool(np.any(groups >= 0))
-    if has_groups:  # whole sibling groups held out
-        from bgtui.training.adam import group_order
-
-        rows = group_order(groups, np.random.default_rng(settings.seed))
-        n_hold = int(n * settings.holdout)
-        while (
-            0 < n_hold < n
-            and groups[rows[n_hold]] >= 0
-            and groups[rows[n_hold]] == groups[rows[n_hold - 1]]
-        ):
-            n_hold += 1  # not splitting the last group held out
-        hold, train = np.sort(rows[:n_hold]), np.sort(rows[n_hold:])
-    else:
-        perm = np.random.default_rng(settings.seed).permutation(n)
-        n_hold = int(n * settings.holdout)
-        hold, train = perm[:n_hold].astype(np.int64), perm[n_hold:].astype(np.int64)
+    data = _split_data(data_dir, settings)
     done = int(state["epochs_done"])
-    net_of = owner[_net_classes(pos)]
     if settings.optimizer == "adam":
         from bgtui.training import adam
 
-        sets = []  # per net: (train rows, train inputs, train targets, holdout inputs, targets)
-        for k in range(len(NET_NAMES)):
-            # a net not trained keeps only its held-out rows (its error is still logged)
-            tr = train[net_of[train] == k] if trained[k] else train[:0]
-            ho = hold[net_of[hold] == k]
-            sets.append(
-                (
-                    tr,
-                    adam.dense_inputs(pos, tr),
-                    tg[tr],
-                    adam.dense_inputs(pos, ho),
-                    tg[ho],
-                    groups[tr],
-                    groups[ho],
-                )
-            )
+        sets = _adam_sets(data, owner, trained)
         opt_path = checkpoint.with_name(checkpoint.name + ".adam.npz")
-        if done and opt_path.exists():
-            nets_, moments, opt_done = adam.load_state(opt_path)
-            nets_ = list(nets_)
-            done = opt_done  # the state is written first: it may be one pass ahead
-        else:
-            moments = [adam.new_moments(net) for net in nets_]
-        if tied:
-            nets_[2] = nets_[0]
+        nets_, moments, done = _adam_resume(opt_path, done, nets_, tied)
     else:
         ev = with_databases(tuple(nets_), True, tables=False)
         ews = make_eval_workspace(hidden_size(ev))
     for ep in range(done, settings.epochs):
         t = time.time()
         a = fit_alpha(ep, settings.epochs, settings.alpha, settings.alpha_end)
-        rec = {"epoch": ep + 1, "alpha": float(f"{a:.4g}"), "positions": n}
-        hold_mse = {}
+        rec = {"epoch": ep + 1, "alpha": float(f"{a:.4g}"), "positions": len(data.pos)}
         if settings.optimizer == "adam":
-            se = cnt = 0.0
-            for k, name in enumerate(NET_NAMES):
-                tr, x, t5, xh, th, gtr, gho = sets[k]
-                if trained[k] and len(tr):
-                    rng = np.random.default_rng(settings.seed * 7919 + ep * 2 + k)
-                    if rank_weight:
-                        order = adam.group_order(gtr, rng)
-                        se += adam.adam_pass(
-                            nets_[k], moments[k], x, t5, order, settings.batch, a, gtr, rank_weight
-                        )
-                    else:
-                        order = rng.permutation(len(tr))
-                        se += adam.adam_pass(nets_[k], moments[k], x, t5, order, settings.batch, a)
-                    cnt += len(tr) - len(tr) % settings.batch
-                hold_mse[name] = adam.squared_error(nets_[k], xh, th) / max(len(th), 1)
-                if has_groups and len(th):
-                    rc = adam.sibling_residuals(adam.forward(nets_[k], xh)[1], th, gho)
-                    paired = np.count_nonzero(rc)
-                    if paired:
-                        rec[f"holdout_{name}_sibling_rms"] = round(
-                            float(np.sqrt((rc.astype(np.float64) ** 2).sum() / paired)), 5
-                        )
+            hold_mse = _adam_pass(
+                nets_, moments, sets, trained, settings, ep, a, rank_weight, data.has_groups, rec
+            )
             adam.save_state(opt_path, nets_, moments, ep + 1)
             ev = tuple(nets_)
-            rec["train_mse"] = round(se / max(cnt, 1), 6)
         else:
-            rng = np.random.default_rng(settings.seed * 7919 + ep)
-            order = train[rng.permutation(len(train))]
-            stats = np.zeros(6)
-            alphas = np.array([a if trained[owner[c]] else 0.0 for c in range(3)])
-            _supervised_epoch(pos, tg, order, ev, alphas, ews, stats)
-            hs = np.zeros(6)
-            _supervised_epoch(pos, tg, hold, ev, np.zeros(3), ews, hs)  # alpha 0: measure only
-            rec["train_mse"] = round(stats[0::2].sum() / max(stats[1::2].sum(), 1), 6)
-            for k, name in enumerate(NET_NAMES):
-                hold_mse[name] = hs[2 * k] / max(hs[2 * k + 1], 1)
-        for name in NET_NAMES:
-            rec[f"holdout_{name}_mse"] = round(hold_mse[name], 6)
-        state.update(epochs_done=ep + 1, epochs=settings.epochs, positions=n)
-        meta["fit"] = state
-        save_weights(checkpoint, ev, meta)
-        rec["seconds"] = round(time.time() - t, 1)
-        if settings.strength_pairs:
-            ppg, se_ = pubeval_ppg(with_databases(ev, True), settings.strength_pairs)
-            rec.update(vs_pubeval_ppg=round(ppg, 3), se=round(se_, 3))
-        print(json.dumps(rec), file=log, flush=True)
+            hold_mse = _sgd_pass(data, ev, ews, owner, trained, settings, ep, a, rec)
+        _end_pass(checkpoint, ev, meta, state, settings, ep, len(data.pos), rec, hold_mse, t, log)
     return meta
 
 
