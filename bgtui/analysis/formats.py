@@ -378,13 +378,8 @@ def _xgid_int(s: str, name: str, lo: int, hi: int) -> int:
     return v
 
 
-def decode_xgid(text) -> GameState:
-    """The GameState of an XGID (``XGID=`` optional; see the module's docstring for the rules)."""
-    t = _text(text, "the XGID")
-    if t[:5].upper() == "XGID=":
-        t = t[5:]
-    parts = t.split(":")
-    board = parts[0]
+def _xgid_board(board: str) -> np.ndarray:
+    """The 26 slots of an XGID's board field in X's view (X's checkers positive)."""
     if len(board) != 26:
         raise PositionFormatError(
             f"an XGID board has 26 characters, {quote(board)} has {len(board)}"
@@ -392,6 +387,39 @@ def decode_xgid(text) -> GameState:
     bad = next((c for c in board if c not in _BOARD_CHARS), None)
     if bad is not None:
         raise PositionFormatError(f"XGID board character {bad!r} is not '-', 'A'-'O' or 'a'-'o'")
+    x = np.zeros(26, dtype=np.int64)
+    for i, c in enumerate(board):
+        if c == "-":
+            continue
+        if c.isupper():
+            x[i] = ord(c) - ord("A") + 1
+        else:
+            x[i] = -(ord(c) - ord("a") + 1)
+    return x
+
+
+def _xgid_dice(dice_s: str, money: bool) -> tuple[tuple[int, int] | None, bool]:
+    """``(dice, double_offered)`` of an XGID's dice field: '00' (not rolled), 'D' (a double
+    offered; in money play also 'B' and 'R', beaver and raccoon) or two digits 1-6."""
+    if dice_s == "D" or (money and dice_s in ("B", "R")):
+        return None, True
+    if dice_s == "00":
+        return None, False
+    if not re.fullmatch(r"[1-6][1-6]", dice_s):
+        raise PositionFormatError(
+            f"XGID dice {quote(dice_s, 8)} are not '00', 'D' or two digits 1-6"
+            + (" ('B' and 'R' only in money play)" if dice_s in ("B", "R") else "")
+        )
+    return (int(dice_s[0]), int(dice_s[1])), False
+
+
+def decode_xgid(text) -> GameState:
+    """The GameState of an XGID (``XGID=`` optional; see the module's docstring for the rules)."""
+    t = _text(text, "the XGID")
+    if t[:5].upper() == "XGID=":
+        t = t[5:]
+    parts = t.split(":")
+    x = _xgid_board(parts[0])
     fields = parts[1:]
     if len(fields) != 9:
         raise PositionFormatError(
@@ -411,14 +439,6 @@ def decode_xgid(text) -> GameState:
     flags = _xgid_int(
         fields[6], "Jacoby/beaver flags" if money else "Crawford flag", 0, 3 if money else 1
     )
-    x = np.zeros(26, dtype=np.int64)  # X's view: X positive
-    for i, c in enumerate(board):
-        if c == "-":
-            continue
-        if c.isupper():
-            x[i] = ord(c) - ord("A") + 1
-        else:
-            x[i] = -(ord(c) - ord("a") + 1)
     if x[0] > 0:
         raise PositionFormatError("XGID character 0 is O's bar; it holds X's checkers")
     if x[25] < 0:
@@ -426,17 +446,7 @@ def decode_xgid(text) -> GameState:
     _check_counts(x, "the XGID")
     pos = x if turn == 1 else -x[::-1]
     _check_possible(pos, "the XGID")
-    dice = None
-    double_offered = False
-    if dice_s == "D" or (money and dice_s in ("B", "R")):
-        double_offered = True
-    elif dice_s != "00":
-        if not re.fullmatch(r"[1-6][1-6]", dice_s):
-            raise PositionFormatError(
-                f"XGID dice {quote(dice_s, 8)} are not '00', 'D' or two digits 1-6"
-                + (" ('B' and 'R' only in money play)" if dice_s in ("B", "R") else "")
-            )
-        dice = (int(dice_s[0]), int(dice_s[1]))
+    dice, double_offered = _xgid_dice(dice_s, money)
     if length and (score_x >= length or score_o >= length):
         raise PositionFormatError(
             f"the XGID's score {score_x}-{score_o} is not below the match length {length}"

@@ -8,7 +8,10 @@ import argparse
 import sys
 from dataclasses import replace
 
+from bgtui.analysis import options as R
+from bgtui.analysis.models import MAX_VR_FILTER, RolloutSettings
 from bgtui.analysis.numbers import eq, mwc, mwc_diff, mwc_se, pct, percent, se
+from bgtui.analysis.options import real, whole
 
 EXAMPLE_POSITION = "4HPwATDgc/ABMA"  # the opening position
 
@@ -215,11 +218,24 @@ def cmd_moves(args, query: list[str], an):
 
 
 def cmd_cube(args, query: list[str], an):
-    from bgtui.analysis.formats import format_position_id
-
     if len(query) != 1:
         raise UserError("cube takes one POSITION")
-    state = _parse_state(query[0], args, an)
+    state = _cube_state(args, _parse_state(query[0], args, an))
+    stopped = None
+    if args.rollout:
+        c, stopped = _cube_by_rollout(args, query, state, an)
+    else:
+        c = an.cube(state, args.ply)
+    data = _cube_data(c, state)
+    result = data if args.json else _cube_text(data, c, state)
+    if stopped:
+        _stopped(args, result, "cube rollout", *stopped)
+    return result
+
+
+def _cube_state(args, state):
+    """``state`` with the money rules the options turn off, after checking that the cube
+    options go together."""
     # money play: Jacoby and beavers on by default (conventions.md), or as the XGID / Match ID
     # says; these options turn them off
     if args.no_jacoby:
@@ -235,43 +251,55 @@ def cmd_cube(args, query: list[str], an):
         )
     if not args.rollout and (args.save or args.resume or args.checkpoint_every is not None):
         raise UserError("--save, --resume and --checkpoint-every go with --rollout")
+    return state
+
+
+def _cube_by_rollout(args, query: list[str], state, an):
+    """``(decision, stopped)``: the cube decision of a rollout; ``stopped`` is None, or what
+    :func:`_stopped` reports when the rollout was stopped before its trials were done."""
+    from bgtui.analysis.formats import format_position_id
+
+    job = _cube_rollout_job(args, state, an)
+    (snap, c), signum = _run_job(
+        args,
+        job,
+        lambda cancel: an.iter_cube_rollout(state, job.settings, cancel, job=job),
+        lambda item: item[1].action if item[1] else "",
+    )
     stopped = None
-    if args.rollout:
-        job = _cube_rollout_job(args, state, an)
-        (snap, c), signum = _run_job(
-            args,
-            job,
-            lambda cancel: an.iter_cube_rollout(state, job.settings, cancel, job=job),
-            lambda item: item[1].action if item[1] else "",
-        )
-        if snap.cancelled:
-            again = [
-                "bgtui",
-                "cube",
-                query[0],
-                "--rollout",
-                *(["--live"] if args.live else []),
-                *(["--no-jacoby"] if args.no_jacoby else []),
-                *(["--no-beavers"] if args.no_beavers else []),
-            ]
-            stopped = (snap, job.settings.trials, again, signum)
-        if c is None:  # too few trials for a decision: each branch needs 2
-            if stopped:
-                _stopped(
-                    args,
-                    {
-                        "position_id": format_position_id(state),
-                        "action": None,
-                        "trials": snap.trials_done,
-                    },
-                    "cube rollout",
-                    *stopped,
-                )
-            raise UserError(
-                f"a cube decision needs at least 2 trials, the rollout ran {snap.trials_done}"
+    if snap.cancelled:
+        again = [
+            "bgtui",
+            "cube",
+            query[0],
+            "--rollout",
+            *(["--live"] if args.live else []),
+            *(["--no-jacoby"] if args.no_jacoby else []),
+            *(["--no-beavers"] if args.no_beavers else []),
+        ]
+        stopped = (snap, job.settings.trials, again, signum)
+    if c is None:  # too few trials for a decision: each branch needs 2
+        if stopped:
+            _stopped(
+                args,
+                {
+                    "position_id": format_position_id(state),
+                    "action": None,
+                    "trials": snap.trials_done,
+                },
+                "cube rollout",
+                *stopped,
             )
-    else:
-        c = an.cube(state, args.ply)
+        raise UserError(
+            f"a cube decision needs at least 2 trials, the rollout ran {snap.trials_done}"
+        )
+    return c, stopped
+
+
+def _cube_data(c, state) -> dict:
+    """The cube decision's JSON (conventions.md)."""
+    from bgtui.analysis.formats import format_position_id
+
     access = c.cube_access
     data = {
         "position_id": format_position_id(state),
@@ -305,10 +333,7 @@ def cmd_cube(args, query: list[str], an):
             for k in ("no_double", "double_take", "double_pass")
         }
         data["dahl_cube_value"] = None
-    result = data if args.json else _cube_text(data, c, state)
-    if stopped:
-        _stopped(args, result, "cube rollout", *stopped)
-    return result
+    return data
 
 
 def _cube_text(data, c, state) -> str:
@@ -421,8 +446,6 @@ def _points_line(c) -> str:
 
 
 def _rollout_settings(args):
-    from bgtui.analysis.models import RolloutSettings
-
     try:
         settings = RolloutSettings(
             trials=args.trials,
@@ -530,7 +553,6 @@ def _resume_job(args, state, settings, dice_text):
     given: an option left at its default takes the saved value, one that differs from the
     saved value is refused."""
     from bgtui.analysis.formats import format_position_id
-    from bgtui.analysis.models import RolloutSettings
     from bgtui.analysis.rollout import RESULT_SETTINGS, RolloutJob
 
     try:
@@ -671,14 +693,38 @@ def _stopped(args, result, what, snap, target, again, signum):
 
 
 def cmd_rollout(args, query: list[str], an):
-    from dataclasses import asdict
-
-    from bgtui.analysis.formats import format_position_id
     from bgtui.analysis.notation import format_dice
 
     if len(query) not in (1, 2):
         raise UserError("rollout takes POSITION [DICE]")
     state = _parse_state(query[0], args, an)
+    job, state, candidates = _rollout_job(args, query, state, an)
+    _use_scheduler(args, an)
+    target = job.settings.trials
+
+    def describe(snap):
+        best = snap.rows[0]
+        return (
+            f"{best.move or 'equity'} {eq(best.equity.cubeless)}"
+            f"{_sp(se(best.equity_se.cubeless))}  {snap.games_per_second:.0f} games/s"
+        )
+
+    snap, signum = _run_job(
+        args, job, lambda cancel: job.run(an.ev, cancel, executor=an.rollout_executor()), describe
+    )
+    data = _rollout_data(snap, state, candidates)
+    result = data if args.json else _rollout_text(data, snap, candidates, state)
+    if snap.cancelled:
+        again = ["bgtui", "rollout", query[0]]
+        if candidates:
+            again += ["--dice", format_dice(state.dice)]
+        _stopped(args, result, "rollout", snap, target, again, signum)
+    return result
+
+
+def _rollout_job(args, query: list[str], state, an):
+    """``(job, state, candidates)``: the rollout the command asks for, a new one or one
+    resumed from ``--resume``; ``candidates`` is true for candidate plays of a roll."""
     dice_text = query[1] if len(query) == 2 else args.dice
     settings = _rollout_settings(args)
     _check_save_options(args, state)
@@ -697,37 +743,54 @@ def cmd_rollout(args, query: list[str], an):
         candidates = job.mover_view
         if candidates and state.dice is None:
             raise UserError("the saved rollout is of candidate plays: give their --dice")
+        return job, state, candidates
+    candidates = bool(dice_text or args.moves or args.top)
+    if candidates:
+        if dice_text:
+            state = replace(state, dice=_parse_dice(dice_text))
+        elif state.dice is None:
+            raise UserError("rolling out candidate plays needs --dice (e.g. --dice 31)")
+        moves = args.moves or None
+        top = None if moves else (args.top or 4)
     else:
-        candidates = bool(dice_text or args.moves or args.top)
-        if candidates:
-            if dice_text:
-                state = replace(state, dice=_parse_dice(dice_text))
-            elif state.dice is None:
-                raise UserError("rolling out candidate plays needs --dice (e.g. --dice 31)")
-            moves = args.moves or None
-            top = None if moves else (args.top or 4)
-        else:
-            moves = top = None
-        try:
-            job = an.make_rollout_job(state, settings, moves=moves, top=top)
-        except ValueError as exc:
-            raise UserError(str(exc)) from None
-    _use_scheduler(args, an)
-    target = job.settings.trials
+        moves = top = None
+    try:
+        job = an.make_rollout_job(state, settings, moves=moves, top=top)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    return job, state, candidates
 
-    def describe(snap):
-        best = snap.rows[0]
-        return (
-            f"{best.move or 'equity'} {eq(best.equity.cubeless)}"
-            f"{_sp(se(best.equity_se.cubeless))}  {snap.games_per_second:.0f} games/s"
-        )
 
-    snap, signum = _run_job(
-        args, job, lambda cancel: job.run(an.ev, cancel, executor=an.rollout_executor()), describe
-    )
+def _probs_dict(p):
+    return p.to_dict() if p is not None else None
 
-    def pdict(p):
-        return p.to_dict() if p is not None else None
+
+def _rollout_row_dict(r) -> dict:
+    """One candidate play's rollout figures (conventions.md's JSON)."""
+    row = {
+        "move": r.move,
+        "position_id": r.position_id,
+        "probabilities": _probs_dict(r.probabilities),
+        "probabilities_se": _probs_dict(r.probabilities_se),
+        "equity": r.equity.to_dict(),
+        "equity_se": r.equity_se.to_dict(),
+        "equity_diff": r.equity_diff,
+        "equity_diff_se": r.equity_diff_se,
+        "trials": r.trials,
+        "pruned": r.pruned,
+    }
+    if r.mwc is not None:
+        row.update(mwc=r.mwc, mwc_se=r.mwc_se, mwc_diff=r.mwc_diff, mwc_diff_se=r.mwc_diff_se)
+    return row
+
+
+def _rollout_data(snap, state, candidates: bool) -> dict:
+    """The rollout's JSON (conventions.md): settings, trials, and the position's or each
+    candidate play's figures."""
+    from dataclasses import asdict
+
+    from bgtui.analysis.formats import format_position_id
+    from bgtui.analysis.notation import format_dice
 
     data = {
         "position_id": format_position_id(state),
@@ -739,36 +802,12 @@ def cmd_rollout(args, query: list[str], an):
         data["variance_reduction_factor"] = snap.variance_reduction_factor
     if candidates:
         data["dice"] = format_dice(state.dice)
-        data["moves"] = [
-            {
-                "move": r.move,
-                "position_id": r.position_id,
-                "probabilities": pdict(r.probabilities),
-                "probabilities_se": pdict(r.probabilities_se),
-                "equity": r.equity.to_dict(),
-                "equity_se": r.equity_se.to_dict(),
-                "equity_diff": r.equity_diff,
-                "equity_diff_se": r.equity_diff_se,
-                "trials": r.trials,
-                "pruned": r.pruned,
-                **(
-                    {
-                        "mwc": r.mwc,
-                        "mwc_se": r.mwc_se,
-                        "mwc_diff": r.mwc_diff,
-                        "mwc_diff_se": r.mwc_diff_se,
-                    }
-                    if r.mwc is not None
-                    else {}
-                ),
-            }
-            for r in snap.rows
-        ]
+        data["moves"] = [_rollout_row_dict(r) for r in snap.rows]
     else:
         r = snap.rows[0]
         data.update(
-            probabilities=pdict(r.probabilities),
-            probabilities_se=pdict(r.probabilities_se),
+            probabilities=_probs_dict(r.probabilities),
+            probabilities_se=_probs_dict(r.probabilities_se),
             equity=r.equity.to_dict(),
             equity_se=r.equity_se.to_dict(),
         )
@@ -778,13 +817,7 @@ def cmd_rollout(args, query: list[str], an):
         from bgtui.analysis.match import match_dict
 
         data["match"] = match_dict(state)
-    result = data if args.json else _rollout_text(data, snap, candidates, state)
-    if snap.cancelled:
-        again = ["bgtui", "rollout", query[0]]
-        if candidates:
-            again += ["--dice", format_dice(state.dice)]
-        _stopped(args, result, "rollout", snap, target, again, signum)
-    return result
+    return data
 
 
 def _rollout_text(data, snap, candidates, state) -> str:
@@ -863,8 +896,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _add_common(p, *, batch=True, ply=True):
-    from bgtui.analysis.options import whole
-
     p.add_argument("--json", action="store_true", help="print JSON (conventions.md contract)")
     if batch:
         p.add_argument(
@@ -905,10 +936,17 @@ def _add_common(p, *, batch=True, ply=True):
 
 
 def _add_rollout_options(p, checker_ply=True):
-    """Rollout settings shared by `rollout` and `cube --rollout` (where --ply is shared)."""
-    from bgtui.analysis import options as R  # plain Python: cheap to import
-    from bgtui.analysis.options import real, whole
+    """Rollout settings shared by `rollout` and `cube --rollout` (where --ply is shared), in
+    the order of the help text."""
+    _add_trial_options(p, checker_ply)
+    _add_variance_options(p)
+    _add_settlement_options(p)
+    _add_stopping_options(p)
+    _add_run_options(p)
 
+
+def _add_trial_options(p, checker_ply: bool) -> None:
+    """How many trials, their dice seed, where they stop and the checker play's ply."""
     p.add_argument(
         "--trials",
         type=whole(1, R.MAX_TRIALS),
@@ -941,9 +979,11 @@ def _add_rollout_options(p, checker_ply=True):
         help="cheaper checker-play ply after --late-after rolls",
     )
     p.add_argument("--late-after", type=whole(0, R.MAX_ROLLS), default=None, metavar="N")
-    p.add_argument("--no-vr", action="store_true", help="no variance reduction")
-    from bgtui.analysis.models import MAX_VR_FILTER, RolloutSettings
 
+
+def _add_variance_options(p) -> None:
+    """Variance reduction, the dice scheme and the bear-off databases' truncation."""
+    p.add_argument("--no-vr", action="store_true", help="no variance reduction")
     p.add_argument(
         "--vr-filter",
         type=whole(0, MAX_VR_FILTER),
@@ -971,6 +1011,10 @@ def _add_rollout_options(p, checker_ply=True):
     p.add_argument(
         "--initial-position", action="store_true", help="first roll of each trial is not a double"
     )
+
+
+def _add_settlement_options(p) -> None:
+    """Full cubeful games with a settlement limit (the four cube states)."""
     p.add_argument(
         "--cubeful",
         action="store_true",
@@ -988,6 +1032,10 @@ def _add_rollout_options(p, checker_ply=True):
         default=0.9,
         help="play on for the gammon above this equity (default 0.9)",
     )
+
+
+def _add_stopping_options(p) -> None:
+    """When the rollout stops before its trials are done."""
     p.add_argument(
         "--stop-se",
         type=real(0, 3, positive=True),
@@ -1006,6 +1054,10 @@ def _add_rollout_options(p, checker_ply=True):
         default=None,
         help="stop candidates worse than the best by this many paired standard errors",
     )
+
+
+def _add_run_options(p) -> None:
+    """Where the trials run (local workers or a Dask cluster) and saving and resuming."""
     p.add_argument(
         "--workers",
         type=whole(0, R.MAX_WORKERS),
@@ -1044,8 +1096,20 @@ def _add_rollout_options(p, checker_ply=True):
 def add_parsers(add) -> None:
     """The user commands' subparsers, in the order of the help text; ``add(name, help,
     example)`` makes one."""
-    from bgtui.analysis.options import MAX_SECONDS, real, whole
+    for add_command in (
+        _add_app,
+        _add_show,
+        _add_eval,
+        _add_moves,
+        _add_cube,
+        _add_rollout,
+        _add_serve,
+    ):
+        add_command(add)
 
+
+def _add_app(add) -> None:
+    """the app: a position to open, a theme, weights."""
     p = add("app", "start the app (default command)", "bgtui app 4HPwATDgc/ABMA")
     p.add_argument("position", nargs="?", default=None, help="position to open (default: opening)")
     p.add_argument("--theme", default=None)
@@ -1053,6 +1117,9 @@ def add_parsers(add) -> None:
     p.add_argument("--fake", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_app)
 
+
+def _add_show(add) -> None:
+    """`show`: a position drawn with its IDs (no engine)."""
     p = add(
         "show",
         "show a position: board, pip counts, Position ID, Match ID, XGID",
@@ -1062,6 +1129,9 @@ def add_parsers(add) -> None:
     _add_common(p, ply=False)
     p.set_defaults(func=cmd_show, needs_engine=False)
 
+
+def _add_eval(add) -> None:
+    """`eval`: the five probabilities and equities of a position."""
     p = add(
         "eval",
         "evaluate a position for the player on roll (before rolling)",
@@ -1071,6 +1141,9 @@ def add_parsers(add) -> None:
     _add_common(p)
     p.set_defaults(func=cmd_eval, needs_engine=True)
 
+
+def _add_moves(add) -> None:
+    """`moves`: the ranked plays of a roll."""
     p = add(
         "moves",
         "every legal play of a roll, ranked best first",
@@ -1084,6 +1157,9 @@ def add_parsers(add) -> None:
     _add_common(p)
     p.set_defaults(func=cmd_moves, needs_engine=True)
 
+
+def _add_cube(add) -> None:
+    """`cube`: the cube action, by evaluation or by rollout (four cube states or live cube)."""
     p = add(
         "cube",
         "cube action for the player on roll (money play, or at the match score "
@@ -1127,6 +1203,9 @@ def add_parsers(add) -> None:
     _add_common(p)
     p.set_defaults(func=cmd_cube, needs_engine=True)
 
+
+def _add_rollout(add) -> None:
+    """`rollout`: a position or candidate plays rolled out."""
     p = add(
         "rollout",
         "roll out a position (player on roll about to roll) or candidate plays",
@@ -1147,6 +1226,9 @@ def add_parsers(add) -> None:
     _add_common(p, ply=False)
     p.set_defaults(func=cmd_rollout, needs_engine=True)
 
+
+def _add_serve(add) -> None:
+    """`serve`: the resident engine that answers queries at once."""
     p = add(
         "serve",
         "keep the engine loaded and answer eval, moves and cube queries at once",
@@ -1160,7 +1242,7 @@ def add_parsers(add) -> None:
     )
     p.add_argument(
         "--idle-exit",
-        type=real(0, MAX_SECONDS, positive=True),
+        type=real(0, R.MAX_SECONDS, positive=True),
         default=None,
         metavar="SECONDS",
         help="stop after SECONDS without a query (default: run until stopped; the "

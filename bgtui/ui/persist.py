@@ -152,18 +152,43 @@ def saved_files(directory: Path) -> list[Path]:
 # -- export ------------------------------------------------------------------------------------
 def export(doc: AnalysisDoc, board_text: str, markdown: bool = True) -> str:
     """The analysis as Markdown (tables) or plain text."""
-    out: list[str] = []
-    h = (lambda s: f"## {s}") if markdown else (lambda s: f"{s}\n{'=' * len(s)}")
+    w = _Writer(markdown)
+    w.heading_block(doc, board_text)
+    if doc.evaluation is not None:
+        w.evaluation(doc.evaluation)
+    if doc.plays:
+        w.plays(doc.plays)
+    if doc.rollout is not None:
+        w.rollout(doc.rollout)
+    if doc.cube is not None:
+        w.cube(doc.cube)
+    return "\n".join(w.out).rstrip() + "\n"
 
-    def preformatted(lines: list[str]) -> None:
+
+class _Writer:
+    """The lines of an export, section by section, in Markdown or plain text."""
+
+    def __init__(self, markdown: bool) -> None:
+        self.markdown = markdown
+        self.out: list[str] = []
+
+    def heading(self, text: str) -> None:
+        """A section heading and a blank line."""
+        self.out.append(f"## {text}" if self.markdown else f"{text}\n{'=' * len(text)}")
+        self.out.append("")
+
+    def preformatted(self, lines: list[str]) -> None:
         """``lines`` as they are: a fenced code block in Markdown; then a blank line."""
-        out.append("```" if markdown else "")
-        out.extend(lines)
-        out.append("```" if markdown else "")
-        out.append("")
+        fence = "```" if self.markdown else ""
+        self.out.append(fence)
+        self.out.extend(lines)
+        self.out.append(fence)
+        self.out.append("")
 
-    def table(header: list[str], rows: list[list[str]]) -> None:
-        if markdown:
+    def table(self, header: list[str], rows: list[list[str]]) -> None:
+        """A table: Markdown's, or columns padded to their widest cell; then a blank line."""
+        out = self.out
+        if self.markdown:
             out.append("| " + " | ".join(header) + " |")
             out.append("|" + "|".join("---" for _ in header) + "|")
             for r in rows:
@@ -175,22 +200,24 @@ def export(doc: AnalysisDoc, board_text: str, markdown: bool = True) -> str:
                 out.append("  ".join(x.ljust(w) for x, w in zip(r, widths)).rstrip())
         out.append("")
 
-    out.append("# bgtui analysis" if markdown else "bgtui analysis")
-    out.append("")
-    out.append(
-        f"Position ID `{doc.position_id}`, Match ID `{doc.match_id}`"
-        if markdown
-        else f"Position ID {doc.position_id}, Match ID {doc.match_id}"
-    )
-    out.append(f"`{doc.position}`" if markdown else doc.position)
-    out.append("")
-    preformatted([board_text])
-    if doc.evaluation is not None:
-        e = doc.evaluation
+    def heading_block(self, doc: AnalysisDoc, board_text: str) -> None:
+        """The title, the position's IDs and the board."""
+        md = self.markdown
+        self.out.append("# bgtui analysis" if md else "bgtui analysis")
+        self.out.append("")
+        self.out.append(
+            f"Position ID `{doc.position_id}`, Match ID `{doc.match_id}`"
+            if md
+            else f"Position ID {doc.position_id}, Match ID {doc.match_id}"
+        )
+        self.out.append(f"`{doc.position}`" if md else doc.position)
+        self.out.append("")
+        self.preformatted([board_text])
+
+    def evaluation(self, e) -> None:
         p = e.probabilities
-        out.append(h(f"Evaluation ({e.evaluated_by or str(e.ply) + '-ply'})"))
-        out.append("")
-        table(
+        self.heading(f"Evaluation ({e.evaluated_by or str(e.ply) + '-ply'})")
+        self.table(
             ["Win", "W G", "W BG", "Lose", "L G", "L BG", "Cubeless", "Cubeful"],
             [
                 [
@@ -205,11 +232,11 @@ def export(doc: AnalysisDoc, board_text: str, markdown: bool = True) -> str:
                 ]
             ],
         )
-    if doc.plays:
-        out.append(h("Candidate plays"))
-        out.append("")
+
+    def plays(self, plays) -> None:
+        self.heading("Candidate plays")
         rows = []
-        for i, r in enumerate(doc.plays, 1):
+        for i, r in enumerate(plays, 1):
             p = r.probabilities
             rows.append(
                 [
@@ -225,12 +252,14 @@ def export(doc: AnalysisDoc, board_text: str, markdown: bool = True) -> str:
                     f"rollout {r.trials}" if r.trials else r.evaluated_by,
                 ]
             )
-        table(["#", "Play", "Equity", "Diff", "Win", "W G", "W BG", "L G", "L BG", "Eval"], rows)
-    if doc.rollout is not None:
-        s = doc.rollout
+        self.table(
+            ["#", "Play", "Equity", "Diff", "Win", "W G", "W BG", "L G", "L BG", "Eval"], rows
+        )
+
+    def rollout(self, s) -> None:
+        """The rollout's rows and its convergence plot."""
         state = "finished" if s.finished else ("stopped" if s.cancelled else "running")
-        out.append(h(f"Rollout ({state}, {s.trials_done}/{s.trials_total} trials)"))
-        out.append("")
+        self.heading(f"Rollout ({state}, {s.trials_done}/{s.trials_total} trials)")
         rows = []
         for i, r in enumerate(s.rows):
             p, ps, es = r.probabilities, r.probabilities_se, r.equity_se
@@ -247,20 +276,18 @@ def export(doc: AnalysisDoc, board_text: str, markdown: bool = True) -> str:
                     str(r.trials),
                 ]
             )
-        table(["Play", "Equity", "SE", "Diff", "SE", "Win", "W G", "L G", "Trials"], rows)
+        self.table(["Play", "Equity", "SE", "Diff", "SE", "Win", "W G", "L G", "Trials"], rows)
         from bgtui.ui.widgets.convergence import ConvergenceHistory, plot_lines
 
         lines = plot_lines(ConvergenceHistory.from_snapshot(s), width=72, height=12, unicode=False)
         if lines:
-            out.append("Equity and its 95% band against trials:")
-            out.append("")
-            preformatted(lines)
-    if doc.cube is not None:
-        c = doc.cube
-        out.append(h(f"Cube action ({c.evaluated_by or str(c.ply) + '-ply'})"))
-        out.append("")
-        table(
+            self.out.append("Equity and its 95% band against trials:")
+            self.out.append("")
+            self.preformatted(lines)
+
+    def cube(self, c) -> None:
+        self.heading(f"Cube action ({c.evaluated_by or str(c.ply) + '-ply'})")
+        self.table(
             ["No double", "Double, take", "Double, pass", "Proper action"],
             [[eq(c.no_double), eq(c.double_take), eq(c.double_pass), c.action]],
         )
-    return "\n".join(out).rstrip() + "\n"
