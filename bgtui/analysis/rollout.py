@@ -867,91 +867,29 @@ class RolloutJob:
         inconsistent counts)."""
         from bgtui.engine import NUM_OUT
 
-        if not isinstance(d, dict):
-            raise ValueError("not a saved rollout (no JSON object)")
-        if d.get("version") != STATE_VERSION:
-            raise ValueError(
-                f"saved rollout has state version {str(d.get('version'))[:20]}, "
-                f"expected {STATE_VERSION}"
-            )
-        missing = [
-            k
-            for k in (
-                "roots",
-                "labels",
-                "position_ids",
-                "settings",
-                "mover_view",
-                "n",
-                "sums",
-                "sumsq",
-                "cross",
-                "joint",
-                "pruned",
-                "elapsed",
-            )
-            if k not in d
-        ]
-        if missing:
-            raise ValueError(f"saved rollout lacks {', '.join(missing)}")
-
-        def arr(key, dtype, shape, finite=True, nonneg=False, data=d):
-            try:
-                a = np.array(data[key], dtype=np.float64)
-            except (TypeError, ValueError, OverflowError):
-                raise ValueError(f"saved rollout: {key} is not an array of numbers") from None
-            if a.shape != shape:
-                raise ValueError(f"saved rollout: {key} has shape {a.shape}, expected {shape}")
-            if finite and not np.isfinite(a).all():
-                raise ValueError(f"saved rollout: {key} holds a value that is not finite")
-            if nonneg and (a < 0).any():
-                raise ValueError(f"saved rollout: {key} holds a negative value")
-            if dtype is not np.float64:
-                if (a != np.round(a)).any() or (np.abs(a) > 2**62).any():
-                    raise ValueError(f"saved rollout: {key} holds a value that is not a count")
-            return a.astype(dtype)
-
-        from bgtui.engine import InvalidPosition, validate
-
-        try:
-            roots = np.array(d["roots"], dtype=np.int64)
-        except (TypeError, ValueError, OverflowError):
-            raise ValueError("saved rollout: roots are not positions") from None
-        if roots.ndim != 2 or roots.shape[1] != 26 or not 1 <= roots.shape[0] <= 1000:
-            raise ValueError(f"saved rollout: roots have shape {roots.shape}, expected (R, 26)")
+        _check_saved_keys(d)
+        roots = _saved_roots(d)
         r = roots.shape[0]
-        for root in roots:
-            try:
-                validate(root, allow_finished=True)
-            except InvalidPosition as exc:
-                raise ValueError(f"saved rollout: a root is not a position: {exc}") from None
         for key in ("labels", "position_ids"):
             v = d[key]
             if not isinstance(v, list) or len(v) != r or not all(isinstance(x, str) for x in v):
                 raise ValueError(f"saved rollout: {key} are not {r} strings")
-        if not isinstance(d["settings"], dict):
-            raise ValueError("saved rollout: settings are not an object")
-        try:
-            settings = validate_settings(RolloutSettings(**d["settings"]))
-        except TypeError as exc:
-            raise ValueError(f"saved rollout: settings: {exc}") from None
-        except ValueError as exc:
-            raise ValueError(f"saved rollout: {exc}") from None
+        settings = _saved_settings(d)
         if not isinstance(d["mover_view"], bool):
             raise ValueError("saved rollout: mover_view is not true or false")
-        cubes = arr("cubes", np.float64, (r, 3)) if d.get("cubes") is not None else None
+        cubes = _saved_array(d, "cubes", np.float64, (r, 3)) if d.get("cubes") is not None else None
         job = cls(
             roots.astype(np.int8), d["labels"], d["position_ids"], settings, d["mover_view"], cubes
         )
-        job.n = arr("n", np.int64, (r,), nonneg=True)
-        job.sums = arr("sums", np.float64, (r, NUM_OUT))
-        job.sumsq = arr("sumsq", np.float64, (r, NUM_OUT), nonneg=True)
-        job.cross = arr("cross", np.float64, (5, r, r))
+        job.n = _saved_array(d, "n", np.int64, (r,), nonneg=True)
+        job.sums = _saved_array(d, "sums", np.float64, (r, NUM_OUT))
+        job.sumsq = _saved_array(d, "sumsq", np.float64, (r, NUM_OUT), nonneg=True)
+        job.cross = _saved_array(d, "cross", np.float64, (5, r, r))
         if "state_cross" in d:
-            job.state_cross = arr("state_cross", np.float64, (r, 4, 4))
+            job.state_cross = _saved_array(d, "state_cross", np.float64, (r, 4, 4))
         elif job.n.max(initial=0) > 0:
             job.state_cross[:] = np.nan  # saved before these sums were kept: no covariances
-        job.joint = arr("joint", np.int64, (r, r), nonneg=True)
+        job.joint = _saved_array(d, "joint", np.int64, (r, r), nonneg=True)
         if (job.joint > np.minimum.outer(job.n, job.n)).any():
             raise ValueError("saved rollout: more joint trials than trials")
         if (job.n > MAX_TRIALS).any():
@@ -969,18 +907,7 @@ class RolloutJob:
             raise ValueError("saved rollout: elapsed is not a finite number of seconds")
         job.elapsed = float(el)
         if d.get("match") is not None:
-            m = d["match"]
-            if not isinstance(m, dict):
-                raise ValueError("saved rollout: match is not an object")
-            sub = {
-                "mwc_sums": m.get("mwc_sums"),
-                "mwc_sumsq": m.get("mwc_sumsq"),
-                "mwc_cross": m.get("mwc_cross"),
-            }
-            job.mwc_sums = arr("mwc_sums", np.float64, (r,), data=sub)
-            job.mwc_sumsq = arr("mwc_sumsq", np.float64, (r,), nonneg=True, data=sub)
-            job.mwc_cross = arr("mwc_cross", np.float64, (r, r), data=sub)
-            job.match = {k: v for k, v in m.items() if k not in sub}
+            _load_saved_match(job, d["match"], r)
         return job
 
     def mismatch(self, state, settings: RolloutSettings | None = None) -> str | None:
@@ -1045,6 +972,101 @@ class RolloutJob:
             return cls.from_state(data)
         except ValueError as exc:
             raise ValueError(f"cannot resume {path}: {exc}") from None
+
+
+#: the keys every saved rollout state has
+_SAVED_KEYS = (
+    "roots",
+    "labels",
+    "position_ids",
+    "settings",
+    "mover_view",
+    "n",
+    "sums",
+    "sumsq",
+    "cross",
+    "joint",
+    "pruned",
+    "elapsed",
+)
+
+
+def _check_saved_keys(d) -> None:
+    """A saved state is a JSON object of this state version with every key it needs."""
+    if not isinstance(d, dict):
+        raise ValueError("not a saved rollout (no JSON object)")
+    if d.get("version") != STATE_VERSION:
+        raise ValueError(
+            f"saved rollout has state version {str(d.get('version'))[:20]}, "
+            f"expected {STATE_VERSION}"
+        )
+    missing = [k for k in _SAVED_KEYS if k not in d]
+    if missing:
+        raise ValueError(f"saved rollout lacks {', '.join(missing)}")
+
+
+def _saved_array(data, key, dtype, shape, finite=True, nonneg=False) -> np.ndarray:
+    """``data[key]`` as an array of ``dtype`` and ``shape``: finite (if asked), not negative
+    (if asked), whole numbers for an integer ``dtype``; ValueError naming the key otherwise."""
+    try:
+        a = np.array(data[key], dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"saved rollout: {key} is not an array of numbers") from None
+    if a.shape != shape:
+        raise ValueError(f"saved rollout: {key} has shape {a.shape}, expected {shape}")
+    if finite and not np.isfinite(a).all():
+        raise ValueError(f"saved rollout: {key} holds a value that is not finite")
+    if nonneg and (a < 0).any():
+        raise ValueError(f"saved rollout: {key} holds a negative value")
+    if dtype is not np.float64:
+        if (a != np.round(a)).any() or (np.abs(a) > 2**62).any():
+            raise ValueError(f"saved rollout: {key} holds a value that is not a count")
+    return a.astype(dtype)
+
+
+def _saved_roots(d) -> np.ndarray:
+    """The saved roots (int64[R, 26], 1 <= R <= 1000), each a possible position."""
+    from bgtui.engine import InvalidPosition, validate
+
+    try:
+        roots = np.array(d["roots"], dtype=np.int64)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError("saved rollout: roots are not positions") from None
+    if roots.ndim != 2 or roots.shape[1] != 26 or not 1 <= roots.shape[0] <= 1000:
+        raise ValueError(f"saved rollout: roots have shape {roots.shape}, expected (R, 26)")
+    for root in roots:
+        try:
+            validate(root, allow_finished=True)
+        except InvalidPosition as exc:
+            raise ValueError(f"saved rollout: a root is not a position: {exc}") from None
+    return roots
+
+
+def _saved_settings(d) -> RolloutSettings:
+    """The saved settings, checked as the command line checks them."""
+    if not isinstance(d["settings"], dict):
+        raise ValueError("saved rollout: settings are not an object")
+    try:
+        return validate_settings(RolloutSettings(**d["settings"]))
+    except TypeError as exc:
+        raise ValueError(f"saved rollout: settings: {exc}") from None
+    except ValueError as exc:
+        raise ValueError(f"saved rollout: {exc}") from None
+
+
+def _load_saved_match(job: RolloutJob, m, r: int) -> None:
+    """The match-play sums of a saved state (money: none) into ``job``."""
+    if not isinstance(m, dict):
+        raise ValueError("saved rollout: match is not an object")
+    sub = {
+        "mwc_sums": m.get("mwc_sums"),
+        "mwc_sumsq": m.get("mwc_sumsq"),
+        "mwc_cross": m.get("mwc_cross"),
+    }
+    job.mwc_sums = _saved_array(sub, "mwc_sums", np.float64, (r,))
+    job.mwc_sumsq = _saved_array(sub, "mwc_sumsq", np.float64, (r,), nonneg=True)
+    job.mwc_cross = _saved_array(sub, "mwc_cross", np.float64, (r, r))
+    job.match = {k: v for k, v in m.items() if k not in sub}
 
 
 def _in_order(total, terms):
