@@ -23,6 +23,7 @@ from bgtui.engine import (
     CONTACT,
     CRASHED,
     RACE,
+    START,
     best_play0,
     evaluate_net,
     evaluate_plied,
@@ -32,8 +33,8 @@ from bgtui.engine import (
     make_play_workspace,
     make_rng,
     net_class,
+    sample_positions,
 )
-from bgtui.training.kernels import _START, _sample_positions
 
 
 @kernel
@@ -83,7 +84,7 @@ def main():
     ws = make_play_workspace(hidden_size(ev))
     ews, mws, op, om = ws.eval, ws.moves, ws.play_pos, ws.play_moves
     dest = np.zeros((6000, 26), dtype=np.int8)
-    m = _sample_positions(ev, 200, make_rng(3), _START, 0.0, ws, dest)
+    m = sample_positions(ev, 200, make_rng(3), START, 0.0, ws, dest)
     classes = np.array([net_class(p) for p in dest[:m]])
     contact, race, crashed = (dest[:m][classes == k][:2000] for k in (CONTACT, RACE, CRASHED))
     _static(contact[:2], ev, ews, 1)

@@ -65,13 +65,19 @@ def position_sets(seed=1):
 def selfplay_midgame(n):
     """Contact positions from 0-ply self-play with the shipped nets (typical games)."""
     from bgtui.analysis.weights import load_weights
-    from bgtui.engine import hidden_size, is_race, make_play_workspace, make_rng
-    from bgtui.training.kernels import _START, _sample_positions
+    from bgtui.engine import (
+        START,
+        hidden_size,
+        is_race,
+        make_play_workspace,
+        make_rng,
+        sample_positions,
+    )
 
     ev = load_weights()[0]
     dest = np.zeros((4 * n, 26), dtype=np.int8)
-    m = _sample_positions(
-        ev, 200, make_rng(5), _START, 0.0, make_play_workspace(hidden_size(ev)), dest
+    m = sample_positions(
+        ev, 200, make_rng(5), START, 0.0, make_play_workspace(hidden_size(ev)), dest
     )
     contact = [p for p in dest[:m] if not is_race(p)]
     return np.array(contact[:n])

@@ -24,7 +24,7 @@ from bgtui.analysis.options import script_parser
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine import equities, evaluate0, net_class
 from bgtui.training.head_refit import sample_contact_positions
-from bgtui.training.train import _rollout_targets
+from bgtui.training.train import rollout_targets
 
 NAMES = ("win", "win_gammon", "win_bg", "lose_gammon", "lose_bg")
 
@@ -51,7 +51,7 @@ def main():
         ev = with_databases(load_weights(args.weights[0])[0], bearoff=True)
         pos = sample_contact_positions(ev, args.positions, args.seed, games=3000, capacity=200000)
         t = time.time()
-        ro = _rollout_targets(ev, pos, args.trials, args.seed, args.workers)
+        ro = rollout_targets(ev, pos, args.trials, args.seed, args.workers)
         print(
             f"{len(pos)} positions, {args.trials}-trial rollouts played by {args.weights[0]} "
             f"in {time.time() - t:.0f} s"

@@ -43,7 +43,7 @@ from dataclasses import replace
 import numpy as np
 
 from bgtui.analysis.atomic import atomic_write_text
-from bgtui.analysis.cube import decide
+from bgtui.analysis.cube import decide, in_cube_region
 from bgtui.analysis.formats import encode_position_id, parse_position
 from bgtui.analysis.models import RolloutSettings
 from bgtui.analysis.options import script_parser
@@ -54,13 +54,13 @@ from bgtui.engine import (
     O_CUBELESS,
     O_LIVE,
     OWNED,
+    START,
     evaluate0,
     hidden_size,
     make_play_workspace,
     make_rng,
+    sample_positions,
 )
-from bgtui.training.kernels import _START, _sample_positions
-from bgtui.training.train import in_cube_region
 
 
 def _candidates(seed: int, count: int):
@@ -69,7 +69,7 @@ def _candidates(seed: int, count: int):
     ev = with_databases(load_weights()[0], bearoff=False)
     ws = make_play_workspace(hidden_size(ev))
     dest = np.zeros((40000, 26), dtype=np.int8)
-    m = _sample_positions(ev, 1200, make_rng(seed), _START, 0.0, ws, dest)
+    m = sample_positions(ev, 1200, make_rng(seed), START, 0.0, ws, dest)
     keep = []
     for pos in dest[:m]:
         if in_cube_region(evaluate0(pos, ev)):

@@ -37,6 +37,7 @@ from bgtui.analysis.state import GameState
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine import (
     EXTENDED_SIZE,
+    START,
     evaluate0,
     hidden_size,
     is_race,
@@ -44,9 +45,9 @@ from bgtui.engine import (
     make_play_workspace,
     make_rng,
     one_sided_applies,
+    sample_positions,
     side_row,
 )
-from bgtui.training.kernels import _START, _sample_positions
 from bgtui.training.train import load_dataset
 
 
@@ -89,8 +90,8 @@ def main():
         pool = load_dataset(a.data)[0]
     else:
         pool = np.zeros((20000, 26), dtype=np.int8)
-        n = _sample_positions(
-            ship, 400, make_rng(9), _START, 0.0, make_play_workspace(hidden_size(ship)), pool
+        n = sample_positions(
+            ship, 400, make_rng(9), START, 0.0, make_play_workspace(hidden_size(ship)), pool
         )
         pool = pool[:n]
     sel = ev_before.one_sided if a.before_few else ev.one_sided

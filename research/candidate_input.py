@@ -20,7 +20,7 @@ import numpy as np
 from bgtui.analysis.weights import load_weights
 from bgtui.engine import CONTACT, Net, escapes, kernel
 from bgtui.training import adam
-from bgtui.training.kernels import _net_classes
+from bgtui.training.kernels import net_classes
 from bgtui.training.train import load_dataset
 
 
@@ -47,7 +47,7 @@ def main():
     ap.add_argument("--epochs", type=int, default=6)
     a = ap.parse_args()
     pos, tg = load_dataset(a.data)
-    cls = _net_classes(pos)
+    cls = net_classes(pos)
     perm = np.random.default_rng(5).permutation(len(pos))
     hold, train = perm[: len(pos) // 25], perm[len(pos) // 25 :]
     tr, ho = train[cls[train] == CONTACT], hold[cls[hold] == CONTACT]

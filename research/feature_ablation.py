@@ -20,6 +20,7 @@ from bgtui.engine import (
     NUM_INPUTS,
     PER_SIDE,
     RAW_PER_SIDE,
+    START,
     backward,
     fill_inputs,
     forward,
@@ -29,9 +30,9 @@ from bgtui.engine import (
     kernel,
     make_play_workspace,
     make_rng,
+    sample_positions,
 )
-from bgtui.training.kernels import _START, _sample_positions
-from bgtui.training.train import _targets
+from bgtui.training.train import plied_targets
 
 
 @kernel
@@ -77,11 +78,11 @@ def main():
     m = 0
     ws = make_play_workspace(hidden_size(ev))
     while m < len(dest):
-        m += _sample_positions(ev, 50, rng, _START, 0.1, ws, dest[m:])
+        m += sample_positions(ev, 50, rng, START, 0.1, ws, dest[m:])
     contact = np.array([not is_race(p) for p in dest])
     pos = dest[contact][: a.positions]
     t = time.time()
-    Y = _targets(ev, pos, 1, 2)
+    Y = plied_targets(ev, pos, 1, 2)
     print(f"{len(pos)} contact positions labelled at 1-ply in {time.time() - t:.0f} s", flush=True)
     X = np.zeros((len(pos), NUM_INPUTS), dtype=np.float32)
     _fill_all(pos, X)

@@ -134,6 +134,16 @@ def dahl_cube_value(p_win: float, p_gammon: float) -> float:
     return 0.35 * (p_win + p_gammon / 2.0)
 
 
+def in_cube_region(p) -> bool:
+    """Whether 0-ply probabilities ``p`` (player on roll) give him doubling chances: winning
+    chances 60-95% or a cubeless equity above 0.25, the region where cube actions are decided
+    (the positions of ``bgtui train dataset --cube-region`` and of
+    ``evaluation/cube_agreement.py``)."""
+    from bgtui.engine import equity
+
+    return bool(0.60 <= p[0] <= 0.95 or equity(p) > 0.25)
+
+
 def rolled_out_fields(nd: float, dt: float, cube_owner: str, p) -> dict:
     """The fields a rolled-out cube decision takes from its no-double and double/take
     equities ``nd``, ``dt`` (double/pass 1) and probabilities ``p``: the three equities, the

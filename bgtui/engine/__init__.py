@@ -25,6 +25,7 @@ def _export(module: str, *names: str, **renamed: str) -> None:
 _export(
     "constants",
     "OPENING_POSITION",
+    "START",
     "ROLLS",
     "ROLL_WEIGHTS",
     "CENTRED",
@@ -200,7 +201,14 @@ _export(
 _export("filter_net", "extend_filter_table", "filter_samples")
 _export("filter_terms", "FILTER_ROWS", "FILTER_ACTIVE")
 _export("pubeval", "WC", "WR", "pubeval_score", best_play_pubeval="_best_play_pubeval")
-_export("duel", "START", duel_pairs="_duel_pairs")
+_export("duel", duel_pairs="_duel_pairs")
+_export(
+    "selfplay",
+    roll_dice="_roll",
+    store_child="_store_child",
+    sample_positions="_sample_positions",
+    sample_children="_sample_children",
+)
 _export("rng", "make_rng", "uniform", "roll_index")
 _export("warmup", "compile_all", "compile_rollout_parts")
 _export("_jit", "kernel")

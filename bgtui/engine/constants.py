@@ -49,3 +49,7 @@ for _p, _n in ((24, 2), (13, 5), (8, 3), (6, 5)):
     OPENING_POSITION[_p] = _n
     OPENING_POSITION[25 - _p] = -_n
 OPENING_POSITION.setflags(write=False)
+
+#: the opening position as the ``start`` of the self-play and duel kernels: a writable copy, as
+#: numba compiles a kernel again for a read-only array (``OPENING_POSITION``'s type)
+START = np.array(OPENING_POSITION, dtype=np.int8)

@@ -9,14 +9,11 @@ Players: kind 0 = a bgtui evaluator context at 0-ply, kind 1 = PubEval, kind 2 =
 import numpy as np
 
 from bgtui.engine._jit import kernel
-from bgtui.engine.constants import OPENING_POSITION
 from bgtui.engine.evaluate import _best_play0
 from bgtui.engine.position import game_result, swap_sides_into
 from bgtui.engine.pubeval import _best_play_pubeval
 from bgtui.engine.rollout import _choose as _choose_play
 from bgtui.engine.rollout import _mix
-
-START = np.array(OPENING_POSITION, dtype=np.int8)
 
 
 @kernel

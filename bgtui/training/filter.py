@@ -20,6 +20,7 @@ from bgtui.engine import (
     FILTER_ACTIVE,
     FILTER_ROWS,
     ROLL_WEIGHTS,
+    START,
     filter_samples,
     hidden_size,
     make_eval_workspace,
@@ -27,8 +28,8 @@ from bgtui.engine import (
     make_play_buffers,
     make_play_workspace,
     make_rng,
+    sample_positions,
 )
-from bgtui.training.kernels import _START, _sample_positions
 
 #: probability of each of the 21 rolls (doubles 1/36, the others 2/36)
 ROLL_PROBS = ROLL_WEIGHTS / 36
@@ -159,7 +160,7 @@ def train_filter(
     ev = with_databases(nets_of(ev0), bearoff=True)
     ws = make_play_workspace(hidden_size(ev))
     dest = np.zeros((positions, 26), dtype=np.int8)
-    n = _sample_positions(ev, positions // 20 + 1, make_rng(seed), _START, 0.0, ws, dest)
+    n = sample_positions(ev, positions // 20 + 1, make_rng(seed), START, 0.0, ws, dest)
     pos = dest[:n]
     np.random.default_rng(seed).shuffle(pos)
     n_test = max(1, n // 10)

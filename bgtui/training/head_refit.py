@@ -39,13 +39,19 @@ def sample_contact_positions(
     ``games`` games of the evaluator ``ev`` (seed ``seed``; at most ``capacity`` positions
     kept, default ``250 * games``). ``ws``: a play scratch (``evaluate.make_play_workspace``) to
     reuse."""
-    from bgtui.engine import hidden_size, is_race, make_play_workspace, make_rng
-    from bgtui.training.kernels import _START, _sample_positions
+    from bgtui.engine import (
+        START,
+        hidden_size,
+        is_race,
+        make_play_workspace,
+        make_rng,
+        sample_positions,
+    )
 
     if ws is None:
         ws = make_play_workspace(hidden_size(ev))
     dest = np.zeros((capacity or games * 250, 26), dtype=np.int8)
-    m = _sample_positions(ev, games, make_rng(seed), _START, 0.0, ws, dest)
+    m = sample_positions(ev, games, make_rng(seed), START, 0.0, ws, dest)
     pos = np.array([p for p in dest[:m] if not is_race(p)])
     return pos[np.random.default_rng(seed).choice(len(pos), n, replace=False)]
 
@@ -68,7 +74,7 @@ def build_game_rollouts(
     quasi-random dice, 0-ply play, cut where a bear-off database values the position).
     Returns the number of positions in the directory."""
     from bgtui.engine import hidden_size, make_play_workspace
-    from bgtui.training.train import _rollout_targets
+    from bgtui.training.train import rollout_targets
 
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -81,7 +87,7 @@ def build_game_rollouts(
         s = seed + c
         pos = sample_contact_positions(ev, shard, s, games, ws=ws)
         t = time.time()
-        ro = _rollout_targets(ev, pos, trials, s, workers)
+        ro = rollout_targets(ev, pos, trials, s, workers)
         atomic_write(path, partial(np.savez, pos=pos, ro=ro), mode=0o644)
         log(f"chunk {c}: {shard} positions, {trials}-trial rollouts, {time.time() - t:.0f} s")
     return sum(len(np.load(p)["pos"]) for p in _chunks(data_dir))

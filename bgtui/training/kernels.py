@@ -1,11 +1,12 @@
-"""Training kernels: TD(0) self-play and supervised steps (numba, over arrays)."""
+"""Training kernels (numba, over arrays): TD self-play, the sets of a roll's best plays and
+supervised steps. Self-play that samples positions is the engine's (``sample_positions``,
+``sample_children``)."""
 
 import numpy as np
 
 from bgtui.engine import (
     MAX_PLAYS,
     NO_DATABASE,
-    OPENING_POSITION,
     RACE,
     backward,
     best_play0,
@@ -20,21 +21,11 @@ from bgtui.engine import (
     generate_plays_into,
     kernel,
     net_class,
-    roll_index,
+    roll_dice,
+    store_child,
     swap_sides_into,
     uniform,
 )
-
-_START = np.array(OPENING_POSITION, dtype=np.int8)
-
-
-@kernel
-def _roll(rng, opening):
-    """Two dice; the opening roll of a game is never a double."""
-    r = roll_index(rng)
-    while opening and r // 6 == r % 6:
-        r = roll_index(rng)
-    return r // 6 + 1, r % 6 + 1
 
 
 @kernel
@@ -79,18 +70,6 @@ def _game_over(child, side, stats):
     return True
 
 
-@kernel
-def _store_child(child, dest, m):
-    """Store the position ``child`` (after a play) with the opponent on roll into ``dest[m]``:
-    returns 1 when stored, 0 when skipped (the play ends the game), -1 when ``dest`` is full."""
-    if game_result(child) > 0:
-        return 0
-    if m >= dest.shape[0]:
-        return -1
-    swap_sides_into(child, dest[m])
-    return 1
-
-
 @kernel(_nrt=True)
 def _td_selfplay(ev, n_games, rng, alpha_contact, alpha_race, start, ws, stats):
     """Play ``n_games`` greedy 0-ply self-play games, updating the nets in ``ev`` in place.
@@ -111,7 +90,7 @@ def _td_selfplay(ev, n_games, rng, alpha_contact, alpha_race, start, ws, stats):
         first = True
         side = 0
         while True:
-            d1, d2 = _roll(rng, first)
+            d1, d2 = roll_dice(rng, first)
             first = False
             best, n = best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, t5)
             _td_update(pos, t5, ev, alpha_contact, alpha_race, ews, stats, o5)
@@ -181,7 +160,7 @@ def _td_lambda_selfplay(
         side = 0
         n = 0
         while True:
-            d1, d2 = _roll(rng, first)
+            d1, d2 = roll_dice(rng, first)
             first = False
             best, m = best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, t5)
             if n < cap:
@@ -200,66 +179,10 @@ def _td_lambda_selfplay(
 
 
 @kernel(_nrt=True)
-def _self_play_sample(ev, n_games, rng, start, explore, per_roll, ws, dest):
-    """Self-play ``n_games`` at 0-ply (with ``per_roll`` = 0, a random play instead of the best
-    with probability ``explore``) and store into ``dest`` (int8[cap, 26]), with the player on
-    roll, either every position before a roll (``per_roll`` = 0) or, for every roll,
-    ``per_roll`` of its plays picked at random (the positions that move selection compares,
-    good plays and bad). ``ws``: the play scratch (``evaluate.make_play_workspace``). Returns
-    the number stored (stops when full)."""
-    mws, ews, out_pos, out_moves = ws.moves, ws.eval, ws.play_pos, ws.play_moves
-    pos = np.empty(26, dtype=np.int8)
-    t5 = np.empty(5, dtype=np.float32)
-    cap = dest.shape[0]
-    m = 0
-    for _g in range(n_games):
-        for i in range(26):
-            pos[i] = start[i]
-        first = True
-        while True:
-            d1, d2 = _roll(rng, first)
-            if not first and per_roll == 0:
-                if m >= cap:
-                    return m
-                for i in range(26):
-                    dest[m, i] = pos[i]
-                m += 1
-            first = False
-            best, n = best_play0(pos, d1, d2, ev, mws, ews, out_pos, out_moves, t5)
-            for _q in range(min(per_roll, n)):
-                k = min(np.int64(uniform(rng) * n), n - 1)
-                kept = _store_child(out_pos[k], dest, m)
-                if kept < 0:
-                    return m
-                m += kept
-            if per_roll == 0 and n > 1 and uniform(rng) < explore:
-                best = min(np.int64(uniform(rng) * n), n - 1)
-            child = out_pos[best]
-            if game_result(child) > 0:
-                break
-            swap_sides_into(child, pos)
-    return m
-
-
-@kernel(_nrt=True)
-def _sample_positions(ev, n_games, rng, start, explore, ws, dest):
-    """Every position before a roll of ``n_games`` of 0-ply self-play (see
-    :func:`_self_play_sample`); returns the number stored."""
-    return _self_play_sample(ev, n_games, rng, start, explore, 0, ws, dest)
-
-
-@kernel(_nrt=True)
-def _sample_children(ev, n_games, rng, start, per_roll, ws, dest):
-    """``per_roll`` random plays of every roll of ``n_games`` of greedy 0-ply self-play, with
-    the opponent on roll (see :func:`_self_play_sample`); returns the number stored."""
-    return _self_play_sample(ev, n_games, rng, start, 0.0, per_roll, ws, dest)
-
-
-@kernel(_nrt=True)
 def _sample_best_children(ev, n_games, rng, start, k_best, ws, dest, groups):
     """For every roll of ``n_games`` of greedy 0-ply self-play, the positions after its
     ``k_best`` best plays by 0-ply equity (all of them when there are fewer), best first, with
-    the opponent on roll as :func:`_sample_children` stores them: the near-best alternatives
+    the opponent on roll as ``store_child`` stores them: the near-best alternatives
     that move selection has to tell apart. Plays that end the game are not stored. The game
     goes on with the best play (the first of the roll's group unless it ended the game; ties
     go to the earlier play, as in ``evaluate._best_child``). Stores into ``dest``
@@ -328,7 +251,7 @@ def _best_children_games(ev, n_games, rng, start, k_best, vs_pubeval, wr, wc, ws
         if vs_pubeval:
             ours = uniform(rng) < 0.5
         while True:
-            d1, d2 = _roll(rng, first)
+            d1, d2 = roll_dice(rng, first)
             first = False
             if not ours:
                 best, n = best_play_pubeval(pos, d1, d2, wr, wc, mws, out_pos, out_moves)
@@ -339,7 +262,7 @@ def _best_children_games(ev, n_games, rng, start, k_best, vs_pubeval, wr, wc, ws
                     j = order[q]
                     if q == 0:
                         best = j
-                    kept = _store_child(out_pos[j], dest, m)
+                    kept = store_child(out_pos[j], dest, m)
                     if kept < 0:
                         return m
                     if kept:
@@ -360,7 +283,7 @@ def _race_sibling_children(parents, ev, rng, k_best, ws, dest, groups):
     """For each of ``parents`` (races before a roll, player on roll) in turn, a roll drawn from
     ``rng`` and the positions after its ``k_best`` best plays by 0-ply equity (all of them when
     there are fewer; :func:`_best_plays`, as :func:`_sample_best_children` picks them), best
-    first, stored with the opponent on roll as :func:`_store_child` stores them; a play that
+    first, stored with the opponent on roll as ``store_child`` stores them; a play that
     ends the game or whose position a bear-off database values (the race net never does) is
     left out. A roll with fewer than two plays kept is skipped (siblings are what the set is
     for); the last one stored may be cut short where ``dest`` (int8[cap, 26]) ends. ``groups``
@@ -381,7 +304,7 @@ def _race_sibling_children(parents, ev, rng, k_best, ws, dest, groups):
         if m >= cap:
             break
         used += 1
-        d1, d2 = _roll(rng, False)
+        d1, d2 = roll_dice(rng, False)
         top = _best_plays(parents[p], d1, d2, k_best, ev, ws, eq, t5, order)
         kept = 0
         for q in range(top):
@@ -433,7 +356,7 @@ def _fill_inputs_batch(positions, idx, out):
 
 
 @kernel(_nrt=True)
-def _net_classes(positions):
+def net_classes(positions):
     """int8[N]: the class (``nn.net_class``: the net that values it) of each of ``positions``."""
     out = np.zeros(positions.shape[0], dtype=np.int8)
     for i in range(positions.shape[0]):

@@ -21,6 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from bgtui.analysis.atomic import atomic_write
+from bgtui.analysis.cube import in_cube_region
 from bgtui.analysis.weights import (
     DEFAULT_WEIGHTS,
     as_nets,
@@ -32,14 +33,15 @@ from bgtui.analysis.weights import (
 )
 from bgtui.engine import (
     NET_NAMES,
-    equity,
+    START,
     hidden_size,
     init_net,
     make_eval_workspace,
     make_play_workspace,
     make_rng,
+    sample_positions,
 )
-from bgtui.training.kernels import _START, _td_lambda_selfplay, _td_selfplay
+from bgtui.training.kernels import _td_lambda_selfplay, _td_selfplay
 
 
 def td_alpha(games: int, base: float) -> float:
@@ -53,7 +55,7 @@ def pubeval_ppg(ev, pairs: int = 500, seed: int = 12345) -> tuple[float, float]:
     """Points per game (and its standard error over game pairs) of 0-ply ``ev`` against
     PubEval in ``pairs`` duplicate-dice game pairs: the strength logged while training
     (``evaluation/strength.py`` runs the long version)."""
-    from bgtui.engine import START, WC, WR, duel_pairs, make_rollout_workspace
+    from bgtui.engine import WC, WR, duel_pairs, make_rollout_workspace
 
     out = np.zeros((pairs, 4))
     duel_pairs(
@@ -130,9 +132,9 @@ def td_train(checkpoint, settings: TDSettings, log=None) -> dict:
         stats[:] = 0
         t = time.time()
         if settings.lam > 0.0:
-            _td_lambda_selfplay(ev, n, rng, a, a, settings.lam, _START, ws, stats, *game)
+            _td_lambda_selfplay(ev, n, rng, a, a, settings.lam, START, ws, stats, *game)
         else:
-            _td_selfplay(ev, n, rng, a, a, _START, ws, stats)
+            _td_selfplay(ev, n, rng, a, a, START, ws, stats)
         dt = time.time() - t
         done += n
         print(
@@ -181,7 +183,7 @@ def td_train(checkpoint, settings: TDSettings, log=None) -> dict:
     return meta
 
 
-def _targets(ev, positions, ply, workers):
+def plied_targets(ev, positions, ply, workers):
     """Targets for ``positions`` at ``ply`` lookahead, computed by ``workers`` threads."""
     from concurrent.futures import ThreadPoolExecutor
 
@@ -243,7 +245,7 @@ def supervised_train(checkpoint, settings: SupervisedSettings, log=None) -> dict
     ``race_hidden`` (when larger than the checkpoint's) first widen the nets (:func:`widen_net`).
     The names above are the fields of ``settings``."""
     log = sys.stdout if log is None else log  # the stdout of the call, not of the import
-    from bgtui.training.kernels import _sample_positions, _supervised_epoch
+    from bgtui.training.kernels import _supervised_epoch
 
     ev, meta = load_weights(checkpoint)
     nets = [tuple(a.copy() for a in net) for net in nets_of(ev)]
@@ -261,9 +263,9 @@ def supervised_train(checkpoint, settings: SupervisedSettings, log=None) -> dict
         dest = np.zeros((settings.positions, 26), dtype=np.int8)
         m = 0
         while m < settings.positions:
-            m += _sample_positions(ev, 50, rng, _START, settings.explore, ws, dest[m:])
+            m += sample_positions(ev, 50, rng, START, settings.explore, ws, dest[m:])
         t_sample = time.time() - t
-        tg = _targets(ev, dest, settings.ply, settings.workers)
+        tg = plied_targets(ev, dest, settings.ply, settings.workers)
         t_targets = time.time() - t - t_sample
         stats = np.zeros(6)
         for ep in range(settings.epochs):
@@ -322,7 +324,7 @@ def target_rollout_settings(
     return RolloutSettings(**chosen, **fixed)
 
 
-def _rollout_targets(
+def rollout_targets(
     ev,
     positions,
     trials: int,
@@ -414,13 +416,6 @@ def _keep_races(positions: np.ndarray, ev, stragglers: bool = False) -> np.ndarr
     return positions[keep]
 
 
-def in_cube_region(p) -> bool:
-    """Whether 0-ply probabilities ``p`` (player on roll) give him doubling chances: winning
-    chances 60-95% or a cubeless equity above 0.25 (the region where cube actions are decided;
-    ``evaluation/cube_agreement.py`` draws its positions from it too)."""
-    return bool(0.60 <= p[0] <= 0.95 or equity(p) > 0.25)
-
-
 def _keep_cube_region(positions: np.ndarray, ev) -> np.ndarray:
     """The contact positions of ``positions`` in the cube region (:func:`in_cube_region`)."""
     from bgtui.engine import evaluate0, is_race
@@ -440,7 +435,7 @@ def _sample_shard(spec: DatasetSpec, ev, rng, ws, groups=None) -> np.ndarray:
     ``spec.crashed_only``), ``groups`` (int32[spec.shard]) receives each child's roll
     (:func:`_sample_into`)."""
     from bgtui.engine import CRASHED
-    from bgtui.training.kernels import _net_classes, _race_sibling_children, _sample_positions
+    from bgtui.training.kernels import _race_sibling_children, net_classes
 
     n = spec.shard
     explore, children, children_best = spec.explore, spec.children, spec.children_best
@@ -451,7 +446,7 @@ def _sample_shard(spec: DatasetSpec, ev, rng, ws, groups=None) -> np.ndarray:
         found = np.zeros((0, 26), dtype=np.int8)
         while len(found) < n:
             more = np.zeros((n * room, 26), dtype=np.int8)
-            k = _sample_positions(ev, games, rng, _START, explore, ws, more)
+            k = sample_positions(ev, games, rng, START, explore, ws, more)
             found = np.concatenate([found, keep(more[:k])])
         return found[:n]
 
@@ -475,7 +470,7 @@ def _sample_shard(spec: DatasetSpec, ev, rng, ws, groups=None) -> np.ndarray:
             more = _sample_into(
                 np.zeros((n, 26), dtype=np.int8), ev, rng, explore, children, ws, children_best
             )
-            found = np.concatenate([found, more[_net_classes(more) == CRASHED]])
+            found = np.concatenate([found, more[net_classes(more) == CRASHED]])
         return found[:n]
     return _sample_into(
         np.zeros((n, 26), dtype=np.int8),
@@ -496,13 +491,8 @@ def _sample_into(
     """Fill ``dest`` with positions of 0-ply self-play (or children of its rolls); returns it.
     With ``children_best``, ``groups`` (int32, as long as ``dest``; or None) receives for every
     child the index of its roll (0, 1, ... over the whole of ``dest``): siblings share one."""
-    from bgtui.engine import WC, WR
-    from bgtui.training.kernels import (
-        _sample_best_children,
-        _sample_best_children_vs_pubeval,
-        _sample_children,
-        _sample_positions,
-    )
+    from bgtui.engine import WC, WR, sample_children
+    from bgtui.training.kernels import _sample_best_children, _sample_best_children_vs_pubeval
 
     n = len(dest)
     if children_best and groups is None:
@@ -515,7 +505,7 @@ def _sample_into(
                     ev,
                     20,
                     rng,
-                    _START,
+                    START,
                     children_best,
                     WR,
                     WC,
@@ -528,7 +518,7 @@ def _sample_into(
                     ev,
                     20,
                     rng,
-                    _START,
+                    START,
                     children_best,
                     ws,
                     dest[m:],
@@ -538,9 +528,9 @@ def _sample_into(
                 groups[m : m + k] += groups[m - 1] + 1
             m += k
         elif children:
-            m += _sample_children(ev, 20, rng, _START, children, ws, dest[m:])
+            m += sample_children(ev, 20, rng, START, children, ws, dest[m:])
         else:
-            m += _sample_positions(ev, 50, rng, _START, explore, ws, dest[m:])
+            m += sample_positions(ev, 50, rng, START, explore, ws, dest[m:])
     return dest
 
 
@@ -647,11 +637,11 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
         )
         dest = _sample_shard(spec, ev, make_rng(shard_seed), ws, groups)
         if spec.race_rollouts:
-            tg = _rollout_targets(
+            tg = rollout_targets(
                 ev, dest, spec.race_rollouts, shard_seed, spec.workers, groups=groups
             )
         elif spec.target_truncate:
-            tg = _rollout_targets(
+            tg = rollout_targets(
                 ev,
                 dest,
                 spec.trials,
@@ -662,11 +652,11 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
                 groups=50,
             )
         elif spec.target_games:
-            tg = _rollout_targets(
+            tg = rollout_targets(
                 ev, dest, spec.trials, shard_seed, spec.workers, vr_filter=2, groups=25
             )
         else:
-            tg = _targets(ev, dest, spec.ply, spec.workers)
+            tg = plied_targets(ev, dest, spec.ply, spec.workers)
         info = {
             "weights_sha256": meta.get("sha256"),
             "ply": spec.ply,
@@ -930,10 +920,10 @@ def _adam_sets(data: _FitData, owner, trained) -> list[tuple]:
     (``owner``: the net of each class); a net not ``trained`` keeps only its held-out rows
     (its error is still logged)."""
     from bgtui.training import adam
-    from bgtui.training.kernels import _net_classes
+    from bgtui.training.kernels import net_classes
 
     pos, tg, groups, hold, train = data.pos, data.tg, data.groups, data.hold, data.train
-    net_of = owner[_net_classes(pos)]
+    net_of = owner[net_classes(pos)]
     sets = []
     for k in range(len(NET_NAMES)):
         tr = train[net_of[train] == k] if trained[k] else train[:0]

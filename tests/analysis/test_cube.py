@@ -12,6 +12,7 @@ from bgtui.analysis.cube import (
     cube_action,
     dahl_cube_value,
     decide,
+    in_cube_region,
     wrong_decision_percent,
 )
 from bgtui.engine import cube as C
@@ -406,3 +407,18 @@ def test_two_sided_database_cube_states_hand_computed():
     C.cube_equities(np.array([13 / 16, 0, 0, 0, 0]), C.cube_efficiency(pos), True, eq)
     assert eq[0] == pytest.approx(0.85, abs=1e-9)
     assert eq[2] == pytest.approx(0.56875, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    "p,inside",
+    [
+        ((0.60, 0.0, 0.0, 0.0, 0.0), True),  # winning chances 60%
+        ((0.95, 0.0, 0.0, 0.0, 0.0), True),  # 95%: the top of the range
+        ((0.59, 0.0, 0.0, 0.0, 0.0), False),  # equity 0.18
+        ((0.59, 0.10, 0.0, 0.0, 0.0), True),  # the gammons lift the equity to 0.28
+        ((0.98, 0.0, 0.0, 0.0, 0.0), True),  # above 95%, in by its equity 0.96
+        ((0.50, 0.0, 0.0, 0.0, 0.0), False),
+    ],
+)
+def test_the_cube_region_is_winning_chances_60_to_95_or_an_equity_above_a_quarter(p, inside):
+    assert in_cube_region(np.array(p, dtype=np.float32)) is inside

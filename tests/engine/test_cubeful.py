@@ -12,6 +12,7 @@ import pytest
 from bgtui.analysis.bearoff_cache import get_two_sided
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine import bearoff, best_play0
+from bgtui.engine.constants import START
 from bgtui.engine.cube import cube_efficiency, cube_equities
 from bgtui.engine.cubeful import cubeful_no_double, make_cubeful_workspace
 from bgtui.engine.evaluate import (
@@ -25,7 +26,7 @@ from bgtui.engine.evaluate import (
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.position import game_result
 from bgtui.engine.rng import make_rng
-from bgtui.training.kernels import _START, _sample_positions
+from bgtui.engine.selfplay import _sample_positions
 from tests.engine.test_bearoff import index_board
 
 C, OWN, OPP = 0, 1, 2
@@ -47,7 +48,7 @@ def positions(ev):
     decisions inside the tree matter)."""
     ws = make_play_workspace(hidden_size(ev))
     dest = np.zeros((600, 26), dtype=np.int8)
-    n = _sample_positions(ev, 12, make_rng(17), _START, 0.0, ws, dest)
+    n = _sample_positions(ev, 12, make_rng(17), START, 0.0, ws, dest)
     pos = dest[:n]
     win = np.array([evaluate0(p, ev)[0] for p in pos])
     return pos[np.argsort(-np.abs(win - 0.5))]

@@ -10,7 +10,7 @@ from bgtui.analysis.models import RolloutSettings
 from bgtui.analysis.rollout import validate_settings
 from bgtui.analysis.weights import WeightsError, load_filter_net
 from bgtui.engine import generate_plays_into, generate_scored_plays_into, rollout_chunk
-from bgtui.engine.constants import OPENING_POSITION
+from bgtui.engine.constants import OPENING_POSITION, START
 from bgtui.engine.evaluate import hidden_size, make_play_buffers, make_play_workspace
 from bgtui.engine.filter_net import (
     _keep_best,
@@ -32,14 +32,14 @@ from bgtui.engine.rollout import (
     make_rollout_workspace,
     make_settings,
 )
-from bgtui.training.kernels import _START, _sample_positions
+from bgtui.engine.selfplay import _sample_positions
 
 
 @pytest.fixture(scope="module")
 def positions(ev):
     ws = make_play_workspace(hidden_size(ev))
     dest = np.zeros((400, 26), dtype=np.int8)
-    n = _sample_positions(ev, 8, make_rng(5), _START, 0.0, ws, dest)
+    n = _sample_positions(ev, 8, make_rng(5), START, 0.0, ws, dest)
     return dest[:n]
 
 

@@ -4,8 +4,7 @@ import numpy as np
 
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine import duel_pairs
-from bgtui.engine.constants import OPENING_POSITION
-from bgtui.engine.duel import START
+from bgtui.engine.constants import OPENING_POSITION, START
 from bgtui.engine.pubeval import WC, WR, pubeval_score
 from bgtui.engine.rollout import make_rollout_workspace
 

@@ -132,14 +132,14 @@ def _old_format(src, dst):
 
 def test_the_crashed_net_trains_on_its_own_class_and_older_files_keep_it_tied(tmp_path):
     from bgtui.engine.nn import CRASHED
-    from bgtui.training.kernels import _net_classes
+    from bgtui.training.kernels import net_classes
 
     ck = _small_weights(tmp_path)
     build_dataset(
         tmp_path / "c", ck, DatasetSpec(100, shard=100, crashed_only=True), log=io.StringIO()
     )
     pos = load_dataset(tmp_path / "c")[0]
-    assert len(pos) == 100 and (_net_classes(pos) == CRASHED).all()
+    assert len(pos) == 100 and (net_classes(pos) == CRASHED).all()
     start = load_weights(ck)[0]
     for opt in ("adam", "sgd"):
         # only crashed positions: a contact fit changes nothing, a crashed fit only that net

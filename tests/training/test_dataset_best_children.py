@@ -7,11 +7,13 @@ import numpy as np
 import pytest
 
 from bgtui.analysis.service import Analyzer
+from bgtui.engine.constants import START
 from bgtui.engine.evaluate import hidden_size, make_play_workspace
 from bgtui.engine.movegen import generate_plays
 from bgtui.engine.position import game_result, swap_sides
 from bgtui.engine.rng import make_rng
-from bgtui.training.kernels import _START, _roll, _sample_best_children
+from bgtui.engine.selfplay import _roll
+from bgtui.training.kernels import _sample_best_children
 
 
 def _mover_equity(an, child):
@@ -37,12 +39,12 @@ def test_children_best_stores_the_k_best_plays_of_every_roll_by_0ply_equity(k):
     dest = np.zeros((4000, 26), dtype=np.int8)
     groups = np.full(4000, -7, dtype=np.int32)
     m = _sample_best_children(
-        ev, games, make_rng(seed), _START, k, make_play_workspace(hidden_size(ev)), dest, groups
+        ev, games, make_rng(seed), START, k, make_play_workspace(hidden_size(ev)), dest, groups
     )
     assert 0 < m < len(dest)
 
     rng = make_rng(seed)
-    pos, first, at, done, rolls = _START.copy(), True, 0, 0, 0
+    pos, first, at, done, rolls = START.copy(), True, 0, 0, 0
     while done < games:
         d1, d2 = _roll(rng, first)
         first = False
@@ -65,7 +67,7 @@ def test_children_best_stores_the_k_best_plays_of_every_roll_by_0ply_equity(k):
             assert stored == {swap_sides(children[i]).tobytes() for i in want}
         if game_result(children[order[0]]) > 0:
             done += 1
-            pos, first = _START.copy(), True
+            pos, first = START.copy(), True
             continue
         assert by_key[group[0].tobytes()] == pytest.approx(eqs[order[0]], abs=1e-6)
         pos = group[0].copy()  # the best play, the opponent on roll
@@ -134,7 +136,7 @@ def test_vs_pubeval_stores_the_evaluators_best_plays_in_games_against_pubeval():
         an.ev,
         games,
         make_rng(seed),
-        _START,
+        START,
         1,
         WR,
         WC,
@@ -145,7 +147,7 @@ def test_vs_pubeval_stores_the_evaluators_best_plays_in_games_against_pubeval():
     rng = make_rng(seed)
     at, ours_rolls, theirs_rolls = 0, 0, 0
     for _ in range(games):
-        pos, first = _START.copy(), True
+        pos, first = START.copy(), True
         ours = uniform(rng) < 0.5
         while True:
             d1, d2 = _roll(rng, first)

@@ -9,7 +9,7 @@ import pytest
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine.evaluate import NO_DATABASE, database_kind, equity, evaluate0
 from bgtui.engine.position import is_race
-from bgtui.training.train import DatasetSpec, _rollout_targets, build_dataset, load_dataset
+from bgtui.training.train import DatasetSpec, build_dataset, load_dataset, rollout_targets
 
 
 def test_race_sibling_sets_are_best_plays_of_one_roll_rolled_with_the_same_dice(tmp_path):
@@ -38,7 +38,7 @@ def test_race_sibling_sets_are_best_plays_of_one_roll_rolled_with_the_same_dice(
         # the labels: each child's own rollout from the shard's seed (the same dice for every
         # sibling; rolled alone it gets the same value to the bit)
         seed = spec.seed * 1_000_003 + shard
-        alone = _rollout_targets(ev, pos[rows], 6, seed, 1, groups=1)
+        alone = rollout_targets(ev, pos[rows], 6, seed, 1, groups=1)
         assert np.array_equal(tg[rows], alone)
     with np.load(tmp_path / "s" / "shard-00000.npz") as z:
         meta = json.loads(str(z["meta"]))
@@ -64,6 +64,6 @@ def test_rollouts_grouped_by_sibling_number_match_fixed_groups():
     spec = DatasetSpec(6, shard=6, explore=0.1, race_rollouts=4)
     races = _sample_shard(spec, ev, make_rng(4), ws)
     assert len(_keep_races(races, ev)) == 6
-    by_id = _rollout_targets(ev, races, 4, 11, 1, groups=np.array([0, 0, 1, 1, 1, 2]))
-    fixed = _rollout_targets(ev, races, 4, 11, 1, groups=3)
+    by_id = rollout_targets(ev, races, 4, 11, 1, groups=np.array([0, 0, 1, 1, 1, 2]))
+    fixed = rollout_targets(ev, races, 4, 11, 1, groups=3)
     assert np.array_equal(by_id, fixed)

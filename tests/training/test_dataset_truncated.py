@@ -10,7 +10,7 @@ from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine import evaluate_plied
 from bgtui.engine.constants import OPENING_POSITION
 from bgtui.engine.evaluate import hidden_size, make_lookahead_workspace
-from bgtui.training.train import DatasetSpec, _rollout_targets, build_dataset, load_dataset
+from bgtui.training.train import DatasetSpec, build_dataset, load_dataset, rollout_targets
 
 
 def _midgames():
@@ -32,7 +32,7 @@ def test_two_roll_targets_of_36_quasi_random_trials_are_the_2ply_evaluation(ev):
     # roll's luck removed exactly (variance reduction over every play), each trial is the
     # 1-ply value after its first roll, so the mean is the 2-ply evaluation by construction.
     pos = _midgames()
-    got = _rollout_targets(ev, pos, 36, 5, 1, truncate=2, vr_filter=0, groups=3)
+    got = rollout_targets(ev, pos, 36, 5, 1, truncate=2, vr_filter=0, groups=3)
     lws = make_lookahead_workspace(hidden_size(ev))
     for p, g in zip(pos, got):
         want = np.zeros(5, dtype=np.float32)
@@ -42,8 +42,8 @@ def test_two_roll_targets_of_36_quasi_random_trials_are_the_2ply_evaluation(ev):
 
 def test_positions_rolled_out_together_get_their_own_rollouts_bit_for_bit(ev):
     pos = _midgames()
-    together = _rollout_targets(ev, pos, 8, 9, 1, truncate=4, vr_filter=1, groups=3)
-    alone = _rollout_targets(ev, pos, 8, 9, 2, truncate=4, vr_filter=1, groups=1)
+    together = rollout_targets(ev, pos, 8, 9, 1, truncate=4, vr_filter=1, groups=3)
+    alone = rollout_targets(ev, pos, 8, 9, 2, truncate=4, vr_filter=1, groups=1)
     assert np.array_equal(together, alone)
     assert not np.array_equal(together[0], together[1])  # each row its own root's
 

@@ -8,13 +8,14 @@ import numpy as np
 import pytest
 
 from bgtui.analysis.weights import as_nets, load_weights
+from bgtui.engine.constants import START
 from bgtui.engine.evaluate import hidden_size, make_play_workspace
 from bgtui.engine.nn import net_class
 from bgtui.engine.position import is_race
 from bgtui.engine.rng import make_rng
+from bgtui.engine.selfplay import _sample_positions
 from bgtui.training.adam import dense_inputs, forward
 from bgtui.training.head_refit import fit_head, refit_heads
-from bgtui.training.kernels import _START, _sample_positions
 
 
 def test_fit_head_recovers_the_weights_of_a_known_logistic_model():
@@ -42,7 +43,7 @@ def contact_positions():
     ev = load_weights("bgtui-0.npz")[0]
     ws = make_play_workspace(hidden_size(ev))
     dest = np.zeros((4000, 26), dtype=np.int8)
-    m = _sample_positions(ev, 20, make_rng(8), _START, 0.0, ws, dest)
+    m = _sample_positions(ev, 20, make_rng(8), START, 0.0, ws, dest)
     return np.array([p for p in dest[:m] if not is_race(p)])
 
 
