@@ -65,22 +65,12 @@ def position_sets(seed=1):
 def selfplay_midgame(n):
     """Contact positions from 0-ply self-play with the shipped nets (typical games)."""
     from bgtui.analysis.weights import load_weights
-    from bgtui.engine import (
-        START,
-        hidden_size,
-        is_race,
-        make_play_workspace,
-        make_rng,
-        sample_positions,
-    )
+    from bgtui.engine import contact_positions, hidden_size, make_play_workspace, make_rng
 
     ev = load_weights()[0]
-    dest = np.zeros((4 * n, 26), dtype=np.int8)
-    m = sample_positions(
-        ev, 200, make_rng(5), START, 0.0, make_play_workspace(hidden_size(ev)), dest
-    )
-    contact = [p for p in dest[:m] if not is_race(p)]
-    return np.array(contact[:n])
+    ws = make_play_workspace(hidden_size(ev))
+    contact = contact_positions(ev, 200, make_rng(5), ws, 4 * n)
+    return contact[:n]
 
 
 def main():

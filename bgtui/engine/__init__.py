@@ -208,6 +208,7 @@ _export(
     store_child="_store_child",
     sample_positions="_sample_positions",
     sample_children="_sample_children",
+    contact_positions="contact_positions",
 )
 _export("rng", "make_rng", "uniform", "roll_index")
 _export("warmup", "compile_all", "compile_rollout_parts")

@@ -10,8 +10,9 @@ unless told to explore. ``ws`` is the play scratch (``evaluate.make_play_workspa
 import numpy as np
 
 from bgtui.engine._jit import kernel
+from bgtui.engine.constants import START
 from bgtui.engine.evaluate import _best_play0
-from bgtui.engine.position import game_result, swap_sides_into
+from bgtui.engine.position import game_result, is_race, swap_sides_into
 from bgtui.engine.rng import roll_index, uniform
 
 
@@ -89,3 +90,12 @@ def _sample_children(ev, n_games, rng, start, per_roll, ws, dest):
     """``per_roll`` random plays of every roll of ``n_games`` of greedy 0-ply self-play, with
     the opponent on roll (see :func:`_self_play_sample`); returns the number stored."""
     return _self_play_sample(ev, n_games, rng, start, 0.0, per_roll, ws, dest)
+
+
+def contact_positions(ev, n_games, rng, ws, capacity):
+    """The contact positions (player on roll) among every position before a roll of
+    ``n_games`` of greedy 0-ply self-play from the start (at most ``capacity`` positions
+    sampled, races dropped after), in the order played."""
+    dest = np.zeros((capacity, 26), dtype=np.int8)
+    m = _sample_positions(ev, n_games, rng, START, 0.0, ws, dest)
+    return np.array([p for p in dest[:m] if not is_race(p)], dtype=np.int8).reshape(-1, 26)

@@ -39,20 +39,11 @@ def sample_contact_positions(
     ``games`` games of the evaluator ``ev`` (seed ``seed``; at most ``capacity`` positions
     kept, default ``250 * games``). ``ws``: a play scratch (``evaluate.make_play_workspace``) to
     reuse."""
-    from bgtui.engine import (
-        START,
-        hidden_size,
-        is_race,
-        make_play_workspace,
-        make_rng,
-        sample_positions,
-    )
+    from bgtui.engine import contact_positions, hidden_size, make_play_workspace, make_rng
 
     if ws is None:
         ws = make_play_workspace(hidden_size(ev))
-    dest = np.zeros((capacity or games * 250, 26), dtype=np.int8)
-    m = sample_positions(ev, games, make_rng(seed), START, 0.0, ws, dest)
-    pos = np.array([p for p in dest[:m] if not is_race(p)])
+    pos = contact_positions(ev, games, make_rng(seed), ws, capacity or games * 250)
     return pos[np.random.default_rng(seed).choice(len(pos), n, replace=False)]
 
 
