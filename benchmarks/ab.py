@@ -1,0 +1,163 @@
+"""Rollout speed of two versions of bgtui, interleaved in one process: the ratio B / A.
+
+    python benchmarks/ab.py REV_A REV_B [--case plain|opening|midvr] [--rounds 16]
+                            [--trials N] [--workdir DIR]
+
+Each revision (a git commit, branch or tag of this repository, or a directory holding a
+``bgtui`` package) is copied into ``--workdir`` as a package of its own name (``ab_`` and the commit's hash or
+a hash of the directory's sources, its ``bgtui`` imports renamed), so that both load side by side with their own compiled-kernel
+caches. Each round runs the same rollout (the same trials, seed and settings, one worker) on
+both, timing the CPU seconds of the process; the rounds alternate which version runs first.
+Both versions must give the same mean equity in every round (the same games): the script
+stops if they do not.
+
+Cases: ``plain``, full-game 0-ply rollouts of a middle game without variance reduction
+(1,500 trials a round); ``opening`` and ``midvr``, full-game 0-ply rollouts with variance
+reduction (the default ``vr_filter``) from the opening and from the middle game (150 trials
+a round). Printed: every round's ratio B / A (above 1: B is faster), the median of the
+rounds, the ratio of the total times, and how many rounds B won. The nets only, no bear-off
+databases; both versions load this checkout's weights.
+
+Other processes on the machine change the figures: pause them or run it on an idle machine.
+A new revision's kernels compile on its first round (minutes); the first round is a warm-up
+and is not counted.
+"""
+
+import argparse
+import hashlib
+import importlib
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bgtui.engine import OPENING_POSITION
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CASES = {
+    "plain": ("midgame", False, 1500),
+    "opening": ("opening", True, 150),
+    "midvr": ("midgame", True, 150),
+}
+
+
+def package_copy(rev: str, workdir: Path) -> str:
+    """The name of an importable copy of ``rev``'s ``bgtui`` package in ``workdir``."""
+    if Path(rev).is_dir():
+        digest = hashlib.sha1()
+        for path in sorted((Path(rev) / "bgtui").rglob("*.py")):
+            digest.update(path.read_bytes())
+        tag = digest.hexdigest()[:10]
+    else:
+        tag = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short=10", rev],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    name = "ab_" + tag
+    dest = workdir / name
+    src = workdir / (name + ".src")
+    if not dest.exists():
+        if src.exists():
+            shutil.rmtree(src)
+        src.mkdir(parents=True)
+        if Path(rev).is_dir():
+            shutil.copytree(Path(rev) / "bgtui", src / "bgtui")
+        else:
+            tar = subprocess.run(
+                ["git", "-C", str(ROOT), "archive", rev, "bgtui"], check=True, capture_output=True
+            ).stdout
+            subprocess.run(["tar", "-x", "-C", str(src)], input=tar, check=True)
+        for path in (src / "bgtui").rglob("*.py"):
+            text = path.read_text()
+            text = re.sub(r"\bbgtui\.", name + ".", text)
+            text = re.sub(r"^(\s*)(from|import) bgtui\b", r"\1\2 " + name, text, flags=re.M)
+            path.write_text(text)
+        (src / "bgtui").rename(dest)
+        shutil.rmtree(src)
+    return name
+
+
+class Version:
+    """One version's rollout on a root, with its own evaluator and settings."""
+
+    def __init__(self, name: str, case: str):
+        self.name = name
+        where, vr, self.trials = CASES[case]
+        self.models = importlib.import_module(name + ".analysis.models")
+        self.rollout = importlib.import_module(name + ".analysis.rollout")
+        weights = importlib.import_module(name + ".analysis.weights")
+        root = np.array(OPENING_POSITION)
+        if where == "midgame":
+            root[13], root[11], root[24], root[21] = 4, 1, 1, 1
+        self.root = root
+        self.vr = vr
+        self.ev = weights.load_weights()[0]
+
+    def run(self, seed: int) -> tuple[float, float]:
+        """(CPU seconds, mean equity) of one rollout with ``seed``."""
+        s = self.models.RolloutSettings(
+            trials=self.trials, seed=seed, truncate=0, variance_reduction=self.vr, workers=1
+        )
+        job = self.rollout.RolloutJob(self.root[None], [""], ["root"], s, False)
+        t0 = time.process_time()
+        snap = None
+        for snap in job.run(self.ev):
+            pass
+        return time.process_time() - t0, float(snap.rows[0].equity.cubeless)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("rev_a")
+    ap.add_argument("rev_b")
+    ap.add_argument("--case", choices=sorted(CASES), default="plain")
+    ap.add_argument("--rounds", type=int, default=16)
+    ap.add_argument("--trials", type=int, default=0, help="trials a round (default: the case's)")
+    ap.add_argument("--workdir", default="/tmp/bgtui-ab")
+    args = ap.parse_args()
+    # both versions load the same nets: this checkout's
+    os.environ["BGTUI_WEIGHTS_DIR"] = str(ROOT / "weights")
+    workdir = Path(args.workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    sys.path.insert(0, str(workdir))
+    a, b = (Version(package_copy(r, workdir), args.case) for r in (args.rev_a, args.rev_b))
+    if args.trials:
+        a.trials = b.trials = args.trials
+    print(f"A = {args.rev_a}, B = {args.rev_b}, case {args.case}, {a.trials} trials a round")
+    a.run(1000), b.run(1000)  # compile or load the kernels
+    ratios, total_a, total_b = [], 0.0, 0.0
+    for r in range(args.rounds):
+        order = (a, b) if r % 2 == 0 else (b, a)
+        times = {}
+        means = {}
+        for v in order:
+            times[v.name], means[v.name] = v.run(r + 1)
+        if means[a.name] != means[b.name]:
+            raise SystemExit(f"round {r}: the versions differ: {means}")
+        ratio = times[a.name] / times[b.name]
+        ratios.append(ratio)
+        total_a += times[a.name]
+        total_b += times[b.name]
+        print(
+            f"round {r + 1:2d}: A {times[a.name]:7.3f} s  B {times[b.name]:7.3f} s  "
+            f"B/A speed {ratio:.3f}",
+            flush=True,
+        )
+    won = sum(x > 1 for x in ratios)
+    print(
+        f"speed B / A: median {statistics.median(ratios):.3f}, total {total_a / total_b:.3f}, "
+        f"B faster in {won}/{len(ratios)} rounds"
+    )
+
+
+if __name__ == "__main__":
+    main()
