@@ -11,11 +11,16 @@ both, timing the CPU seconds of the process; the rounds alternate which version 
 Both versions must give the same mean equity in every round (the same games): the script
 stops if they do not.
 
+The version whose kernels a process loads first runs faster in it, by up to 5% (where each
+one's machine code lands in memory), so the rounds run in two processes, one loading A first
+and one B; the figure to quote is the geometric mean of the two processes' medians.
+
 Cases: ``plain``, full-game 0-ply rollouts of a middle game without variance reduction
 (1,500 trials a round); ``opening`` and ``midvr``, full-game 0-ply rollouts with variance
 reduction (the default ``vr_filter``) from the opening and from the middle game (150 trials
 a round). Printed: every round's ratio B / A (above 1: B is faster), the median of the
-rounds, the ratio of the total times, and how many rounds B won. The nets only, no bear-off
+rounds, the ratio of the total times and how many rounds B won, for each load order, and the
+geometric mean of the two medians. The nets only, no bear-off
 databases; both versions load this checkout's weights.
 
 Other processes on the machine change the figures: pause them or run it on an idle machine.
@@ -115,25 +120,9 @@ class Version:
         return time.process_time() - t0, float(snap.rows[0].equity.cubeless)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("rev_a")
-    ap.add_argument("rev_b")
-    ap.add_argument("--case", choices=sorted(CASES), default="plain")
-    ap.add_argument("--rounds", type=int, default=16)
-    ap.add_argument("--trials", type=int, default=0, help="trials a round (default: the case's)")
-    ap.add_argument("--workdir", default="/tmp/bgtui-ab")
-    args = ap.parse_args()
-    # both versions load the same nets: this checkout's
-    os.environ["BGTUI_WEIGHTS_DIR"] = str(ROOT / "weights")
-    workdir = Path(args.workdir)
-    workdir.mkdir(parents=True, exist_ok=True)
-    sys.path.insert(0, str(workdir))
-    a, b = (Version(package_copy(r, workdir), args.case) for r in (args.rev_a, args.rev_b))
-    if args.trials:
-        a.trials = b.trials = args.trials
-    print(f"A = {args.rev_a}, B = {args.rev_b}, case {args.case}, {a.trials} trials a round")
-    a.run(1000), b.run(1000)  # compile or load the kernels
+def measure(args, first: str, a: Version, b: Version) -> list[float]:
+    """The rounds of one process whose kernels were loaded ``first`` first: B/A speed ratios."""
+    print(f"{first} loaded first:", flush=True)
     ratios, total_a, total_b = [], 0.0, 0.0
     for r in range(args.rounds):
         order = (a, b) if r % 2 == 0 else (b, a)
@@ -154,9 +143,56 @@ def main():
         )
     won = sum(x > 1 for x in ratios)
     print(
-        f"speed B / A: median {statistics.median(ratios):.3f}, total {total_a / total_b:.3f}, "
-        f"B faster in {won}/{len(ratios)} rounds"
+        f"speed B / A, {first} loaded first: median {statistics.median(ratios):.3f}, "
+        f"total {total_a / total_b:.3f}, B faster in {won}/{len(ratios)} rounds",
+        flush=True,
     )
+    return ratios
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("rev_a")
+    ap.add_argument("rev_b")
+    ap.add_argument("--case", choices=sorted(CASES), default="plain")
+    ap.add_argument("--rounds", type=int, default=12, help="rounds in each load order")
+    ap.add_argument("--trials", type=int, default=0, help="trials a round (default: the case's)")
+    ap.add_argument("--workdir", default="/tmp/bgtui-ab")
+    ap.add_argument("--first", choices=("A", "B"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    # both versions load the same nets: this checkout's
+    os.environ["BGTUI_WEIGHTS_DIR"] = str(ROOT / "weights")
+    workdir = Path(args.workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    sys.path.insert(0, str(workdir))
+    names = [package_copy(r, workdir) for r in (args.rev_a, args.rev_b)]
+    if args.first is None:
+        trials = args.trials or CASES[args.case][2]
+        print(f"A = {args.rev_a}, B = {args.rev_b}, case {args.case}, {trials} trials a round")
+        medians = []
+        for first in ("A", "B"):
+            out = subprocess.run(
+                [sys.executable, __file__, *sys.argv[1:], "--first", first],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
+            print(out, end="", flush=True)
+            ratios = [float(x) for x in re.findall(r"B/A speed (\d+\.\d+)", out)]
+            medians.append(statistics.median(ratios))
+        print(
+            f"speed B / A: {medians[0]:.3f} (A loaded first), {medians[1]:.3f} (B first), "
+            f"geometric mean {(medians[0] * medians[1]) ** 0.5:.3f}"
+        )
+        return
+    order = names if args.first == "A" else names[::-1]
+    loaded = {name: Version(name, args.case) for name in order}
+    a, b = loaded[names[0]], loaded[names[1]]
+    if args.trials:
+        a.trials = b.trials = args.trials
+    for v in loaded.values():
+        v.run(1000)  # compile or load the kernels, in the load order
+    measure(args, args.first, a, b)
 
 
 if __name__ == "__main__":
