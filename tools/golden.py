@@ -1,0 +1,409 @@
+"""The golden set: fixed command-line runs whose JSON proves a change kept every number.
+
+    python3 tools/golden.py OUT_DIR [--only money|match] [--jobs 1]
+    python3 tools/golden.py --compare DIR_A DIR_B
+
+The first form runs each command of :data:`MONEY` and :data:`MATCH` as
+``python3 -m bgtui.cli ...`` with ``BGTUI_NO_SERVER=1`` and writes its JSON output, without
+the fields of :func:`strip_varying`, to ``OUT_DIR/NAME.json``. The commands run the ``bgtui``
+this interpreter imports (``PYTHONPATH`` first, then the installed one; the first line
+printed names it), so the script can run another checkout: ``PYTHONPATH=/other/checkout``.
+It exits 1 if a command failed or if two runs that must agree (:data:`SAME_OUTPUT`) do not.
+
+``--compare`` prints each command whose output differs between two such directories, with
+the first JSON path that differs and both values; it exits 1 if any differ, 0 if all are
+identical. docs/golden.md says how to check a change with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+# -- positions (player on roll first; see bgtui.analysis.formats) ------------------------------
+OPENING = "4HPwATDgc/ABMA"
+OPENING_XGID_31 = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"
+#: a middle game: both sides have split or built a point, a back checker each
+MIDDLE = "mOfgATDQ58gDIA"
+#: a race beyond the bear-off databases (109 against 103 pips): the race net
+RACE = "uDuzAQDYnTMDAA"
+#: five checkers a side, all home: inside the two-sided bear-off database
+BEAROFF = "ZgIAgLIAAAAAAA"
+#: the player on roll holds the opponent's 1 and 3 points; the opponent has borne off three
+BACKGAME = "5u4IAADtDA5gBg"
+#: the player on roll has a checker on the bar
+BAR = "sOfgATDE5+ABUA"
+#: the opponent is on the bar against a three-point board: a strong double
+BLITZ = "0OfgAUTYzsEBMA"
+#: BLITZ in a 7-point match at 2-3, the player on roll owning a 2-cube
+BLITZ_OWNED_7 = "XGID=a--aBBC-C---dC---c-ea---B-:1:1:1:00:2:3:0:7:10"
+#: MIDDLE in a 7-point match at 2-3, the player on roll owning a 2-cube
+MIDDLE_OWNED_7 = "XGID=-b---AE-C--AdD---c-d-b--A-:1:1:1:00:2:3:0:7:10"
+#: BLITZ in a 7-point match at 3-2, the opponent owning a 2-cube (a Match ID)
+BLITZ_OPP_OWNED_7 = "0OfgAUTYzsEBMA:QQngACAAGAAA"
+
+#: the lines ``moves --batch -`` reads (the last is bad: it must get its error line)
+BATCH_INPUT = f"""{OPENING} 31
+{OPENING_XGID_31}
+{MIDDLE} 64
+{BAR} 61
+{BEAROFF} 21
+not-a-position 31
+{RACE} 66
+"""
+
+#: money play: name -> the arguments after ``python3 -m bgtui.cli`` (``--json`` is added)
+MONEY: dict[str, list[str]] = {
+    # static evaluation and 1- to 3-ply lookahead, every kind of position
+    **{
+        f"eval_{name}_ply{ply}": ["eval", pos, "--ply", str(ply)]
+        for name, pos in (
+            ("opening", OPENING),
+            ("middle", MIDDLE),
+            ("race", RACE),
+            ("bearoff", BEAROFF),
+            ("backgame", BACKGAME),
+            ("bar", BAR),
+        )
+        for ply in (0, 1, 2)
+    },
+    "eval_opening_ply3": ["eval", OPENING, "--ply", "3"],
+    "eval_race_ply3": ["eval", RACE, "--ply", "3"],
+    # ranking the plays of a roll
+    "moves_opening_31_ply0": ["moves", OPENING, "31", "--ply", "0"],
+    "moves_opening_31_ply1": ["moves", OPENING, "31", "--ply", "1"],
+    "moves_opening_31_ply2": ["moves", OPENING, "31", "--ply", "2"],
+    "moves_xgid_dice_ply1": ["moves", OPENING_XGID_31, "--ply", "1"],
+    "moves_middle_64_ply1": ["moves", MIDDLE, "64", "--ply", "1"],
+    "moves_bar_61_ply1": ["moves", BAR, "61", "--ply", "1"],
+    "moves_bearoff_21_ply2": ["moves", BEAROFF, "21", "--ply", "2"],
+    "moves_backgame_55_ply0": ["moves", BACKGAME, "55", "--ply", "0"],
+    "moves_race_43_ply2": ["moves", RACE, "43", "--ply", "2"],
+    # cube actions: Janowski at 0-ply, cubeful lookahead at 2-ply, the bear-off database
+    "cube_opening_ply0": ["cube", OPENING, "--ply", "0"],
+    "cube_middle_ply0": ["cube", MIDDLE, "--ply", "0"],
+    "cube_middle_ply2": ["cube", MIDDLE, "--ply", "2"],
+    "cube_blitz_ply0": ["cube", BLITZ, "--ply", "0"],
+    "cube_blitz_ply2": ["cube", BLITZ, "--ply", "2"],
+    "cube_blitz_ply2_no_jacoby_no_beavers": [
+        *("cube", BLITZ, "--ply", "2", "--no-jacoby", "--no-beavers"),
+    ],
+    "cube_race_ply2": ["cube", RACE, "--ply", "2"],
+    "cube_bearoff_ply0": ["cube", BEAROFF, "--ply", "0"],
+    "cube_backgame_ply2": ["cube", BACKGAME, "--ply", "2"],
+    # rollouts of the position: truncated, full games, cubeful, races into the databases
+    "rollout_middle_trunc7_vr": [
+        *("rollout", MIDDLE, "--trials", "324", "--truncate", "7", "--seed", "11"),
+    ],
+    "rollout_middle_trunc7_novr": [
+        *("rollout", MIDDLE, "--trials", "648", "--truncate", "7", "--seed", "11", "--no-vr"),
+    ],
+    "rollout_middle_trunc7_vr_filter0": [
+        *("rollout", MIDDLE, "--trials", "216", "--truncate", "7", "--vr-filter", "0"),
+    ],
+    "rollout_opening_trunc5_ply1": [
+        *("rollout", OPENING, "--trials", "72", "--truncate", "5", "--ply", "1"),
+    ],
+    "rollout_opening_trunc9_late_ply": [
+        *("rollout", OPENING, "--trials", "144", "--truncate", "9", "--ply", "1"),
+        *("--late-ply", "0", "--late-after", "2"),
+    ],
+    "rollout_opening_trunc7_initial_stratify_all": [
+        *("rollout", OPENING, "--trials", "216", "--truncate", "7"),
+        *("--initial-position", "--stratify-all"),
+    ],
+    "rollout_bar_trunc7_pseudo_random": [
+        *("rollout", BAR, "--trials", "216", "--truncate", "7", "--no-quasi", "--seed", "5"),
+    ],
+    "rollout_middle_full_cubeless": ["rollout", MIDDLE, "--trials", "144", "--seed", "3"],
+    "rollout_backgame_full_cubeless_novr": [
+        *("rollout", BACKGAME, "--trials", "648", "--no-vr"),
+    ],
+    "rollout_blitz_full_cubeful": ["rollout", BLITZ, "--trials", "216", "--cubeful"],
+    "rollout_middle_full_cubeful_settlement": [
+        *("rollout", MIDDLE, "--trials", "144", "--cubeful"),
+        *("--settlement", "0.3", "--play-on", "0.8"),
+    ],
+    "rollout_race_bearoff_db": ["rollout", RACE, "--trials", "648"],
+    "rollout_race_one_sided": ["rollout", RACE, "--trials", "648", "--one-sided"],
+    "rollout_race_no_bearoff_novr": ["rollout", RACE, "--trials", "216", "--no-bearoff"],
+    "rollout_bearoff_cubeful": ["rollout", BEAROFF, "--trials", "648", "--cubeful"],
+    # rollouts of candidate plays on the same dice
+    "rollout_opening_31_top3_trunc7": [
+        *("rollout", OPENING, "--dice", "31", "--top", "3", "--truncate", "7", "--trials", "216"),
+    ],
+    "rollout_middle_64_moves_full": [
+        *("rollout", MIDDLE, "--dice", "64", "--trials", "144"),
+        *("--moves", "24/18 13/9", "8/2 6/2", "24/14"),
+    ],
+    "rollout_opening_31_prune": [
+        *("rollout", OPENING, "--dice", "31", "--top", "4", "--truncate", "5", "--trials", "288"),
+        *("--prune-sigma", "2"),
+    ],
+    # the same rollout on one worker and on two: the numbers must not depend on it
+    "rollout_middle_trunc11_workers1": [
+        *("rollout", MIDDLE, "--trials", "432", "--truncate", "11", "--workers", "1"),
+    ],
+    "rollout_middle_trunc11_workers2": [
+        *("rollout", MIDDLE, "--trials", "432", "--truncate", "11", "--workers", "2"),
+    ],
+    # cube actions from rollouts: four cube states, and the cube live in the trials
+    "cube_rollout_blitz": ["cube", BLITZ, "--rollout", "--trials", "216"],
+    "cube_rollout_blitz_live": ["cube", BLITZ, "--rollout", "--live", "--trials", "144"],
+    "cube_rollout_blitz_live_zehr": [
+        *("cube", BLITZ, "--rollout", "--live", "--zehr", "--trials", "144"),
+    ],
+    # one query per line, one JSON line each (a bad line gets its error and the batch goes on)
+    "batch_moves_ply1": ["moves", "--batch", "-", "--ply", "1"],
+}
+
+#: match play: name -> the arguments after ``python3 -m bgtui.cli`` (``--json`` is added)
+M5 = ("--match", "5")
+MATCH: dict[str, list[str]] = {
+    # 5-point match: 0-0, 1-3, the Crawford game at 2-4, post-Crawford 2-4, 4-4 (1-away each)
+    "m_eval_opening_5pt_0_0_ply0": ["eval", OPENING, *M5, "--score", "0-0", "--ply", "0"],
+    "m_eval_opening_5pt_0_0_ply2": ["eval", OPENING, *M5, "--score", "0-0", "--ply", "2"],
+    "m_eval_middle_5pt_1_3_ply1": ["eval", MIDDLE, *M5, "--score", "1-3", "--ply", "1"],
+    "m_eval_race_5pt_2_4_crawford_ply2": [
+        *("eval", RACE, *M5, "--score", "2-4", "--crawford", "--ply", "2"),
+    ],
+    "m_eval_blitz_5pt_2_4_post_crawford_ply1": [
+        *("eval", BLITZ, *M5, "--score", "2-4", "--ply", "1"),
+    ],
+    "m_eval_backgame_5pt_4_4_ply0": ["eval", BACKGAME, *M5, "--score", "4-4", "--ply", "0"],
+    "m_eval_middle_7pt_owned_ply2": ["eval", MIDDLE_OWNED_7, "--ply", "2"],
+    "m_moves_opening_5pt_0_0_31_ply1": [
+        *("moves", OPENING, "31", *M5, "--score", "0-0", "--ply", "1"),
+    ],
+    "m_moves_middle_5pt_2_4_post_crawford_64_ply2": [
+        *("moves", MIDDLE, "64", *M5, "--score", "2-4", "--ply", "2"),
+    ],
+    "m_moves_bar_5pt_4_4_61_ply0": ["moves", BAR, "61", *M5, "--score", "4-4", "--ply", "0"],
+    "m_moves_blitz_7pt_owned_52_ply1": ["moves", BLITZ_OWNED_7, "52", "--ply", "1"],
+    "m_cube_blitz_5pt_0_0_ply0": ["cube", BLITZ, *M5, "--score", "0-0", "--ply", "0"],
+    "m_cube_blitz_5pt_0_0_ply2": ["cube", BLITZ, *M5, "--score", "0-0", "--ply", "2"],
+    "m_cube_middle_5pt_1_3_ply2": ["cube", MIDDLE, *M5, "--score", "1-3", "--ply", "2"],
+    "m_cube_middle_5pt_2_4_crawford_ply0": [
+        *("cube", MIDDLE, *M5, "--score", "2-4", "--crawford", "--ply", "0"),
+    ],
+    "m_cube_middle_5pt_2_4_post_crawford_ply0": [
+        *("cube", MIDDLE, *M5, "--score", "2-4", "--ply", "0"),
+    ],
+    "m_cube_race_5pt_3_2_ply2": ["cube", RACE, *M5, "--score", "3-2", "--ply", "2"],
+    "m_cube_bearoff_5pt_1_1_ply0": ["cube", BEAROFF, *M5, "--score", "1-1", "--ply", "0"],
+    "m_cube_blitz_7pt_owned_ply2": ["cube", BLITZ_OWNED_7, "--ply", "2"],
+    "m_cube_blitz_7pt_opponent_owned_ply0": ["cube", BLITZ_OPP_OWNED_7, "--ply", "0"],
+    "m_rollout_middle_5pt_1_3_trunc7": [
+        *("rollout", MIDDLE, *M5, "--score", "1-3", "--trials", "216", "--truncate", "7"),
+    ],
+    "m_rollout_blitz_5pt_0_0_cubeful": [
+        *("rollout", BLITZ, *M5, "--score", "0-0", "--trials", "144", "--cubeful"),
+    ],
+    "m_rollout_race_5pt_2_4_post_crawford": [
+        *("rollout", RACE, *M5, "--score", "2-4", "--trials", "288"),
+    ],
+    "m_rollout_opening_5pt_2_4_crawford_31_top3": [
+        *("rollout", OPENING, *M5, "--score", "2-4", "--crawford"),
+        *("--dice", "31", "--top", "3", "--truncate", "5", "--trials", "216"),
+    ],
+    "m_cube_rollout_blitz_7pt_owned": ["cube", BLITZ_OWNED_7, "--rollout", "--trials", "144"],
+}
+
+#: standard input of the commands that read it
+STDIN = {"batch_moves_ply1": BATCH_INPUT}
+
+#: pairs of commands whose outputs must be identical but for these settings' fields
+SAME_OUTPUT = [
+    ("rollout_middle_trunc11_workers1", "rollout_middle_trunc11_workers2", ("workers",)),
+]
+
+SETS = {"money": MONEY, "match": MATCH}
+
+
+def strip_varying(obj):
+    """``obj`` (one command's parsed JSON) without the fields that differ from run to run
+    of the same code: the rollouts' speed, ``games_per_second``. No output holds a time, a
+    date or a version; everything else is identical, byte for byte, run to run."""
+    if isinstance(obj, dict):
+        return {k: strip_varying(v) for k, v in obj.items() if k != "games_per_second"}
+    if isinstance(obj, list):
+        return [strip_varying(v) for v in obj]
+    return obj
+
+
+def _tree() -> Path:
+    """The checkout whose ``bgtui`` the commands run: the one this interpreter imports."""
+    spec = importlib.util.find_spec("bgtui")
+    if spec is None or spec.origin is None:
+        sys.exit("golden: bgtui is not importable (set PYTHONPATH to a checkout)")
+    return Path(spec.origin).resolve().parent.parent
+
+
+def _run_one(name: str, argv: list[str], tree: Path, out: Path):
+    """Run one command; write its stripped output to ``out/NAME.json``. Returns
+    ``(name, seconds, error or None)``."""
+    env = dict(os.environ, BGTUI_NO_SERVER="1")
+    # run from the checkout itself: ``-m`` puts the working directory first on sys.path
+    cmd = [sys.executable, "-m", "bgtui.cli", *argv, "--json"]
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        cmd, input=STDIN.get(name, ""), capture_output=True, text=True, env=env, cwd=tree
+    )
+    seconds = time.perf_counter() - t0
+    error = None
+    if proc.returncode != 0:
+        error = f"exit {proc.returncode}: {proc.stderr.strip()[-400:]}"
+        data = {"exit_status": proc.returncode, "stderr": proc.stderr.strip()[-400:]}
+    else:
+        try:
+            lines = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+        except ValueError as exc:
+            lines = [{"not_json": proc.stdout[-400:]}]
+            error = f"output is not JSON: {exc}"
+        data = lines if name in STDIN else (lines[0] if lines else None)
+        if name not in STDIN and len(lines) != 1:
+            error = f"{len(lines)} JSON lines, expected 1"
+    text = json.dumps(strip_varying(data), indent=1, ensure_ascii=True) + "\n"
+    (out / f"{name}.json").write_text(text, encoding="ascii")
+    return name, seconds, error
+
+
+def _first_difference(a, b, path="$"):
+    """``(path, value in a, value in b)`` of the first place ``a`` and ``b`` differ, or None."""
+    if type(a) is not type(b):
+        return path, a, b
+    if isinstance(a, dict):
+        for k in list(a) + [k for k in b if k not in a]:
+            if k not in a or k not in b:
+                return f"{path}.{k}", a.get(k, "<missing>"), b.get(k, "<missing>")
+            d = _first_difference(a[k], b[k], f"{path}.{k}")
+            if d:
+                return d
+        if list(a) != list(b):
+            return f"{path} (key order)", list(a), list(b)
+        return None
+    if isinstance(a, list):
+        for i, (x, y) in enumerate(zip(a, b)):
+            d = _first_difference(x, y, f"{path}[{i}]")
+            if d:
+                return d
+        if len(a) != len(b):
+            return f"{path} (length)", len(a), len(b)
+        return None
+    if a == b or (isinstance(a, float) and a != a and b != b):  # NaN: the same JSON
+        return None
+    return path, a, b
+
+
+def _short(value, limit: int = 200) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _text(path: Path) -> str | None:
+    return path.read_text(encoding="ascii") if path.is_file() else None
+
+
+def _load(path: Path):
+    text = _text(path)
+    return None if text is None else json.loads(text)
+
+
+def compare(dir_a: Path, dir_b: Path) -> int:
+    """Print every command whose output differs between the two directories; 0 if none."""
+    names = sorted({p.stem for d in (dir_a, dir_b) for p in d.glob("*.json")})
+    if not names:
+        print(f"no outputs in {dir_a} or {dir_b}")
+        return 1
+    differ = 0
+    for name in names:
+        fa, fb = dir_a / f"{name}.json", dir_b / f"{name}.json"
+        if _text(fa) is not None and _text(fa) == _text(fb):
+            continue
+        if _text(fa) is None or _text(fb) is None:
+            differ += 1
+            print(f"{name}: only in {dir_a if _text(fb) is None else dir_b}")
+            continue
+        d = _first_difference(_load(fa), _load(fb))
+        if d is None:  # equal values written differently (1 and 1.0)
+            d = ("$", "(the same values, written differently)", "")
+        if d:
+            differ += 1
+            path, x, y = d
+            print(f"{name}: {path}: {_short(x)} != {_short(y)}")
+    print(f"{len(names) - differ} of {len(names)} outputs identical, {differ} differ")
+    return 1 if differ else 0
+
+
+def _check_same(out: Path, names) -> list[str]:
+    """The :data:`SAME_OUTPUT` pairs (both run) whose outputs differ, as messages."""
+    bad = []
+    for a, b, settings in SAME_OUTPUT:
+        if a not in names or b not in names:
+            continue
+        da, db = _load(out / f"{a}.json"), _load(out / f"{b}.json")
+        for d in (da, db):
+            for key in settings:
+                if isinstance(d, dict) and isinstance(d.get("settings"), dict):
+                    d["settings"].pop(key, None)
+        diff = _first_difference(da, db)
+        if diff:
+            bad.append(f"{a} and {b} differ at {diff[0]}: {diff[1]!r} != {diff[2]!r}")
+    return bad
+
+
+def run(out: Path, only: str | None, jobs: int) -> int:
+    commands = {n: a for s, cmds in SETS.items() if only in (None, s) for n, a in cmds.items()}
+    tree = _tree()
+    out.mkdir(parents=True, exist_ok=True)
+    print(f"golden: {len(commands)} commands on {tree} -> {out}", flush=True)
+    t0 = time.perf_counter()
+    failed = []
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(_run_one, n, a, tree, out) for n, a in commands.items()]
+        for f in futures:
+            name, seconds, error = f.result()
+            print(f"{seconds:7.1f} s  {name}" + (f"  FAILED: {error}" if error else ""), flush=True)
+            if error:
+                failed.append(name)
+    bad = _check_same(out, commands)
+    for msg in bad:
+        print(f"not the same: {msg}")
+    print(
+        f"golden: {len(commands)} commands in {time.perf_counter() - t0:.0f} s, "
+        f"{len(failed)} failed, {len(bad)} pairs not the same"
+    )
+    return 1 if failed or bad else 0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(
+        description="Run the golden set of bgtui commands, or compare two of its outputs.",
+        usage="%(prog)s OUT_DIR [--only money|match] [--jobs N]\n"
+        "       %(prog)s --compare DIR_A DIR_B",
+    )
+    p.add_argument("out", nargs="?", type=Path, help="directory for the outputs")
+    p.add_argument("--only", choices=sorted(SETS), help="run only this part of the set")
+    p.add_argument("--jobs", type=int, default=1, help="commands run at once (default 1)")
+    p.add_argument("--compare", nargs=2, type=Path, metavar="DIR", help="compare two outputs")
+    args = p.parse_args(argv)
+    if args.compare:
+        if args.out is not None:
+            p.error("--compare takes two directories and no OUT_DIR")
+        return compare(*args.compare)
+    if args.out is None:
+        p.error("give OUT_DIR (or --compare DIR_A DIR_B)")
+    if args.jobs < 1:
+        p.error("--jobs must be at least 1")
+    return run(args.out, args.only, args.jobs)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
