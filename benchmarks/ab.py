@@ -75,7 +75,9 @@ def package_copy(rev: str, workdir: Path) -> str:
             shutil.rmtree(src)
         src.mkdir(parents=True)
         if Path(rev).is_dir():
-            shutil.copytree(Path(rev) / "bgtui", src / "bgtui")
+            shutil.copytree(
+                Path(rev) / "bgtui", src / "bgtui", ignore=shutil.ignore_patterns("__pycache__")
+            )
         else:
             tar = subprocess.run(
                 ["git", "-C", str(ROOT), "archive", rev, "bgtui"], check=True, capture_output=True
