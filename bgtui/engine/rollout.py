@@ -306,7 +306,7 @@ def _choose(pos, d1, d2, ply, ev, ws, best5):
     return _choose_among(pos, n, ply, ev, ws, best5)
 
 
-@kernel
+@kernel(inline="always")
 def _choose_among(pos, n, ply, ev, ws, best5):
     """:func:`_choose` among the ``n`` plays ``ws.play_pos[:n]`` of a roll from ``pos``."""
     ews, lws, ppos = ws.eval, ws.lookahead, ws.play_pos
@@ -547,7 +547,7 @@ def _truncated(cur, turn, settings, databases, two_sided, one_sided):
     return False
 
 
-@kernel
+@kernel(inline="always")
 def _play_turn(cur, a1, a2, ply, turn, use_cache, need_value, settings, ev, ws, nxt, t5, tmpa):
     """Play the roll (a1, a2) of the player on roll in ``cur``: the chosen play into ``nxt``
     and its value (mover's view after the play) into ``t5``; with variance reduction also
@@ -588,7 +588,7 @@ def _play_turn(cur, a1, a2, ply, turn, use_cache, need_value, settings, ev, ws, 
         cache.codes[slot] = code
 
 
-@kernel
+@kernel(inline="always")
 def _next_turn(cur, nxt, ply, t5, before5, need_probs, ev, ews):
     """The position after the play ``nxt`` (mover's view) into ``cur``, the opponent on roll;
     with ``need_probs`` its 0-ply probabilities into ``before5``: at 0-ply the chosen play's
