@@ -555,7 +555,9 @@ def _play_turn(cur, a1, a2, ply, turn, use_cache, need_value, settings, ev, ws, 
     (:func:`_vr_step`). Without variance reduction and without ``need_value`` a roll's only
     play is made without valuing it (``t5`` is left as it was). With ``use_cache`` the first
     ``CACHE_TURNS`` turns go through the play cache, which gives bit for bit what playing them
-    again would."""
+    again would. Inlined into its callers, as :func:`_choose_among` is into it: a call would
+    pass the rollout workspace, the evaluator and the settings as about a thousand scalar
+    arguments every turn."""
     cache = ws.cache
     cached = use_cache and turn < CACHE_TURNS
     hit = False
