@@ -21,6 +21,7 @@ import argparse
 import importlib.util
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -59,162 +60,46 @@ not-a-position 31
 {RACE} 66
 """
 
-#: money play: name -> the arguments after ``python3 -m bgtui.cli`` (``--json`` is added)
-MONEY: dict[str, list[str]] = {
-    # static evaluation and 1- to 3-ply lookahead, every kind of position
-    **{
-        f"eval_{name}_ply{ply}": ["eval", pos, "--ply", str(ply)]
-        for name, pos in (
-            ("opening", OPENING),
-            ("middle", MIDDLE),
-            ("race", RACE),
-            ("bearoff", BEAROFF),
-            ("backgame", BACKGAME),
-            ("bar", BAR),
-        )
-        for ply in (0, 1, 2)
-    },
-    "eval_opening_ply3": ["eval", OPENING, "--ply", "3"],
-    "eval_race_ply3": ["eval", RACE, "--ply", "3"],
-    # ranking the plays of a roll
-    "moves_opening_31_ply0": ["moves", OPENING, "31", "--ply", "0"],
-    "moves_opening_31_ply1": ["moves", OPENING, "31", "--ply", "1"],
-    "moves_opening_31_ply2": ["moves", OPENING, "31", "--ply", "2"],
-    "moves_xgid_dice_ply1": ["moves", OPENING_XGID_31, "--ply", "1"],
-    "moves_middle_64_ply1": ["moves", MIDDLE, "64", "--ply", "1"],
-    "moves_bar_61_ply1": ["moves", BAR, "61", "--ply", "1"],
-    "moves_bearoff_21_ply2": ["moves", BEAROFF, "21", "--ply", "2"],
-    "moves_backgame_55_ply0": ["moves", BACKGAME, "55", "--ply", "0"],
-    "moves_race_43_ply2": ["moves", RACE, "43", "--ply", "2"],
-    # cube actions: Janowski at 0-ply, cubeful lookahead at 2-ply, the bear-off database
-    "cube_opening_ply0": ["cube", OPENING, "--ply", "0"],
-    "cube_middle_ply0": ["cube", MIDDLE, "--ply", "0"],
-    "cube_middle_ply2": ["cube", MIDDLE, "--ply", "2"],
-    "cube_blitz_ply0": ["cube", BLITZ, "--ply", "0"],
-    "cube_blitz_ply2": ["cube", BLITZ, "--ply", "2"],
-    "cube_blitz_ply2_no_jacoby_no_beavers": [
-        *("cube", BLITZ, "--ply", "2", "--no-jacoby", "--no-beavers"),
-    ],
-    "cube_race_ply2": ["cube", RACE, "--ply", "2"],
-    "cube_bearoff_ply0": ["cube", BEAROFF, "--ply", "0"],
-    "cube_backgame_ply2": ["cube", BACKGAME, "--ply", "2"],
-    # rollouts of the position: truncated, full games, cubeful, races into the databases
-    "rollout_middle_trunc7_vr": [
-        *("rollout", MIDDLE, "--trials", "324", "--truncate", "7", "--seed", "11"),
-    ],
-    "rollout_middle_trunc7_novr": [
-        *("rollout", MIDDLE, "--trials", "648", "--truncate", "7", "--seed", "11", "--no-vr"),
-    ],
-    "rollout_middle_trunc7_vr_filter0": [
-        *("rollout", MIDDLE, "--trials", "216", "--truncate", "7", "--vr-filter", "0"),
-    ],
-    "rollout_opening_trunc5_ply1": [
-        *("rollout", OPENING, "--trials", "72", "--truncate", "5", "--ply", "1"),
-    ],
-    "rollout_opening_trunc9_late_ply": [
-        *("rollout", OPENING, "--trials", "144", "--truncate", "9", "--ply", "1"),
-        *("--late-ply", "0", "--late-after", "2"),
-    ],
-    "rollout_opening_trunc7_initial_stratify_all": [
-        *("rollout", OPENING, "--trials", "216", "--truncate", "7"),
-        *("--initial-position", "--stratify-all"),
-    ],
-    "rollout_bar_trunc7_pseudo_random": [
-        *("rollout", BAR, "--trials", "216", "--truncate", "7", "--no-quasi", "--seed", "5"),
-    ],
-    "rollout_middle_full_cubeless": ["rollout", MIDDLE, "--trials", "144", "--seed", "3"],
-    "rollout_backgame_full_cubeless_novr": [
-        *("rollout", BACKGAME, "--trials", "648", "--no-vr"),
-    ],
-    "rollout_blitz_full_cubeful": ["rollout", BLITZ, "--trials", "216", "--cubeful"],
-    "rollout_middle_full_cubeful_settlement": [
-        *("rollout", MIDDLE, "--trials", "144", "--cubeful"),
-        *("--settlement", "0.3", "--play-on", "0.8"),
-    ],
-    "rollout_race_bearoff_db": ["rollout", RACE, "--trials", "648"],
-    "rollout_race_one_sided": ["rollout", RACE, "--trials", "648", "--one-sided"],
-    "rollout_race_no_bearoff_novr": ["rollout", RACE, "--trials", "216", "--no-bearoff"],
-    "rollout_bearoff_cubeful": ["rollout", BEAROFF, "--trials", "648", "--cubeful"],
-    # rollouts of candidate plays on the same dice
-    "rollout_opening_31_top3_trunc7": [
-        *("rollout", OPENING, "--dice", "31", "--top", "3", "--truncate", "7", "--trials", "216"),
-    ],
-    "rollout_middle_64_moves_full": [
-        *("rollout", MIDDLE, "--dice", "64", "--trials", "144"),
-        *("--moves", "24/18 13/9", "8/2 6/2", "24/14"),
-    ],
-    "rollout_opening_31_prune": [
-        *("rollout", OPENING, "--dice", "31", "--top", "4", "--truncate", "5", "--trials", "288"),
-        *("--prune-sigma", "2"),
-    ],
-    # the same rollout on one worker and on two: the numbers must not depend on it
-    "rollout_middle_trunc11_workers1": [
-        *("rollout", MIDDLE, "--trials", "432", "--truncate", "11", "--workers", "1"),
-    ],
-    "rollout_middle_trunc11_workers2": [
-        *("rollout", MIDDLE, "--trials", "432", "--truncate", "11", "--workers", "2"),
-    ],
-    # cube actions from rollouts: four cube states, and the cube live in the trials
-    "cube_rollout_blitz": ["cube", BLITZ, "--rollout", "--trials", "216"],
-    "cube_rollout_blitz_live": ["cube", BLITZ, "--rollout", "--live", "--trials", "144"],
-    "cube_rollout_blitz_live_zehr": [
-        *("cube", BLITZ, "--rollout", "--live", "--zehr", "--trials", "144"),
-    ],
-    # one query per line, one JSON line each (a bad line gets its error and the batch goes on)
-    "batch_moves_ply1": ["moves", "--batch", "-", "--ply", "1"],
+#: the positions the commands name
+POSITIONS = {
+    "OPENING": OPENING,
+    "OPENING_XGID_31": OPENING_XGID_31,
+    "MIDDLE": MIDDLE,
+    "RACE": RACE,
+    "BEAROFF": BEAROFF,
+    "BACKGAME": BACKGAME,
+    "BAR": BAR,
+    "BLITZ": BLITZ,
+    "BLITZ_OWNED_7": BLITZ_OWNED_7,
+    "MIDDLE_OWNED_7": MIDDLE_OWNED_7,
+    "BLITZ_OPP_OWNED_7": BLITZ_OPP_OWNED_7,
 }
 
-#: match play: name -> the arguments after ``python3 -m bgtui.cli`` (``--json`` is added)
-M5 = ("--match", "5")
-MATCH: dict[str, list[str]] = {
-    # 5-point match: 0-0, 1-3, the Crawford game at 2-4, post-Crawford 2-4, 4-4 (1-away each)
-    "m_eval_opening_5pt_0_0_ply0": ["eval", OPENING, *M5, "--score", "0-0", "--ply", "0"],
-    "m_eval_opening_5pt_0_0_ply2": ["eval", OPENING, *M5, "--score", "0-0", "--ply", "2"],
-    "m_eval_middle_5pt_1_3_ply1": ["eval", MIDDLE, *M5, "--score", "1-3", "--ply", "1"],
-    "m_eval_race_5pt_2_4_crawford_ply2": [
-        *("eval", RACE, *M5, "--score", "2-4", "--crawford", "--ply", "2"),
-    ],
-    "m_eval_blitz_5pt_2_4_post_crawford_ply1": [
-        *("eval", BLITZ, *M5, "--score", "2-4", "--ply", "1"),
-    ],
-    "m_eval_backgame_5pt_4_4_ply0": ["eval", BACKGAME, *M5, "--score", "4-4", "--ply", "0"],
-    "m_eval_middle_7pt_owned_ply2": ["eval", MIDDLE_OWNED_7, "--ply", "2"],
-    "m_moves_opening_5pt_0_0_31_ply1": [
-        *("moves", OPENING, "31", *M5, "--score", "0-0", "--ply", "1"),
-    ],
-    "m_moves_middle_5pt_2_4_post_crawford_64_ply2": [
-        *("moves", MIDDLE, "64", *M5, "--score", "2-4", "--ply", "2"),
-    ],
-    "m_moves_bar_5pt_4_4_61_ply0": ["moves", BAR, "61", *M5, "--score", "4-4", "--ply", "0"],
-    "m_moves_blitz_7pt_owned_52_ply1": ["moves", BLITZ_OWNED_7, "52", "--ply", "1"],
-    "m_cube_blitz_5pt_0_0_ply0": ["cube", BLITZ, *M5, "--score", "0-0", "--ply", "0"],
-    "m_cube_blitz_5pt_0_0_ply2": ["cube", BLITZ, *M5, "--score", "0-0", "--ply", "2"],
-    "m_cube_middle_5pt_1_3_ply2": ["cube", MIDDLE, *M5, "--score", "1-3", "--ply", "2"],
-    "m_cube_middle_5pt_2_4_crawford_ply0": [
-        *("cube", MIDDLE, *M5, "--score", "2-4", "--crawford", "--ply", "0"),
-    ],
-    "m_cube_middle_5pt_2_4_post_crawford_ply0": [
-        *("cube", MIDDLE, *M5, "--score", "2-4", "--ply", "0"),
-    ],
-    "m_cube_race_5pt_3_2_ply2": ["cube", RACE, *M5, "--score", "3-2", "--ply", "2"],
-    "m_cube_bearoff_5pt_1_1_ply0": ["cube", BEAROFF, *M5, "--score", "1-1", "--ply", "0"],
-    "m_cube_blitz_7pt_owned_ply2": ["cube", BLITZ_OWNED_7, "--ply", "2"],
-    "m_cube_blitz_7pt_opponent_owned_ply0": ["cube", BLITZ_OPP_OWNED_7, "--ply", "0"],
-    "m_rollout_middle_5pt_1_3_trunc7": [
-        *("rollout", MIDDLE, *M5, "--score", "1-3", "--trials", "216", "--truncate", "7"),
-    ],
-    "m_rollout_blitz_5pt_0_0_cubeful": [
-        *("rollout", BLITZ, *M5, "--score", "0-0", "--trials", "144", "--cubeful"),
-    ],
-    "m_rollout_race_5pt_2_4_post_crawford": [
-        *("rollout", RACE, *M5, "--score", "2-4", "--trials", "288"),
-    ],
-    "m_rollout_opening_5pt_2_4_crawford_31_top3": [
-        *("rollout", OPENING, *M5, "--score", "2-4", "--crawford"),
-        *("--dice", "31", "--top", "3", "--truncate", "5", "--trials", "216"),
-    ],
-    "m_cube_rollout_blitz_7pt_owned": ["cube", BLITZ_OWNED_7, "--rollout", "--trials", "144"],
-}
+
+def _read_commands(path: Path) -> dict[str, dict[str, list[str]]]:
+    """The command sets of ``path``: ``[SET]`` lines start a set, then lines ``NAME ARGUMENTS``
+    (the arguments after ``python3 -m bgtui.cli``, shell words; ``{OPENING}`` and the other
+    names of :data:`POSITIONS` stand for their IDs); ``#`` starts a comment line."""
+    sets: dict[str, dict[str, list[str]]] = {}
+    commands: dict[str, list[str]] = {}
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("["):
+            commands = sets.setdefault(line.strip("[]"), {})
+        else:
+            name, arguments = line.split(None, 1)
+            commands[name] = shlex.split(arguments.format(**POSITIONS))
+    return sets
+
+
+#: money play (evaluations at 0- to 3-ply, plays, cube decisions, rollouts of every kind) and
+#: match play (the same kinds at several scores of 5- and 7-point matches):
+#: name -> the arguments after ``python3 -m bgtui.cli`` (``--json`` is added)
+_SETS = _read_commands(Path(__file__).with_name("golden_commands.txt"))
+MONEY = _SETS["money"]
+MATCH = _SETS["match"]
 
 #: standard input of the commands that read it
 STDIN = {"batch_moves_ply1": BATCH_INPUT}
