@@ -17,8 +17,9 @@ that only run rollouts (``cluster.QUIET_DASK_CONFIG``: Dask's own monitoring rar
 The overhead of a chunk is measured on one worker: chunks of 1 and of 64 trials, submitted
 one after the other, ``t(c) = overhead + c x (time of a trial)``.
 
-``--breakdown`` times one more rollout per cluster and prints, for each worker, the wall time
-it spent computing chunks, the CPU its computing thread got meanwhile and the CPU of its other
+``--breakdown`` times one more rollout per cluster and prints, for each worker, its chunks and
+its idle time before the first, between chunks and after the last, the wall time it spent
+computing chunks, the CPU its computing thread got meanwhile and the CPU of its other
 threads, and this process's CPU: where two workers lose against twice one.
 
 ``--paired ROUNDS`` measures the ratio on a machine whose speed drifts: it starts two clusters
@@ -122,16 +123,29 @@ def breakdown(an, settings, state):
 
     client = an._cluster.client
     before = client.run(_thread_cpu)
-    c0, t0 = time.process_time(), time.perf_counter()
+    c0, t0, e0 = time.process_time(), time.perf_counter(), time.time()
     with get_task_stream(client) as ts:
         timed(an, settings, state)
-    wall, here = time.perf_counter() - t0, time.process_time() - c0
+    wall, here, e1 = time.perf_counter() - t0, time.process_time() - c0, time.time()
     after = client.run(_thread_cpu)
     busy: dict = {}
     for task in ts.data:
         for ss in task["startstops"]:
             if ss["action"] == "compute":
                 busy[task["worker"]] = busy.get(task["worker"], 0.0) + ss["stop"] - ss["start"]
+    spans: dict = {}
+    for task in ts.data:
+        for ss in task["startstops"]:
+            if ss["action"] == "compute":
+                spans.setdefault(task["worker"], []).append((ss["start"], ss["stop"]))
+    for w, sp in sorted(spans.items()):
+        sp.sort()
+        gaps = sum(b[0] - a[1] for a, b in zip(sp, sp[1:]))
+        print(
+            f"  worker {w}: {len(sp)} chunks; idle {1000 * (sp[0][0] - e0):.0f} ms before the "
+            f"first, {1000 * gaps:.0f} ms between chunks, {1000 * (e1 - sp[-1][1]):.0f} ms after "
+            f"the last"
+        )
     for w in sorted(after):
         d = {k: v - before[w].get(k, 0.0) for k, v in after[w].items()}
         compute = sum(v for k, v in d.items() if "Dask-Default-Threads" in k)
