@@ -8,12 +8,10 @@ import numpy as np
 import pytest
 
 from bgtui.analysis.weights import as_nets, load_weights
-from bgtui.engine.constants import START
 from bgtui.engine.evaluate import hidden_size, make_play_workspace
 from bgtui.engine.nn import net_class
-from bgtui.engine.position import is_race
 from bgtui.engine.rng import make_rng
-from bgtui.engine.selfplay import _sample_positions
+from bgtui.engine.selfplay import contact_positions as engine_contact_positions
 from bgtui.training.adam import dense_inputs, forward
 from bgtui.training.head_refit import fit_head, refit_heads
 
@@ -41,10 +39,7 @@ def test_ridge_keeps_the_weights_near_the_start():
 @pytest.fixture(scope="module")
 def contact_positions():
     ev = load_weights("bgtui-0.npz")[0]
-    ws = make_play_workspace(hidden_size(ev))
-    dest = np.zeros((4000, 26), dtype=np.int8)
-    m = _sample_positions(ev, 20, make_rng(8), START, 0.0, ws, dest)
-    return np.array([p for p in dest[:m] if not is_race(p)])
+    return engine_contact_positions(ev, 20, make_rng(8), make_play_workspace(hidden_size(ev)), 4000)
 
 
 def test_refit_changes_only_the_rows_asked_for_and_moves_them_to_the_targets(
