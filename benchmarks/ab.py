@@ -41,6 +41,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from rollout import MIDGAME
 
 from bgtui.engine import OPENING_POSITION
 
@@ -102,10 +103,7 @@ class Version:
         self.models = importlib.import_module(name + ".analysis.models")
         self.rollout = importlib.import_module(name + ".analysis.rollout")
         weights = importlib.import_module(name + ".analysis.weights")
-        root = np.array(OPENING_POSITION)
-        if where == "midgame":
-            root[13], root[11], root[24], root[21] = 4, 1, 1, 1
-        self.root = root
+        self.root = MIDGAME if where == "midgame" else np.array(OPENING_POSITION, dtype=np.int8)
         self.vr = vr
         self.ev = weights.load_weights()[0]
 

@@ -39,7 +39,7 @@ from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine import OPENING_POSITION
 
 # a middle-game position (both sides have split their back checkers)
-MIDGAME = np.array(OPENING_POSITION)
+MIDGAME = np.array(OPENING_POSITION, dtype=np.int8)
 MIDGAME[13], MIDGAME[11], MIDGAME[24], MIDGAME[21] = 4, 1, 1, 1
 
 

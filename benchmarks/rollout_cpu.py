@@ -21,6 +21,7 @@ import statistics
 import time
 
 import numpy as np
+from rollout import MIDGAME
 
 from bgtui.analysis.weights import load_filter_net, load_weights
 from bgtui.engine import (
@@ -34,9 +35,6 @@ from bgtui.engine import (
     make_settings,
     rollout_chunk,
 )
-
-MIDGAME = np.array(OPENING_POSITION, dtype=np.int8)
-MIDGAME[13], MIDGAME[11], MIDGAME[24], MIDGAME[21] = 4, 1, 1, 1
 
 CASES = (
     ("middle game, no VR", MIDGAME, dict(vr=False), 2000),
