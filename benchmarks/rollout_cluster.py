@@ -128,16 +128,12 @@ def breakdown(an, settings, state):
         timed(an, settings, state)
     wall, here, e1 = time.perf_counter() - t0, time.process_time() - c0, time.time()
     after = client.run(_thread_cpu)
-    busy: dict = {}
-    for task in ts.data:
-        for ss in task["startstops"]:
-            if ss["action"] == "compute":
-                busy[task["worker"]] = busy.get(task["worker"], 0.0) + ss["stop"] - ss["start"]
     spans: dict = {}
     for task in ts.data:
         for ss in task["startstops"]:
             if ss["action"] == "compute":
                 spans.setdefault(task["worker"], []).append((ss["start"], ss["stop"]))
+    busy = {w: sum(b - a for a, b in sp) for w, sp in spans.items()}
     for w, sp in sorted(spans.items()):
         sp.sort()
         gaps = sum(b[0] - a[1] for a, b in zip(sp, sp[1:]))

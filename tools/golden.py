@@ -97,9 +97,9 @@ def _read_commands(path: Path) -> dict[str, dict[str, list[str]]]:
 #: money play (evaluations at 0- to 3-ply, plays, cube decisions, rollouts of every kind) and
 #: match play (the same kinds at several scores of 5- and 7-point matches):
 #: name -> the arguments after ``python3 -m bgtui.cli`` (``--json`` is added)
-_SETS = _read_commands(Path(__file__).with_name("golden_commands.txt"))
-MONEY = _SETS["money"]
-MATCH = _SETS["match"]
+SETS = _read_commands(Path(__file__).with_name("golden_commands.txt"))
+MONEY = SETS["money"]
+MATCH = SETS["match"]
 
 #: standard input of the commands that read it
 STDIN = {"batch_moves_ply1": BATCH_INPUT}
@@ -108,8 +108,6 @@ STDIN = {"batch_moves_ply1": BATCH_INPUT}
 SAME_OUTPUT = [
     ("rollout_middle_trunc11_workers1", "rollout_middle_trunc11_workers2", ("workers",)),
 ]
-
-SETS = {"money": MONEY, "match": MATCH}
 
 
 def strip_varying(obj):
@@ -209,20 +207,18 @@ def compare(dir_a: Path, dir_b: Path) -> int:
         return 1
     differ = 0
     for name in names:
-        fa, fb = dir_a / f"{name}.json", dir_b / f"{name}.json"
-        if _text(fa) is not None and _text(fa) == _text(fb):
+        ta, tb = _text(dir_a / f"{name}.json"), _text(dir_b / f"{name}.json")
+        if ta is not None and ta == tb:
             continue
-        if _text(fa) is None or _text(fb) is None:
-            differ += 1
-            print(f"{name}: only in {dir_a if _text(fb) is None else dir_b}")
+        differ += 1
+        if ta is None or tb is None:
+            print(f"{name}: only in {dir_a if tb is None else dir_b}")
             continue
-        d = _first_difference(_load(fa), _load(fb))
+        d = _first_difference(json.loads(ta), json.loads(tb))
         if d is None:  # equal values written differently (1 and 1.0)
             d = ("$", "(the same values, written differently)", "")
-        if d:
-            differ += 1
-            path, x, y = d
-            print(f"{name}: {path}: {_short(x)} != {_short(y)}")
+        path, x, y = d
+        print(f"{name}: {path}: {_short(x)} != {_short(y)}")
     print(f"{len(names) - differ} of {len(names)} outputs identical, {differ} differ")
     return 1 if differ else 0
 
