@@ -3,7 +3,7 @@ and the overhead of a chunk, from which ``cluster.CHUNK_SECONDS`` is chosen.
 
     python benchmarks/rollout_cluster.py [--trials 10000] [--truncate 7] [--workers 1 2]
                                          [--chunk-seconds 1.0] [--repeat 3] [--dask-defaults]
-                                         [--breakdown]
+                                         [--breakdown] [--paired ROUNDS [--cold]]
 
 For each number of workers it starts a ``LocalCluster`` (one process a worker, one thread
 each, on 127.0.0.1), warms the workers up (each loads the nets and bear-off databases and the
@@ -29,6 +29,12 @@ the other cluster's processes paused (SIGSTOP) meanwhile, so that each ratio com
 a few seconds apart. It prints every round's figures and the median ratio; beside it, the
 machine's own ratio in that round: one against two processes of plain arithmetic (a VM whose
 second core is shared shows it well below 2).
+
+A worker keeps its play cache (the first three turns' plays and their variance-reduction
+sums) from run to run while the settings and nets stay the same, as repeated rollouts on a
+cluster find it: the first timed run on each cluster fills what the warm-up left, the later
+runs find it filled. ``--cold`` empties the workers' caches before every timed run (a short
+rollout with other settings in between), the figures of a first run on a fresh cluster.
 
 The CPU must be idle for the ratio to mean anything (``uptime`` before and after is printed).
 """
@@ -197,6 +203,7 @@ def paired(args, state, settings, ref):
     if not args.dask_defaults:
         env.update(C.quiet_dask_env())
     warm = RolloutSettings(trials=144, truncate=args.truncate, seed=2)
+    other = RolloutSettings(trials=8, truncate=args.truncate + 1, seed=2)
     clusters = {}
     with tempfile.TemporaryDirectory() as tmp:
         try:
@@ -219,6 +226,8 @@ def paired(args, state, settings, ref):
                 for n in (1, 2) if r % 2 == 0 else (2, 1):  # drift within a round cancels
                     procs, an = clusters[n]
                     _signal_tree(procs, signal.SIGCONT)
+                    if args.cold:
+                        timed(an, other, state)  # other settings: the play caches start empty
                     time.sleep(0.5)
                     snap, el = timed(an, settings, state)
                     _signal_tree(procs, signal.SIGSTOP)
@@ -272,6 +281,11 @@ def main():
         default=0,
         metavar="ROUNDS",
         help="rounds of one run on each of a 1- and a 2-worker cluster, the other paused",
+    )
+    ap.add_argument(
+        "--cold",
+        action="store_true",
+        help="with --paired: the workers' play caches emptied before every timed run",
     )
     ap.add_argument(
         "--breakdown",

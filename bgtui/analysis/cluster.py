@@ -23,7 +23,6 @@ Dask.
 from __future__ import annotations
 
 import hashlib
-import secrets
 import sys
 import threading
 import time
@@ -121,6 +120,24 @@ def stop_processes(procs) -> None:
             p.wait(timeout=20)
         except subprocess.TimeoutExpired:
             p.kill()
+
+
+def play_cache_epoch(st, identity: dict) -> int:
+    """The epoch under which a worker keeps its play cache (``engine.make_play_cache``) from
+    task to task: a digest of everything an entry depends on besides its position and roll,
+    the engine settings ``st`` and the identity of the code and nets (``identity``, see
+    :meth:`DaskChunks.start`). Runs with the same settings and evaluator, from any client, share
+    the entries; any other run empties the cache first. Non-zero, as the kernel requires."""
+    h = hashlib.sha256()
+    for k in sorted(identity):
+        h.update(f"{k}={identity[k]};".encode())
+    for name, v in zip(st._fields, st):
+        if isinstance(v, np.ndarray):
+            a = np.ascontiguousarray(v)
+            h.update(f"{name}={a.dtype.str}{a.shape}:".encode() + a.tobytes() + b";")
+        else:
+            h.update(f"{name}={v!r};".encode())
+    return int.from_bytes(h.digest()[:8], "little") & ((1 << 62) - 1) | 1
 
 
 class ClusterError(ConnectionError):
@@ -336,9 +353,7 @@ class DaskChunks:
             self._identity["filter"] = filter_digest(inputs.filter_net)
             self._keys += ("filter",)
         self._inputs = inputs
-        # the play caches of the workers are shared by every client of the cluster: a random
-        # epoch, not this process's run number
-        self._epoch = secrets.randbits(62) | 1
+        self._epoch = play_cache_epoch(inputs.st, self._identity)
         try:
             found = self.client.run(worker_identity)
         except Exception as exc:

@@ -218,7 +218,8 @@ def make_play_cache() -> PlayCache:
     An entry is a pure function of the position, the roll, the settings and the evaluator, so
     a hit gives bit for bit what playing the turn again would: only the time changes. It holds
     while those are fixed: :func:`_rollout_chunk` empties it unless the caller passes the same
-    non-zero epoch (one rollout run) as when it was filled."""
+    non-zero epoch as when it was filled, a number the caller gives to one evaluator and one
+    set of settings (a local run's number; on a cluster, a digest of them)."""
     return PlayCache(
         keys=np.zeros(CACHE_SIZE, dtype=np.uint64),
         codes=np.full(CACHE_SIZE, -1, dtype=np.int64),
@@ -1065,8 +1066,8 @@ def _rollout_chunk(roots, cubes, first_trial, n_trials, settings, perms, seed, e
     the play cache (:func:`make_play_cache`).
     """
     initial = settings.initial
-    # the play cache holds across calls only within one run (``cancel[1]``, its epoch, the
-    # same non-zero number): the evaluator and the settings may differ from call to call
+    # the play cache holds across calls under one epoch (``cancel[1]``, the same non-zero
+    # number): the evaluator and the settings may differ from call to call
     epoch = cancel[1] if cancel.shape[0] > 1 else 0
     cache = ws.cache
     if epoch == 0 or cache.epoch[0] != epoch:

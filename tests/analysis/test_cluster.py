@@ -78,8 +78,11 @@ def cluster(tmp_path_factory):
 
 
 def test_cluster_rollouts_give_the_local_json(cluster, capsys):
+    """Each run also finds the workers' play caches as the runs before left them: filled
+    under the same settings (another seed, other roots, the same run again) or other ones."""
     address, _ = cluster
-    for argv in (ROLLOUT, CANDIDATES, CUBEFUL):
+    other_seed = ROLLOUT + ("--seed", "7")
+    for argv in (ROLLOUT, CANDIDATES, CUBEFUL, other_seed, ROLLOUT, CANDIDATES):
         local = _json(capsys, *argv)
         remote = _json(capsys, *argv, "--scheduler", address)
         assert remote == local, argv[:2]
