@@ -610,7 +610,8 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
     With ``vs_pubeval`` (and ``children_best``) the games are the evaluator's against PubEval and
     the positions are the ``children_best`` best plays of the evaluator's rolls: the positions a
     duel against PubEval has the evaluator rank, labelled like any others by the evaluator's own
-    look ahead. With ``cube_region`` only contact positions where the player on roll has doubling
+    look ahead (with ``target_truncate``, by truncated rollouts in which the plays of a roll share
+    their dice, as the race siblings do). With ``cube_region`` only contact positions where the player on roll has doubling
     chances by 0-ply (:func:`in_cube_region`) are kept: blitzes, primes and attacks, where a cube
     action turns on a few points of equity. With ``target_games`` the targets are full-game rollouts
     of ``trials`` trials (variance reduction with the filter's two best plays, cut only by the
@@ -649,7 +650,7 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
                 spec.workers,
                 truncate=spec.target_truncate,
                 vr_filter=1,
-                groups=50,
+                groups=50 if groups is None else groups,
             )
         elif spec.target_games:
             tg = rollout_targets(
