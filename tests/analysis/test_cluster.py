@@ -182,3 +182,30 @@ def test_the_documented_quiet_settings_are_what_dask_reads():
         check=True,
     ).stdout
     assert json.loads(out) == list(QUIET_DASK_CONFIG.values())
+
+
+def test_the_play_cache_epoch_changes_with_every_setting_and_the_nets():
+    """Workers keep their play caches between runs of equal epochs: the epoch must differ when
+    any engine setting (the match table included) or the identity of code and nets does."""
+    import numpy as np
+
+    from bgtui.analysis.cluster import play_cache_epoch
+    from bgtui.engine import make_settings
+
+    ident = {"code": "bgtui x", "evaluator": "e1"}
+    base = make_settings(truncate=7)
+    epoch = play_cache_epoch(base, ident)
+    assert epoch == play_cache_epoch(make_settings(truncate=7), dict(ident))
+    assert epoch > 0 and epoch % 2 == 1 and epoch < 2**63
+    seen = {epoch}
+    for field, value in base._asdict().items():
+        if field == "met":
+            other = base._replace(met=np.array([[0.25]]))
+        elif isinstance(value, (bool, np.bool_)):
+            other = base._replace(**{field: not value})
+        else:
+            other = base._replace(**{field: value + 1})
+        seen.add(play_cache_epoch(other, ident))
+    assert len(seen) == 1 + len(base._fields)
+    assert play_cache_epoch(base, {**ident, "evaluator": "e2"}) not in seen
+    assert play_cache_epoch(base, {**ident, "filter": "f"}) not in seen
