@@ -29,6 +29,10 @@ import time
 
 import numpy as np
 
+from bgtui.analysis.rollout import play_cache_epoch
+from bgtui.analysis.weights import evaluator_digest
+from bgtui.analysis.weights import net_digest as filter_digest
+
 #: seconds to reach the scheduler before giving up
 CONNECT_TIMEOUT = 5.0
 #: seconds to wait for a first worker to join the scheduler
@@ -122,24 +126,6 @@ def stop_processes(procs) -> None:
             p.kill()
 
 
-def play_cache_epoch(st, identity: dict) -> int:
-    """The epoch under which a worker keeps its play cache (``engine.make_play_cache``) from
-    task to task: a digest of everything an entry depends on besides its position and roll,
-    the engine settings ``st`` and the identity of the code and nets (``identity``, see
-    :meth:`DaskChunks.start`). Runs with the same settings and evaluator, from any client, share
-    the entries; any other run empties the cache first. Non-zero, as the kernel requires."""
-    h = hashlib.sha256()
-    for k in sorted(identity):
-        h.update(f"{k}={identity[k]};".encode())
-    for name, v in zip(st._fields, st):
-        if isinstance(v, np.ndarray):
-            a = np.ascontiguousarray(v)
-            h.update(f"{name}={a.dtype.str}{a.shape}:".encode() + a.tobytes() + b";")
-        else:
-            h.update(f"{name}={v!r};".encode())
-    return int.from_bytes(h.digest()[:8], "little") & ((1 << 62) - 1) | 1
-
-
 class ClusterError(ConnectionError):
     """The cluster cannot run the rollout (no scheduler, no worker, a refused worker, a chunk
     that failed on every retry); the message is one line."""
@@ -149,32 +135,6 @@ class ClusterError(ConnectionError):
 _WORKER: dict = {}
 _WORKER_LOCK = threading.Lock()
 _WORKER_LOCAL = threading.local()
-
-
-def evaluator_digest(ev) -> str:
-    """A digest of what an evaluator computes with: its three nets' weights and the shapes of
-    its bear-off databases (their contents are built by the code, which the code digest
-    covers)."""
-    from bgtui.analysis.weights import nets_of
-
-    h = hashlib.sha256()
-    for net in nets_of(ev):
-        for a in net:
-            a = np.ascontiguousarray(a)
-            h.update(f"{a.dtype.str}{a.shape};".encode())
-            h.update(a.tobytes())
-    for db in (ev.two_sided, ev.one_sided):
-        h.update(f"db{np.asarray(db).dtype.str}{np.asarray(db).shape};".encode())
-    return h.hexdigest()[:16]
-
-
-def filter_digest(net) -> str:
-    h = hashlib.sha256()
-    for a in net:
-        a = np.ascontiguousarray(a)
-        h.update(f"{a.dtype.str}{a.shape};".encode())
-        h.update(a.tobytes())
-    return h.hexdigest()[:16]
 
 
 _CODE: list = []

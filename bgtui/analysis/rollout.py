@@ -43,7 +43,6 @@ SNAPSHOT_INTERVAL = 0.15  # seconds between snapshots (>= 5 per second)
 DECISION_INTERVAL = 72  # trials between stop/prune decisions
 _job_ids = iter(range(1, 1 << 62))
 #: rollout runs, numbered: a worker's play cache is valid within one run only
-_EPOCHS = iter(range(1, 1 << 62))
 
 
 class LiveMatch(NamedTuple):
@@ -181,8 +180,8 @@ def validate_settings(s: RolloutSettings) -> RolloutSettings:
 class ChunkInputs(NamedTuple):
     """What every chunk of one run shares: the roots (int8[R, 26]) and their cubes
     (float64[R, 3]), the engine settings, the dice permutations and seed, the evaluator and
-    filter net (None when ``vr_filter`` is 0), and the run's epoch (see
-    ``engine.rollout.make_play_cache``)."""
+    filter net (None when ``vr_filter`` is 0) with its digest (``weights.net_digest``, "" for
+    None), and the run's play-cache epoch (:func:`play_cache_epoch`)."""
 
     roots: np.ndarray
     cubes: np.ndarray
@@ -191,16 +190,65 @@ class ChunkInputs(NamedTuple):
     seed: int
     ev: tuple
     filter_net: tuple | None
+    filter_id: str
     epoch: int
+
+
+def play_cache_epoch(st, identity: dict) -> int:
+    """The epoch under which an engine workspace keeps its play cache
+    (``engine.rollout.make_play_cache``) from chunk to chunk and from run to run: a digest of
+    everything an entry depends on besides its position and roll, the engine settings ``st``
+    and ``identity`` (digests of the nets, and on a cluster of the code). Runs with the same
+    settings and evaluator share the entries; any other run empties the cache first.
+    Non-zero, as the kernel requires."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for k in sorted(identity):
+        h.update(f"{k}={identity[k]};".encode())
+    for name, v in zip(st._fields, st):
+        if isinstance(v, np.ndarray):
+            a = np.ascontiguousarray(v)
+            h.update(f"{name}={a.dtype.str}{a.shape}:".encode() + a.tobytes() + b";")
+        else:
+            h.update(f"{name}={v!r};".encode())
+    return int.from_bytes(h.digest()[:8], "little") & ((1 << 62) - 1) | 1
+
+
+#: the engine workspaces of finished local runs with their play caches, for the next run:
+#: (key, list), key = (hidden units, filter net digest); one key at a time, at most
+#: ``MAX_SPARE`` workspaces
+_SPARE: list = [None, []]
+_SPARE_LOCK = threading.Lock()
+MAX_SPARE = 16
+
+
+def _take_workspaces(key, n: int, epoch: int) -> list:
+    """Up to ``n`` spare workspaces made for ``key``, those whose play cache holds under
+    ``epoch`` first, then the most recently used (each leaves the spares)."""
+    with _SPARE_LOCK:
+        if _SPARE[0] != key:
+            return []
+        spare = sorted(_SPARE[1], key=lambda ws: ws.cache.epoch[0] != epoch)  # stable
+        taken, _SPARE[1] = spare[:n], spare[n:]
+        return taken
+
+
+def _give_workspaces(key, spare: list) -> None:
+    with _SPARE_LOCK:
+        if _SPARE[0] != key:
+            _SPARE[0], _SPARE[1] = key, []
+        _SPARE[1] = (spare + _SPARE[1])[:MAX_SPARE]
 
 
 def compute_chunk(local, roots, cubes, first, count, st, perms, seed, ev, filter_net, stop):
     """Trials ``first .. first + count - 1`` of ``roots`` (their ``cubes``) on this thread, with
     the engine settings ``st``, the dice permutations ``perms`` and ``seed`` (as in
     :class:`ChunkInputs`) and the evaluator ``ev``: ``(out float64[len(roots), count,
-    NUM_OUT], trials done, seconds the kernel ran)``. ``local`` (a ``threading.local``) keeps
-    the thread's engine workspace (for ``filter_net``) from chunk to chunk; ``stop``: int64[2],
-    [0] set makes the chunk return early, [1] is the run's epoch."""
+    NUM_OUT], trials done, seconds the kernel ran)``. ``local`` (an object no other thread uses
+    meanwhile: a ``threading.local``, a holder) keeps an engine workspace (for ``filter_net``)
+    in its ``ws`` from chunk to chunk, made here the first time; ``stop``: int64[2], [0] set
+    makes the chunk return early, [1] is the run's play-cache epoch."""
     from bgtui.engine import NUM_OUT, hidden_size, make_rollout_workspace, rollout_chunk
 
     ws = getattr(local, "ws", None)
@@ -214,7 +262,9 @@ def compute_chunk(local, roots, cubes, first, count, st, perms, seed, ev, filter
 
 class LocalChunks:
     """The default executor of :meth:`RolloutJob.run`: chunks on a pool of threads of this
-    process, each thread with its own engine workspace (the chunk kernel releases the GIL).
+    process, each chunk with an engine workspace of its own while it runs (the chunk kernel
+    releases the GIL). The workspaces, with their play caches, are kept for the next run
+    (:func:`play_cache_epoch` says when a cache still holds).
 
     An executor is started once a run (:meth:`start`), then gets chunks (trials ``first ..
     first + count - 1`` of the roots ``idx``) with :meth:`submit`; a future's :meth:`result`
@@ -231,27 +281,45 @@ class LocalChunks:
         self._pool = None
         self._stop = None
         self._work = None
+        self._holders: list = []
+        self._key = None
 
     def start(self, inputs: ChunkInputs) -> None:
-        local = threading.local()
+        from queue import SimpleQueue
+        from types import SimpleNamespace
+
+        from bgtui.engine import hidden_size
+
         # [0]: stop (chunks in flight return early); [1]: the run's epoch
         stop = self._stop = np.array([0, inputs.epoch], dtype=np.int64)
         x = inputs
+        self._key = (hidden_size(x.ev), x.filter_id)
+        spare = _take_workspaces(self._key, self.workers, inputs.epoch)
+        # one holder per thread; compute_chunk makes a workspace for a holder without one
+        self._holders = [SimpleNamespace(ws=ws) for ws in spare]
+        self._holders += [SimpleNamespace() for _ in range(self.workers - len(spare))]
+        free = SimpleQueue()
+        for h in self._holders:
+            free.put(h)
 
         def work(first, count, idx):
-            return compute_chunk(
-                local,
-                x.roots[idx],
-                x.cubes[idx],
-                first,
-                count,
-                x.st,
-                x.perms,
-                x.seed,
-                x.ev,
-                x.filter_net,
-                stop,
-            )
+            holder = free.get()
+            try:
+                return compute_chunk(
+                    holder,
+                    x.roots[idx],
+                    x.cubes[idx],
+                    first,
+                    count,
+                    x.st,
+                    x.perms,
+                    x.seed,
+                    x.ev,
+                    x.filter_net,
+                    stop,
+                )
+            finally:
+                free.put(holder)
 
         self._work = work
         self._pool = ThreadPoolExecutor(max_workers=self.workers)
@@ -282,6 +350,8 @@ class LocalChunks:
             self._stop[0] = 1
             self._pool.shutdown(wait=True)
             self._pool = None
+            _give_workspaces(self._key, [h.ws for h in self._holders if hasattr(h, "ws")])
+            self._holders = []
 
 
 @dataclass
@@ -463,21 +533,25 @@ class RolloutJob:
 
     def _chunk_inputs(self, ev, filter_net) -> ChunkInputs:
         """What every chunk of a run computes with: the roots, the engine settings, the dice
-        permutations, the evaluator ``ev`` and ``filter_net``, and a new epoch number (each
-        worker's play cache stays valid from chunk to chunk under it: the evaluator and the
-        settings are fixed for the run)."""
+        permutations, the evaluator ``ev`` and ``filter_net``, and the play-cache epoch of these
+        settings and nets (:func:`play_cache_epoch`)."""
+        from bgtui.analysis.weights import evaluator_digest, net_digest
         from bgtui.engine import make_permutations
 
         s = self.settings
+        st = engine_settings(s, self.live_match)
+        filter_id = net_digest(filter_net) if filter_net is not None else ""
+        identity = {"evaluator": evaluator_digest(ev), "filter": filter_id}
         return ChunkInputs(
             self.roots,
             self.cubes,
-            engine_settings(s, self.live_match),
+            st,
             make_permutations(s.seed),
             s.seed,
             ev,
             filter_net,
-            next(_EPOCHS),
+            filter_id,
+            play_cache_epoch(st, identity),
         )
 
     def _plan(self, sch: _Schedule, target: int, decisions: bool) -> bool:

@@ -9,6 +9,7 @@ valuing the crashed positions too, as it did when it was trained.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -242,3 +243,24 @@ def load_filter_net(name=DEFAULT_FILTER):
         )
     _filter_cache[key] = net = (aligned(extend_filter_table(w1)), b1, w2)
     return net
+
+
+def net_digest(arrays) -> str:
+    """A digest of a net's arrays (their dtypes, shapes and contents)."""
+    h = hashlib.sha256()
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype.str}{a.shape};".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()[:16]
+
+
+def evaluator_digest(ev) -> str:
+    """A digest of what an evaluator computes with: its three nets' weights and the shapes of
+    its bear-off databases (their contents are built by the code)."""
+    h = hashlib.sha256()
+    for net in nets_of(ev):
+        h.update(net_digest(net).encode())
+    for db in (ev.two_sided, ev.one_sided):
+        h.update(f"db{np.asarray(db).dtype.str}{np.asarray(db).shape};".encode())
+    return h.hexdigest()[:16]

@@ -219,7 +219,7 @@ def make_play_cache() -> PlayCache:
     a hit gives bit for bit what playing the turn again would: only the time changes. It holds
     while those are fixed: :func:`_rollout_chunk` empties it unless the caller passes the same
     non-zero epoch as when it was filled, a number the caller gives to one evaluator and one
-    set of settings (a local run's number; on a cluster, a digest of them)."""
+    set of settings (a digest of them)."""
     return PlayCache(
         keys=np.zeros(CACHE_SIZE, dtype=np.uint64),
         codes=np.full(CACHE_SIZE, -1, dtype=np.int64),

@@ -189,7 +189,7 @@ def test_the_play_cache_epoch_changes_with_every_setting_and_the_nets():
     any engine setting (the match table included) or the identity of code and nets does."""
     import numpy as np
 
-    from bgtui.analysis.cluster import play_cache_epoch
+    from bgtui.analysis.rollout import play_cache_epoch
     from bgtui.engine import make_settings
 
     ident = {"code": "bgtui x", "evaluator": "e1"}

@@ -31,6 +31,39 @@ def test_rollout_job_same_result_with_one_or_two_workers(ev):
     assert sa.rows[0].equity.cubeless == sb.rows[0].equity.cubeless
 
 
+def test_a_run_finds_the_play_caches_earlier_runs_left_and_gives_the_same_figures(ev):
+    """Local runs hand their workspaces, play caches filled, to the next run: a run of the
+    same settings (another seed) finds its early turns cached, a run of other settings starts
+    empty; the figures are those of runs that found nothing."""
+    from bgtui.analysis import rollout as R
+    from bgtui.analysis.weights import load_filter_net
+
+    def job(seed=5, truncate=5):
+        s = RolloutSettings(trials=144, seed=seed, truncate=truncate, workers=1)
+        return RolloutJob(np.array(OPENING_POSITION)[None], [""], [""], s, False)
+
+    def cold(**kw):
+        with R._SPARE_LOCK:
+            R._SPARE[:] = [None, []]
+        j = job(**kw)
+        _last(j.run(ev))
+        return j.sums.copy()
+
+    cold_a, cold_b, cold_c = cold(), cold(seed=9), cold(truncate=4)
+    first = job()
+    _last(first.run(ev))
+    assert np.array_equal(first.sums, cold_a)
+    (ws,) = R._SPARE[1]
+    assert ws.cache.epoch[0] == first._chunk_inputs(ev, load_filter_net()).epoch
+    filled = int((ws.cache.codes >= 0).sum())
+    assert filled > 36  # at least the first turn's rolls and some of the second's
+    for kw, want in (({}, cold_a), ({"seed": 9}, cold_b), ({"truncate": 4}, cold_c), ({}, cold_a)):
+        j = job(**kw)
+        _last(j.run(ev))
+        assert np.array_equal(j.sums, want), kw
+    assert R._SPARE[1][0] is ws  # the same workspace went from run to run
+
+
 def test_rollout_job_resumed_from_file_equals_uninterrupted(ev, tmp_path):
     whole = _job(trials=150)
     _last(whole.run(ev))
