@@ -5,10 +5,10 @@ saved decision set of ``ply_errors.py``.
         [--rollouts evaluation/data/ply_rollouts_s51.npz] [--out FILE.npz]
         [--trials 1296] [--seed 13] [--workers 2]
 
-The two saved sets: seed 51 (``--out evaluation/data/fit_rollouts_s51.npz`` adds the plays
-rolled for fits judged on it so far), and seed 52 (``--data
+The saved sets: seed 51 (``--out evaluation/data/fit_rollouts_s51.npz`` adds the plays rolled
+for fits judged on it so far), and seeds 52 and 53 (``--data
 evaluation/data/ply_decisions_s52.npz --rollouts evaluation/data/fit_rollouts_s52.npz --out
-evaluation/data/fit_rollouts_s52.npz``).
+evaluation/data/fit_rollouts_s52.npz``, the same with 53).
 
 For every decision of ``--data`` (its plays are the best 16 at the shipped weights' 0-ply), the
 play FIT's 0-ply picks among them and the play the shipped weights' 0-ply picks. Where the two
