@@ -24,13 +24,10 @@ import argparse
 import time
 
 import numpy as np
-from games import value
+from games import roll_children, value
 
 from bgtui.analysis.models import RolloutSettings
-from bgtui.analysis.notation import format_play
 from bgtui.analysis.service import Analyzer
-from bgtui.analysis.state import GameState
-from bgtui.engine import generate_plays
 
 
 def main():
@@ -72,21 +69,11 @@ def main():
         need = [j for j in (ship[i], picks[i]) if np.isnan(eq[i, j])]
         if not need:
             continue
-        pos, (d1, d2) = d["pos"][i], d["dice"][i]
-        children, moves = generate_plays(pos, int(d1), int(d2))
-        labels = []
-        for j in need:
-            q = next(
-                q for q in range(len(children)) if np.array_equal(children[q], d["child"][i, j])
-            )
-            labels.append(format_play(pos, moves[q]))
-        state = GameState.from_position(pos, dice=(int(d1), int(d2)))
-        snap = None
-        for snap in shipped.iter_rollout(state, settings, moves=labels):
-            pass
-        rows = {row.move: row for row in snap.rows}
-        for j, label in zip(need, labels):
-            eq[i, j] = rows[label].equity.cubeless
+        kids = [d["child"][i, j] for j in need]
+        for j, (v, _) in zip(
+            need, roll_children(shipped, d["pos"][i], d["dice"][i], kids, settings)
+        ):
+            eq[i, j] = v
         if args.out:
             np.savez_compressed(args.out, equity=eq)
         print(f"{k + 1}/{len(differ)} decision {i}, {time.time() - t:.0f} s", flush=True)

@@ -89,3 +89,25 @@ def save_rows(rows, count, out, what="decisions"):
         if m >= count:
             break
     np.savez_compressed(out, **{name: np.array(v) for name, v in table.items()})
+
+
+def roll_children(an, pos, dice, kids, settings):
+    """Rollouts (``settings``, ``an``'s evaluator playing) of the positions ``kids`` after plays
+    of ``pos`` with ``dice``, rolled together (the same dice for each): their cubeless equities
+    and standard errors for the mover, in the order of ``kids``."""
+    from bgtui.analysis.notation import format_play
+    from bgtui.analysis.state import GameState
+
+    d1, d2 = int(dice[0]), int(dice[1])
+    children, moves = generate_plays(pos, d1, d2)
+    labels = []
+    for c in kids:
+        m = next(q for q in range(len(children)) if np.array_equal(children[q], c))
+        labels.append(format_play(pos, moves[m]))
+    snap = None
+    for snap in an.iter_rollout(
+        GameState.from_position(pos, dice=(d1, d2)), settings, moves=labels
+    ):
+        pass
+    rows = {row.move: row for row in snap.rows}
+    return [(rows[lab].equity.cubeless, rows[lab].equity_se.cubeless) for lab in labels]

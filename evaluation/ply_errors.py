@@ -29,7 +29,7 @@ import argparse
 import time
 
 import numpy as np
-from games import decisions, sample, save_rows, value
+from games import decisions, roll_children, sample, save_rows, value
 
 from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer
 from bgtui.engine import generate_plays, is_race, net_class
@@ -155,7 +155,6 @@ def _disagreements(d, ch):
 
 def rollout(args):
     from bgtui.analysis.models import RolloutSettings
-    from bgtui.analysis.state import GameState
 
     d = dict(np.load(args.data))
     an = Analyzer(args.weights)
@@ -163,28 +162,13 @@ def rollout(args):
     settings = RolloutSettings(
         trials=args.trials, seed=args.seed, truncate=args.truncate, workers=args.workers
     )
-    from bgtui.analysis.notation import format_play
-
     res = np.full(d["e2"].shape, np.nan)
     se = np.full(d["e2"].shape, np.nan)
     t = time.time()
     for k, (i, picks) in enumerate(todo):
-        pos, (d1, d2) = d["pos"][i], d["dice"][i]
-        state = GameState.from_position(pos, dice=(int(d1), int(d2)))
-        children, moves = generate_plays(pos, int(d1), int(d2))
-        labels = []
-        for j in picks:
-            c = d["child"][i, j]
-            m = next(q for q in range(len(children)) if np.array_equal(children[q], c))
-            labels.append(format_play(pos, moves[m]))
-        snap = None
-        for snap in an.iter_rollout(state, settings, moves=labels):
-            pass
-        by_move = {row.move: row for row in snap.rows}
-        for j, label in zip(picks, labels):
-            row = by_move[label]
-            res[i, j] = row.equity.cubeless
-            se[i, j] = row.equity_se.cubeless
+        kids = [d["child"][i, j] for j in picks]
+        for j, (v, e) in zip(picks, roll_children(an, d["pos"][i], d["dice"][i], kids, settings)):
+            res[i, j], se[i, j] = v, e
         print(
             f"{k + 1}/{len(todo)} decision {i}, {len(picks)} plays, {time.time() - t:.0f} s",
             flush=True,

@@ -46,7 +46,7 @@ import argparse
 import time
 
 import numpy as np
-from games import decisions, sample, save_rows, value
+from games import decisions, roll_children, sample, save_rows, value
 
 from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer
 from bgtui.engine import (
@@ -133,29 +133,14 @@ def _candidates(d, i):
 
 def _roll(an, d, i, plays, settings, table):
     """Roll the ``plays`` (children) of decision ``i`` that have no value yet into ``table``."""
-    from bgtui.analysis.notation import format_play
-    from bgtui.analysis.state import GameState
-
-    pos, (d1, d2) = d["pos"][i], d["dice"][i]
     todo = [c for c in plays if (i, c.tobytes()) not in table]
     if int(d["n"][i]) == 1:  # the single candidate needs no rollout
         todo = [c for c in todo if not np.array_equal(c, d["cand"][i, 0])]
     if not todo:
         return 0
     todo = list({c.tobytes(): c for c in todo}.values())
-    children, moves = generate_plays(pos, int(d1), int(d2))
-    labels = []
-    for c in todo:
-        m = next(q for q in range(len(children)) if np.array_equal(children[q], c))
-        labels.append(format_play(pos, moves[m]))
-    state = GameState.from_position(pos, dice=(int(d1), int(d2)))
-    snap = None
-    for snap in an.iter_rollout(state, settings, moves=labels):
-        pass
-    by_move = {row.move: row for row in snap.rows}
-    for c, label in zip(todo, labels):
-        row = by_move[label]
-        table[(i, c.tobytes())] = (row.equity.cubeless, row.equity_se.cubeless)
+    for c, value_se in zip(todo, roll_children(an, d["pos"][i], d["dice"][i], todo, settings)):
+        table[(i, c.tobytes())] = value_se
     return len(todo)
 
 
