@@ -29,7 +29,6 @@ import time
 
 import numpy as np
 
-from bgtui.analysis.rollout import play_cache_epoch
 from bgtui.analysis.weights import evaluator_digest
 from bgtui.analysis.weights import net_digest as filter_digest
 
@@ -307,13 +306,14 @@ class DaskChunks:
     def start(self, inputs) -> None:
         """Check every worker's identity against the client's (the evaluator ``inputs.ev``
         and, with ``vr_filter``, ``inputs.filter_net``) before the first chunk."""
-        self._identity = {"code": code_identity(), "evaluator": evaluator_digest(inputs.ev)}
+        self._identity = {"code": code_identity(), "evaluator": inputs.evaluator_id}
         self._keys = ("code", "evaluator")
         if inputs.filter_net is not None:
-            self._identity["filter"] = filter_digest(inputs.filter_net)
+            self._identity["filter"] = inputs.filter_id
             self._keys += ("filter",)
         self._inputs = inputs
-        self._epoch = play_cache_epoch(inputs.st, self._identity)
+        # a worker with other code is refused, so the settings and nets decide as locally
+        self._epoch = inputs.epoch
         try:
             found = self.client.run(worker_identity)
         except Exception as exc:

@@ -42,7 +42,6 @@ STATE_VERSION = 1
 SNAPSHOT_INTERVAL = 0.15  # seconds between snapshots (>= 5 per second)
 DECISION_INTERVAL = 72  # trials between stop/prune decisions
 _job_ids = iter(range(1, 1 << 62))
-#: rollout runs, numbered: a worker's play cache is valid within one run only
 
 
 class LiveMatch(NamedTuple):
@@ -180,8 +179,9 @@ def validate_settings(s: RolloutSettings) -> RolloutSettings:
 class ChunkInputs(NamedTuple):
     """What every chunk of one run shares: the roots (int8[R, 26]) and their cubes
     (float64[R, 3]), the engine settings, the dice permutations and seed, the evaluator and
-    filter net (None when ``vr_filter`` is 0) with its digest (``weights.net_digest``, "" for
-    None), and the run's play-cache epoch (:func:`play_cache_epoch`)."""
+    filter net (None when ``vr_filter`` is 0) with their digests (``weights.evaluator_digest``,
+    ``weights.net_digest``; "" for no filter net), and the run's play-cache epoch
+    (:func:`play_cache_epoch`)."""
 
     roots: np.ndarray
     cubes: np.ndarray
@@ -190,6 +190,7 @@ class ChunkInputs(NamedTuple):
     seed: int
     ev: tuple
     filter_net: tuple | None
+    evaluator_id: str
     filter_id: str
     epoch: int
 
@@ -198,8 +199,8 @@ def play_cache_epoch(st, identity: dict) -> int:
     """The epoch under which an engine workspace keeps its play cache
     (``engine.rollout.make_play_cache``) from chunk to chunk and from run to run: a digest of
     everything an entry depends on besides its position and roll, the engine settings ``st``
-    and ``identity`` (digests of the nets, and on a cluster of the code). Runs with the same
-    settings and evaluator share the entries; any other run empties the cache first.
+    and ``identity`` (digests of the nets). Runs with the same settings and evaluator share the
+    entries, locally and on a cluster's workers; any other run empties the cache first.
     Non-zero, as the kernel requires."""
     import hashlib
 
@@ -540,8 +541,8 @@ class RolloutJob:
 
         s = self.settings
         st = engine_settings(s, self.live_match)
+        ev_id = evaluator_digest(ev)
         filter_id = net_digest(filter_net) if filter_net is not None else ""
-        identity = {"evaluator": evaluator_digest(ev), "filter": filter_id}
         return ChunkInputs(
             self.roots,
             self.cubes,
@@ -550,8 +551,9 @@ class RolloutJob:
             s.seed,
             ev,
             filter_net,
+            ev_id,
             filter_id,
-            play_cache_epoch(st, identity),
+            play_cache_epoch(st, {"evaluator": ev_id, "filter": filter_id}),
         )
 
     def _plan(self, sch: _Schedule, target: int, decisions: bool) -> bool:

@@ -611,9 +611,9 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
     the positions are the ``children_best`` best plays of the evaluator's rolls: the positions a
     duel against PubEval has the evaluator rank, labelled like any others by the evaluator's own
     look ahead (with ``target_truncate``, by truncated rollouts in which the plays of a roll share
-    their dice, as the race siblings do). With ``cube_region`` only contact positions where the player on roll has doubling
-    chances by 0-ply (:func:`in_cube_region`) are kept: blitzes, primes and attacks, where a cube
-    action turns on a few points of equity. With ``target_games`` the targets are full-game rollouts
+    their dice, as the race siblings do). With ``cube_region`` only contact positions where the
+    player on roll has doubling chances by 0-ply (:func:`in_cube_region`) are kept: blitzes,
+    primes and attacks, where a cube action turns on a few points of equity. With ``target_games`` the targets are full-game rollouts
     of ``trials`` trials (variance reduction with the filter's two best plays, cut only by the
     bear-off databases): what whole games give, at about 0.15 s a position.
 
