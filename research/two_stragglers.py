@@ -1,0 +1,294 @@
+"""Would one-sided rows for a side with two checkers outside its home board fix race decisions?
+
+    python3 research/two_stragglers.py build --out runs/ts/two.npy       # the rows (minutes)
+    python3 research/two_stragglers.py judge runs/re/d31.npz --rollouts runs/re/r31.npz \
+        --rows runs/ts/two.npy [--roll]
+
+``build`` solves, like the straggler rows of ``bgtui.engine.bearoff``, every side with exactly two
+checkers on its points 7..18 (two on one point included) and at most 13 on its home points: each
+roll played to minimise the expected number of rolls (to bear off all, and separately to take a
+first checker off), successors first in order of increasing pip count; a successor is such a row
+again, a straggler row or a home-board row of the extended database. Row
+``pair * HOME13 + bearoff_index(home)``, ``pair`` the rank of (s1 <= s2) among the 78 pairs.
+
+``judge`` values each candidate of the race decisions of ``evaluation/race_errors.py`` by the
+one-sided approximation (``bearoff.one_sided_race_probs``' formula) wherever both sides have a
+row in the extended database or these rows, else by the shipped 0-ply evaluator, lets 0-ply
+choose, and prints the equity lost a decision against the rollouts beside the shipped 0-ply's,
+paired. ``--roll`` rolls out (with the set's settings: 324 trials, seed 1) the choices that have no
+rollout yet, into the rollouts file.
+"""
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "evaluation"))
+
+from bgtui.engine.bearoff import (  # noqa: E402
+    BINOM,
+    EXTENDED_SIZE,
+    ONE_SIDED_SIZE,
+    STRAGGLER_HOME,
+    STRAGGLER_LO,
+    _fastest,
+    _positions_and_pips,
+    num_positions,
+)
+from bgtui.engine.constants import ROLL_WEIGHTS, ROLLS  # noqa: E402
+from bgtui.engine.movegen import _generate_plays  # noqa: E402
+
+LO, HI = 7, 18
+PAIRS = np.array([(a, b) for b in range(LO, HI + 1) for a in range(LO, b + 1)], dtype=np.int64)
+PAIR_INDEX = np.full((25, 25), -1, dtype=np.int64)
+for _k, (_a, _b) in enumerate(PAIRS):
+    PAIR_INDEX[_a, _b] = _k
+HOME13 = num_positions(13)
+TWO_ROWS = len(PAIRS) * HOME13
+
+
+@njit(cache=True)
+def row2(pos, side, base):
+    """Row of one side (0: the player, 1: the opponent) in the combined table (the extended
+    database's rows, then the two-straggler rows from ``base``), or -1."""
+    s = 0
+    r = 0
+    for j in range(1, 7):
+        v = pos[j] if side == 0 else -pos[25 - j]
+        if v > 0:
+            s += v
+        r += BINOM[s + j - 1, j]
+    a = 0
+    b = 0
+    out = 0
+    for j in range(7, 26):
+        v = pos[j] if side == 0 else -pos[25 - j]
+        if v > 0:
+            if j > HI:
+                return -1
+            for _ in range(v):
+                out += 1
+                if a == 0:
+                    a = j
+                else:
+                    b = j
+    if out == 0:
+        return r
+    if out == 1:
+        return ONE_SIDED_SIZE + (a - STRAGGLER_LO) * STRAGGLER_HOME + r
+    if out == 2:
+        return base + PAIR_INDEX[a, b] * HOME13 + r
+    return -1
+
+
+@njit(cache=True)
+def _build(order, home_counts, dist, mean, rolls, weights, mws, ppos, pmov):
+    base = EXTENDED_SIZE
+    pos = np.zeros(26, dtype=np.int8)
+    buf = np.empty(ppos.shape[0], dtype=np.int64)
+    nrolls = dist.shape[2]
+    for oi in range(order.shape[0]):
+        q = order[oi]
+        i = base + q
+        h = q % HOME13
+        p = q // HOME13
+        for k in range(26):
+            pos[k] = 0
+        tot = 2
+        for j in range(6):
+            pos[j + 1] = home_counts[h, j]
+            tot += home_counts[h, j]
+        pos[PAIRS[p, 0]] += 1
+        pos[PAIRS[p, 1]] += 1
+        full = tot == 15
+        if not full:
+            dist[i, 1, 0] = 1.0
+            mean[i, 1] = 0.0
+        e_all = 1.0
+        e_first = 1.0
+        for r in range(rolls.shape[0]):
+            w = weights[r] / 36.0
+            n = _generate_plays(pos, rolls[r, 0], rolls[r, 1], mws, ppos, pmov)
+            for k in range(n):
+                buf[k] = row2(ppos[k], 0, base)
+            best, bestv, gbest, gbestv = _fastest(buf, n, mean)
+            e_all += w * bestv
+            for k in range(nrolls - 1):
+                dist[i, 0, k + 1] += w * dist[best, 0, k]
+            dist[i, 0, nrolls - 1] += w * dist[best, 0, nrolls - 1]
+            if full:
+                e_first += w * gbestv
+                for k in range(nrolls - 1):
+                    dist[i, 1, k + 1] += w * dist[gbest, 1, k]
+                dist[i, 1, nrolls - 1] += w * dist[gbest, 1, nrolls - 1]
+        mean[i, 0] = e_all
+        if full:
+            mean[i, 1] = e_first
+
+
+def build(args):
+    from bgtui.analysis.bearoff_cache import get_extended_one_sided
+    from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE
+    from bgtui.engine.movegen import make_workspace
+
+    full = get_extended_one_sided()
+    nr = full.shape[2]
+    dist = np.zeros((EXTENDED_SIZE + TWO_ROWS, 2, nr))
+    dist[:EXTENDED_SIZE] = full[:EXTENDED_SIZE]
+    mean = np.zeros((EXTENDED_SIZE + TWO_ROWS, 2))
+    mean[:EXTENDED_SIZE] = (dist[:EXTENDED_SIZE] * np.arange(nr)).sum(axis=2)
+    counts, pips, _ = _positions_and_pips(HOME13)
+    total = np.repeat(PAIRS.sum(axis=1), HOME13) + np.tile(pips, len(PAIRS))
+    order = np.argsort(total, kind="stable").astype(np.int64)
+    t = time.time()
+    _build(
+        order,
+        counts,
+        dist,
+        mean,
+        ROLLS,
+        ROLL_WEIGHTS,
+        make_workspace(),
+        np.zeros((MAX_PLAYS, 26), dtype=np.int8),
+        np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8),
+    )
+    lost = np.abs(dist[EXTENDED_SIZE:].sum(axis=2) - 1.0).max()
+    print(f"{TWO_ROWS} rows in {time.time() - t:.0f} s; largest probability lost {lost:.2g}")
+    np.save(args.out, dist[EXTENDED_SIZE:].astype(np.float32))
+
+
+@njit(cache=True)
+def _one_sided(x, y, db, out5):
+    """bearoff.one_sided_race_probs' formula for the rows x (player on roll), y."""
+    nr = db.shape[2]
+    win = 0.0
+    wg = 0.0
+    lg = 0.0
+    tb = 1.0
+    tgo = 1.0
+    tgp = 1.0
+    for a in range(nr):
+        pa = db[x, 0, a]
+        win += pa * tb
+        wg += pa * tgo
+        tgp -= db[x, 1, a]
+        lg += db[y, 0, a] * tgp
+        tb -= db[y, 0, a]
+        tgo -= db[y, 1, a]
+    win = min(win, 1.0)
+    out5[0] = win
+    out5[1] = min(max(wg, 0.0), win)
+    out5[2] = 0.0
+    out5[3] = min(max(lg, 0.0), 1.0 - win)
+    out5[4] = 0.0
+
+
+def judge(args):
+    import race_errors as R
+    from games import value
+
+    from bgtui.analysis.bearoff_cache import get_extended_one_sided
+    from bgtui.analysis.service import Analyzer
+    from bgtui.engine import equity, swap_sides
+
+    full = get_extended_one_sided()
+    db = np.concatenate([full[:EXTENDED_SIZE], np.load(args.rows)])
+    an = Analyzer(None)
+    d = dict(np.load(args.data))
+    table = R._load_table(args.rollouts)
+    by = {}
+    for (i, c), v in table.items():
+        by.setdefault(i, {})[c] = v
+    out5 = np.zeros(5)
+    m = len(d["n"])
+    base_err, new_err, used = np.full(m, np.nan), np.full(m, np.nan), np.zeros(m, dtype=bool)
+    todo = []
+    for i in range(m):
+        cands = R._candidates(d, i)
+        v0 = [value(an, c, 0) for c in cands]
+        v1 = []
+        for c, v in zip(cands, v0):
+            sw = np.ascontiguousarray(swap_sides(c), dtype=np.int8)  # opponent on roll
+            x, y = row2(sw, 0, EXTENDED_SIZE), row2(sw, 1, EXTENDED_SIZE)
+            two = x >= EXTENDED_SIZE or y >= EXTENDED_SIZE
+            if x < 0 or y < 0 or not two or R._kind(an, c) != 0:
+                v1.append(v)
+                continue
+            _one_sided(x, y, db, out5)
+            v1.append(-float(equity(out5.astype(np.float32))))
+            used[i] = True
+        if not used[i]:
+            continue
+        vals = by.get(i, {})
+        b0, b1 = cands[int(np.argmax(v0))], cands[int(np.argmax(v1))]
+        if b1.tobytes() not in vals or b0.tobytes() not in vals:
+            todo.append((i, [b0, b1]))
+            continue
+        best = max(v[0] for v in vals.values())
+        base_err[i] = best - vals[b0.tobytes()][0]
+        new_err[i] = best - vals[b1.tobytes()][0]
+        if args.show and abs(new_err[i] - base_err[i]) > 0.004:
+            _show(d, i, cands, v0, v1, vals)
+    print(
+        f"{args.data}: {m} decisions, {used.sum()} with a two-straggler row, "
+        f"{len(todo)} choices without a rollout"
+    )
+    if args.roll and todo:
+        from bgtui.analysis.models import RolloutSettings
+
+        settings = RolloutSettings(
+            trials=324, seed=1, truncate=0, variance_reduction=True, workers=1
+        )
+        for i, plays in todo:
+            R._roll(an, d, i, plays, settings, table)
+        R._save_table(args.rollouts, table)
+        print("rolled; run again to judge")
+        return
+    ok = ~np.isnan(base_err)
+    diff = (new_err - base_err)[ok]
+    print(
+        f"judged {ok.sum()}: shipped 0-ply {1000 * base_err[ok].sum() / m:.3f}, with the rows "
+        f"{1000 * new_err[ok].sum() / m:.3f} millipoints a decision of the set; paired "
+        f"{1000 * diff.mean():+.2f} +- {1000 * diff.std(ddof=1) / np.sqrt(len(diff)):.2f} "
+        f"a judged decision, changed choice in {np.count_nonzero(diff)}"
+    )
+
+
+def _show(d, i, cands, v0, v1, vals):
+    """A decision whose choice the rows change: each candidate's values and rollout."""
+    from bgtui.analysis.formats import format_position_id
+    from bgtui.analysis.state import GameState
+    from bgtui.engine import pip_counts
+
+    pos = d["pos"][i]
+    print(
+        f"decision {i}: {format_position_id(GameState.from_position(pos))} "
+        f"{tuple(int(x) for x in d['dice'][i])}, pips {tuple(int(x) for x in pip_counts(pos))}"
+    )
+    for c, a, b in zip(cands, v0, v1):
+        r = vals.get(c.tobytes(), (np.nan, np.nan))
+        out = [int(p) for p in range(7, 25) if c[p] > 0 for _ in range(int(c[p]))]
+        print(f"   outside {out}: 0-ply {a:+.4f}  rows {b:+.4f}  rollout {r[0]:+.4f} +- {r[1]:.4f}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build")
+    b.add_argument("--out", required=True)
+    j = sub.add_parser("judge")
+    j.add_argument("data")
+    j.add_argument("--rollouts", required=True)
+    j.add_argument("--rows", required=True)
+    j.add_argument("--roll", action="store_true")
+    j.add_argument("--show", action="store_true", help="print the decisions the rows change")
+    a = ap.parse_args()
+    {"build": build, "judge": judge}[a.cmd](a)
+
+
+if __name__ == "__main__":
+    main()
