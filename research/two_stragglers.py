@@ -29,25 +29,27 @@ from numba import njit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "evaluation"))
 
-from bgtui.engine.bearoff import (  # noqa: E402
-    BINOM,
+from bgtui.engine import (  # noqa: E402
     EXTENDED_SIZE,
+    MAX_PLAYS,
+    MOVE_SIZE,
     ONE_SIDED_SIZE,
+    ROLL_WEIGHTS,
+    ROLLS,
     STRAGGLER_HOME,
     STRAGGLER_LO,
-    _fastest,
-    _positions_and_pips,
-    num_positions,
+    bearoff_index,
+    bearoff_position,
+    generate_plays_into,
+    make_move_workspace,
 )
-from bgtui.engine.constants import ROLL_WEIGHTS, ROLLS  # noqa: E402
-from bgtui.engine.movegen import _generate_plays  # noqa: E402
 
 LO, HI = 7, 18
 PAIRS = np.array([(a, b) for b in range(LO, HI + 1) for a in range(LO, b + 1)], dtype=np.int64)
 PAIR_INDEX = np.full((25, 25), -1, dtype=np.int64)
 for _k, (_a, _b) in enumerate(PAIRS):
     PAIR_INDEX[_a, _b] = _k
-HOME13 = num_positions(13)
+HOME13 = 27132  # one-sided home boards of at most 13 checkers, C(19, 6)
 TWO_ROWS = len(PAIRS) * HOME13
 
 
@@ -55,13 +57,12 @@ TWO_ROWS = len(PAIRS) * HOME13
 def row2(pos, side, base):
     """Row of one side (0: the player, 1: the opponent) in the combined table (the extended
     database's rows, then the two-straggler rows from ``base``), or -1."""
-    s = 0
-    r = 0
+    home = np.zeros(6, dtype=np.int64)
     for j in range(1, 7):
         v = pos[j] if side == 0 else -pos[25 - j]
         if v > 0:
-            s += v
-        r += BINOM[s + j - 1, j]
+            home[j - 1] = v
+    r = bearoff_index(home)
     a = 0
     b = 0
     out = 0
@@ -112,7 +113,7 @@ def _build(order, home_counts, dist, mean, rolls, weights, mws, ppos, pmov):
         e_first = 1.0
         for r in range(rolls.shape[0]):
             w = weights[r] / 36.0
-            n = _generate_plays(pos, rolls[r, 0], rolls[r, 1], mws, ppos, pmov)
+            n = generate_plays_into(pos, rolls[r, 0], rolls[r, 1], mws, ppos, pmov)
             for k in range(n):
                 buf[k] = row2(ppos[k], 0, base)
             best, bestv, gbest, gbestv = _fastest(buf, n, mean)
@@ -130,10 +131,34 @@ def _build(order, home_counts, dist, mean, rolls, weights, mws, ppos, pmov):
             mean[i, 1] = e_first
 
 
+@njit(cache=True)
+def _fastest(rows, n, mean):
+    """(the successor row that bears off soonest on average, its mean, the one that takes a
+    first checker off soonest, its mean), the first of equals, as the database builders."""
+    best = rows[0]
+    gbest = rows[0]
+    for k in range(1, n):
+        s = rows[k]
+        if mean[s, 0] < mean[best, 0]:
+            best = s
+        if mean[s, 1] < mean[gbest, 1]:
+            gbest = s
+    return best, mean[best, 0], gbest, mean[gbest, 1]
+
+
+@njit(cache=True)
+def _home_boards(npos):
+    counts = np.zeros((npos, 6), dtype=np.int64)
+    pips = np.zeros(npos, dtype=np.int64)
+    for i in range(npos):
+        bearoff_position(i, counts[i])
+        for j in range(6):
+            pips[i] += (j + 1) * counts[i, j]
+    return counts, pips
+
+
 def build(args):
     from bgtui.analysis.bearoff_cache import get_extended_one_sided
-    from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE
-    from bgtui.engine.movegen import make_workspace
 
     full = get_extended_one_sided()
     nr = full.shape[2]
@@ -141,7 +166,7 @@ def build(args):
     dist[:EXTENDED_SIZE] = full[:EXTENDED_SIZE]
     mean = np.zeros((EXTENDED_SIZE + TWO_ROWS, 2))
     mean[:EXTENDED_SIZE] = (dist[:EXTENDED_SIZE] * np.arange(nr)).sum(axis=2)
-    counts, pips, _ = _positions_and_pips(HOME13)
+    counts, pips = _home_boards(HOME13)
     total = np.repeat(PAIRS.sum(axis=1), HOME13) + np.tile(pips, len(PAIRS))
     order = np.argsort(total, kind="stable").astype(np.int64)
     t = time.time()
@@ -152,7 +177,7 @@ def build(args):
         mean,
         ROLLS,
         ROLL_WEIGHTS,
-        make_workspace(),
+        make_move_workspace(),
         np.zeros((MAX_PLAYS, 26), dtype=np.int8),
         np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8),
     )

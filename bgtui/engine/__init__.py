@@ -177,6 +177,10 @@ _export(
 _export(
     "bearoff",
     "EXTENDED_SIZE",
+    "ONE_SIDED_SIZE",
+    "STRAGGLER_HOME",
+    "bearoff_index",
+    "bearoff_position",
     "FEW_CHECKERS",
     "FULL_SIZE",
     "MAX_ROLLS",
