@@ -198,6 +198,15 @@ def _rollout_report(d, ch, path):
             f"decisions), {1000 * np.nansum(err) / len(d['e2']):5.2f} a decision of all "
             f"{len(d['e2'])}, differs from the rollouts' best in {np.sum(c[idx] != best)}"
         )
+    plain = judge - eq[idx, ch["1-ply"][idx]]
+    print("  paired against the plain 1-ply (millipoints summed over these decisions, +- SE):")
+    for name, c in ch.items():
+        if name in ("0-ply", "1-ply"):
+            continue
+        x = (judge - eq[idx, c[idx]]) - plain
+        print(
+            f"  {name:22s} {1000 * x.sum():+8.1f} +- {1000 * x.std(ddof=1) * np.sqrt(len(x)):.1f}"
+        )
     se = np.nanmean(r["se"][idx])
     print(f"  mean standard error of a play's rollout equity: {1000 * se:.1f} millipoints")
 

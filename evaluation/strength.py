@@ -1,7 +1,10 @@
 """Strength: cubeless money duels with duplicate dice against PubEval or earlier weights.
 
-    python evaluation/strength.py [--weights bgtui-0.npz] [--vs pubeval|home-db|FILE]
+    python evaluation/strength.py [--weights bgtui-0.npz] [--vs pubeval|home-db|plain-1ply|FILE]
                                    [--pairs 10000] [--ply 0|1]
+
+``--vs plain-1ply``: the same weights at 1-ply ranking plays by their plain 1-ply value instead
+of its blend with the 0-ply value (``ONE_PLY_WEIGHT0``); with ``--ply 1``, blend against plain.
 
 ``--vs home-db``: the same weights with the home-board one-sided database only (what bgtui used
 before the extended database's straggler rows), to measure what those rows are worth in play.
@@ -64,6 +67,8 @@ def main():
     ev = with_databases(load_weights(a.weights)[0], bearoff=True)
     if a.vs == "pubeval":
         ev_b, kind_b = ev, 1
+    elif a.vs == "plain-1ply":
+        ev_b, kind_b = ev, 3
     elif a.vs == "home-db":
         from bgtui.analysis.bearoff_cache import get_one_sided
 

@@ -308,7 +308,7 @@ def rank_plays(an, state, dice, ply: int, met: MatchEquityTable) -> list[PlayRow
     """``Analyzer.rank_plays`` at a match score: every play ranked by the mover's cubeful MWC
     (the match cube model over the ``ply`` probabilities, the opponent's cube decision made),
     EMG in ``equity``; the filter keeps for ``ply`` > 0 the plays within the money filter's
-    margin of EMG."""
+    margin of EMG, valued then by ``an.play_probs``."""
     from bgtui.analysis.formats import format_position_id
     from bgtui.analysis.notation import format_play
     from bgtui.analysis.service import (
@@ -355,7 +355,7 @@ def rank_plays(an, state, dice, ply: int, met: MatchEquityTable) -> list[PlayRow
         margin = FILTER_MARGIN * (view.after(view.cube) - view.after(-view.cube)) / 2.0
         keep = [i for i in order[:FILTER_MAX_PLAYS] if key[i] >= key[order[0]] - margin]
         for i in keep:
-            probs[i] = an._after_probs(children[i], ply)
+            probs[i] = an.play_probs(children[i], ply)
             plies[i] = ply
         value(np.array(keep, dtype=np.int64))
     order = sorted(range(len(children)), key=lambda i: (-plies[i], -vals[i, 1]))

@@ -35,6 +35,7 @@ _export(
     "CUBE_OWNER",
     "CUBE_HOLD",
     "NUM_OUTPUTS",
+    "ONE_PLY_WEIGHT0",
     "POSITION_SIZE",
     "MAX_PLAYS",
     "MOVE_SIZE",

@@ -37,6 +37,12 @@ CENTRED, OWNED, OPP_OWNED = 0, 1, 2
 #: player does not double before his first roll)
 CUBE_VALUE, CUBE_OWNER, CUBE_HOLD = range(3)
 
+#: a play chosen at 1-ply is valued by this weight times its 0-ply probabilities plus the rest
+#: times its 1-ply ones (the services' play ranking and the engine's 1-ply player): the 1-ply
+#: value errs in the opponent's favour by play-dependent amounts, the 0-ply value otherwise,
+#: and their blend chooses better than either (docs/lab-notes/2026-11-26-one-ply.md)
+ONE_PLY_WEIGHT0 = 0.4
+
 NUM_OUTPUTS = 5
 WIN, WIN_GAMMON, WIN_BACKGAMMON, LOSE_GAMMON, LOSE_BACKGAMMON = range(5)
 

@@ -3,7 +3,8 @@
 Game pair ``g`` draws its dice from a counter-based stream of (seed, g): both games of the pair
 see the same dice sequence, with the players' seats swapped, so the luck of the dice cancels.
 Players: kind 0 = a bgtui evaluator context at 0-ply, kind 1 = PubEval, kind 2 = bgtui at
-1-ply (every play at 0-ply, the best 8 within 0.16 at 1-ply: the rollouts' ``_choose``).
+1-ply (every play at 0-ply, the best 8 within 0.16 at 1-ply: the rollouts' ``_choose``), kind 3
+= the same with the plain 1-ply value instead of its blend with the 0-ply one.
 """
 
 import numpy as np
@@ -13,7 +14,7 @@ from bgtui.engine.evaluate import _best_play0
 from bgtui.engine.position import game_result, swap_sides_into
 from bgtui.engine.pubeval import _best_play_pubeval
 from bgtui.engine.rollout import _choose as _choose_play
-from bgtui.engine.rollout import _mix
+from bgtui.engine.rollout import _choose_weighted, _mix
 
 
 @kernel
@@ -23,6 +24,8 @@ def _choose(kind, ev, pos, d1, d2, ws, b5, wr, wc):
         best, n = _best_play_pubeval(pos, d1, d2, wr, wc, ws.moves, ws.play_pos, ws.play_moves)
     elif kind == 2:  # the rollouts' own 1-ply choice: the same move filter as rank_plays
         best = _choose_play(pos, d1, d2, 1, ev, ws, b5)
+    elif kind == 3:
+        best = _choose_weighted(pos, d1, d2, 1, 0.0, ev, ws, b5)
     else:
         best, n = _best_play0(pos, d1, d2, ev, ws.moves, ws.eval, ws.play_pos, ws.play_moves, b5)
     return best

@@ -43,6 +43,7 @@ from bgtui.engine.constants import (
     CUBE_VALUE,
     MAX_PLAYS,
     MOVE_SIZE,
+    ONE_PLY_WEIGHT0,
     OPP_OWNED,
     OWNED,
     POSITION_SIZE,
@@ -170,6 +171,7 @@ def make_rollout_workspace(hidden: int = 512, filter_net=None) -> RolloutWorkspa
         luck=np.zeros(5, dtype=np.float64),
         roll_sum5=np.zeros(5, dtype=np.float64),
         choice5=np.zeros(5, dtype=np.float32),
+        blend5=np.zeros(5, dtype=np.float32),
         before5=np.zeros(5, dtype=np.float32),
         play_equities=np.zeros(MAX_PLAYS, dtype=np.float64),
         play_flags=np.zeros(MAX_PLAYS, dtype=np.int8),
@@ -301,15 +303,29 @@ def _choose(pos, d1, d2, ply, ev, ws, best5):
     """Index of the chosen play (in ws.play_pos) and its value (mover's view) in ``best5``.
 
     0-ply: best by 0-ply. ply >= 1: all plays at 0-ply, the best few (8 within 0.16) re-evaluated
-    at ``ply`` - 1 lookahead of the resulting position (so the play is chosen at ``ply``).
+    at ``ply`` - 1 lookahead of the resulting position (so the play is chosen at ``ply``); at
+    1-ply a play's value is the blend of its 0-ply and 1-ply values (``ONE_PLY_WEIGHT0``).
     """
+    return _choose_weighted(pos, d1, d2, ply, ONE_PLY_WEIGHT0, ev, ws, best5)
+
+
+@kernel
+def _choose_weighted(pos, d1, d2, ply, w0, ev, ws, best5):
+    """:func:`_choose` with ``w0`` the weight of a play's 0-ply value at 1-ply (0: the plain
+    1-ply, for duels against it)."""
     n = _generate_plays(pos, d1, d2, ws.moves, ws.play_pos, ws.play_moves)
-    return _choose_among(pos, n, ply, ev, ws, best5)
+    return _choose_among_weighted(pos, n, ply, w0, ev, ws, best5)
 
 
 @kernel(inline="always")
 def _choose_among(pos, n, ply, ev, ws, best5):
     """:func:`_choose` among the ``n`` plays ``ws.play_pos[:n]`` of a roll from ``pos``."""
+    return _choose_among_weighted(pos, n, ply, ONE_PLY_WEIGHT0, ev, ws, best5)
+
+
+@kernel(inline="always")
+def _choose_among_weighted(pos, n, ply, w0, ev, ws, best5):
+    """:func:`_choose_among` with the 1-ply blend's weight ``w0``."""
     ews, lws, ppos = ws.eval, ws.lookahead, ws.play_pos
     t5 = ws.choice5
     if ply <= 0:
@@ -339,12 +355,25 @@ def _choose_among(pos, n, ply, ev, ws, best5):
         picked[i] = 1
         _evaluate_after_plied(ppos[i], ply, ev, lws, t5)
         e = equity(t5)
+        if ply == 1:  # cubeless equity is linear in the probabilities
+            e = w0 * eqs[i] + (1.0 - w0) * e
         if e > beste:
             beste = e
             best = i
             for k in range(5):
                 best5[k] = t5[k]
+    if ply == 1:
+        _blend_one_ply(ppos[best], w0, ev, ews, t5, best5)
     return best
+
+
+@kernel(inline="always")
+def _blend_one_ply(child, w0, ev, ews, t5, p5):
+    """``p5`` (a play's 1-ply probabilities, mover's view) := the value of the play at 1-ply,
+    ``w0`` times its 0-ply probabilities (into ``t5``) plus ``1 - w0`` times ``p5``."""
+    _evaluate_after(child, ev, ews, t5)
+    for k in range(5):
+        p5[k] = w0 * t5[k] + (1.0 - w0) * p5[k]
 
 
 @kernel
@@ -376,6 +405,8 @@ def _filtered_plied(cur, n, k, ply, ev, ws, best5):
     beste = -1e9
     for j in range(m):
         _evaluate_after_plied(plays[j], ply, ev, ws.lookahead, t5)
+        if ply == 1:
+            _blend_one_ply(plays[j], ONE_PLY_WEIGHT0, ev, ws.eval, ws.blend5, t5)
         e = equity(t5)
         if e > beste:
             beste = e

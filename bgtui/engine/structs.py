@@ -220,6 +220,7 @@ class RolloutWorkspace(NamedTuple):
     luck: np.ndarray  #: float64[5] the trial's summed luck, root player's view
     roll_sum5: np.ndarray  #: float64[5] the sum over the 36 rolls of f(roll)
     choice5: np.ndarray  #: float32[5] scratch of the play choice
+    blend5: np.ndarray  #: float32[5] scratch of a play's 0-ply value at 1-ply (the blend)
     before5: np.ndarray  #: float32[5] 0-ply probabilities of the position before the roll
     play_equities: np.ndarray  #: float64[MAX_PLAYS] the plays' 0-ply equities
     play_flags: np.ndarray  #: int8[MAX_PLAYS] the plays picked for a deeper look

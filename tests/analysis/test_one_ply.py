@@ -1,6 +1,7 @@
-"""A play's 1-ply value against a brute force in Python: the opponent's 21 rolls, his best
+"""A play's 1-ply lookahead against a brute force in Python: the opponent's 21 rolls, his best
 reply by 0-ply equity, its 0-ply value, weights 1/36 and 2/36, from the mover's side; and the
-1-ply rows of ``rank_plays`` (money and match) carrying exactly that value."""
+1-ply rows of ``rank_plays`` (money and match) carrying the blend of that value with the
+play's 0-ply value (``ONE_PLY_WEIGHT0``)."""
 
 from dataclasses import replace
 
@@ -9,6 +10,7 @@ import pytest
 
 from bgtui.analysis.formats import parse_position
 from bgtui.analysis.service import Analyzer
+from bgtui.engine.constants import ONE_PLY_WEIGHT0
 from bgtui.engine.evaluate import equity, evaluate0
 from bgtui.engine.movegen import generate_plays
 from bgtui.engine.position import game_result, swap_sides
@@ -54,10 +56,17 @@ def test_one_ply_value_is_the_brute_force(an, pos, dice):
         assert np.allclose(an._after_probs(child, 1), brute_one_ply(an, child), atol=2e-6)
 
 
+def brute_blend(an, child):
+    """The value a play is ranked by at 1-ply: ``ONE_PLY_WEIGHT0`` times its 0-ply value plus
+    the rest times its brute-force 1-ply value."""
+    w = ONE_PLY_WEIGHT0
+    return w * after0(an, child) + (1.0 - w) * brute_one_ply(an, child)
+
+
 def _check_ranking(an, state, dice, rows):
-    """Each 1-ply row carries the brute-force 1-ply probabilities of its play."""
+    """Each 1-ply row carries the brute-force blend of its play's 0-ply and 1-ply values."""
     children, _ = generate_plays(state.position, *dice)
-    want = {bytes(swap_sides(c).astype(np.int8)): brute_one_ply(an, c) for c in children}
+    want = {bytes(swap_sides(c).astype(np.int8)): brute_blend(an, c) for c in children}
     seen = 0
     for row in rows:
         if row.evaluated_by != "1-ply":

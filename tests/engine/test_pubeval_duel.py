@@ -74,7 +74,8 @@ def test_a_player_against_itself_scores_exactly_zero_per_pair():
 
 
 def test_the_1ply_player_chooses_the_services_1ply_best_play():
-    # the duel's 1-ply player (kind 2) filters and looks ahead as Analyzer.rank_plays(ply=1)
+    # the duel's 1-ply player (kind 2) filters, looks ahead and blends as
+    # Analyzer.rank_plays(ply=1)
     from bgtui.analysis.service import Analyzer
     from bgtui.analysis.state import GameState
     from bgtui.engine import evaluate_after_plied
@@ -87,6 +88,8 @@ def test_the_1ply_player_chooses_the_services_1ply_best_play():
     ws = make_rollout_workspace(512)
     lws = make_lookahead_workspace(512)
     b5 = np.zeros(5, dtype=np.float32)
+    p1 = np.zeros(5, dtype=np.float32)
+    checked_blend = 0
     rng = np.random.default_rng(4)
     positions = game_positions(9, 3)
     checked = 0
@@ -95,10 +98,15 @@ def test_the_1ply_player_chooses_the_services_1ply_best_play():
         d1, d2 = (int(x) for x in rng.integers(1, 7, size=2))
         rows = an.rank_plays(GameState.from_position(pos), (d1, d2), ply=1)
         best = _choose(2, ev, pos, d1, d2, ws, b5, WR, WC)
-        evaluate_after_plied(ws.play_pos[best], 1, ev, lws, b5)
+        # b5: the blend of the play's 0-ply and 1-ply values, which rank_plays shows
         assert abs(equity(b5) - rows[0].equity.cubeless) < 1e-5
+        p = rows[0].probabilities
+        want = [p.win, p.win_gammon, p.win_backgammon, p.lose_gammon, p.lose_backgammon]
+        assert np.allclose(b5, want, atol=1e-6)
+        evaluate_after_plied(ws.play_pos[best], 1, ev, lws, p1)  # the plain 1-ply differs
+        checked_blend += abs(equity(p1) - equity(b5)) > 1e-4
         checked += len(rows) > 1
-    assert checked > 15
+    assert checked > 15 and checked_blend > 10
 
 
 def test_the_1ply_player_against_itself_scores_exactly_zero_per_pair():
