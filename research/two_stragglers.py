@@ -42,6 +42,7 @@ from bgtui.engine import (  # noqa: E402
     bearoff_position,
     generate_plays_into,
     make_move_workspace,
+    one_sided_add_successor,
 )
 
 LO, HI = 7, 18
@@ -91,7 +92,6 @@ def _build(order, home_counts, dist, mean, rolls, weights, mws, ppos, pmov):
     base = EXTENDED_SIZE
     pos = np.zeros(26, dtype=np.int8)
     buf = np.empty(ppos.shape[0], dtype=np.int64)
-    nrolls = dist.shape[2]
     for oi in range(order.shape[0]):
         q = order[oi]
         i = base + q
@@ -118,14 +118,10 @@ def _build(order, home_counts, dist, mean, rolls, weights, mws, ppos, pmov):
                 buf[k] = row2(ppos[k], 0, base)
             best, bestv, gbest, gbestv = _fastest(buf, n, mean)
             e_all += w * bestv
-            for k in range(nrolls - 1):
-                dist[i, 0, k + 1] += w * dist[best, 0, k]
-            dist[i, 0, nrolls - 1] += w * dist[best, 0, nrolls - 1]
+            one_sided_add_successor(dist, i, best, 0, w)
             if full:
                 e_first += w * gbestv
-                for k in range(nrolls - 1):
-                    dist[i, 1, k + 1] += w * dist[gbest, 1, k]
-                dist[i, 1, nrolls - 1] += w * dist[gbest, 1, nrolls - 1]
+                one_sided_add_successor(dist, i, gbest, 1, w)
         mean[i, 0] = e_all
         if full:
             mean[i, 1] = e_first

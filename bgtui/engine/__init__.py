@@ -202,6 +202,7 @@ _export(
     "two_sided_probs",
     "two_sided_cubeful",
     "two_sided_no_double",
+    one_sided_add_successor="_add_successor",
 )
 _export("filter_net", "extend_filter_table", "filter_samples")
 _export("filter_terms", "FILTER_ROWS", "FILTER_ACTIVE")

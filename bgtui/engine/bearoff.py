@@ -688,6 +688,17 @@ def one_sided_applies(pos, db1):
     return is_race(pos)  # a straggler may still be in contact with the other side's
 
 
+@kernel(inline="always")
+def _add_successor(dist, i, j, kind, w):
+    """``dist[i, kind] += w *`` row ``j``'s distribution one roll later: what a roll of weight
+    ``w`` whose best play reaches row ``j`` adds to row ``i``. The last bucket means "that
+    many rolls or more"."""
+    nrolls = dist.shape[2]
+    for k in range(nrolls - 1):
+        dist[i, kind, k + 1] += w * dist[j, kind, k]
+    dist[i, kind, nrolls - 1] += w * dist[j, kind, nrolls - 1]
+
+
 @kernel(_nrt=True)
 def _build_stragglers(order, home_counts, dist, mean, rolls, weights, mws, ppos, pmov):
     """Fill the straggler rows of ``dist`` float64[EXTENDED_SIZE, 2, R] and ``mean`` (whose
@@ -695,7 +706,6 @@ def _build_stragglers(order, home_counts, dist, mean, rolls, weights, mws, ppos,
     pos = np.zeros(26, dtype=np.int8)
     buf = np.empty(ppos.shape[0], dtype=np.int64)
     nrows = dist.shape[0]
-    nrolls = dist.shape[2]
     for oi in range(order.shape[0]):
         q = order[oi]
         i = ONE_SIDED_SIZE + q
@@ -720,14 +730,10 @@ def _build_stragglers(order, home_counts, dist, mean, rolls, weights, mws, ppos,
                 buf[k] = side_row(ppos[k], 0, nrows)
             best, bestv, gbest, gbestv = _fastest(buf, n, mean)
             e_all += w * bestv
-            for k in range(nrolls - 1):
-                dist[i, 0, k + 1] += w * dist[best, 0, k]
-            dist[i, 0, nrolls - 1] += w * dist[best, 0, nrolls - 1]  # "that many or more"
+            _add_successor(dist, i, best, ALL_OFF, w)
             if full:
                 e_first += w * gbestv
-                for k in range(nrolls - 1):
-                    dist[i, 1, k + 1] += w * dist[gbest, 1, k]
-                dist[i, 1, nrolls - 1] += w * dist[gbest, 1, nrolls - 1]
+                _add_successor(dist, i, gbest, FIRST_OFF, w)
         mean[i, 0] = e_all
         if full:
             mean[i, 1] = e_first
