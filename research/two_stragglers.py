@@ -1,22 +1,26 @@
-"""Would one-sided rows for a side with two checkers outside its home board fix race decisions?
+"""Would one-sided rows for a side with two (or three) checkers outside its home board fix race
+decisions?
 
-    python3 research/two_stragglers.py build --out runs/ts/two.npy       # the rows (minutes)
+    python3 research/two_stragglers.py build --out runs/ts/two.npy [--three]   # minutes
     python3 research/two_stragglers.py judge runs/re/d31.npz --rollouts runs/re/r31.npz \
-        --rows runs/ts/two.npy [--roll]
+        --rows runs/ts/two.npy [--roll] [--show]
 
 ``build`` solves, like the straggler rows of ``bgtui.engine.bearoff``, every side with exactly two
-checkers on its points 7..18 (two on one point included) and at most 13 on its home points: each
-roll played to minimise the expected number of rolls (to bear off all, and separately to take a
-first checker off), successors first in order of increasing pip count; a successor is such a row
-again, a straggler row or a home-board row of the extended database. Row
-``pair * HOME13 + bearoff_index(home)``, ``pair`` the rank of (s1 <= s2) among the 78 pairs.
+checkers on its points 7..18 (two on one point included) and at most 13 on its home points, and
+with ``--three`` also every side with exactly three there and at most 12 home: each roll played
+to minimise the expected number of rolls (to bear off all, and separately to take a first
+checker off), successors first in order of increasing pip count; a successor is such a row
+again, a straggler row or a home-board row of the extended database. Rows
+``BASE2 + pair * HOME13 + bearoff_index(home)`` and ``BASE3 + triple * HOME12 + ...``, ``pair`` /
+``triple`` the rank of the sorted points among the 78 pairs / 364 triples; the file holds the
+rows from ``BASE2`` on (541 MB for two, 2.3 GB with three, as float32).
 
 ``judge`` values each candidate of the race decisions of ``evaluation/race_errors.py`` by the
 one-sided approximation (``bearoff.one_sided_race_probs``' formula) wherever both sides have a
-row in the extended database or these rows, else by the shipped 0-ply evaluator, lets 0-ply
-choose, and prints the equity lost a decision against the rollouts beside the shipped 0-ply's,
-paired. ``--roll`` rolls out (with the set's settings: 324 trials, seed 1) the choices that have no
-rollout yet, into the rollouts file.
+row in the extended database or these rows and one of them a row here, else by the shipped 0-ply
+evaluator, lets 0-ply choose, and prints the equity lost a decision against the rollouts beside
+the shipped 0-ply's, paired. ``--roll`` rolls out (with the set's settings: 324 trials, seed 1)
+the choices that have no rollout yet, into the rollouts file.
 """
 
 import argparse
@@ -52,59 +56,73 @@ for _k, (_a, _b) in enumerate(PAIRS):
     PAIR_INDEX[_a, _b] = _k
 HOME13 = 27132  # one-sided home boards of at most 13 checkers, C(19, 6)
 TWO_ROWS = len(PAIRS) * HOME13
+TRIPLES = np.array(
+    [(a, b, c) for c in range(LO, HI + 1) for b in range(LO, c + 1) for a in range(LO, b + 1)],
+    dtype=np.int64,
+)
+TRIPLE_INDEX = np.full((25, 25, 25), -1, dtype=np.int64)
+for _k, (_a, _b, _c) in enumerate(TRIPLES):
+    TRIPLE_INDEX[_a, _b, _c] = _k
+HOME12 = 18564  # home boards of at most 12 checkers, C(18, 6)
+THREE_ROWS = len(TRIPLES) * HOME12
+#: where the two- and three-straggler rows start in the combined table
+BASE2 = EXTENDED_SIZE
+BASE3 = EXTENDED_SIZE + TWO_ROWS
 
 
 @njit(cache=True)
-def row2(pos, side, base):
-    """Row of one side (0: the player, 1: the opponent) in the combined table (the extended
-    database's rows, then the two-straggler rows from ``base``), or -1."""
+def row2(pos, side, nrows):
+    """Row of one side (0: the player, 1: the opponent) in the combined table of ``nrows`` rows
+    (the extended database's rows, the two-straggler rows from ``BASE2``, then, if the table
+    has them, the three-straggler rows from ``BASE3``), or -1."""
     home = np.zeros(6, dtype=np.int64)
     for j in range(1, 7):
         v = pos[j] if side == 0 else -pos[25 - j]
         if v > 0:
             home[j - 1] = v
     r = bearoff_index(home)
-    a = 0
-    b = 0
     out = 0
+    at = np.zeros(3, dtype=np.int64)
     for j in range(7, 26):
         v = pos[j] if side == 0 else -pos[25 - j]
         if v > 0:
-            if j > HI:
+            if j > HI or out + v > 3:
                 return -1
             for _ in range(v):
+                at[out] = j
                 out += 1
-                if a == 0:
-                    a = j
-                else:
-                    b = j
     if out == 0:
         return r
     if out == 1:
-        return ONE_SIDED_SIZE + (a - STRAGGLER_LO) * STRAGGLER_HOME + r
+        return ONE_SIDED_SIZE + (at[0] - STRAGGLER_LO) * STRAGGLER_HOME + r
     if out == 2:
-        return base + PAIR_INDEX[a, b] * HOME13 + r
+        return BASE2 + PAIR_INDEX[at[0], at[1]] * HOME13 + r
+    if nrows > BASE3:
+        return BASE3 + TRIPLE_INDEX[at[0], at[1], at[2]] * HOME12 + r
     return -1
 
 
 @njit(cache=True)
-def _build(order, home_counts, dist, mean, rolls, weights, mws, ppos, pmov):
-    base = EXTENDED_SIZE
+def _build(order, home_counts, tuples, nhome, base, dist, mean, rolls, weights, mws, ppos, pmov):
+    """Solve the rows ``base + q`` (``q`` in ``order``: tuple ``q // nhome`` of stragglers over
+    home board ``q % nhome``) of ``dist`` / ``mean``, whose successors' rows are solved."""
+    nrows = dist.shape[0]
     pos = np.zeros(26, dtype=np.int8)
     buf = np.empty(ppos.shape[0], dtype=np.int64)
+    k_out = tuples.shape[1]
     for oi in range(order.shape[0]):
         q = order[oi]
         i = base + q
-        h = q % HOME13
-        p = q // HOME13
+        h = q % nhome
+        p = q // nhome
         for k in range(26):
             pos[k] = 0
-        tot = 2
+        tot = k_out
         for j in range(6):
             pos[j + 1] = home_counts[h, j]
             tot += home_counts[h, j]
-        pos[PAIRS[p, 0]] += 1
-        pos[PAIRS[p, 1]] += 1
+        for t in range(k_out):
+            pos[tuples[p, t]] += 1
         full = tot == 15
         if not full:
             dist[i, 1, 0] = 1.0
@@ -115,7 +133,7 @@ def _build(order, home_counts, dist, mean, rolls, weights, mws, ppos, pmov):
             w = weights[r] / 36.0
             n = generate_plays_into(pos, rolls[r, 0], rolls[r, 1], mws, ppos, pmov)
             for k in range(n):
-                buf[k] = row2(ppos[k], 0, base)
+                buf[k] = row2(ppos[k], 0, nrows)
             best, bestv, gbest, gbestv = _fastest(buf, n, mean)
             e_all += w * bestv
             one_sided_add_successor(dist, i, best, 0, w)
@@ -158,27 +176,26 @@ def build(args):
 
     full = get_extended_one_sided()
     nr = full.shape[2]
-    dist = np.zeros((EXTENDED_SIZE + TWO_ROWS, 2, nr))
+    n = BASE3 + (THREE_ROWS if args.three else 0)
+    dist = np.zeros((n, 2, nr))
     dist[:EXTENDED_SIZE] = full[:EXTENDED_SIZE]
-    mean = np.zeros((EXTENDED_SIZE + TWO_ROWS, 2))
+    mean = np.zeros((n, 2))
     mean[:EXTENDED_SIZE] = (dist[:EXTENDED_SIZE] * np.arange(nr)).sum(axis=2)
-    counts, pips = _home_boards(HOME13)
-    total = np.repeat(PAIRS.sum(axis=1), HOME13) + np.tile(pips, len(PAIRS))
-    order = np.argsort(total, kind="stable").astype(np.int64)
-    t = time.time()
-    _build(
-        order,
-        counts,
-        dist,
-        mean,
-        ROLLS,
-        ROLL_WEIGHTS,
+    blocks = [(PAIRS, HOME13, BASE2)] + ([(TRIPLES, HOME12, BASE3)] if args.three else [])
+    scratch = (
         make_move_workspace(),
         np.zeros((MAX_PLAYS, 26), dtype=np.int8),
         np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8),
     )
-    lost = np.abs(dist[EXTENDED_SIZE:].sum(axis=2) - 1.0).max()
-    print(f"{TWO_ROWS} rows in {time.time() - t:.0f} s; largest probability lost {lost:.2g}")
+    for tuples, nhome, base in blocks:  # a block's successors: its own rows or earlier ones
+        t = time.time()
+        counts, pips = _home_boards(nhome)
+        total = np.repeat(tuples.sum(axis=1), nhome) + np.tile(pips, len(tuples))
+        order = np.argsort(total, kind="stable").astype(np.int64)
+        _build(order, counts, tuples, nhome, base, dist, mean, ROLLS, ROLL_WEIGHTS, *scratch)
+        rows = dist[base : base + len(order)]
+        lost = np.abs(rows.sum(axis=2) - 1.0).max()
+        print(f"{len(order)} rows in {time.time() - t:.0f} s; largest probability lost {lost:.2g}")
     np.save(args.out, dist[EXTENDED_SIZE:].astype(np.float32))
 
 
@@ -234,7 +251,7 @@ def judge(args):
         v1 = []
         for c, v in zip(cands, v0):
             sw = np.ascontiguousarray(swap_sides(c), dtype=np.int8)  # opponent on roll
-            x, y = row2(sw, 0, EXTENDED_SIZE), row2(sw, 1, EXTENDED_SIZE)
+            x, y = row2(sw, 0, len(db)), row2(sw, 1, len(db))
             two = x >= EXTENDED_SIZE or y >= EXTENDED_SIZE
             if x < 0 or y < 0 or not two or R._kind(an, c) != 0:
                 v1.append(v)
@@ -255,7 +272,7 @@ def judge(args):
         if args.show and abs(new_err[i] - base_err[i]) > 0.004:
             _show(d, i, cands, v0, v1, vals)
     print(
-        f"{args.data}: {m} decisions, {used.sum()} with a two-straggler row, "
+        f"{args.data}: {m} decisions, {used.sum()} with a row here, "
         f"{len(todo)} choices without a rollout"
     )
     if args.roll and todo:
@@ -301,6 +318,7 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build")
     b.add_argument("--out", required=True)
+    b.add_argument("--three", action="store_true", help="also three stragglers (1.7 GB)")
     j = sub.add_parser("judge")
     j.add_argument("data")
     j.add_argument("--rollouts", required=True)
