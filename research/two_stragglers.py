@@ -46,7 +46,8 @@ from bgtui.engine import (  # noqa: E402
     bearoff_position,
     generate_plays_into,
     make_move_workspace,
-    one_sided_add_successor,
+    one_sided_rows_race_probs,
+    one_sided_solve_row,
 )
 
 LO, HI = 7, 18
@@ -108,7 +109,8 @@ def _build(order, home_counts, tuples, nhome, base, dist, mean, rolls, weights, 
     home board ``q % nhome``) of ``dist`` / ``mean``, whose successors' rows are solved."""
     nrows = dist.shape[0]
     pos = np.zeros(26, dtype=np.int8)
-    buf = np.empty(ppos.shape[0], dtype=np.int64)
+    succ = np.empty((rolls.shape[0], ppos.shape[0]), dtype=np.int64)
+    nsucc = np.empty(rolls.shape[0], dtype=np.int64)
     k_out = tuples.shape[1]
     for oi in range(order.shape[0]):
         q = order[oi]
@@ -123,41 +125,11 @@ def _build(order, home_counts, tuples, nhome, base, dist, mean, rolls, weights, 
             tot += home_counts[h, j]
         for t in range(k_out):
             pos[tuples[p, t]] += 1
-        full = tot == 15
-        if not full:
-            dist[i, 1, 0] = 1.0
-            mean[i, 1] = 0.0
-        e_all = 1.0
-        e_first = 1.0
         for r in range(rolls.shape[0]):
-            w = weights[r] / 36.0
-            n = generate_plays_into(pos, rolls[r, 0], rolls[r, 1], mws, ppos, pmov)
-            for k in range(n):
-                buf[k] = row2(ppos[k], 0, nrows)
-            best, bestv, gbest, gbestv = _fastest(buf, n, mean)
-            e_all += w * bestv
-            one_sided_add_successor(dist, i, best, 0, w)
-            if full:
-                e_first += w * gbestv
-                one_sided_add_successor(dist, i, gbest, 1, w)
-        mean[i, 0] = e_all
-        if full:
-            mean[i, 1] = e_first
-
-
-@njit(cache=True)
-def _fastest(rows, n, mean):
-    """(the successor row that bears off soonest on average, its mean, the one that takes a
-    first checker off soonest, its mean), the first of equals, as the database builders."""
-    best = rows[0]
-    gbest = rows[0]
-    for k in range(1, n):
-        s = rows[k]
-        if mean[s, 0] < mean[best, 0]:
-            best = s
-        if mean[s, 1] < mean[gbest, 1]:
-            gbest = s
-    return best, mean[best, 0], gbest, mean[gbest, 1]
+            nsucc[r] = generate_plays_into(pos, rolls[r, 0], rolls[r, 1], mws, ppos, pmov)
+            for k in range(nsucc[r]):
+                succ[r, k] = row2(ppos[k], 0, nrows)
+        one_sided_solve_row(i, tot == 15, succ, nsucc, dist, mean, weights)
 
 
 @njit(cache=True)
@@ -199,32 +171,6 @@ def build(args):
     np.save(args.out, dist[EXTENDED_SIZE:].astype(np.float32))
 
 
-@njit(cache=True)
-def _one_sided(x, y, db, out5):
-    """bearoff.one_sided_race_probs' formula for the rows x (player on roll), y."""
-    nr = db.shape[2]
-    win = 0.0
-    wg = 0.0
-    lg = 0.0
-    tb = 1.0
-    tgo = 1.0
-    tgp = 1.0
-    for a in range(nr):
-        pa = db[x, 0, a]
-        win += pa * tb
-        wg += pa * tgo
-        tgp -= db[x, 1, a]
-        lg += db[y, 0, a] * tgp
-        tb -= db[y, 0, a]
-        tgo -= db[y, 1, a]
-    win = min(win, 1.0)
-    out5[0] = win
-    out5[1] = min(max(wg, 0.0), win)
-    out5[2] = 0.0
-    out5[3] = min(max(lg, 0.0), 1.0 - win)
-    out5[4] = 0.0
-
-
 def judge(args):
     import race_errors as R
     from games import value
@@ -256,7 +202,7 @@ def judge(args):
             if x < 0 or y < 0 or not two or R._kind(an, c) != 0:
                 v1.append(v)
                 continue
-            _one_sided(x, y, db, out5)
+            one_sided_rows_race_probs(x, y, db, out5)
             v1.append(-float(equity(out5.astype(np.float32))))
             used[i] = True
         if not used[i]:

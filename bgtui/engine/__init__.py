@@ -202,7 +202,8 @@ _export(
     "two_sided_probs",
     "two_sided_cubeful",
     "two_sided_no_double",
-    one_sided_add_successor="_add_successor",
+    one_sided_solve_row="_solve_row",
+    one_sided_rows_race_probs="_rows_race_probs",
 )
 _export("filter_net", "extend_filter_table", "filter_samples")
 _export("filter_terms", "FILTER_ROWS", "FILTER_ACTIVE")

@@ -522,8 +522,13 @@ def one_sided_race_probs(pos, db1, out5):
     ``A <= G_o``, loses a gammon iff ``G_p > B``. Backgammons are impossible here.
     Approximation: see the module doc.
     """
-    x = side_row(pos, 0, db1.shape[0])
-    y = side_row(pos, 1, db1.shape[0])
+    _rows_race_probs(side_row(pos, 0, db1.shape[0]), side_row(pos, 1, db1.shape[0]), db1, out5)
+
+
+@kernel(inline="always")
+def _rows_race_probs(x, y, db1, out5):
+    """:func:`one_sided_race_probs` of the rows ``x`` (the player on roll) and ``y`` (the
+    opponent) of ``db1``."""
     nr = db1.shape[2]
     win = 0.0
     wg = 0.0
@@ -699,12 +704,37 @@ def _add_successor(dist, i, j, kind, w):
     dist[i, kind, nrolls - 1] += w * dist[j, kind, nrolls - 1]
 
 
+@kernel(inline="always")
+def _solve_row(i, full, succ, nsucc, dist, mean, weights):
+    """Row ``i`` of ``dist`` (zero) and ``mean`` from its successors: ``succ[r, :nsucc[r]]`` the
+    rows the plays of roll ``r`` (weight ``weights[r]`` of 36) reach, each roll played to
+    minimise the expected number of rolls, to bear off all and, for a side of 15 checkers
+    (``full``), separately to take a first checker off (else that takes 0 rolls)."""
+    if not full:
+        dist[i, FIRST_OFF, 0] = 1.0
+        mean[i, FIRST_OFF] = 0.0
+    e_all = 1.0
+    e_first = 1.0
+    for r in range(nsucc.shape[0]):
+        w = weights[r] / 36.0
+        best, bestv, gbest, gbestv = _fastest(succ[r], nsucc[r], mean)
+        e_all += w * bestv
+        _add_successor(dist, i, best, ALL_OFF, w)
+        if full:
+            e_first += w * gbestv
+            _add_successor(dist, i, gbest, FIRST_OFF, w)
+    mean[i, ALL_OFF] = e_all
+    if full:
+        mean[i, FIRST_OFF] = e_first
+
+
 @kernel(_nrt=True)
 def _build_stragglers(order, home_counts, dist, mean, rolls, weights, mws, ppos, pmov):
     """Fill the straggler rows of ``dist`` float64[EXTENDED_SIZE, 2, R] and ``mean`` (whose
     home-board rows are filled), in the pip order ``order`` (row offsets)."""
     pos = np.zeros(26, dtype=np.int8)
-    buf = np.empty(ppos.shape[0], dtype=np.int64)
+    succ = np.empty((rolls.shape[0], ppos.shape[0]), dtype=np.int64)
+    nsucc = np.empty(rolls.shape[0], dtype=np.int64)
     nrows = dist.shape[0]
     for oi in range(order.shape[0]):
         q = order[oi]
@@ -717,26 +747,11 @@ def _build_stragglers(order, home_counts, dist, mean, rolls, weights, mws, ppos,
             pos[j + 1] = home_counts[h, j]
             tot += home_counts[h, j]
         pos[q // STRAGGLER_HOME + STRAGGLER_LO] = 1
-        full = tot == NUM_CHECKERS
-        if not full:
-            dist[i, 1, 0] = 1.0
-            mean[i, 1] = 0.0
-        e_all = 1.0
-        e_first = 1.0
         for r in range(rolls.shape[0]):
-            w = weights[r] / 36.0
-            n = _generate_plays(pos, rolls[r, 0], rolls[r, 1], mws, ppos, pmov)
-            for k in range(n):
-                buf[k] = side_row(ppos[k], 0, nrows)
-            best, bestv, gbest, gbestv = _fastest(buf, n, mean)
-            e_all += w * bestv
-            _add_successor(dist, i, best, ALL_OFF, w)
-            if full:
-                e_first += w * gbestv
-                _add_successor(dist, i, gbest, FIRST_OFF, w)
-        mean[i, 0] = e_all
-        if full:
-            mean[i, 1] = e_first
+            nsucc[r] = _generate_plays(pos, rolls[r, 0], rolls[r, 1], mws, ppos, pmov)
+            for k in range(nsucc[r]):
+                succ[r, k] = side_row(ppos[k], 0, nrows)
+        _solve_row(i, tot == NUM_CHECKERS, succ, nsucc, dist, mean, weights)
 
 
 def _build_by_pip_level(order, pips, parts, run, build) -> None:
