@@ -1,0 +1,197 @@
+"""Can a small net give one side's race distributions where no one-sided row exists?
+
+    python3 research/side_model.py --rows runs/ts/three.npy --samples 1500000 --epochs 6
+
+Trains, in numpy, a net from one side's checkers (per point: at least 1, 2, 3 checkers and
+half the checkers beyond 3; checkers off / 15; pips / 100) to its two one-sided distributions
+(rolls to bear off all, rolls to a first checker off; a softmax of 32 buckets each, cross-entropy)
+on rows of the one-sided tables: home boards, one straggler, and the two- and three-straggler
+rows of ``research/two_stragglers.py``. Then values the rolled-out race candidates of the race
+decision sets (seeds 31-36) that the race net values today by the one-sided formula, each side
+from its exact row when it has one and from the net otherwise, and prints the equity rms
+against the rollouts beside the race net's, by whether both sides have rows.
+"""
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "evaluation"))
+
+import two_stragglers as T  # noqa: E402
+
+from bgtui.engine import (  # noqa: E402
+    EXTENDED_SIZE,
+    ONE_SIDED_SIZE,
+    STRAGGLER_HOME,
+    STRAGGLER_LO,
+    one_sided_rows_race_probs,
+)
+
+NIN = 24 * 4 + 2
+
+
+def encode(sides):
+    """float32[n, NIN] inputs of sides ``int[n, 25]`` (checkers on points 1..24 at 1..24)."""
+    c = sides[:, 1:25].astype(np.float32)
+    x = np.concatenate(
+        [c >= 1, c >= 2, c >= 3, np.maximum(c - 3, 0) / 2],
+        axis=1,
+    ).astype(np.float32)
+    off = (15 - c.sum(axis=1, keepdims=True)) / 15
+    pips = (c * np.arange(1, 25, dtype=np.float32)).sum(axis=1, keepdims=True) / 100
+    return np.concatenate([x, off, pips], axis=1)
+
+
+def table_sides(rng, samples):
+    """(sides int8[n, 25], their rows) drawn from the table's blocks: home boards, one
+    straggler, two and three stragglers (a tenth, a fifth and 35 % each)."""
+    blocks = [  # (first row, home boards a tuple, straggler tuples, rows, share)
+        (0, ONE_SIDED_SIZE, None, ONE_SIDED_SIZE, 0.1),
+        (ONE_SIDED_SIZE, STRAGGLER_HOME, np.arange(12)[:, None] + STRAGGLER_LO, 0, 0.2),
+        (T.BASE2, T.HOME13, T.PAIRS, T.TWO_ROWS, 0.35),
+        (T.BASE3, T.HOME12, T.TRIPLES, T.THREE_ROWS, 0.35),
+    ]
+    counts, _ = T._home_boards(ONE_SIDED_SIZE)  # boards of fewer checkers come first
+    sides, rows = [], []
+    for base, nhome, tuples, size, share in blocks:
+        size = size or len(tuples) * nhome
+        k = int(samples * share)
+        q = rng.integers(0, size, k)
+        s = np.zeros((k, 25), dtype=np.int8)
+        s[:, 1:7] = counts[q % nhome]
+        if tuples is not None:
+            for t in range(tuples.shape[1]):
+                np.add.at(s, (np.arange(k), tuples[q // nhome, t]), 1)
+        sides.append(s)
+        rows.append(base + q)
+    return np.concatenate(sides), np.concatenate(rows)
+
+
+class Net:
+    def __init__(self, rng, hidden):
+        self.w1 = (rng.standard_normal((NIN, hidden)) * np.sqrt(1 / NIN)).astype(np.float32)
+        self.b1 = np.zeros(hidden, dtype=np.float32)
+        self.w2 = (rng.standard_normal((hidden, 64)) * np.sqrt(1 / hidden)).astype(np.float32)
+        self.b2 = np.zeros(64, dtype=np.float32)
+        self.params = [self.w1, self.b1, self.w2, self.b2]
+        self.m = [np.zeros_like(p) for p in self.params]
+        self.v = [np.zeros_like(p) for p in self.params]
+        self.t = 0
+
+    def forward(self, x):
+        h = np.tanh(x @ self.w1 + self.b1)
+        z = (h @ self.w2 + self.b2).reshape(-1, 2, 32)
+        z -= z.max(axis=2, keepdims=True)
+        p = np.exp(z)
+        p /= p.sum(axis=2, keepdims=True)
+        return h, p
+
+    def step(self, x, y, alpha):
+        h, p = self.forward(x)
+        n = len(x)
+        g = ((p - y) / n).reshape(n, 64)
+        gh = (g @ self.w2.T) * (1 - h * h)
+        grads = [x.T @ gh, gh.sum(axis=0), h.T @ g, g.sum(axis=0)]
+        self.t += 1
+        for k, (par, gr) in enumerate(zip(self.params, grads)):
+            self.m[k] = 0.9 * self.m[k] + 0.1 * gr
+            self.v[k] = 0.999 * self.v[k] + 0.001 * gr * gr
+            mh = self.m[k] / (1 - 0.9**self.t)
+            vh = self.v[k] / (1 - 0.999**self.t)
+            par -= (alpha * mh / (np.sqrt(vh) + 1e-8)).astype(np.float32)
+        return float(-(y * np.log(p + 1e-12)).sum() / n)
+
+
+def side_of(pos, side):
+    """int8[25] one side's checkers on its points 1..24 (``side`` 1: the opponent)."""
+    s = np.zeros(25, dtype=np.int8)
+    for j in range(1, 25):
+        v = pos[j] if side == 0 else -pos[25 - j]
+        s[j] = max(v, 0)
+    return s
+
+
+def judge(net, db):
+    import race_errors as R
+    from games import value
+
+    from bgtui.analysis.service import Analyzer
+    from bgtui.engine import equity, swap_sides
+
+    an = Analyzer(None)
+    out5 = np.zeros(5)
+    pair = np.zeros((2, 2, db.shape[2]), dtype=np.float32)
+    res = []
+    for s in range(31, 37):
+        for (i, cb), (e, _se) in R._load_table(f"runs/re/r{s}.npz").items():
+            c = np.frombuffer(cb, dtype=np.int8).copy()
+            if R._kind(an, c) != 0:
+                continue
+            sw = np.ascontiguousarray(swap_sides(c), dtype=np.int8)
+            if sw[0] != 0 or sw[25] != 0:
+                continue
+            have = 0
+            for side in (0, 1):
+                r = T.row2(sw, side, len(db))
+                if r >= 0:
+                    pair[side] = db[r]
+                    have += 1
+                else:
+                    _, p = net.forward(encode(side_of(sw, side)[None]))
+                    pair[side] = p[0]
+            one_sided_rows_race_probs(0, 1, pair, out5)
+            res.append((value(an, c, 0), -float(equity(out5.astype(np.float32))), e, have))
+    a = np.array(res)
+    for name, m in (
+        ("all", np.ones(len(a), dtype=bool)),
+        ("both sides have rows", a[:, 3] == 2),
+        ("one side from the net", a[:, 3] == 1),
+        ("both sides from the net", a[:, 3] == 0),
+    ):
+        d0, d1 = a[m, 0] - a[m, 2], a[m, 1] - a[m, 2]
+        print(
+            f"{name:24s} {m.sum():5d}: race net rms {np.sqrt((d0**2).mean()):.4f}, one-sided "
+            f"with the side net {np.sqrt((d1**2).mean()):.4f}"
+        )
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rows", required=True)
+    ap.add_argument("--samples", type=int, default=1_500_000)
+    ap.add_argument("--epochs", type=int, default=6)
+    ap.add_argument("--hidden", type=int, default=128)
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    from bgtui.analysis.bearoff_cache import get_extended_one_sided
+
+    full = get_extended_one_sided()
+    db = np.concatenate([full[:EXTENDED_SIZE], np.load(a.rows, mmap_mode="r")])
+    rng = np.random.default_rng(a.seed)
+    sides, rows = table_sides(rng, a.samples)
+    x = encode(sides)
+    y = db[rows]
+    hold = rng.random(len(x)) < 0.02
+    net = Net(rng, a.hidden)
+    t = time.time()
+    for ep in range(a.epochs):
+        alpha = 0.002 * (0.5**ep)
+        order = rng.permutation(np.flatnonzero(~hold))
+        loss = [net.step(x[b], y[b], alpha) for b in np.array_split(order, len(order) // 512)]
+        _, p = net.forward(x[hold])
+        mean_err = np.abs(((p - y[hold]) * np.arange(32)).sum(axis=2)).mean(axis=0)
+        print(
+            f"epoch {ep + 1}: train loss {np.mean(loss):.4f}, held-out mean-rolls error "
+            f"{mean_err[0]:.3f} / {mean_err[1]:.3f}, {time.time() - t:.0f} s",
+            flush=True,
+        )
+    judge(net, db)
+
+
+if __name__ == "__main__":
+    main()
