@@ -10,6 +10,12 @@ rows of ``research/two_stragglers.py``. Then values the rolled-out race candidat
 decision sets (seeds 31-36) that the race net values today by the one-sided formula, each side
 from its exact row when it has one and from the net otherwise, and prints the equity rms
 against the rollouts beside the race net's, by whether both sides have rows.
+
+``--iterate N``: before judging, N rounds of one-sided value iteration over ``--sides`` sides of
+the races of data/rs, rs2 and rs4 that have no row: a side's target is, over the 21 rolls, the
+distribution one roll later of its successor that bears off soonest on average (and that takes
+a first checker off soonest), successors valued by their rows or by the net; then two passes
+over the targets with 300,000 rows.
 """
 
 import argparse
@@ -18,6 +24,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from numba import njit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "evaluation"))
@@ -160,6 +167,86 @@ def judge(net, db):
         )
 
 
+@njit(cache=True)
+def _rows(children, nrows):
+    """The table row of the player's side of each position of ``children`` (int8[n, 26]), or -1."""
+    out = np.empty(children.shape[0], dtype=np.int64)
+    for k in range(children.shape[0]):
+        out[k] = T.row2(children[k], 0, nrows)
+    return out
+
+
+def race_sides(nrows, limit):
+    """Distinct sides (int8[n, 25]) of the races of data/rs, rs2 and rs4 that have no row."""
+    import glob
+
+    found = set()
+    for f in sorted(glob.glob("data/rs*/*.npz")):
+        if "rs3" in f:
+            continue
+        for p in np.load(f)["positions"]:
+            for side in (0, 1):
+                found.add(side_of(p, side).tobytes())
+    sides = np.array([np.frombuffer(b, dtype=np.int8) for b in sorted(found)])
+    pos = np.zeros((len(sides), 26), dtype=np.int8)
+    pos[:, 1:25] = sides[:, 1:25]
+    keep = _rows(pos, nrows) < 0
+    return sides[keep][:limit]
+
+
+def iterate_targets(net, sides, db):
+    """Each side's two distributions one roll ahead: over the 21 rolls (1 or 2 of 36), the
+    distribution of the successor that bears off soonest on average (and, for 15 checkers,
+    of the one that takes a first checker off soonest) shifted by one roll, successors valued
+    by their rows or by ``net``."""
+    from bgtui.engine import (
+        MAX_PLAYS,
+        MOVE_SIZE,
+        ROLL_WEIGHTS,
+        ROLLS,
+        generate_plays_into,
+        make_move_workspace,
+    )
+
+    mws = make_move_workspace()
+    ppos = np.zeros((MAX_PLAYS, 26), dtype=np.int8)
+    pmov = np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8)
+
+    def generate_plays(pos, a, b):  # one side alone: no validation of the empty opponent
+        n = generate_plays_into(pos, a, b, mws, ppos, pmov)
+        return (ppos[:n].copy(),)
+
+    nr = db.shape[2]
+    ks = np.arange(nr)
+    out = np.zeros((len(sides), 2, nr), dtype=np.float32)
+    for n, side in enumerate(sides):
+        pos = np.zeros(26, dtype=np.int8)
+        pos[1:25] = side[1:25]
+        full = int(side[1:25].sum()) == 15
+        kids = [generate_plays(pos, int(a), int(b))[0] for a, b in ROLLS]
+        allk = np.ascontiguousarray(np.concatenate(kids), dtype=np.int8)
+        rows = _rows(allk, len(db))
+        d = np.empty((len(allk), 2, nr), dtype=np.float32)
+        d[rows >= 0] = db[rows[rows >= 0]]
+        if (rows < 0).any():
+            d[rows < 0] = net.forward(encode(allk[rows < 0][:, :25]))[1]
+        means = (d * ks).sum(axis=2)
+        at = 0
+        for (a, b), w, kk in zip(ROLLS, ROLL_WEIGHTS, kids):
+            seg = slice(at, at + len(kk))
+            at += len(kk)
+            best = seg.start + int(np.argmin(means[seg, 0]))
+            out[n, 0, 1:] += w / 36 * d[best, 0, :-1]
+            out[n, 0, -1] += w / 36 * d[best, 0, -1]
+            if full:
+                g = seg.start + int(np.argmin(means[seg, 1]))
+                out[n, 1, 1:] += w / 36 * d[g, 1, :-1]
+                out[n, 1, -1] += w / 36 * d[g, 1, -1]
+        if not full:
+            out[n, 1, 0] = 1.0
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", required=True)
@@ -167,6 +254,8 @@ def main():
     ap.add_argument("--epochs", type=int, default=6)
     ap.add_argument("--hidden", type=int, default=128)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--iterate", type=int, default=0, help="rounds of one-sided value iteration")
+    ap.add_argument("--sides", type=int, default=5000, help="race sides a round")
     a = ap.parse_args()
     from bgtui.analysis.bearoff_cache import get_extended_one_sided
 
@@ -190,6 +279,26 @@ def main():
             f"{mean_err[0]:.3f} / {mean_err[1]:.3f}, {time.time() - t:.0f} s",
             flush=True,
         )
+    if a.iterate:
+        pool = race_sides(len(db), None)
+        pool = pool[rng.permutation(len(pool))[: a.sides * a.iterate]]
+        print(f"{len(pool)} race sides without a row", flush=True)
+        ex = rng.choice(len(x), min(len(x), 300_000), replace=False)
+        for it, chunk in enumerate(np.array_split(pool, a.iterate)):
+            t = time.time()
+            tx = encode(chunk)
+            ty = iterate_targets(net, chunk, db)
+            xs = np.concatenate([x[ex], np.repeat(tx, 4, axis=0)])
+            ys = np.concatenate([y[ex], np.repeat(ty, 4, axis=0)])
+            for ep in range(2):
+                order = rng.permutation(len(xs))
+                loss = [
+                    net.step(xs[b], ys[b], 0.0005) for b in np.array_split(order, len(order) // 512)
+                ]
+            print(
+                f"iteration {it + 1}: {len(chunk)} sides, loss {np.mean(loss):.4f}, {time.time() - t:.0f} s",
+                flush=True,
+            )
     judge(net, db)
 
 
