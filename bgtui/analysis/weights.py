@@ -4,7 +4,10 @@ A weights file holds, for each net in ``NET_NAMES``, arrays ``<net>_w1``, ``<net
 ``<net>_w2``, ``<net>_b2`` and a JSON ``meta`` string: format, input-encoding version, number
 of inputs, hidden sizes, games trained, training settings and the SHA-256 of the arrays.
 A file made before the crashed net existed (no ``crashed_*`` arrays) loads with its contact net
-valuing the crashed positions too, as it did when it was trained.
+valuing the crashed positions too, as it did when it was trained. Arrays ``side_w1``,
+``side_b1``, ``side_w2``, ``side_b2``, ``side_skip`` hold the race side net (``bgtui.engine``'s
+``make_side_net``), which values the races the bear-off databases do not; a file without them
+values those races by its race net.
 """
 
 from __future__ import annotations
@@ -22,16 +25,20 @@ from bgtui.engine import (
     INPUT_VERSION,
     NET_NAMES,
     NUM_INPUTS,
+    SIDE_INPUTS,
+    SIDE_OUTPUTS,
     Evaluator,
     Net,
     aligned,
     make_evaluator,
+    make_side_net,
     make_tables,
 )
 
 WEIGHTS_FORMAT = 1
 DEFAULT_WEIGHTS = "bgtui-0.npz"
 _PARTS = ("w1", "b1", "w2", "b2")
+_SIDE_PARTS = ("w1", "b1", "w2", "b2", "skip")
 
 
 class WeightsError(ValueError):
@@ -62,21 +69,28 @@ def find_weights(name: str = DEFAULT_WEIGHTS) -> Path:
     )
 
 
-def save_weights(path, ev, meta: dict) -> None:
-    """Write the nets of ``ev`` (an evaluator context or a tuple of nets) and ``meta``
-    atomically to ``path``."""
+def save_weights(path, ev, meta: dict, side=None) -> None:
+    """Write the nets of ``ev`` (an evaluator context or a tuple of nets), the race side net
+    (``side``, by default an evaluator's own) and ``meta`` atomically to ``path``."""
     nets = tuple(Net(*net) for net in as_nets(ev))
+    if side is None and isinstance(ev, Evaluator):
+        side = ev.side
     arrays = {}
     for name, net in zip(NET_NAMES, nets):
         for part, a in zip(_PARTS, net):
             arrays[f"{name}_{part}"] = np.asarray(a, dtype=np.float32)
+    hidden = {name: int(net.b1.shape[0]) for name, net in zip(NET_NAMES, nets)}
+    if side is not None and side.w2.shape[0] > 0:
+        for part in _SIDE_PARTS:
+            arrays[f"side_{part}"] = np.asarray(getattr(side, part), dtype=np.float32)
+        hidden["side"] = int(side.w2.shape[0])
     meta = dict(meta)
     meta.pop("crashed_is_contact", None)  # the file now holds a crashed net of its own
     meta.update(
         format=WEIGHTS_FORMAT,
         input_version=INPUT_VERSION,
         num_inputs=NUM_INPUTS,
-        hidden={name: int(net.b1.shape[0]) for name, net in zip(NET_NAMES, nets)},
+        hidden=hidden,
         sha256=arrays_sha256(arrays),
     )
     _write_npz(path, meta, arrays)
@@ -128,8 +142,28 @@ def load_weights(path=DEFAULT_WEIGHTS):
         if w1.shape != (NUM_INPUTS, h) or w2.shape != (5, h) or b2.shape != (5,):
             raise WeightsError(f"{path}: {name} net has inconsistent shapes")
         ev.append(net)
+    side = _side_net(path, data)
     meta["path"] = str(path)
-    return with_databases(tuple(ev)), meta
+    return with_databases(tuple(ev), side=side), meta
+
+
+def _side_net(path, data: dict):
+    """The race side net of a weights file's arrays, or None if it has none."""
+    if not any(k.startswith("side_") for k in data):
+        return None
+    try:
+        w1, b1, w2, b2, skip = (data[f"side_{p}"] for p in _SIDE_PARTS)
+    except KeyError as exc:
+        raise WeightsError(f"{path}: missing array {exc}") from None
+    h = b1.shape[0]
+    if (
+        w1.shape != (SIDE_INPUTS, h)
+        or w2.shape != (h, SIDE_OUTPUTS)
+        or b2.shape != (SIDE_OUTPUTS,)
+        or skip.shape != (SIDE_INPUTS, SIDE_OUTPUTS)
+    ):
+        raise WeightsError(f"{path}: the race side net has inconsistent shapes")
+    return make_side_net(w1, b1, w2, b2, skip)
 
 
 def nets_of(ev):
@@ -140,7 +174,7 @@ def nets_of(ev):
 def as_nets(x):
     """The three nets of an evaluator context or of a tuple of two (contact, race: the
     contact net then values the crashed positions too) or three nets."""
-    if isinstance(x, Evaluator) or len(x) == 6:
+    if isinstance(x, Evaluator) or len(x) in (6, 7):
         return (x[0], x[1], x[5])
     if len(x) == 2:
         return (x[0], x[1], x[0])
@@ -149,10 +183,11 @@ def as_nets(x):
     raise ValueError(f"expected an evaluator context or 2-3 nets, got a tuple of {len(x)}")
 
 
-def with_databases(nets, bearoff: bool = False, tables: bool = True):
+def with_databases(nets, bearoff: bool = False, tables: bool = True, side=None):
     """The evaluator context ``(contact_net, race_net, two_sided_win, one_sided_dist,
-    (contact_tables, race_tables, crashed_tables), crashed_net)`` of ``nets`` (contact, race
-    and crashed; without a crashed net the contact net values those positions too).
+    (contact_tables, race_tables, crashed_tables), crashed_net, side_net)`` of ``nets``
+    (contact, race and crashed; without a crashed net the contact net values those positions
+    too) and the race side net ``side`` (by default an evaluator's own; else none).
 
     With ``bearoff`` the bear-off databases are loaded (or built and cached) and evaluation uses
     them wherever they apply; otherwise empty placeholders of the right types switch them off.
@@ -168,14 +203,17 @@ def with_databases(nets, bearoff: bool = False, tables: bool = True):
     else:
         two = np.zeros((0, 0), dtype=np.float32)
         one = np.zeros((0, 2, 1), dtype=np.float32)
+    if side is None and isinstance(nets, Evaluator):
+        side = nets.side
     contact, race, crashed = as_nets(nets)
-    return with_tables((contact, race, two, one, None, crashed), tables)
+    return with_tables((contact, race, two, one, None, crashed, side), tables)
 
 
 def with_tables(ev, tables: bool = True):
     """``ev`` with its first-layer tables rebuilt from its nets' current weights (or, without
     ``tables``, with empty ones: dense evaluation)."""
-    contact_net, race_net, two, one, _, crashed_net = ev
+    contact_net, race_net, two, one, _, crashed_net = ev[:6]
+    side = ev[6] if len(ev) > 6 else None
     if tables:
         contact = make_tables(contact_net)
         crashed = contact if crashed_net is contact_net else make_tables(crashed_net)
@@ -183,7 +221,7 @@ def with_tables(ev, tables: bool = True):
     else:
         empty = np.zeros((0, 1), dtype=np.float32)
         tabs = (empty, empty, empty)
-    return make_evaluator(contact_net, race_net, two, one, tabs, crashed_net)
+    return make_evaluator(contact_net, race_net, two, one, tabs, crashed_net, side)
 
 
 DEFAULT_FILTER = "filter-0.npz"
@@ -256,11 +294,13 @@ def net_digest(arrays) -> str:
 
 
 def evaluator_digest(ev) -> str:
-    """A digest of what an evaluator computes with: its three nets' weights and the shapes of
-    its bear-off databases (their contents are built by the code)."""
+    """A digest of what an evaluator computes with: its three nets' weights, its race side
+    net's and the shapes of its bear-off databases (their contents are built by the code)."""
     h = hashlib.sha256()
     for net in nets_of(ev):
         h.update(net_digest(net).encode())
+    if ev.side.w2.shape[0] > 0:
+        h.update(net_digest(ev.side[1:]).encode())
     for db in (ev.two_sided, ev.one_sided):
         h.update(f"db{np.asarray(db).dtype.str}{np.asarray(db).shape};".encode())
     return h.hexdigest()[:16]

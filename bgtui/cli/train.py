@@ -196,6 +196,28 @@ def _train_supervised(args) -> None:
     )
 
 
+def _train_side(args) -> None:
+    """``train side``: fit the race side net of ``--init``'s weights into ``--checkpoint``."""
+    from bgtui.analysis.weights import WeightsError
+    from bgtui.training.side import SideSettings, fit_side
+
+    data = [d for d in (args.data or "").split(",") if d]
+    if not data:
+        raise UserError("train side needs --data DIR[,DIR...] (race sets with rollouts)")
+    holdout = [d for d in (args.judge or "").split(",") if d]
+    settings = SideSettings(
+        hidden=args.hidden or 128,
+        passes=args.epochs,
+        alpha=args.alpha or 0.001,
+        seed=args.seed,
+        rank_weight=args.rank_weight,
+    )
+    try:
+        fit_side(args.checkpoint, args.init or "bgtui-0.npz", data, holdout, settings)
+    except (ValueError, WeightsError) as exc:
+        raise UserError(str(exc)) from None
+
+
 #: the function of each ``train`` method (any other runs :func:`_train_supervised`)
 _METHODS = {
     "td": _train_td,
@@ -206,6 +228,7 @@ _METHODS = {
     "game-rollouts": _train_game_rollouts,
     "heads": _train_heads,
     "average": _train_average,
+    "side": _train_side,
 }
 
 
@@ -233,7 +256,9 @@ def _add_method_and_files(p) -> None:
         "rollouts of --trials trials, in chunks of --shard (500) in --data; "
         "heads: refit the gammon and backgammon outputs of --init's contact and "
         "crashed nets to those rollouts into --checkpoint; average: the mean of "
-        "the nets of --of's weights files into --checkpoint",
+        "the nets of --of's weights files into --checkpoint; side: fit the race side net "
+        "of --init's weights on the rolled-out races of --data (--epochs passes; "
+        "--judge: races judged after each pass) into --checkpoint",
     )
     p.add_argument(
         "--checkpoint",
@@ -241,6 +266,9 @@ def _add_method_and_files(p) -> None:
         help="weights file to resume from and write (dataset: the weights that play and evaluate)",
     )
     p.add_argument("--data", help="dataset/fit: the training set's directory")
+    p.add_argument(
+        "--judge", help="side: race sets (directories) judged after each pass, comma-separated"
+    )
 
 
 def _add_dataset_positions(p) -> None:

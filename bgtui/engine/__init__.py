@@ -87,6 +87,7 @@ _export(
 _export(
     "structs",
     "Net",
+    "SideNet",
     "Evaluator",
     "MoveWorkspace",
     "EvalWorkspace",
@@ -98,6 +99,18 @@ _export(
     "RolloutWorkspace",
     "RolloutSettings",
     "Trial",
+)
+_export(
+    "side",
+    "SIDE_BUCKETS",
+    "SIDE_HEADS",
+    "SIDE_INPUTS",
+    "SIDE_OUTPUTS",
+    "encode_sides",
+    "make_side_net",
+    "no_side_net",
+    side_dists="_side_dists",
+    side_race_probs="_side_race_probs",
 )
 _export(
     "evaluate",

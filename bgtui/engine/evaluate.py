@@ -59,6 +59,17 @@ from bgtui.engine.nn import (
     net_class,
 )
 from bgtui.engine.position import checkers_off, game_result, is_race, swap_sides_into
+from bgtui.engine.side import (
+    SIDE_BUCKETS,
+    SIDE_HEADS,
+    SIDE_OUTPUTS,
+    _race5,
+    _row_dists,
+    _side_dists,
+    _side_race_probs,
+    no_side_net,
+    side_row,
+)
 from bgtui.engine.structs import (
     Evaluator,
     EvalWorkspace,
@@ -74,18 +85,24 @@ def as_net(net) -> Net:
     return net if isinstance(net, Net) else Net(*net)
 
 
-def make_evaluator(contact, race, two_sided, one_sided, tables, crashed) -> Evaluator:
+def make_evaluator(contact, race, two_sided, one_sided, tables, crashed, side=None) -> Evaluator:
     """An :class:`Evaluator` of three nets (``crashed`` may be the ``contact`` net itself,
-    which then values those positions too), the bear-off databases and the nets' tables
-    (contact, race, crashed)."""
+    which then values those positions too), the bear-off databases, the nets' tables
+    (contact, race, crashed) and the race side net (``side.make_side_net``; None: none, the
+    race net values the races)."""
     contact_net = as_net(contact)
     crashed_net = contact_net if crashed is contact else as_net(crashed)
-    return Evaluator(contact_net, as_net(race), two_sided, one_sided, tuple(tables), crashed_net)
+    side = no_side_net() if side is None else side
+    return Evaluator(
+        contact_net, as_net(race), two_sided, one_sided, tuple(tables), crashed_net, side
+    )
 
 
 def hidden_size(ev) -> int:
     """The largest hidden layer of the nets in an evaluator (for workspaces)."""
-    return max(ev.contact.b1.shape[0], ev.race.b1.shape[0], ev.crashed.b1.shape[0])
+    return max(
+        ev.contact.b1.shape[0], ev.race.b1.shape[0], ev.crashed.b1.shape[0], ev.side.w2.shape[0]
+    )
 
 
 @kernel(_nrt=True)
@@ -119,6 +136,8 @@ def make_eval_workspace(hidden: int = 512) -> EvalWorkspace:
         np.zeros(MAX_GROUPS, dtype=np.int64),
         np.zeros(MAX_GROUPS, dtype=np.int64),
         np.zeros((MAX_GROUPS, 5), dtype=np.float32),
+        aligned(np.zeros(hidden + SIDE_OUTPUTS)),
+        np.zeros((3, SIDE_HEADS, SIDE_BUCKETS), dtype=np.float32),
     )
 
 
@@ -256,8 +275,13 @@ def _sanitize(pos, out5):
 
 @kernel
 def _evaluate_net(pos, ev, ews, out5):
-    """0-ply probabilities of ``pos`` (player on roll, game not over) by the nets."""
+    """0-ply probabilities of ``pos`` (player on roll, game not over) by the nets (a race by
+    the side net if ``ev`` has one)."""
     cls = net_class(pos)
+    if cls == RACE and ev.side.w2.shape[0] > 0:
+        _side_race_probs(pos, ev.side, ev.one_sided, ews.side_u, ews.side_d, out5)
+        _sanitize(pos, out5)
+        return
     net = _nets(ev)[cls]
     tab = ev.tables[cls]
     if tab.shape[0] > 0:
@@ -369,6 +393,9 @@ def _best_in_groups(pos, n, out_pos, ev, ews, ready, groups):
     saves the cost of 20 calls, each passing the evaluator's twenty arrays."""
     race = is_race(pos)  # then every child is a race too
     tab = ev.tables[RACE] if race else ev.tables[CONTACT]
+    if race and ev.side.w2.shape[0] > 0:
+        _side_groups(pos, n, out_pos, ev, ews, groups)
+        return ready
     if tab.shape[0] == 0:  # dense inputs: every play on its own
         start = 0
         for g in range(groups):
@@ -602,6 +629,50 @@ def _race_groups(pos, n, out_pos, ev, ews, ready, groups):
                 o[2] = 0.0
             if (op & _OPPONENT_BACK) == 0:
                 o[4] = 0.0
+            _flip_into(o, t)
+        g, start, best, beste = _after_play(t, i, g, start, best, beste, ews)
+
+
+@kernel
+def _side_groups(pos, n, out_pos, ev, ews, groups):
+    """:func:`_best_in_groups` in a race valued by the side net: the side not moving is the
+    same in every child, so its distributions are found once (into ``ews.side_d[2]``), and a
+    child costs the mover's side alone, unless a database values it or its group is one
+    play. The values are those of :func:`_evaluate_after`, bit for bit."""
+    ends = ews.group_ends
+    g, start, best, beste = 0, 0, 0, -1e9
+    t = ews.child5
+    o = ews.probs5
+    sw = ews.child_swapped
+    d = ews.side_d
+    one = ev.one_sided
+    nrows = one.shape[0]
+    r = side_row(pos, 1, nrows) if nrows > 0 else -1
+    if r >= 0:
+        _row_dists(one, r, d[2])
+    else:
+        _side_dists(pos, 1, ev.side, ews.side_u, d[2])
+    databases = ev.two_sided.shape[0] > 0 or nrows > 0
+    for i in range(n):
+        g, best, beste = _group_of(i, g, start, best, beste, ends)
+        child = out_pos[i]
+        alone = ends[g] - start == 1 and ews.group_best[g] != 0
+        if not alone:
+            alone = game_result(child) > 0
+        if not alone and databases:
+            swap_sides_into(child, sw)
+            alone = database_kind(sw, ev.two_sided, one) != NO_DATABASE
+        if alone:
+            _evaluate_after(child, ev, ews, t)
+        else:
+            r = side_row(child, 0, nrows) if nrows > 0 else -1
+            if r >= 0:
+                _row_dists(one, r, d[1])
+            else:
+                _side_dists(child, 0, ev.side, ews.side_u, d[1])
+            _race5(d[2], d[1], o)
+            swap_sides_into(child, sw)
+            _sanitize(sw, o)
             _flip_into(o, t)
         g, start, best, beste = _after_play(t, i, g, start, best, beste, ews)
 

@@ -27,6 +27,17 @@ class Net(NamedTuple):
     b2: np.ndarray  #: float32[5]
 
 
+class SideNet(NamedTuple):
+    """The race side net (``side``): one side's checkers to its distributions of rolls."""
+
+    tab: np.ndarray  #: float32[SIDE_ROWS, H + SIDE_OUTPUTS] first and skip layers, biases
+    w2: np.ndarray  #: float32[H, SIDE_OUTPUTS]; 0 rows: no side net (the race net values races)
+    w1: np.ndarray  #: float32[SIDE_INPUTS, H] the dense weights the table is built from
+    b1: np.ndarray  #: float32[H]
+    b2: np.ndarray  #: float32[SIDE_OUTPUTS]
+    skip: np.ndarray  #: float32[SIDE_INPUTS, SIDE_OUTPUTS]
+
+
 class Evaluator(NamedTuple):
     """What a 0-ply evaluation reads: the nets, the bear-off databases and the nets'
     first-layer tables (``nn.make_tables``). An array of size 0 switches a database off; a
@@ -40,6 +51,7 @@ class Evaluator(NamedTuple):
     one_sided: np.ndarray  #: float32[rows, 2, turns], ``bearoff`` one-sided distributions
     tables: tuple  #: (contact, race, crashed) float32[rows, H] first-layer tables
     crashed: Net
+    side: SideNet  #: values the races the bear-off databases do not, instead of ``race``
 
 
 class MoveWorkspace(NamedTuple):
@@ -82,6 +94,9 @@ class EvalWorkspace(NamedTuple):
     group_best: np.ndarray  #: int64[MAX_GROUPS] each group's best play (on entry: 1 if
     #: the group is a roll's only play)
     group_values: np.ndarray  #: float32[MAX_GROUPS, 5] each group's best play's value
+    side_u: np.ndarray  #: float32[H + SIDE_OUTPUTS] the side net's layers
+    side_d: np.ndarray  #: float32[3, SIDE_HEADS, SIDE_BUCKETS] both sides' distributions
+    #: (player on roll, opponent), and the side not moving in a parent's children
 
 
 class PlayWorkspace(NamedTuple):

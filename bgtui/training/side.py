@@ -1,0 +1,356 @@
+"""``bgtui train side``: fit the race side net (``bgtui.engine``'s ``make_side_net``).
+
+The net gives one side's three distributions of rolls (to bear off all, to a first checker
+off, to leave the opponent's home board); the one-sided formula makes a race's five
+probabilities of both sides' distributions, each side's from its row of the one-sided bear-off
+database where it has one. Two stages, both in numpy:
+
+1. Cross-entropy toward the rows of the extended one-sided database (home boards and a
+   straggler on 7..18): every one-sided distribution the code can compute exactly.
+2. The rolled-out races of the race training sets (``train dataset --race-rollouts``): the
+   squared error of the formula's five probabilities against each race's rollout, through
+   both sides' softmaxes (a side with a database row is fixed), each step followed by a step of
+   stage 1 at a fifth of the step size so that the net keeps the rows.
+
+Held-out races (``--holdout``) are judged after every pass beside the shipped race net.
+"""
+
+from __future__ import annotations
+
+import glob
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from bgtui.engine import (
+    EQUITY_COEF,
+    ONE_SIDED_SIZE,
+    SIDE_BUCKETS,
+    SIDE_HEADS,
+    SIDE_INPUTS,
+    SIDE_OUTPUTS,
+    STRAGGLER_HOME,
+    STRAGGLER_LO,
+    bearoff_position,
+    encode_sides,
+    evaluate0,
+    is_race,
+    kernel,
+    make_side_net,
+    side_row,
+)
+
+NB = SIDE_BUCKETS
+# TAIL[a, b] = [b >= a]: p @ TAIL.T is P(X >= a); TAIL1[a, b] = [b >= a + 1]
+TAIL = np.triu(np.ones((NB, NB)))
+TAIL1 = np.triu(np.ones((NB, NB)), 1)
+
+
+@dataclass(frozen=True)
+class SideSettings:
+    hidden: int = 128
+    passes: int = 40  #: over the races
+    alpha: float = 0.001  #: the first race pass's step size (decays tenfold over the passes)
+    pre_passes: int = 6  #: over the database rows
+    pre_rows: int = 1_500_000  #: database rows drawn for stage 1
+    batch: int = 256
+    seed: int = 1
+    rank_weight: float = 0.0  #: of the squared error in the equity differences of a roll's plays
+
+
+class SideFit:
+    """The side net's dense weights, trained by Adam (tanh hidden layer, skip layer)."""
+
+    def __init__(self, rng, hidden):
+        n = SIDE_INPUTS
+        self.w1 = rng.standard_normal((n, hidden)) * np.sqrt(1 / n)
+        self.b1 = np.zeros(hidden)
+        self.w2 = rng.standard_normal((hidden, SIDE_OUTPUTS)) * np.sqrt(1 / hidden)
+        self.b2 = np.zeros(SIDE_OUTPUTS)
+        self.skip = np.zeros((n, SIDE_OUTPUTS))
+        self.params = [self.w1, self.b1, self.w2, self.b2, self.skip]
+        self.m = [np.zeros_like(p) for p in self.params]
+        self.v = [np.zeros_like(p) for p in self.params]
+        self.t = 0
+
+    def forward(self, x):
+        h = np.tanh(x @ self.w1 + self.b1)
+        z = (h @ self.w2 + self.b2 + x @ self.skip).reshape(-1, SIDE_HEADS, NB)
+        z -= z.max(axis=2, keepdims=True)
+        p = np.exp(z)
+        p /= p.sum(axis=2, keepdims=True)
+        return h, p
+
+    def update(self, x, h, gz, alpha):
+        """One Adam step from the loss's gradient ``gz`` (n, heads, buckets) at the softmaxes'
+        inputs (already divided by the batch size)."""
+        g = gz.reshape(len(x), -1)
+        gh = (g @ self.w2.T) * (1 - h * h)
+        grads = [x.T @ gh, gh.sum(axis=0), h.T @ g, g.sum(axis=0), x.T @ g]
+        self.t += 1
+        for k, (par, gr) in enumerate(zip(self.params, grads)):
+            self.m[k] = 0.9 * self.m[k] + 0.1 * gr
+            self.v[k] = 0.999 * self.v[k] + 0.001 * gr * gr
+            mh = self.m[k] / (1 - 0.9**self.t)
+            vh = self.v[k] / (1 - 0.999**self.t)
+            par -= alpha * mh / (np.sqrt(vh) + 1e-8)
+
+    def step(self, x, y, alpha):
+        """A cross-entropy step toward the distributions ``y``; returns the loss."""
+        h, p = self.forward(x)
+        self.update(x, h, (p - y) / len(x), alpha)
+        return float(-(y * np.log(p + 1e-12)).sum() / len(x))
+
+    def side_net(self):
+        return make_side_net(self.w1, self.b1, self.w2, self.b2, self.skip)
+
+
+def with_clear(d2):
+    """Database rows' (n, 2, buckets) distributions with the third: 0 rolls to leave 19..24."""
+    out = np.zeros((len(d2), SIDE_HEADS, NB))
+    out[:, :2] = d2[:, :, :NB]
+    out[:, 2, 0] = 1.0
+    return out
+
+
+def race5(pa, pb):
+    """The five probabilities (n, 5) for the side on roll of the sides' distributions ``pa``
+    (on roll) and ``pb`` (n, heads, buckets), as the engine's ``side_race_probs`` counts them
+    (before its clamps), and a function of ``g`` (n, 5) giving the gradients of
+    ``sum(g * out)`` with respect to ``pa`` and ``pb``."""
+    ta = pa[:, 0] @ TAIL
+    tb = pb @ TAIL.T
+    t1a = pa @ TAIL1.T
+    out = np.stack(
+        [
+            (pa[:, 0] * tb[:, 0]).sum(1),
+            (pa[:, 0] * tb[:, 1]).sum(1),
+            (pa[:, 0] * tb[:, 2]).sum(1),
+            (pb[:, 0] * t1a[:, 1]).sum(1),
+            (pb[:, 0] * t1a[:, 2]).sum(1),
+        ],
+        axis=1,
+    )
+
+    def grads(g):
+        vb = pb[:, 0] @ TAIL1
+        ga = np.zeros_like(pa)
+        gb = np.zeros_like(pb)
+        ga[:, 0] = g[:, 0:1] * tb[:, 0] + g[:, 1:2] * tb[:, 1] + g[:, 2:3] * tb[:, 2]
+        ga[:, 1] = g[:, 3:4] * vb
+        ga[:, 2] = g[:, 4:5] * vb
+        gb[:, 0] = g[:, 0:1] * ta + g[:, 3:4] * t1a[:, 1] + g[:, 4:5] * t1a[:, 2]
+        gb[:, 1] = g[:, 1:2] * ta
+        gb[:, 2] = g[:, 2:3] * ta
+        return ga, gb
+
+    return out, grads
+
+
+def table_sides(rng, n, nrows):
+    """(sides int8[n, 25], rows): rows drawn from the database's home-board rows (a third)
+    and straggler rows (if it has them)."""
+    k_home = n if nrows <= ONE_SIDED_SIZE else n // 3
+    rows = np.concatenate(
+        [
+            rng.integers(0, ONE_SIDED_SIZE, k_home),
+            ONE_SIDED_SIZE + rng.integers(0, 12 * STRAGGLER_HOME, n - k_home),
+        ]
+    )
+    sides = np.zeros((n, 25), dtype=np.int8)
+    home = np.zeros(6, dtype=np.int64)
+    for i, r in enumerate(rows):
+        q = r if r < ONE_SIDED_SIZE else (r - ONE_SIDED_SIZE) % STRAGGLER_HOME
+        bearoff_position(q, home)
+        sides[i, 1:7] = home
+        if r >= ONE_SIDED_SIZE:
+            sides[i, (r - ONE_SIDED_SIZE) // STRAGGLER_HOME + STRAGGLER_LO] += 1
+    return sides, rows
+
+
+@kernel
+def _side_rows(positions, nrows):
+    out = np.empty((positions.shape[0], 2), dtype=np.int64)
+    for k in range(positions.shape[0]):
+        for side in range(2):
+            out[k, side] = side_row(positions[k], side, nrows)
+    return out
+
+
+def sides_of(positions):
+    """(n, 2, 25) the sides (player on roll, opponent) of ``positions`` (int8[n, 26])."""
+    out = np.zeros((len(positions), 2, 25), dtype=np.int8)
+    out[:, 0, 1:25] = np.maximum(positions[:, 1:25], 0)
+    out[:, 1, 1:25] = np.maximum(-positions[:, 24:0:-1], 0)
+    return out
+
+
+@dataclass
+class Races:
+    """Races the side net values (a side without a database row), their rollouts' five
+    probabilities, sides and rows (-1: from the net)."""
+
+    positions: np.ndarray
+    labels: np.ndarray
+    sides: np.ndarray
+    rows: np.ndarray
+    groups: np.ndarray  #: the plays of one roll share a number (each position its own if unknown)
+
+    @classmethod
+    def load(cls, dirs, db):
+        pos, lab, grp = [], [], []
+        n = 0
+        for d in dirs:
+            files = sorted(glob.glob(str(Path(d) / "*.npz")))
+            if not files:
+                raise ValueError(f"{d}: no shards of a training set")
+            for f in files:
+                with np.load(f) as z:
+                    pos.append(z["positions"])
+                    lab.append(z["targets"])
+                    g = z["groups"] if "groups" in z.files else np.arange(len(z["positions"]))
+                    grp.append(n + g)
+                    n += int(g.max()) + 1
+        pos = np.ascontiguousarray(np.concatenate(pos), dtype=np.int8)
+        keep = np.array([is_race(p) for p in pos]) & (pos[:, 0] == 0) & (pos[:, 25] == 0)
+        rows = _side_rows(pos, len(db))
+        keep &= (rows < 0).any(axis=1)
+        pos = pos[keep]
+        labels = np.concatenate(lab)[keep].astype(np.float64)
+        _, groups = np.unique(np.concatenate(grp)[keep], return_inverse=True)
+        return cls(pos, labels, sides_of(pos), rows[keep], groups)
+
+    def batches(self, rng, size):
+        """Index arrays of about ``size`` positions, whole groups each, in a random order."""
+        order = np.argsort(rng.permutation(self.groups.max() + 1)[self.groups], kind="stable")
+        ends = np.flatnonzero(np.diff(self.groups[order])) + 1
+        at = np.searchsorted(ends, np.arange(size, len(order), size))
+        return np.split(order, np.unique(ends[at[at < len(ends)]]))
+
+
+def centred(v, groups):
+    """``v`` less the mean of its group's values."""
+    s = np.bincount(groups, v)
+    c = np.bincount(groups)
+    return v - (s / np.maximum(c, 1))[groups]
+
+
+def _dists(fit, sides, rows, db):
+    """(n, 2, heads, buckets) both sides' distributions, and the net's forward pass."""
+    d = np.empty((len(sides), 2, SIDE_HEADS, NB))
+    have = rows >= 0
+    d[have] = with_clear(db[rows[have]])
+    x = encode_sides(sides[~have])
+    h, p = fit.forward(x)
+    d[~have] = p
+    return d, (x, h, p, ~have)
+
+
+def _race_step(fit, sides, rows, db, labels, groups, alpha, rank_weight):
+    d, (x, h, p, net) = _dists(fit, sides, rows, db)
+    out, grads = race5(d[:, 0], d[:, 1])
+    e = out - labels
+    g = 2 * e / len(e)
+    if rank_weight:
+        _, gi = np.unique(groups, return_inverse=True)
+        r = centred(e @ EQ, gi)
+        g = g + rank_weight * 2 * r[:, None] * EQ / len(e)
+    ga, gb = grads(g)
+    g = np.stack([ga, gb], axis=1)[net]
+    fit.update(x, h, p * (g - (p * g).sum(axis=2, keepdims=True)), alpha)
+    return float((e * e).sum(1).mean())
+
+
+EQ = np.asarray(EQUITY_COEF, dtype=np.float64)
+
+
+def equity5(p):
+    return p @ EQ - 1.0
+
+
+def fit_side(out, init, data, holdout, settings: SideSettings, log=print):
+    """Fit the side net on the races of ``data`` (directories) and write ``init``'s weights
+    with it to ``out``; returns the figures of the last pass (``race_squared_error``: each
+    pass's mean over the races fitted; the held-out figures)."""
+    from bgtui.analysis.bearoff_cache import get_extended_one_sided
+    from bgtui.analysis.weights import load_weights, nets_of, save_weights, with_databases
+
+    ev0, meta = load_weights(init)
+    ev = with_databases(nets_of(ev0), bearoff=True)  # the race net, to compare
+    db = np.asarray(get_extended_one_sided())
+    rng = np.random.default_rng(settings.seed)
+    fit = SideFit(rng, settings.hidden)
+    sides, trows = table_sides(rng, settings.pre_rows, len(db))
+    x = encode_sides(sides)
+    t0 = time.time()
+    for ep in range(settings.pre_passes):
+        order = rng.permutation(len(x))
+        loss = [
+            fit.step(x[b], with_clear(db[trows[b]]), 0.002 * 0.5**ep)
+            for b in np.array_split(order, max(1, len(order) // 512))
+        ]
+        log(f"rows pass {ep + 1}: cross-entropy {np.mean(loss):.4f}, {time.time() - t0:.0f} s")
+    races = Races.load(data, db)
+    held = Races.load(holdout, db) if holdout else None
+    log(f"{len(races.positions)} races to fit, {len(held.positions) if held else 0} held out")
+    if held is not None:
+        base = np.array(
+            [float(equity5(evaluate0(p, ev).astype(np.float64))) for p in held.positions]
+        )
+    figures = {}
+    race_loss = []
+    for ep in range(settings.passes):
+        alpha = settings.alpha * 0.1 ** (ep / max(1, settings.passes - 1))
+        losses = []
+        for b in races.batches(rng, settings.batch):
+            losses.append(
+                _race_step(
+                    fit,
+                    races.sides[b],
+                    races.rows[b],
+                    db,
+                    races.labels[b],
+                    races.groups[b],
+                    alpha,
+                    settings.rank_weight,
+                )
+            )
+            q = rng.integers(0, len(x), settings.batch)
+            fit.step(x[q], with_clear(db[trows[q]]), alpha * 0.2)
+        race_loss.append(float(np.mean(losses)))
+        line = f"race pass {ep + 1}: squared error {race_loss[-1]:.5f}"
+        if held is not None:
+            d, _ = _dists(fit, held.sides, held.rows, db)
+            p5 = race5(d[:, 0], d[:, 1])[0]
+            eq = equity5(held.labels)
+            figures = dict(
+                holdout_equity_rms=float(np.sqrt(((equity5(p5) - eq) ** 2).mean())),
+                holdout_race_net_equity_rms=float(np.sqrt(((base - eq) ** 2).mean())),
+                holdout_sibling_rms=float(
+                    np.sqrt((centred(equity5(p5) - eq, held.groups) ** 2).mean())
+                ),
+                holdout_race_net_sibling_rms=float(
+                    np.sqrt((centred(base - eq, held.groups) ** 2).mean())
+                ),
+                holdout_output_rms=[float(v) for v in np.sqrt(((p5 - held.labels) ** 2).mean(0))],
+            )
+            line += (
+                f"; held out: equity rms {figures['holdout_equity_rms']:.4f} (race net "
+                f"{figures['holdout_race_net_equity_rms']:.4f}), sibling rms "
+                f"{figures['holdout_sibling_rms']:.4f} "
+                f"({figures['holdout_race_net_sibling_rms']:.4f})"
+            )
+        log(f"{line}, {time.time() - t0:.0f} s")
+        meta = dict(meta)
+        meta["side_fit"] = dict(
+            asdict(settings),
+            data=list(map(str, data)),
+            holdout=list(map(str, holdout or [])),
+            passes_done=ep + 1,
+            race_squared_error=race_loss[-1],
+            **figures,
+        )
+        save_weights(out, ev0, meta, side=fit.side_net())
+    return dict(figures, race_squared_error=race_loss)

@@ -1,0 +1,244 @@
+"""The race side net: its inputs, its kernel against a dense forward pass written here, the
+one-sided formula against brute force and against the bear-off databases' formula, and its
+place in the evaluator."""
+
+import numpy as np
+import pytest
+
+from bgtui.analysis.bearoff_cache import get_one_sided
+from bgtui.analysis.weights import (
+    WeightsError,
+    evaluator_digest,
+    load_weights,
+    nets_of,
+    save_weights,
+    with_databases,
+)
+from bgtui.engine import (
+    MAX_PLAYS,
+    MOVE_SIZE,
+    SIDE_BUCKETS,
+    SIDE_INPUTS,
+    SIDE_OUTPUTS,
+    best_play0,
+    encode_sides,
+    evaluate0,
+    game_result,
+    generate_plays,
+    hidden_size,
+    is_race,
+    make_eval_workspace,
+    make_move_workspace,
+    make_side_net,
+    one_sided_race_probs,
+    side_dists,
+    side_race_probs,
+    swap_sides,
+)
+from bgtui.engine.evaluate import _sanitize, equity
+from bgtui.engine.side import _race5
+
+NB = SIDE_BUCKETS
+
+
+def _random_side_net(rng, hidden=24, scale=0.3):
+    w = [
+        rng.standard_normal((SIDE_INPUTS, hidden)) * scale,
+        rng.standard_normal(hidden) * scale,
+        rng.standard_normal((hidden, SIDE_OUTPUTS)) * scale,
+        rng.standard_normal(SIDE_OUTPUTS) * scale,
+        rng.standard_normal((SIDE_INPUTS, SIDE_OUTPUTS)) * scale,
+    ]
+    return w, make_side_net(*w)
+
+
+def _random_race(rng, straggler=False):
+    """A race position (player on roll): the player's checkers on points 1..12, the
+    opponent's on its points 1..12 (slots 13..24), some borne off; with ``straggler`` one
+    more checker each, on 12 and on the opponent's 12 (never both sides home)."""
+    pos = np.zeros(26, dtype=np.int8)
+    for sign, lo in ((1, 1), (-1, 13)):
+        for _ in range(rng.integers(1, 15)):
+            pos[lo + rng.integers(0, 12)] += sign
+    if straggler:
+        pos[12] += 1
+        pos[13] -= 1
+    return pos
+
+
+def _side_of(pos, side):
+    s = np.zeros(25, dtype=np.int8)
+    for p in range(1, 25):
+        s[p] = max(pos[p], 0) if side == 0 else max(-pos[25 - p], 0)
+    return s
+
+
+def test_inputs_of_a_side_by_hand():
+    side = np.zeros(25, dtype=np.int8)
+    side[6], side[8], side[20] = 2, 5, 1  # 8 checkers, 7 off, 72 pips
+    x = encode_sides(side[None])[0]
+    assert x.shape == (SIDE_INPUTS,)
+    want = np.zeros(SIDE_INPUTS)
+    want[[5, 24 + 5]] = 1  # point 6: at least 1 and 2
+    want[[7, 24 + 7, 48 + 7]] = 1  # point 8: at least 1, 2, 3
+    want[72 + 7] = 1.0  # and (5 - 3) / 2
+    want[19] = 1  # point 20: at least 1
+    want[96:100] = [7 / 15, 0.72, 6 / 15, 1 / 15]
+    v = 72 / 8.17
+    want[100 + 8], want[100 + 9] = 9 - v, v - 8
+    want[100 + NB] = 1.0  # not 15 checkers: 0 rolls to a first checker off
+    v = 2 / 8.17
+    want[100 + 2 * NB], want[100 + 2 * NB + 1] = 1 - v, v
+    assert np.allclose(x, want, atol=1e-6)
+
+
+def test_kernel_matches_a_dense_forward_pass():
+    rng = np.random.default_rng(5)
+    w, net = _random_side_net(rng)
+    w1, b1, w2, b2, skip = w
+    u = np.zeros(w1.shape[1] + SIDE_OUTPUTS, dtype=np.float32)
+    out = np.zeros((3, NB), dtype=np.float32)
+    for _ in range(40):
+        pos = _random_race(rng)
+        for side in (0, 1):
+            x = encode_sides(_side_of(pos, side)[None]).astype(np.float64)
+            z = np.tanh(x @ w1 + b1) @ w2 + b2 + x @ skip
+            z = z.reshape(3, NB)
+            p = np.exp(z - z.max(axis=1, keepdims=True))
+            p /= p.sum(axis=1, keepdims=True)
+            side_dists(pos, side, net, u, out)
+            assert np.abs(out - p).max() < 2e-6
+
+
+def _distribution(rng, first_zero=True):
+    p = rng.random(NB) ** 4
+    if first_zero:
+        p[0] = 0
+    return p / p.sum()
+
+
+def test_the_formula_counts_like_brute_force():
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        pa = np.stack([_distribution(rng), _distribution(rng), _distribution(rng, False)])
+        pb = np.stack([_distribution(rng), _distribution(rng), _distribution(rng, False)])
+        # consistent sides: a first checker off never after the last, 19..24 left before either
+        pa[1] = pa[0]
+        pb[1] = np.roll(pb[0], -1)
+        pb[1, 0] += pb[1, -1]
+        pb[1, -1] = 0
+        pa[2] = pb[2] = 0
+        pa[2, 0] = 1
+        pb[2, 0] = 0.5
+        pb[2, 1] = 0.5
+        want = np.zeros(5)
+        for a in range(NB):
+            for b in range(NB):
+                # the player, on roll, finishes on its roll a, the opponent on its roll b
+                want[0] += pa[0, a] * pb[0, b] * (a <= b)
+                want[1] += pa[0, a] * pb[1, b] * (b >= a)  # opponent's first off: b rolls
+                want[2] += pa[0, a] * pb[2, b] * (b >= a)
+                want[3] += pb[0, b] * pa[1, a] * (a >= b + 1)
+                want[4] += pb[0, b] * pa[2, a] * (a >= b + 1)
+        out = np.zeros(5, dtype=np.float32)
+        _race5(pa.astype(np.float32), pb.astype(np.float32), out)
+        assert np.allclose(out, want, atol=1e-5)
+
+
+def test_two_database_rows_give_the_databases_formula():
+    db = get_one_sided().dist
+    rng = np.random.default_rng(9)
+    _, net = _random_side_net(rng)
+    u = np.zeros(64 + SIDE_OUTPUTS, dtype=np.float32)
+    d = np.zeros((2, 3, NB), dtype=np.float32)
+    out, want = np.zeros(5, dtype=np.float32), np.zeros(5, dtype=np.float32)
+    for _ in range(30):
+        pos = np.zeros(26, dtype=np.int8)
+        for _ in range(rng.integers(1, 16)):
+            pos[1 + rng.integers(0, 6)] += 1
+        for _ in range(rng.integers(1, 16)):
+            pos[19 + rng.integers(0, 6)] -= 1
+        side_race_probs(pos, net, db, u, d, out)
+        one_sided_race_probs(pos, db, want)
+        assert np.allclose(out, want, atol=2e-6)
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return load_weights()[0]
+
+
+def test_the_evaluator_values_races_by_the_side_net(shipped):
+    rng = np.random.default_rng(11)
+    _, net = _random_side_net(rng, hidden=32)
+    plain = with_databases(nets_of(shipped))
+    ev = with_databases(nets_of(shipped), side=net)
+    assert evaluator_digest(ev) != evaluator_digest(plain)
+    u = np.zeros(32 + SIDE_OUTPUTS, dtype=np.float32)
+    d = np.zeros((2, 3, NB), dtype=np.float32)
+    empty = np.zeros((0, 2, NB), dtype=np.float32)
+    for _ in range(20):
+        pos = _random_race(rng, straggler=True)
+        assert is_race(pos)
+        want = np.zeros(5, dtype=np.float32)
+        side_race_probs(pos, net, empty, u, d, want)
+        _sanitize(pos, want)
+        assert np.array_equal(evaluate0(pos, ev), want)
+    opening = np.array(
+        [0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2, 0]
+    )
+    assert np.array_equal(evaluate0(opening.astype(np.int8), ev), evaluate0(opening, plain))
+
+
+@pytest.mark.parametrize("bearoff", [False, True])
+def test_a_race_best_play_is_the_best_of_its_plays_alone(shipped, bearoff):
+    """Move selection (the side not moving valued once per parent) values each play as
+    evaluating it alone does, bit for bit, with and without the bear-off databases."""
+    rng = np.random.default_rng(13)
+    _, net = _random_side_net(rng, hidden=32)
+    ev = with_databases(nets_of(shipped), bearoff=bearoff, side=net)
+    mws = make_move_workspace()
+    ews = make_eval_workspace(hidden_size(ev))
+    op = np.zeros((MAX_PLAYS, 26), dtype=np.int8)
+    om = np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8)
+    best5 = np.zeros(5, dtype=np.float32)
+    checked = 0
+    for k in range(40):
+        pos = _random_race(rng, straggler=k % 2 == 1)
+        d1, d2 = int(rng.integers(1, 7)), int(rng.integers(1, 7))
+        children, _ = generate_plays(pos, d1, d2)
+        if len(children) < 2 or any(game_result(c) for c in children):
+            continue
+        alone = []
+        for c in children:
+            p = evaluate0(swap_sides(c), ev)
+            alone.append(np.array([1 - p[0], p[3], p[4], p[1], p[2]], dtype=np.float32))
+        i, n = best_play0(pos, d1, d2, ev, mws, ews, op, om, best5)
+        assert n == len(children)
+        assert np.array_equal(best5, alone[i])
+        assert float(equity(alone[i])) == max(float(equity(a)) for a in alone)
+        checked += 1
+    assert checked >= 10
+
+
+def test_weights_keep_the_side_net(tmp_path, shipped):
+    rng = np.random.default_rng(15)
+    w, net = _random_side_net(rng, hidden=8)
+    path = tmp_path / "w.npz"
+    save_weights(path, shipped, {"note": "test"}, side=net)
+    ev, meta = load_weights(path)
+    assert meta["hidden"]["side"] == 8
+    for a, b in zip(w, (ev.side.w1, ev.side.b1, ev.side.w2, ev.side.b2, ev.side.skip)):
+        assert np.array_equal(np.float32(a), b)
+    assert np.array_equal(ev.side.tab, net.tab)
+    z = dict(np.load(path))
+    z["side_w2"] = z["side_w2"][:, :10]
+    import json
+
+    from bgtui.analysis.checksum import arrays_sha256
+
+    meta = json.loads(str(z.pop("meta")))
+    meta["sha256"] = arrays_sha256(z)
+    np.savez(tmp_path / "bad.npz", meta=np.array(json.dumps(meta)), **z)
+    with pytest.raises(WeightsError, match="side net has inconsistent shapes"):
+        load_weights(tmp_path / "bad.npz")

@@ -1,0 +1,61 @@
+"""``bgtui train side``: the formula's gradients against finite differences, the numpy net
+against the engine's kernel, and a small fit end to end."""
+
+import numpy as np
+
+from bgtui.analysis.weights import load_weights
+from bgtui.engine import SIDE_OUTPUTS, encode_sides, side_dists
+from bgtui.training.side import SideFit, SideSettings, fit_side, race5, sides_of
+
+
+def _dists(rng, n):
+    z = rng.standard_normal((n, 3, 32))
+    p = np.exp(z)
+    return p / p.sum(axis=2, keepdims=True)
+
+
+def test_the_formulas_gradients_are_its_derivatives():
+    rng = np.random.default_rng(1)
+    pa, pb = _dists(rng, 4), _dists(rng, 4)
+    out, grads = race5(pa, pb)
+    g = rng.standard_normal((4, 5))
+    ga, gb = grads(g)
+    eps = 1e-6
+    for p, gp, which in ((pa, ga, 0), (pb, gb, 1)):
+        for idx in [(0, 0, 3), (1, 1, 7), (2, 2, 0), (3, 0, 31), (3, 1, 15)]:
+            q = p.copy()
+            q[idx] += eps
+            o2 = race5(q, pb)[0] if which == 0 else race5(pa, q)[0]
+            assert np.isclose((g * (o2 - out)).sum() / eps, gp[idx], rtol=1e-4, atol=1e-6)
+
+
+def test_the_numpy_net_is_the_engines():
+    rng = np.random.default_rng(2)
+    fit = SideFit(rng, 12)
+    for p in fit.params:
+        p += rng.standard_normal(p.shape) * 0.2
+    net = fit.side_net()
+    positions = np.load("data/rs3/shard-00000.npz")["positions"][:30]
+    _, p = fit.forward(encode_sides(sides_of(positions)[:, 1]))
+    u = np.zeros(12 + SIDE_OUTPUTS, dtype=np.float32)
+    out = np.zeros((3, 32), dtype=np.float32)
+    for k, pos in enumerate(positions):
+        side_dists(pos, 1, net, u, out)
+        assert np.abs(out - p[k]).max() < 1e-5  # float32 weights against float64
+
+
+def test_a_small_fit_lowers_its_error_and_writes_the_net(tmp_path):
+    data = tmp_path / "races"
+    data.mkdir()
+    with np.load("data/rs/shard-00000.npz") as z:
+        np.savez(
+            data / "shard-00000.npz", positions=z["positions"][:600], targets=z["targets"][:600]
+        )
+    out = tmp_path / "w.npz"
+    settings = SideSettings(hidden=8, passes=4, alpha=0.003, pre_passes=1, pre_rows=3000, batch=64)
+    figures = fit_side(out, "bgtui-0.npz", [data], [], settings, log=lambda _: None)
+    loss = figures["race_squared_error"]
+    assert len(loss) == 4 and loss[-1] < 0.5 * loss[0]
+    ev, meta = load_weights(out)
+    assert ev.side.w2.shape == (8, SIDE_OUTPUTS)
+    assert meta["side_fit"]["passes_done"] == 4 and meta["side_fit"]["data"] == [str(data)]
