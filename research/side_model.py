@@ -80,30 +80,43 @@ def table_sides(rng, samples):
 
 
 class Net:
-    def __init__(self, rng, hidden):
-        self.w1 = (rng.standard_normal((NIN, hidden)) * np.sqrt(1 / NIN)).astype(np.float32)
+    """One side's inputs -> ``heads`` softmaxes of 32 buckets (tanh hidden layer, Adam)."""
+
+    def __init__(self, rng, hidden, heads=2, nin=NIN, skip=False):
+        self.heads = heads
+        self.skip = skip
+        self.w1 = (rng.standard_normal((nin, hidden)) * np.sqrt(1 / nin)).astype(np.float32)
         self.b1 = np.zeros(hidden, dtype=np.float32)
-        self.w2 = (rng.standard_normal((hidden, 64)) * np.sqrt(1 / hidden)).astype(np.float32)
-        self.b2 = np.zeros(64, dtype=np.float32)
+        self.w2 = (rng.standard_normal((hidden, 32 * heads)) * np.sqrt(1 / hidden)).astype(
+            np.float32
+        )
+        self.b2 = np.zeros(32 * heads, dtype=np.float32)
         self.params = [self.w1, self.b1, self.w2, self.b2]
+        if skip:  # the inputs straight to the softmaxes too
+            self.params.append(np.zeros((nin, 32 * heads), dtype=np.float32))
         self.m = [np.zeros_like(p) for p in self.params]
         self.v = [np.zeros_like(p) for p in self.params]
         self.t = 0
 
     def forward(self, x):
         h = np.tanh(x @ self.w1 + self.b1)
-        z = (h @ self.w2 + self.b2).reshape(-1, 2, 32)
+        z = h @ self.w2 + self.b2
+        if self.skip:
+            z += x @ self.params[4]
+        z = z.reshape(-1, self.heads, 32)
         z -= z.max(axis=2, keepdims=True)
         p = np.exp(z)
         p /= p.sum(axis=2, keepdims=True)
         return h, p
 
-    def step(self, x, y, alpha):
-        h, p = self.forward(x)
-        n = len(x)
-        g = ((p - y) / n).reshape(n, 64)
+    def update(self, x, h, gz, alpha):
+        """One Adam step from the loss's gradient ``gz`` (n, heads, 32) at the softmaxes'
+        inputs (already divided by the batch size)."""
+        g = gz.reshape(len(x), -1)
         gh = (g @ self.w2.T) * (1 - h * h)
         grads = [x.T @ gh, gh.sum(axis=0), h.T @ g, g.sum(axis=0)]
+        if self.skip:
+            grads.append(x.T @ g)
         self.t += 1
         for k, (par, gr) in enumerate(zip(self.params, grads)):
             self.m[k] = 0.9 * self.m[k] + 0.1 * gr
@@ -111,7 +124,21 @@ class Net:
             mh = self.m[k] / (1 - 0.9**self.t)
             vh = self.v[k] / (1 - 0.999**self.t)
             par -= (alpha * mh / (np.sqrt(vh) + 1e-8)).astype(np.float32)
+
+    def step(self, x, y, alpha):
+        """A cross-entropy step toward the distributions ``y``; returns the loss."""
+        h, p = self.forward(x)
+        n = len(x)
+        self.update(x, h, (p - y) / n, alpha)
         return float(-(y * np.log(p + 1e-12)).sum() / n)
+
+    def save(self, path):
+        np.savez(path, *self.params)
+
+    def load(self, path):
+        z = np.load(path)
+        for k, par in enumerate(self.params):
+            par[...] = z[f"arr_{k}"]
 
 
 def side_of(pos, side):
