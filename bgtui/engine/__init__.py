@@ -36,6 +36,8 @@ _export(
     "CUBE_HOLD",
     "NUM_OUTPUTS",
     "ONE_PLY_WEIGHT0",
+    "RACE_SIDE_PLAYS",
+    "RACE_SIDE_MARGIN",
     "POSITION_SIZE",
     "MAX_PLAYS",
     "MOVE_SIZE",

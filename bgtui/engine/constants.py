@@ -43,6 +43,13 @@ CUBE_VALUE, CUBE_OWNER, CUBE_HOLD = range(3)
 #: and their blend chooses better than either (docs/lab-notes/2026-11-26-one-ply.md)
 ONE_PLY_WEIGHT0 = 0.4
 
+#: in a race valued by a side net, the engine's 0-ply player (move selection in rollouts,
+#: lookahead, duels) lets the race net rank a roll's plays and the side net value the best
+#: ``RACE_SIDE_PLAYS`` of them within ``RACE_SIDE_MARGIN`` (cubeless equity) of the race net's
+#: best; a single position, or a list of plays ranked by the services, is valued by the side net
+RACE_SIDE_PLAYS = 3
+RACE_SIDE_MARGIN = 0.1
+
 NUM_OUTPUTS = 5
 WIN, WIN_GAMMON, WIN_BACKGAMMON, LOSE_GAMMON, LOSE_BACKGAMMON = range(5)
 

@@ -23,7 +23,15 @@ from bgtui.engine.bearoff import (
     one_sided_race_probs,
     two_sided_probs,
 )
-from bgtui.engine.constants import MAX_PLAYS, MOVE_SIZE, POSITION_SIZE, ROLL_WEIGHTS, ROLLS
+from bgtui.engine.constants import (
+    MAX_PLAYS,
+    MOVE_SIZE,
+    POSITION_SIZE,
+    RACE_SIDE_MARGIN,
+    RACE_SIDE_PLAYS,
+    ROLL_WEIGHTS,
+    ROLLS,
+)
 from bgtui.engine.inputs import (
     LOW25,
     NUM_INPUTS,
@@ -138,6 +146,7 @@ def make_eval_workspace(hidden: int = 512) -> EvalWorkspace:
         np.zeros((MAX_GROUPS, 5), dtype=np.float32),
         aligned(np.zeros(hidden + SIDE_OUTPUTS)),
         np.zeros((3, SIDE_HEADS, SIDE_BUCKETS), dtype=np.float32),
+        np.zeros(MAX_PLAYS, dtype=np.float64),
     )
 
 
@@ -394,8 +403,7 @@ def _best_in_groups(pos, n, out_pos, ev, ews, ready, groups):
     race = is_race(pos)  # then every child is a race too
     tab = ev.tables[RACE] if race else ev.tables[CONTACT]
     if race and ev.side.w2.shape[0] > 0:
-        _side_groups(pos, n, out_pos, ev, ews, groups)
-        return ready
+        return _side_groups(pos, n, out_pos, ev, ews, ready, groups)
     if tab.shape[0] == 0:  # dense inputs: every play on its own
         start = 0
         for g in range(groups):
@@ -634,47 +642,132 @@ def _race_groups(pos, n, out_pos, ev, ews, ready, groups):
 
 
 @kernel
-def _side_groups(pos, n, out_pos, ev, ews, groups):
-    """:func:`_best_in_groups` in a race valued by the side net: the side not moving is the
-    same in every child, so its distributions are found once (into ``ews.side_d[2]``), and a
-    child costs the mover's side alone, unless a database values it or its group is one
-    play. The values are those of :func:`_evaluate_after`, bit for bit."""
+def _race_parent(pos, ev, ews, ready):
+    """The parent's state for the race net's incremental children (its swapped view and, unless
+    ``ready``, its pre-activation); returns the checkers on the board before the play, the
+    opponent's and the mover's."""
+    f = ews.feats
+    for i in range(2 * NUM_NONLINEAR):
+        f[i] = 0.0
+    if not ready:
+        for i in range(2 * NUM_NONLINEAR):
+            ews.parent_feats[i] = 0.0
+        swap_sides_into(pos, ews.parent_swapped)
+        _preact_tables(
+            ews.parent_swapped,
+            ev.tables[RACE],
+            ev.race.b1,
+            ews.parent_feats,
+            ews.parent_h,
+            ews.term_rows,
+            ews.term_coefs,
+        )
+    off_mover, off_opponent = checkers_off(pos)
+    return 15 - off_opponent, 15 - off_mover
+
+
+@kernel(inline="always")
+def _race_net_child(child, pos, was0, was1, ev, ews, o, t):
+    """The race net's probabilities ``t`` (mover's view) after a play reaching ``child``,
+    incrementally from the parent's state (:func:`_race_parent`); ``o`` scratch."""
+    mine, theirs, mp, _, _, op, _, _, ch = _child_masks(child, pos)
+    _incremental_child(
+        child, ews.parent_swapped, ch, mine, theirs, was0, was1, ev.tables[RACE], ev.race, ews, o
+    )
+    # the rest of _sanitize in a race, from the masks
+    if (mp & _MOVER_BACK) == 0:  # no checker of the mover's left in their home board
+        o[2] = 0.0
+    if (op & _OPPONENT_BACK) == 0:
+        o[4] = 0.0
+    _flip_into(o, t)
+
+
+@kernel
+def _side_groups(pos, n, out_pos, ev, ews, ready, groups):
+    """:func:`_best_in_groups` in a race valued by the side net: the race net ranks each
+    group's plays (incrementally, as :func:`_race_groups` does; a play a database values, or
+    that wins, by that value), and the side net values the best ``RACE_SIDE_PLAYS`` within
+    ``RACE_SIDE_MARGIN`` of the group's best; the group's best is the best of those. The side not moving is the same in every child, so its
+    distributions are found once (``ews.side_d[2]``); a play a database values, that wins, or
+    that is its roll's only play is valued as :func:`_evaluate_after` values it, and so is
+    every play the side net values, bit for bit."""
     ends = ews.group_ends
-    g, start, best, beste = 0, 0, 0, -1e9
     t = ews.child5
     o = ews.probs5
     sw = ews.child_swapped
     d = ews.side_d
+    eq = ews.side_eq
     one = ev.one_sided
     nrows = one.shape[0]
+    databases = ev.two_sided.shape[0] > 0 or nrows > 0
+    has_net = ev.tables[RACE].shape[0] > 0
+    if has_net:
+        was0, was1 = _race_parent(pos, ev, ews, ready)
     r = side_row(pos, 1, nrows) if nrows > 0 else -1
     if r >= 0:
         _row_dists(one, r, d[2])
     else:
         _side_dists(pos, 1, ev.side, ews.side_u, d[2])
-    databases = ev.two_sided.shape[0] > 0 or nrows > 0
-    for i in range(n):
-        g, best, beste = _group_of(i, g, start, best, beste, ends)
-        child = out_pos[i]
-        alone = ends[g] - start == 1 and ews.group_best[g] != 0
-        if not alone:
-            alone = game_result(child) > 0
-        if not alone and databases:
-            swap_sides_into(child, sw)
-            alone = database_kind(sw, ev.two_sided, one) != NO_DATABASE
-        if alone:
-            _evaluate_after(child, ev, ews, t)
-        else:
-            r = side_row(child, 0, nrows) if nrows > 0 else -1
-            if r >= 0:
-                _row_dists(one, r, d[1])
+    start = 0
+    for g in range(groups):
+        end = ends[g]
+        if end == start:
+            continue
+        single = end - start == 1 and ews.group_best[g] != 0
+        # the ranking: the race net's values, a database's or a won game's own (the only
+        # play of a roll, or any play without the race net's tables, is always kept)
+        top = -1e9
+        for i in range(start, end):
+            child = out_pos[i]
+            if single or not has_net:
+                eq[i] = 1e9
+                continue
+            if game_result(child) > 0:
+                _evaluate_after(child, ev, ews, t)
             else:
-                _side_dists(child, 0, ev.side, ews.side_u, d[1])
-            _race5(d[2], d[1], o)
-            swap_sides_into(child, sw)
-            _sanitize(sw, o)
-            _flip_into(o, t)
-        g, start, best, beste = _after_play(t, i, g, start, best, beste, ews)
+                exact = False
+                if databases:
+                    swap_sides_into(child, sw)
+                    exact = database_kind(sw, ev.two_sided, one) != NO_DATABASE
+                if exact:
+                    _evaluate_after(child, ev, ews, t)
+                else:
+                    _race_net_child(child, pos, was0, was1, ev, ews, o, t)
+            eq[i] = equity(t)
+            top = max(top, eq[i])
+        best = start
+        beste = -1e9
+        # without the race net's tables (training's dense evaluation) the side net values all
+        for _k in range(RACE_SIDE_PLAYS if has_net else end - start):
+            pick = -1
+            pe = top - RACE_SIDE_MARGIN
+            for i in range(start, end):
+                if eq[i] >= pe and (pick < 0 or eq[i] > eq[pick]):
+                    pick = i
+            if pick < 0:
+                break
+            eq[pick] = -1e10  # taken
+            child = out_pos[pick]
+            alone = single or game_result(child) > 0
+            if not alone and databases:
+                swap_sides_into(child, sw)
+                alone = database_kind(sw, ev.two_sided, one) != NO_DATABASE
+            if alone:
+                _evaluate_after(child, ev, ews, t)
+            else:
+                r = side_row(child, 0, nrows) if nrows > 0 else -1
+                if r >= 0:
+                    _row_dists(one, r, d[1])
+                else:
+                    _side_dists(child, 0, ev.side, ews.side_u, d[1])
+                _race5(d[2], d[1], o)
+                swap_sides_into(child, sw)
+                _sanitize(sw, o)
+                _flip_into(o, t)
+            best, beste = _keep_group_best(t, pick, best, beste, ews.group_values, g)
+        ews.group_best[g] = best
+        start = end
+    return 1 if has_net else ready
 
 
 @kernel
