@@ -38,6 +38,7 @@ from bgtui.engine import (  # noqa: E402
     STRAGGLER_LO,
     one_sided_rows_race_probs,
 )
+from bgtui.training.side import adam_step  # noqa: E402
 
 NIN = 24 * 4 + 2
 
@@ -117,13 +118,7 @@ class Net:
         grads = [x.T @ gh, gh.sum(axis=0), h.T @ g, g.sum(axis=0)]
         if self.skip:
             grads.append(x.T @ g)
-        self.t += 1
-        for k, (par, gr) in enumerate(zip(self.params, grads)):
-            self.m[k] = 0.9 * self.m[k] + 0.1 * gr
-            self.v[k] = 0.999 * self.v[k] + 0.001 * gr * gr
-            mh = self.m[k] / (1 - 0.9**self.t)
-            vh = self.v[k] / (1 - 0.999**self.t)
-            par -= (alpha * mh / (np.sqrt(vh) + 1e-8)).astype(np.float32)
+        self.t = adam_step(self.params, grads, self, alpha)
 
     def step(self, x, y, alpha):
         """A cross-entropy step toward the distributions ``y``; returns the loss."""

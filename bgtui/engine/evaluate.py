@@ -603,19 +603,7 @@ def _race_groups(pos, n, out_pos, ev, ews, ready, groups):
     psw = ews.parent_swapped
     sw = ews.child_swapped
     o = ews.probs5
-    f = ews.feats
-    for i in range(2 * NUM_NONLINEAR):
-        f[i] = 0.0
-    if not ready:
-        for i in range(2 * NUM_NONLINEAR):
-            ews.parent_feats[i] = 0.0
-        swap_sides_into(pos, psw)
-        _preact_tables(
-            psw, tab, net.b1, ews.parent_feats, ews.parent_h, ews.term_rows, ews.term_coefs
-        )
-    off_mover, off_opponent = checkers_off(pos)
-    was0 = 15 - off_opponent  # checkers on the board before the play: the opponent's
-    was1 = 15 - off_mover  # and the mover's
+    was0, was1 = _race_parent(pos, ev, ews, ready)
     databases = ev.two_sided.shape[0] > 0 or ev.one_sided.shape[0] > 0
     for i in range(n):
         g, best, beste = _group_of(i, g, start, best, beste, ends)
@@ -641,7 +629,7 @@ def _race_groups(pos, n, out_pos, ev, ews, ready, groups):
         g, start, best, beste = _after_play(t, i, g, start, best, beste, ews)
 
 
-@kernel
+@kernel(inline="always")
 def _race_parent(pos, ev, ews, ready):
     """The parent's state for the race net's incremental children (its swapped view and, unless
     ``ready``, its pre-activation); returns the checkers on the board before the play, the
@@ -687,8 +675,9 @@ def _side_groups(pos, n, out_pos, ev, ews, ready, groups):
     """:func:`_best_in_groups` in a race valued by the side net: the race net ranks each
     group's plays (incrementally, as :func:`_race_groups` does; a play a database values, or
     that wins, by that value), and the side net values the best ``RACE_SIDE_PLAYS`` within
-    ``RACE_SIDE_MARGIN`` of the group's best; the group's best is the best of those. The side not moving is the same in every child, so its
-    distributions are found once (``ews.side_d[2]``); a play a database values, that wins, or
+    ``RACE_SIDE_MARGIN`` of the group's best; the group's best is the best of those. The side
+    not moving is the same in every child, so its distributions are found once
+    (``ews.side_d[2]``); a play a database values, that wins, or
     that is its roll's only play is valued as :func:`_evaluate_after` values it, and so is
     every play the side net values, bit for bit."""
     ends = ews.group_ends

@@ -97,7 +97,9 @@ class EvalWorkspace(NamedTuple):
     side_u: np.ndarray  #: float32[H + SIDE_OUTPUTS] the side net's layers
     side_d: np.ndarray  #: float32[3, SIDE_HEADS, SIDE_BUCKETS] both sides' distributions
     #: (player on roll, opponent), and the side not moving in a parent's children
-    side_eq: np.ndarray  #: float64[MAX_PLAYS] the race net's equity of each play (side net's groups)
+    side_eq: (
+        np.ndarray
+    )  #: float64[MAX_PLAYS] the race net's equity of each play (side net's groups)
 
 
 class PlayWorkspace(NamedTuple):

@@ -41,6 +41,7 @@ from bgtui.engine import (
     make_side_net,
     side_row,
 )
+from bgtui.training.adam import group_order, sibling_residuals
 
 NB = SIDE_BUCKETS
 # TAIL[a, b] = [b >= a]: p @ TAIL.T is P(X >= a); TAIL1[a, b] = [b >= a + 1]
@@ -58,6 +59,20 @@ class SideSettings:
     batch: int = 256
     seed: int = 1
     rank_weight: float = 0.0  #: of the squared error in the equity differences of a roll's plays
+
+
+def adam_step(params, grads, state, alpha):
+    """One Adam step of ``params`` (arrays, in place) down ``grads``, with the moments
+    ``state.m``, ``state.v`` (lists like ``params``) and the step count ``state.t``; returns
+    the new count."""
+    t = state.t + 1
+    for k, (par, gr) in enumerate(zip(params, grads)):
+        state.m[k] = 0.9 * state.m[k] + 0.1 * gr
+        state.v[k] = 0.999 * state.v[k] + 0.001 * gr * gr
+        mh = state.m[k] / (1 - 0.9**t)
+        vh = state.v[k] / (1 - 0.999**t)
+        par -= (alpha * mh / (np.sqrt(vh) + 1e-8)).astype(par.dtype)
+    return t
 
 
 class SideFit:
@@ -88,14 +103,9 @@ class SideFit:
         inputs (already divided by the batch size)."""
         g = gz.reshape(len(x), -1)
         gh = (g @ self.w2.T) * (1 - h * h)
-        grads = [x.T @ gh, gh.sum(axis=0), h.T @ g, g.sum(axis=0), x.T @ g]
-        self.t += 1
-        for k, (par, gr) in enumerate(zip(self.params, grads)):
-            self.m[k] = 0.9 * self.m[k] + 0.1 * gr
-            self.v[k] = 0.999 * self.v[k] + 0.001 * gr * gr
-            mh = self.m[k] / (1 - 0.9**self.t)
-            vh = self.v[k] / (1 - 0.999**self.t)
-            par -= alpha * mh / (np.sqrt(vh) + 1e-8)
+        self.t = adam_step(
+            self.params, [x.T @ gh, gh.sum(axis=0), h.T @ g, g.sum(axis=0), x.T @ g], self, alpha
+        )
 
     def step(self, x, y, alpha):
         """A cross-entropy step toward the distributions ``y``; returns the loss."""
@@ -223,18 +233,10 @@ class Races:
         return cls(pos, labels, sides_of(pos), rows[keep], groups)
 
     def batches(self, rng, size):
-        """Index arrays of about ``size`` positions, whole groups each, in a random order."""
-        order = np.argsort(rng.permutation(self.groups.max() + 1)[self.groups], kind="stable")
-        ends = np.flatnonzero(np.diff(self.groups[order])) + 1
-        at = np.searchsorted(ends, np.arange(size, len(order), size))
-        return np.split(order, np.unique(ends[at[at < len(ends)]]))
-
-
-def centred(v, groups):
-    """``v`` less the mean of its group's values."""
-    s = np.bincount(groups, v)
-    c = np.bincount(groups)
-    return v - (s / np.maximum(c, 1))[groups]
+        """Minibatches of ``size`` positions in a random order that keeps the plays of a roll
+        together (``adam.group_order``)."""
+        order = group_order(self.groups, rng)
+        return [order[s : s + size] for s in range(0, len(order), size)]
 
 
 def _dists(fit, sides, rows, db):
@@ -254,8 +256,7 @@ def _race_step(fit, sides, rows, db, labels, groups, alpha, rank_weight):
     e = out - labels
     g = 2 * e / len(e)
     if rank_weight:
-        _, gi = np.unique(groups, return_inverse=True)
-        r = centred(e @ EQ, gi)
+        r = sibling_residuals(out, labels, groups)
         g = g + rank_weight * 2 * r[:, None] * EQ / len(e)
     ga, gb = grads(g)
     g = np.stack([ga, gb], axis=1)[net]
@@ -264,6 +265,12 @@ def _race_step(fit, sides, rows, db, labels, groups, alpha, rank_weight):
 
 
 EQ = np.asarray(EQUITY_COEF, dtype=np.float64)
+
+
+def _sibling_rms(p5, races):
+    """The rms of the equity errors of ``p5`` less their roll's mean (rolls of 2 or more)."""
+    r = sibling_residuals(p5, races.labels, races.groups)
+    return float(np.sqrt((r[np.bincount(races.groups)[races.groups] > 1] ** 2).mean()))
 
 
 def equity5(p):
@@ -296,9 +303,7 @@ def fit_side(out, init, data, holdout, settings: SideSettings, log=print):
     held = Races.load(holdout, db) if holdout else None
     log(f"{len(races.positions)} races to fit, {len(held.positions) if held else 0} held out")
     if held is not None:
-        base = np.array(
-            [float(equity5(evaluate0(p, ev).astype(np.float64))) for p in held.positions]
-        )
+        base = np.array([evaluate0(p, ev) for p in held.positions], dtype=np.float64)
     figures = {}
     race_loss = []
     for ep in range(settings.passes):
@@ -327,13 +332,9 @@ def fit_side(out, init, data, holdout, settings: SideSettings, log=print):
             eq = equity5(held.labels)
             figures = dict(
                 holdout_equity_rms=float(np.sqrt(((equity5(p5) - eq) ** 2).mean())),
-                holdout_race_net_equity_rms=float(np.sqrt(((base - eq) ** 2).mean())),
-                holdout_sibling_rms=float(
-                    np.sqrt((centred(equity5(p5) - eq, held.groups) ** 2).mean())
-                ),
-                holdout_race_net_sibling_rms=float(
-                    np.sqrt((centred(base - eq, held.groups) ** 2).mean())
-                ),
+                holdout_race_net_equity_rms=float(np.sqrt(((equity5(base) - eq) ** 2).mean())),
+                holdout_sibling_rms=_sibling_rms(p5, held),
+                holdout_race_net_sibling_rms=_sibling_rms(base, held),
                 holdout_output_rms=[float(v) for v in np.sqrt(((p5 - held.labels) ** 2).mean(0))],
             )
             line += (
