@@ -355,7 +355,7 @@ def rank_plays(an, state, dice, ply: int, met: MatchEquityTable) -> list[PlayRow
         margin = FILTER_MARGIN * (view.after(view.cube) - view.after(-view.cube)) / 2.0
         keep = [i for i in order[:FILTER_MAX_PLAYS] if key[i] >= key[order[0]] - margin]
         for i in keep:
-            probs[i] = an.play_probs(children[i], ply)
+            probs[i] = an.play_probs(children[i], ply, probs[i])
             plies[i] = ply
         value(np.array(keep, dtype=np.int64))
     order = sorted(range(len(children)), key=lambda i: (-plies[i], -vals[i, 1]))

@@ -351,17 +351,19 @@ class Analyzer:
         out[1], out[2], out[3], out[4] = t[3], t[4], t[1], t[2]
         return out
 
-    def play_probs(self, child: np.ndarray, ply: int) -> np.ndarray:
+    def play_probs(self, child: np.ndarray, ply: int, probs0=None) -> np.ndarray:
         """float32[5]: the value (mover's view) of a play reaching ``child`` when plays are
         ranked at ``ply``: its resulting position evaluated at ``ply``, except at 1-ply the
-        blend ``ONE_PLY_WEIGHT0`` times its 0-ply probabilities plus the rest times its 1-ply
-        ones, as the engine's 1-ply player values plays (``engine.constants``)."""
+        blend ``ONE_PLY_WEIGHT0`` times its 0-ply probabilities (``probs0`` if the caller has
+        them) plus the rest times its 1-ply ones, as the engine's 1-ply player values plays
+        (``engine.constants``)."""
         from bgtui.engine import ONE_PLY_WEIGHT0
 
         out = self._after_probs(child, ply)
         if ply != 1:
             return out
-        p0 = self._after_probs(child, 0).astype(np.float64)
+        p0 = self._after_probs(child, 0) if probs0 is None else probs0
+        p0 = np.asarray(p0, dtype=np.float32).astype(np.float64)
         w = ONE_PLY_WEIGHT0
         return (w * p0 + (1.0 - w) * out.astype(np.float64)).astype(np.float32)
 
@@ -387,7 +389,7 @@ class Analyzer:
             order = np.argsort(-eqs, kind="stable")
             keep = [i for i in order[:FILTER_MAX_PLAYS] if eqs[i] >= eqs[order[0]] - FILTER_MARGIN]
             for i in keep:
-                probs[i] = self.play_probs(children[i], ply)
+                probs[i] = self.play_probs(children[i], ply, probs[i])
                 eqs[i] = Probabilities.from_array(probs[i]).cubeless_equity
                 plies[i] = ply
         # deeper evaluations rank ahead of shallower ones, then by equity
