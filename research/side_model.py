@@ -38,7 +38,7 @@ from bgtui.engine import (  # noqa: E402
     STRAGGLER_LO,
     one_sided_rows_race_probs,
 )
-from bgtui.training.side import adam_step  # noqa: E402
+from bgtui.training.side import adam_step, softmaxes  # noqa: E402
 
 NIN = 24 * 4 + 2
 
@@ -104,11 +104,7 @@ class Net:
         z = h @ self.w2 + self.b2
         if self.skip:
             z += x @ self.params[4]
-        z = z.reshape(-1, self.heads, 32)
-        z -= z.max(axis=2, keepdims=True)
-        p = np.exp(z)
-        p /= p.sum(axis=2, keepdims=True)
-        return h, p
+        return h, softmaxes(z, self.heads)
 
     def update(self, x, h, gz, alpha):
         """One Adam step from the loss's gradient ``gz`` (n, heads, 32) at the softmaxes'

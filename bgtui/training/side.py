@@ -61,6 +61,15 @@ class SideSettings:
     rank_weight: float = 0.0  #: of the squared error in the equity differences of a roll's plays
 
 
+def softmaxes(z, heads):
+    """(n, heads, buckets): a softmax over each of the ``heads`` equal parts of each row of
+    the logits ``z`` (n, heads * buckets)."""
+    z = z.reshape(len(z), heads, -1)
+    z = z - z.max(axis=2, keepdims=True)
+    p = np.exp(z)
+    return p / p.sum(axis=2, keepdims=True)
+
+
 def adam_step(params, grads, state, alpha):
     """One Adam step of ``params`` (arrays, in place) down ``grads``, with the moments
     ``state.m``, ``state.v`` (lists like ``params``) and the step count ``state.t``; returns
@@ -92,11 +101,7 @@ class SideFit:
 
     def forward(self, x):
         h = np.tanh(x @ self.w1 + self.b1)
-        z = (h @ self.w2 + self.b2 + x @ self.skip).reshape(-1, SIDE_HEADS, NB)
-        z -= z.max(axis=2, keepdims=True)
-        p = np.exp(z)
-        p /= p.sum(axis=2, keepdims=True)
-        return h, p
+        return h, softmaxes(h @ self.w2 + self.b2 + x @ self.skip, SIDE_HEADS)
 
     def update(self, x, h, gz, alpha):
         """One Adam step from the loss's gradient ``gz`` (n, heads, buckets) at the softmaxes'
