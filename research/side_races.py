@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "evaluation"))
 import side_model as S  # noqa: E402
 import two_stragglers as T  # noqa: E402
 
-from bgtui.engine import EXTENDED_SIZE  # noqa: E402
+from bgtui.engine import EXTENDED_SIZE, encode_sides  # noqa: E402
 from bgtui.training.side import race5, sides_of  # noqa: E402
 
 NB = 32
@@ -45,34 +45,14 @@ EQ = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
 LOC = False  # --loc: the inputs also place each distribution's rough mean among the buckets
 
 
-def soft_bucket(v):
-    """(n, 32): a rough number of rolls ``v`` as weights on its two nearest buckets."""
-    v = np.clip(v, 0, NB - 1.001)
-    out = np.zeros((len(v), NB), dtype=np.float32)
-    lo = np.floor(v).astype(np.int64)
-    f = (v - lo).astype(np.float32)
-    out[np.arange(len(v)), lo] = 1 - f
-    out[np.arange(len(v)), lo + 1] = f
-    return out
-
-
 def encode(sides):
-    """float32[n, k]: ``side_model.encode`` and the checkers outside home and on 19..24 / 15;
-    with ``LOC`` also, as :func:`soft_bucket`, the pips / 8.17 (rolls to bear off all), the
-    pips to bring every checker home / 8.17 + 1 (to a first checker off, for 15 checkers) and
-    the pips to bring every checker below 19 / 8.17 (to clear 19..24)."""
+    """float32[n, k]: with ``LOC`` the engine's side-net inputs (``encode_sides``), else
+    ``side_model.encode`` and the checkers outside home and on 19..24 / 15."""
+    if LOC:
+        return encode_sides(sides)
     c = sides[:, 1:25].astype(np.float32)
     extra = np.stack([c[:, 6:].sum(axis=1), c[:, 18:].sum(axis=1)], axis=1) / 15
-    parts = [S.encode(sides), extra]
-    if LOC:
-        pts = np.arange(1, 25, dtype=np.float32)
-        full = c.sum(axis=1) == 15
-        parts += [
-            soft_bucket((c * pts).sum(axis=1) / 8.17),
-            soft_bucket(np.where(full, (c * np.maximum(pts - 6, 0)).sum(axis=1) / 8.17 + 1, 0)),
-            soft_bucket((c * np.maximum(pts - 18, 0)).sum(axis=1) / 8.17),
-        ]
-    return np.concatenate(parts, axis=1).astype(np.float32)
+    return np.concatenate([S.encode(sides), extra], axis=1).astype(np.float32)
 
 
 def with_clear(d2):
