@@ -382,14 +382,14 @@ def _best_child_from(pos, n, out_pos, ev, ews, best5, ready):
     index, 1 when ``ews`` now holds the parent's state of ``pos``, else 0)."""
     ews.group_ends[0] = n
     ews.group_best[0] = 1  # (with n <= 1 the plain path values it anyway)
-    ready = _best_in_groups(pos, n, out_pos, ev, ews, ready, np.int64(1))
+    ready = _best_in_groups(pos, n, out_pos, ev, ews, ready, np.int64(1), np.int64(1))
     for k in range(5):
         best5[k] = ews.group_values[0, k]
     return ews.group_best[0], ready
 
 
 @kernel(inline="always")
-def _best_in_groups(pos, n, out_pos, ev, ews, ready, groups):
+def _best_in_groups(pos, n, out_pos, ev, ews, ready, groups, side):
     """The 0-ply best of each of ``groups`` groups of plays from ``pos``: group g is
     ``out_pos[ends[g - 1]:ends[g]]`` (``ends`` = ``ews.group_ends``, the first group from 0, the
     last ending at ``n``); its best's index into ``ews.group_best[g]``, its probabilities (mover's
@@ -399,10 +399,12 @@ def _best_in_groups(pos, n, out_pos, ev, ews, ready, groups):
     that is a roll's only play (flagged by ``ews.group_best[g]`` != 0 on entry) on its own
     (:func:`_evaluate_after`), the others incrementally from the parent, a group of one
     picked play too. One call for the picked plays of all 21 rolls (variance reduction with a filter)
-    saves the cost of 20 calls, each passing the evaluator's twenty arrays."""
+    saves the cost of 20 calls, each passing the evaluator's twenty arrays. A race is valued by
+    the side net (:func:`_side_groups`) if ``ev`` has one and ``side`` is 1, else by the race
+    net (variance reduction's picks: ``side`` 0)."""
     race = is_race(pos)  # then every child is a race too
     tab = ev.tables[RACE] if race else ev.tables[CONTACT]
-    if race and ev.side.w2.shape[0] > 0:
+    if race and side and ev.side.w2.shape[0] > 0:
         return _side_groups(pos, n, out_pos, ev, ews, ready, groups)
     if tab.shape[0] == 0:  # dense inputs: every play on its own
         start = 0
@@ -846,7 +848,7 @@ def _value_gathered(pos, total, groups, first, ra, buf, ev, ews, ready, a, nxt, 
     """Value the gathered groups (rolls ``first .. first + groups - 1``, plays
     ``buf[:total]``) in one call and add their weighted values to ``a``; if the roll ``ra``
     is among them, its best play into ``nxt`` and its value into ``f5``. Returns ``ready``."""
-    ready = _best_in_groups(pos, total, buf, ev, ews, ready, groups)
+    ready = _best_in_groups(pos, total, buf, ev, ews, ready, groups, np.int64(1))
     gv = ews.group_values
     for g in range(groups):
         w = ROLL_WEIGHTS[first + g]

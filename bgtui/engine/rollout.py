@@ -431,8 +431,9 @@ def _vr_step(cur, a1, a2, ply, k, ev, ws, t5, nxt, tmpa):
 
     f(roll) is the value of the roll's best play as :func:`_choose` picks it at ``ply``
     (``k`` = 0), or, with a filter (``k`` > 0), the best at ``ply`` of the ``k`` plays the
-    filter net ranks highest (all plays when there are no more than ``k``): every roll's plays
-    are still generated, but only ``k`` of them evaluated. The play made is the one
+    filter net ranks highest (all plays when there are no more than ``k``; in a race valued by a
+    side net, their values by the race net): every roll's plays are still generated, but only
+    ``k`` of them evaluated. The play made is the one
     :func:`_choose` makes either way; f is a fixed function of the position and the roll, so the luck has mean zero and the
     estimate stays unbiased; the filter only makes it a little less tight when it misses a
     roll's best play."""
@@ -530,7 +531,9 @@ def _vr_step_filtered(cur, a1, a2, k, ev, ws, t5, nxt, tmpa):
     for g in range(21):
         ews.group_ends[g] = ends[g]
         ews.group_best[g] = single[g]
-    _best_in_groups(cur, total, picks, ev, ews, ready, np.int64(21))
+    # the race net values the picks of a race (``side`` 0): f stays a fixed function of the
+    # position and the roll, at the race net's cost rather than the side net's
+    _best_in_groups(cur, total, picks, ev, ews, ready, np.int64(21), np.int64(0))
     gv = ews.group_values
     for r in range(21):
         w = ROLL_WEIGHTS[r]

@@ -258,3 +258,35 @@ def test_weights_keep_the_side_net(tmp_path, shipped):
     np.savez(tmp_path / "bad.npz", meta=np.array(json.dumps(meta)), **z)
     with pytest.raises(WeightsError, match="side net has inconsistent shapes"):
         load_weights(tmp_path / "bad.npz")
+
+
+def test_variance_reductions_picks_are_valued_by_the_race_net(shipped):
+    """``_best_in_groups`` with ``side`` 0 (variance reduction's picks) values a race's groups
+    by the race net even when the evaluator has a side net: the same values, bit for bit, as
+    the evaluator without one."""
+    from bgtui.engine.evaluate import _best_in_groups
+
+    rng = np.random.default_rng(17)
+    _, net = _random_side_net(rng, hidden=16)
+    ev = with_databases(nets_of(shipped), bearoff=True, side=net)
+    plain = with_databases(nets_of(shipped), bearoff=True)
+    for k in range(8):
+        pos = _random_race(rng, straggler=True)
+        picks, ends = [], []
+        for d1 in range(1, 7):
+            for d2 in range(1, d1 + 1):
+                children, _ = generate_plays(pos, d1, d2)
+                picks.extend(children[:3])
+                ends.append(len(picks))
+        picks = np.ascontiguousarray(picks, dtype=np.int8)
+        values = []
+        for e, side in ((ev, 0), (plain, 1), (ev, 1)):
+            ews = make_eval_workspace(hidden_size(e))
+            ews.group_ends[:21] = ends
+            ews.group_best[:21] = 0
+            _best_in_groups(pos, len(picks), picks, e, ews, 0, 21, side)
+            values.append((ews.group_values[:21].copy(), ews.group_best[:21].copy()))
+        assert np.array_equal(values[0][0], values[1][0])
+        assert np.array_equal(values[0][1], values[1][1])
+        if k == 0:
+            assert not np.array_equal(values[2][0], values[1][0])  # the side net's differ
