@@ -146,7 +146,7 @@ def make_eval_workspace(hidden: int = 512) -> EvalWorkspace:
         np.zeros((MAX_GROUPS, 5), dtype=np.float32),
         aligned(np.zeros(hidden + SIDE_OUTPUTS)),
         np.zeros((3, SIDE_HEADS, SIDE_BUCKETS), dtype=np.float32),
-        np.zeros(MAX_PLAYS, dtype=np.float64),
+        np.zeros(2 * MAX_PLAYS, dtype=np.float64),  # LOOKAHEAD_ROWS: gathered rolls' plays
     )
 
 

@@ -290,3 +290,32 @@ def test_variance_reductions_picks_are_valued_by_the_race_net(shipped):
         assert np.array_equal(values[0][1], values[1][1])
         if k == 0:
             assert not np.array_equal(values[2][0], values[1][0])  # the side net's differ
+
+
+def test_one_ply_gathers_more_plays_than_a_roll_can_have(shipped):
+    """A race whose 21 rolls have more plays than MAX_PLAYS: the lookahead values them in
+    grouped calls of up to twice that many, through the side net's groups, and gets the
+    average of each roll's best play as valued roll by roll."""
+    from bgtui.engine import ROLL_WEIGHTS, ROLLS, evaluate_plied, make_lookahead_workspace
+
+    rng = np.random.default_rng(19)
+    _, net = _random_side_net(rng, hidden=16)
+    ev = with_databases(nets_of(shipped), side=net)
+    pos = np.zeros(26, dtype=np.int8)
+    pos[[7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 19, 20, 21, 23]] = 1
+    pos[24] = -15
+    assert is_race(pos)
+    plays = sum(len(generate_plays(pos, int(a), int(b))[0]) for a, b in ROLLS)
+    assert plays > MAX_PLAYS
+    out = np.zeros(5, dtype=np.float32)
+    evaluate_plied(pos, 1, ev, make_lookahead_workspace(hidden_size(ev)), out)
+    mws = make_move_workspace()
+    ews = make_eval_workspace(hidden_size(ev))
+    op = np.zeros((MAX_PLAYS, 26), dtype=np.int8)
+    om = np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8)
+    b5 = np.zeros(5, dtype=np.float32)
+    acc = np.zeros(5)
+    for (d1, d2), w in zip(ROLLS, ROLL_WEIGHTS):
+        best_play0(pos, int(d1), int(d2), ev, mws, ews, op, om, b5)
+        acc += w * b5
+    assert np.allclose(out, acc / 36, atol=1e-6)
