@@ -600,9 +600,6 @@ def _race_groups(pos, n, out_pos, ev, ews, ready, groups):
     ends = ews.group_ends
     g, start, best, beste = 0, 0, 0, -1e9  # the group, its first play, its best so far
     t = ews.child5
-    tab = ev.tables[RACE]
-    net = ev.race
-    psw = ews.parent_swapped
     sw = ews.child_swapped
     o = ews.probs5
     was0, was1 = _race_parent(pos, ev, ews, ready)
@@ -621,13 +618,7 @@ def _race_groups(pos, n, out_pos, ev, ews, ready, groups):
         if alone:
             _evaluate_after(child, ev, ews, t)
         else:
-            _incremental_child(child, psw, ch, mine, theirs, was0, was1, tab, net, ews, o)
-            # the rest of _sanitize in a race, from the masks
-            if (mp & _MOVER_BACK) == 0:  # no checker of the mover's left in their home board
-                o[2] = 0.0
-            if (op & _OPPONENT_BACK) == 0:
-                o[4] = 0.0
-            _flip_into(o, t)
+            _race_net_child(child, mine, theirs, mp, op, ch, was0, was1, ev, ews, o, t)
         g, start, best, beste = _after_play(t, i, g, start, best, beste, ews)
 
 
@@ -657,10 +648,11 @@ def _race_parent(pos, ev, ews, ready):
 
 
 @kernel(inline="always")
-def _race_net_child(child, pos, was0, was1, ev, ews, o, t):
+def _race_net_child(child, mine, theirs, mp, op, ch, was0, was1, ev, ews, o, t):
     """The race net's probabilities ``t`` (mover's view) after a play reaching ``child``,
-    incrementally from the parent's state (:func:`_race_parent`); ``o`` scratch."""
-    mine, theirs, mp, _, _, op, _, _, ch = _child_masks(child, pos)
+    incrementally from the parent's state (:func:`_race_parent`), given what
+    :func:`_child_masks` finds in it (checkers on the board, the mover's and the opponent's
+    checker masks, the slots the play changed); ``o`` scratch."""
     _incremental_child(
         child, ews.parent_swapped, ch, mine, theirs, was0, was1, ev.tables[RACE], ev.race, ews, o
     )
@@ -723,7 +715,8 @@ def _side_groups(pos, n, out_pos, ev, ews, ready, groups):
                 if exact:
                     _evaluate_after(child, ev, ews, t)
                 else:
-                    _race_net_child(child, pos, was0, was1, ev, ews, o, t)
+                    mine, theirs, mp, _, _, op, _, _, ch = _child_masks(child, pos)
+                    _race_net_child(child, mine, theirs, mp, op, ch, was0, was1, ev, ews, o, t)
             eq[i] = equity(t)
             top = max(top, eq[i])
         best = start
