@@ -141,36 +141,45 @@ def side_of(pos, side):
     return s
 
 
-def judge(net, db):
+def race_net_candidates(an):
+    """(candidate, its swapped view, its rollout equity) of every rolled-out candidate of the
+    race decision sets (seeds 31-36, runs/re) that the race net values, no checker on a bar."""
     import race_errors as R
+
+    from bgtui.engine import swap_sides
+
+    for s in range(31, 37):
+        for (_i, cb), (e, _se) in R._load_table(f"runs/re/r{s}.npz").items():
+            c = np.frombuffer(cb, dtype=np.int8).copy()
+            if R._kind(an, c) != 0:
+                continue
+            sw = np.ascontiguousarray(swap_sides(c), dtype=np.int8)
+            if sw[0] == 0 and sw[25] == 0:
+                yield c, sw, e
+
+
+def judge(net, db):
     from games import value
 
     from bgtui.analysis.service import Analyzer
-    from bgtui.engine import equity, swap_sides
+    from bgtui.engine import equity
 
     an = Analyzer(None)
     out5 = np.zeros(5)
     pair = np.zeros((2, 2, db.shape[2]), dtype=np.float32)
     res = []
-    for s in range(31, 37):
-        for (i, cb), (e, _se) in R._load_table(f"runs/re/r{s}.npz").items():
-            c = np.frombuffer(cb, dtype=np.int8).copy()
-            if R._kind(an, c) != 0:
-                continue
-            sw = np.ascontiguousarray(swap_sides(c), dtype=np.int8)
-            if sw[0] != 0 or sw[25] != 0:
-                continue
-            have = 0
-            for side in (0, 1):
-                r = T.row2(sw, side, len(db))
-                if r >= 0:
-                    pair[side] = db[r]
-                    have += 1
-                else:
-                    _, p = net.forward(encode(side_of(sw, side)[None]))
-                    pair[side] = p[0]
-            one_sided_rows_race_probs(0, 1, pair, out5)
-            res.append((value(an, c, 0), -float(equity(out5.astype(np.float32))), e, have))
+    for c, sw, e in race_net_candidates(an):
+        have = 0
+        for side in (0, 1):
+            r = T.row2(sw, side, len(db))
+            if r >= 0:
+                pair[side] = db[r]
+                have += 1
+            else:
+                _, p = net.forward(encode(side_of(sw, side)[None]))
+                pair[side] = p[0]
+        one_sided_rows_race_probs(0, 1, pair, out5)
+        res.append((value(an, c, 0), -float(equity(out5.astype(np.float32))), e, have))
     a = np.array(res)
     for name, m in (
         ("all", np.ones(len(a), dtype=bool)),

@@ -36,7 +36,7 @@ import side_model as S  # noqa: E402
 import two_stragglers as T  # noqa: E402
 
 from bgtui.engine import EXTENDED_SIZE, encode_sides  # noqa: E402
-from bgtui.training.side import race5, sides_of  # noqa: E402
+from bgtui.training.side import race5, sides_of, softmax_back, with_clear  # noqa: E402
 
 NB = 32
 EQ = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
@@ -53,18 +53,6 @@ def encode(sides):
     c = sides[:, 1:25].astype(np.float32)
     extra = np.stack([c[:, 6:].sum(axis=1), c[:, 18:].sum(axis=1)], axis=1) / 15
     return np.concatenate([S.encode(sides), extra], axis=1).astype(np.float32)
-
-
-def with_clear(d2):
-    """Rows' (n, 2, 32) distributions with a third, 'no checker on 19..24 after 0 rolls'."""
-    out = np.zeros((len(d2), 3, NB), dtype=np.float32)
-    out[:, :2] = d2
-    out[:, 2, 0] = 1.0
-    return out
-
-
-def softmax_back(p, g):
-    return p * (g - (p * g).sum(axis=2, keepdims=True))
 
 
 ROWS_LIMIT = 1 << 62  # --shipped-rows: EXTENDED_SIZE, the rows the engine has
@@ -154,25 +142,16 @@ def report(name, eq_model, eq_net, eq_true, nrow):
 
 def judge_decisions(net, db):
     """The rolled-out candidates of the race decision sets the race net values."""
-    import race_errors as R
     from games import value
 
     from bgtui.analysis.service import Analyzer
-    from bgtui.engine import swap_sides
 
     an = Analyzer(None)
     cands, truth, old = [], [], []
-    for s in range(31, 37):
-        for (_i, cb), (e, _se) in R._load_table(f"runs/re/r{s}.npz").items():
-            c = np.frombuffer(cb, dtype=np.int8).copy()
-            if R._kind(an, c) != 0:
-                continue
-            sw = np.ascontiguousarray(swap_sides(c), dtype=np.int8)
-            if sw[0] != 0 or sw[25] != 0:
-                continue
-            cands.append(sw)
-            truth.append(e)
-            old.append(value(an, c, 0))
+    for c, sw, e in S.race_net_candidates(an):
+        cands.append(sw)
+        truth.append(e)
+        old.append(value(an, c, 0))
     pos = np.array(cands)
     rows = _side_rows(pos, len(db))
     out = predict(net, sides_of(pos), rows, db)

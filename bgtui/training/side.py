@@ -70,6 +70,12 @@ def softmaxes(z, heads):
     return p / p.sum(axis=2, keepdims=True)
 
 
+def softmax_back(p, g):
+    """The gradient at the softmaxes' inputs of a loss whose gradient at their outputs ``p``
+    is ``g`` (both (n, heads, buckets))."""
+    return p * (g - (p * g).sum(axis=2, keepdims=True))
+
+
 def adam_step(params, grads, state, alpha):
     """One Adam step of ``params`` (arrays, in place) down ``grads``, with the moments
     ``state.m``, ``state.v`` (lists like ``params``) and the step count ``state.t``; returns
@@ -265,7 +271,7 @@ def _race_step(fit, sides, rows, db, labels, groups, alpha, rank_weight):
         g = g + rank_weight * 2 * r[:, None] * EQ / len(e)
     ga, gb = grads(g)
     g = np.stack([ga, gb], axis=1)[net]
-    fit.update(x, h, p * (g - (p * g).sum(axis=2, keepdims=True)), alpha)
+    fit.update(x, h, softmax_back(p, g), alpha)
     return float((e * e).sum(1).mean())
 
 
