@@ -347,13 +347,14 @@ def _terms4(idx, coef, g):
 
 @kernel(fastmath=True)
 def _accumulate(h, base, tab, idx, coef, n):
-    """h[:nh] = base + the sum over k < n of coef[k] * tab[idx[k]] (nh = base's length).
+    """h[:nh] = base + the sum over k < n of coef[k] * tab[idx[k]] (nh = the table's width: the
+    workspace's ``h`` and ``base`` may be longer than this net's hidden layer).
 
     Eight rows, then four, a pass over ``h`` (the last group padded with the zero row): a
     row at a time, every row loaded and stored all of ``h`` again, and the loads and stores,
     not the arithmetic, bound the speed. (The first pass reads ``base`` and writes ``h`` in
     a loop of its own: a loop whose source might be ``h`` itself is not vectorised.)"""
-    nh = base.shape[0]
+    nh = tab.shape[1]
     m = (n + 3) // 4 * 4
     for k in range(n, m):
         idx[k] = ZERO_ROW

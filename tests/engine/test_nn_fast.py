@@ -308,3 +308,26 @@ def test_grouped_variance_reduction_step_does_not_depend_on_how_the_rolls_are_ba
         outs.append(out)
     assert np.array_equal(outs[0], outs[1])
     assert np.any(outs[0][:, :, 0] != outs[0][:, :1, 0])  # the trials differ
+
+
+
+def test_accumulate_sums_over_the_tables_width_and_leaves_a_longer_workspace_alone():
+    """A workspace sized for the widest net (``hidden_size``) serves a narrower one: the
+    table's rows are summed over the table's width only, the rest of ``h`` untouched."""
+    from bgtui.engine.nn import TABLE_ROWS, ZERO_ROW, _accumulate
+
+    rng = np.random.default_rng(5)
+    tab = rng.normal(size=(TABLE_ROWS, 24)).astype(np.float32)
+    tab[ZERO_ROW] = 0.0
+    base = rng.normal(size=64).astype(np.float32)
+    for n in (0, 3, 9):
+        idx, coef = make_terms()
+        rows = rng.integers(0, ZERO_ROW, size=n)
+        c = rng.normal(size=n).astype(np.float32)
+        idx[:n] = rows
+        coef[:n] = c
+        h = np.full(64, 7.0, dtype=np.float32)
+        _accumulate(h, base, tab, idx, coef, n)
+        want = base[:24] + (c[:, None] * tab[rows]).sum(axis=0)
+        np.testing.assert_allclose(h[:24], want, rtol=1e-5, atol=1e-5)
+        assert (h[24:] == 7.0).all()
