@@ -109,6 +109,7 @@ _export(
     "SIDE_INPUTS",
     "SIDE_OUTPUTS",
     "encode_sides",
+    "fixed_heads",
     "make_side_net",
     "no_side_net",
     side_dists="_side_dists",

@@ -8,6 +8,8 @@ databases' one-sided approximation counts them (``bearoff.one_sided_race_probs``
 net gives the distributions of a side no one-sided database row holds: one hidden layer of
 tanh units over one side's checkers, three softmaxes of ``SIDE_BUCKETS`` buckets (0 to 31
 rolls, the last one 31 or more), and a skip layer from the inputs straight to the softmaxes.
+A side with a checker off needs 0 rolls to a first checker off, and one with none on 19..24
+needs 0 to leave them: those heads are fixed, not the net's (:func:`fixed_heads`).
 
 Inputs (``SIDE_INPUTS``, dense, as training encodes them with :func:`encode_sides`): for each
 point 1..24 of the side, at least 1, 2, 3 checkers and half the checkers beyond 3 (four blocks
@@ -22,6 +24,8 @@ table (:func:`make_side_net`): row ``(p - 1) * 16 + c`` the sum of a point's inp
 each row ``H`` hidden pre-activations followed by the ``3 * SIDE_BUCKETS`` logits the skip
 layer adds.
 """
+
+import math
 
 import numpy as np
 
@@ -77,6 +81,16 @@ def encode_sides(sides):
     return np.concatenate([np.asarray(p, dtype=np.float32) for p in parts], axis=1)
 
 
+def fixed_heads(sides):
+    """bool[n, SIDE_HEADS]: the heads of ``sides`` (as :func:`encode_sides` takes them) whose
+    distribution is 0 rolls for certain (a checker off: head 1; none on 19..24: head 2)."""
+    c = np.asarray(sides)[:, 1:25].astype(np.int64)
+    out = np.zeros((len(c), SIDE_HEADS), dtype=bool)
+    out[:, 1] = c.sum(axis=1) < 15
+    out[:, 2] = c[:, 18:].sum(axis=1) == 0
+    return out
+
+
 def make_side_net(w1, b1, w2, b2, skip) -> SideNet:
     """The :class:`SideNet` of dense weights: ``w1`` float32[SIDE_INPUTS, H], ``b1`` [H],
     ``w2`` [H, SIDE_OUTPUTS], ``b2`` [SIDE_OUTPUTS], ``skip`` [SIDE_INPUTS, SIDE_OUTPUTS]
@@ -106,21 +120,32 @@ def no_side_net() -> SideNet:
 
 
 @kernel(inline="always")
-def _add_row(u, tab, row, coef, width):
+def _add_rows4(u, tab, i0, i1, i2, i3, c0, c1, c2, c3, width):
+    """u[:width] += c0 tab[i0] + c1 tab[i1] + c2 tab[i2] + c3 tab[i3] (one load and store of u
+    for four rows)."""
     for j in range(width):
-        u[j] += coef * tab[row, j]
+        u[j] += (c0 * tab[i0, j] + c1 * tab[i1, j]) + (c2 * tab[i2, j] + c3 * tab[i3, j])
+
+
+@kernel(inline="always")
+def _bucket(v):
+    """The bucket below the rough number of rolls ``v`` (clipped to the buckets) and the
+    weight of the one above it (float32)."""
+    v = min(max(v, 0.0), _LAST)
+    lo = int(v)
+    return lo, np.float32(v - lo)
 
 
 @kernel
 def _side_dists(pos, side, net, u, out):
     """``out`` float32[SIDE_HEADS, SIDE_BUCKETS]: the distributions of one side of the race
     ``pos`` (``side`` 0: the player on roll; 1: the opponent) by the side net ``net``; ``u``
-    float32[>= H + SIDE_OUTPUTS] scratch."""
+    float32[>= H + SIDE_OUTPUTS] scratch. A head the side's checkers answer (:func:`fixed_heads`)
+    is that answer, 0 rolls, and its logits are not computed."""
     tab = net.tab
     hid = net.w2.shape[0]
-    width = hid + SIDE_OUTPUTS
-    for j in range(width):
-        u[j] = tab[_BIAS_ROW, j]
+    # branch-free sums over the points (in point order: the loops unroll, no branch on the
+    # checkers)
     n = 0
     pips = 0
     home_pips = 0
@@ -128,56 +153,160 @@ def _side_dists(pos, side, net, u, out):
     outside = 0
     back = 0
     for p in range(1, 25):
+        c = max(np.int64(pos[p]) if side == 0 else -np.int64(pos[25 - p]), 0)
+        n += c
+        pips += c * p
+        outside += c * (p > 6)
+        home_pips += c * max(p - 6, 0)
+        back += c * (p > 18)
+        clear_pips += c * max(p - 18, 0)
+    # the heads whose distribution the side fixes (no logits needed): a first checker is off
+    # already (head 1), no checker is left on 19..24 (head 2); the logits of heads 0 .. last
+    fixed1 = n < 15
+    last = 2 if back > 0 else (0 if fixed1 else 1)
+    width = hid + (last + 1) * SIDE_BUCKETS
+    for j in range(width):
+        u[j] = tab[_BIAS_ROW, j]
+    # the rows of the points with checkers, four a pass over u (the rest of a last group is
+    # the bias row times 0)
+    one = np.float32(1.0)
+    zero = np.float32(0.0)
+    r0 = r1 = r2 = _BIAS_ROW
+    k = 0
+    for p in range(1, 25):
         c = pos[p] if side == 0 else -pos[25 - p]
         if c > 0:
-            n += c
-            pips += c * p
-            if p > 6:
-                outside += c
-                home_pips += c * (p - 6)
-            if p > 18:
-                back += c
-                clear_pips += c * (p - 18)
-            _add_row(u, tab, (p - 1) * 16 + min(c, 15), np.float32(1.0), width)
-    _add_row(u, tab, _SCALAR_ROW, np.float32((15 - n) / 15.0), width)
-    _add_row(u, tab, _SCALAR_ROW + 1, np.float32(pips / 100.0), width)
-    _add_row(u, tab, _SCALAR_ROW + 2, np.float32(outside / 15.0), width)
-    _add_row(u, tab, _SCALAR_ROW + 3, np.float32(back / 15.0), width)
-    for hd in range(SIDE_HEADS):
-        if hd == 0:
-            v = pips / _PIPS_A_ROLL
-        elif hd == 1:
-            v = home_pips / _PIPS_A_ROLL + 1.0 if n == 15 else 0.0
-        else:
-            v = clear_pips / _PIPS_A_ROLL
-        v = min(max(v, 0.0), _LAST)
-        lo = int(v)
-        f = v - lo
-        row = _BUCKET_ROW + hd * SIDE_BUCKETS + lo
-        _add_row(u, tab, row, np.float32(1.0 - f), width)
-        _add_row(u, tab, row + 1, np.float32(f), width)
+            r = (p - 1) * 16 + min(c, 15)
+            if k == 0:
+                r0 = r
+            elif k == 1:
+                r1 = r
+            elif k == 2:
+                r2 = r
+            else:
+                _add_rows4(u, tab, r0, r1, r2, r, one, one, one, one, width)
+            k = (k + 1) % 4
+    if k > 0:
+        _add_rows4(
+            u,
+            tab,
+            r0,
+            r1,
+            r2,
+            _BIAS_ROW,
+            one,
+            one if k > 1 else zero,
+            one if k > 2 else zero,
+            zero,
+            width,
+        )
+    _add_rows4(
+        u,
+        tab,
+        _SCALAR_ROW,
+        _SCALAR_ROW + 1,
+        _SCALAR_ROW + 2,
+        _SCALAR_ROW + 3,
+        np.float32((15 - n) / 15.0),
+        np.float32(pips / 100.0),
+        np.float32(outside / 15.0),
+        np.float32(back / 15.0),
+        width,
+    )
+    # each head's rough number of rolls on its two nearest buckets
+    lo0, f0 = _bucket(pips / _PIPS_A_ROLL)
+    lo1, f1 = _bucket(home_pips / _PIPS_A_ROLL + 1.0 if n == 15 else 0.0)
+    lo2, f2 = _bucket(clear_pips / _PIPS_A_ROLL)
+    b0 = _BUCKET_ROW + lo0
+    b1 = _BUCKET_ROW + SIDE_BUCKETS + lo1
+    b2 = _BUCKET_ROW + 2 * SIDE_BUCKETS + lo2
+    _add_rows4(u, tab, b0, b0 + 1, b1, b1 + 1, one - f0, f0, one - f1, f1, width)
+    _add_rows4(u, tab, b2, b2 + 1, _BIAS_ROW, _BIAS_ROW, one - f2, f2, zero, zero, width)
     # tanh(x) = 2 sigmoid(2x) - 1
     two = np.float32(2.0)
-    one = np.float32(1.0)
     for j in range(hid):
         u[j] = two * _activation(two * u[j]) - one
-    w2 = net.w2
-    for j in range(hid):
-        a = u[j]
-        for k in range(SIDE_OUTPUTS):
-            u[hid + k] += a * w2[j, k]
+    _output_logits(u, net.w2, hid, width - hid)
     for hd in range(SIDE_HEADS):
-        base = hid + hd * SIDE_BUCKETS
-        m = u[base]
-        for k in range(1, SIDE_BUCKETS):
-            m = max(m, u[base + k])
-        s = np.float32(0.0)
-        for k in range(SIDE_BUCKETS):
-            e = np.exp(u[base + k] - m)
-            out[hd, k] = e
-            s += e
-        for k in range(SIDE_BUCKETS):
-            out[hd, k] /= s
+        if hd > last or (hd == 1 and fixed1):
+            for k in range(SIDE_BUCKETS):
+                out[hd, k] = np.float32(0.0)
+            out[hd, 0] = one
+        else:
+            _softmax_into(u, hid + hd * SIDE_BUCKETS, out[hd])
+
+
+@kernel(inline="always")
+def _output_logits(u, w2, hid, width):
+    """u[hid:hid + width] += the hidden activations u[:hid] times ``w2``'s first ``width``
+    columns, eight hidden units a pass (a pass loads and stores the logits once)."""
+    j = 0
+    while j + 8 <= hid:
+        a0, a1, a2, a3 = u[j], u[j + 1], u[j + 2], u[j + 3]
+        a4, a5, a6, a7 = u[j + 4], u[j + 5], u[j + 6], u[j + 7]
+        for k in range(width):
+            u[hid + k] += (
+                (a0 * w2[j, k] + a1 * w2[j + 1, k]) + (a2 * w2[j + 2, k] + a3 * w2[j + 3, k])
+            ) + ((a4 * w2[j + 4, k] + a5 * w2[j + 5, k]) + (a6 * w2[j + 6, k] + a7 * w2[j + 7, k]))
+        j += 8
+    while j < hid:
+        a = u[j]
+        for k in range(width):
+            u[hid + k] += a * w2[j, k]
+        j += 1
+
+
+_EXP_TERMS = tuple(np.float32(1.0 / math.factorial(k)) for k in range(11))
+_E_1 = np.float32(math.exp(-1.0))
+
+
+@kernel(inline="always")
+def _exp_neg(x):
+    """exp(x) for x <= 0 (float32, within 4e-6 of it relatively; below -32, exp(-32)), in
+    arithmetic only, so that a loop of it vectorises: exp(x) = (e^-1 e^t)^16 with
+    t = x / 16 + 1 in [-1, 1] and e^t by its Taylor series to t^10."""
+    c = _EXP_TERMS
+    t = max(x, np.float32(-32.0)) * np.float32(0.0625) + np.float32(1.0)
+    p = c[10]
+    p = p * t + c[9]
+    p = p * t + c[8]
+    p = p * t + c[7]
+    p = p * t + c[6]
+    p = p * t + c[5]
+    p = p * t + c[4]
+    p = p * t + c[3]
+    p = p * t + c[2]
+    p = p * t + c[1]
+    p = (p * t + c[0]) * _E_1
+    p = p * p
+    p = p * p
+    p = p * p
+    return p * p
+
+
+@kernel(inline="always")
+def _softmax_into(u, base, out):
+    """out[:] = the softmax of u[base:base + len(out)] (separate loops for the maximum, the
+    exponentials and the sum, so that the exponentials' loop has no reduction in it and
+    vectorises)."""
+    nb = out.shape[0]  # a multiple of 8
+    # maximum and sum over eight lanes, combined in a fixed order
+    m0, m1, m2, m3 = u[base], u[base + 1], u[base + 2], u[base + 3]
+    m4, m5, m6, m7 = u[base + 4], u[base + 5], u[base + 6], u[base + 7]
+    for k in range(8, nb, 8):
+        q = base + k
+        m0, m1, m2, m3 = max(m0, u[q]), max(m1, u[q + 1]), max(m2, u[q + 2]), max(m3, u[q + 3])
+        m4, m5, m6, m7 = max(m4, u[q + 4]), max(m5, u[q + 5]), max(m6, u[q + 6]), max(m7, u[q + 7])
+    m = max(max(max(m0, m1), max(m2, m3)), max(max(m4, m5), max(m6, m7)))
+    for k in range(nb):
+        out[k] = _exp_neg(u[base + k] - m)
+    s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = np.float32(0.0)
+    for k in range(0, nb, 8):
+        s0, s1, s2, s3 = s0 + out[k], s1 + out[k + 1], s2 + out[k + 2], s3 + out[k + 3]
+        s4, s5, s6, s7 = s4 + out[k + 4], s5 + out[k + 5], s6 + out[k + 6], s7 + out[k + 7]
+    r = np.float32(1.0) / (((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)))
+    for k in range(nb):
+        out[k] *= r
 
 
 @kernel(inline="always")

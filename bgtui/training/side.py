@@ -36,6 +36,7 @@ from bgtui.engine import (
     bearoff_position,
     encode_sides,
     evaluate0,
+    fixed_heads,
     is_race,
     kernel,
     make_side_net,
@@ -251,18 +252,24 @@ class Races:
 
 
 def _dists(fit, sides, rows, db):
-    """(n, 2, heads, buckets) both sides' distributions, and the net's forward pass."""
+    """(n, 2, heads, buckets) both sides' distributions (a database row's, or the net's with
+    its fixed heads, as the engine's ``side_dists``), and the net's forward pass with the
+    fixed heads' mask."""
     d = np.empty((len(sides), 2, SIDE_HEADS, NB))
     have = rows >= 0
     d[have] = with_clear(db[rows[have]])
     x = encode_sides(sides[~have])
     h, p = fit.forward(x)
-    d[~have] = p
-    return d, (x, h, p, ~have)
+    fixed = fixed_heads(sides[~have])
+    q = p.copy()
+    q[fixed] = 0.0
+    q[fixed, 0] = 1.0
+    d[~have] = q
+    return d, (x, h, p, ~have, fixed)
 
 
 def _race_step(fit, sides, rows, db, labels, groups, alpha, rank_weight):
-    d, (x, h, p, net) = _dists(fit, sides, rows, db)
+    d, (x, h, p, net, fixed) = _dists(fit, sides, rows, db)
     out, grads = race5(d[:, 0], d[:, 1])
     e = out - labels
     g = 2 * e / len(e)
@@ -271,6 +278,7 @@ def _race_step(fit, sides, rows, db, labels, groups, alpha, rank_weight):
         g = g + rank_weight * 2 * r[:, None] * EQ / len(e)
     ga, gb = grads(g)
     g = np.stack([ga, gb], axis=1)[net]
+    g[fixed] = 0.0
     fit.update(x, h, softmax_back(p, g), alpha)
     return float((e * e).sum(1).mean())
 

@@ -25,6 +25,7 @@ from bgtui.engine import (
     best_play0,
     encode_sides,
     evaluate0,
+    fixed_heads,
     game_result,
     generate_plays,
     hidden_size,
@@ -68,6 +69,18 @@ def _random_race(rng, straggler=False):
     return pos
 
 
+def _deep_race(rng):
+    """A race in which the player on roll has all 15 checkers on points 1..22, some of them on
+    19..22, and the opponent has its checkers on its points 1 and 2 (slots 23 and 24)."""
+    pos = np.zeros(26, dtype=np.int8)
+    for _ in range(14):
+        pos[1 + rng.integers(0, 22)] += 1
+    pos[19 + rng.integers(0, 4)] += 1
+    for _ in range(rng.integers(1, 15)):
+        pos[23 + rng.integers(0, 2)] -= 1
+    return pos
+
+
 def _side_of(pos, side):
     s = np.zeros(25, dtype=np.int8)
     for p in range(1, 25):
@@ -100,16 +113,28 @@ def test_kernel_matches_a_dense_forward_pass():
     w1, b1, w2, b2, skip = w
     u = np.zeros(w1.shape[1] + SIDE_OUTPUTS, dtype=np.float32)
     out = np.zeros((3, NB), dtype=np.float32)
-    for _ in range(40):
-        pos = _random_race(rng)
+    fixed = [0, 0]
+    for k in range(40):
+        pos = _random_race(rng) if k % 2 else _deep_race(rng)
         for side in (0, 1):
             x = encode_sides(_side_of(pos, side)[None]).astype(np.float64)
             z = np.tanh(x @ w1 + b1) @ w2 + b2 + x @ skip
             z = z.reshape(3, NB)
             p = np.exp(z - z.max(axis=1, keepdims=True))
             p /= p.sum(axis=1, keepdims=True)
+            checkers = _side_of(pos, side)[1:25]
+            if checkers.sum() < 15:  # a checker off: 0 rolls to the first
+                p[1] = np.eye(NB)[0]
+            if checkers[18:].sum() == 0:  # none on 19..24: 0 rolls to leave them
+                p[2] = np.eye(NB)[0]
+            np.testing.assert_array_equal(
+                fixed_heads(_side_of(pos, side)[None])[0, 1:],
+                [checkers.sum() < 15, checkers[18:].sum() == 0],
+            )
             side_dists(pos, side, net, u, out)
-            assert np.abs(out - p).max() < 2e-6
+            assert np.abs(out - p).max() < 1e-5
+            fixed[side] += checkers[18:].sum() == 0
+    assert fixed[0] == 20 and fixed[1] == 40  # sides with and without checkers on 19..24
 
 
 def _distribution(rng, first_zero=True):
@@ -319,3 +344,13 @@ def test_one_ply_gathers_more_plays_than_a_roll_can_have(shipped):
         best_play0(pos, int(d1), int(d2), ev, mws, ews, op, om, b5)
         acc += w * b5
     assert np.allclose(out, acc / 36, atol=1e-6)
+
+
+def test_the_softmaxes_exponential_is_exp_to_four_millionths():
+    from bgtui.engine.side import _exp_neg
+
+    for x in np.concatenate([np.linspace(-31.9, 0.0, 4001), [-1e-6, -0.5, -16.0]]):
+        want = np.exp(np.float64(np.float32(x)))
+        assert abs(_exp_neg(np.float32(x)) - want) <= 4e-6 * want
+    assert _exp_neg(np.float32(0.0)) == pytest.approx(1.0, abs=4e-6)
+    assert 0 < _exp_neg(np.float32(-80.0)) <= np.exp(-31.9)

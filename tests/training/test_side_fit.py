@@ -4,8 +4,17 @@ against the engine's kernel, and a small fit end to end."""
 import numpy as np
 
 from bgtui.analysis.weights import load_weights
-from bgtui.engine import SIDE_OUTPUTS, encode_sides, side_dists
-from bgtui.training.side import SideFit, SideSettings, fit_side, race5, sides_of
+from bgtui.engine import SIDE_OUTPUTS, side_dists
+from bgtui.training.side import (
+    SideFit,
+    SideSettings,
+    fit_side,
+    race5,
+    sides_of,
+)
+from bgtui.training.side import (
+    _dists as side_dists_of,
+)
 
 
 def _dists(rng, n):
@@ -36,12 +45,15 @@ def test_the_numpy_net_is_the_engines():
         p += rng.standard_normal(p.shape) * 0.2
     net = fit.side_net()
     positions = np.load("data/rs3/shard-00000.npz")["positions"][:30]
-    _, p = fit.forward(encode_sides(sides_of(positions)[:, 1]))
+    sides = sides_of(positions)
+    # training's distributions of both sides: the net's, with the fixed heads the engine fixes
+    d = side_dists_of(fit, sides, np.full((len(sides), 2), -1), np.zeros((0, 2, 32)))[0]
     u = np.zeros(12 + SIDE_OUTPUTS, dtype=np.float32)
     out = np.zeros((3, 32), dtype=np.float32)
     for k, pos in enumerate(positions):
-        side_dists(pos, 1, net, u, out)
-        assert np.abs(out - p[k]).max() < 1e-5  # float32 weights against float64
+        for side in (0, 1):
+            side_dists(pos, side, net, u, out)
+            assert np.abs(out - d[k, side]).max() < 1e-5  # float32 weights against float64
 
 
 def test_a_small_fit_lowers_its_error_and_writes_the_net(tmp_path):
