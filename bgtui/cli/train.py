@@ -218,6 +218,23 @@ def _train_side(args) -> None:
         raise UserError(str(exc)) from None
 
 
+def _train_side_labels(args) -> None:
+    """``train side-labels``: the race sets of ``--races`` labelled by ``--checkpoint``'s side
+    net into ``--data``."""
+    from bgtui.analysis.weights import WeightsError
+    from bgtui.training.side import label_races
+
+    races = [d for d in (args.races or "").split(",") if d]
+    if not args.data or not races:
+        raise UserError(
+            "train side-labels needs --data DIR (where the shards go) and --races DIR[,DIR...]"
+        )
+    try:
+        label_races(args.data, args.checkpoint, races, children=args.children, seed=args.seed)
+    except (ValueError, WeightsError, OSError) as exc:
+        raise UserError(str(exc)) from None
+
+
 #: the function of each ``train`` method (any other runs :func:`_train_supervised`)
 _METHODS = {
     "td": _train_td,
@@ -229,6 +246,7 @@ _METHODS = {
     "heads": _train_heads,
     "average": _train_average,
     "side": _train_side,
+    "side-labels": _train_side_labels,
 }
 
 
@@ -258,7 +276,9 @@ def _add_method_and_files(p) -> None:
         "crashed nets to those rollouts into --checkpoint; average: the mean of "
         "the nets of --of's weights files into --checkpoint; side: fit the race side net "
         "of --init's weights on the rolled-out races of --data (--epochs passes; "
-        "--judge: races judged after each pass) into --checkpoint",
+        "--judge: races judged after each pass) into --checkpoint; side-labels: the race "
+        "sets of --races and, for --children positions a shard, a random roll's every play, "
+        "labelled by --checkpoint's side net, into --data (a training set for the race net)",
     )
     p.add_argument(
         "--checkpoint",
@@ -269,6 +289,7 @@ def _add_method_and_files(p) -> None:
     p.add_argument(
         "--judge", help="side: race sets (directories) judged after each pass, comma-separated"
     )
+    p.add_argument("--races", help="side-labels: the race sets (directories), comma-separated")
 
 
 def _add_dataset_positions(p) -> None:
@@ -279,7 +300,8 @@ def _add_dataset_positions(p) -> None:
         type=whole(0, MAX_PLAYS_A_ROLL),
         default=0,
         help="dataset: store this many random plays of every roll (the positions "
-        "move selection compares) instead of the positions played",
+        "move selection compares) instead of the positions played; side-labels: the "
+        "positions of a shard whose roll's every play is added",
     )
     p.add_argument(
         "--children-best",

@@ -14,6 +14,7 @@ from bgtui.engine import (
     database_kind,
     equity,
     eval_nets,
+    evaluate0_into,
     evaluate_after,
     fill_inputs,
     forward,
@@ -362,3 +363,10 @@ def net_classes(positions):
     for i in range(positions.shape[0]):
         out[i] = net_class(positions[i])
     return out
+
+
+@kernel
+def evaluate_all(positions, ev, ews, out):
+    """out[i] = the 0-ply probabilities of ``positions[i]`` (player on roll) by ``ev``."""
+    for i in range(positions.shape[0]):
+        evaluate0_into(positions[i], ev, ews, out[i])

@@ -18,6 +18,7 @@ Held-out races (``--holdout``) are judged after every pass beside the shipped ra
 from __future__ import annotations
 
 import glob
+import json
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -374,3 +375,77 @@ def fit_side(out, init, data, holdout, settings: SideSettings, log=print):
         )
         save_weights(out, ev0, meta, side=fit.side_net())
     return dict(figures, race_squared_error=race_loss)
+
+
+def label_races(out, teacher, sources, children=300, seed=1, log=print) -> int:
+    """Write to ``out`` a training set for the race net labelled by ``teacher``'s side net:
+    for each shard of the race sets ``sources`` (directories, in order), a shard of its
+    positions and, for ``children`` of them drawn at random, a random roll's every play (the
+    position after it, opponent on roll; a play that ends the game left out), each labelled by
+    the teacher's 0-ply probabilities (its side net and the bear-off databases), the plays of a
+    roll numbered as one group (the source's groups kept). A shard already in ``out`` is kept
+    (the same command resumes). Returns the number of positions written."""
+    from functools import partial
+
+    from bgtui.analysis.atomic import atomic_write
+    from bgtui.analysis.weights import load_weights, with_databases
+    from bgtui.engine import game_result, generate_plays, hidden_size, make_eval_workspace
+    from bgtui.engine import swap_sides as swapped
+    from bgtui.training.kernels import evaluate_all
+
+    evs, meta = load_weights(teacher)
+    ev = with_databases(evs, bearoff=True)
+    if ev.side.w2.shape[0] == 0:
+        raise ValueError(f"{teacher}: no side net to label the races with")
+    ews = make_eval_workspace(hidden_size(ev))
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    files = [f for d in sources for f in sorted(glob.glob(str(Path(d) / "*.npz")))]
+    if not files:
+        raise ValueError(f"{','.join(map(str, sources))}: no shards of a race set")
+    total = 0
+    for k, f in enumerate(files):
+        with np.load(f) as z:
+            pos = np.ascontiguousarray(z["positions"], dtype=np.int8)
+            grp = z["groups"] if "groups" in z.files else np.arange(len(pos))
+        # the draws of every shard, whether it is written now or was before
+        picks = rng.choice(len(pos), min(children, len(pos)), replace=False)
+        rolls = rng.integers(1, 7, size=(len(picks), 2))
+        dest = out / f"shard-{k:05d}.npz"
+        if dest.exists():
+            continue
+        pos_parts, grp_parts = [pos], [grp.astype(np.int64)]
+        g = int(grp.max()) + 1
+        for i, (d1, d2) in zip(picks, rolls):
+            plays, _ = generate_plays(pos[i], int(d1), int(d2))
+            kids = [swapped(c) for c in plays if game_result(c) == 0]
+            if len(kids) >= 2:
+                pos_parts.append(np.array(kids, dtype=np.int8))
+                grp_parts.append(np.full(len(kids), g))
+                g += 1
+        pos = np.concatenate(pos_parts)
+        labels = np.zeros((len(pos), 5), dtype=np.float32)
+        evaluate_all(pos, ev, ews, labels)
+        info = dict(
+            teacher=str(teacher),
+            teacher_sha256=meta.get("sha256", ""),
+            source=str(f),
+            children=children,
+            seed=seed,
+            index=k,
+        )
+        atomic_write(
+            dest,
+            partial(
+                np.savez_compressed,
+                positions=pos,
+                targets=labels,
+                groups=np.concatenate(grp_parts).astype(np.int32),
+                meta=np.array(json.dumps(info)),
+            ),
+            mode=0o644,
+        )
+        total += len(pos)
+        log(f"{dest.name}: {len(pos)} positions from {f}")
+    return total

@@ -310,7 +310,6 @@ def test_grouped_variance_reduction_step_does_not_depend_on_how_the_rolls_are_ba
     assert np.any(outs[0][:, :, 0] != outs[0][:, :1, 0])  # the trials differ
 
 
-
 def test_accumulate_sums_over_the_tables_width_and_leaves_a_longer_workspace_alone():
     """A workspace sized for the widest net (``hidden_size``) serves a narrower one: the
     table's rows are summed over the table's width only, the rest of ``h`` untouched."""

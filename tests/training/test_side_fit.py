@@ -71,3 +71,51 @@ def test_a_small_fit_lowers_its_error_and_writes_the_net(tmp_path):
     ev, meta = load_weights(out)
     assert ev.side.w2.shape == (8, SIDE_OUTPUTS)
     assert meta["side_fit"]["passes_done"] == 4 and meta["side_fit"]["data"] == [str(data)]
+
+
+def test_side_labels_are_the_teachers_values_of_the_races_and_of_a_rolls_every_play(tmp_path):
+    from bgtui.analysis.weights import save_weights, with_databases
+    from bgtui.engine import evaluate0, game_result, generate_plays, swap_sides
+    from bgtui.training.side import label_races
+
+    src = tmp_path / "races"
+    src.mkdir()
+    with np.load("data/rs/shard-00000.npz") as z:
+        np.savez(src / "shard-00000.npz", positions=z["positions"][:40], targets=z["targets"][:40])
+    rng = np.random.default_rng(3)
+    fit = SideFit(rng, 8)
+    for p in fit.params:
+        p += rng.standard_normal(p.shape) * 0.2
+    ev0, meta = load_weights("bgtui-0.npz")
+    teacher = tmp_path / "t.npz"
+    save_weights(teacher, ev0, meta, side=fit.side_net())
+    out = tmp_path / "labels"
+    n = label_races(out, teacher, [src], children=3, seed=2, log=lambda _: None)
+    with np.load(out / "shard-00000.npz") as z:
+        pos, lab, grp = z["positions"], z["targets"], z["groups"]
+    assert len(pos) == n > 40
+    np.testing.assert_array_equal(pos[:40], np.load(src / "shard-00000.npz")["positions"])
+    np.testing.assert_array_equal(grp[:40], np.arange(40))  # no groups: each its own
+    ev = with_databases(load_weights(teacher)[0], bearoff=True)
+    for i in range(0, n, 7):
+        np.testing.assert_allclose(lab[i], evaluate0(pos[i], ev), atol=1e-6)
+    # the children: whole rolls, each the positions after every play of a parent's roll
+    rolls = [pos[grp == g] for g in range(40, grp.max() + 1)]
+    assert 1 <= len(rolls) <= 3
+    for kids in rolls:
+        assert any(
+            _is_every_play(p, d1, d2, kids, generate_plays, swap_sides, game_result)
+            for p in pos[:40]
+            for d1 in range(1, 7)
+            for d2 in range(d1, 7)
+        )
+    # a second run keeps the shard
+    before = (out / "shard-00000.npz").stat().st_mtime_ns
+    assert label_races(out, teacher, [src], children=3, seed=2, log=lambda _: None) == 0
+    assert (out / "shard-00000.npz").stat().st_mtime_ns == before
+
+
+def _is_every_play(parent, d1, d2, kids, generate_plays, swap_sides, game_result):
+    plays, _ = generate_plays(parent, d1, d2)
+    want = {swap_sides(c).tobytes() for c in plays if game_result(c) == 0}
+    return want == {k.tobytes() for k in kids}
