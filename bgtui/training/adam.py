@@ -36,7 +36,9 @@ def dense_inputs(positions: np.ndarray, idx: np.ndarray) -> np.ndarray:
 
 
 def _sigmoid(z):
-    return 1.0 / (1.0 + np.exp(-z))
+    # exp(-z) overflows to inf for z far below 0, and 1 / (1 + inf) is the right 0
+    with np.errstate(over="ignore"):
+        return 1.0 / (1.0 + np.exp(-z))
 
 
 def forward(net, x):
