@@ -36,10 +36,11 @@ from bgtui.engine import (
     STRAGGLER_LO,
     bearoff_position,
     encode_sides,
-    evaluate0,
     fixed_heads,
+    hidden_size,
     is_race,
     kernel,
+    make_eval_workspace,
     make_side_net,
     side_row,
 )
@@ -293,6 +294,20 @@ def _sibling_rms(p5, races):
     return float(np.sqrt((r[np.bincount(races.groups)[races.groups] > 1] ** 2).mean()))
 
 
+def values0(positions, ev):
+    """float32[n, 5]: the 0-ply probabilities of ``positions`` (player on roll) by ``ev``."""
+    from bgtui.training.kernels import evaluate_all
+
+    out = np.zeros((len(positions), 5), dtype=np.float32)
+    evaluate_all(
+        np.ascontiguousarray(positions, dtype=np.int8),
+        ev,
+        make_eval_workspace(hidden_size(ev)),
+        out,
+    )
+    return out
+
+
 def equity5(p):
     return p @ EQ - 1.0
 
@@ -323,7 +338,7 @@ def fit_side(out, init, data, holdout, settings: SideSettings, log=print):
     held = Races.load(holdout, db) if holdout else None
     log(f"{len(races.positions)} races to fit, {len(held.positions) if held else 0} held out")
     if held is not None:
-        base = np.array([evaluate0(p, ev) for p in held.positions], dtype=np.float64)
+        base = values0(held.positions, ev).astype(np.float64)
     figures = {}
     race_loss = []
     for ep in range(settings.passes):
@@ -389,15 +404,13 @@ def label_races(out, teacher, sources, children=300, seed=1, log=print) -> int:
 
     from bgtui.analysis.atomic import atomic_write
     from bgtui.analysis.weights import load_weights, with_databases
-    from bgtui.engine import game_result, generate_plays, hidden_size, make_eval_workspace
+    from bgtui.engine import game_result, generate_plays
     from bgtui.engine import swap_sides as swapped
-    from bgtui.training.kernels import evaluate_all
 
     evs, meta = load_weights(teacher)
     ev = with_databases(evs, bearoff=True)
     if ev.side.w2.shape[0] == 0:
         raise ValueError(f"{teacher}: no side net to label the races with")
-    ews = make_eval_workspace(hidden_size(ev))
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
@@ -425,8 +438,7 @@ def label_races(out, teacher, sources, children=300, seed=1, log=print) -> int:
                 grp_parts.append(np.full(len(kids), g))
                 g += 1
         pos = np.concatenate(pos_parts)
-        labels = np.zeros((len(pos), 5), dtype=np.float32)
-        evaluate_all(pos, ev, ews, labels)
+        labels = values0(pos, ev)
         info = dict(
             teacher=str(teacher),
             teacher_sha256=meta.get("sha256", ""),
