@@ -29,7 +29,8 @@ differ, to measure how much of 0-ply's error is the rollouts' noise.
 
 ``report`` values the plays with ``--weights`` (default the shipped weights) at each of
 ``--plies``, lets each ply choose (1 and 2-ply among the plays within ``FILTER_MARGIN`` of the
-0-ply best, at most ``FILTER_MAX_PLAYS``: the services' move filter), and prints the mean
+0-ply best, at most ``FILTER_MAX_PLAYS``: the services' move filter; 1-ply by the engine's
+blend of the 0-ply and 1-ply values, ``--one-ply-weight`` its 0-ply share), and prints the mean
 equity lost a decision (the rollouts' best value among the rolled plays minus that of the play
 chosen, millipoints) with its standard error over the decisions, split by who values the
 candidates at 0-ply (``net``: the race net values them all; ``net and database``: the race net
@@ -51,6 +52,7 @@ from games import decisions, roll_children, sample, save_rows, value
 from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer
 from bgtui.engine import (
     NO_DATABASE,
+    ONE_PLY_WEIGHT0,
     ONE_SIDED_DB,
     TWO_SIDED_DB,
     database_kind,
@@ -209,8 +211,10 @@ def confirm(args):
 
 
 # -- report ---------------------------------------------------------------------------------
-def _choices(an, d, plies):
-    """ply -> the child each ply of ``an`` plays in each decision (the services' move filter)."""
+def _choices(an, d, plies, w0=ONE_PLY_WEIGHT0):
+    """ply -> the child each ply of ``an`` plays in each decision (the services' move filter;
+    at 1-ply a play's value is ``w0`` times its 0-ply equity plus the rest times its 1-ply
+    equity, the engine's blend at the default ``w0``, the plain 1-ply at 0)."""
     out = {p: [] for p in plies}
     for i in range(len(d["n"])):
         pos, (d1, d2) = d["pos"][i], d["dice"][i]
@@ -221,6 +225,10 @@ def _choices(an, d, plies):
         for p in plies:
             if p == 0:
                 best = int(order[0])
+            elif p == 1:
+                best = max(
+                    keep, key=lambda j: w0 * e0[j] + (1.0 - w0) * value(an, children[j], 1)
+                )
             else:
                 best = max(keep, key=lambda j: value(an, children[j], p))
             out[p].append(children[best])
@@ -232,7 +240,7 @@ def report(args):
     table = _load_table(args.rollouts)
     an = Analyzer(args.weights)
     plies = [int(p) for p in args.plies.split(",")]
-    picks = _choices(an, d, plies)
+    picks = _choices(an, d, plies, args.one_ply_weight)
     m = len(d["n"])
     by_dec = {}
     for (i, c), v in table.items():
@@ -281,7 +289,8 @@ def report(args):
             f"{missing[p]} decisions skipped (its play has no rollout: `rollout --weights`)"
         )
     if args.compare:
-        base, _ = _errors(d, by_dec, done, _choices(Analyzer(args.compare), d, plies), plies)
+        base_picks = _choices(Analyzer(args.compare), d, plies, args.one_ply_weight)
+        base, _ = _errors(d, by_dec, done, base_picks, plies)
         print(
             f"\npaired: {args.weights or 'shipped'} minus {args.compare} (millipoints a decision)"
         )
@@ -392,6 +401,12 @@ def main():
     r.add_argument("--rollouts", required=True)
     r.add_argument("--weights", default=None)
     r.add_argument("--plies", default="0,1,2")
+    r.add_argument(
+        "--one-ply-weight",
+        type=float,
+        default=ONE_PLY_WEIGHT0,
+        help="the 0-ply share of the 1-ply blend (default the engine's; 0: the plain 1-ply)",
+    )
     r.add_argument("--compare", default=None, help="paired differences against this weights file")
     r.add_argument("--worst", type=int, default=0, help="list the COUNT worst decisions")
     args = ap.parse_args()
