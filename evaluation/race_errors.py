@@ -226,9 +226,7 @@ def _choices(an, d, plies, w0=ONE_PLY_WEIGHT0):
             if p == 0:
                 best = int(order[0])
             elif p == 1:
-                best = max(
-                    keep, key=lambda j: w0 * e0[j] + (1.0 - w0) * value(an, children[j], 1)
-                )
+                best = max(keep, key=lambda j: w0 * e0[j] + (1.0 - w0) * value(an, children[j], 1))
             else:
                 best = max(keep, key=lambda j: value(an, children[j], p))
             out[p].append(children[best])
