@@ -136,7 +136,7 @@ def _children_alone(pos, d1, d2, ev):
     children = _PLAYS.play_pos[:n].copy()
     values = np.zeros((n, 5), dtype=np.float32)
     for i, child in enumerate(children):
-        _evaluate_after(child, ev, make_eval_workspace(128), values[i])
+        _evaluate_after(child, ev, make_eval_workspace(), values[i])
     return children, values
 
 
@@ -157,7 +157,7 @@ def test_best_play_with_incremental_children_equals_each_child_evaluated_alone()
     counts = [0, 0, 0]
     for bearoff in (False, True):
         ev = with_databases(nets, bearoff=bearoff)
-        ews = make_eval_workspace(128)
+        ews = make_eval_workspace()
         for pos in _positions()[::2]:
             d1, d2 = (int(v) for v in rng.integers(1, 7, size=2))
             children, values = _children_alone(pos, d1, d2, ev)
@@ -184,7 +184,7 @@ def test_best_play_reusing_the_parent_state_over_the_21_rolls_equals_each_child_
     checked = [0, 0, 0]
     for bearoff in (False, True):
         ev = with_databases(nets, bearoff=bearoff)
-        ews = make_eval_workspace(128)
+        ews = make_eval_workspace()
         for pos in _positions()[1::6]:
             ready = 0
             for d1 in range(1, 7):
@@ -261,8 +261,8 @@ def test_grouped_1ply_is_the_mean_over_the_rolls_of_each_childs_own_best_value()
     nets = _three_nets()
     for bearoff in (False, True):
         ev = with_databases(nets, bearoff=bearoff)
-        lws = make_lookahead_workspace(128)
-        small = _small_buffers(make_lookahead_workspace(128), 40)
+        lws = make_lookahead_workspace()
+        small = _small_buffers(make_lookahead_workspace(), 40)
         for pos in _positions()[2::15]:
             want = np.zeros(5)
             for d1 in range(1, 7):
@@ -300,7 +300,7 @@ def test_grouped_variance_reduction_step_does_not_depend_on_how_the_rolls_are_ba
     perms = make_permutations(4)
     outs = []
     for rows in (None, 30):
-        ws = make_rollout_workspace(128)
+        ws = make_rollout_workspace()
         if rows is not None:
             ws = ws._replace(lookahead=_small_buffers(ws.lookahead, rows))
         out = np.zeros((len(roots), 12, NUM_OUT))
