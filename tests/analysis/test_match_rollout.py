@@ -66,14 +66,17 @@ def test_holding_the_cube_one_roll_is_the_one_ply_lookahead(an, score, cube, own
 
 def test_crawford_rollout_never_doubles(an):
     """In the Crawford game nobody doubles: trial for trial the live-cube MWC is the cubeless
-    MWC of the same game (any double would change what a win or a gammon is worth)."""
+    MWC of the same game (any double would change what a win or a gammon is worth, by 1e-3
+    of a match or more). The live line's MWC is summed by another route (its luck turn by turn,
+    its end scored by the live-cube code), so the two agree to rounding, not bit for bit (with
+    some nets they are about 1e-9 apart)."""
     s = at(BLITZ, 7, 3, 6, crawford=True)
     kw = dict(trials=72, truncate=6, workers=1, seed=11)
     live = last(an.iter_rollout(s, RolloutSettings(cubeful=True, **kw))).rows[0]
     plain = last(an.iter_rollout(s, RolloutSettings(**kw))).rows[0]
     assert live.mwc == pytest.approx(plain.mwc, abs=1e-9)
     assert live.mwc_se == pytest.approx(plain.mwc_se, abs=1e-9)
-    assert live.equity.cubeful == pytest.approx(live.equity.cubeless, abs=1e-9)
+    assert live.equity.cubeful == pytest.approx(live.equity.cubeless, abs=1e-6)
 
 
 def test_a_pass_is_scored_at_the_cube(an):
