@@ -3,7 +3,7 @@ saved decision set of ``ply_errors.py``.
 
     python3 evaluation/fit_decisions.py FIT.npz [--data evaluation/data/ply_decisions_s51.npz]
         [--rollouts evaluation/data/ply_rollouts_s51.npz] [--out FILE.npz]
-        [--trials 1296] [--seed 13] [--workers 2]
+        [--trials 1296] [--seed 13] [--workers 2] [--rollout-weights FILE]
 
 The saved sets: seed 51 (``--out evaluation/data/fit_rollouts_s51.npz`` adds the plays rolled
 for fits judged on it so far), and seeds 52 and 53 (``--data
@@ -12,8 +12,9 @@ evaluation/data/fit_rollouts_s52.npz``, the same with 53).
 
 For every decision of ``--data`` (its plays are the best 16 at the shipped weights' 0-ply), the
 play FIT's 0-ply picks among them and the play the shipped weights' 0-ply picks. Where the two
-differ, both are valued by rollouts (full games, variance reduction, the shipped weights
-playing), taken from ``--rollouts`` where ``ply_errors.py rollout`` made them with the same
+differ, both are valued by rollouts (full games, variance reduction, ``--rollout-weights``
+playing: the committed sets' rollouts were played by the weights of 434179a, so give those to
+add to them), taken from ``--rollouts`` where ``ply_errors.py rollout`` made them with the same
 ``--trials`` and ``--seed`` (a play's rollout does not depend on the plays rolled with it; a
 missing file: none), the others rolled here and saved in ``--out`` (rerunning resumes). Prints the mean over all the
 decisions of (FIT's pick minus the shipped pick), in millipoints, with its standard error:
@@ -39,6 +40,12 @@ def main():
     ap.add_argument("--trials", type=int, default=1296)
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument(
+        "--rollout-weights",
+        default=None,
+        help="the weights that play the rollouts (default shipped; the committed sets' "
+        "rollouts were played by the weights of 434179a: `git show 434179a:weights/bgtui-0.npz`)",
+    )
     args = ap.parse_args()
 
     d = dict(np.load(args.data))
@@ -52,7 +59,7 @@ def main():
             eq[~np.isnan(more)] = more[~np.isnan(more)]
         except FileNotFoundError:
             pass
-    fit, shipped = Analyzer(args.weights), Analyzer()
+    fit, shipped = Analyzer(args.weights), Analyzer(args.rollout_weights)
     m = len(d["n"])
     picks = np.array(
         [
