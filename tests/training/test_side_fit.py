@@ -99,7 +99,6 @@ def test_side_labels_are_the_teachers_values_of_the_races_and_of_a_rolls_every_p
     ev = with_databases(load_weights(teacher)[0], bearoff=True)
     for i in range(0, n, 7):
         np.testing.assert_allclose(lab[i], evaluate0(pos[i], ev), atol=1e-6)
-    # the children: whole rolls, each the positions after every play of a parent's roll
     # the children: for each of the 3 positions drawn (seed 2: the positions, then their
     # rolls), the positions after every play of its roll that does not end the game, one group
     # a roll, rolls of fewer than two such plays left out
