@@ -55,6 +55,7 @@ def _train_dataset(args) -> None:
             vs_pubeval=args.vs_pubeval,
             cube_region=args.cube_region,
             target_games=args.target_games,
+            cousins=args.cousins,
             explore=0.1 if args.explore is None else args.explore,
         )
     except ValueError as exc:
@@ -437,6 +438,13 @@ def _add_dataset_games(p) -> None:
         action="store_true",
         help="dataset, with --children-best K: the games are the evaluator's against "
         "PubEval, the positions the K best plays of the evaluator's rolls",
+    )
+    p.add_argument(
+        "--cousins",
+        action="store_true",
+        help="dataset, with --children-best K: for each of the K best plays of a roll, "
+        "the position after the opponent's best reply to one roll drawn for it (the "
+        "leaves 1-ply compares)",
     )
     p.add_argument(
         "--explore",

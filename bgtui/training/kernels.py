@@ -280,6 +280,56 @@ def _best_children_games(ev, n_games, rng, start, k_best, vs_pubeval, wr, wc, ws
 
 
 @kernel(_nrt=True)
+def _sample_cousins(ev, n_games, rng, start, k_best, ws, replies, dest, groups):
+    """For every roll of ``n_games`` of greedy 0-ply self-play, a roll of the opponent drawn
+    for it and, for each of the roll's ``k_best`` best plays by 0-ply equity (as
+    :func:`_sample_best_children` picks them, best first), the position after the opponent's
+    0-ply best reply to that roll, stored with the mover on roll again. These are the leaves
+    that 1-ply compares when it ranks the plays: a roll's values of two plays differ by the
+    values of such a pair. Plays or replies that end the game are not stored. ``replies``
+    (``evaluate.make_play_buffers``) holds the replies' positions; ``dest``, ``groups`` and
+    the game as in :func:`_sample_best_children` (the leaves of one roll share a group).
+    Returns the number stored (stops when full)."""
+    mws, ews, out_pos = ws.moves, ws.eval, ws.play_pos
+    pos = np.empty(26, dtype=np.int8)
+    opp = np.empty(26, dtype=np.int8)
+    eq = np.empty(MAX_PLAYS, dtype=np.float64)
+    order = np.empty(MAX_PLAYS, dtype=np.int64)
+    t5 = np.empty(5, dtype=np.float32)
+    m = 0
+    roll = 0
+    for _g in range(n_games):
+        for i in range(26):
+            pos[i] = start[i]
+        first = True
+        while True:
+            d1, d2 = roll_dice(rng, first)
+            first = False
+            top = _best_plays(pos, d1, d2, k_best, ev, ws, eq, t5, order)
+            r1, r2 = roll_dice(rng, False)
+            for q in range(top):
+                child = out_pos[order[q]]
+                if game_result(child) > 0:
+                    continue
+                swap_sides_into(child, opp)
+                b, _n = best_play0(
+                    opp, r1, r2, ev, mws, ews, replies.play_pos, replies.play_moves, t5
+                )
+                kept = store_child(replies.play_pos[b], dest, m)
+                if kept < 0:
+                    return m
+                if kept:
+                    groups[m] = roll
+                    m += 1
+            roll += 1
+            child = out_pos[order[0]]
+            if game_result(child) > 0:
+                break
+            swap_sides_into(child, pos)
+    return m
+
+
+@kernel(_nrt=True)
 def _race_sibling_children(parents, ev, rng, k_best, ws, dest, groups):
     """For each of ``parents`` (races before a roll, player on roll) in turn, a roll drawn from
     ``rng`` and the positions after its ``k_best`` best plays by 0-ply equity (all of them when

@@ -482,17 +482,33 @@ def _sample_shard(spec: DatasetSpec, ev, rng, ws, groups=None) -> np.ndarray:
         children_best,
         spec.vs_pubeval,
         groups,
+        spec.cousins,
     )
 
 
 def _sample_into(
-    dest, ev, rng, explore, children, ws, children_best, vs_pubeval=False, groups=None
+    dest,
+    ev,
+    rng,
+    explore,
+    children,
+    ws,
+    children_best,
+    vs_pubeval=False,
+    groups=None,
+    cousins=False,
 ) -> np.ndarray:
     """Fill ``dest`` with positions of 0-ply self-play (or children of its rolls); returns it.
     With ``children_best``, ``groups`` (int32, as long as ``dest``; or None) receives for every
-    child the index of its roll (0, 1, ... over the whole of ``dest``): siblings share one."""
-    from bgtui.engine import WC, WR, sample_children
-    from bgtui.training.kernels import _sample_best_children, _sample_best_children_vs_pubeval
+    child the index of its roll (0, 1, ... over the whole of ``dest``): siblings share one.
+    With ``cousins`` too, the positions are the leaves 1-ply compares
+    (``kernels._sample_cousins``), grouped by roll in the same way."""
+    from bgtui.engine import WC, WR, make_play_buffers, sample_children
+    from bgtui.training.kernels import (
+        _sample_best_children,
+        _sample_best_children_vs_pubeval,
+        _sample_cousins,
+    )
 
     n = len(dest)
     if children_best and groups is None:
@@ -500,7 +516,19 @@ def _sample_into(
     m = 0
     while m < n:
         if children_best:
-            if vs_pubeval:
+            if cousins:
+                k = _sample_cousins(
+                    ev,
+                    20,
+                    rng,
+                    START,
+                    children_best,
+                    ws,
+                    make_play_buffers(),
+                    dest[m:],
+                    groups[m:],
+                )
+            elif vs_pubeval:
                 k = _sample_best_children_vs_pubeval(
                     ev,
                     20,
@@ -555,6 +583,7 @@ class DatasetSpec:
     vs_pubeval: bool = False
     cube_region: bool = False
     target_games: bool = False
+    cousins: bool = False
 
     def __post_init__(self):
         """Refuse combinations that make no set (the messages name ``bgtui train`` options)."""
@@ -583,6 +612,13 @@ class DatasetSpec:
                 "--cube-region keeps positions before a roll: no --children, "
                 "--children-best, --race-rollouts or --crashed-only"
             )
+        if self.cousins and (
+            not self.children_best or self.vs_pubeval or self.race_rollouts or self.crashed_only
+        ):
+            raise ValueError(
+                "--cousins stores the leaves of self-play's K best plays: give "
+                "--children-best K, without --vs-pubeval, --race-rollouts or --crashed-only"
+            )
         if self.vs_pubeval and not self.children_best:
             raise ValueError(
                 "--vs-pubeval stores the evaluator's best plays: give --children-best K"
@@ -597,7 +633,10 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
     positions that move selection compares, bad plays included); with ``children_best`` > 0,
     for every roll of greedy self-play the positions after its ``children_best`` best plays at
     0-ply (the near-best alternatives that move selection has to rank; same view as
-    ``children``: the opponent on roll). With ``race_rollouts`` > 0
+    ``children``: the opponent on roll); with ``cousins`` too, for each of those plays the
+    position after the opponent's 0-ply best reply to one roll drawn for the roll (the same
+    roll for all of them): the leaves that 1-ply compares, the mover on roll. With
+    ``race_rollouts`` > 0
     only the races that the race net values (outside the bear-off databases, see
     :func:`_keep_races`) are kept, labelled by rollouts of that many trials (the race net's
     targets then come from play, not from its own lookahead); with ``children_best`` too, the
@@ -680,6 +719,8 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
             info["stragglers"] = True
         if spec.vs_pubeval:
             info["vs_pubeval"] = True
+        if spec.cousins:
+            info["cousins"] = True
         extra = {} if groups is None else {"groups": groups}
         atomic_write(
             data_dir / f"shard-{idx:05d}.npz",

@@ -220,3 +220,86 @@ def test_a_cube_region_dataset_keeps_contact_positions_with_doubling_chances(tmp
             DatasetSpec(6, shard=6, vs_pubeval=True),
             log=io.StringIO(),
         )
+
+
+def _best_reply(an, pos, d1, d2):
+    """The plays of ``(d1, d2)`` from ``pos`` (player on roll) equal to the best by the
+    Analyzer's 0-ply equity within float32 rounding (the kernel values them incrementally)."""
+    children, _ = generate_plays(pos, int(d1), int(d2))
+    eqs = np.array([_mover_equity(an, c) for c in children])
+    return [children[j] for j in np.flatnonzero(eqs >= eqs.max() - 1e-5)]
+
+
+def test_cousins_store_the_opponents_best_reply_after_each_of_the_k_best_plays():
+    # Replayed in Python with the same random stream: the roll, its K best plays by 0-ply
+    # equity, one more roll drawn for the opponent, and for each of those plays (best first)
+    # the position after the opponent's best reply to it, the mover on roll; the game goes on
+    # from the best play.
+    from bgtui.engine.evaluate import make_play_buffers
+    from bgtui.training.kernels import _sample_cousins
+
+    an = Analyzer()
+    seed, games, k = 3, 2, 3
+    dest = np.zeros((4000, 26), dtype=np.int8)
+    groups = np.full(4000, -7, dtype=np.int32)
+    m = _sample_cousins(
+        an.ev,
+        games,
+        make_rng(seed),
+        START,
+        k,
+        make_play_workspace(hidden_size(an.ev)),
+        make_play_buffers(),
+        dest,
+        groups,
+    )
+    assert 0 < m < len(dest)
+    rng = make_rng(seed)
+    pos, first, at, done, rolls, replies = START.copy(), True, 0, 0, 0, 0
+    while done < games:
+        d1, d2 = _roll(rng, first)
+        first = False
+        children, _ = generate_plays(pos, int(d1), int(d2))
+        eqs = np.array([_mover_equity(an, c) for c in children])
+        order = np.argsort(-eqs, kind="stable")
+        r1, r2 = _roll(rng, False)
+        for i in order[:k]:
+            if game_result(children[i]) > 0:
+                continue
+            leaves = [swap_sides(c) for c in _best_reply(an, swap_sides(children[i]), r1, r2)]
+            if game_result(swap_sides(leaves[0])) > 0:
+                continue  # the reply ends the game: nothing stored
+            assert any(dest[at].tobytes() == leaf.tobytes() for leaf in leaves)
+            assert groups[at] == rolls
+            at += 1
+            replies += 1
+        rolls += 1
+        if game_result(children[order[0]]) > 0:
+            done += 1
+            pos, first = START.copy(), True
+            continue
+        pos = swap_sides(children[order[0]])
+    assert at == m  # nothing else stored
+    assert rolls > 40 and replies > 2 * rolls
+
+
+def test_a_cousins_dataset_records_the_option_and_needs_children_best(tmp_path):
+    from bgtui.analysis.weights import save_weights, with_databases
+    from bgtui.engine.nn import init_net
+    from bgtui.training.train import DatasetSpec, build_dataset, load_dataset
+
+    ck = tmp_path / "small.npz"
+    save_weights(ck, with_databases((init_net(8, 3), init_net(4, 4))), {"games_trained": 0})
+    spec = DatasetSpec(40, shard=20, children_best=2, cousins=True)
+    build_dataset(tmp_path / "c", ck, spec, log=io.StringIO())
+    pos, tg, grp = load_dataset(tmp_path / "c", with_groups=True)
+    assert pos.shape == (40, 26) and np.all((tg >= 0) & (tg <= 1))
+    assert np.all(np.diff(grp) >= 0) and np.bincount(grp).max() <= 2
+    with np.load(tmp_path / "c" / "shard-00001.npz") as z:
+        meta = json.loads(str(z["meta"]))
+        assert meta["cousins"] and meta["children_best"] == 2
+    with pytest.raises(ValueError, match="--cousins"):
+        DatasetSpec(20, shard=20, cousins=True)
+    with pytest.raises(ValueError, match="--cousins"):
+        DatasetSpec(20, shard=20, cousins=True, children_best=2, vs_pubeval=True)
+    assert DatasetSpec(20, shard=20, cousins=True, children_best=2).cousins
