@@ -451,7 +451,8 @@ def _add_dataset_games(p) -> None:
         type=real(0.0, 1.0),
         default=None,
         help="dataset: the chance of a random play instead of the best in the "
-        "self-play that makes the positions (default 0.1)",
+        "self-play that makes the positions (default 0.1; --children-best games are "
+        "greedy)",
     )
 
 
