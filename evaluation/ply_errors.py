@@ -11,6 +11,12 @@ legal play until it has ``--decisions``. For each it values the best ``--judge-p
 0-ply at 0, 1 and 2-ply (every play at 0 and 1-ply when they are fewer), and saves the values
 with what the plays do (hits, net class) in an npz.
 
+``revalue DATA --weights W --out FILE`` values the saved plays again with other weights (the
+same decisions and plays in the same order): what those weights choose among them, judged by
+the same rollouts; ``rollout --with FILE`` rolls the plays that the choosers of both value
+sets pick (so one rollouts file judges both), and ``--base ROLLOUTS`` takes the plays that
+ROLLOUTS (the same ``--trials``, ``--seed`` and ``--weights``) has instead of rolling them.
+
 ``report`` prints, for each way of choosing a play, the mean equity lost a decision (the
 judge's value of its best play minus that of the play chosen, millipoints) and how often it
 differs from the judge's choice. The choosers are 0-ply; 1-ply through the services' move
@@ -67,17 +73,18 @@ def collect(args):
 
 
 def _filtered(e0):
-    """Mask of the plays the services' move filter sends deeper (plays sorted by 0-ply)."""
+    """Mask of the plays the services' move filter sends deeper: the best ``FILTER_MAX_PLAYS``
+    by 0-ply (ties to the earlier play) within ``FILTER_MARGIN`` of the best."""
     ok = ~np.isnan(e0)
     keep = np.zeros_like(ok)
-    keep[:FILTER_MAX_PLAYS] = True
+    keep[np.argsort(-np.where(ok, e0, -np.inf), kind="stable")[:FILTER_MAX_PLAYS]] = True
     return ok & keep & (e0 >= np.nanmax(e0) - FILTER_MARGIN)
 
 
 def choosers(d):
     """name -> index (into the sorted plays) chosen in each decision."""
     e0, e1 = d["e0"], d["e1"]
-    out = {"0-ply": np.zeros(len(e0), dtype=int)}
+    out = {"0-ply": np.nanargmax(e0, axis=1)}
     f = np.array([_filtered(r) for r in e0])
     out["1-ply"] = np.nanargmax(np.where(f, e1, -np.inf), axis=1)
     out["1-ply, no filter"] = np.nanargmax(np.where(np.isnan(e1), -np.inf, e1), axis=1)
@@ -85,6 +92,22 @@ def choosers(d):
         out[f"blend {w:.2f} 0-ply"] = np.argmax(np.where(f, w * e0 + (1 - w) * e1, -np.inf), axis=1)
     out["2-ply (filter)"] = np.argmax(np.where(f, d["e2"], -np.inf), axis=1)
     return out
+
+
+def revalue(args):
+    """The plays of a saved set valued again at 0, 1 and 2-ply by ``--weights``: the same
+    decisions and plays (in the same order, so a rollouts file of the set still applies), the
+    choices those weights make among them."""
+    d = dict(np.load(args.data))
+    an = Analyzer(args.weights)
+    t = time.time()
+    for i in range(len(d["n"])):
+        for j in np.flatnonzero(~np.isnan(d["e0"][i])):
+            c = d["child"][i, j]
+            d["e0"][i, j], d["e1"][i, j], d["e2"][i, j] = (value(an, c, k) for k in (0, 1, 2))
+        if (i + 1) % 100 == 0:
+            print(f"{i + 1} decisions, {time.time() - t:.0f} s", flush=True)
+    np.savez_compressed(args.out, **d)
 
 
 def report(args):
@@ -140,14 +163,14 @@ def _bias(d, f):
         )
 
 
-def _disagreements(d, ch):
-    """Decisions where some chooser (or the 2-ply judge) picks another play than the others,
-    with the plays picked."""
-    e2 = d["e2"]
-    best2 = np.nanargmax(e2, axis=1)
+def _disagreements(sets, first=None):
+    """Decisions (of the first ``first``) where some chooser (or the 2-ply judge) of the sets
+    ``sets`` (the same decisions and plays, valued by different weights) picks another play
+    than the others, with the plays picked."""
+    picked = [[*choosers(d).values(), np.nanargmax(d["e2"], axis=1)] for d in sets]
     out = []
-    for i in range(len(e2)):
-        picks = sorted({int(c[i]) for c in ch.values()} | {int(best2[i])})
+    for i in range(len(sets[0]["e2"]) if first is None else first):
+        picks = sorted({int(c[i]) for cs in picked for c in cs})
         if len(picks) > 1:
             out.append((i, picks))
     return out
@@ -158,22 +181,33 @@ def rollout(args):
 
     d = dict(np.load(args.data))
     an = Analyzer(args.weights)
-    todo = _disagreements(d, choosers(d))[: args.count]
+    sets = [d] + [dict(np.load(p)) for p in args.with_ or ()]
+    todo = _disagreements(sets, args.decisions)[: args.count]
     settings = RolloutSettings(
         trials=args.trials, seed=args.seed, truncate=args.truncate, workers=args.workers
     )
     res = np.full(d["e2"].shape, np.nan)
     se = np.full(d["e2"].shape, np.nan)
+    for path in args.base or ():  # plays rolled before, with the same settings and weights
+        b = dict(np.load(path))
+        have = ~np.isnan(b["equity"])
+        res[have], se[have] = b["equity"][have], b["se"][have]
     t = time.time()
     for k, (i, picks) in enumerate(todo):
+        keep = [j for j in picks if not np.isnan(res[i, j])]
+        picks = [j for j in picks if np.isnan(res[i, j])]
+        if not picks:
+            continue
         kids = [d["child"][i, j] for j in picks]
         for j, (v, e) in zip(picks, roll_children(an, d["pos"][i], d["dice"][i], kids, settings)):
             res[i, j], se[i, j] = v, e
         print(
-            f"{k + 1}/{len(todo)} decision {i}, {len(picks)} plays, {time.time() - t:.0f} s",
+            f"{k + 1}/{len(todo)} decision {i}, {len(picks)} plays rolled "
+            f"({len(keep)} known), {time.time() - t:.0f} s",
             flush=True,
         )
         np.savez_compressed(args.out, equity=res, se=se)
+    np.savez_compressed(args.out, equity=res, se=se)
 
 
 def _rollout_report(d, ch, path):
@@ -231,9 +265,32 @@ def main():
     o.add_argument("--seed", type=int, default=1)
     o.add_argument("--workers", type=int, default=1)
     o.add_argument("--weights", default=None)
+    o.add_argument(
+        "--with",
+        dest="with_",
+        action="append",
+        help="the same decisions valued by other weights (revalue): their choosers' plays are "
+        "rolled too, so that one rollouts file judges both (repeatable)",
+    )
+    o.add_argument(
+        "--decisions",
+        type=int,
+        default=None,
+        help="only the first this many decisions (all of them)",
+    )
+    o.add_argument(
+        "--base",
+        action="append",
+        help="a rollouts file of the same decisions, --trials, --seed and --weights: its plays "
+        "are taken, not rolled again (repeatable)",
+    )
     o.add_argument("--out", required=True)
+    v = sub.add_parser("revalue")
+    v.add_argument("data")
+    v.add_argument("--weights", required=True)
+    v.add_argument("--out", required=True)
     args = ap.parse_args()
-    {"collect": collect, "report": report, "rollout": rollout}[args.cmd](args)
+    {"collect": collect, "report": report, "rollout": rollout, "revalue": revalue}[args.cmd](args)
 
 
 if __name__ == "__main__":
