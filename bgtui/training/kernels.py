@@ -191,7 +191,7 @@ def _sample_best_children(ev, n_games, rng, start, k_best, ws, dest, groups):
     in the order of the rolls of this call: children of one roll are siblings, the plays that
     one decision chooses among); returns the number stored (stops when full)."""
     return _best_children_games(
-        ev, n_games, rng, start, k_best, False, _NO_W, _NO_W, ws, dest, groups
+        ev, n_games, rng, start, k_best, False, _NO_W, _NO_W, ws, dest, groups, False, ws.play_pos
     )
 
 
@@ -204,7 +204,9 @@ def _sample_best_children_vs_pubeval(ev, n_games, rng, start, k_best, wr, wc, ws
     (its blots and stacks, the evaluator's blitzes). The children are stored for the labels of
     the evaluator's own deeper look (a rollout of both sides by the evaluator), never for
     anything of PubEval's."""
-    return _best_children_games(ev, n_games, rng, start, k_best, True, wr, wc, ws, dest, groups)
+    return _best_children_games(
+        ev, n_games, rng, start, k_best, True, wr, wc, ws, dest, groups, False, ws.play_pos
+    )
 
 
 _NO_W = np.zeros(122, dtype=np.float64)
@@ -234,11 +236,17 @@ def _best_plays(pos, d1, d2, k_best, ev, ws, eq, t5, order):
 
 
 @kernel(_nrt=True)
-def _best_children_games(ev, n_games, rng, start, k_best, vs_pubeval, wr, wc, ws, dest, groups):
+def _best_children_games(
+    ev, n_games, rng, start, k_best, vs_pubeval, wr, wc, ws, dest, groups, cousins, reply_pos
+):
     """The games of :func:`_sample_best_children` (``vs_pubeval`` False) and
-    :func:`_sample_best_children_vs_pubeval` (True)."""
-    mws, out_pos, out_moves = ws.moves, ws.play_pos, ws.play_moves
+    :func:`_sample_best_children_vs_pubeval` (True); with ``cousins``, of
+    :func:`_sample_cousins` (``reply_pos``, int8[MAX_PLAYS, 26]: the replies' scratch; unused
+    otherwise)."""
+    mws, ews, out_pos, out_moves = ws.moves, ws.eval, ws.play_pos, ws.play_moves
     pos = np.empty(26, dtype=np.int8)
+    opp = np.empty(26, dtype=np.int8)
+    reply_moves = np.empty((MAX_PLAYS, 8), dtype=np.int8)
     eq = np.empty(MAX_PLAYS, dtype=np.float64)
     order = np.empty(MAX_PLAYS, dtype=np.int64)
     t5 = np.empty(5, dtype=np.float32)
@@ -258,12 +266,18 @@ def _best_children_games(ev, n_games, rng, start, k_best, vs_pubeval, wr, wc, ws
                 best, n = best_play_pubeval(pos, d1, d2, wr, wc, mws, out_pos, out_moves)
             else:
                 top = _best_plays(pos, d1, d2, k_best, ev, ws, eq, t5, order)
-                best = 0
+                best = order[0]
+                r1, r2 = roll_dice(rng, False) if cousins else (d1, d2)
                 for q in range(top):
                     j = order[q]
-                    if q == 0:
-                        best = j
-                    kept = store_child(out_pos[j], dest, m)
+                    if not cousins:
+                        kept = store_child(out_pos[j], dest, m)
+                    elif game_result(out_pos[j]) > 0:
+                        continue
+                    else:  # the opponent's best reply to the roll drawn for the decision
+                        swap_sides_into(out_pos[j], opp)
+                        b, _n = best_play0(opp, r1, r2, ev, mws, ews, reply_pos, reply_moves, t5)
+                        kept = store_child(reply_pos[b], dest, m)
                     if kept < 0:
                         return m
                     if kept:
@@ -280,53 +294,19 @@ def _best_children_games(ev, n_games, rng, start, k_best, vs_pubeval, wr, wc, ws
 
 
 @kernel(_nrt=True)
-def _sample_cousins(ev, n_games, rng, start, k_best, ws, replies, dest, groups):
+def _sample_cousins(ev, n_games, rng, start, k_best, ws, reply_pos, dest, groups):
     """For every roll of ``n_games`` of greedy 0-ply self-play, a roll of the opponent drawn
     for it and, for each of the roll's ``k_best`` best plays by 0-ply equity (as
     :func:`_sample_best_children` picks them, best first), the position after the opponent's
     0-ply best reply to that roll, stored with the mover on roll again. These are the leaves
     that 1-ply compares when it ranks the plays: a roll's values of two plays differ by the
-    values of such a pair. Plays or replies that end the game are not stored. ``replies``
-    (``evaluate.make_play_buffers``) holds the replies' positions; ``dest``, ``groups`` and
-    the game as in :func:`_sample_best_children` (the leaves of one roll share a group).
-    Returns the number stored (stops when full)."""
-    mws, ews, out_pos = ws.moves, ws.eval, ws.play_pos
-    pos = np.empty(26, dtype=np.int8)
-    opp = np.empty(26, dtype=np.int8)
-    eq = np.empty(MAX_PLAYS, dtype=np.float64)
-    order = np.empty(MAX_PLAYS, dtype=np.int64)
-    t5 = np.empty(5, dtype=np.float32)
-    m = 0
-    roll = 0
-    for _g in range(n_games):
-        for i in range(26):
-            pos[i] = start[i]
-        first = True
-        while True:
-            d1, d2 = roll_dice(rng, first)
-            first = False
-            top = _best_plays(pos, d1, d2, k_best, ev, ws, eq, t5, order)
-            r1, r2 = roll_dice(rng, False)
-            for q in range(top):
-                child = out_pos[order[q]]
-                if game_result(child) > 0:
-                    continue
-                swap_sides_into(child, opp)
-                b, _n = best_play0(
-                    opp, r1, r2, ev, mws, ews, replies.play_pos, replies.play_moves, t5
-                )
-                kept = store_child(replies.play_pos[b], dest, m)
-                if kept < 0:
-                    return m
-                if kept:
-                    groups[m] = roll
-                    m += 1
-            roll += 1
-            child = out_pos[order[0]]
-            if game_result(child) > 0:
-                break
-            swap_sides_into(child, pos)
-    return m
+    values of such a pair. Plays or replies that end the game are not stored. ``reply_pos``
+    (int8[MAX_PLAYS, 26]) is the replies' scratch; ``dest``, ``groups`` and the game as in
+    :func:`_sample_best_children` (the leaves of one roll share a group). Returns the number
+    stored (stops when full)."""
+    return _best_children_games(
+        ev, n_games, rng, start, k_best, False, _NO_W, _NO_W, ws, dest, groups, True, reply_pos
+    )
 
 
 @kernel(_nrt=True)

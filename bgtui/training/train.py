@@ -503,7 +503,7 @@ def _sample_into(
     child the index of its roll (0, 1, ... over the whole of ``dest``): siblings share one.
     With ``cousins`` too, the positions are the leaves 1-ply compares
     (``kernels._sample_cousins``), grouped by roll in the same way."""
-    from bgtui.engine import WC, WR, make_play_buffers, sample_children
+    from bgtui.engine import WC, WR, sample_children
     from bgtui.training.kernels import (
         _sample_best_children,
         _sample_best_children_vs_pubeval,
@@ -524,7 +524,7 @@ def _sample_into(
                     START,
                     children_best,
                     ws,
-                    make_play_buffers(),
+                    np.empty_like(ws.play_pos),
                     dest[m:],
                     groups[m:],
                 )
