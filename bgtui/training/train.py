@@ -472,18 +472,9 @@ def _sample_shard(spec: DatasetSpec, ev, rng, ws, groups=None) -> np.ndarray:
             )
             found = np.concatenate([found, more[net_classes(more) == CRASHED]])
         return found[:n]
-    return _sample_into(
-        np.zeros((n, 26), dtype=np.int8),
-        ev,
-        rng,
-        explore,
-        children,
-        ws,
-        children_best,
-        spec.vs_pubeval,
-        groups,
-        spec.cousins,
-    )
+    dest = np.zeros((n, 26), dtype=np.int8)
+    kind = dict(vs_pubeval=spec.vs_pubeval, groups=groups, cousins=spec.cousins)
+    return _sample_into(dest, ev, rng, explore, children, ws, children_best, **kind)
 
 
 def _sample_into(
@@ -494,6 +485,7 @@ def _sample_into(
     children,
     ws,
     children_best,
+    *,
     vs_pubeval=False,
     groups=None,
     cousins=False,
@@ -513,45 +505,17 @@ def _sample_into(
     n = len(dest)
     if children_best and groups is None:
         groups = np.zeros(n, dtype=np.int32)
+    head = (ev, 20, rng, START, children_best)  # 20 games a call
+    reply_pos = np.empty_like(ws.play_pos)
     m = 0
     while m < n:
         if children_best:
             if cousins:
-                k = _sample_cousins(
-                    ev,
-                    20,
-                    rng,
-                    START,
-                    children_best,
-                    ws,
-                    np.empty_like(ws.play_pos),
-                    dest[m:],
-                    groups[m:],
-                )
+                k = _sample_cousins(*head, ws, reply_pos, dest[m:], groups[m:])
             elif vs_pubeval:
-                k = _sample_best_children_vs_pubeval(
-                    ev,
-                    20,
-                    rng,
-                    START,
-                    children_best,
-                    WR,
-                    WC,
-                    ws,
-                    dest[m:],
-                    groups[m:],
-                )
+                k = _sample_best_children_vs_pubeval(*head, WR, WC, ws, dest[m:], groups[m:])
             else:
-                k = _sample_best_children(
-                    ev,
-                    20,
-                    rng,
-                    START,
-                    children_best,
-                    ws,
-                    dest[m:],
-                    groups[m:],
-                )
+                k = _sample_best_children(*head, ws, dest[m:], groups[m:])
             if m and k:  # the rolls of this call come after those of the calls before
                 groups[m : m + k] += groups[m - 1] + 1
             m += k
