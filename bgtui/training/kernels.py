@@ -191,7 +191,7 @@ def _sample_best_children(ev, n_games, rng, start, k_best, ws, dest, groups):
     in the order of the rolls of this call: children of one roll are siblings, the plays that
     one decision chooses among); returns the number stored (stops when full)."""
     return _best_children_games(
-        ev, n_games, rng, start, k_best, False, _NO_W, _NO_W, ws, dest, groups, False, ws.play_pos
+        ev, n_games, rng, start, k_best, False, _NO_W, _NO_W, ws, dest, groups, False
     )
 
 
@@ -205,7 +205,7 @@ def _sample_best_children_vs_pubeval(ev, n_games, rng, start, k_best, wr, wc, ws
     the evaluator's own deeper look (a rollout of both sides by the evaluator), never for
     anything of PubEval's."""
     return _best_children_games(
-        ev, n_games, rng, start, k_best, True, wr, wc, ws, dest, groups, False, ws.play_pos
+        ev, n_games, rng, start, k_best, True, wr, wc, ws, dest, groups, False
     )
 
 
@@ -237,15 +237,15 @@ def _best_plays(pos, d1, d2, k_best, ev, ws, eq, t5, order):
 
 @kernel(_nrt=True)
 def _best_children_games(
-    ev, n_games, rng, start, k_best, vs_pubeval, wr, wc, ws, dest, groups, cousins, reply_pos
+    ev, n_games, rng, start, k_best, vs_pubeval, wr, wc, ws, dest, groups, cousins
 ):
     """The games of :func:`_sample_best_children` (``vs_pubeval`` False) and
     :func:`_sample_best_children_vs_pubeval` (True); with ``cousins``, of
-    :func:`_sample_cousins` (``reply_pos``, int8[MAX_PLAYS, 26]: the replies' scratch; unused
-    otherwise)."""
+    :func:`_sample_cousins`."""
     mws, ews, out_pos, out_moves = ws.moves, ws.eval, ws.play_pos, ws.play_moves
     pos = np.empty(26, dtype=np.int8)
     opp = np.empty(26, dtype=np.int8)
+    reply_pos = np.empty((MAX_PLAYS, 26), dtype=np.int8)  # the opponent's replies (cousins)
     reply_moves = np.empty((MAX_PLAYS, 8), dtype=np.int8)
     eq = np.empty(MAX_PLAYS, dtype=np.float64)
     order = np.empty(MAX_PLAYS, dtype=np.int64)
@@ -294,18 +294,17 @@ def _best_children_games(
 
 
 @kernel(_nrt=True)
-def _sample_cousins(ev, n_games, rng, start, k_best, ws, reply_pos, dest, groups):
+def _sample_cousins(ev, n_games, rng, start, k_best, ws, dest, groups):
     """For every roll of ``n_games`` of greedy 0-ply self-play, a roll of the opponent drawn
     for it and, for each of the roll's ``k_best`` best plays by 0-ply equity (as
     :func:`_sample_best_children` picks them, best first), the position after the opponent's
     0-ply best reply to that roll, stored with the mover on roll again. These are the leaves
     that 1-ply compares when it ranks the plays: a roll's values of two plays differ by the
-    values of such a pair. Plays or replies that end the game are not stored. ``reply_pos``
-    (int8[MAX_PLAYS, 26]) is the replies' scratch; ``dest``, ``groups`` and the game as in
-    :func:`_sample_best_children` (the leaves of one roll share a group). Returns the number
-    stored (stops when full)."""
+    values of such a pair. Plays or replies that end the game are not stored. ``ws``,
+    ``dest``, ``groups`` and the game as in :func:`_sample_best_children` (the leaves of one
+    roll share a group). Returns the number stored (stops when full)."""
     return _best_children_games(
-        ev, n_games, rng, start, k_best, False, _NO_W, _NO_W, ws, dest, groups, True, reply_pos
+        ev, n_games, rng, start, k_best, False, _NO_W, _NO_W, ws, dest, groups, True
     )
 
 

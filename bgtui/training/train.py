@@ -506,12 +506,11 @@ def _sample_into(
     if children_best and groups is None:
         groups = np.zeros(n, dtype=np.int32)
     head = (ev, 20, rng, START, children_best)  # 20 games a call
-    reply_pos = np.empty_like(ws.play_pos)
     m = 0
     while m < n:
         if children_best:
             if cousins:
-                k = _sample_cousins(*head, ws, reply_pos, dest[m:], groups[m:])
+                k = _sample_cousins(*head, ws, dest[m:], groups[m:])
             elif vs_pubeval:
                 k = _sample_best_children_vs_pubeval(*head, WR, WC, ws, dest[m:], groups[m:])
             else:

@@ -235,7 +235,6 @@ def test_cousins_store_the_opponents_best_reply_after_each_of_the_k_best_plays()
     # equity, one more roll drawn for the opponent, and for each of those plays (best first)
     # the position after the opponent's best reply to it, the mover on roll; the game goes on
     # from the best play.
-    from bgtui.engine import MAX_PLAYS
     from bgtui.training.kernels import _sample_cousins
 
     an = Analyzer()
@@ -249,7 +248,6 @@ def test_cousins_store_the_opponents_best_reply_after_each_of_the_k_best_plays()
         START,
         k,
         make_play_workspace(hidden_size(an.ev)),
-        np.zeros((MAX_PLAYS, 26), dtype=np.int8),
         dest,
         groups,
     )
