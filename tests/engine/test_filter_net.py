@@ -38,7 +38,7 @@ from bgtui.engine.selfplay import _sample_positions
 @pytest.fixture(scope="module")
 def positions(ev):
     ws = make_play_workspace(hidden_size(ev))
-    dest = np.zeros((400, 26), dtype=np.int8)
+    dest = np.zeros((600, 26), dtype=np.int8)
     n = _sample_positions(ev, 8, make_rng(5), START, 0.0, ws, dest)
     return dest[:n]
 
