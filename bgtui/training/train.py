@@ -473,8 +473,18 @@ def _sample_shard(spec: DatasetSpec, ev, rng, ws, groups=None) -> np.ndarray:
             found = np.concatenate([found, more[net_classes(more) == CRASHED]])
         return found[:n]
     dest = np.zeros((n, 26), dtype=np.int8)
-    kind = dict(vs_pubeval=spec.vs_pubeval, groups=groups, cousins=spec.cousins)
-    return _sample_into(dest, ev, rng, explore, children, ws, children_best, **kind)
+    return _sample_into(
+        dest,
+        ev,
+        rng,
+        explore,
+        children,
+        ws,
+        children_best,
+        vs_pubeval=spec.vs_pubeval,
+        groups=groups,
+        cousins=spec.cousins,
+    )
 
 
 def _sample_into(
