@@ -697,7 +697,13 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
         extra = {} if groups is None else {"groups": groups}
         atomic_write(
             data_dir / f"shard-{idx:05d}.npz",
-            partial(np.savez, positions=dest, targets=tg, meta=np.array(json.dumps(info)), **extra),
+            partial(
+                np.savez_compressed,
+                positions=dest,
+                targets=tg,
+                meta=np.array(json.dumps(info)),
+                **extra,
+            ),
             mode=0o644,
         )
         have += spec.shard

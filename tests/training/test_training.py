@@ -2,6 +2,7 @@
 
 import io
 import json
+import zipfile
 
 import numpy as np
 import pytest
@@ -128,6 +129,8 @@ def test_a_dataset_build_resumes_to_the_same_shards(tmp_path):
     assert np.all((ta >= 0) & (ta <= 1)) and np.all(ta[:, 1] <= ta[:, 0] + 1e-6)
     both, _ = load_dataset(f"{tmp_path / 'a'},{tmp_path / 'b'}")
     assert len(both) == 120
+    with zipfile.ZipFile(tmp_path / "a" / "shard-00000.npz") as z:  # stored compressed
+        assert {i.compress_type for i in z.infolist()} == {zipfile.ZIP_DEFLATED}
 
 
 class _KilledAfter(io.StringIO):
