@@ -136,7 +136,7 @@ def rules(args):
     rows = [("maximum", mx)]
     rows += [(f"softmax T={t}", one_ply(_softmax_mean(t))) for t in (0.005, 0.01, 0.02, 0.04)]
     rows += [(f"mean of {k} best", one_ply(_top_mean(k))) for k in (2, 3)]
-    print(f"{'rule':22s} {'blend':>5s} {'2-ply':>6s} {'shift':>6s}  rollouts")
+    print(f"{'rule':22s} {'blend':>5s} {'2-ply':>6s} {'shift':>6s}" + ("  rollouts" if ro else ""))
     for name, v in rows:
         shift = 1000 * np.nanmean(v - mx)
         for wt in (0.0, b):
