@@ -38,7 +38,10 @@ from ply_errors import _filtered  # noqa: E402
 from bgtui.analysis.service import Analyzer  # noqa: E402
 from bgtui.analysis.weights import load_weights, with_databases  # noqa: E402
 from bgtui.engine import (  # noqa: E402
+    CONTACT,
+    CRASHED,
     ONE_PLY_WEIGHT0,
+    RACE,
     ROLL_WEIGHTS,
     ROLLS,
     equities,
@@ -57,7 +60,7 @@ def gap(args):
         ev = with_databases(load_weights(w)[0], True)
         e0, e1 = (equities(plied_targets(ev, pos, k, 1)) for k in (0, 1))
         parts = []
-        for k, name in ((0, "contact"), (2, "crashed"), (1, "race")):
+        for k, name in ((CONTACT, "contact"), (CRASHED, "crashed"), (RACE, "race")):
             d = 1000 * (e1 - e0)[cls == k]
             if len(d):
                 parts.append(f"{name} {len(d)}: {d.mean():+.1f} +- {d.std() / np.sqrt(len(d)):.1f}")
@@ -123,7 +126,6 @@ def rules(args):
         return np.nanargmax(np.where(f, v, -np.inf), axis=1)
 
     ro = dict(np.load(args.rollouts)) if args.rollouts else None
-    idx = None
     if ro is not None:
         eq = ro["equity"]
         idx = np.array([i for i in range(m) if np.sum(~np.isnan(eq[i])) > 1])
