@@ -231,7 +231,14 @@ def _train_side_labels(args) -> None:
             "train side-labels needs --data DIR (where the shards go) and --races DIR[,DIR...]"
         )
     try:
-        label_races(args.data, args.checkpoint, races, children=args.children, seed=args.seed)
+        label_races(
+            args.data,
+            args.checkpoint,
+            races,
+            children=args.children,
+            seed=args.seed,
+            cousins=args.cousins,
+        )
     except (ValueError, WeightsError, OSError) as exc:
         raise UserError(str(exc)) from None
 
@@ -444,7 +451,8 @@ def _add_dataset_games(p) -> None:
         action="store_true",
         help="dataset, with --children-best K: for each of the K best plays of a roll, "
         "the position after the opponent's best reply to one roll drawn for it (the "
-        "leaves 1-ply compares)",
+        "leaves 1-ply compares); side-labels: the same leaves of the race sets' sibling "
+        "groups, instead of their positions and --children",
     )
     p.add_argument(
         "--explore",

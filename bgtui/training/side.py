@@ -392,14 +392,59 @@ def fit_side(out, init, data, holdout, settings: SideSettings, log=print):
     return dict(figures, race_squared_error=race_loss)
 
 
-def label_races(out, teacher, sources, children=300, seed=1, log=print) -> int:
+def race_cousins(pos, groups, rolls, ev):
+    """The leaves 1-ply compares in the sibling groups of a race set: for each group of
+    ``groups`` (the plays of one roll, ``pos`` with the opponent on roll) and its roll in
+    ``rolls`` (int[n_groups, 2], in the order of ``np.unique(groups)``), the position after
+    the opponent's best reply by ``ev``'s 0-ply to that roll, the mover on roll. A leaf that
+    ends the game or that a bear-off database of ``ev`` values is left out, and so is a group
+    left with fewer than two leaves. Returns (int8[m, 26] leaves, int64[m] their group). The
+    siblings of a set differ in the side not on roll; their leaves differ in the side on
+    roll, which 1-ply's values of the plays turn on."""
+    from bgtui.engine import NO_DATABASE, database_kind, equities, game_result, generate_plays
+    from bgtui.engine import swap_sides as swapped
+
+    replies, owner = [], []
+    keys = np.unique(groups)
+    for k, g in enumerate(keys):
+        d1, d2 = (int(v) for v in rolls[k])
+        for i in np.flatnonzero(groups == g):
+            plays, _ = generate_plays(pos[i], d1, d2)
+            for c in plays:
+                replies.append(c)
+                owner.append(i)
+    replies = np.array(replies, dtype=np.int8).reshape(-1, 26)
+    owner = np.array(owner, dtype=np.int64)
+    finished = np.array([game_result(c) > 0 for c in replies], dtype=bool)
+    leaves = np.array([swapped(c) for c in replies], dtype=np.int8).reshape(-1, 26)
+    # the mover's equity after each reply: the opponent picks the lowest, a win outright first
+    eq = np.where(finished, -np.inf, equities(values0(leaves, ev)))
+    out, out_g = [], []
+    for g in keys:
+        kept = []
+        for i in np.flatnonzero(groups == g):
+            rows = np.flatnonzero(owner == i)
+            b = rows[np.argmin(eq[rows])]
+            leaf = leaves[b]
+            if not finished[b] and database_kind(leaf, ev.two_sided, ev.one_sided) == NO_DATABASE:
+                kept.append(leaf)
+        if len(kept) >= 2:
+            out.extend(kept)
+            out_g.extend([g] * len(kept))
+    return np.array(out, dtype=np.int8).reshape(-1, 26), np.array(out_g, dtype=np.int64)
+
+
+def label_races(out, teacher, sources, children=300, seed=1, cousins=False, log=print) -> int:
     """Write to ``out`` a training set for the race net labelled by ``teacher``'s side net:
     for each shard of the race sets ``sources`` (directories, in order), a shard of its
     positions and, for ``children`` of them drawn at random, a random roll's every play (the
     position after it, opponent on roll; a play that ends the game left out), each labelled by
     the teacher's 0-ply probabilities (its side net and the bear-off databases), the plays of a
-    roll numbered as one group (the source's groups kept). A shard already in ``out`` is kept
-    (the same command resumes). Returns the number of positions written."""
+    roll numbered as one group (the source's groups kept). With ``cousins`` a shard holds
+    instead the leaves of the source shard's sibling groups (:func:`race_cousins`, a roll drawn
+    for each group, the best replies by the teacher's 0-ply), grouped as their siblings were.
+    A shard already in ``out`` is kept (the same command resumes). Returns the number of
+    positions written."""
     from functools import partial
 
     from bgtui.analysis.atomic import atomic_write
@@ -423,27 +468,35 @@ def label_races(out, teacher, sources, children=300, seed=1, log=print) -> int:
             pos = np.ascontiguousarray(z["positions"], dtype=np.int8)
             grp = z["groups"] if "groups" in z.files else np.arange(len(pos))
         # the draws of every shard, whether it is written now or was before
-        picks = rng.choice(len(pos), min(children, len(pos)), replace=False)
-        rolls = rng.integers(1, 7, size=(len(picks), 2))
+        if cousins:
+            rolls = rng.integers(1, 7, size=(len(np.unique(grp)), 2))
+        else:
+            picks = rng.choice(len(pos), min(children, len(pos)), replace=False)
+            rolls = rng.integers(1, 7, size=(len(picks), 2))
         dest = out / f"shard-{k:05d}.npz"
         if dest.exists():
             continue
-        pos_parts, grp_parts = [pos], [grp.astype(np.int64)]
-        g = int(grp.max()) + 1
-        for i, (d1, d2) in zip(picks, rolls):
-            plays, _ = generate_plays(pos[i], int(d1), int(d2))
-            kids = [swapped(c) for c in plays if game_result(c) == 0]
-            if len(kids) >= 2:
-                pos_parts.append(np.array(kids, dtype=np.int8))
-                grp_parts.append(np.full(len(kids), g))
-                g += 1
+        if cousins:
+            pos, grp = race_cousins(pos, grp, rolls, ev)
+            pos_parts, grp_parts = [pos], [grp]
+        else:
+            pos_parts, grp_parts = [pos], [grp.astype(np.int64)]
+            g = int(grp.max()) + 1
+            for i, (d1, d2) in zip(picks, rolls):
+                plays, _ = generate_plays(pos[i], int(d1), int(d2))
+                kids = [swapped(c) for c in plays if game_result(c) == 0]
+                if len(kids) >= 2:
+                    pos_parts.append(np.array(kids, dtype=np.int8))
+                    grp_parts.append(np.full(len(kids), g))
+                    g += 1
         pos = np.concatenate(pos_parts)
         labels = values0(pos, ev)
         info = dict(
             teacher=str(teacher),
             teacher_sha256=meta.get("sha256", ""),
             source=str(f),
-            children=children,
+            children=0 if cousins else children,
+            cousins=cousins,
             seed=seed,
             index=k,
         )

@@ -117,3 +117,58 @@ def test_side_labels_are_the_teachers_values_of_the_races_and_of_a_rolls_every_p
     before = (out / "shard-00000.npz").stat().st_mtime_ns
     assert label_races(out, teacher, [src], children=3, seed=2, log=lambda _: None) == 0
     assert (out / "shard-00000.npz").stat().st_mtime_ns == before
+
+
+def test_side_label_cousins_are_the_leaves_after_the_opponents_best_reply(tmp_path):
+    from bgtui.analysis.weights import save_weights, with_databases
+    from bgtui.engine import (
+        NO_DATABASE,
+        database_kind,
+        equity,
+        evaluate0,
+        game_result,
+        generate_plays,
+        swap_sides,
+    )
+    from bgtui.training.side import label_races
+
+    src = tmp_path / "races"
+    src.mkdir()
+    with np.load("data/rs/shard-00000.npz") as z:
+        sp, sg = z["positions"][:40], z["groups"][:40]
+    np.savez(src / "shard-00000.npz", positions=sp, targets=np.zeros((40, 5)), groups=sg)
+    rng = np.random.default_rng(5)
+    fit = SideFit(rng, 8)
+    for p in fit.params:
+        p += rng.standard_normal(p.shape) * 0.2
+    ev0, meta = load_weights("bgtui-0.npz")
+    teacher = tmp_path / "t.npz"
+    save_weights(teacher, ev0, meta, side=fit.side_net())
+    out = tmp_path / "cousins"
+    n = label_races(out, teacher, [src], seed=4, cousins=True, log=lambda _: None)
+    with np.load(out / "shard-00000.npz") as z:
+        pos, lab, grp = z["positions"], z["targets"], z["groups"]
+    assert len(pos) == n > 0
+    ev = with_databases(load_weights(teacher)[0], bearoff=True)
+    # brute force: a roll per group (seed 4, in the order of the groups); for each sibling the
+    # reply that leaves the mover (on roll) the lowest 0-ply equity, a reply that ends the game
+    # first; leaves that end the game or that a database values left out, and groups of one
+    keys = np.unique(sg)
+    dice = np.random.default_rng(4).integers(1, 7, size=(len(keys), 2))
+    want = {}
+    for g, (d1, d2) in zip(keys, dice):
+        leaves = []
+        for i in np.flatnonzero(sg == g):
+            plays, _ = generate_plays(sp[i], int(d1), int(d2))
+            if any(game_result(c) > 0 for c in plays):
+                continue
+            values = [equity(evaluate0(swap_sides(c), ev)) for c in plays]
+            leaf = swap_sides(plays[int(np.argmin(values))])
+            if database_kind(leaf, ev.two_sided, ev.one_sided) == NO_DATABASE:
+                leaves.append(leaf.tobytes())
+        if len(leaves) >= 2:
+            want[int(g)] = leaves
+    got = {int(g): [p.tobytes() for p in pos[grp == g]] for g in np.unique(grp)}
+    assert want and got == want
+    for i in range(n):
+        np.testing.assert_allclose(lab[i], evaluate0(pos[i], ev), atol=1e-6)
