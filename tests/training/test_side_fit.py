@@ -73,8 +73,22 @@ def test_a_small_fit_lowers_its_error_and_writes_the_net(tmp_path):
     assert meta["side_fit"]["passes_done"] == 4 and meta["side_fit"]["data"] == [str(data)]
 
 
+def _teacher(tmp_path, seed):
+    """The shipped weights with a small side net of random weights, saved in ``tmp_path``."""
+    from bgtui.analysis.weights import save_weights
+
+    rng = np.random.default_rng(seed)
+    fit = SideFit(rng, 8)
+    for p in fit.params:
+        p += rng.standard_normal(p.shape) * 0.2
+    ev0, meta = load_weights("bgtui-0.npz")
+    teacher = tmp_path / "t.npz"
+    save_weights(teacher, ev0, meta, side=fit.side_net())
+    return teacher
+
+
 def test_side_labels_are_the_teachers_values_of_the_races_and_of_a_rolls_every_play(tmp_path):
-    from bgtui.analysis.weights import save_weights, with_databases
+    from bgtui.analysis.weights import with_databases
     from bgtui.engine import evaluate0, game_result, generate_plays, swap_sides
     from bgtui.training.side import label_races
 
@@ -82,13 +96,7 @@ def test_side_labels_are_the_teachers_values_of_the_races_and_of_a_rolls_every_p
     src.mkdir()
     with np.load("data/rs/shard-00000.npz") as z:
         np.savez(src / "shard-00000.npz", positions=z["positions"][:40], targets=z["targets"][:40])
-    rng = np.random.default_rng(3)
-    fit = SideFit(rng, 8)
-    for p in fit.params:
-        p += rng.standard_normal(p.shape) * 0.2
-    ev0, meta = load_weights("bgtui-0.npz")
-    teacher = tmp_path / "t.npz"
-    save_weights(teacher, ev0, meta, side=fit.side_net())
+    teacher = _teacher(tmp_path, seed=3)
     out = tmp_path / "labels"
     n = label_races(out, teacher, [src], children=3, seed=2, log=lambda _: None)
     with np.load(out / "shard-00000.npz") as z:
@@ -120,7 +128,7 @@ def test_side_labels_are_the_teachers_values_of_the_races_and_of_a_rolls_every_p
 
 
 def test_side_label_cousins_are_the_leaves_after_the_opponents_best_reply(tmp_path):
-    from bgtui.analysis.weights import save_weights, with_databases
+    from bgtui.analysis.weights import with_databases
     from bgtui.engine import (
         NO_DATABASE,
         database_kind,
@@ -137,13 +145,7 @@ def test_side_label_cousins_are_the_leaves_after_the_opponents_best_reply(tmp_pa
     with np.load("data/rs/shard-00000.npz") as z:
         sp, sg = z["positions"][:40], z["groups"][:40]
     np.savez(src / "shard-00000.npz", positions=sp, targets=np.zeros((40, 5)), groups=sg)
-    rng = np.random.default_rng(5)
-    fit = SideFit(rng, 8)
-    for p in fit.params:
-        p += rng.standard_normal(p.shape) * 0.2
-    ev0, meta = load_weights("bgtui-0.npz")
-    teacher = tmp_path / "t.npz"
-    save_weights(teacher, ev0, meta, side=fit.side_net())
+    teacher = _teacher(tmp_path, seed=5)
     out = tmp_path / "cousins"
     n = label_races(out, teacher, [src], seed=4, cousins=True, log=lambda _: None)
     with np.load(out / "shard-00000.npz") as z:
