@@ -17,18 +17,14 @@ import argparse
 import numpy as np
 
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine import ONE_PLY_WEIGHT0, equities
+from bgtui.engine import ONE_PLY_WEIGHT0
+from bgtui.training.adam import sibling_residuals
 from bgtui.training.train import load_dataset, plied_targets
 
 
-def centred(x, groups):
-    """``x`` less the mean of its group (``groups``: a number for each entry)."""
-    _, inv = np.unique(groups, return_inverse=True)
-    return x - (np.bincount(inv, weights=x) / np.bincount(inv))[inv]
-
-
-def rms(x):
-    return 1000 * float(np.sqrt(np.mean(x**2)))
+def rms(p, truth, groups):
+    """Millipoints: the root mean square of ``p``'s group-centred equity errors."""
+    return 1000 * float(np.sqrt(np.mean(sibling_residuals(p, truth, groups) ** 2)))
 
 
 def main():
@@ -42,15 +38,15 @@ def main():
     plies = sorted({int(p) for p in a.plies.split(",")})
     pos, tg, groups = load_dataset(a.data, with_groups=True)
     pos, tg, groups = pos[: a.positions], tg[: a.positions], groups[: a.positions]
-    truth = equities(tg.astype(np.float64))
+    truth = tg.astype(np.float64)
     print(f"{a.data}: {len(pos)} positions in {len(np.unique(groups))} groups")
     for w in a.weights:
         ev = with_databases(load_weights(w)[0], True)
-        eq = {k: equities(plied_targets(ev, pos, k, a.workers).astype(np.float64)) for k in plies}
-        parts = [f"{k}-ply {rms(centred(eq[k] - truth, groups)):.2f}" for k in plies]
-        if 0 in eq and 1 in eq:
-            blend = ONE_PLY_WEIGHT0 * eq[0] + (1 - ONE_PLY_WEIGHT0) * eq[1]
-            parts.append(f"1-ply blend {rms(centred(blend - truth, groups)):.2f}")
+        p = {k: plied_targets(ev, pos, k, a.workers).astype(np.float64) for k in plies}
+        parts = [f"{k}-ply {rms(p[k], truth, groups):.2f}" for k in plies]
+        if 0 in p and 1 in p:
+            blend = ONE_PLY_WEIGHT0 * p[0] + (1 - ONE_PLY_WEIGHT0) * p[1]
+            parts.append(f"1-ply blend {rms(blend, truth, groups):.2f}")
         print(f"{w}: group-centred error, millipoints: " + ", ".join(parts), flush=True)
 
 
