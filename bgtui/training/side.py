@@ -404,27 +404,24 @@ def race_cousins(pos, groups, rolls, ev):
     from bgtui.engine import NO_DATABASE, database_kind, equities, game_result, generate_plays
     from bgtui.engine import swap_sides as swapped
 
-    replies, owner = [], []
-    keys = np.unique(groups)
-    for k, g in enumerate(keys):
-        d1, d2 = (int(v) for v in rolls[k])
+    replies = []
+    spans = []  # per group: its number and the (first, end) rows of each sibling's replies
+    for g, (d1, d2) in zip(np.unique(groups), rolls):
+        rows = []
         for i in np.flatnonzero(groups == g):
-            plays, _ = generate_plays(pos[i], d1, d2)
-            for c in plays:
-                replies.append(c)
-                owner.append(i)
-    replies = np.array(replies, dtype=np.int8).reshape(-1, 26)
-    owner = np.array(owner, dtype=np.int64)
+            plays, _ = generate_plays(pos[i], int(d1), int(d2))
+            rows.append((len(replies), len(replies) + len(plays)))
+            replies.extend(plays)
+        spans.append((g, rows))
     finished = np.array([game_result(c) > 0 for c in replies], dtype=bool)
     leaves = np.array([swapped(c) for c in replies], dtype=np.int8).reshape(-1, 26)
     # the mover's equity after each reply: the opponent picks the lowest, a win outright first
     eq = np.where(finished, -np.inf, equities(values0(leaves, ev)))
     out, out_g = [], []
-    for g in keys:
+    for g, rows in spans:
         kept = []
-        for i in np.flatnonzero(groups == g):
-            rows = np.flatnonzero(owner == i)
-            b = rows[np.argmin(eq[rows])]
+        for lo, hi in rows:
+            b = lo + int(np.argmin(eq[lo:hi]))
             leaf = leaves[b]
             if not finished[b] and database_kind(leaf, ev.two_sided, ev.one_sided) == NO_DATABASE:
                 kept.append(leaf)
