@@ -56,6 +56,7 @@ def _train_dataset(args) -> None:
             cube_region=args.cube_region,
             target_games=args.target_games,
             cousins=args.cousins,
+            disagree=args.disagree,
             explore=0.1 if args.explore is None else args.explore,
         )
     except ValueError as exc:
@@ -453,6 +454,13 @@ def _add_dataset_games(p) -> None:
         "the position after the opponent's best reply to one roll drawn for it (the "
         "leaves 1-ply compares); side-labels: the same leaves of the race sets' sibling "
         "groups, instead of their positions and --children",
+    )
+    p.add_argument(
+        "--disagree",
+        action="store_true",
+        help="dataset, with --children-best K and --target-truncate or --target-games: "
+        "only the rolls where 0-ply and 2-ply choose different plays, their K best plays "
+        "labelled by rollouts on shared dice",
     )
     p.add_argument(
         "--explore",

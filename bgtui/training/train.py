@@ -428,6 +428,62 @@ def _keep_cube_region(positions: np.ndarray, ev) -> np.ndarray:
     return positions[keep]
 
 
+#: how far below the 0-ply best a play may be and still be valued at 2-ply when looking for
+#: disagreements (the move filter's margin, ``analysis.service``)
+DISAGREE_MARGIN = 0.16
+
+
+def cubeless_equity(p: np.ndarray) -> np.ndarray:
+    """Cubeless money equity of rows of five probabilities (conventions.md's order)."""
+    p = np.asarray(p, dtype=np.float64)
+    return 2.0 * p[..., 0] - 1.0 + p[..., 1] + p[..., 2] - p[..., 3] - p[..., 4]
+
+
+def _keep_disagreements(children, groups, ev, workers) -> tuple[np.ndarray, np.ndarray]:
+    """The rolls among ``children`` whose best play by 2-ply is not their best by 0-ply.
+
+    ``children`` holds, roll by roll, the positions after a roll's best plays by 0-ply, best
+    first, the opponent on roll, and ``groups`` each child's roll (non-decreasing), as
+    ``kernels._sample_best_children`` stores them. The plays within :data:`DISAGREE_MARGIN`
+    of a roll's best at 0-ply are valued at 2-ply (the others are not candidates of the move
+    filter either); a roll is kept when one of them is better than the first by 2-ply. Returns
+    the kept rolls' children (all of each roll's plays, as given) and their rolls renumbered
+    0, 1, ..."""
+    n = len(children)
+    if n == 0:
+        return children, groups[:0]
+    mover0 = -cubeless_equity(plied_targets(ev, children, 0, workers))
+    starts = np.flatnonzero(np.r_[True, np.diff(groups) != 0])
+    best0 = np.repeat(mover0[starts], np.diff(np.r_[starts, n]))
+    near = np.flatnonzero(best0 - mover0 <= DISAGREE_MARGIN)
+    mover2 = np.full(n, -np.inf)
+    mover2[near] = -cubeless_equity(plied_targets(ev, children[near], 2, workers))
+    keep_roll = np.maximum.reduceat(mover2, starts) > mover2[starts]
+    keep = np.repeat(keep_roll, np.diff(np.r_[starts, n]))
+    kept_groups = np.cumsum(np.r_[True, np.diff(groups[keep]) != 0]) - 1
+    return children[keep], kept_groups.astype(np.int32)
+
+
+def _disagreements(spec: DatasetSpec, ev, rng, ws, groups) -> np.ndarray:
+    """``spec.shard`` positions: the ``spec.children_best`` best plays of the rolls of greedy
+    self-play where 0-ply and 2-ply choose differently (:func:`_keep_disagreements`), their
+    rolls into ``groups``."""
+    n = spec.shard
+    dest = np.zeros((n, 26), dtype=np.int8)
+    m = 0
+    while m < n:
+        g = np.zeros(n, dtype=np.int32)
+        more = _sample_into(
+            np.zeros((n, 26), dtype=np.int8), ev, rng, 0.0, 0, ws, spec.children_best, groups=g
+        )
+        kept, kg = _keep_disagreements(more, g, ev, spec.workers)
+        k = min(len(kept), n - m)
+        dest[m : m + k] = kept[:k]
+        groups[m : m + k] = kg[:k] + (groups[m - 1] + 1 if m else 0)
+        m += k
+    return dest
+
+
 def _sample_shard(spec: DatasetSpec, ev, rng, ws, groups=None) -> np.ndarray:
     """``spec.shard`` positions of 0-ply self-play for one shard of the set ``spec`` describes
     (see :func:`build_dataset`), drawn with ``rng`` and the play scratch ``ws``
@@ -464,6 +520,8 @@ def _sample_shard(spec: DatasetSpec, ev, rng, ws, groups=None) -> np.ndarray:
         return kept(200, 4, lambda more: _keep_races(more, ev, spec.stragglers))
     if spec.cube_region:
         return kept(100, 2, lambda more: _keep_cube_region(more, ev))
+    if spec.disagree:
+        return _disagreements(spec, ev, rng, ws, groups)
     if spec.crashed_only:
         found = np.zeros((0, 26), dtype=np.int8)
         while len(found) < n:
@@ -557,6 +615,7 @@ class DatasetSpec:
     cube_region: bool = False
     target_games: bool = False
     cousins: bool = False
+    disagree: bool = False
 
     def __post_init__(self):
         """Refuse combinations that make no set (the messages name ``bgtui train`` options)."""
@@ -592,6 +651,23 @@ class DatasetSpec:
                 "--cousins stores the leaves of self-play's K best plays: give "
                 "--children-best K, without --vs-pubeval, --race-rollouts or --crashed-only"
             )
+        if self.disagree and (
+            not self.children_best
+            or self.vs_pubeval
+            or self.cousins
+            or self.race_rollouts
+            or self.crashed_only
+        ):
+            raise ValueError(
+                "--disagree stores the K best plays of the rolls where 0-ply and 2-ply "
+                "choose differently: give --children-best K, without --vs-pubeval, "
+                "--cousins, --race-rollouts or --crashed-only"
+            )
+        if self.disagree and not (self.target_truncate or self.target_games):
+            raise ValueError(
+                "--disagree labels its positions by rollouts: give --target-truncate R "
+                "or --target-games"
+            )
         if self.vs_pubeval and not self.children_best:
             raise ValueError(
                 "--vs-pubeval stores the evaluator's best plays: give --children-best K"
@@ -625,7 +701,10 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
     look ahead (with ``target_truncate``, by truncated rollouts in which the plays of a roll share
     their dice, as the race siblings do). With ``cube_region`` only contact positions where the
     player on roll has doubling chances by 0-ply (:func:`in_cube_region`) are kept: blitzes,
-    primes and attacks, where a cube action turns on a few points of equity. With ``target_games`` the targets are full-game rollouts
+    primes and attacks, where a cube action turns on a few points of equity. With ``disagree``
+    (and ``children_best`` and rollout targets) only the rolls where 0-ply and 2-ply choose
+    different plays are kept (:func:`_keep_disagreements`): the decisions 0-ply gets wrong,
+    labelled by rollouts in which the plays of a roll share their dice. With ``target_games`` the targets are full-game rollouts
     of ``trials`` trials (variance reduction with the filter's two best plays, cut only by the
     bear-off databases): what whole games give, at about 0.15 s a position.
 
@@ -666,7 +745,13 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
             )
         elif spec.target_games:
             tg = rollout_targets(
-                ev, dest, spec.trials, shard_seed, spec.workers, vr_filter=2, groups=25
+                ev,
+                dest,
+                spec.trials,
+                shard_seed,
+                spec.workers,
+                vr_filter=2,
+                groups=25 if groups is None else groups,
             )
         else:
             tg = plied_targets(ev, dest, spec.ply, spec.workers)
@@ -694,6 +779,8 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
             info["vs_pubeval"] = True
         if spec.cousins:
             info["cousins"] = True
+        if spec.disagree:
+            info["disagree"] = True
         extra = {} if groups is None else {"groups": groups}
         atomic_write(
             data_dir / f"shard-{idx:05d}.npz",

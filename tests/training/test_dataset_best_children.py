@@ -301,3 +301,61 @@ def test_a_cousins_dataset_records_the_option_and_needs_children_best(tmp_path):
     with pytest.raises(ValueError, match="--cousins"):
         DatasetSpec(20, shard=20, cousins=True, children_best=2, vs_pubeval=True)
     assert DatasetSpec(20, shard=20, cousins=True, children_best=2).cousins
+
+
+def test_disagreements_keep_the_rolls_where_2ply_picks_another_play_than_0ply():
+    # Every roll of a greedy self-play game, its 4 best plays by 0-ply; each play valued
+    # again here by the Analyzer at 0 and 2-ply (the mover's cubeless equity), and a roll
+    # counted as a disagreement when a play within the filter's margin of the 0-ply best is
+    # better than the first play by 2-ply. The kept rolls must be exactly those, all of
+    # their plays in their order, numbered 0, 1, ...
+    from bgtui.training.train import DISAGREE_MARGIN, _keep_disagreements
+
+    an = Analyzer()
+    ev = an.ev
+    dest = np.zeros((4000, 26), dtype=np.int8)
+    groups = np.zeros(4000, dtype=np.int32)
+    m = _sample_best_children(
+        ev, 1, make_rng(21), START, 4, make_play_workspace(hidden_size(ev)), dest, groups
+    )
+    dest, groups = dest[:m], groups[:m]
+    kept, kept_groups = _keep_disagreements(dest, groups, ev, 2)
+
+    def mover(child, ply):
+        p = an.probabilities(child, ply).astype(np.float64)  # the opponent on roll
+        return -(2.0 * p[0] - 1.0 + p[1] + p[2] - p[3] - p[4])
+
+    want = []
+    for g in np.unique(groups):
+        plays = dest[groups == g]
+        e0 = np.array([mover(c, 0) for c in plays])
+        near = [i for i in range(len(plays)) if e0[0] - e0[i] <= DISAGREE_MARGIN]
+        e2 = {i: mover(plays[i], 2) for i in near}
+        if max(e2.values()) > e2[0]:
+            want.append(plays)
+    assert 0 < len(want) < len(np.unique(groups))
+    assert np.array_equal(kept, np.concatenate(want))
+    assert np.array_equal(kept_groups, np.repeat(np.arange(len(want)), [len(w) for w in want]))
+
+
+def test_a_disagreement_dataset_records_the_option_and_needs_rollout_labels(tmp_path):
+    from bgtui.analysis.weights import save_weights, with_databases
+    from bgtui.engine.nn import init_net
+    from bgtui.training.train import DatasetSpec, build_dataset, load_dataset
+
+    ck = tmp_path / "small.npz"
+    save_weights(ck, with_databases((init_net(8, 3), init_net(4, 4))), {"games_trained": 0})
+    spec = DatasetSpec(40, shard=20, children_best=3, disagree=True, target_truncate=1, trials=2)
+    build_dataset(tmp_path / "d", ck, spec, log=io.StringIO())
+    pos, tg, grp = load_dataset(tmp_path / "d", with_groups=True)
+    assert pos.shape == (40, 26) and np.all((tg >= 0) & (tg <= 1))
+    assert np.all(np.diff(grp) >= 0) and np.bincount(grp).max() <= 3
+    with np.load(tmp_path / "d" / "shard-00001.npz") as z:
+        meta = json.loads(str(z["meta"]))
+        assert meta["disagree"] and meta["children_best"] == 3
+    with pytest.raises(ValueError, match="--disagree"):
+        DatasetSpec(20, shard=20, disagree=True, target_truncate=1)
+    with pytest.raises(ValueError, match="rollouts"):
+        DatasetSpec(20, shard=20, disagree=True, children_best=2)
+    with pytest.raises(ValueError, match="--disagree"):
+        DatasetSpec(20, shard=20, disagree=True, children_best=2, cousins=True, target_games=True)
