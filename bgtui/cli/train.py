@@ -57,6 +57,7 @@ def _train_dataset(args) -> None:
             target_games=args.target_games,
             cousins=args.cousins,
             disagree=args.disagree,
+            theme=args.theme or "",
             explore=0.1 if args.explore is None else args.explore,
         )
     except ValueError as exc:
@@ -410,6 +411,14 @@ def _add_dataset_classes(p) -> None:
         action="store_true",
         help="dataset: keep only the positions the crashed net values (contact "
         "after a side has borne off)",
+    )
+    p.add_argument(
+        "--theme",
+        metavar="A,B",
+        default=None,
+        help="dataset: keep only contact positions of these kinds, comma-separated: "
+        "blitz, prime, backgame, holding, late (with --children-best K: the rolls whose "
+        "best play leads to one)",
     )
     p.add_argument(
         "--stragglers",

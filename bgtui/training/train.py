@@ -42,6 +42,7 @@ from bgtui.engine import (
     sample_positions,
 )
 from bgtui.training.kernels import _td_lambda_selfplay, _td_selfplay
+from bgtui.training.themes import parse_themes, theme_mask
 
 
 def td_alpha(games: int, base: float) -> float:
@@ -458,15 +459,36 @@ def _keep_disagreements(children, groups, ev, workers) -> tuple[np.ndarray, np.n
     near = np.flatnonzero(best0 - mover0 <= DISAGREE_MARGIN)
     mover2 = np.full(n, -np.inf)
     mover2[near] = -cubeless_equity(plied_targets(ev, children[near], 2, workers))
-    keep_roll = np.maximum.reduceat(mover2, starts) > mover2[starts]
-    keep = np.repeat(keep_roll, np.diff(np.r_[starts, n]))
+    return _keep_rolls(children, groups, np.maximum.reduceat(mover2, starts) > mover2[starts])
+
+
+def _keep_rolls(children, groups, keep_roll) -> tuple[np.ndarray, np.ndarray]:
+    """The children of the rolls ``keep_roll`` (bool, one per roll of ``groups``, in order)
+    selects, and their rolls renumbered 0, 1, ..."""
+    starts = np.flatnonzero(np.r_[True, np.diff(groups) != 0])
+    keep = np.repeat(keep_roll, np.diff(np.r_[starts, len(children)]))
     kept_groups = np.cumsum(np.r_[True, np.diff(groups[keep]) != 0]) - 1
     return children[keep], kept_groups.astype(np.int32)
 
 
-def _disagreements(spec: DatasetSpec, ev, rng, ws, groups) -> np.ndarray:
+def _keep_theme_rolls(children, groups, themes) -> tuple[np.ndarray, np.ndarray]:
+    """The rolls among ``children`` (grouped as :func:`_keep_disagreements` takes them) whose
+    best play by 0-ply, the first of the roll, leads to a position of one of ``themes``
+    (``themes.theme_mask``)."""
+    if len(children) == 0:
+        return children, groups[:0]
+    starts = np.flatnonzero(np.r_[True, np.diff(groups) != 0])
+    first = children[starts]
+    hit = np.zeros(len(first), dtype=bool)
+    for name in themes:
+        hit |= theme_mask(first, name)
+    return _keep_rolls(children, groups, hit)
+
+
+def _kept_rolls(spec: DatasetSpec, ev, rng, ws, groups, keep) -> np.ndarray:
     """``spec.shard`` positions: the ``spec.children_best`` best plays of the rolls of greedy
-    self-play where 0-ply and 2-ply choose differently (:func:`_keep_disagreements`), their
+    self-play (of the evaluator against PubEval with ``spec.vs_pubeval``) that ``keep``
+    (children and their rolls to the kept ones, as :func:`_keep_rolls` returns) keeps, their
     rolls into ``groups``."""
     n = spec.shard
     dest = np.zeros((n, 26), dtype=np.int8)
@@ -474,14 +496,30 @@ def _disagreements(spec: DatasetSpec, ev, rng, ws, groups) -> np.ndarray:
     while m < n:
         g = np.zeros(n, dtype=np.int32)
         more = _sample_into(
-            np.zeros((n, 26), dtype=np.int8), ev, rng, 0.0, 0, ws, spec.children_best, groups=g
+            np.zeros((n, 26), dtype=np.int8),
+            ev,
+            rng,
+            0.0,
+            0,
+            ws,
+            spec.children_best,
+            vs_pubeval=spec.vs_pubeval,
+            groups=g,
         )
-        kept, kg = _keep_disagreements(more, g, ev, spec.workers)
+        kept, kg = keep(more, g)
         k = min(len(kept), n - m)
         dest[m : m + k] = kept[:k]
         groups[m : m + k] = kg[:k] + (groups[m - 1] + 1 if m else 0)
         m += k
     return dest
+
+
+def _keep_themes(positions: np.ndarray, themes) -> np.ndarray:
+    """The positions of ``positions`` of one of ``themes`` (``themes.theme_mask``)."""
+    hit = np.zeros(len(positions), dtype=bool)
+    for name in themes:
+        hit |= theme_mask(positions, name)
+    return positions[hit]
 
 
 def _sample_shard(spec: DatasetSpec, ev, rng, ws, groups=None) -> np.ndarray:
@@ -521,7 +559,13 @@ def _sample_shard(spec: DatasetSpec, ev, rng, ws, groups=None) -> np.ndarray:
     if spec.cube_region:
         return kept(100, 2, lambda more: _keep_cube_region(more, ev))
     if spec.disagree:
-        return _disagreements(spec, ev, rng, ws, groups)
+        keep = partial(_keep_disagreements, ev=ev, workers=spec.workers)
+        return _kept_rolls(spec, ev, rng, ws, groups, keep)
+    if spec.theme and children_best:
+        keep = partial(_keep_theme_rolls, themes=parse_themes(spec.theme))
+        return _kept_rolls(spec, ev, rng, ws, groups, keep)
+    if spec.theme:
+        return kept(100, 2, lambda more: _keep_themes(more, parse_themes(spec.theme)))
     if spec.crashed_only:
         found = np.zeros((0, 26), dtype=np.int8)
         while len(found) < n:
@@ -616,6 +660,7 @@ class DatasetSpec:
     target_games: bool = False
     cousins: bool = False
     disagree: bool = False
+    theme: str = ""
 
     def __post_init__(self):
         """Refuse combinations that make no set (the messages name ``bgtui train`` options)."""
@@ -668,6 +713,15 @@ class DatasetSpec:
                 "--disagree labels its positions by rollouts: give --target-truncate R "
                 "or --target-games"
             )
+        if self.theme:
+            parse_themes(self.theme)
+            if self.race_rollouts or self.crashed_only or self.cousins or self.disagree:
+                raise ValueError(
+                    "--theme keeps contact positions of the kinds it names: no "
+                    "--race-rollouts, --crashed-only, --cousins or --disagree"
+                )
+            if self.children or self.cube_region:
+                raise ValueError("--theme: no --children or --cube-region")
         if self.vs_pubeval and not self.children_best:
             raise ValueError(
                 "--vs-pubeval stores the evaluator's best plays: give --children-best K"
@@ -704,7 +758,10 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
     primes and attacks, where a cube action turns on a few points of equity. With ``disagree``
     (and ``children_best`` and rollout targets) only the rolls where 0-ply and 2-ply choose
     different plays are kept (:func:`_keep_disagreements`): the decisions 0-ply gets wrong,
-    labelled by rollouts in which the plays of a roll share their dice. With ``target_games`` the targets are full-game rollouts
+    labelled by rollouts in which the plays of a roll share their dice. With ``theme`` (names of
+    ``themes.THEMES``, comma-separated) only contact positions of those kinds are kept: the
+    positions before a roll, or with ``children_best`` the rolls whose best play leads to one
+    (:func:`_keep_theme_rolls`). With ``target_games`` the targets are full-game rollouts
     of ``trials`` trials (variance reduction with the filter's two best plays, cut only by the
     bear-off databases): what whole games give, at about 0.15 s a position.
 
@@ -781,6 +838,8 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
             info["cousins"] = True
         if spec.disagree:
             info["disagree"] = True
+        if spec.theme:
+            info["theme"] = ",".join(parse_themes(spec.theme))
         extra = {} if groups is None else {"groups": groups}
         atomic_write(
             data_dir / f"shard-{idx:05d}.npz",
