@@ -281,21 +281,13 @@ def test_cousins_store_the_opponents_best_reply_after_each_of_the_k_best_plays()
     assert rolls > 40 and replies > 2 * rolls
 
 
-def test_a_cousins_dataset_records_the_option_and_needs_children_best(tmp_path):
-    from bgtui.analysis.weights import save_weights, with_databases
-    from bgtui.engine.nn import init_net
-    from bgtui.training.train import DatasetSpec, build_dataset, load_dataset
+def test_a_cousins_dataset_records_the_option_and_needs_children_best(small_dataset):
+    from bgtui.training.train import DatasetSpec
 
-    ck = tmp_path / "small.npz"
-    save_weights(ck, with_databases((init_net(8, 3), init_net(4, 4))), {"games_trained": 0})
-    spec = DatasetSpec(40, shard=20, children_best=2, cousins=True)
-    build_dataset(tmp_path / "c", ck, spec, log=io.StringIO())
-    pos, tg, grp = load_dataset(tmp_path / "c", with_groups=True)
+    pos, tg, grp, meta = small_dataset(DatasetSpec(40, shard=20, children_best=2, cousins=True))
     assert pos.shape == (40, 26) and np.all((tg >= 0) & (tg <= 1))
     assert np.all(np.diff(grp) >= 0) and np.bincount(grp).max() <= 2
-    with np.load(tmp_path / "c" / "shard-00001.npz") as z:
-        meta = json.loads(str(z["meta"]))
-        assert meta["cousins"] and meta["children_best"] == 2
+    assert meta["cousins"] and meta["children_best"] == 2
     with pytest.raises(ValueError, match="--cousins"):
         DatasetSpec(20, shard=20, cousins=True)
     with pytest.raises(ValueError, match="--cousins"):
@@ -338,21 +330,14 @@ def test_disagreements_keep_the_rolls_where_2ply_picks_another_play_than_0ply():
     assert np.array_equal(kept_groups, np.repeat(np.arange(len(want)), [len(w) for w in want]))
 
 
-def test_a_disagreement_dataset_records_the_option_and_needs_rollout_labels(tmp_path):
-    from bgtui.analysis.weights import save_weights, with_databases
-    from bgtui.engine.nn import init_net
-    from bgtui.training.train import DatasetSpec, build_dataset, load_dataset
+def test_a_disagreement_dataset_records_the_option_and_needs_rollout_labels(small_dataset):
+    from bgtui.training.train import DatasetSpec
 
-    ck = tmp_path / "small.npz"
-    save_weights(ck, with_databases((init_net(8, 3), init_net(4, 4))), {"games_trained": 0})
     spec = DatasetSpec(40, shard=20, children_best=3, disagree=True, target_truncate=1, trials=2)
-    build_dataset(tmp_path / "d", ck, spec, log=io.StringIO())
-    pos, tg, grp = load_dataset(tmp_path / "d", with_groups=True)
+    pos, tg, grp, meta = small_dataset(spec)
     assert pos.shape == (40, 26) and np.all((tg >= 0) & (tg <= 1))
     assert np.all(np.diff(grp) >= 0) and np.bincount(grp).max() <= 3
-    with np.load(tmp_path / "d" / "shard-00001.npz") as z:
-        meta = json.loads(str(z["meta"]))
-        assert meta["disagree"] and meta["children_best"] == 3
+    assert meta["disagree"] and meta["children_best"] == 3
     with pytest.raises(ValueError, match="--disagree"):
         DatasetSpec(20, shard=20, disagree=True, target_truncate=1)
     with pytest.raises(ValueError, match="rollouts"):

@@ -1,8 +1,5 @@
 """``train dataset --theme``: the kinds of contact position, on boards built by hand."""
 
-import io
-import json
-
 import numpy as np
 import pytest
 
@@ -98,24 +95,18 @@ def test_theme_names_are_checked():
 
 
 @pytest.mark.parametrize("children_best", [0, 3])
-def test_a_theme_dataset_keeps_only_positions_of_its_themes(tmp_path, children_best):
-    from bgtui.analysis.weights import save_weights, with_databases
-    from bgtui.engine.nn import init_net
-    from bgtui.training.train import DatasetSpec, build_dataset, load_dataset
+def test_a_theme_dataset_keeps_only_positions_of_its_themes(small_dataset, children_best):
+    from bgtui.training.train import DatasetSpec
 
-    ck = tmp_path / "small.npz"
-    save_weights(ck, with_databases((init_net(8, 3), init_net(4, 4))), {"games_trained": 0})
     spec = DatasetSpec(40, shard=20, theme="blitz,late", children_best=children_best)
-    build_dataset(tmp_path / "t", ck, spec, log=io.StringIO())
-    pos, tg, *grp = load_dataset(tmp_path / "t", with_groups=bool(children_best))
+    pos, tg, grp, meta = small_dataset(spec)
     assert pos.shape == (40, 26) and np.all((tg >= 0) & (tg <= 1))
     themed = theme_mask(pos, "blitz") | theme_mask(pos, "late")
     if children_best:  # the first play of every roll leads to a themed position
-        first = np.r_[True, np.diff(grp[0]) != 0]
-        assert themed[first].all() and np.bincount(grp[0]).max() <= 3
+        first = np.r_[True, np.diff(grp) != 0]
+        assert themed[first].all() and np.bincount(grp).max() <= 3
     else:
         assert themed.all()
-    with np.load(tmp_path / "t" / "shard-00001.npz") as z:
-        assert json.loads(str(z["meta"]))["theme"] == "blitz,late"
+    assert meta["theme"] == "blitz,late"
     with pytest.raises(ValueError, match="--theme"):
         DatasetSpec(20, shard=20, theme="blitz", cousins=True, children_best=2)
