@@ -104,6 +104,15 @@ def theme_mask(positions, name: str) -> np.ndarray:
     return contact(p) & (test(p) | test(_swapped(p)))
 
 
+def themes_mask(positions, names) -> np.ndarray:
+    """Whether each of ``positions`` has one of the themes ``names`` (:func:`theme_mask`)."""
+    p = np.asarray(positions, dtype=np.int64).reshape(-1, 26)
+    hit = np.zeros(len(p), dtype=bool)
+    for name in names:
+        hit |= theme_mask(p, name)
+    return hit
+
+
 def parse_themes(text: str) -> tuple[str, ...]:
     """The theme names of a comma-separated ``--theme`` value, checked."""
     names = tuple(t.strip() for t in text.split(",") if t.strip())

@@ -42,7 +42,7 @@ from bgtui.engine import (
     sample_positions,
 )
 from bgtui.training.kernels import _td_lambda_selfplay, _td_selfplay
-from bgtui.training.themes import parse_themes, theme_mask
+from bgtui.training.themes import parse_themes, themes_mask
 
 
 def td_alpha(games: int, base: float) -> float:
@@ -474,18 +474,14 @@ def _keep_rolls(children, groups, keep_roll) -> tuple[np.ndarray, np.ndarray]:
 def _keep_theme_rolls(children, groups, themes) -> tuple[np.ndarray, np.ndarray]:
     """The rolls among ``children`` (grouped as :func:`_keep_disagreements` takes them) whose
     best play by 0-ply, the first of the roll, leads to a position of one of ``themes``
-    (``themes.theme_mask``)."""
+    (``themes.themes_mask``)."""
     if len(children) == 0:
         return children, groups[:0]
     starts = np.flatnonzero(np.r_[True, np.diff(groups) != 0])
-    first = children[starts]
-    hit = np.zeros(len(first), dtype=bool)
-    for name in themes:
-        hit |= theme_mask(first, name)
-    return _keep_rolls(children, groups, hit)
+    return _keep_rolls(children, groups, themes_mask(children[starts], themes))
 
 
-def _kept_rolls(spec: DatasetSpec, ev, rng, ws, groups, keep) -> np.ndarray:
+def _sample_kept_rolls(spec: DatasetSpec, ev, rng, ws, groups, keep) -> np.ndarray:
     """``spec.shard`` positions: the ``spec.children_best`` best plays of the rolls of greedy
     self-play (of the evaluator against PubEval with ``spec.vs_pubeval``) that ``keep``
     (children and their rolls to the kept ones, as :func:`_keep_rolls` returns) keeps, their
@@ -515,11 +511,8 @@ def _kept_rolls(spec: DatasetSpec, ev, rng, ws, groups, keep) -> np.ndarray:
 
 
 def _keep_themes(positions: np.ndarray, themes) -> np.ndarray:
-    """The positions of ``positions`` of one of ``themes`` (``themes.theme_mask``)."""
-    hit = np.zeros(len(positions), dtype=bool)
-    for name in themes:
-        hit |= theme_mask(positions, name)
-    return positions[hit]
+    """The positions of ``positions`` of one of ``themes`` (``themes.themes_mask``)."""
+    return positions[themes_mask(positions, themes)]
 
 
 def _sample_shard(spec: DatasetSpec, ev, rng, ws, groups=None) -> np.ndarray:
@@ -560,10 +553,10 @@ def _sample_shard(spec: DatasetSpec, ev, rng, ws, groups=None) -> np.ndarray:
         return kept(100, 2, lambda more: _keep_cube_region(more, ev))
     if spec.disagree:
         keep = partial(_keep_disagreements, ev=ev, workers=spec.workers)
-        return _kept_rolls(spec, ev, rng, ws, groups, keep)
+        return _sample_kept_rolls(spec, ev, rng, ws, groups, keep)
     if spec.theme and children_best:
         keep = partial(_keep_theme_rolls, themes=parse_themes(spec.theme))
-        return _kept_rolls(spec, ev, rng, ws, groups, keep)
+        return _sample_kept_rolls(spec, ev, rng, ws, groups, keep)
     if spec.theme:
         return kept(100, 2, lambda more: _keep_themes(more, parse_themes(spec.theme)))
     if spec.crashed_only:
