@@ -94,14 +94,21 @@ _TESTS = {
 }
 
 
-def theme_mask(positions, name: str) -> np.ndarray:
+def theme_sides(positions, name: str) -> tuple[np.ndarray, np.ndarray]:
     """Whether each of ``positions`` (``int8[N, 26]``, in contact or not) is a contact
-    position with theme ``name`` for one side or the other."""
+    position where the side on roll has theme ``name``, and one where the other side has it."""
     if name not in _TESTS:
         raise ValueError(f"unknown theme {name!r}: choose from {', '.join(THEMES)}")
     p = np.asarray(positions, dtype=np.int64).reshape(-1, 26)
-    test = _TESTS[name]
-    return contact(p) & (test(p) | test(_swapped(p)))
+    test, c = _TESTS[name], contact(p)
+    return c & test(p), c & test(_swapped(p))
+
+
+def theme_mask(positions, name: str) -> np.ndarray:
+    """Whether each of ``positions`` is a contact position with theme ``name`` for one side or
+    the other (:func:`theme_sides`)."""
+    on_roll, other = theme_sides(positions, name)
+    return on_roll | other
 
 
 def themes_mask(positions, names) -> np.ndarray:

@@ -5,7 +5,7 @@ import pytest
 
 from bgtui.engine.constants import START
 from bgtui.engine.position import swap_sides, validate
-from bgtui.training.themes import THEMES, contact, parse_themes, theme_mask
+from bgtui.training.themes import THEMES, contact, parse_themes, theme_mask, theme_sides
 
 
 def board(mine: dict, theirs: dict) -> np.ndarray:
@@ -48,6 +48,8 @@ def test_two_deep_points_far_behind_in_the_race_are_a_backgame():
     pos = board(mine, theirs)
     assert "backgame" in kinds(pos)
     assert "backgame" in kinds(swap_sides(pos))  # either side: the other is on roll
+    on_roll, other = theme_sides(np.array([pos, swap_sides(pos)]), "backgame")
+    assert on_roll.tolist() == [True, False] and other.tolist() == [False, True]
     ahead = board({22: 2, 20: 2, 6: 5, 5: 4, 4: 2}, {13: 5, 8: 5, 6: 5})
     assert "backgame" not in kinds(ahead)
 
