@@ -15,8 +15,9 @@ import argparse
 import numpy as np
 
 from bgtui.analysis.weights import load_weights, with_databases
+from bgtui.engine import equities
 from bgtui.training.themes import THEMES, theme_sides
-from bgtui.training.train import cubeless_equity, load_dataset, plied_targets
+from bgtui.training.train import load_dataset, plied_targets
 
 
 def main():
@@ -33,10 +34,10 @@ def main():
     for name in THEMES:
         mine, theirs = theme_sides(pos, name)
         rows += [(f"{name}, side on roll", mine & ~theirs), (f"{name}, other side", theirs & ~mine)]
-    truth = cubeless_equity(tg)
+    truth = equities(tg.astype(np.float64))
     for path in args.weights:
         ev = with_databases(load_weights(path)[0], True)
-        err = 1000 * (cubeless_equity(plied_targets(ev, pos, 0, 1)) - truth)
+        err = 1000 * (equities(plied_targets(ev, pos, 0, 1).astype(np.float64)) - truth)
         print(f"{path}: {len(pos)} positions of {args.data}, millipoints")
         for label, m in rows:
             if m.any():

@@ -434,12 +434,6 @@ def _keep_cube_region(positions: np.ndarray, ev) -> np.ndarray:
 DISAGREE_MARGIN = 0.16
 
 
-def cubeless_equity(p: np.ndarray) -> np.ndarray:
-    """Cubeless money equity of rows of five probabilities (conventions.md's order)."""
-    p = np.asarray(p, dtype=np.float64)
-    return 2.0 * p[..., 0] - 1.0 + p[..., 1] + p[..., 2] - p[..., 3] - p[..., 4]
-
-
 def _keep_disagreements(children, groups, ev, workers) -> tuple[np.ndarray, np.ndarray]:
     """The rolls among ``children`` whose best play by 2-ply is not their best by 0-ply.
 
@@ -450,15 +444,17 @@ def _keep_disagreements(children, groups, ev, workers) -> tuple[np.ndarray, np.n
     filter either); a roll is kept when one of them is better than the first by 2-ply. Returns
     the kept rolls' children (all of each roll's plays, as given) and their rolls renumbered
     0, 1, ..."""
+    from bgtui.engine import equities
+
     n = len(children)
     if n == 0:
         return children, groups[:0]
-    mover0 = -cubeless_equity(plied_targets(ev, children, 0, workers))
+    mover0 = -equities(plied_targets(ev, children, 0, workers).astype(np.float64))
     starts = np.flatnonzero(np.r_[True, np.diff(groups) != 0])
     best0 = np.repeat(mover0[starts], np.diff(np.r_[starts, n]))
     near = np.flatnonzero(best0 - mover0 <= DISAGREE_MARGIN)
     mover2 = np.full(n, -np.inf)
-    mover2[near] = -cubeless_equity(plied_targets(ev, children[near], 2, workers))
+    mover2[near] = -equities(plied_targets(ev, children[near], 2, workers).astype(np.float64))
     return _keep_rolls(children, groups, np.maximum.reduceat(mover2, starts) > mover2[starts])
 
 
