@@ -450,7 +450,7 @@ def _keep_disagreements(children, groups, ev, workers) -> tuple[np.ndarray, np.n
     if n == 0:
         return children, groups[:0]
     mover0 = -equities(plied_targets(ev, children, 0, workers).astype(np.float64))
-    starts = np.flatnonzero(np.r_[True, np.diff(groups) != 0])
+    starts = _roll_starts(groups)
     best0 = np.repeat(mover0[starts], np.diff(np.r_[starts, n]))
     near = np.flatnonzero(best0 - mover0 <= DISAGREE_MARGIN)
     mover2 = np.full(n, -np.inf)
@@ -458,10 +458,15 @@ def _keep_disagreements(children, groups, ev, workers) -> tuple[np.ndarray, np.n
     return _keep_rolls(children, groups, np.maximum.reduceat(mover2, starts) > mover2[starts])
 
 
+def _roll_starts(groups) -> np.ndarray:
+    """The index of each roll's first child in ``groups`` (non-decreasing roll numbers)."""
+    return np.flatnonzero(np.r_[True, np.diff(groups) != 0])
+
+
 def _keep_rolls(children, groups, keep_roll) -> tuple[np.ndarray, np.ndarray]:
     """The children of the rolls ``keep_roll`` (bool, one per roll of ``groups``, in order)
     selects, and their rolls renumbered 0, 1, ..."""
-    starts = np.flatnonzero(np.r_[True, np.diff(groups) != 0])
+    starts = _roll_starts(groups)
     keep = np.repeat(keep_roll, np.diff(np.r_[starts, len(children)]))
     kept_groups = np.cumsum(np.r_[True, np.diff(groups[keep]) != 0]) - 1
     return children[keep], kept_groups.astype(np.int32)
@@ -473,7 +478,7 @@ def _keep_theme_rolls(children, groups, themes) -> tuple[np.ndarray, np.ndarray]
     (``themes.themes_mask``)."""
     if len(children) == 0:
         return children, groups[:0]
-    starts = np.flatnonzero(np.r_[True, np.diff(groups) != 0])
+    starts = _roll_starts(groups)
     return _keep_rolls(children, groups, themes_mask(children[starts], themes))
 
 
