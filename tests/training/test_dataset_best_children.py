@@ -158,11 +158,15 @@ def test_vs_pubeval_stores_the_evaluators_best_plays_in_games_against_pubeval():
                 children, _ = generate_plays(pos, int(d1), int(d2))
                 eqs = np.array([_mover_equity(an, c) for c in children])
                 # the kernel values plays incrementally, this replay from scratch: where plays
-                # tie to float32 rounding, the game goes on from the one the kernel stored
+                # tie to float32 rounding, the game goes on from the one the kernel stored, or
+                # ends with a tied play that wins (a won position is never stored)
                 near = [children[j] for j in np.flatnonzero(eqs >= eqs.max() - 1e-5)]
                 child = next(
                     (c for c in near if at < m and dest[at].tobytes() == swap_sides(c).tobytes()),
-                    children[int(np.argmax(eqs))],
+                    next(
+                        (c for c in near if game_result(c) > 0),
+                        children[int(np.argmax(eqs))],
+                    ),
                 )
                 if game_result(child) == 0:
                     assert dest[at].tobytes() == swap_sides(child).tobytes()
