@@ -20,21 +20,17 @@ import argparse
 import numpy as np
 
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine import ONE_PLY_WEIGHT0
+from bgtui.engine import CONTACT, CRASHED, ONE_PLY_WEIGHT0, RACE
 from bgtui.training.adam import sibling_residuals
 from bgtui.training.kernels import net_classes
 from bgtui.training.train import load_dataset, plied_targets
 
-CLASSES = (("contact", 0), ("crashed", 2), ("race", 1))
+CLASSES = (("contact", CONTACT), ("crashed", CRASHED), ("race", RACE))
 
 
-def rms(p, truth, groups, mask=None):
-    """Millipoints: the root mean square of ``p``'s group-centred equity errors (over the
-    positions of ``mask``, the residuals taken over whole groups)."""
-    r = sibling_residuals(p, truth, groups)
-    if mask is not None:
-        r = r[mask]
-    return 1000 * float(np.sqrt(np.mean(r**2))) if len(r) else float("nan")
+def rms(residuals):
+    """Millipoints: the root mean square of group-centred equity errors."""
+    return 1000 * float(np.sqrt(np.mean(residuals**2)))
 
 
 def main():
@@ -59,12 +55,9 @@ def main():
             p["1-ply blend"] = ONE_PLY_WEIGHT0 * p["0-ply"] + (1 - ONE_PLY_WEIGHT0) * p["1-ply"]
         print(f"{w}: group-centred error, millipoints")
         for name, v in p.items():
-            parts = [f"all {rms(v, truth, groups):6.2f}"]
-            parts += [
-                f"{c} {rms(v, truth, groups, cls == k):6.2f}"
-                for c, k in CLASSES
-                if np.any(cls == k)
-            ]
+            r = sibling_residuals(v, truth, groups)  # over whole groups, then split by class
+            parts = [f"all {rms(r):6.2f}"]
+            parts += [f"{c} {rms(r[cls == k]):6.2f}" for c, k in CLASSES if np.any(cls == k)]
             print(f"  {name:12s} " + "  ".join(parts), flush=True)
 
 
