@@ -17,6 +17,11 @@ the same rollouts; ``rollout --with FILE`` rolls the plays that the choosers of 
 sets pick (so one rollouts file judges both), and ``--base ROLLOUTS`` takes the plays that
 ROLLOUTS (the same ``--trials``, ``--seed`` and ``--weights``) has instead of rolling them.
 
+``compare ROLLOUTS A B ...`` pairs the choosers of revalue files A, B, ... (the same
+decisions valued by different weights) over the decisions where ROLLOUTS values every play any
+of them picks: each one's millipoints lost, summed, and each one's minus A's with its standard
+error (the differences' standard deviation times the square root of the decisions).
+
 ``report`` prints, for each way of choosing a play, the mean equity lost a decision (the
 judge's value of its best play minus that of the play chosen, millipoints) and how often it
 differs from the judge's choice. The choosers are 0-ply; 1-ply through the services' move
@@ -38,7 +43,7 @@ import numpy as np
 from games import decisions, roll_children, sample, save_rows, value
 
 from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer
-from bgtui.engine import generate_plays, is_race, net_class
+from bgtui.engine import ONE_PLY_WEIGHT0, generate_plays, is_race, net_class
 
 #: blend weights of the 0-ply value tried by ``report``
 BLENDS = (0.25, 0.4, 0.5, 0.6, 0.75)
@@ -245,6 +250,35 @@ def _rollout_report(d, ch, path):
     print(f"  mean standard error of a play's rollout equity: {1000 * se:.1f} millipoints")
 
 
+def compare(args):
+    """Paired losses of the same choosers under different weights, over the decisions where
+    ``args.rollouts`` values every play that any of them picks."""
+    eq = dict(np.load(args.rollouts))["equity"]
+    names = ("0-ply", "1-ply", f"blend {ONE_PLY_WEIGHT0:.2f} 0-ply", "2-ply (filter)")
+    picks = [choosers(dict(np.load(p))) for p in args.sets]
+    rows = np.arange(len(eq))
+    known = np.sum(~np.isnan(eq), axis=1) > 1
+    for ch in picks:
+        for n in names:
+            known &= ~np.isnan(eq[rows, ch[n]])
+    idx = np.flatnonzero(known)
+    judge = np.nanmax(eq[idx], axis=1)
+    loss = [{n: 1000 * (judge - eq[idx, ch[n][idx]]) for n in names} for ch in picks]
+    print(f"{len(idx)} decisions with every pick rolled out; millipoints lost, summed")
+    for path, lo in zip(args.sets, loss):
+        row = "  ".join(f"{n} {lo[n].sum():7.0f}" for n in names)
+        print(
+            f"{path:30s} {row}  1-ply / 0-ply {lo['1-ply'].sum() / lo['0-ply'].sum():.2f},"
+            f" blend / 0-ply {lo[names[2]].sum() / lo['0-ply'].sum():.2f}"
+        )
+    for path, lo in zip(args.sets[1:], loss[1:]):
+        diff = {n: lo[n] - loss[0][n] for n in names}
+        row = "  ".join(
+            f"{n} {x.sum():+6.0f} +- {x.std(ddof=1) * np.sqrt(len(x)):.0f}" for n, x in diff.items()
+        )
+        print(f"{path} minus {args.sets[0]}: {row}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -289,8 +323,15 @@ def main():
     v.add_argument("data")
     v.add_argument("--weights", required=True)
     v.add_argument("--out", required=True)
+    m = sub.add_parser("compare")
+    m.add_argument("rollouts")
+    m.add_argument(
+        "sets", nargs="+", help="revalue files of the same decisions; the first is the base"
+    )
     args = ap.parse_args()
-    {"collect": collect, "report": report, "rollout": rollout, "revalue": revalue}[args.cmd](args)
+    run = {"collect": collect, "report": report, "rollout": rollout, "revalue": revalue}
+    run["compare"] = compare
+    run[args.cmd](args)
 
 
 if __name__ == "__main__":
