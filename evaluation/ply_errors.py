@@ -215,15 +215,24 @@ def rollout(args):
     np.savez_compressed(args.out, equity=res, se=se)
 
 
+def _rolled(eq):
+    """Indices of the decisions where the rollouts ``eq`` value more than one play."""
+    return np.flatnonzero(np.sum(~np.isnan(eq), axis=1) > 1)
+
+
+def _paired_se(x):
+    """The standard error of the sum of the paired differences ``x``."""
+    return x.std(ddof=1) * np.sqrt(len(x))
+
+
 def _rollout_report(d, ch, path):
     r = dict(np.load(path))
     eq = r["equity"]
-    done = [i for i in range(len(eq)) if np.sum(~np.isnan(eq[i])) > 1]
+    idx = _rolled(eq)
     print(
-        f"\nby rollouts ({path}), {len(done)} decisions where the choosers disagree "
+        f"\nby rollouts ({path}), {len(idx)} decisions where the choosers disagree "
         "(the others count 0):"
     )
-    idx = np.array(done)
     judge = np.nanmax(eq[idx], axis=1)
     best = np.nanargmax(eq[idx], axis=1)
     base = judge - eq[idx, ch["0-ply"][idx]]
@@ -243,9 +252,7 @@ def _rollout_report(d, ch, path):
         if name in ("0-ply", "1-ply"):
             continue
         x = (judge - eq[idx, c[idx]]) - plain
-        print(
-            f"  {name:22s} {1000 * x.sum():+8.1f} +- {1000 * x.std(ddof=1) * np.sqrt(len(x)):.1f}"
-        )
+        print(f"  {name:22s} {1000 * x.sum():+8.1f} +- {1000 * _paired_se(x):.1f}")
     se = np.nanmean(r["se"][idx])
     print(f"  mean standard error of a play's rollout equity: {1000 * se:.1f} millipoints")
 
@@ -256,12 +263,10 @@ def compare(args):
     eq = dict(np.load(args.rollouts))["equity"]
     names = ("0-ply", "1-ply", f"blend {ONE_PLY_WEIGHT0:.2f} 0-ply", "2-ply (filter)")
     picks = [choosers(dict(np.load(p))) for p in args.sets]
-    rows = np.arange(len(eq))
-    known = np.sum(~np.isnan(eq), axis=1) > 1
+    idx = _rolled(eq)
     for ch in picks:
         for n in names:
-            known &= ~np.isnan(eq[rows, ch[n]])
-    idx = np.flatnonzero(known)
+            idx = idx[~np.isnan(eq[idx, ch[n][idx]])]
     judge = np.nanmax(eq[idx], axis=1)
     loss = [{n: 1000 * (judge - eq[idx, ch[n][idx]]) for n in names} for ch in picks]
     print(f"{len(idx)} decisions with every pick rolled out; millipoints lost, summed")
@@ -273,9 +278,7 @@ def compare(args):
         )
     for path, lo in zip(args.sets[1:], loss[1:]):
         diff = {n: lo[n] - loss[0][n] for n in names}
-        row = "  ".join(
-            f"{n} {x.sum():+6.0f} +- {x.std(ddof=1) * np.sqrt(len(x)):.0f}" for n, x in diff.items()
-        )
+        row = "  ".join(f"{n} {x.sum():+6.0f} +- {_paired_se(x):.0f}" for n, x in diff.items())
         print(f"{path} minus {args.sets[0]}: {row}")
 
 
@@ -329,8 +332,13 @@ def main():
         "sets", nargs="+", help="revalue files of the same decisions; the first is the base"
     )
     args = ap.parse_args()
-    run = {"collect": collect, "report": report, "rollout": rollout, "revalue": revalue}
-    run["compare"] = compare
+    run = {
+        "collect": collect,
+        "report": report,
+        "rollout": rollout,
+        "revalue": revalue,
+        "compare": compare,
+    }
     run[args.cmd](args)
 
 
