@@ -18,21 +18,19 @@ student matched U7 to 3.5 millipoints (group-centred, contact) and kept about a 
 import argparse
 import json
 import time
-from functools import partial
 from pathlib import Path
 
 import numpy as np
 
-from bgtui.analysis.atomic import atomic_write
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.training.train import _shards, plied_targets
+from bgtui.training.train import plied_targets
 
 
 def source_shards(spec: str) -> tuple[Path, list[Path]]:
     """The directory of ``SRC[:first[:last]]`` and its shards in that slice."""
     parts = spec.split(":")
     d = Path(parts[0])
-    shards = _shards(d)
+    shards = sorted(d.glob("shard-*.npz"))
     first = int(parts[1]) if len(parts) > 1 and parts[1] else 0
     last = int(parts[2]) if len(parts) > 2 and parts[2] else len(shards)
     return d, shards[first:last]
@@ -64,7 +62,10 @@ def main():
             meta.update(teacher=str(args.teacher), source=str(s))
             arrays["targets"] = targets
             arrays["meta"] = np.array(json.dumps(meta))
-            atomic_write(dst, partial(np.savez, **arrays), mode=0o644)
+            part = out / (s.name + ".part")
+            with open(part, "wb") as f:
+                np.savez(f, **arrays)
+            part.rename(dst)
         mse = se / max(rows, 1) / 5
         print(f"{spec}: {rows} rows, {time.time() - t:.1f} s, teacher - labels MSE {mse:.6f}")
 
