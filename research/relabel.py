@@ -22,15 +22,16 @@ from pathlib import Path
 
 import numpy as np
 
+from bgtui.analysis.atomic import atomic_write
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.training.train import plied_targets
+from bgtui.training.train import list_shards, plied_targets
 
 
 def source_shards(spec: str) -> tuple[Path, list[Path]]:
     """The directory of ``SRC[:first[:last]]`` and its shards in that slice."""
     parts = spec.split(":")
     d = Path(parts[0])
-    shards = sorted(d.glob("shard-*.npz"))
+    shards = list_shards(d)
     first = int(parts[1]) if len(parts) > 1 and parts[1] else 0
     last = int(parts[2]) if len(parts) > 2 and parts[2] else len(shards)
     return d, shards[first:last]
@@ -62,10 +63,7 @@ def main():
             meta.update(teacher=str(args.teacher), source=str(s))
             arrays["targets"] = targets
             arrays["meta"] = np.array(json.dumps(meta))
-            part = out / (s.name + ".part")
-            with open(part, "wb") as f:
-                np.savez(f, **arrays)
-            part.rename(dst)
+            atomic_write(dst, lambda f, a=arrays: np.savez(f, **a))
         mse = se / max(rows, 1) / 5
         print(f"{spec}: {rows} rows, {time.time() - t:.1f} s, teacher - labels MSE {mse:.6f}")
 

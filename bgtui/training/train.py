@@ -307,7 +307,7 @@ def supervised_train(checkpoint, settings: SupervisedSettings, log=None) -> dict
     return meta
 
 
-def _shards(data_dir: Path) -> list[Path]:
+def list_shards(data_dir: Path) -> list[Path]:
     """The finished shards (a shard being written is a hidden ``.tmp`` file until complete)."""
     return sorted(Path(data_dir).glob("shard-[0-9][0-9][0-9][0-9][0-9].npz"))
 
@@ -768,9 +768,9 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
     ev0, meta = load_weights(weights)
     ev = with_databases(ev0, True)
     ws = make_play_workspace(hidden_size(ev))
-    have = len(_shards(data_dir)) * spec.shard
+    have = len(list_shards(data_dir)) * spec.shard
     while have < spec.positions:
-        idx = len(_shards(data_dir))
+        idx = len(list_shards(data_dir))
         t = time.time()
         shard_seed = spec.seed * 1_000_003 + idx
         groups = (
@@ -873,7 +873,7 @@ def load_dataset(data_dir, with_groups: bool = False):
     int8[N, 26] and targets float32[N, 5]; with ``with_groups`` also int64[N], the sibling
     group of each position (the children of one roll share a number, unique over the whole
     set; -1 for positions of shards written without groups)."""
-    shards = [p for d in str(data_dir).split(",") for p in _shards(Path(d))]
+    shards = [p for d in str(data_dir).split(",") for p in list_shards(Path(d))]
     if not shards:
         raise ValueError(f"no training shards (shard-*.npz) in {data_dir}")
     pos, tg, grp = [], [], []
