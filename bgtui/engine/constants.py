@@ -40,9 +40,8 @@ CUBE_VALUE, CUBE_OWNER, CUBE_HOLD = range(3)
 #: a play chosen at 1-ply is valued by this weight times its 0-ply probabilities plus the rest
 #: times its 1-ply ones (the services' play ranking and the engine's 1-ply player): the 1-ply
 #: value errs in the opponent's favour by play-dependent amounts, the 0-ply value otherwise,
-#: and their blend chooses better than either (docs/lab-notes/2026-11-26-one-ply.md; the
-#: weight: docs/lab-notes/2026-12-02-blend-weight.md)
-ONE_PLY_WEIGHT0 = 0.25
+#: and their blend chooses better than either (docs/lab-notes/2026-11-26-one-ply.md)
+ONE_PLY_WEIGHT0 = 0.4
 
 #: in a race valued by a side net, the engine's 0-ply player (move selection in rollouts,
 #: lookahead, duels) lets the race net rank a roll's plays and the side net value the best
