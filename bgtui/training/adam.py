@@ -130,7 +130,6 @@ def adam_pass(
     its :class:`Moments` in place. Returns the summed squared error seen in training.
     With ``rank_weight`` and ``groups``, the loss has the sibling term of :func:`gradients`
     (``order`` should then keep groups together: :func:`group_order`)."""
-    m, v, step = moments.m, moments.v, moments.step
     se = 0.0
     for s in range(0, len(order) - batch + 1, batch):
         rows = order[s : s + batch]
@@ -138,17 +137,22 @@ def adam_pass(
             net, x[rows], t[rows], None if groups is None else groups[rows], rank_weight
         )
         se += e
-        step += 1
-        c1 = 1.0 - BETA1**step
-        c2 = 1.0 - BETA2**step
-        for p, g, mm, vv in zip(net, grads, m, v):
-            mm *= BETA1
-            mm += (1.0 - BETA1) * g
-            vv *= BETA2
-            vv += (1.0 - BETA2) * g * g
-            p -= (lr / c1) * mm / (np.sqrt(vv / c2) + EPS)
-    moments.step = step
+        step_net(net, moments, grads, lr)
     return se
+
+
+def step_net(net, moments, grads, lr: float) -> None:
+    """One Adam step of size ``lr`` on ``net`` (in place) with gradients ``grads`` (w1, b1, w2,
+    b2), updating its :class:`Moments`."""
+    moments.step += 1
+    c1 = 1.0 - BETA1**moments.step
+    c2 = 1.0 - BETA2**moments.step
+    for p, g, mm, vv in zip(net, grads, moments.m, moments.v):
+        mm *= BETA1
+        mm += (1.0 - BETA1) * g
+        vv *= BETA2
+        vv += (1.0 - BETA2) * g * g
+        p -= (lr / c1) * mm / (np.sqrt(vv / c2) + EPS)
 
 
 def save_state(path, nets, moments, epochs_done: int) -> None:

@@ -1,0 +1,379 @@
+"""Fit the nets through the 1-ply lookahead: a loss on the 1-ply value of positions with
+rollout labels, not only on the 0-ply value of each position.
+
+    python research/one_ply_fit.py leaves WEIGHTS OUT.npz SRC[:first[:last]] [--workers 2]
+    python research/one_ply_fit.py fit WEIGHTS LEAVES.npz OUT.npz --anchor DIRS \\
+        [--lam 1.0] [--epochs 4] [--alpha 5e-5] [--alpha-end 1e-5] [--rank-weight 16]
+    python research/one_ply_fit.py check WEIGHTS [WEIGHTS ...] --data SRC[:first[:last]]
+
+The 1-ply value of a position (opponent of the mover on roll) averages, over the 21 rolls, the
+0-ply value of the position after the opponent's 0-ply best reply (the mover on roll again:
+the leaf). A net whose errors are shared by a position's leaves keeps them at 1-ply, however
+many rolls it averages; a loss on that average against the position's rollout label corrects
+the shared part directly.
+
+``leaves``: for each position of the shards (the plays of rolls, opponent on roll, as
+``bgtui train dataset --children-best`` writes them), its 21 leaves (mover on roll), their
+0-ply values by WEIGHTS (the mover's view), their classes (``nn.net_class``; -1: the reply
+ends the game; 3: a bear-off database values the leaf) and the rolls' weights; with the positions' labels turned to the mover's
+view and their sibling groups.
+
+``fit``: minibatch Adam from WEIGHTS on two losses. Each step takes a batch of the ``--anchor``
+rows per trained net (the fit's own loss: cross-entropy and the sibling rank term, as
+``bgtui train fit --optimizer adam`` has it) and a batch of whole sibling groups of the
+leaves' positions, whose 1-ply value (the leaves' mean, contact and crashed leaves by the
+nets being fitted, the others at their saved values) is compared with the label by
+cross-entropy and the same rank term, times ``--lam``. The replies stay those WEIGHTS chose.
+``--lam 0`` is the control: the same anchor steps alone.
+
+``check``: per weights, the group-centred error (RMS, millipoints) of the engine's own 0-ply,
+1-ply and blend values of the positions against their labels.
+"""
+
+import argparse
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from bgtui.analysis.weights import as_nets, load_weights, save_weights, with_databases
+from bgtui.engine import EQUITY_COEF, MAX_PLAYS, NET_NAMES, game_result, swap_sides_into
+from bgtui.engine.constants import ROLL_WEIGHTS, ROLLS
+from bgtui.engine.evaluate import (
+    NO_DATABASE,
+    _best_play0,
+    database_kind,
+    hidden_size,
+    make_eval_workspace,
+)
+from bgtui.engine.movegen import make_workspace
+from bgtui.engine.nn import net_class
+from bgtui.training import adam
+from bgtui.training.train import list_shards, load_dataset, plied_targets
+
+
+def flip5(p):
+    """The other side's view of probabilities ``p`` (..., 5)."""
+    q = np.empty_like(p)
+    q[..., 0] = 1.0 - p[..., 0]
+    q[..., 1] = p[..., 3]
+    q[..., 2] = p[..., 4]
+    q[..., 3] = p[..., 1]
+    q[..., 4] = p[..., 2]
+    return q
+
+
+@numba.njit(nogil=True, cache=True)
+def _leaves(roots, ev, mws, ews, out_pos, out_moves, leaves, vals, cls):
+    b5 = np.empty(5, dtype=np.float32)
+    for i in range(len(roots)):
+        for r in range(21):
+            d1, d2 = ROLLS[r, 0], ROLLS[r, 1]
+            b, _n = _best_play0(roots[i], d1, d2, ev, mws, ews, out_pos, out_moves, b5)
+            swap_sides_into(out_pos[b], leaves[i, r])
+            # b5: the replier's view after his play; the leaf's mover is the other side
+            vals[i, r, 0] = 1.0 - b5[0]
+            vals[i, r, 1] = b5[3]
+            vals[i, r, 2] = b5[4]
+            vals[i, r, 3] = b5[1]
+            vals[i, r, 4] = b5[2]
+            if game_result(out_pos[b]) > 0:
+                cls[i, r] = -1
+            elif database_kind(leaves[i, r], ev.two_sided, ev.one_sided) != NO_DATABASE:
+                cls[i, r] = 3
+            else:
+                cls[i, r] = net_class(leaves[i, r])
+
+
+def source_shards(spec: str) -> list[Path]:
+    parts = spec.split(":")
+    shards = list_shards(Path(parts[0]))
+    first = int(parts[1]) if len(parts) > 1 and parts[1] else 0
+    last = int(parts[2]) if len(parts) > 2 and parts[2] else len(shards)
+    return shards[first:last]
+
+
+def load_roots(specs):
+    pos, tg, grp, base = [], [], [], 0
+    for spec in specs:
+        for s in source_shards(spec):
+            with np.load(s, allow_pickle=False) as z:
+                pos.append(z["positions"])
+                tg.append(z["targets"])
+                g = z["groups"].astype(np.int64) + base
+                base = int(g.max()) + 1
+                grp.append(g)
+    return np.concatenate(pos), np.concatenate(tg), np.concatenate(grp)
+
+
+def make_leaves(ev, roots, workers):
+    n = len(roots)
+    leaves = np.zeros((n, 21, 26), dtype=np.int8)
+    vals = np.zeros((n, 21, 5), dtype=np.float32)
+    cls = np.zeros((n, 21), dtype=np.int8)
+    bounds = np.linspace(0, n, workers + 1).astype(int)
+    hidden = hidden_size(ev)
+
+    def part(a, b):
+        out_pos = np.zeros((MAX_PLAYS, 26), dtype=np.int8)
+        out_moves = np.zeros((MAX_PLAYS, 8), dtype=np.int8)
+        _leaves(
+            roots[a:b],
+            ev,
+            make_workspace(),
+            make_eval_workspace(hidden),
+            out_pos,
+            out_moves,
+            leaves[a:b],
+            vals[a:b],
+            cls[a:b],
+        )
+
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(lambda ab: part(*ab), zip(bounds[:-1], bounds[1:])))
+    return leaves, vals, cls
+
+
+def cmd_leaves(args):
+    ev = with_databases(load_weights(args.weights)[0])
+    roots, tg, groups = load_roots(args.sources)
+    t = time.time()
+    leaves, vals, cls = make_leaves(ev, roots, args.workers)
+    # the nets' own values of the trainable leaves, as a check of the saved ones
+    nets = as_nets(ev)
+    for k in (0, 2):
+        rows = np.flatnonzero(cls.reshape(-1) == k)
+        rows = np.sort(np.random.default_rng(0).permutation(rows)[:20000])
+        x = adam.dense_inputs(leaves.reshape(-1, 26), rows)
+        _, y = adam.forward(tuple(np.asarray(a) for a in nets[k]), x)
+        y = sanitize(y, leaves.reshape(-1, 26)[rows])[0]
+        err = float(np.abs(y - vals.reshape(-1, 5)[rows]).max()) if len(rows) else 0.0
+        print(f"{NET_NAMES[k]} leaves: largest |net - saved| {err:.2e} over {len(rows)}")
+    np.savez_compressed(
+        args.out,
+        roots=roots,
+        targets=flip5(tg),
+        groups=groups,
+        leaves=leaves,
+        vals=vals,
+        cls=cls,
+        weights=ROLL_WEIGHTS.astype(np.float32) / 36.0,
+    )
+    counts = np.bincount(cls.reshape(-1) + 1, minlength=5)
+    print(
+        f"{len(roots)} positions, {time.time() - t:.1f} s; leaves: game over {counts[0]}, "
+        f"contact {counts[1]}, race {counts[2]}, crashed {counts[3]}, database {counts[4]}"
+    )
+
+
+def sanitize(y, positions):
+    """The engine's ``evaluate._sanitize`` of net outputs ``y`` of contact ``positions``
+    (cumulative order; a side that has borne off a checker cannot lose a gammon), and a mask
+    (float32[N, 5]) of the outputs it left as they were: the others pass no gradient."""
+    v = y.copy()
+    v[:, 1] = np.minimum(v[:, 1], v[:, 0])
+    v[:, 2] = np.minimum(v[:, 2], v[:, 1])
+    v[:, 3] = np.minimum(v[:, 3], 1.0 - v[:, 0])
+    v[:, 4] = np.minimum(v[:, 4], v[:, 3])
+    mine = np.maximum(positions, 0).sum(1)
+    theirs = np.maximum(-positions, 0).sum(1)
+    v[theirs < 15, 1:3] = 0.0
+    v[mine < 15, 3:] = 0.0
+    return v, (v == y).astype(np.float32)
+
+
+def one_ply_gradients(nets, trained, batch, d, rank_weight):
+    """Gradients (per net, w1 b1 w2 b2; None where not trained) of the mean 1-ply loss of the
+    positions ``batch`` (indices into the leaves set ``d``) and its summed squared error."""
+    leaves, vals, cls, w, tg, groups = d
+    n = len(batch)
+    lv = leaves[batch].reshape(-1, 26)
+    v = vals[batch].reshape(-1, 5).copy()
+    c = cls[batch].reshape(-1)
+    wr = np.tile(w, n)
+    parts = {}
+    for k in (0, 2):
+        if not trained[k]:
+            continue
+        rows = np.flatnonzero(c == k)
+        if len(rows) == 0:
+            continue
+        x = adam.dense_inputs(lv, rows)
+        h, y = adam.forward(nets[k], x)
+        v[rows], live = sanitize(y, lv[rows])
+        parts[k] = (rows, x, h, y, live)
+    m = (v * wr[:, None]).reshape(n, 21, 5).sum(1)
+    t = tg[batch]
+    mc = np.clip(m, 1e-4, 1.0 - 1e-4)
+    dm = (m - t) / (mc * (1.0 - mc))
+    if rank_weight > 0.0:
+        rc = adam.sibling_residuals(m, t, groups[batch])
+        dm = dm + (2.0 * rank_weight) * rc[:, None] * EQUITY_COEF[None, :]
+    dm = dm / n
+    grads = [None, None, None]
+    for k, (rows, x, h, y, live) in parts.items():
+        root = rows // 21
+        dz = (dm[root] * wr[rows, None] * y * (1.0 - y) * live).astype(np.float32)
+        w1, b1, w2, b2 = nets[k]
+        dh = (dz @ w2) * h * (1.0 - h)
+        grads[k] = (x.T @ dh, dh.sum(0), dz.T @ h, dz.sum(0))
+    return grads, float(((m - t) ** 2).sum())
+
+
+def cmd_fit(args):
+    ev, meta = load_weights(args.weights)
+    nets = [tuple(np.array(a, dtype=np.float32) for a in net) for net in as_nets(ev)]
+    trained = [True, False, True]
+    z = np.load(args.leaves)
+    keep = np.flatnonzero(((z["cls"] == 0) | (z["cls"] == 2)).any(1))
+    d = (
+        z["leaves"][keep],
+        z["vals"][keep],
+        z["cls"][keep],
+        z["weights"],
+        z["targets"][keep],
+        z["groups"][keep],
+    )
+    from bgtui.training.kernels import net_classes
+
+    apos, atg, agrp = load_dataset(args.anchor, with_groups=True)
+    acls = net_classes(apos)
+    anchor = {}
+    for k in (0, 2):
+        rows = np.flatnonzero(acls == k)
+        anchor[k] = (adam.dense_inputs(apos, rows), atg[rows], agrp[rows])
+    n_roots = len(keep)
+    steps = n_roots // args.roots
+    ab = {
+        k: max(16, int(round(args.batch * len(anchor[k][1]) / len(anchor[0][1])))) for k in anchor
+    }
+    moments = [adam.new_moments(net) for net in nets]
+    print(
+        json.dumps(
+            {
+                "positions": n_roots,
+                "steps": steps,
+                "anchor": {NET_NAMES[k]: len(anchor[k][1]) for k in anchor},
+                "anchor_batch": {NET_NAMES[k]: ab[k] for k in ab},
+            }
+        ),
+        flush=True,
+    )
+    cursor = {k: 0 for k in anchor}
+    aorder = {}
+    rng = np.random.default_rng(args.seed)
+    for ep in range(args.epochs):
+        t0 = time.time()
+        a = args.alpha * (args.alpha_end / args.alpha) ** (ep / max(args.epochs - 1, 1))
+        order = adam.group_order(d[5], rng)
+        se1 = se0 = 0.0
+        for s in range(steps):
+            batch = order[s * args.roots : (s + 1) * args.roots]
+            total = [None, None, None]
+            for k in anchor:
+                x, tk, gk = anchor[k]
+                if k not in aorder or cursor[k] + ab[k] > len(aorder[k]):
+                    aorder[k] = adam.group_order(gk, rng)
+                    cursor[k] = 0
+                rows = aorder[k][cursor[k] : cursor[k] + ab[k]]
+                cursor[k] += ab[k]
+                g, e = adam.gradients(nets[k], x[rows], tk[rows], gk[rows], args.rank_weight)
+                total[k] = list(g)
+                se0 += e
+            if args.lam > 0.0:
+                g1, e1 = one_ply_gradients(nets, trained, batch, d, args.rank_weight)
+                se1 += e1
+                for k in (0, 2):
+                    if g1[k] is not None:
+                        for j in range(4):
+                            total[k][j] = total[k][j] + args.lam * g1[k][j]
+            for k in (0, 2):
+                adam.step_net(nets[k], moments[k], total[k], a)
+        meta_out = dict(meta)
+        meta_out["one_ply_fit"] = {
+            "weights": str(args.weights),
+            "leaves": str(args.leaves),
+            "anchor": args.anchor,
+            "lam": args.lam,
+            "epochs_done": ep + 1,
+            "epochs": args.epochs,
+            "alpha": args.alpha,
+            "alpha_end": args.alpha_end,
+            "rank_weight": args.rank_weight,
+            "seed": args.seed,
+            "roots": args.roots,
+            "batch": args.batch,
+        }
+        save_weights(args.out, tuple(nets), meta_out)
+        print(
+            json.dumps(
+                {
+                    "epoch": ep + 1,
+                    "alpha": a,
+                    "one_ply_mse": se1 / max(steps * args.roots, 1) / 5,
+                    "anchor_se": se0,
+                    "seconds": round(time.time() - t0, 1),
+                }
+            ),
+            flush=True,
+        )
+
+
+def centred_rms(values, targets, groups):
+    r = (values - targets) @ EQUITY_COEF
+    _, inv, cnt = np.unique(groups, return_inverse=True, return_counts=True)
+    rc = r - (np.bincount(inv, weights=r) / cnt)[inv]
+    ok = cnt[inv] > 1
+    return 1000.0 * float(np.sqrt((rc[ok] ** 2).mean())), int(ok.sum())
+
+
+def cmd_check(args):
+    roots, tg, groups = load_roots(args.data)
+    for w in args.weights:
+        ev = with_databases(load_weights(w)[0])
+        p0 = plied_targets(ev, roots, 0, args.workers)
+        p1 = plied_targets(ev, roots, 1, args.workers)
+        blend = 0.4 * p0 + 0.6 * p1
+        out = {"weights": w}
+        for name, p in (("0-ply", p0), ("1-ply", p1), ("blend", blend)):
+            rms, n = centred_rms(p, tg, groups)
+            out[name] = round(rms, 2)
+            out[name + " bias"] = round(1000.0 * float(((p - tg) @ EQUITY_COEF).mean()), 2)
+        out["positions"] = n
+        print(json.dumps(out), flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("leaves")
+    p.add_argument("weights")
+    p.add_argument("out")
+    p.add_argument("sources", nargs="+")
+    p.add_argument("--workers", type=int, default=2)
+    p = sub.add_parser("fit")
+    p.add_argument("weights")
+    p.add_argument("leaves")
+    p.add_argument("out")
+    p.add_argument("--anchor", required=True)
+    p.add_argument("--lam", type=float, default=1.0)
+    p.add_argument("--epochs", type=int, default=4)
+    p.add_argument("--alpha", type=float, default=5e-5)
+    p.add_argument("--alpha-end", type=float, default=1e-5)
+    p.add_argument("--rank-weight", type=float, default=16.0)
+    p.add_argument("--roots", type=int, default=64)
+    p.add_argument("--batch", type=int, default=256)
+    p.add_argument("--seed", type=int, default=5)
+    p = sub.add_parser("check")
+    p.add_argument("weights", nargs="+")
+    p.add_argument("--data", nargs="+", required=True)
+    p.add_argument("--workers", type=int, default=2)
+    args = ap.parse_args()
+    {"leaves": cmd_leaves, "fit": cmd_fit, "check": cmd_check}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()
