@@ -293,6 +293,8 @@ def cmd_fit(args):
             for k in (0, 2):
                 adam.step_net(nets[k], moments[k], total[k], a)
         meta_out = dict(meta)
+        if "fit" in meta_out:  # the starting weights' own fit stays on record
+            meta_out["fit_history"] = [*meta_out.get("fit_history", []), meta_out.pop("fit")]
         meta_out["one_ply_fit"] = {
             "weights": str(args.weights),
             "leaves": str(args.leaves),
