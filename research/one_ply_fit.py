@@ -6,17 +6,17 @@ rollout labels, not only on the 0-ply value of each position.
         [--lam 1.0] [--epochs 4] [--alpha 5e-5] [--alpha-end 1e-5] [--rank-weight 16]
     python research/one_ply_fit.py check WEIGHTS [WEIGHTS ...] --data SRC[:first[:last]]
 
-The 1-ply value of a position (opponent of the mover on roll) averages, over the 21 rolls, the
-0-ply value of the position after the opponent's 0-ply best reply (the mover on roll again:
-the leaf). A net whose errors are shared by a position's leaves keeps them at 1-ply, however
-many rolls it averages; a loss on that average against the position's rollout label corrects
-the shared part directly.
+The 1-ply value of a play's position (the opponent on roll) averages, over his 21 rolls, the
+0-ply value of the position after his 0-ply best reply (the mover on roll again: the leaf). A
+net whose errors are shared by a position's leaves keeps them at 1-ply, however many rolls it
+averages; a loss on that average against the position's rollout label corrects the shared
+part directly.
 
 ``leaves``: for each position of the shards (the plays of rolls, opponent on roll, as
 ``bgtui train dataset --children-best`` writes them), its 21 leaves (mover on roll), their
 0-ply values by WEIGHTS (the mover's view), their classes (``nn.net_class``; -1: the reply
-ends the game; 3: a bear-off database values the leaf) and the rolls' weights; with the positions' labels turned to the mover's
-view and their sibling groups.
+ends the game; 3: a bear-off database values the leaf) and the rolls' weights; with the
+positions' labels turned to the mover's view and their sibling groups.
 
 ``fit``: minibatch Adam from WEIGHTS on two losses. Each step takes a batch of the ``--anchor``
 rows per trained net (the fit's own loss: cross-entropy and the sibling rank term, as
@@ -34,10 +34,10 @@ import argparse
 import json
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import numba
 import numpy as np
+from relabel import source_shards  # research/, the directory of this script
 
 from bgtui.analysis.weights import as_nets, load_weights, save_weights, with_databases
 from bgtui.engine import EQUITY_COEF, MAX_PLAYS, NET_NAMES, game_result, swap_sides_into
@@ -52,7 +52,7 @@ from bgtui.engine.evaluate import (
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.nn import net_class
 from bgtui.training import adam
-from bgtui.training.train import list_shards, load_dataset, plied_targets
+from bgtui.training.train import load_dataset, plied_targets
 
 
 def flip5(p):
@@ -88,18 +88,12 @@ def _leaves(roots, ev, mws, ews, out_pos, out_moves, leaves, vals, cls):
                 cls[i, r] = net_class(leaves[i, r])
 
 
-def source_shards(spec: str) -> list[Path]:
-    parts = spec.split(":")
-    shards = list_shards(Path(parts[0]))
-    first = int(parts[1]) if len(parts) > 1 and parts[1] else 0
-    last = int(parts[2]) if len(parts) > 2 and parts[2] else len(shards)
-    return shards[first:last]
-
-
 def load_roots(specs):
+    """Positions, labels and sibling groups (numbered over all of them) of the shards of
+    ``specs`` (``SRC[:first[:last]]``)."""
     pos, tg, grp, base = [], [], [], 0
     for spec in specs:
-        for s in source_shards(spec):
+        for s in source_shards(spec)[1]:
             with np.load(s, allow_pickle=False) as z:
                 pos.append(z["positions"])
                 tg.append(z["targets"])
