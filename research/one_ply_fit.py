@@ -40,17 +40,22 @@ import numpy as np
 from relabel import source_shards  # research/, the directory of this script
 
 from bgtui.analysis.weights import as_nets, load_weights, save_weights, with_databases
-from bgtui.engine import EQUITY_COEF, MAX_PLAYS, NET_NAMES, game_result, swap_sides_into
-from bgtui.engine.constants import ROLL_WEIGHTS, ROLLS
-from bgtui.engine.evaluate import (
+from bgtui.engine import (
+    EQUITY_COEF,
+    MAX_PLAYS,
+    NET_NAMES,
     NO_DATABASE,
-    _best_play0,
+    ROLL_WEIGHTS,
+    ROLLS,
+    best_play0,
     database_kind,
+    game_result,
     hidden_size,
     make_eval_workspace,
+    make_move_workspace,
+    net_class,
+    swap_sides_into,
 )
-from bgtui.engine.movegen import make_workspace
-from bgtui.engine.nn import net_class
 from bgtui.training import adam
 from bgtui.training.train import load_dataset, plied_targets
 
@@ -72,7 +77,7 @@ def _leaves(roots, ev, mws, ews, out_pos, out_moves, leaves, vals, cls):
     for i in range(len(roots)):
         for r in range(21):
             d1, d2 = ROLLS[r, 0], ROLLS[r, 1]
-            b, _n = _best_play0(roots[i], d1, d2, ev, mws, ews, out_pos, out_moves, b5)
+            b, _n = best_play0(roots[i], d1, d2, ev, mws, ews, out_pos, out_moves, b5)
             swap_sides_into(out_pos[b], leaves[i, r])
             # b5: the replier's view after his play; the leaf's mover is the other side
             vals[i, r, 0] = 1.0 - b5[0]
@@ -117,7 +122,7 @@ def make_leaves(ev, roots, workers):
         _leaves(
             roots[a:b],
             ev,
-            make_workspace(),
+            make_move_workspace(),
             make_eval_workspace(hidden),
             out_pos,
             out_moves,
