@@ -3,13 +3,14 @@
     python3 evaluation/sibling_errors.py [--data data/rs3] [--positions 100000] [--plies 0,1,2]
                                          W.npz [W2.npz ...]
 
-For each weights file, the error of each ply's equity of the positions of ``--data`` (a set
+For each weights file, the error of each ply's equity of the positions of ``--data``
+(directories ``DIR[:first[:last]]``, a slice of their sorted shards, separated by commas: a set
 with groups whose positions are rolled out on the same dice: the plays of a roll, as
 ``train dataset --children-best K`` with rollout targets or ``--race-rollouts T`` makes them,
 or the leaves 1-ply compares, ``--cousins``) against the set's labels, group-centred (a
 position's error less the mean error of its group: the part that decides which play of a roll
 is chosen), as a root mean square in millipoints, over all positions and over those each net
-(contact, crashed, race) values. With 1-ply, also the engine's 1-ply blend
+(contact, crashed, race) values; a play alone in its group counts with error 0. With 1-ply, also the engine's 1-ply blend
 (``ONE_PLY_WEIGHT0`` of the 0-ply value), which is what 1-ply ranks by. The label noise is in
 every figure: 36-trial race rollouts (``data/rs3``) add about 3 millipoints, 36-trial contact
 rollouts truncated after 7 rolls (``data/cs2`` shard 0, ``data/cr_hold``) about 10 and 11.

@@ -4,7 +4,6 @@ rollout labels, not only on the 0-ply value of each position.
     python research/one_ply_fit.py leaves WEIGHTS OUT.npz SRC[:first[:last]] [--workers 2]
     python research/one_ply_fit.py fit WEIGHTS LEAVES.npz OUT.npz --anchor DIRS \\
         [--lam 1.0] [--epochs 4] [--alpha 5e-5] [--alpha-end 1e-5] [--rank-weight 16]
-    python research/one_ply_fit.py check WEIGHTS [WEIGHTS ...] --data SRC[:first[:last]]
 
 The 1-ply value of a play's position (the opponent on roll) averages, over his 21 rolls, the
 0-ply value of the position after his 0-ply best reply (the mover on roll again: the leaf). A
@@ -26,8 +25,8 @@ nets being fitted, the others at their saved values) is compared with the label 
 cross-entropy and the same rank term, times ``--lam``. The replies stay those WEIGHTS chose.
 ``--lam 0`` is the control: the same anchor steps alone.
 
-``check``: per weights, the group-centred error (RMS, millipoints) of the engine's own 0-ply,
-1-ply and blend values of the positions against their labels.
+The engine's 0-ply, 1-ply and blend values of held-out positions against their labels:
+``evaluation/sibling_errors.py --data data/cs2:0:1,data/cs2:260:286 --plies 0,1 W.npz``.
 """
 
 import argparse
@@ -37,7 +36,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
-from relabel import source_shards  # research/, the directory of this script
 
 from bgtui.analysis.weights import as_nets, load_weights, save_weights, with_databases
 from bgtui.engine import (
@@ -49,6 +47,7 @@ from bgtui.engine import (
     ROLLS,
     best_play0,
     database_kind,
+    flip_into,
     game_result,
     hidden_size,
     make_eval_workspace,
@@ -57,34 +56,20 @@ from bgtui.engine import (
     swap_sides_into,
 )
 from bgtui.training import adam
-from bgtui.training.train import load_dataset, plied_targets
-
-
-def flip5(p):
-    """The other side's view of probabilities ``p`` (..., 5)."""
-    q = np.empty_like(p)
-    q[..., 0] = 1.0 - p[..., 0]
-    q[..., 1] = p[..., 3]
-    q[..., 2] = p[..., 4]
-    q[..., 3] = p[..., 1]
-    q[..., 4] = p[..., 2]
-    return q
+from bgtui.training.train import load_dataset
 
 
 @numba.njit(nogil=True, cache=True)
-def _leaves(roots, ev, mws, ews, out_pos, out_moves, leaves, vals, cls):
+def _leaves(roots, labels, ev, mws, ews, out_pos, out_moves, leaves, vals, cls, targets):
     b5 = np.empty(5, dtype=np.float32)
     for i in range(len(roots)):
+        flip_into(labels[i], targets[i])  # the labels are the opponent's (on roll) view
         for r in range(21):
             d1, d2 = ROLLS[r, 0], ROLLS[r, 1]
             b, _n = best_play0(roots[i], d1, d2, ev, mws, ews, out_pos, out_moves, b5)
             swap_sides_into(out_pos[b], leaves[i, r])
             # b5: the replier's view after his play; the leaf's mover is the other side
-            vals[i, r, 0] = 1.0 - b5[0]
-            vals[i, r, 1] = b5[3]
-            vals[i, r, 2] = b5[4]
-            vals[i, r, 3] = b5[1]
-            vals[i, r, 4] = b5[2]
+            flip_into(b5, vals[i, r])
             if game_result(out_pos[b]) > 0:
                 cls[i, r] = -1
             elif database_kind(leaves[i, r], ev.two_sided, ev.one_sided) != NO_DATABASE:
@@ -93,26 +78,12 @@ def _leaves(roots, ev, mws, ews, out_pos, out_moves, leaves, vals, cls):
                 cls[i, r] = net_class(leaves[i, r])
 
 
-def load_roots(specs):
-    """Positions, labels and sibling groups (numbered over all of them) of the shards of
-    ``specs`` (``SRC[:first[:last]]``)."""
-    pos, tg, grp, base = [], [], [], 0
-    for spec in specs:
-        for s in source_shards(spec)[1]:
-            with np.load(s, allow_pickle=False) as z:
-                pos.append(z["positions"])
-                tg.append(z["targets"])
-                g = z["groups"].astype(np.int64) + base
-                base = int(g.max()) + 1
-                grp.append(g)
-    return np.concatenate(pos), np.concatenate(tg), np.concatenate(grp)
-
-
-def make_leaves(ev, roots, workers):
+def make_leaves(ev, roots, labels, workers):
     n = len(roots)
     leaves = np.zeros((n, 21, 26), dtype=np.int8)
     vals = np.zeros((n, 21, 5), dtype=np.float32)
     cls = np.zeros((n, 21), dtype=np.int8)
+    targets = np.zeros((n, 5), dtype=np.float32)
     bounds = np.linspace(0, n, workers + 1).astype(int)
     hidden = hidden_size(ev)
 
@@ -121,6 +92,7 @@ def make_leaves(ev, roots, workers):
         out_moves = np.zeros((MAX_PLAYS, 8), dtype=np.int8)
         _leaves(
             roots[a:b],
+            labels[a:b],
             ev,
             make_move_workspace(),
             make_eval_workspace(hidden),
@@ -129,18 +101,19 @@ def make_leaves(ev, roots, workers):
             leaves[a:b],
             vals[a:b],
             cls[a:b],
+            targets[a:b],
         )
 
     with ThreadPoolExecutor(workers) as pool:
         list(pool.map(lambda ab: part(*ab), zip(bounds[:-1], bounds[1:])))
-    return leaves, vals, cls
+    return leaves, vals, cls, targets
 
 
 def cmd_leaves(args):
-    ev = with_databases(load_weights(args.weights)[0])
-    roots, tg, groups = load_roots(args.sources)
+    ev = with_databases(load_weights(args.weights)[0], bearoff=True)
+    roots, tg, groups = load_dataset(",".join(args.sources), with_groups=True)
     t = time.time()
-    leaves, vals, cls = make_leaves(ev, roots, args.workers)
+    leaves, vals, cls, targets = make_leaves(ev, roots, tg, args.workers)
     # the nets' own values of the trainable leaves, as a check of the saved ones
     nets = as_nets(ev)
     for k in (0, 2):
@@ -154,7 +127,7 @@ def cmd_leaves(args):
     np.savez_compressed(
         args.out,
         roots=roots,
-        targets=flip5(tg),
+        targets=targets,
         groups=groups,
         leaves=leaves,
         vals=vals,
@@ -323,30 +296,6 @@ def cmd_fit(args):
         )
 
 
-def centred_rms(values, targets, groups):
-    r = (values - targets) @ EQUITY_COEF
-    _, inv, cnt = np.unique(groups, return_inverse=True, return_counts=True)
-    rc = r - (np.bincount(inv, weights=r) / cnt)[inv]
-    ok = cnt[inv] > 1
-    return 1000.0 * float(np.sqrt((rc[ok] ** 2).mean())), int(ok.sum())
-
-
-def cmd_check(args):
-    roots, tg, groups = load_roots(args.data)
-    for w in args.weights:
-        ev = with_databases(load_weights(w)[0])
-        p0 = plied_targets(ev, roots, 0, args.workers)
-        p1 = plied_targets(ev, roots, 1, args.workers)
-        blend = 0.4 * p0 + 0.6 * p1
-        out = {"weights": w}
-        for name, p in (("0-ply", p0), ("1-ply", p1), ("blend", blend)):
-            rms, n = centred_rms(p, tg, groups)
-            out[name] = round(rms, 2)
-            out[name + " bias"] = round(1000.0 * float(((p - tg) @ EQUITY_COEF).mean()), 2)
-        out["positions"] = n
-        print(json.dumps(out), flush=True)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -368,12 +317,8 @@ def main():
     p.add_argument("--roots", type=int, default=64)
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--seed", type=int, default=5)
-    p = sub.add_parser("check")
-    p.add_argument("weights", nargs="+")
-    p.add_argument("--data", nargs="+", required=True)
-    p.add_argument("--workers", type=int, default=2)
     args = ap.parse_args()
-    {"leaves": cmd_leaves, "fit": cmd_fit, "check": cmd_check}[args.cmd](args)
+    {"leaves": cmd_leaves, "fit": cmd_fit}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -24,17 +24,7 @@ import numpy as np
 
 from bgtui.analysis.atomic import atomic_write
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.training.train import list_shards, plied_targets
-
-
-def source_shards(spec: str) -> tuple[Path, list[Path]]:
-    """The directory of ``SRC[:first[:last]]`` and its shards in that slice."""
-    parts = spec.split(":")
-    d = Path(parts[0])
-    shards = list_shards(d)
-    first = int(parts[1]) if len(parts) > 1 and parts[1] else 0
-    last = int(parts[2]) if len(parts) > 2 and parts[2] else len(shards)
-    return d, shards[first:last]
+from bgtui.training.train import plied_targets, source_shards
 
 
 def main():

@@ -140,6 +140,7 @@ _export(
     best_play0="_best_play0",
     evaluate_net="_evaluate_net",
     eval_nets="_nets",
+    flip_into="_flip_into",
 )
 _export(
     "rollout",

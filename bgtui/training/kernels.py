@@ -17,6 +17,7 @@ from bgtui.engine import (
     evaluate0_into,
     evaluate_after,
     fill_inputs,
+    flip_into,
     forward,
     game_result,
     generate_plays_into,
@@ -101,17 +102,6 @@ def _td_selfplay(ev, n_games, rng, alpha_contact, alpha_race, start, ws, stats):
             side = 1 - side
 
 
-@kernel
-def _flip5(t, out):
-    """The outcome ``t`` of one player seen by the other."""
-    w, wg, wbg, lg, lbg = t[0], t[1], t[2], t[3], t[4]
-    out[0] = 1.0 - w
-    out[1] = lg
-    out[2] = lbg
-    out[3] = wg
-    out[4] = wbg
-
-
 @kernel(_nrt=True)
 def _lambda_returns(vals, n, lam, out):
     """``out[t]`` = the lambda-return of move t of a game of ``n`` moves, each side's own view:
@@ -122,7 +112,7 @@ def _lambda_returns(vals, n, lam, out):
     for k in range(5):
         out[n - 1, k] = vals[n - 1, k]
     for t in range(n - 2, -1, -1):
-        _flip5(out[t + 1], fl)
+        flip_into(out[t + 1], fl)
         for k in range(5):
             out[t, k] = (1.0 - lam) * vals[t, k] + lam * fl[k]
 

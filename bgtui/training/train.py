@@ -868,12 +868,25 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
     return have
 
 
+def source_shards(spec: str) -> tuple[Path, list[Path]]:
+    """The directory of ``DIR[:first[:last]]`` and its shards in that slice of its sorted
+    shards (``data/cs2:0:1`` is the first shard of ``data/cs2``, ``data/cs2:260`` all from the
+    261st)."""
+    parts = str(spec).split(":")
+    d = Path(parts[0])
+    shards = list_shards(d)
+    first = int(parts[1]) if len(parts) > 1 and parts[1] else 0
+    last = int(parts[2]) if len(parts) > 2 and parts[2] else len(shards)
+    return d, shards[first:last]
+
+
 def load_dataset(data_dir, with_groups: bool = False):
-    """All shards of ``data_dir`` (several directories separated by commas): positions
-    int8[N, 26] and targets float32[N, 5]; with ``with_groups`` also int64[N], the sibling
-    group of each position (the children of one roll share a number, unique over the whole
-    set; -1 for positions of shards written without groups)."""
-    shards = [p for d in str(data_dir).split(",") for p in list_shards(Path(d))]
+    """All shards of ``data_dir`` (several ``DIR[:first[:last]]`` separated by commas, as
+    :func:`source_shards` reads them): positions int8[N, 26] and targets float32[N, 5]; with
+    ``with_groups`` also int64[N], the sibling group of each position (the children of one roll
+    share a number, unique over the whole set; -1 for positions of shards written without
+    groups)."""
+    shards = [p for spec in str(data_dir).split(",") for p in source_shards(spec)[1]]
     if not shards:
         raise ValueError(f"no training shards (shard-*.npz) in {data_dir}")
     pos, tg, grp = [], [], []

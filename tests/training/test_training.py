@@ -129,6 +129,14 @@ def test_a_dataset_build_resumes_to_the_same_shards(tmp_path):
     assert np.all((ta >= 0) & (ta <= 1)) and np.all(ta[:, 1] <= ta[:, 0] + 1e-6)
     both, _ = load_dataset(f"{tmp_path / 'a'},{tmp_path / 'b'}")
     assert len(both) == 120
+    second, t2 = load_dataset(f"{tmp_path / 'a'}:1")  # a slice of the sorted shards
+    assert np.array_equal(second, pa[30:]) and np.array_equal(t2, ta[30:])
+    first_a, _ = load_dataset(f"{tmp_path / 'a'}:0:1")
+    assert np.array_equal(first_a, pa[:30])
+    mixed, _ = load_dataset(f"{tmp_path / 'a'}:1:2,{tmp_path / 'b'}:0:1")
+    assert np.array_equal(mixed, np.concatenate([pa[30:], pb[:30]]))
+    with pytest.raises(ValueError, match="no training shards"):
+        load_dataset(f"{tmp_path / 'a'}:2")
     with zipfile.ZipFile(tmp_path / "a" / "shard-00000.npz") as z:  # stored compressed
         assert {i.compress_type for i in z.infolist()} == {zipfile.ZIP_DEFLATED}
 
