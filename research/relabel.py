@@ -5,8 +5,8 @@
 
 For each source directory of shards (``bgtui train dataset``; ``first`` and ``last`` slice its
 sorted shards), writes ``OUT/<name of SRC>/`` with the same shards (positions, sibling groups,
-metadata) whose targets are the teacher's 0-ply probabilities, the player on roll's view like
-every target, and prints each set's mean squared difference between the teacher and the
+metadata) whose targets are the teacher's 0-ply probabilities (the bear-off databases where
+they apply, as the engine plays), the player on roll's view like every target, and prints each set's mean squared difference between the teacher and the
 labels. A shard already written is skipped, so an interrupted run resumes. The student is then
 fitted on OUT's directories with ``bgtui train fit`` as on the labels.
 
@@ -34,7 +34,7 @@ def main():
     ap.add_argument("sources", nargs="+")
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args()
-    ev = with_databases(load_weights(args.teacher)[0])
+    ev = with_databases(load_weights(args.teacher)[0], bearoff=True)
     for spec in args.sources:
         d, shards = source_shards(spec)
         out = Path(args.out) / d.name
