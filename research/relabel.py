@@ -6,9 +6,10 @@
 For each source directory of shards (``bgtui train dataset``; ``first`` and ``last`` slice its
 sorted shards), writes ``OUT/<name of SRC>/`` with the same shards (positions, sibling groups,
 metadata) whose targets are the teacher's 0-ply probabilities (the bear-off databases where
-they apply, as the engine plays), the player on roll's view like every target, and prints each set's mean squared difference between the teacher and the
-labels. A shard already written is skipped, so an interrupted run resumes. The student is then
-fitted on OUT's directories with ``bgtui train fit`` as on the labels.
+they apply, as the engine plays), the player on roll's view like every target, and prints each
+set's mean squared difference between the teacher and the labels. A shard already written is
+skipped, so an interrupted run resumes. The student is then fitted on OUT's directories with
+``bgtui train fit`` as on the labels.
 
 Fitted from T2 on U7's own training positions relabelled by U7 (256 units), the 224-unit
 student matched U7 to 3.5 millipoints (group-centred, contact) and kept about a third of its

@@ -295,7 +295,11 @@ def _add_method_and_files(p) -> None:
         required=True,
         help="weights file to resume from and write (dataset: the weights that play and evaluate)",
     )
-    p.add_argument("--data", help="dataset/fit: the training set's directory")
+    p.add_argument(
+        "--data",
+        help="dataset/fit: the training set's directory; fit also reads several, separated "
+        "by commas, and slices of their sorted shards (DIR:first:last, from 0)",
+    )
     p.add_argument(
         "--judge", help="side: race sets (directories) judged after each pass, comma-separated"
     )

@@ -875,8 +875,16 @@ def source_shards(spec: str) -> tuple[Path, list[Path]]:
     parts = str(spec).split(":")
     d = Path(parts[0])
     shards = list_shards(d)
-    first = int(parts[1]) if len(parts) > 1 and parts[1] else 0
-    last = int(parts[2]) if len(parts) > 2 and parts[2] else len(shards)
+    try:
+        if len(parts) > 3:
+            raise ValueError
+        first = int(parts[1]) if len(parts) > 1 and parts[1] else 0
+        last = int(parts[2]) if len(parts) > 2 and parts[2] else len(shards)
+    except ValueError:
+        raise ValueError(
+            f"{spec!r}: a set of shards is DIR or DIR:first or DIR:first:last, "
+            "with whole numbers counting the directory's sorted shards from 0"
+        ) from None
     return d, shards[first:last]
 
 

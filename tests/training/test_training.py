@@ -137,6 +137,8 @@ def test_a_dataset_build_resumes_to_the_same_shards(tmp_path):
     assert np.array_equal(mixed, np.concatenate([pa[30:], pb[:30]]))
     with pytest.raises(ValueError, match="no training shards"):
         load_dataset(f"{tmp_path / 'a'}:2")
+    with pytest.raises(ValueError, match="DIR:first:last"):
+        load_dataset(f"{tmp_path / 'a'}:one")
     with zipfile.ZipFile(tmp_path / "a" / "shard-00000.npz") as z:  # stored compressed
         assert {i.compress_type for i in z.infolist()} == {zipfile.ZIP_DEFLATED}
 
