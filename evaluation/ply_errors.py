@@ -4,6 +4,8 @@
     python3 evaluation/ply_errors.py report /tmp/d.npz
     python3 evaluation/ply_errors.py rollout /tmp/d.npz --count 150 --trials 1296 --out /tmp/r.npz
     python3 evaluation/ply_errors.py report /tmp/d.npz --rollouts /tmp/r.npz
+    python3 evaluation/ply_errors.py rollout /tmp/d.npz --agreed 200 --trials 1296 --out /tmp/a.npz
+    python3 evaluation/ply_errors.py shared /tmp/d.npz --rollouts /tmp/r.npz --agreed /tmp/a.npz
 
 ``collect`` plays 0-ply games (half against PubEval, half self-play, a game's source and who
 moves first drawn from ``--seed``) and keeps every decision of the evaluator with more than one
@@ -21,6 +23,13 @@ ROLLOUTS (the same ``--trials``, ``--seed`` and ``--weights``) has instead of ro
 decisions valued by different weights) over the decisions where ROLLOUTS values every play any
 of them picks: each one's millipoints lost, summed, and each one's minus A's with its standard
 error (the differences' standard deviation times the square root of the decisions).
+
+``rollout --agreed K`` rolls out instead K decisions spread over those where every chooser
+and the 2-ply judge agree, the common play and the next ``--alternatives`` by 2-ply; ``shared
+DATA --rollouts R --agreed A`` turns them into the error every chooser shares (the common
+play's loss against the best of those rolled, a decision) and adds it, over all the agreed
+decisions, to the disagreements' figures of ``R``: each chooser's error a decision over the
+whole set and its ratio to 0-ply's, the part of the full error the report leaves out.
 
 ``report`` prints, for each way of choosing a play, the mean equity lost a decision (the
 judge's value of its best play minus that of the play chosen, millipoints) and how often it
@@ -181,13 +190,30 @@ def _disagreements(sets, first=None):
     return out
 
 
+def _agreed(d, count, alternatives):
+    """``count`` decisions spread evenly over those where every chooser and the 2-ply judge
+    pick the same play, each with that play and the next ``alternatives`` plays by 2-ply."""
+    out_of = {i for i, _ in _disagreements([d])}
+    agreed = [i for i in range(len(d["e2"])) if i not in out_of]
+    take = np.unique(np.linspace(0, len(agreed) - 1, min(count, len(agreed))).astype(int))
+    e2 = np.where(np.isnan(d["e2"]), -np.inf, d["e2"])
+    out = []
+    for i in (agreed[k] for k in take):
+        order = [int(j) for j in np.argsort(-e2[i], kind="stable") if np.isfinite(e2[i, j])]
+        out.append((i, order[: 1 + alternatives]))
+    return out
+
+
 def rollout(args):
     from bgtui.analysis.models import RolloutSettings
 
     d = dict(np.load(args.data))
     an = Analyzer(args.weights)
     sets = [d] + [dict(np.load(p)) for p in args.with_ or ()]
-    todo = _disagreements(sets, args.decisions)[: args.count]
+    if args.agreed:
+        todo = _agreed(d, args.agreed, args.alternatives)
+    else:
+        todo = _disagreements(sets, args.decisions)[: args.count]
     settings = RolloutSettings(
         trials=args.trials, seed=args.seed, truncate=args.truncate, workers=args.workers
     )
@@ -257,6 +283,46 @@ def _rollout_report(d, ch, path):
     print(f"  mean standard error of a play's rollout equity: {1000 * se:.1f} millipoints")
 
 
+def shared(args):
+    """The error every chooser shares, from rollouts of decisions where they all agree
+    (``rollout --agreed``), and the ratios over all decisions it implies."""
+    d = dict(np.load(args.data))
+    ch = choosers(d)
+    agreed = dict(np.load(args.agreed))["equity"]
+    idx = _rolled(agreed)
+    pick = ch["0-ply"][idx]
+    loss = np.nanmax(agreed[idx], axis=1) - agreed[idx, pick]
+    n_dis = len(_disagreements([d]))
+    n_agreed = len(d["e2"]) - n_dis
+    mean, se = 1000 * loss.mean(), 1000 * loss.std(ddof=1) / np.sqrt(len(loss))
+    print(
+        f"{len(idx)} of the {n_agreed} decisions where every chooser agrees, rolled out: the "
+        f"common play loses {mean:.2f} +- {se:.2f} millipoints a decision (worse than the best "
+        f"rolled alternative in {int(np.sum(loss > 0))})"
+    )
+    eq = dict(np.load(args.rollouts))["equity"]
+    ri = _rolled(eq)
+    judge = np.nanmax(eq[ri], axis=1)
+    base = 1000 * np.sum(judge - eq[ri, ch["0-ply"][ri]])
+    extra = mean * n_agreed
+    print(
+        f"over all {len(d['e2'])} decisions ({len(ri)} where the choosers disagree, by "
+        f"{args.rollouts}), with the shared error added: 0-ply {(base + extra) / len(d['e2']):.2f}"
+        " millipoints a decision"
+    )
+    for name, c in ch.items():
+        if name == "0-ply":
+            continue
+        err = 1000 * np.sum(judge - eq[ri, c[ri]])
+        lo, hi = (err + (mean + k * se) * n_agreed for k in (-1, 1))
+        b_lo, b_hi = (base + (mean + k * se) * n_agreed for k in (-1, 1))
+        print(
+            f"  {name:22s} {(err + extra) / len(d['e2']):5.2f} a decision, "
+            f"{(err + extra) / (base + extra):.2f} of 0-ply's "
+            f"({lo / b_lo:.2f} to {hi / b_hi:.2f} with the shared error one SE lower or higher)"
+        )
+
+
 def compare(args):
     """Paired losses of the same choosers under different weights, over the decisions where
     ``args.rollouts`` values every play that any of them picks."""
@@ -321,7 +387,19 @@ def main():
         help="a rollouts file of the same decisions, --trials, --seed and --weights: its plays "
         "are taken, not rolled again (repeatable)",
     )
+    o.add_argument(
+        "--agreed",
+        type=int,
+        default=0,
+        help="instead of the disagreements, this many decisions where every chooser agrees "
+        "(spread over the set): the common play and --alternatives more by 2-ply",
+    )
+    o.add_argument("--alternatives", type=int, default=2)
     o.add_argument("--out", required=True)
+    s_ = sub.add_parser("shared")
+    s_.add_argument("data")
+    s_.add_argument("--rollouts", required=True, help="the disagreements' rollouts")
+    s_.add_argument("--agreed", required=True, help="rollout --agreed's file")
     v = sub.add_parser("revalue")
     v.add_argument("data")
     v.add_argument("--weights", required=True)
@@ -338,6 +416,7 @@ def main():
         "rollout": rollout,
         "revalue": revalue,
         "compare": compare,
+        "shared": shared,
     }
     run[args.cmd](args)
 
