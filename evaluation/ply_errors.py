@@ -190,10 +190,12 @@ def _disagreements(sets, first=None):
     return out
 
 
-def _agreed(d, count, alternatives):
+def _agreed(sets, count, alternatives):
     """``count`` decisions spread evenly over those where every chooser and the 2-ply judge
-    pick the same play, each with that play and the next ``alternatives`` plays by 2-ply."""
-    out_of = {i for i, _ in _disagreements([d])}
+    of the sets ``sets`` pick the same play, each with that play and the next
+    ``alternatives`` plays by the first set's 2-ply."""
+    d = sets[0]
+    out_of = {i for i, _ in _disagreements(sets)}
     agreed = [i for i in range(len(d["e2"])) if i not in out_of]
     take = np.unique(np.linspace(0, len(agreed) - 1, min(count, len(agreed))).astype(int))
     e2 = np.where(np.isnan(d["e2"]), -np.inf, d["e2"])
@@ -211,7 +213,7 @@ def rollout(args):
     an = Analyzer(args.weights)
     sets = [d] + [dict(np.load(p)) for p in args.with_ or ()]
     if args.agreed:
-        todo = _agreed(d, args.agreed, args.alternatives)
+        todo = _agreed(sets, args.agreed, args.alternatives)
     else:
         todo = _disagreements(sets, args.decisions)[: args.count]
     settings = RolloutSettings(
@@ -246,6 +248,13 @@ def _rolled(eq):
     return np.flatnonzero(np.sum(~np.isnan(eq), axis=1) > 1)
 
 
+def _losses(eq, ch, idx):
+    """Each chooser's loss (name -> array) in the decisions ``idx``: the rollouts ``eq``' best
+    of the plays rolled minus the play chosen."""
+    judge = np.nanmax(eq[idx], axis=1)
+    return {name: judge - eq[idx, c[idx]] for name, c in ch.items()}
+
+
 def _paired_se(x):
     """The standard error of the sum of the paired differences ``x``."""
     return x.std(ddof=1) * np.sqrt(len(x))
@@ -259,12 +268,12 @@ def _rollout_report(d, ch, path):
         f"\nby rollouts ({path}), {len(idx)} decisions where the choosers disagree "
         "(the others count 0):"
     )
-    judge = np.nanmax(eq[idx], axis=1)
     best = np.nanargmax(eq[idx], axis=1)
-    base = judge - eq[idx, ch["0-ply"][idx]]
+    losses = _losses(eq, ch, idx)
+    base = losses["0-ply"]
     boot = np.random.default_rng(0).integers(0, len(idx), (1000, len(idx)))
     for name, c in ch.items():
-        err = judge - eq[idx, c[idx]]
+        err = losses[name]
         ratio = err[boot].sum(axis=1) / base[boot].sum(axis=1)
         print(
             f"  {name:22s} sum {1000 * np.nansum(err):7.1f} millipoints, "
@@ -272,12 +281,12 @@ def _rollout_report(d, ch, path):
             f"decisions), {1000 * np.nansum(err) / len(d['e2']):5.2f} a decision of all "
             f"{len(d['e2'])}, differs from the rollouts' best in {np.sum(c[idx] != best)}"
         )
-    plain = judge - eq[idx, ch["1-ply"][idx]]
+    plain = losses["1-ply"]
     print("  paired against the plain 1-ply (millipoints summed over these decisions, +- SE):")
-    for name, c in ch.items():
+    for name in ch:
         if name in ("0-ply", "1-ply"):
             continue
-        x = (judge - eq[idx, c[idx]]) - plain
+        x = losses[name] - plain
         print(f"  {name:22s} {1000 * x.sum():+8.1f} +- {1000 * _paired_se(x):.1f}")
     se = np.nanmean(r["se"][idx])
     print(f"  mean standard error of a play's rollout equity: {1000 * se:.1f} millipoints")
@@ -290,8 +299,7 @@ def shared(args):
     ch = choosers(d)
     agreed = dict(np.load(args.agreed))["equity"]
     idx = _rolled(agreed)
-    pick = ch["0-ply"][idx]
-    loss = np.nanmax(agreed[idx], axis=1) - agreed[idx, pick]
+    loss = _losses(agreed, ch, idx)["0-ply"]
     n_dis = len(_disagreements([d]))
     n_agreed = len(d["e2"]) - n_dis
     mean, se = 1000 * loss.mean(), 1000 * loss.std(ddof=1) / np.sqrt(len(loss))
@@ -302,18 +310,18 @@ def shared(args):
     )
     eq = dict(np.load(args.rollouts))["equity"]
     ri = _rolled(eq)
-    judge = np.nanmax(eq[ri], axis=1)
-    base = 1000 * np.sum(judge - eq[ri, ch["0-ply"][ri]])
+    losses = _losses(eq, ch, ri)
+    base = 1000 * np.sum(losses["0-ply"])
     extra = mean * n_agreed
     print(
         f"over all {len(d['e2'])} decisions ({len(ri)} where the choosers disagree, by "
         f"{args.rollouts}), with the shared error added: 0-ply {(base + extra) / len(d['e2']):.2f}"
         " millipoints a decision"
     )
-    for name, c in ch.items():
+    for name in ch:
         if name == "0-ply":
             continue
-        err = 1000 * np.sum(judge - eq[ri, c[ri]])
+        err = 1000 * np.sum(losses[name])
         lo, hi = (err + (mean + k * se) * n_agreed for k in (-1, 1))
         b_lo, b_hi = (base + (mean + k * se) * n_agreed for k in (-1, 1))
         print(
@@ -333,8 +341,7 @@ def compare(args):
     for ch in picks:
         for n in names:
             idx = idx[~np.isnan(eq[idx, ch[n][idx]])]
-    judge = np.nanmax(eq[idx], axis=1)
-    loss = [{n: 1000 * (judge - eq[idx, ch[n][idx]]) for n in names} for ch in picks]
+    loss = [{n: 1000 * x for n, x in _losses(eq, ch, idx).items() if n in names} for ch in picks]
     print(f"{len(idx)} decisions with every pick rolled out; millipoints lost, summed")
     for path, lo in zip(args.sets, loss):
         row = "  ".join(f"{n} {lo[n].sum():7.0f}" for n in names)

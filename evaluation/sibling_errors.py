@@ -12,9 +12,9 @@ position's error less the mean error of its group: the part that decides which p
 is chosen), as a root mean square in millipoints, over all positions and over those each net
 (contact, crashed, race) values; a play alone in its group counts with error 0. With 1-ply,
 also the engine's 1-ply blend (``ONE_PLY_WEIGHT0`` of the 0-ply value), which is what 1-ply
-ranks by. The label noise is in
-every figure: 36-trial race rollouts (``data/rs3``) add about 3 millipoints, 36-trial contact
-rollouts truncated after 7 rolls (``data/cs2`` shard 0, ``data/cr_hold``) about 10 and 11.
+ranks by. The label noise is in every figure: 36-trial race rollouts (``data/rs3``) add about
+3 millipoints, 36-trial contact rollouts truncated after 7 rolls (``data/cs2`` shard 0,
+``data/cr_hold``) about 10 and 11.
 """
 
 import argparse

@@ -56,7 +56,8 @@ from bgtui.engine import (
     swap_sides_into,
 )
 from bgtui.training import adam
-from bgtui.training.train import load_dataset
+from bgtui.training.kernels import net_classes
+from bgtui.training.train import fit_alpha, load_dataset
 
 
 @numba.njit(nogil=True, cache=True)
@@ -209,8 +210,6 @@ def cmd_fit(args):
         z["targets"][keep],
         z["groups"][keep],
     )
-    from bgtui.training.kernels import net_classes
-
     apos, atg, agrp = load_dataset(args.anchor, with_groups=True)
     acls = net_classes(apos)
     anchor = {}
@@ -239,7 +238,7 @@ def cmd_fit(args):
     rng = np.random.default_rng(args.seed)
     for ep in range(args.epochs):
         t0 = time.time()
-        a = args.alpha * (args.alpha_end / args.alpha) ** (ep / max(args.epochs - 1, 1))
+        a = fit_alpha(ep, args.epochs, args.alpha, args.alpha_end)
         order = adam.group_order(d[5], rng)
         se1 = se0 = 0.0
         for s in range(steps):
