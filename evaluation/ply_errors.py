@@ -35,7 +35,8 @@ whole set and its ratio to 0-ply's, the part of the full error the report leaves
 judge's value of its best play minus that of the play chosen, millipoints) and how often it
 differs from the judge's choice. The choosers are 0-ply; 1-ply through the services' move
 filter (the best ``FILTER_MAX_PLAYS`` within ``FILTER_MARGIN`` at 0-ply); 1-ply without a filter;
-and blends ``w * 0-ply + (1 - w) * 1-ply`` through the filter. The 2-ply judge plays the role of
+blends ``w * 0-ply + (1 - w) * 1-ply`` through the filter; and the engine's blend, ``w`` by
+the class of the position before the roll (``ONE_PLY_WEIGHTS0``). The 2-ply judge plays the role of
 a deeper evaluation; as it shares the nets and the 0-ply choices inside its tree it
 favours the errors 1-ply makes, so ``rollout`` values, for the first ``--count`` decisions
 where the choosers disagree, every play some chooser (or the 2-ply judge) picked by rollouts
@@ -52,10 +53,13 @@ import numpy as np
 from games import decisions, roll_children, sample, save_rows, value
 
 from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer
-from bgtui.engine import ONE_PLY_WEIGHT0, generate_plays, is_race, net_class
+from bgtui.engine import ONE_PLY_WEIGHTS0, generate_plays, is_race, net_class
 
 #: blend weights of the 0-ply value tried by ``report``
 BLENDS = (0.25, 0.4, 0.5, 0.6, 0.75)
+#: the chooser of the engine's 1-ply: the blend's weight by the class of the position before
+#: the roll (``ONE_PLY_WEIGHTS0``)
+BY_CLASS = "blend by class"
 
 
 def collect(args):
@@ -104,6 +108,8 @@ def choosers(d):
     out["1-ply, no filter"] = np.nanargmax(np.where(np.isnan(e1), -np.inf, e1), axis=1)
     for w in BLENDS:
         out[f"blend {w:.2f} 0-ply"] = np.argmax(np.where(f, w * e0 + (1 - w) * e1, -np.inf), axis=1)
+    w = np.asarray(ONE_PLY_WEIGHTS0)[d["cls"]][:, None]
+    out[BY_CLASS] = np.argmax(np.where(f, w * e0 + (1 - w) * e1, -np.inf), axis=1)
     out["2-ply (filter)"] = np.argmax(np.where(f, d["e2"], -np.inf), axis=1)
     return out
 
@@ -335,7 +341,7 @@ def compare(args):
     """Paired losses of the same choosers under different weights, over the decisions where
     ``args.rollouts`` values every play that any of them picks."""
     eq = dict(np.load(args.rollouts))["equity"]
-    names = ("0-ply", "1-ply", f"blend {ONE_PLY_WEIGHT0:.2f} 0-ply", "2-ply (filter)")
+    names = ("0-ply", "1-ply", BY_CLASS, "2-ply (filter)")
     picks = [choosers(dict(np.load(p))) for p in args.sets]
     idx = _rolled(eq)
     for ch in picks:
@@ -353,6 +359,43 @@ def compare(args):
         diff = {n: lo[n] - loss[0][n] for n in names}
         row = "  ".join(f"{n} {x.sum():+6.0f} +- {_paired_se(x):.0f}" for n, x in diff.items())
         print(f"{path} minus {args.sets[0]}: {row}")
+
+
+def by_class(args):
+    """Each chooser's losses by the class of the position before the roll, pooled over the
+    sets ``DATA:ROLLOUTS`` (the decisions where the rollouts value every chooser's play), and
+    the paired differences against the engine's blend: which weight of the blend suits which
+    class."""
+    from bgtui.engine import CONTACT, CRASHED, RACE
+
+    pooled = {}
+    for spec in args.sets:
+        data, rollouts = spec.split(":")
+        d = dict(np.load(data))
+        eq = dict(np.load(rollouts))["equity"]
+        ch = choosers(d)
+        idx = _rolled(eq)
+        for c in ch.values():
+            idx = idx[~np.isnan(eq[idx, c[idx]])]
+        for name, loss in _losses(eq, ch, idx).items():
+            for k in (CONTACT, CRASHED, RACE):
+                pooled.setdefault((k, name), []).append(1000 * loss[d["cls"][idx] == k])
+    for cname, k in (("contact", CONTACT), ("crashed", CRASHED), ("race", RACE)):
+        ref = np.concatenate(pooled[(k, BY_CLASS)])
+        zero = np.concatenate(pooled[(k, "0-ply")]).sum()
+        print(
+            f"{cname}: {len(ref)} decisions, millipoints lost summed (share of 0-ply's), "
+            f"minus the engine's blend"
+        )
+        for (kk, name), parts in pooled.items():
+            if kk != k:
+                continue
+            x = np.concatenate(parts)
+            diff = x - ref
+            print(
+                f"  {name:22s} {x.sum():7.0f} ({x.sum() / max(zero, 1e-9):.2f})  "
+                f"{diff.sum():+6.0f} +- {_paired_se(diff):.0f}"
+            )
 
 
 def main():
@@ -411,6 +454,8 @@ def main():
     v.add_argument("data")
     v.add_argument("--weights", required=True)
     v.add_argument("--out", required=True)
+    k = sub.add_parser("classes")
+    k.add_argument("sets", nargs="+", metavar="DATA:ROLLOUTS")
     m = sub.add_parser("compare")
     m.add_argument("rollouts")
     m.add_argument(
@@ -423,6 +468,7 @@ def main():
         "rollout": rollout,
         "revalue": revalue,
         "compare": compare,
+        "classes": by_class,
         "shared": shared,
     }
     run[args.cmd](args)

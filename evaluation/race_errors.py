@@ -52,8 +52,9 @@ from games import decisions, roll_children, sample, save_rows, value
 from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer
 from bgtui.engine import (
     NO_DATABASE,
-    ONE_PLY_WEIGHT0,
+    ONE_PLY_WEIGHTS0,
     ONE_SIDED_DB,
+    RACE,
     TWO_SIDED_DB,
     database_kind,
     game_result,
@@ -211,7 +212,7 @@ def confirm(args):
 
 
 # -- report ---------------------------------------------------------------------------------
-def _choices(an, d, plies, w0=ONE_PLY_WEIGHT0):
+def _choices(an, d, plies, w0=ONE_PLY_WEIGHTS0[RACE]):
     """ply -> the child each ply of ``an`` plays in each decision (the services' move filter;
     at 1-ply a play's value is ``w0`` times its 0-ply equity plus the rest times its 1-ply
     equity, the engine's blend at the default ``w0``, the plain 1-ply at 0)."""
@@ -402,8 +403,8 @@ def main():
     r.add_argument(
         "--one-ply-weight",
         type=float,
-        default=ONE_PLY_WEIGHT0,
-        help="the 0-ply share of the 1-ply blend (default the engine's; 0: the plain 1-ply)",
+        default=ONE_PLY_WEIGHTS0[RACE],
+        help="the 0-ply share of the 1-ply blend (default the engine's in races; 0: the plain 1-ply)",
     )
     r.add_argument("--compare", default=None, help="paired differences against this weights file")
     r.add_argument("--worst", type=int, default=0, help="list the COUNT worst decisions")

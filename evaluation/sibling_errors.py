@@ -11,8 +11,9 @@ or the leaves 1-ply compares, ``--cousins``) against the set's labels, group-cen
 position's error less the mean error of its group: the part that decides which play of a roll
 is chosen), as a root mean square in millipoints, over all positions and over those each net
 (contact, crashed, race) values; a play alone in its group counts with error 0. With 1-ply,
-also the engine's 1-ply blend (``ONE_PLY_WEIGHT0`` of the 0-ply value), which is what 1-ply
-ranks by. The label noise is in every figure: 36-trial race rollouts (``data/rs3``) add about
+also the engine's 1-ply blend (``ONE_PLY_WEIGHTS0`` of the 0-ply value, here by each
+position's own class, where the engine takes the class of the position before the roll),
+which is what 1-ply ranks by. The label noise is in every figure: 36-trial race rollouts (``data/rs3``) add about
 3 millipoints, 36-trial contact rollouts truncated after 7 rolls (``data/cs2`` shard 0,
 ``data/cr_hold``) about 10 and 11.
 """
@@ -22,7 +23,7 @@ import argparse
 import numpy as np
 
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine import CONTACT, CRASHED, ONE_PLY_WEIGHT0, RACE
+from bgtui.engine import CONTACT, CRASHED, ONE_PLY_WEIGHTS0, RACE
 from bgtui.training.adam import sibling_residuals
 from bgtui.training.kernels import net_classes
 from bgtui.training.train import load_dataset, plied_targets
@@ -54,7 +55,8 @@ def main():
         ev = with_databases(load_weights(w)[0], True)
         p = {f"{k}-ply": plied_targets(ev, pos, k, a.workers).astype(np.float64) for k in plies}
         if "0-ply" in p and "1-ply" in p:
-            p["1-ply blend"] = ONE_PLY_WEIGHT0 * p["0-ply"] + (1 - ONE_PLY_WEIGHT0) * p["1-ply"]
+            w0 = np.asarray(ONE_PLY_WEIGHTS0)[cls][:, None]
+            p["1-ply blend"] = w0 * p["0-ply"] + (1 - w0) * p["1-ply"]
         print(f"{w}: group-centred error, millipoints")
         for name, v in p.items():
             r = sibling_residuals(v, truth, groups)  # over whole groups, then split by class

@@ -316,6 +316,7 @@ def rank_plays(an, state, dice, ply: int, met: MatchEquityTable) -> list[PlayRow
         FILTER_MAX_PLAYS,
         _after_play,
         _check_ply,
+        one_ply_weight0,
     )
     from bgtui.engine import POINT_ROWS, generate_plays, make_play_scratch, play_values
 
@@ -354,8 +355,9 @@ def rank_plays(an, state, dice, ply: int, met: MatchEquityTable) -> list[PlayRow
         order = np.argsort(-key, kind="stable")
         margin = FILTER_MARGIN * (view.after(view.cube) - view.after(-view.cube)) / 2.0
         keep = [i for i in order[:FILTER_MAX_PLAYS] if key[i] >= key[order[0]] - margin]
+        w0 = one_ply_weight0(board)
         for i in keep:
-            probs[i] = an.play_probs(children[i], ply, probs[i])
+            probs[i] = an.play_probs(children[i], ply, probs[i], w0)
             plies[i] = ply
         value(np.array(keep, dtype=np.int64))
     order = sorted(range(len(children)), key=lambda i: (-plies[i], -vals[i, 1]))

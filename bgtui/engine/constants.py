@@ -37,11 +37,17 @@ CENTRED, OWNED, OPP_OWNED = 0, 1, 2
 #: player does not double before his first roll)
 CUBE_VALUE, CUBE_OWNER, CUBE_HOLD = range(3)
 
-#: a play chosen at 1-ply is valued by this weight times its 0-ply probabilities plus the rest
+#: a play chosen at 1-ply is valued by a weight times its 0-ply probabilities plus the rest
 #: times its 1-ply ones (the services' play ranking and the engine's 1-ply player): the 1-ply
 #: value errs in the opponent's favour by play-dependent amounts, the 0-ply value otherwise,
-#: and their blend chooses better than either (docs/lab-notes/2026-11-26-one-ply.md)
-ONE_PLY_WEIGHT0 = 0.4
+#: and their blend chooses better than either (docs/lab-notes/2026-11-26-one-ply.md). The
+#: weight is that of the class of the position before the roll (``nn.net_class``), in class
+#: order: contact 0.4; race 0.0, the plain 1-ply, whose leaves are the bear-off databases' or
+#: the race net's with little bias; crashed 0.6, where the 1-ply gains least
+#: (docs/lab-notes/2026-12-03-soups-and-dz2.md). ``nn.one_ply_weight0`` looks it up.
+ONE_PLY_WEIGHTS0 = (0.4, 0.0, 0.6)
+#: the contact weight, the blend of most decisions
+ONE_PLY_WEIGHT0 = ONE_PLY_WEIGHTS0[0]
 
 #: in a race valued by a side net, the engine's 0-ply player (move selection in rollouts,
 #: lookahead, duels) lets the race net rank a roll's plays and the side net value the best

@@ -10,6 +10,7 @@ lose backgammon (lose = 1 - win).
 import numpy as np
 
 from bgtui.engine._jit import kernel
+from bgtui.engine.constants import ONE_PLY_WEIGHTS0
 from bgtui.engine.inputs import (
     NONLINEAR_FEATURES,
     NUM_FEATURES,
@@ -43,6 +44,18 @@ def net_class(pos):
     if mine < 15 or theirs < 15:
         return CRASHED
     return CONTACT
+
+
+@kernel
+def one_ply_weight0(pos):
+    """The weight of a play's 0-ply value in its 1-ply blend when ``pos`` is the position
+    before the roll: ``constants.ONE_PLY_WEIGHTS0`` of its class."""
+    c = net_class(pos)
+    if c == RACE:
+        return ONE_PLY_WEIGHTS0[RACE]
+    if c == CRASHED:
+        return ONE_PLY_WEIGHTS0[CRASHED]
+    return ONE_PLY_WEIGHTS0[CONTACT]
 
 
 def init_net(hidden: int, seed: int, scale: float = 0.1):

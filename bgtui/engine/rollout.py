@@ -43,7 +43,6 @@ from bgtui.engine.constants import (
     CUBE_VALUE,
     MAX_PLAYS,
     MOVE_SIZE,
-    ONE_PLY_WEIGHT0,
     OPP_OWNED,
     OWNED,
     POSITION_SIZE,
@@ -79,6 +78,7 @@ from bgtui.engine.movegen import (
     _generate_scored_plays,
     make_workspace,
 )
+from bgtui.engine.nn import one_ply_weight0
 from bgtui.engine.position import game_result, swap_sides_into
 from bgtui.engine.structs import (
     CubeStates,
@@ -304,9 +304,9 @@ def _choose(pos, d1, d2, ply, ev, ws, best5):
 
     0-ply: best by 0-ply. ply >= 1: all plays at 0-ply, the best few (8 within 0.16) re-evaluated
     at ``ply`` - 1 lookahead of the resulting position (so the play is chosen at ``ply``); at
-    1-ply a play's value is the blend of its 0-ply and 1-ply values (``ONE_PLY_WEIGHT0``).
+    1-ply a play's value is the blend of its 0-ply and 1-ply values (``nn.one_ply_weight0``).
     """
-    return _choose_weighted(pos, d1, d2, ply, ONE_PLY_WEIGHT0, ev, ws, best5)
+    return _choose_weighted(pos, d1, d2, ply, one_ply_weight0(pos), ev, ws, best5)
 
 
 @kernel
@@ -320,7 +320,7 @@ def _choose_weighted(pos, d1, d2, ply, w0, ev, ws, best5):
 @kernel(inline="always")
 def _choose_among(pos, n, ply, ev, ws, best5):
     """:func:`_choose` among the ``n`` plays ``ws.play_pos[:n]`` of a roll from ``pos``."""
-    return _choose_among_weighted(pos, n, ply, ONE_PLY_WEIGHT0, ev, ws, best5)
+    return _choose_among_weighted(pos, n, ply, one_ply_weight0(pos), ev, ws, best5)
 
 
 @kernel(inline="always")
@@ -371,6 +371,8 @@ def _choose_among_weighted(pos, n, ply, w0, ev, ws, best5):
 def _blend_one_ply(child, w0, ev, ews, t5, p5):
     """``p5`` (a play's 1-ply probabilities, mover's view) := the value of the play at 1-ply,
     ``w0`` times its 0-ply probabilities (into ``t5``) plus ``1 - w0`` times ``p5``."""
+    if w0 == 0.0:  # the plain 1-ply
+        return
     _evaluate_after(child, ev, ews, t5)
     for k in range(5):
         p5[k] = w0 * t5[k] + (1.0 - w0) * p5[k]
@@ -402,11 +404,12 @@ def _filtered_plied(cur, n, k, ply, ev, ws, best5):
         fn = ws.filter_net
         m = filter_pick(cur, ws.play_pos, ws.play_moves, n, k, fn.w1, fn.b1, fn.w2, fs)
         plays = fs.picked
+    w0 = one_ply_weight0(cur)
     beste = -1e9
     for j in range(m):
         _evaluate_after_plied(plays[j], ply, ev, ws.lookahead, t5)
         if ply == 1:
-            _blend_one_ply(plays[j], ONE_PLY_WEIGHT0, ev, ws.eval, ws.blend5, t5)
+            _blend_one_ply(plays[j], w0, ev, ws.eval, ws.blend5, t5)
         e = equity(t5)
         if e > beste:
             beste = e

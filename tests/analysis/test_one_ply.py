@@ -1,22 +1,32 @@
 """A play's 1-ply lookahead against a brute force in Python: the opponent's 21 rolls, his best
 reply by 0-ply equity, its 0-ply value, weights 1/36 and 2/36, from the mover's side; and the
 1-ply rows of ``rank_plays`` (money and match) carrying the blend of that value with the
-play's 0-ply value (``ONE_PLY_WEIGHT0``)."""
+play's 0-ply value, weighted by the class of the position before the roll
+(``ONE_PLY_WEIGHTS0``: contact 0.4, race 0.0, crashed 0.6)."""
 
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from bgtui.analysis.formats import parse_position
+from bgtui.analysis.formats import format_position_id, parse_position
 from bgtui.analysis.service import Analyzer
-from bgtui.engine.constants import ONE_PLY_WEIGHT0
+from bgtui.engine import one_ply_weight0
+from bgtui.engine.constants import ONE_PLY_WEIGHTS0
 from bgtui.engine.evaluate import equity, evaluate0
 from bgtui.engine.movegen import generate_plays
 from bgtui.engine.position import game_result, swap_sides
 
 CONTACT = "zGbiIQgxH/AAWA"  # middle game, 4 plays of 31 (one hits)
 RACE = "tnWEBwC2mvIBAA"
+# contact (a checker of the side on roll on his 20 point) after he has borne off one checker:
+# the crashed net's class
+CRASHED = format_position_id(
+    np.array(
+        [0, 3, 3, 3, 2, 2, 0, -3, -3, 0, 0, 0, -3, -2, 0, 0, 0, -2, 0, 0, 1, 0, 0, 0, -2, 0],
+        dtype=np.int8,
+    )
+)
 
 
 @pytest.fixture(scope="module")
@@ -56,17 +66,17 @@ def test_one_ply_value_is_the_brute_force(an, pos, dice):
         assert np.allclose(an._after_probs(child, 1), brute_one_ply(an, child), atol=2e-6)
 
 
-def brute_blend(an, child):
-    """The value a play is ranked by at 1-ply: ``ONE_PLY_WEIGHT0`` times its 0-ply value plus
-    the rest times its brute-force 1-ply value."""
-    w = ONE_PLY_WEIGHT0
+def brute_blend(an, child, w):
+    """The value a play is ranked by at 1-ply: ``w`` times its 0-ply value plus the rest times
+    its brute-force 1-ply value."""
     return w * after0(an, child) + (1.0 - w) * brute_one_ply(an, child)
 
 
-def _check_ranking(an, state, dice, rows):
-    """Each 1-ply row carries the brute-force blend of its play's 0-ply and 1-ply values."""
+def _check_ranking(an, state, dice, rows, w):
+    """Each 1-ply row carries the brute-force blend (0-ply weight ``w``) of its play's 0-ply
+    and 1-ply values."""
     children, _ = generate_plays(state.position, *dice)
-    want = {bytes(swap_sides(c).astype(np.int8)): brute_blend(an, c) for c in children}
+    want = {bytes(swap_sides(c).astype(np.int8)): brute_blend(an, c, w) for c in children}
     seen = 0
     for row in rows:
         if row.evaluated_by != "1-ply":
@@ -82,7 +92,7 @@ def _check_ranking(an, state, dice, rows):
 def test_money_ranking_at_one_ply(an):
     state = replace(parse_position(CONTACT), dice=(3, 1))
     rows = an.rank_plays(state, (3, 1), 1)
-    _check_ranking(an, state, (3, 1), rows)
+    _check_ranking(an, state, (3, 1), rows, 0.4)
     eqs = [r.equity.cubeless for r in rows if r.evaluated_by == "1-ply"]
     assert eqs == sorted(eqs, reverse=True)
 
@@ -90,4 +100,18 @@ def test_money_ranking_at_one_ply(an):
 def test_match_ranking_at_one_ply(an):
     state = replace(parse_position(CONTACT), dice=(3, 1), match_length=7, score=(2, 4))
     rows = an.rank_plays(state, (3, 1), 1)
-    _check_ranking(an, state, (3, 1), rows)
+    _check_ranking(an, state, (3, 1), rows, 0.4)
+
+
+def test_weights_by_class():
+    """Contact 0.4, race 0.0 (the plain 1-ply), crashed 0.6, by the position before the roll."""
+    assert ONE_PLY_WEIGHTS0 == (0.4, 0.0, 0.6)
+    for pid, w in ((CONTACT, 0.4), (RACE, 0.0), (CRASHED, 0.6)):
+        assert one_ply_weight0(parse_position(pid).position) == w
+
+
+@pytest.mark.parametrize("pid, dice, w", [(RACE, (6, 4), 0.0), (CRASHED, (4, 2), 0.6)])
+def test_race_and_crashed_rankings_at_one_ply(an, pid, dice, w):
+    state = replace(parse_position(pid), dice=dice)
+    rows = an.rank_plays(state, dice, 1)
+    _check_ranking(an, state, dice, rows, w)
