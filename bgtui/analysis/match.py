@@ -357,7 +357,7 @@ def rank_plays(an, state, dice, ply: int, met: MatchEquityTable) -> list[PlayRow
         keep = [i for i in order[:FILTER_MAX_PLAYS] if key[i] >= key[order[0]] - margin]
         w0 = one_ply_weight0(board)
         for i in keep:
-            probs[i] = an.play_probs(children[i], ply, probs[i], w0)
+            probs[i] = an.play_probs(children[i], ply, w0, probs[i])
             plies[i] = ply
         value(np.array(keep, dtype=np.int64))
     order = sorted(range(len(children)), key=lambda i: (-plies[i], -vals[i, 1]))

@@ -351,21 +351,18 @@ class Analyzer:
         out[1], out[2], out[3], out[4] = t[3], t[4], t[1], t[2]
         return out
 
-    def play_probs(self, child: np.ndarray, ply: int, probs0=None, w0=None) -> np.ndarray:
+    def play_probs(self, child: np.ndarray, ply: int, w0: float, probs0=None) -> np.ndarray:
         """float32[5]: the value (mover's view) of a play reaching ``child`` when plays are
         ranked at ``ply``: its resulting position evaluated at ``ply``, except at 1-ply the
         blend ``w0`` times its 0-ply probabilities (``probs0`` if the caller has them) plus the
         rest times its 1-ply ones, as the engine's 1-ply player values plays. ``w0`` is the
-        weight of the position before the roll (:func:`one_ply_weight0`), by default the
-        contact one (``engine.constants.ONE_PLY_WEIGHTS0``)."""
-        from bgtui.engine import ONE_PLY_WEIGHT0
-
+        weight of the position before the roll (:func:`one_ply_weight0`)."""
         out = self._after_probs(child, ply)
         if ply != 1:
             return out
         p0 = self._after_probs(child, 0) if probs0 is None else probs0
         p0 = np.asarray(p0, dtype=np.float32).astype(np.float64)
-        w = ONE_PLY_WEIGHT0 if w0 is None else float(w0)
+        w = float(w0)
         return (w * p0 + (1.0 - w) * out.astype(np.float64)).astype(np.float32)
 
     def rank_plays(self, state, dice: tuple[int, int], ply: int = 0) -> list[PlayRow]:
@@ -391,7 +388,7 @@ class Analyzer:
             keep = [i for i in order[:FILTER_MAX_PLAYS] if eqs[i] >= eqs[order[0]] - FILTER_MARGIN]
             w0 = one_ply_weight0(board)
             for i in keep:
-                probs[i] = self.play_probs(children[i], ply, probs[i], w0)
+                probs[i] = self.play_probs(children[i], ply, w0, probs[i])
                 eqs[i] = Probabilities.from_array(probs[i]).cubeless_equity
                 plies[i] = ply
         # deeper evaluations rank ahead of shallower ones, then by equity
@@ -701,10 +698,10 @@ def _after_play(state, child):
 def one_ply_weight0(board) -> float:
     """The weight of a play's 0-ply value in its 1-ply blend for a roll from ``board`` (the
     position before the roll, mover's view): ``engine.constants.ONE_PLY_WEIGHTS0`` of its
-    class, as the engine's 1-ply player weighs it (``engine.nn.one_ply_weight0``)."""
-    from bgtui.engine import ONE_PLY_WEIGHTS0, net_class
+    class, as the engine's 1-ply player weighs it."""
+    from bgtui.engine import one_ply_weight0 as kernel
 
-    return float(ONE_PLY_WEIGHTS0[int(net_class(np.ascontiguousarray(board, dtype=np.int8)))])
+    return float(kernel(np.ascontiguousarray(board, dtype=np.int8)))
 
 
 def _check_ply(ply: int) -> None:

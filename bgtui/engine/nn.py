@@ -50,12 +50,7 @@ def net_class(pos):
 def one_ply_weight0(pos):
     """The weight of a play's 0-ply value in its 1-ply blend when ``pos`` is the position
     before the roll: ``constants.ONE_PLY_WEIGHTS0`` of its class."""
-    c = net_class(pos)
-    if c == RACE:
-        return ONE_PLY_WEIGHTS0[RACE]
-    if c == CRASHED:
-        return ONE_PLY_WEIGHTS0[CRASHED]
-    return ONE_PLY_WEIGHTS0[CONTACT]
+    return ONE_PLY_WEIGHTS0[net_class(pos)]
 
 
 def init_net(hidden: int, seed: int, scale: float = 0.1):
