@@ -482,18 +482,32 @@ def _keep_theme_rolls(children, groups, themes) -> tuple[np.ndarray, np.ndarray]
     return _keep_rolls(children, groups, themes_mask(children[starts], themes))
 
 
-def _sample_kept_rolls(spec: DatasetSpec, ev, rng, ws, groups, keep) -> np.ndarray:
+def _keep_crashed_rolls(children, groups) -> tuple[np.ndarray, np.ndarray]:
+    """The rolls among ``children`` (grouped as :func:`_keep_disagreements` takes them) whose
+    best play by 0-ply, the first of the roll, leads to a position the crashed net values."""
+    from bgtui.engine import CRASHED
+    from bgtui.training.kernels import net_classes
+
+    if len(children) == 0:
+        return children, groups[:0]
+    starts = _roll_starts(groups)
+    return _keep_rolls(children, groups, net_classes(children[starts]) == CRASHED)
+
+
+def _sample_kept_rolls(spec: DatasetSpec, ev, rng, ws, groups, keep, batch=0) -> np.ndarray:
     """``spec.shard`` positions: the ``spec.children_best`` best plays of the rolls of greedy
     self-play (of the evaluator against PubEval with ``spec.vs_pubeval``) that ``keep``
     (children and their rolls to the kept ones, as :func:`_keep_rolls` returns) keeps, their
-    rolls into ``groups``."""
+    rolls into ``groups``. Self-play runs ``batch`` children at a time (default: a shard's
+    worth), whole games from the start: large enough to reach the rolls ``keep`` wants."""
     n = spec.shard
+    batch = max(batch, n)
     dest = np.zeros((n, 26), dtype=np.int8)
     m = 0
     while m < n:
-        g = np.zeros(n, dtype=np.int32)
+        g = np.zeros(batch, dtype=np.int32)
         more = _sample_into(
-            np.zeros((n, 26), dtype=np.int8),
+            np.zeros((batch, 26), dtype=np.int8),
             ev,
             rng,
             0.0,
@@ -519,8 +533,8 @@ def _keep_themes(positions: np.ndarray, themes) -> np.ndarray:
 def _sample_shard(spec: DatasetSpec, ev, rng, ws, groups=None) -> np.ndarray:
     """``spec.shard`` positions of 0-ply self-play for one shard of the set ``spec`` describes
     (see :func:`build_dataset`), drawn with ``rng`` and the play scratch ``ws``
-    (``evaluate.make_play_workspace``); with ``spec.children_best`` (and not
-    ``spec.crashed_only``), ``groups`` (int32[spec.shard]) receives each child's roll
+    (``evaluate.make_play_workspace``); with ``spec.children_best``, ``groups``
+    (int32[spec.shard]) receives each child's roll
     (:func:`_sample_into`)."""
     from bgtui.engine import CRASHED
     from bgtui.training.kernels import _race_sibling_children, net_classes
@@ -560,6 +574,11 @@ def _sample_shard(spec: DatasetSpec, ev, rng, ws, groups=None) -> np.ndarray:
         return _sample_kept_rolls(spec, ev, rng, ws, groups, keep)
     if spec.theme:
         return kept(100, 2, lambda more: _keep_themes(more, parse_themes(spec.theme)))
+    if spec.crashed_only and children_best:
+        # crashed positions come late in a game: room for the 20 games of a sampling call
+        # (``_sample_into``) to run to their ends, about 60 rolls each
+        batch = 1200 * children_best
+        return _sample_kept_rolls(spec, ev, rng, ws, groups, _keep_crashed_rolls, batch)
     if spec.crashed_only:
         found = np.zeros((0, 26), dtype=np.int8)
         while len(found) < n:
@@ -741,7 +760,8 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
     ``children_best`` best plays at 0-ply that the race net values
     (``kernels._race_sibling_children``), the siblings of a roll rolled out together as the roots of
     one job (the same dice for each, so that their differences are more precise than their values).
-    With ``crashed_only`` only the positions the crashed net values (``nn.net_class``) are kept;
+    With ``crashed_only`` only the positions the crashed net values (``nn.net_class``) are kept
+    (with ``children_best``, the rolls whose best play leads to one: :func:`_keep_crashed_rolls`);
     with ``stragglers`` (and ``race_rollouts``) only straggler races (:func:`is_straggler_race`).
     With ``vs_pubeval`` (and ``children_best``) the games are the evaluator's against PubEval and
     the positions are the ``children_best`` best plays of the evaluator's rolls: the positions a
@@ -773,11 +793,7 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
         idx = len(list_shards(data_dir))
         t = time.time()
         shard_seed = spec.seed * 1_000_003 + idx
-        groups = (
-            np.zeros(spec.shard, dtype=np.int32)
-            if spec.children_best and not spec.crashed_only
-            else None
-        )
+        groups = np.zeros(spec.shard, dtype=np.int32) if spec.children_best else None
         dest = _sample_shard(spec, ev, make_rng(shard_seed), ws, groups)
         if spec.race_rollouts:
             tg = rollout_targets(

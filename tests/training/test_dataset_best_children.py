@@ -348,3 +348,43 @@ def test_a_disagreement_dataset_records_the_option_and_needs_rollout_labels(smal
         DatasetSpec(20, shard=20, disagree=True, children_best=2)
     with pytest.raises(ValueError, match="--disagree"):
         DatasetSpec(20, shard=20, disagree=True, children_best=2, cousins=True, target_games=True)
+
+
+def _crashed_by_hand(pos) -> bool:
+    """Contact after a side has borne off: some checker of one side still has an opponent's
+    checker in front of it, and a side has fewer than 15 checkers on the board and the bar."""
+    mine = sum(max(int(c), 0) for c in pos)
+    theirs = sum(max(-int(c), 0) for c in pos)
+    my_rear = max((i for i in range(26) if pos[i] > 0), default=-1)
+    their_front = min((i for i in range(26) if pos[i] < 0), default=99)
+    return my_rear > their_front and (mine < 15 or theirs < 15)
+
+
+def test_crashed_rolls_keep_every_play_of_the_rolls_whose_best_play_is_crashed():
+    from bgtui.training.train import _keep_crashed_rolls
+
+    an = Analyzer()
+    dest = np.zeros((4000, 26), dtype=np.int8)
+    groups = np.zeros(4000, dtype=np.int32)
+    m = _sample_best_children(
+        an.ev, 3, make_rng(33), START, 3, make_play_workspace(hidden_size(an.ev)), dest, groups
+    )
+    dest, groups = dest[:m], groups[:m]
+    kept, kept_groups = _keep_crashed_rolls(dest, groups)
+    want = [dest[groups == g] for g in np.unique(groups)]
+    want = [plays for plays in want if _crashed_by_hand(plays[0])]
+    assert 0 < len(want) < len(np.unique(groups))
+    assert np.array_equal(kept, np.concatenate(want))
+    assert np.array_equal(kept_groups, np.repeat(np.arange(len(want)), [len(w) for w in want]))
+
+
+def test_a_crashed_dataset_with_children_best_keeps_sibling_groups(small_dataset):
+    from bgtui.training.train import DatasetSpec
+
+    spec = DatasetSpec(40, shard=20, children_best=3, crashed_only=True)
+    pos, tg, grp, meta = small_dataset(spec)
+    assert pos.shape == (40, 26) and np.all((tg >= 0) & (tg <= 1))
+    first = np.r_[True, np.diff(grp) != 0]
+    assert np.all(np.diff(grp) >= 0) and np.bincount(grp).max() <= 3
+    assert all(_crashed_by_hand(p) for p in pos[first])
+    assert meta["crashed_only"] and meta["children_best"] == 3
