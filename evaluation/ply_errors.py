@@ -344,11 +344,18 @@ def compare(args):
     names = ("0-ply", "1-ply", BY_CLASS, "2-ply (filter)")
     picks = [choosers(dict(np.load(p))) for p in args.sets]
     idx = _rolled(eq)
+    rolled = len(idx)
     for ch in picks:
         for n in names:
             idx = idx[~np.isnan(eq[idx, ch[n][idx]])]
     loss = [{n: 1000 * x for n, x in _losses(eq, ch, idx).items() if n in names} for ch in picks]
     print(f"{len(idx)} decisions with every pick rolled out; millipoints lost, summed")
+    if len(idx) < rolled:
+        print(
+            f"warning: {rolled - len(idx)} of the {rolled} decisions rolled out are left out for "
+            "a pick the rollouts lack; they are where a chooser strays, so the figures flatter "
+            "it: roll its picks out (rollout --with) first"
+        )
     for path, lo in zip(args.sets, loss):
         row = "  ".join(f"{n} {lo[n].sum():7.0f}" for n in names)
         print(
