@@ -337,6 +337,17 @@ def shared(args):
         )
 
 
+def _warn_unrolled(rolled: int, kept: int, what: str = "") -> None:
+    """Say when decisions rolled out were left out for a pick the rollouts lack: they are
+    where a chooser strays, so figures without them flatter it."""
+    if kept < rolled:
+        print(
+            f"warning: {rolled - kept} of the {rolled} decisions rolled out{what} are left out "
+            "for a pick the rollouts lack; they are where a chooser strays, so the figures "
+            "flatter it: roll its picks out (rollout --with) first"
+        )
+
+
 def compare(args):
     """Paired losses of the same choosers under different weights, over the decisions where
     ``args.rollouts`` values every play that any of them picks."""
@@ -350,12 +361,7 @@ def compare(args):
             idx = idx[~np.isnan(eq[idx, ch[n][idx]])]
     loss = [{n: 1000 * x for n, x in _losses(eq, ch, idx).items() if n in names} for ch in picks]
     print(f"{len(idx)} decisions with every pick rolled out; millipoints lost, summed")
-    if len(idx) < rolled:
-        print(
-            f"warning: {rolled - len(idx)} of the {rolled} decisions rolled out are left out for "
-            "a pick the rollouts lack; they are where a chooser strays, so the figures flatter "
-            "it: roll its picks out (rollout --with) first"
-        )
+    _warn_unrolled(rolled, len(idx))
     for path, lo in zip(args.sets, loss):
         row = "  ".join(f"{n} {lo[n].sum():7.0f}" for n in names)
         print(
@@ -382,8 +388,10 @@ def by_class(args):
         eq = dict(np.load(rollouts))["equity"]
         ch = choosers(d)
         idx = _rolled(eq)
+        rolled = len(idx)
         for c in ch.values():
             idx = idx[~np.isnan(eq[idx, c[idx]])]
+        _warn_unrolled(rolled, len(idx), f" in {rollouts}")
         for name, loss in _losses(eq, ch, idx).items():
             for k in (CONTACT, CRASHED, RACE):
                 pooled.setdefault((k, name), []).append(1000 * loss[d["cls"][idx] == k])
