@@ -306,7 +306,16 @@ def _choose(pos, d1, d2, ply, ev, ws, best5):
     at ``ply`` - 1 lookahead of the resulting position (so the play is chosen at ``ply``); at
     1-ply a play's value is the blend of its 0-ply and 1-ply values (``nn.one_ply_weight0``).
     """
-    return _choose_weighted(pos, d1, d2, ply, one_ply_weight0(pos), ev, ws, best5)
+    return _choose_weighted(pos, d1, d2, ply, _blend_weight(pos, ply), ev, ws, best5)
+
+
+@kernel(inline="always")
+def _blend_weight(pos, ply):
+    """The 1-ply blend's weight for a roll from ``pos`` (``nn.one_ply_weight0``); 0.0 at any
+    other ``ply``, where no blend is made, without classifying ``pos``."""
+    if ply == 1:
+        return one_ply_weight0(pos)
+    return 0.0
 
 
 @kernel
@@ -320,7 +329,7 @@ def _choose_weighted(pos, d1, d2, ply, w0, ev, ws, best5):
 @kernel(inline="always")
 def _choose_among(pos, n, ply, ev, ws, best5):
     """:func:`_choose` among the ``n`` plays ``ws.play_pos[:n]`` of a roll from ``pos``."""
-    return _choose_among_weighted(pos, n, ply, one_ply_weight0(pos), ev, ws, best5)
+    return _choose_among_weighted(pos, n, ply, _blend_weight(pos, ply), ev, ws, best5)
 
 
 @kernel(inline="always")
@@ -404,7 +413,7 @@ def _filtered_plied(cur, n, k, ply, ev, ws, best5):
         fn = ws.filter_net
         m = filter_pick(cur, ws.play_pos, ws.play_moves, n, k, fn.w1, fn.b1, fn.w2, fs)
         plays = fs.picked
-    w0 = one_ply_weight0(cur)
+    w0 = _blend_weight(cur, ply)
     beste = -1e9
     for j in range(m):
         _evaluate_after_plied(plays[j], ply, ev, ws.lookahead, t5)
