@@ -337,15 +337,21 @@ def shared(args):
         )
 
 
-def _warn_unrolled(rolled: int, kept: int, what: str = "") -> None:
-    """Say when decisions rolled out were left out for a pick the rollouts lack: they are
-    where a chooser strays, so figures without them flatter it."""
-    if kept < rolled:
+def _every_pick_rolled(eq, picks, what: str = "") -> np.ndarray:
+    """The decisions of the rollouts ``eq`` (``_rolled``) where they value every play that
+    the choices ``picks`` (arrays of play indices) pick; warns when others are left out: they
+    are where a chooser strays, so figures without them flatter it."""
+    idx = _rolled(eq)
+    rolled = len(idx)
+    for c in picks:
+        idx = idx[~np.isnan(eq[idx, c[idx]])]
+    if len(idx) < rolled:
         print(
-            f"warning: {rolled - kept} of the {rolled} decisions rolled out{what} are left out "
-            "for a pick the rollouts lack; they are where a chooser strays, so the figures "
+            f"warning: {rolled - len(idx)} of the {rolled} decisions rolled out{what} are left "
+            "out for a pick the rollouts lack; they are where a chooser strays, so the figures "
             "flatter it: roll its picks out (rollout --with) first"
         )
+    return idx
 
 
 def compare(args):
@@ -354,14 +360,9 @@ def compare(args):
     eq = dict(np.load(args.rollouts))["equity"]
     names = ("0-ply", "1-ply", BY_CLASS, "2-ply (filter)")
     picks = [choosers(dict(np.load(p))) for p in args.sets]
-    idx = _rolled(eq)
-    rolled = len(idx)
-    for ch in picks:
-        for n in names:
-            idx = idx[~np.isnan(eq[idx, ch[n][idx]])]
+    idx = _every_pick_rolled(eq, [ch[n] for ch in picks for n in names])
     loss = [{n: 1000 * x for n, x in _losses(eq, ch, idx).items() if n in names} for ch in picks]
     print(f"{len(idx)} decisions with every pick rolled out; millipoints lost, summed")
-    _warn_unrolled(rolled, len(idx))
     for path, lo in zip(args.sets, loss):
         row = "  ".join(f"{n} {lo[n].sum():7.0f}" for n in names)
         print(
@@ -387,11 +388,7 @@ def by_class(args):
         d = dict(np.load(data))
         eq = dict(np.load(rollouts))["equity"]
         ch = choosers(d)
-        idx = _rolled(eq)
-        rolled = len(idx)
-        for c in ch.values():
-            idx = idx[~np.isnan(eq[idx, c[idx]])]
-        _warn_unrolled(rolled, len(idx), f" in {rollouts}")
+        idx = _every_pick_rolled(eq, ch.values(), f" in {rollouts}")
         for name, loss in _losses(eq, ch, idx).items():
             for k in (CONTACT, CRASHED, RACE):
                 pooled.setdefault((k, name), []).append(1000 * loss[d["cls"][idx] == k])
