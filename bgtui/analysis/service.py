@@ -12,10 +12,7 @@ import numpy as np
 
 from bgtui.analysis.board import OTHER_SIDE_OWNER
 from bgtui.analysis.models import Equities, Evaluation, PlayRow, Probabilities
-
-#: GNU Backgammon-like move filter: plays kept for the deeper evaluation, after 0-ply.
-FILTER_MAX_PLAYS = 8
-FILTER_MARGIN = 0.16
+from bgtui.engine import FILTER_MARGIN, FILTER_MAX_PLAYS
 
 
 class Analyzer:

@@ -39,6 +39,8 @@ _export(
     "ONE_PLY_WEIGHTS0",
     "RACE_SIDE_PLAYS",
     "RACE_SIDE_MARGIN",
+    "FILTER_MAX_PLAYS",
+    "FILTER_MARGIN",
     "POSITION_SIZE",
     "MAX_PLAYS",
     "MOVE_SIZE",

@@ -37,6 +37,12 @@ CENTRED, OWNED, OPP_OWNED = 0, 1, 2
 #: player does not double before his first roll)
 CUBE_VALUE, CUBE_OWNER, CUBE_HOLD = range(3)
 
+#: the move filter of every lookahead choice (the services' play ranking and the engine's
+#: n-ply player): after 0-ply, the best ``FILTER_MAX_PLAYS`` plays within ``FILTER_MARGIN``
+#: (cubeless equity) of the best are valued deeper
+FILTER_MAX_PLAYS = 8
+FILTER_MARGIN = 0.16
+
 #: a play chosen at 1-ply is valued by a weight times its 0-ply probabilities plus the rest
 #: times its 1-ply ones (the services' play ranking and the engine's 1-ply player): the 1-ply
 #: value errs in the opponent's favour by play-dependent amounts, the 0-ply value otherwise,

@@ -41,6 +41,8 @@ from bgtui.engine.constants import (
     CUBE_HOLD,
     CUBE_OWNER,
     CUBE_VALUE,
+    FILTER_MARGIN,
+    FILTER_MAX_PLAYS,
     MAX_PLAYS,
     MOVE_SIZE,
     OPP_OWNED,
@@ -341,8 +343,8 @@ def _choose_among_weighted(pos, n, ply, w0, ev, ws, best5):
         return _best_child_from(pos, n, ppos, ev, ews, best5, np.int64(0))[0]
     best = 0
     beste = -1e9
-    # filter: keep up to 8 plays within 0.16 of the best at 0-ply (no allocation: the 0-ply
-    # equities go in ws.play_equities, the picked flags in ws.play_flags)
+    # filter: keep up to FILTER_MAX_PLAYS plays within FILTER_MARGIN of the best at 0-ply (no
+    # allocation: the 0-ply equities go in ws.play_equities, the picked flags in ws.play_flags)
     eqs = ws.play_equities
     picked = ws.play_flags
     top = -1e9
@@ -352,14 +354,14 @@ def _choose_among_weighted(pos, n, ply, w0, ev, ws, best5):
         picked[i] = 0
         if eqs[i] > top:
             top = eqs[i]
-    for j in range(min(8, n)):
+    for j in range(min(FILTER_MAX_PLAYS, n)):
         i = -1
         m = -1e9
         for q in range(n):
             if picked[q] == 0 and eqs[q] > m:
                 m = eqs[q]
                 i = q
-        if i < 0 or m < top - 0.16:
+        if i < 0 or m < top - FILTER_MARGIN:
             break
         picked[i] = 1
         _evaluate_after_plied(ppos[i], ply, ev, lws, t5)
