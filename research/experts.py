@@ -1,0 +1,210 @@
+"""Two contact nets, each for one part of the contact positions: does a split buy capacity?
+
+    python research/experts.py median --anchor DIRS
+    python research/experts.py fit WEIGHTS OUT.npz --anchor DIRS --split T[,T2...] --part K|all \\
+        [--epochs 4] [--alpha 1e-4] [--alpha-end 2e-5] [--batch 256] [--rank-weight 16]
+    python research/experts.py errors --data DIRS --split T[,T2...] WEIGHTS PART0.npz PART1.npz \\
+        [...] [--control CONTROL.npz]
+
+A wider contact net values the held-out plays better than the shipped width, but every
+evaluation pays for the width. Two nets of the shipped width, each valuing one part of the
+contact positions, have twice the weights at the cost of one net per evaluation. The split
+here is the pip count of both sides together, cut at the thresholds ``T`` (ascending; part 0
+below the first, part K from the K-th up): a quantity that falls slowly through a game, so
+that the plays of one roll nearly always fall in the same part.
+
+``median``: the median of the split quantity over the contact rows of the anchor sets.
+
+``fit``: fine-tunes the contact net of WEIGHTS (the other nets kept) by minibatch Adam on the
+anchor's contact rows of one part (``all``: every contact row, the control), the loss of
+``bgtui train fit --optimizer adam`` (cross-entropy and the sibling rank term).
+
+``errors``: group-centred equity errors (as ``evaluation/sibling_errors.py`` has them, root
+mean square in millipoints) of the 0-ply values of the held-out plays whose sibling groups are
+all contact, by part: WEIGHTS, the experts PART0, PART1, ... (each play by the net of its own
+part, centred over its whole group), and CONTROL.
+"""
+
+import argparse
+import json
+import time
+
+import numpy as np
+
+from bgtui.analysis.weights import as_nets, load_weights, save_weights, with_databases
+from bgtui.engine import CONTACT, EQUITY_COEF, hidden_size, make_eval_workspace
+from bgtui.training import adam
+from bgtui.training.kernels import evaluate_all, net_classes
+from bgtui.training.train import fit_alpha, load_dataset
+
+SLOTS = np.arange(26)
+
+
+def total_pips(positions):
+    """int64[N]: both sides' pip counts added (a checker on the bar counts 25)."""
+    p = positions.astype(np.int64)
+    return (np.maximum(p, 0) * SLOTS).sum(1) + (np.maximum(-p, 0) * (25 - SLOTS)).sum(1)
+
+
+def parts(positions, split):
+    """int64[N]: the part of each position (0 below the first threshold of ``split``)."""
+    cuts = np.array([float(t) for t in str(split).split(",")])
+    return np.searchsorted(cuts, total_pips(positions), side="right")
+
+
+def cmd_median(args):
+    pos, _ = load_dataset(args.anchor)
+    rows = net_classes(pos) == CONTACT
+    t = total_pips(pos[rows])
+    q = {f"q{k}": float(np.quantile(t, k / 4)) for k in (1, 2, 3)}
+    print(json.dumps({"contact_rows": int(rows.sum()), **q}))
+
+
+def cmd_fit(args):
+    ev, meta = load_weights(args.weights)
+    nets = [tuple(np.array(a, dtype=np.float32) for a in net) for net in as_nets(ev)]
+    pos, tg, grp = load_dataset(args.anchor, with_groups=True)
+    keep = net_classes(pos) == CONTACT
+    if args.part != "all":
+        keep &= parts(pos, args.split) == int(args.part)
+    rows = np.flatnonzero(keep)
+    x, t, g = adam.dense_inputs(pos, rows), tg[rows], grp[rows]
+    del pos, tg, grp
+    print(json.dumps({"part": args.part, "rows": len(rows)}), flush=True)
+    net = nets[CONTACT]
+    moments = adam.new_moments(net)
+    rng = np.random.default_rng(args.seed)
+    for ep in range(args.epochs):
+        t0 = time.time()
+        a = fit_alpha(ep, args.epochs, args.alpha, args.alpha_end)
+        order = adam.group_order(g, rng)
+        se = adam.adam_pass(net, moments, x, t, order, args.batch, a, g, args.rank_weight)
+        meta_out = dict(meta)
+        meta_out["experts_fit"] = {
+            "weights": str(args.weights),
+            "anchor": args.anchor,
+            "split": args.split,
+            "part": args.part,
+            "epochs_done": ep + 1,
+            "epochs": args.epochs,
+            "alpha": args.alpha,
+            "alpha_end": args.alpha_end,
+            "batch": args.batch,
+            "rank_weight": args.rank_weight,
+            "seed": args.seed,
+        }
+        save_weights(args.out, tuple(nets), meta_out)
+        print(
+            json.dumps(
+                {
+                    "epoch": ep + 1,
+                    "alpha": a,
+                    "mse": se / len(order) / 5,
+                    "seconds": round(time.time() - t0, 1),
+                }
+            ),
+            flush=True,
+        )
+
+
+def values(path, positions):
+    """float64[N]: the 0-ply cubeless equities of ``positions`` (player on roll) by the
+    weights at ``path``, the engine's evaluation."""
+    ev = with_databases(load_weights(path)[0])
+    out = np.zeros((len(positions), 5), dtype=np.float64)
+    evaluate_all(positions, ev, make_eval_workspace(hidden_size(ev)), out)
+    return out @ EQUITY_COEF
+
+
+def centred(err, groups):
+    """(``err`` less its group's mean, the size of each row's group)."""
+    _, inv, cnt = np.unique(groups, return_inverse=True, return_counts=True)
+    c = err - (np.bincount(inv, weights=err) / cnt)[inv]
+    return c, cnt[inv]
+
+
+def cmd_errors(args):
+    pos, tg, grp = load_dataset(args.data, with_groups=True)
+    contact = net_classes(pos) == CONTACT
+    # groups whose every play is contact, with two plays or more
+    _, inv = np.unique(grp, return_inverse=True)
+    whole = np.bincount(inv, weights=~contact) == 0
+    rows = np.flatnonzero(whole[inv] & (grp >= 0))
+    pos, tg, grp = pos[rows], tg[rows], grp[rows]
+    label = tg.astype(np.float64) @ EQUITY_COEF
+    part = parts(pos, args.split)
+    if part.max() >= len(args.experts):
+        raise SystemExit(f"{part.max() + 1} parts and {len(args.experts)} expert weights")
+    eq = {
+        "weights": values(args.weights, pos),
+        "control": values(args.control, pos) if args.control else None,
+    }
+    eq["experts"] = np.zeros(len(pos))
+    for k, path in enumerate(args.experts):
+        m = part == k
+        eq["experts"][m] = values(path, pos[m])
+    report = {"plays": len(rows), "parts": np.bincount(part).tolist()}
+    masks = [("all", np.ones(len(pos), dtype=bool))]
+    masks += [(str(k), part == k) for k in range(len(args.experts))]
+    _, ginv = np.unique(grp, return_inverse=True)
+    sq = {}
+    for name, v in eq.items():
+        if v is None:
+            continue
+        c, n = centred(v - label, grp)
+        live = n >= 2
+        report[name] = {
+            k: round(1000 * float(np.sqrt(np.mean(c[live & m] ** 2))), 3) for k, m in masks
+        }
+        sq[name] = np.bincount(ginv, weights=np.where(live, c * c, 0.0))
+    # the experts' error less the other's, with a standard error from resampling whole groups
+    rows_per_group = np.bincount(ginv, weights=(np.bincount(ginv)[ginv] >= 2).astype(float))
+    rng = np.random.default_rng(0)
+    draws = [rng.integers(0, len(rows_per_group), len(rows_per_group)) for _ in range(400)]
+    for other in ("weights", "control"):
+        if other not in sq:
+            continue
+        d = [
+            np.sqrt(sq["experts"][i].sum() / rows_per_group[i].sum())
+            - np.sqrt(sq[other][i].sum() / rows_per_group[i].sum())
+            for i in draws
+        ]
+        report[f"experts_minus_{other}"] = {
+            "all": round(report["experts"]["all"] - report[other]["all"], 3),
+            "se": round(1000 * float(np.std(d)), 3),
+        }
+    print(json.dumps(report, indent=1))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("median")
+    p.add_argument("--anchor", required=True)
+    p.set_defaults(func=cmd_median)
+    p = sub.add_parser("fit")
+    p.add_argument("weights")
+    p.add_argument("out")
+    p.add_argument("--anchor", required=True)
+    p.add_argument("--split", required=True)
+    p.add_argument("--part", required=True)
+    p.add_argument("--epochs", type=int, default=4)
+    p.add_argument("--alpha", type=float, default=1e-4)
+    p.add_argument("--alpha-end", type=float, default=2e-5)
+    p.add_argument("--batch", type=int, default=256)
+    p.add_argument("--rank-weight", type=float, default=16.0)
+    p.add_argument("--seed", type=int, default=1)
+    p.set_defaults(func=cmd_fit)
+    p = sub.add_parser("errors")
+    p.add_argument("--data", required=True)
+    p.add_argument("--split", required=True)
+    p.add_argument("--control")
+    p.add_argument("weights")
+    p.add_argument("experts", nargs="+")
+    p.set_defaults(func=cmd_errors)
+    args = ap.parse_args()
+    args.func(args)
+
+
+if __name__ == "__main__":
+    main()
