@@ -22,6 +22,7 @@ from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine import (
     CONTACT,
     CRASHED,
+    EARLY,
     RACE,
     START,
     best_play0,
@@ -86,7 +87,10 @@ def main():
     dest = np.zeros((6000, 26), dtype=np.int8)
     m = sample_positions(ev, 200, make_rng(3), START, 0.0, ws, dest)
     classes = np.array([net_class(p) for p in dest[:m]])
-    contact, race, crashed = (dest[:m][classes == k][:2000] for k in (CONTACT, RACE, CRASHED))
+    # contact: both contact nets' positions (early and later), as they come in games
+    contact, race, crashed = (
+        dest[:m][np.isin(classes, k)][:2000] for k in ((CONTACT, EARLY), RACE, CRASHED)
+    )
     _static(contact[:2], ev, ews, 1)
     _in_selection(contact[:2], ev, mws, ews, op, om)
     for name, P in (("contact", contact), ("crashed", crashed), ("race", race)):

@@ -380,7 +380,7 @@ def by_class(args):
     sets ``DATA:ROLLOUTS`` (the decisions where the rollouts value every chooser's play), and
     the paired differences against the engine's blend: which weight of the blend suits which
     class."""
-    from bgtui.engine import CONTACT, CRASHED, RACE
+    from bgtui.engine import CONTACT, CRASHED, EARLY, RACE
 
     pooled = {}
     for spec in args.sets:
@@ -389,9 +389,11 @@ def by_class(args):
         eq = dict(np.load(rollouts))["equity"]
         ch = choosers(d)
         idx = _every_pick_rolled(eq, ch.values(), f" in {rollouts}")
+        cls = d["cls"][idx]
+        cls = np.where(cls == EARLY, CONTACT, cls)  # both contact nets' decisions together
         for name, loss in _losses(eq, ch, idx).items():
             for k in (CONTACT, CRASHED, RACE):
-                pooled.setdefault((k, name), []).append(1000 * loss[d["cls"][idx] == k])
+                pooled.setdefault((k, name), []).append(1000 * loss[cls == k])
     for cname, k in (("contact", CONTACT), ("crashed", CRASHED), ("race", RACE)):
         ref = np.concatenate(pooled[(k, BY_CLASS)])
         zero = np.concatenate(pooled[(k, "0-ply")]).sum()

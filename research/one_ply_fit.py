@@ -14,14 +14,15 @@ part directly.
 ``leaves``: for each position of the shards (the plays of rolls, opponent on roll, as
 ``bgtui train dataset --children-best`` writes them), its 21 leaves (mover on roll), their
 0-ply values by WEIGHTS (the mover's view), their classes (``nn.net_class``; -1: the reply
-ends the game; 3: a bear-off database values the leaf) and the rolls' weights; with the
+ends the game; 4: a bear-off database values the leaf) and the rolls' weights; with the
 positions' labels turned to the mover's view and their sibling groups.
 
 ``fit``: minibatch Adam from WEIGHTS on two losses. Each step takes a batch of the ``--anchor``
 rows per trained net (the fit's own loss: cross-entropy and the sibling rank term, as
 ``bgtui train fit --optimizer adam`` has it) and a batch of whole sibling groups of the
 leaves' positions, whose 1-ply value (the leaves' mean, contact and crashed leaves by the
-nets being fitted, the others at their saved values) is compared with the label by
+nets being fitted (contact, crashed and early; weights whose contact net values the early
+positions too keep it so), the others at their saved values) is compared with the label by
 cross-entropy and the same rank term, times ``--lam``. The replies stay those WEIGHTS chose.
 ``--lam 0`` is the control: the same anchor steps alone.
 
@@ -39,6 +40,9 @@ import numpy as np
 
 from bgtui.analysis.weights import as_nets, load_weights, save_weights, with_databases
 from bgtui.engine import (
+    CONTACT,
+    CRASHED,
+    EARLY,
     EQUITY_COEF,
     MAX_PLAYS,
     NET_NAMES,
@@ -59,6 +63,11 @@ from bgtui.training import adam
 from bgtui.training.kernels import net_classes
 from bgtui.training.train import fit_alpha, load_dataset
 
+#: the class code of a leaf a bear-off database values
+DATABASE = 4
+#: the classes whose nets the fit trains
+FITTED = (CONTACT, CRASHED, EARLY)
+
 
 @numba.njit(nogil=True, cache=True)
 def _leaves(roots, labels, ev, mws, ews, out_pos, out_moves, leaves, vals, cls, targets):
@@ -74,7 +83,7 @@ def _leaves(roots, labels, ev, mws, ews, out_pos, out_moves, leaves, vals, cls, 
             if game_result(out_pos[b]) > 0:
                 cls[i, r] = -1
             elif database_kind(leaves[i, r], ev.two_sided, ev.one_sided) != NO_DATABASE:
-                cls[i, r] = 3
+                cls[i, r] = DATABASE
             else:
                 cls[i, r] = net_class(leaves[i, r])
 
@@ -117,7 +126,7 @@ def cmd_leaves(args):
     leaves, vals, cls, targets = make_leaves(ev, roots, tg, args.workers)
     # the nets' own values of the trainable leaves, as a check of the saved ones
     nets = as_nets(ev)
-    for k in (0, 2):
+    for k in FITTED:
         rows = np.flatnonzero(cls.reshape(-1) == k)
         rows = np.sort(np.random.default_rng(0).permutation(rows)[:20000])
         x = adam.dense_inputs(leaves.reshape(-1, 26), rows)
@@ -135,10 +144,11 @@ def cmd_leaves(args):
         cls=cls,
         weights=ROLL_WEIGHTS.astype(np.float32) / 36.0,
     )
-    counts = np.bincount(cls.reshape(-1) + 1, minlength=5)
+    counts = np.bincount(cls.reshape(-1) + 1, minlength=6)
     print(
         f"{len(roots)} positions, {time.time() - t:.1f} s; leaves: game over {counts[0]}, "
-        f"contact {counts[1]}, race {counts[2]}, crashed {counts[3]}, database {counts[4]}"
+        f"contact {counts[1]}, race {counts[2]}, crashed {counts[3]}, early {counts[4]}, "
+        f"database {counts[5]}"
     )
 
 
@@ -158,9 +168,10 @@ def sanitize(y, positions):
     return v, (v == y).astype(np.float32)
 
 
-def one_ply_gradients(nets, trained, batch, d, rank_weight):
+def one_ply_gradients(nets, owner, batch, d, rank_weight):
     """Gradients (per net, w1 b1 w2 b2; None where not trained) of the mean 1-ply loss of the
-    positions ``batch`` (indices into the leaves set ``d``) and its summed squared error."""
+    positions ``batch`` (indices into the leaves set ``d``) and its summed squared error;
+    ``owner``: the net that values each fitted class."""
     leaves, vals, cls, w, tg, groups = d
     n = len(batch)
     lv = leaves[batch].reshape(-1, 26)
@@ -168,10 +179,8 @@ def one_ply_gradients(nets, trained, batch, d, rank_weight):
     c = cls[batch].reshape(-1)
     wr = np.tile(w, n)
     parts = {}
-    for k in (0, 2):
-        if not trained[k]:
-            continue
-        rows = np.flatnonzero(c == k)
+    for k in sorted(set(owner.values())):
+        rows = np.flatnonzero(np.isin(c, [q for q, o in owner.items() if o == k]))
         if len(rows) == 0:
             continue
         x = adam.dense_inputs(lv, rows)
@@ -186,7 +195,7 @@ def one_ply_gradients(nets, trained, batch, d, rank_weight):
         rc = adam.sibling_residuals(m, t, groups[batch])
         dm = dm + (2.0 * rank_weight) * rc[:, None] * EQUITY_COEF[None, :]
     dm = dm / n
-    grads = [None, None, None]
+    grads = [None] * len(nets)
     for k, (rows, x, h, y, live) in parts.items():
         root = rows // 21
         dz = (dm[root] * wr[rows, None] * y * (1.0 - y) * live).astype(np.float32)
@@ -199,9 +208,13 @@ def one_ply_gradients(nets, trained, batch, d, rank_weight):
 def cmd_fit(args):
     ev, meta = load_weights(args.weights)
     nets = [tuple(np.array(a, dtype=np.float32) for a in net) for net in as_nets(ev)]
-    trained = [True, False, True]
+    # the net each fitted class trains: the contact net the early positions too if it values them
+    tied = ev.early is ev.contact
+    owner = {CONTACT: CONTACT, CRASHED: CRASHED, EARLY: CONTACT if tied else EARLY}
+    if tied:
+        nets[EARLY] = nets[CONTACT]  # saved as one net
     z = np.load(args.leaves)
-    keep = np.flatnonzero(((z["cls"] == 0) | (z["cls"] == 2)).any(1))
+    keep = np.flatnonzero(np.isin(z["cls"], FITTED).any(1))
     d = (
         z["leaves"][keep],
         z["vals"][keep],
@@ -213,8 +226,8 @@ def cmd_fit(args):
     apos, atg, agrp = load_dataset(args.anchor, with_groups=True)
     acls = net_classes(apos)
     anchor = {}
-    for k in (0, 2):
-        rows = np.flatnonzero(acls == k)
+    for k in sorted(set(owner.values())):
+        rows = np.flatnonzero(np.isin(acls, [q for q, o in owner.items() if o == k]))
         anchor[k] = (adam.dense_inputs(apos, rows), atg[rows], agrp[rows])
     n_roots = len(keep)
     steps = n_roots // args.roots
@@ -243,7 +256,7 @@ def cmd_fit(args):
         se1 = se0 = 0.0
         for s in range(steps):
             batch = order[s * args.roots : (s + 1) * args.roots]
-            total = [None, None, None]
+            total = [None] * len(nets)
             for k in anchor:
                 x, tk, gk = anchor[k]
                 if k not in aorder or cursor[k] + ab[k] > len(aorder[k]):
@@ -255,13 +268,13 @@ def cmd_fit(args):
                 total[k] = list(g)
                 se0 += e
             if args.lam > 0.0:
-                g1, e1 = one_ply_gradients(nets, trained, batch, d, args.rank_weight)
+                g1, e1 = one_ply_gradients(nets, owner, batch, d, args.rank_weight)
                 se1 += e1
-                for k in (0, 2):
+                for k in anchor:
                     if g1[k] is not None:
                         for j in range(4):
                             total[k][j] = total[k][j] + args.lam * g1[k][j]
-            for k in (0, 2):
+            for k in anchor:
                 adam.step_net(nets[k], moments[k], total[k], a)
         meta_out = dict(meta)
         if "fit" in meta_out:  # the starting weights' own fit stays on record

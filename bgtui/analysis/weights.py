@@ -4,7 +4,8 @@ A weights file holds, for each net in ``NET_NAMES``, arrays ``<net>_w1``, ``<net
 ``<net>_w2``, ``<net>_b2`` and a JSON ``meta`` string: format, input-encoding version, number
 of inputs, hidden sizes, games trained, training settings and the SHA-256 of the arrays.
 A file made before the crashed net existed (no ``crashed_*`` arrays) loads with its contact net
-valuing the crashed positions too, as it did when it was trained. Arrays ``side_w1``,
+valuing the crashed positions too, as it did when it was trained; so does a file without an early
+contact net (``early_*``) for the contact positions from ``EARLY_PIPS`` pips up. Arrays ``side_w1``,
 ``side_b1``, ``side_w2``, ``side_b2``, ``side_skip`` hold the race side net (``bgtui.engine``'s
 ``make_side_net``), which values the races the bear-off databases do not; a file without them
 values those races by its race net.
@@ -72,20 +73,27 @@ def find_weights(name: str = DEFAULT_WEIGHTS) -> Path:
 def save_weights(path, ev, meta: dict, side=None) -> None:
     """Write the nets of ``ev`` (an evaluator context or a tuple of nets), the race side net
     (``side``, by default an evaluator's own) and ``meta`` atomically to ``path``."""
-    nets = tuple(Net(*net) for net in as_nets(ev))
+    raw = as_nets(ev)
+    nets = tuple(Net(*net) for net in raw)
     if side is None and isinstance(ev, Evaluator):
         side = ev.side
     arrays = {}
     for name, net in zip(NET_NAMES, nets):
+        if name == "early" and raw[3] is raw[0]:
+            continue  # the contact net values those positions too
         for part, a in zip(_PARTS, net):
             arrays[f"{name}_{part}"] = np.asarray(a, dtype=np.float32)
-    hidden = {name: int(net.b1.shape[0]) for name, net in zip(NET_NAMES, nets)}
+    hidden = {
+        name: int(net.b1.shape[0]) for name, net in zip(NET_NAMES, nets) if f"{name}_b1" in arrays
+    }
     if side is not None and side.w2.shape[0] > 0:
         for part in _SIDE_PARTS:
             arrays[f"side_{part}"] = np.asarray(getattr(side, part), dtype=np.float32)
         hidden["side"] = int(side.w2.shape[0])
     meta = dict(meta)
     meta.pop("crashed_is_contact", None)  # the file now holds a crashed net of its own
+    if "early_b1" in arrays:
+        meta.pop("early_is_contact", None)
     meta.update(
         format=WEIGHTS_FORMAT,
         input_version=INPUT_VERSION,
@@ -129,9 +137,9 @@ def load_weights(path=DEFAULT_WEIGHTS):
         raise WeightsError(f"{path}: checksum mismatch; the file is damaged")
     ev = []
     for name in NET_NAMES:
-        if name == "crashed" and not any(k.startswith("crashed_") for k in data):
+        if name in ("crashed", "early") and not any(k.startswith(f"{name}_") for k in data):
             ev.append(ev[0])  # an older file: its contact net values these positions
-            meta["crashed_is_contact"] = True
+            meta[f"{name}_is_contact"] = True
             continue
         try:
             net = tuple(aligned(data[f"{name}_{p}"]) for p in _PARTS)  # cache-line aligned
@@ -167,27 +175,32 @@ def _side_net(path, data: dict):
 
 
 def nets_of(ev):
-    """The nets of an evaluator, in ``NET_NAMES`` order (contact, race, crashed)."""
-    return (ev.contact, ev.race, ev.crashed)
+    """The nets of an evaluator, in ``NET_NAMES`` order (contact, race, crashed, early)."""
+    return (ev.contact, ev.race, ev.crashed, ev.early)
 
 
 def as_nets(x):
-    """The three nets of an evaluator context or of a tuple of two (contact, race: the
-    contact net then values the crashed positions too) or three nets."""
-    if isinstance(x, Evaluator) or len(x) in (6, 7):
-        return (x[0], x[1], x[5])
+    """The four nets of an evaluator context or of a tuple of two (contact, race: the
+    contact net then values the crashed and early positions too), three (contact, race,
+    crashed: the contact net values the early ones) or four nets."""
+    if isinstance(x, Evaluator):
+        return nets_of(x)
+    if len(x) in (6, 7):  # an evaluator context of :func:`with_databases` without early net
+        return (x[0], x[1], x[5], x[0])
     if len(x) == 2:
-        return (x[0], x[1], x[0])
+        return (x[0], x[1], x[0], x[0])
     if len(x) == 3:
+        return (*x, x[0])
+    if len(x) == 4:
         return tuple(x)
-    raise ValueError(f"expected an evaluator context or 2-3 nets, got a tuple of {len(x)}")
+    raise ValueError(f"expected an evaluator context or 2-4 nets, got a tuple of {len(x)}")
 
 
 def with_databases(nets, bearoff: bool = False, tables: bool = True, side=None):
     """The evaluator context ``(contact_net, race_net, two_sided_win, one_sided_dist,
-    (contact_tables, race_tables, crashed_tables), crashed_net, side_net)`` of ``nets``
-    (contact, race and crashed; without a crashed net the contact net values those positions
-    too) and the race side net ``side`` (by default an evaluator's own; else none).
+    (contact_tables, race_tables, crashed_tables, early_tables), crashed_net, side_net,
+    early_net)`` of ``nets`` (contact, race, crashed and early; without a crashed or an early
+    net the contact net values those positions too) and the race side net ``side`` (by default an evaluator's own; else none).
 
     With ``bearoff`` the bear-off databases are loaded (or built and cached) and evaluation uses
     them wherever they apply; otherwise empty placeholders of the right types switch them off.
@@ -205,8 +218,8 @@ def with_databases(nets, bearoff: bool = False, tables: bool = True, side=None):
         one = np.zeros((0, 2, 1), dtype=np.float32)
     if side is None and isinstance(nets, Evaluator):
         side = nets.side
-    contact, race, crashed = as_nets(nets)
-    return with_tables((contact, race, two, one, None, crashed, side), tables)
+    contact, race, crashed, early = as_nets(nets)
+    return with_tables((contact, race, two, one, None, crashed, side, early), tables)
 
 
 def with_tables(ev, tables: bool = True):
@@ -214,14 +227,16 @@ def with_tables(ev, tables: bool = True):
     ``tables``, with empty ones: dense evaluation)."""
     contact_net, race_net, two, one, _, crashed_net = ev[:6]
     side = ev[6] if len(ev) > 6 else None
+    early_net = ev[7] if len(ev) > 7 else contact_net
     if tables:
         contact = make_tables(contact_net)
         crashed = contact if crashed_net is contact_net else make_tables(crashed_net)
-        tabs = (contact, make_tables(race_net, race=True), crashed)
+        early = contact if early_net is contact_net else make_tables(early_net)
+        tabs = (contact, make_tables(race_net, race=True), crashed, early)
     else:
         empty = np.zeros((0, 1), dtype=np.float32)
-        tabs = (empty, empty, empty)
-    return make_evaluator(contact_net, race_net, two, one, tabs, crashed_net, side)
+        tabs = (empty, empty, empty, empty)
+    return make_evaluator(contact_net, race_net, two, one, tabs, crashed_net, side, early_net)
 
 
 DEFAULT_FILTER = "filter-0.npz"
@@ -294,10 +309,12 @@ def net_digest(arrays) -> str:
 
 
 def evaluator_digest(ev) -> str:
-    """A digest of what an evaluator computes with: its three nets' weights, its race side
-    net's and the shapes of its bear-off databases (their contents are built by the code)."""
+    """A digest of what an evaluator computes with: its nets' weights (an early net that is
+    the contact net counted once), its race side net's and the shapes of its bear-off
+    databases (their contents are built by the code)."""
     h = hashlib.sha256()
-    for net in nets_of(ev):
+    nets = nets_of(ev)
+    for net in nets[:3] if ev.early is ev.contact else nets:
         h.update(net_digest(net).encode())
     if ev.side.w2.shape[0] > 0:
         h.update(net_digest(ev.side[1:]).encode())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bgtui.analysis.options import MAX_ROLLS, MAX_SEED, MAX_TRIALS, MAX_WORKERS, real, whole
 from bgtui.cli.commands import UserError
+from bgtui.engine import EARLY_PIPS
 
 #: the bound of counts (games, positions, passes, ...): far beyond any run, within 64 bits
 MAX_COUNT = 10**12
@@ -489,9 +490,10 @@ def _add_fit_schedule(p) -> None:
     """``fit``: the nets trained, the last step size and the strength measured after a pass."""
     p.add_argument(
         "--nets",
-        default="contact,race,crashed",
+        default="contact,race,crashed,early",
         help="fit: which nets to train, comma-separated: contact, race, crashed "
-        "(contact with a side borne off; default all three)",
+        "(contact with a side borne off), early (contact from "
+        f"{EARLY_PIPS} pips of both sides together up); default all four",
     )
     p.add_argument(
         "--alpha-end",

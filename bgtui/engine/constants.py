@@ -37,6 +37,12 @@ CENTRED, OWNED, OPP_OWNED = 0, 1, 2
 #: player does not double before his first roll)
 CUBE_VALUE, CUBE_OWNER, CUBE_HOLD = range(3)
 
+#: contact positions (neither side has borne off) with at least this many pips of both sides
+#: together are valued by the early contact net (``nn.net_class``): the median of the
+#: rollout-labelled contact positions, where two nets of the shipped width value held-out
+#: plays better than one (docs/lab-notes/2026-12-03-contact-experts.md)
+EARLY_PIPS = 259
+
 #: the move filter of every lookahead choice (the services' play ranking and the engine's
 #: n-ply player): after 0-ply, the best ``FILTER_MAX_PLAYS`` plays within ``FILTER_MARGIN``
 #: (cubeless equity) of the best are valued deeper
@@ -50,8 +56,9 @@ FILTER_MARGIN = 0.16
 #: weight is that of the class of the position before the roll (``nn.net_class``), in class
 #: order: contact 0.4; race 0.0, the plain 1-ply, whose leaves are the bear-off databases' or
 #: the race net's with little bias; crashed 0.6, where the 1-ply gains least
-#: (docs/lab-notes/2026-12-03-soups-and-dz2.md). ``nn.one_ply_weight0`` looks it up.
-ONE_PLY_WEIGHTS0 = (0.4, 0.0, 0.6)
+#: (docs/lab-notes/2026-12-03-soups-and-dz2.md); early contact as contact.
+#: ``nn.one_ply_weight0`` looks it up.
+ONE_PLY_WEIGHTS0 = (0.4, 0.0, 0.6, 0.4)
 #: the contact weight, the blend of most decisions
 ONE_PLY_WEIGHT0 = ONE_PLY_WEIGHTS0[0]
 

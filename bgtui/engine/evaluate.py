@@ -55,7 +55,6 @@ from bgtui.engine.inputs import (
 from bgtui.engine.movegen import _generate_plays, make_workspace
 from bgtui.engine.nn import (
     CONTACT,
-    CRASHED,
     MAX_TERMS,
     RACE,
     _finish,
@@ -64,6 +63,7 @@ from bgtui.engine.nn import (
     _preact_rest,
     _preact_tables,
     aligned,
+    contact_class,
     net_class,
 )
 from bgtui.engine.position import checkers_off, game_result, is_race, swap_sides_into
@@ -93,30 +93,41 @@ def as_net(net) -> Net:
     return net if isinstance(net, Net) else Net(*net)
 
 
-def make_evaluator(contact, race, two_sided, one_sided, tables, crashed, side=None) -> Evaluator:
-    """An :class:`Evaluator` of three nets (``crashed`` may be the ``contact`` net itself,
-    which then values those positions too), the bear-off databases, the nets' tables
-    (contact, race, crashed) and the race side net (``side.make_side_net``; None: none, the
-    race net values the races)."""
+def make_evaluator(
+    contact, race, two_sided, one_sided, tables, crashed, side=None, early=None
+) -> Evaluator:
+    """An :class:`Evaluator` of four nets (``crashed`` and ``early`` may be the ``contact`` net
+    itself, which then values those positions too; ``early`` None: the contact net), the
+    bear-off databases, the nets' tables (contact, race, crashed[, early]: without the last,
+    the contact net's) and the race side net (``side.make_side_net``; None: none, the race
+    net values the races)."""
     contact_net = as_net(contact)
     crashed_net = contact_net if crashed is contact else as_net(crashed)
+    early_net = contact_net if early is None or early is contact else as_net(early)
+    tables = tuple(tables)
+    if len(tables) == 3:
+        tables = (*tables, tables[0])
     side = no_side_net() if side is None else side
     return Evaluator(
-        contact_net, as_net(race), two_sided, one_sided, tuple(tables), crashed_net, side
+        contact_net, as_net(race), two_sided, one_sided, tables, crashed_net, side, early_net
     )
 
 
 def hidden_size(ev) -> int:
     """The largest hidden layer of the nets in an evaluator (for workspaces)."""
     return max(
-        ev.contact.b1.shape[0], ev.race.b1.shape[0], ev.crashed.b1.shape[0], ev.side.w2.shape[0]
+        ev.contact.b1.shape[0],
+        ev.race.b1.shape[0],
+        ev.crashed.b1.shape[0],
+        ev.early.b1.shape[0],
+        ev.side.w2.shape[0],
     )
 
 
 @kernel(_nrt=True)
 def _nets(ev):
     """The nets of ``ev`` in ``net_class`` order, a tuple indexable by a run-time class."""
-    return (ev.contact, ev.race, ev.crashed)
+    return (ev.contact, ev.race, ev.crashed, ev.early)
 
 
 #: most groups of plays one call of :func:`_best_in_groups` ranks (the 21 rolls of a position)
@@ -437,8 +448,9 @@ def _plain_group(pos, start, end, out_pos, ev, ews, g):
 @kernel
 def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
     """:func:`_best_in_groups` in contact (tables): the children valued by the parent's net
-    (contact or crashed) are evaluated incrementally, the others (a race, the game over, or
-    the first checker borne off) on their own, and so is a group of one play."""
+    (contact, early or crashed) are evaluated incrementally, the others (a race, the game
+    over, the first checker borne off, or the pips across ``EARLY_PIPS``) on their own, and
+    so is a group of one play."""
     cls = net_class(pos)
     tab = ev.tables[cls]
     ends = ews.group_ends
@@ -470,12 +482,11 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
         # the swapped view's masks are these reversed (slot k is slot 25 - k there)
         mine, theirs, mp, mm, mb, op, om, ob, ch = _child_masks(child, pos)
         their_back = 25 if op == 0 else _popcount((op & -op) - 1)
-        crashed = mine < 15 or theirs < 15
         if (
             alone
             or mine == 0
             or _highest_bit(mp) < their_back  # the game is over, a race
-            or crashed != (cls == CRASHED)
+            or contact_class(mine, theirs, _both_pips(child)) != cls
         ):  # another net values it
             _evaluate_after(child, ev, ews, t)
         else:
@@ -509,6 +520,16 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
             _incremental_child(child, psw, ch, mine, theirs, was0, was1, tab, net, ews, o)
             _flip_into(o, t)
         g, start, best, beste = _after_play(t, i, g, start, best, beste, ews)
+
+
+@kernel(inline="always")
+def _both_pips(pos):
+    """Both sides' pip counts of ``pos`` added (symmetric: the same from either side's view)."""
+    pips = 0
+    for k in range(26):
+        c = np.int64(pos[k])
+        pips += max(c, 0) * k + max(-c, 0) * (25 - k)
+    return pips
 
 
 @kernel(inline="always")

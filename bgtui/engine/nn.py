@@ -1,7 +1,8 @@
 """The evaluator's neural nets: one hidden layer of sigmoids, five sigmoid outputs.
 
 A net is a :class:`~bgtui.engine.structs.Net` ``(w1 float32[NUM_INPUTS, H], b1 float32[H],
-w2 float32[5, H], b2 float32[5])``; ``nets`` is ``(contact_net, race_net, crashed_net)``:
+w2 float32[5, H], b2 float32[5])``; ``nets`` is ``(contact_net, race_net, crashed_net,
+early_net)``:
 :func:`net_class` says which one values a position. Outputs are the five cumulative probabilities of
 conventions.md for the side on roll: win, win gammon, win backgammon, lose gammon,
 lose backgammon (lose = 1 - win).
@@ -10,7 +11,7 @@ lose backgammon (lose = 1 - win).
 import numpy as np
 
 from bgtui.engine._jit import kernel
-from bgtui.engine.constants import ONE_PLY_WEIGHTS0
+from bgtui.engine.constants import EARLY_PIPS, ONE_PLY_WEIGHTS0
 from bgtui.engine.inputs import (
     NONLINEAR_FEATURES,
     NUM_FEATURES,
@@ -23,27 +24,38 @@ from bgtui.engine.inputs import (
 from bgtui.engine.position import checkers_off, is_race
 from bgtui.engine.structs import Net
 
-CONTACT, RACE, CRASHED = 0, 1, 2
-NET_NAMES = ("contact", "race", "crashed")
+CONTACT, RACE, CRASHED, EARLY = 0, 1, 2, 3
+NET_NAMES = ("contact", "race", "crashed", "early")
+
+
+@kernel(inline="always")
+def contact_class(mine, theirs, pips):
+    """The class of a position in contact with ``mine`` and ``theirs`` checkers on the board
+    and ``pips`` of both sides together: ``CRASHED`` once either side has borne off a checker
+    (bear-offs against an anchor or a last blot, where a single contact net erred most: a
+    third of its squared error on a sixth of the positions); ``EARLY`` from ``EARLY_PIPS``
+    pips up; otherwise ``CONTACT``."""
+    if mine < 15 or theirs < 15:
+        return CRASHED
+    if pips >= EARLY_PIPS:
+        return EARLY
+    return CONTACT
 
 
 @kernel
 def net_class(pos):
-    """Which net values ``pos``: ``RACE`` once contact is over; ``CRASHED`` in contact once
-    either side has borne off a checker (bear-offs against an anchor or a last blot, where a
-    single contact net erred most: a third of its squared error on a sixth of the positions);
-    otherwise ``CONTACT``."""
+    """Which net values ``pos``: ``RACE`` once contact is over, else :func:`contact_class`."""
     if is_race(pos):
         return RACE
     mine = 0
     theirs = 0
+    pips = 0
     for i in range(26):
         c = pos[i]
         mine += max(c, 0)
         theirs += max(-c, 0)
-    if mine < 15 or theirs < 15:
-        return CRASHED
-    return CONTACT
+        pips += max(c, 0) * i + max(-c, 0) * (25 - i)
+    return contact_class(mine, theirs, pips)
 
 
 @kernel

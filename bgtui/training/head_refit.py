@@ -4,7 +4,7 @@ game-rollouts`` and ``bgtui train heads``).
 Nets fitted to their own n-ply evaluations inherit what the leaves of the lookahead believe:
 a backgammon enters a 2-ply target only when it happens within two rolls, so nets trained on
 such targets understate the backgammon chances. A rollout counts what happens in whole
-games. Here the contact and crashed nets' output units for the gammons and backgammons
+games. Here the contact, crashed and early nets' output units for the gammons and backgammons
 (``w2``, ``b2`` rows 1-4) are refitted to rollout outcomes by logistic regression on the
 nets' own hidden layer, with a ridge penalty toward the current weights; the hidden layer
 and the win output stay as they were.
@@ -25,7 +25,7 @@ from bgtui.engine import Net
 #: output rows refitted by default: win gammon, win backgammon, lose gammon, lose backgammon
 DEFAULT_HEADS = (1, 2, 3, 4)
 #: the nets refitted (``nn.net_class`` values) and their names
-REFIT_NETS = ((0, "contact"), (2, "crashed"))
+REFIT_NETS = ((0, "contact"), (2, "crashed"), (3, "early"))
 
 
 def _chunks(data_dir) -> list[Path]:
@@ -121,11 +121,12 @@ def _cross_entropy(p, t) -> float:
 def refit_heads(
     out, init, data_dir, ridge: float = 1.0, heads=DEFAULT_HEADS, holdout: int = 5, log=print
 ) -> dict:
-    """Refit output rows ``heads`` of the contact and crashed nets of ``init`` on the rollout
+    """Refit output rows ``heads`` of the contact, crashed and early nets of ``init`` (an early
+    net that is the contact net refitted as one with it) on the rollout
     outcomes in ``data_dir`` (:func:`build_game_rollouts`), leaving every ``holdout``-th chunk
     out to measure the fit (0: use all); write the weights to ``out``. Returns the report that
     also goes into the weights' metadata (``output_refit``)."""
-    from bgtui.engine import net_class
+    from bgtui.engine import CONTACT, EARLY, net_class
     from bgtui.training.adam import dense_inputs, forward
 
     files = _chunks(data_dir)
@@ -143,6 +144,9 @@ def refit_heads(
     ev, meta = load_weights(init)
     nets = [Net(*(np.array(a) for a in net)) for net in as_nets(ev)]
     cls = np.array([net_class(p) for p in P])
+    if ev.early is ev.contact:
+        nets[EARLY] = nets[CONTACT]
+        cls[cls == EARLY] = CONTACT
     report: dict = {}
     for c, name in REFIT_NETS:
         rows = np.flatnonzero(cls == c)
@@ -189,5 +193,5 @@ def refit_heads(
         "report": report,
     }
     meta = dict(meta, output_refit=info)
-    save_weights(out, tuple(tuple(n) for n in nets), meta)
+    save_weights(out, tuple(nets), meta)
     return info

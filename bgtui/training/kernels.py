@@ -348,9 +348,11 @@ def _race_sibling_children(parents, ev, rng, k_best, ws, dest, groups):
 @kernel(_nrt=True)
 def _supervised_epoch(positions, targets, order, ev, alphas, ews, stats):
     """One pass of stochastic gradient descent toward ``targets`` (float32[N, 5]) in ``order``,
-    each position's net (``nn.net_class``) stepping by ``alphas[class]`` (float64[3]).
+    each position's net (``nn.net_class``) stepping by ``alphas[class]`` (float64, one per
+    class).
 
-    ``stats`` (float64[6]): summed squared error and count per class (contact, race, crashed).
+    ``stats`` (float64, two per class): summed squared error and count per class (contact,
+    race, crashed, early).
     """
     o5 = np.empty(5, dtype=np.float32)
     for j in range(order.shape[0]):

@@ -268,14 +268,20 @@ def supervised_train(checkpoint, settings: SupervisedSettings, log=None) -> dict
         t_sample = time.time() - t
         tg = plied_targets(ev, dest, settings.ply, settings.workers)
         t_targets = time.time() - t - t_sample
-        stats = np.zeros(6)
+        stats = np.zeros(2 * len(NET_NAMES))
         for ep in range(settings.epochs):
             order = np.random.default_rng(int(rng[0] % (2**32)) + ep).permutation(
                 settings.positions
             )
             stats[:] = 0
             _supervised_epoch(
-                dest, tg, order.astype(np.int64), ev, np.full(3, settings.alpha), ws.eval, stats
+                dest,
+                tg,
+                order.astype(np.int64),
+                ev,
+                np.full(len(NET_NAMES), settings.alpha),
+                ws.eval,
+                stats,
             )
         ev = with_tables(ev)  # the next round's sampling and targets see the new weights
         meta["supervised_rounds"] = int(meta.get("supervised_rounds", 0)) + 1
@@ -296,6 +302,7 @@ def supervised_train(checkpoint, settings: SupervisedSettings, log=None) -> dict
                     "contact_mse": round(stats[0] / max(stats[1], 1), 6),
                     "race_mse": round(stats[2] / max(stats[3], 1), 6),
                     "crashed_mse": round(stats[4] / max(stats[5], 1), 6),
+                    "early_mse": round(stats[6] / max(stats[7], 1), 6),
                     "sample_s": round(t_sample, 1),
                     "targets_s": round(t_targets, 1),
                     "total_s": round(time.time() - t, 1),
@@ -952,7 +959,7 @@ class FitSettings:
     race_hidden: int = 0
     optimizer: str = "sgd"
     batch: int = 256
-    nets: str = "contact,race,crashed"
+    nets: str = "contact,race,crashed,early"
     rank_weight: float = 0.0
 
 
@@ -999,6 +1006,7 @@ def _new_fit_weights(settings: FitSettings, which) -> tuple:
                     ("contact", settings.hidden, 128),
                     ("race", settings.race_hidden, 64),
                     ("crashed", settings.hidden, 128),
+                    ("early", settings.hidden, 128),
                 )
             )
         )
@@ -1008,7 +1016,10 @@ def _new_fit_weights(settings: FitSettings, which) -> tuple:
     ev = tuple(
         widen_net(net, h, settings.seed + k) if h else net
         for k, (net, h) in enumerate(
-            zip(nets_of(ev), (settings.hidden, settings.race_hidden, settings.hidden))
+            zip(
+                nets_of(ev),
+                (settings.hidden, settings.race_hidden, settings.hidden, settings.hidden),
+            )
         )
     )
     return ev, meta, meta
@@ -1017,13 +1028,21 @@ def _new_fit_weights(settings: FitSettings, which) -> tuple:
 def _fit_start(checkpoint: Path, data_dir, settings: FitSettings, which, log) -> tuple:
     """(nets, metadata, tied) a fit starts from: ``checkpoint``'s when it exists (its own fit
     resumed, or a new fit from its weights when that fit was of other data or other nets,
-    logged), else :func:`_new_fit_weights`. ``tied``: the crashed net is the contact net. A
-    new fit moves the starting weights' own fit record to their ``fit_history``."""
+    logged), else :func:`_new_fit_weights`. ``tied``: the names of the nets (crashed, early)
+    that are the contact net. A new fit moves the starting weights' own fit record to their
+    ``fit_history``."""
     start = None  # the metadata of the weights a new fit starts from
     if checkpoint.exists():
         ev, meta = load_weights(checkpoint)
         old = meta.get("fit")
-        tied = bool((old or {}).get("tied_crashed", False))
+        old_ = old or {}
+        # a record made before the early net existed: tied if the file has none of its own
+        early = "early" not in which and meta.get("early_is_contact", False)
+        tied = [
+            name
+            for name, was in (("crashed", False), ("early", early))
+            if old_.get(f"tied_{name}", was)
+        ]
         if old is not None and not _fit_continues(old, data_dir, which):
             # the weights' own fit was of other data or other nets (a copy of the shipped
             # weights, say): they start a new fit
@@ -1041,7 +1060,11 @@ def _fit_start(checkpoint: Path, data_dir, settings: FitSettings, which, log) ->
     else:
         ev, meta, start = _new_fit_weights(settings, which)
     if start is not None:
-        tied = "crashed" not in which and start.get("crashed_is_contact", False)
+        tied = [
+            name
+            for name in ("crashed", "early")
+            if name not in which and start.get(f"{name}_is_contact", False)
+        ]
         if "fit" in meta:  # the starting weights' own fit stays on record
             meta.setdefault("fit_history", []).append(meta.pop("fit"))
     return ev, meta, tied
@@ -1059,7 +1082,8 @@ def _fit_state(checkpoint: Path, meta: dict, data_dir, settings: FitSettings, wh
         "seed": settings.seed,
         "optimizer": settings.optimizer,
         "nets": ",".join(which),
-        "tied_crashed": tied,
+        "tied_crashed": "crashed" in tied,
+        "tied_early": "early" in tied,
     }
     if settings.rank_weight:
         state.setdefault("rank_weight", settings.rank_weight)
@@ -1151,8 +1175,8 @@ def _adam_resume(opt_path: Path, done: int, nets_: list, tied) -> tuple:
         done = opt_done  # the state is written first: it may be one pass ahead
     else:
         moments = [adam.new_moments(net) for net in nets_]
-    if tied:
-        nets_[2] = nets_[0]
+    for name in tied:
+        nets_[NET_NAMES.index(name)] = nets_[0]
     return nets_, moments, done
 
 
@@ -1199,11 +1223,11 @@ def _sgd_pass(data: _FitData, ev, ews, owner, trained, settings, ep, a, rec) -> 
     pos, tg, hold, train = data.pos, data.tg, data.hold, data.train
     rng = np.random.default_rng(settings.seed * 7919 + ep)
     order = train[rng.permutation(len(train))]
-    stats = np.zeros(6)
-    alphas = np.array([a if trained[owner[c]] else 0.0 for c in range(3)])
+    stats = np.zeros(2 * len(NET_NAMES))
+    alphas = np.array([a if trained[owner[c]] else 0.0 for c in range(len(NET_NAMES))])
     _supervised_epoch(pos, tg, order, ev, alphas, ews, stats)
-    hs = np.zeros(6)
-    _supervised_epoch(pos, tg, hold, ev, np.zeros(3), ews, hs)  # alpha 0: measure only
+    hs = np.zeros(2 * len(NET_NAMES))
+    _supervised_epoch(pos, tg, hold, ev, np.zeros(len(NET_NAMES)), ews, hs)  # alpha 0: measure only
     rec["train_mse"] = round(stats[0::2].sum() / max(stats[1::2].sum(), 1), 6)
     return {name: hs[2 * k] / max(hs[2 * k + 1], 1) for k, name in enumerate(NET_NAMES)}
 
@@ -1241,7 +1265,7 @@ def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
     the starting weights have no crashed net of their own (their contact net values those
     positions too), a fit that trains the crashed net starts it as a copy of the contact net;
     one that does not keeps the two tied, the contact net learning from both classes, as
-    before there was a crashed net. ``holdout`` of the positions (fixed by ``seed``) are kept
+    before there was a crashed net; the same holds for the early contact net. ``holdout`` of the positions (fixed by ``seed``) are kept
     out of training and their mean squared error is logged; when the set has sibling groups
     (``children_best`` shards) whole groups are held out, and the RMS of the held-out sibling
     residuals (``adam.sibling_residuals``: the error in the equity differences between the
@@ -1253,10 +1277,11 @@ def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
     checkpoint = Path(checkpoint)
     ev, meta, tied = _fit_start(checkpoint, data_dir, settings, which, log)
     nets_ = [tuple(np.array(a, dtype=np.float32) for a in net) for net in as_nets(ev)]
-    if tied:
-        nets_[2] = nets_[0]
+    for name in tied:
+        nets_[NET_NAMES.index(name)] = nets_[0]
     state, rank_weight = _fit_state(checkpoint, meta, data_dir, settings, which, tied)
-    owner = np.array([0, 1, 0 if tied else 2], dtype=np.int8)  # the net each class trains
+    # the net each class trains
+    owner = np.array([0 if name in tied else k for k, name in enumerate(NET_NAMES)], dtype=np.int8)
     trained = [name in which for name in NET_NAMES]
     data = _split_data(data_dir, settings)
     done = int(state["epochs_done"])

@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from bgtui.analysis.weights import load_weights
-from bgtui.engine import forward
+from bgtui.analysis.weights import load_weights, with_databases
+from bgtui.engine import evaluate0, forward
 from bgtui.engine.evaluate import make_eval_workspace
 from bgtui.engine.nn import init_net
 from bgtui.training import adam
@@ -160,6 +160,40 @@ def test_the_crashed_net_trains_on_its_own_class_and_older_files_keep_it_tied(tm
         assert m["fit"]["tied_crashed"] and "crashed_is_contact" not in m
 
 
+def test_the_early_net_trains_on_its_own_class_and_files_without_one_keep_it_tied(tmp_path):
+    from bgtui.analysis.weights import evaluator_digest
+    from bgtui.engine.nn import CONTACT, EARLY
+    from bgtui.training.kernels import net_classes
+
+    ck = _small_weights(tmp_path)
+    # contact positions of whole games, early and later, with targets of another net's values
+    pos = np.array(game_positions(4, 7), dtype=np.int8)
+    cls = net_classes(pos)
+    pos = pos[(cls == EARLY) | (cls == CONTACT)]
+    cls = net_classes(pos)
+    assert (cls == EARLY).sum() > 20 and (cls == CONTACT).sum() > 20
+    other = with_databases((init_net(8, 11), init_net(4, 12)))
+    targets = np.array([evaluate0(p, other) for p in pos], dtype=np.float32)
+    (tmp_path / "d").mkdir()
+    np.savez(tmp_path / "d" / "shard-00000.npz", positions=pos, targets=targets)
+    start, meta0 = load_weights(ck)
+    # the small weights have no early net: their contact net values those positions
+    assert start.early is start.contact and meta0["early_is_contact"] is True
+    with np.load(ck) as z:
+        assert not any(k.startswith("early_") for k in z.files)
+    for opt in ("adam", "sgd"):
+        # a fit of the early net starts it as the contact net and trains it alone
+        got = _fit_one_pass(tmp_path / f"e{opt}.npz", tmp_path / "d", ck, opt, "early")[0]
+        assert got.early is not got.contact
+        assert all(np.array_equal(x, y) for x, y in zip(got.contact, start.contact))
+        assert not np.array_equal(got.early.w1, start.contact.w1)
+        assert evaluator_digest(got) != evaluator_digest(start)
+        # a fit of the contact net alone keeps the two one net, learning from both classes
+        got, m = _fit_one_pass(tmp_path / f"t{opt}.npz", tmp_path / "d", ck, opt, "contact")
+        assert got.early is got.contact and not np.array_equal(got.contact.w1, start.contact.w1)
+        assert m["fit"]["tied_early"] and m["early_is_contact"] is True
+
+
 def test_a_fit_from_random_weights_of_one_net_keeps_the_shipped_other(tmp_path):
     ck = _small_weights(tmp_path)
     build_dataset(tmp_path / "d", ck, DatasetSpec(200, shard=200), log=io.StringIO())
@@ -234,7 +268,9 @@ def test_a_fit_with_the_sibling_term_holds_out_whole_groups_and_logs_their_error
         tmp_path / "b", ck, DatasetSpec(400, shard=200, children_best=3), log=io.StringIO()
     )
     log = io.StringIO()
+    # the small weights have one contact net; without "early" it values every contact row
     kw = dict(init=ck, holdout=0.25, optimizer="adam", alpha=0.01, alpha_end=0.001, batch=32)
+    kw.update(nets="contact,race,crashed")
     fit(tmp_path / "r.npz", tmp_path / "b", FitSettings(3, rank_weight=4.0, **kw), log=log)
     recs = [json.loads(x) for x in log.getvalue().splitlines()]
     assert "holdout_contact_sibling_rms" in recs[0]
