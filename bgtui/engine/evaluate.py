@@ -55,6 +55,7 @@ from bgtui.engine.inputs import (
 from bgtui.engine.movegen import _generate_plays, make_workspace
 from bgtui.engine.nn import (
     CONTACT,
+    CRASHED,
     MAX_TERMS,
     RACE,
     _finish,
@@ -158,6 +159,7 @@ def make_eval_workspace(hidden: int = 512) -> EvalWorkspace:
         aligned(np.zeros(hidden + SIDE_OUTPUTS)),
         np.zeros((3, SIDE_HEADS, SIDE_BUCKETS), dtype=np.float32),
         np.zeros(2 * MAX_PLAYS, dtype=np.float64),  # LOOKAHEAD_ROWS: gathered rolls' plays
+        aligned(np.zeros(hidden)),
     )
 
 
@@ -448,13 +450,16 @@ def _plain_group(pos, start, end, out_pos, ev, ews, g):
 @kernel
 def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
     """:func:`_best_in_groups` in contact (tables): the children valued by the parent's net
-    (contact, early or crashed) are evaluated incrementally, the others (a race, the game
-    over, the first checker borne off, or the pips across ``EARLY_PIPS``) on their own, and
-    so is a group of one play."""
+    (contact, early or crashed) are evaluated incrementally, and so are those of the other of
+    the contact and early nets (pips across ``EARLY_PIPS``: from the parent's pre-activation
+    by that net, ``ews.parent_h2``, computed for the call when first needed); the others (a
+    race, the game over, the first checker borne off) on their own, and so is a group of one
+    play."""
     cls = net_class(pos)
     tab = ev.tables[cls]
     ends = ews.group_ends
     g, start, best, beste = 0, 0, 0, -1e9  # the group, its first play, its best so far
+    other = -1  # the class of the pre-activation in ews.parent_h2 (none yet in this call)
     t = ews.child5
     net = _nets(ev)[cls]
     psw = ews.parent_swapped
@@ -482,12 +487,10 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
         # the swapped view's masks are these reversed (slot k is slot 25 - k there)
         mine, theirs, mp, mm, mb, op, om, ob, ch = _child_masks(child, pos)
         their_back = 25 if op == 0 else _popcount((op & -op) - 1)
-        if (
-            alone
-            or mine == 0
-            or _highest_bit(mp) < their_back  # the game is over, a race
-            or contact_class(mine, theirs, _both_pips(child)) != cls
-        ):  # another net values it
+        ccls = -1  # on its own: alone, the game over or a race
+        if not (alone or mine == 0 or _highest_bit(mp) < their_back):
+            ccls = contact_class(mine, theirs, _both_pips(child))
+        if ccls < 0 or (ccls != cls and (ccls == CRASHED or cls == CRASHED)):
             _evaluate_after(child, ev, ews, t)
         else:
             # the opponent, on roll after the play (features 0..4, the swapped view)
@@ -517,7 +520,16 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
                 mm & LOW25, op & LOW25, mb & LOW25, child[0] < -1, fb, lb
             )
             _write_nonlinear(f, NUM_NONLINEAR, esc, rear, run, shots, loss)
-            _incremental_child(child, psw, ch, mine, theirs, was0, was1, tab, net, ews, o)
+            if ccls == cls:
+                ph, ctab, cnet = ews.parent_h, tab, net
+            else:  # the other contact net: from the parent's pre-activation by that net
+                ph, ctab, cnet = ews.parent_h2, ev.tables[ccls], _nets(ev)[ccls]
+                if other != ccls:
+                    _preact_tables(
+                        psw, ctab, cnet.b1, ews.parent_feats, ph, ews.term_rows, ews.term_coefs
+                    )
+                    other = ccls
+            _incremental_child(child, psw, ch, mine, theirs, was0, was1, ctab, cnet, ph, ews, o)
             _flip_into(o, t)
         g, start, best, beste = _after_play(t, i, g, start, best, beste, ews)
 
@@ -562,10 +574,11 @@ def _child_masks(child, pos):
 
 
 @kernel(inline="always")
-def _incremental_child(child, psw, changed, mine, theirs, was0, was1, tab, net, ews, o):
+def _incremental_child(child, psw, changed, mine, theirs, was0, was1, tab, net, ph, ews, o):
     """The net's outputs ``o`` for the opponent on roll after a play reaching ``child``
-    (mover's view) from the parent whose state ``ews`` holds (``psw``, its swapped view):
-    the pre-activation is the parent's plus the rows of what changed (``changed``, a bit mask
+    (mover's view) from the parent whose state ``ews`` holds (``psw``, its swapped view;
+    ``ph``, its pre-activation by ``net``): the pre-activation is the parent's plus the rows
+    of what changed (``changed``, a bit mask
     of the mover's slots; the checkers on the board, ``mine`` and ``theirs`` after the play,
     ``was0`` and ``was1`` before it; the features in ``ews.feats``), in the order of
     ``nn._preact_child``; the outputs in cumulative order, with no gammon for a side whose
@@ -579,7 +592,7 @@ def _incremental_child(child, psw, changed, mine, theirs, was0, was1, tab, net, 
         mine,
         was0,
         was1,
-        ews.parent_h,
+        ph,
         tab,
         ews.feats,
         ews.parent_feats,
@@ -674,8 +687,9 @@ def _race_net_child(child, mine, theirs, mp, op, ch, was0, was1, ev, ews, o, t):
     incrementally from the parent's state (:func:`_race_parent`), given what
     :func:`_child_masks` finds in it (checkers on the board, the mover's and the opponent's
     checker masks, the slots the play changed); ``o`` scratch."""
+    tab = ev.tables[RACE]
     _incremental_child(
-        child, ews.parent_swapped, ch, mine, theirs, was0, was1, ev.tables[RACE], ev.race, ews, o
+        child, ews.parent_swapped, ch, mine, theirs, was0, was1, tab, ev.race, ews.parent_h, ews, o
     )
     # the rest of _sanitize in a race, from the masks
     if (mp & _MOVER_BACK) == 0:  # no checker of the mover's left in their home board

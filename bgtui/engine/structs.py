@@ -101,6 +101,7 @@ class EvalWorkspace(NamedTuple):
     side_eq: (
         np.ndarray
     )  #: float64[MAX_PLAYS] the race net's equity of each play (side net's groups)
+    parent_h2: np.ndarray  #: float32[H] the parent's pre-activation by the other contact net
 
 
 class PlayWorkspace(NamedTuple):
