@@ -460,6 +460,7 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
     ends = ews.group_ends
     g, start, best, beste = 0, 0, 0, -1e9  # the group, its first play, its best so far
     other = -1  # the class of the pre-activation in ews.parent_h2 (none yet in this call)
+    pips = _both_pips(pos)
     t = ews.child5
     net = _nets(ev)[cls]
     psw = ews.parent_swapped
@@ -489,7 +490,7 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
         their_back = 25 if op == 0 else _popcount((op & -op) - 1)
         ccls = -1  # on its own: alone, the game over or a race
         if not (alone or mine == 0 or _highest_bit(mp) < their_back):
-            ccls = contact_class(mine, theirs, _both_pips(child))
+            ccls = contact_class(mine, theirs, pips + _pips_change(child, pos, ch))
         if ccls < 0 or (ccls != cls and (ccls == CRASHED or cls == CRASHED)):
             _evaluate_after(child, ev, ews, t)
         else:
@@ -542,6 +543,21 @@ def _both_pips(pos):
         c = np.int64(pos[k])
         pips += max(c, 0) * k + max(-c, 0) * (25 - k)
     return pips
+
+
+@kernel(inline="always")
+def _pips_change(child, pos, changed):
+    """How many pips of both sides together ``child`` has more than ``pos``, from the slots
+    ``changed`` (a bit mask) alone."""
+    d = 0
+    while changed != 0:
+        low = changed & -changed
+        changed ^= low
+        k = _popcount(low - 1)
+        c = np.int64(child[k])
+        p = np.int64(pos[k])
+        d += (max(c, 0) - max(p, 0)) * k + (max(-c, 0) - max(-p, 0)) * (25 - k)
+    return d
 
 
 @kernel(inline="always")
