@@ -5,6 +5,7 @@
         [--epochs 4] [--alpha 1e-4] [--alpha-end 2e-5] [--batch 256] [--rank-weight 16]
     python research/experts.py errors --data DIRS --split T[,T2...] WEIGHTS PART0.npz PART1.npz \\
         [...] [--control CONTROL.npz]
+    python research/experts.py assemble WEIGHTS PART0.npz PART1.npz OUT.npz
 
 A wider contact net values the held-out plays better than the shipped width, but every
 evaluation pays for the width. Two nets of the shipped width, each valuing one part of the
@@ -19,6 +20,12 @@ that the plays of one roll nearly always fall in the same part.
 anchor's contact rows of one part (``all``: every contact row, the control), the loss of
 ``bgtui train fit --optimizer adam`` (cross-entropy and the sibling rank term).
 
+``assemble``: WEIGHTS with the contact net of PART0 as its contact net and that of PART1 as its
+early net (the engine's split, ``EARLY_PIPS``: the parts of ``--split 259``).
+
+Contact rows here are those of both of the engine's contact nets (``CONTACT`` and ``EARLY``):
+these scripts split them themselves.
+
 ``errors``: group-centred equity errors (as ``evaluation/sibling_errors.py`` has them, root
 mean square in millipoints) of the 0-ply values of the held-out plays whose sibling groups are
 all contact, by part: WEIGHTS, the experts PART0, PART1, ... (each play by the net of its own
@@ -32,12 +39,17 @@ import time
 import numpy as np
 
 from bgtui.analysis.weights import as_nets, load_weights, save_weights, with_databases
-from bgtui.engine import CONTACT, EQUITY_COEF, hidden_size, make_eval_workspace
+from bgtui.engine import CONTACT, EARLY, EQUITY_COEF, hidden_size, make_eval_workspace
 from bgtui.training import adam
 from bgtui.training.kernels import evaluate_all, net_classes
 from bgtui.training.train import fit_alpha, load_dataset
 
 SLOTS = np.arange(26)
+
+
+def in_contact(positions):
+    """bool[N]: the positions either contact net values."""
+    return np.isin(net_classes(positions), (CONTACT, EARLY))
 
 
 def total_pips(positions):
@@ -54,7 +66,7 @@ def parts(positions, split):
 
 def cmd_median(args):
     pos, _ = load_dataset(args.anchor)
-    rows = net_classes(pos) == CONTACT
+    rows = in_contact(pos)
     t = total_pips(pos[rows])
     q = {f"q{k}": float(np.quantile(t, k / 4)) for k in (1, 2, 3)}
     print(json.dumps({"contact_rows": int(rows.sum()), **q}))
@@ -64,7 +76,7 @@ def cmd_fit(args):
     ev, meta = load_weights(args.weights)
     nets = [tuple(np.array(a, dtype=np.float32) for a in net) for net in as_nets(ev)]
     pos, tg, grp = load_dataset(args.anchor, with_groups=True)
-    keep = net_classes(pos) == CONTACT
+    keep = in_contact(pos)
     if args.part != "all":
         keep &= parts(pos, args.split) == int(args.part)
     rows = np.flatnonzero(keep)
@@ -125,7 +137,7 @@ def centred(err, groups):
 
 def cmd_errors(args):
     pos, tg, grp = load_dataset(args.data, with_groups=True)
-    contact = net_classes(pos) == CONTACT
+    contact = in_contact(pos)
     # groups whose every play is contact, with two plays or more
     _, inv = np.unique(grp, return_inverse=True)
     whole = np.bincount(inv, weights=~contact) == 0
@@ -176,6 +188,15 @@ def cmd_errors(args):
     print(json.dumps(report, indent=1))
 
 
+def cmd_assemble(args):
+    ev, meta = load_weights(args.weights)
+    contact, race, crashed, _ = as_nets(ev)
+    parts = [as_nets(load_weights(p)[0])[CONTACT] for p in (args.part0, args.part1)]
+    meta = {k: v for k, v in meta.items() if k not in ("path", "early_is_contact", "sha256")}
+    meta["experts"] = {"contact": str(args.part0), "early": str(args.part1), "from": args.weights}
+    save_weights(args.out, (parts[0], race, crashed, parts[1]), meta, side=ev.side)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -202,6 +223,12 @@ def main():
     p.add_argument("weights")
     p.add_argument("experts", nargs="+")
     p.set_defaults(func=cmd_errors)
+    p = sub.add_parser("assemble")
+    p.add_argument("weights")
+    p.add_argument("part0")
+    p.add_argument("part1")
+    p.add_argument("out")
+    p.set_defaults(func=cmd_assemble)
     args = ap.parse_args()
     args.func(args)
 
