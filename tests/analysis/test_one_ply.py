@@ -17,7 +17,7 @@ from bgtui.engine.evaluate import equity, evaluate0
 from bgtui.engine.movegen import generate_plays
 from bgtui.engine.position import game_result, swap_sides
 
-CONTACT = "zGbiIQgxH/AAWA"  # middle game, 4 plays of 31 (one hits)
+CONTACT = "zGbiIQgxH/AAWA"  # middle game (309 pips: the early net's), 4 plays of 31 (one hits)
 RACE = "tnWEBwC2mvIBAA"
 # contact (a checker of the side on roll on his 20 point) after he has borne off one checker:
 # the crashed net's class
@@ -104,9 +104,13 @@ def test_match_ranking_at_one_ply(an):
 
 
 def test_weights_by_class():
-    """Contact 0.4, race 0.0 (the plain 1-ply), crashed 0.6, by the position before the roll."""
-    assert ONE_PLY_WEIGHTS0 == (0.4, 0.0, 0.6)
-    for pid, w in ((CONTACT, 0.4), (RACE, 0.0), (CRASHED, 0.6)):
+    """Contact 0.4 (early and later), race 0.0 (the plain 1-ply), crashed 0.6, by the position
+    before the roll."""
+    from bgtui.engine.position import make_position
+
+    assert ONE_PLY_WEIGHTS0 == (0.4, 0.0, 0.6, 0.4)
+    later = format_position_id(make_position({13: 6, 6: 9}, {24: 2, 6: 13}))  # 258 pips
+    for pid, w in ((CONTACT, 0.4), (later, 0.4), (RACE, 0.0), (CRASHED, 0.6)):
         assert one_ply_weight0(parse_position(pid).position) == w
 
 

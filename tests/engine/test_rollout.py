@@ -383,10 +383,13 @@ def test_play_cache_is_emptied_for_another_run(ev):
     roots = np.ascontiguousarray(root[None])
     rng = np.random.default_rng(4)
     contact = tuple((a + rng.normal(0, 0.3, a.shape)).astype(np.float32) for a in ev.contact)
+    early = tuple((a + rng.normal(0, 0.3, a.shape)).astype(np.float32) for a in ev.early)
     from bgtui.engine.evaluate import as_net
     from bgtui.engine.nn import make_tables
 
-    ev2 = ev._replace(contact=as_net(contact), tables=(make_tables(contact),) + ev.tables[1:])
+    # both contact nets perturbed: the opening's lines are the early net's
+    tables = (make_tables(contact), *ev.tables[1:3], make_tables(early))
+    ev2 = ev._replace(contact=as_net(contact), early=as_net(early), tables=tables)
     ws = make_rollout_workspace(hidden_size(ev))
     a = np.zeros((1, 36, NUM_OUT))
     b = np.zeros((1, 36, NUM_OUT))
