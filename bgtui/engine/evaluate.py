@@ -67,7 +67,13 @@ from bgtui.engine.nn import (
     contact_class,
     net_class,
 )
-from bgtui.engine.position import checkers_off, game_result, is_race, swap_sides_into
+from bgtui.engine.position import (
+    _side_totals,
+    checkers_off,
+    game_result,
+    is_race,
+    swap_sides_into,
+)
 from bgtui.engine.side import (
     SIDE_BUCKETS,
     SIDE_HEADS,
@@ -460,7 +466,8 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
     ends = ews.group_ends
     g, start, best, beste = 0, 0, 0, -1e9  # the group, its first play, its best so far
     other = -1  # the class of the pre-activation in ews.parent_h2 (none yet in this call)
-    pips = _both_pips(pos)
+    _, _, my_pips, their_pips = _side_totals(pos)
+    pips = my_pips + their_pips  # the same from either side's view
     t = ews.child5
     net = _nets(ev)[cls]
     psw = ews.parent_swapped
@@ -533,16 +540,6 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
             _incremental_child(child, psw, ch, mine, theirs, was0, was1, ctab, cnet, ph, ews, o)
             _flip_into(o, t)
         g, start, best, beste = _after_play(t, i, g, start, best, beste, ews)
-
-
-@kernel(inline="always")
-def _both_pips(pos):
-    """Both sides' pip counts of ``pos`` added (symmetric: the same from either side's view)."""
-    pips = 0
-    for k in range(26):
-        c = np.int64(pos[k])
-        pips += max(c, 0) * k + max(-c, 0) * (25 - k)
-    return pips
 
 
 @kernel(inline="always")

@@ -21,7 +21,7 @@ from bgtui.engine.inputs import (
     RAW_PER_SIDE,
     _popcount,
 )
-from bgtui.engine.position import checkers_off, is_race
+from bgtui.engine.position import _side_totals, checkers_off, is_race
 from bgtui.engine.structs import Net
 
 CONTACT, RACE, CRASHED, EARLY = 0, 1, 2, 3
@@ -47,15 +47,8 @@ def net_class(pos):
     """Which net values ``pos``: ``RACE`` once contact is over, else :func:`contact_class`."""
     if is_race(pos):
         return RACE
-    mine = 0
-    theirs = 0
-    pips = 0
-    for i in range(26):
-        c = pos[i]
-        mine += max(c, 0)
-        theirs += max(-c, 0)
-        pips += max(c, 0) * i + max(-c, 0) * (25 - i)
-    return contact_class(mine, theirs, pips)
+    mine, theirs, my_pips, their_pips = _side_totals(pos)
+    return contact_class(mine, theirs, my_pips + their_pips)
 
 
 @kernel
