@@ -24,6 +24,7 @@ from bgtui.engine.bearoff import (
     two_sided_probs,
 )
 from bgtui.engine.constants import (
+    EARLY_PIPS,
     MAX_PLAYS,
     MOVE_SIZE,
     POSITION_SIZE,
@@ -468,6 +469,11 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
     other = -1  # the class of the pre-activation in ews.parent_h2 (none yet in this call)
     _, _, my_pips, their_pips = _side_totals(pos)
     pips = my_pips + their_pips  # the same from either side's view
+    # a play moves the mover's pips down by 24 at most and a hit only adds pips: from
+    # EARLY_PIPS + 24 up no play leaves the early stage, and below EARLY_PIPS only a hit
+    # can reach it
+    may_fall = pips >= EARLY_PIPS and pips < EARLY_PIPS + 24
+    may_rise = pips < EARLY_PIPS
     t = ews.child5
     net = _nets(ev)[cls]
     psw = ews.parent_swapped
@@ -497,7 +503,12 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
         their_back = 25 if op == 0 else _popcount((op & -op) - 1)
         ccls = -1  # on its own: alone, the game over or a race
         if not (alone or mine == 0 or _highest_bit(mp) < their_back):
-            ccls = contact_class(mine, theirs, pips + _pips_change(child, pos, ch))
+            if cls == CRASHED or mine < 15:
+                ccls = CRASHED
+            elif may_fall or (may_rise and child[0] != pos[0]):
+                ccls = contact_class(mine, theirs, pips + _pips_change(child, pos, ch))
+            else:
+                ccls = cls
         if ccls < 0 or (ccls != cls and (ccls == CRASHED or cls == CRASHED)):
             _evaluate_after(child, ev, ews, t)
         else:

@@ -202,6 +202,52 @@ def test_best_play_reusing_the_parent_state_over_the_21_rolls_equals_each_child_
     assert min(checked) > 100, checked
 
 
+def test_every_play_across_the_early_boundary_is_valued_by_its_own_net():
+    """Plays whose result changes stage (both sides' pips falling below ``EARLY_PIPS``, or a
+    hit lifting them to it) are valued by the net of the result's class: every play of the
+    rolls of positions near the boundary, each a group of its own in ``_best_in_groups``,
+    has the probabilities it has evaluated alone."""
+    from bgtui.engine.constants import EARLY_PIPS
+    from bgtui.engine.evaluate import MAX_GROUPS, _best_in_groups
+
+    ev = with_databases(_four_nets(), bearoff=False)
+    ews = make_eval_workspace()
+    crossed = {"fall": 0, "rise": 0}
+    for pos in _positions():
+        if net_class(pos) == RACE or abs(_pips(pos) - EARLY_PIPS) > 40:
+            continue
+        for d1 in range(1, 7):
+            for d2 in range(1, d1 + 1):
+                children, values = _children_alone(pos, d1, d2, ev)
+                for lo in range(0, len(children), MAX_GROUPS):
+                    part = children[lo : lo + MAX_GROUPS]
+                    k = len(part)
+                    ews.group_ends[:k] = np.arange(1, k + 1)
+                    ews.group_best[:k] = 0  # none is a roll's only play
+                    _best_in_groups(pos, k, part, ev, ews, 0, k, 1)
+                    got = ews.group_values[:k]
+                    assert np.abs(got - values[lo : lo + k]).max() < 2e-5, (
+                        board_ascii(pos),
+                        d1,
+                        d2,
+                    )
+                for child in children:
+                    if net_class(child) in (RACE, CRASHED) or not (child > 0).any():
+                        continue
+                    before, after = _pips(pos) >= EARLY_PIPS, _pips(child) >= EARLY_PIPS
+                    crossed["fall"] += before and not after
+                    crossed["rise"] += after and not before
+    assert crossed["fall"] > 200 and crossed["rise"] > 20, crossed
+
+
+def _pips(pos):
+    """Both sides' pips together."""
+    from bgtui.engine.position import _side_totals
+
+    _, _, mine, theirs = _side_totals(np.asarray(pos, dtype=np.int8))
+    return mine + theirs
+
+
 def test_net_class_by_hand():
     from bgtui.engine.constants import EARLY_PIPS, OPENING_POSITION
     from bgtui.engine.position import make_position
