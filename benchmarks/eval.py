@@ -20,9 +20,8 @@ import numpy as np
 
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine import (
-    CONTACT,
+    CONTACT_CLASSES,
     CRASHED,
-    EARLY,
     RACE,
     START,
     best_play0,
@@ -89,7 +88,7 @@ def main():
     classes = np.array([net_class(p) for p in dest[:m]])
     # contact: both contact nets' positions (early and later), as they come in games
     contact, race, crashed = (
-        dest[:m][np.isin(classes, k)][:2000] for k in ((CONTACT, EARLY), RACE, CRASHED)
+        dest[:m][np.isin(classes, k)][:2000] for k in (CONTACT_CLASSES, RACE, CRASHED)
     )
     _static(contact[:2], ev, ews, 1)
     _in_selection(contact[:2], ev, mws, ews, op, om)

@@ -39,7 +39,7 @@ import time
 import numpy as np
 
 from bgtui.analysis.weights import as_nets, load_weights, save_weights, with_databases
-from bgtui.engine import CONTACT, EARLY, EQUITY_COEF, hidden_size, make_eval_workspace
+from bgtui.engine import CONTACT, CONTACT_CLASSES, hidden_size, make_eval_workspace
 from bgtui.training import adam
 from bgtui.training.kernels import evaluate_all, net_classes
 from bgtui.training.train import fit_alpha, load_dataset
@@ -49,7 +49,7 @@ SLOTS = np.arange(26)
 
 def in_contact(positions):
     """bool[N]: the positions either contact net values."""
-    return np.isin(net_classes(positions), (CONTACT, EARLY))
+    return np.isin(net_classes(positions), CONTACT_CLASSES)
 
 
 def total_pips(positions):
@@ -120,19 +120,12 @@ def cmd_fit(args):
 
 
 def values(path, positions):
-    """float64[N]: the 0-ply cubeless equities of ``positions`` (player on roll) by the
-    weights at ``path``, the engine's evaluation."""
+    """float64[N, 5]: the 0-ply probabilities of ``positions`` (player on roll) by the weights
+    at ``path``, the engine's evaluation."""
     ev = with_databases(load_weights(path)[0])
     out = np.zeros((len(positions), 5), dtype=np.float64)
     evaluate_all(positions, ev, make_eval_workspace(hidden_size(ev)), out)
-    return out @ EQUITY_COEF
-
-
-def centred(err, groups):
-    """(``err`` less its group's mean, the size of each row's group)."""
-    _, inv, cnt = np.unique(groups, return_inverse=True, return_counts=True)
-    c = err - (np.bincount(inv, weights=err) / cnt)[inv]
-    return c, cnt[inv]
+    return out
 
 
 def cmd_errors(args):
@@ -143,7 +136,7 @@ def cmd_errors(args):
     whole = np.bincount(inv, weights=~contact) == 0
     rows = np.flatnonzero(whole[inv] & (grp >= 0))
     pos, tg, grp = pos[rows], tg[rows], grp[rows]
-    label = tg.astype(np.float64) @ EQUITY_COEF
+    label = tg.astype(np.float64)
     part = parts(pos, args.split)
     if part.max() >= len(args.experts):
         raise SystemExit(f"{part.max() + 1} parts and {len(args.experts)} expert weights")
@@ -151,7 +144,7 @@ def cmd_errors(args):
         "weights": values(args.weights, pos),
         "control": values(args.control, pos) if args.control else None,
     }
-    eq["experts"] = np.zeros(len(pos))
+    eq["experts"] = np.zeros((len(pos), 5))
     for k, path in enumerate(args.experts):
         m = part == k
         eq["experts"][m] = values(path, pos[m])
@@ -163,8 +156,8 @@ def cmd_errors(args):
     for name, v in eq.items():
         if v is None:
             continue
-        c, n = centred(v - label, grp)
-        live = n >= 2
+        c = adam.sibling_residuals(v, label, grp)
+        live = np.bincount(ginv)[ginv] >= 2
         report[name] = {
             k: round(1000 * float(np.sqrt(np.mean(c[live & m] ** 2))), 3) for k, m in masks
         }

@@ -82,6 +82,7 @@ _export(
     "RACE",
     "CRASHED",
     "EARLY",
+    "CONTACT_CLASSES",
     "NET_NAMES",
     "net_class",
     "one_ply_weight0",

@@ -26,6 +26,8 @@ from bgtui.engine.structs import Net
 
 CONTACT, RACE, CRASHED, EARLY = 0, 1, 2, 3
 NET_NAMES = ("contact", "race", "crashed", "early")
+#: the classes valued by a contact net of a stage of the game (no checker borne off yet)
+CONTACT_CLASSES = (CONTACT, EARLY)
 
 
 @kernel(inline="always")
