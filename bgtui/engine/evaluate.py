@@ -132,7 +132,7 @@ def hidden_size(ev) -> int:
     )
 
 
-@kernel(_nrt=True)
+@kernel(inline="always")
 def _nets(ev):
     """The nets of ``ev`` in ``net_class`` order, a tuple indexable by a run-time class."""
     return (ev.contact, ev.race, ev.crashed, ev.early)

@@ -103,14 +103,14 @@ def _side_totals(pos):
     theirs = 0
     my_pips = 0
     their_pips = 0
-    for i in range(26):
-        c = pos[i]
-        if c > 0:
-            mine += c
-            my_pips += c * i
-        elif c < 0:
-            theirs -= c
-            their_pips -= c * (25 - i)
+    for i in range(26):  # no branch per slot: the loop vectorises
+        c = np.int64(pos[i])
+        m = max(c, 0)
+        t = max(-c, 0)
+        mine += m
+        theirs += t
+        my_pips += m * i
+        their_pips += t * (25 - i)
     return mine, theirs, my_pips, their_pips
 
 
