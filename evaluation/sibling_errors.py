@@ -13,9 +13,10 @@ is chosen), as a root mean square in millipoints, over all positions and over th
 (contact, crashed, race) values; a play alone in its group counts with error 0. With 1-ply,
 also the engine's 1-ply blend (``ONE_PLY_WEIGHTS0`` of the 0-ply value, here by each
 position's own class, where the engine takes the class of the position before the roll),
-which is what 1-ply ranks by. The label noise is in every figure: 36-trial race rollouts (``data/rs3``) add about
-3 millipoints, 36-trial contact rollouts truncated after 7 rolls (``data/cs2`` shard 0,
-``data/cr_hold``) about 10 and 11.
+which is what 1-ply ranks by, and blends at the 0-ply weights ``--blends``. The label noise
+is in every figure: 36-trial race rollouts (``data/rs3``) add about 3 millipoints, 36-trial
+contact rollouts truncated after 7 rolls (``data/cs2`` shard 0, ``data/cr_hold``) about 10
+and 11.
 """
 
 import argparse
@@ -43,6 +44,9 @@ def main():
     ap.add_argument("--positions", type=int, default=100_000, help="the first this many")
     ap.add_argument("--plies", default="0,1,2")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument(
+        "--blends", default="", help="more 0-ply weights of the blend, every class alike: 0.25,0.5"
+    )
     a = ap.parse_args()
     plies = sorted({int(p) for p in a.plies.split(",")})
     pos, tg, groups = load_dataset(a.data, with_groups=True)
@@ -57,6 +61,8 @@ def main():
         if "0-ply" in p and "1-ply" in p:
             w0 = np.asarray(ONE_PLY_WEIGHTS0)[cls][:, None]
             p["1-ply blend"] = w0 * p["0-ply"] + (1 - w0) * p["1-ply"]
+            for b in filter(None, a.blends.split(",")):
+                p[f"blend {float(b):.2f}"] = float(b) * p["0-ply"] + (1 - float(b)) * p["1-ply"]
         print(f"{w}: group-centred error, millipoints")
         for name, v in p.items():
             r = sibling_residuals(v, truth, groups)  # over whole groups, then split by class
