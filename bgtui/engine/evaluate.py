@@ -462,13 +462,14 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
     by that net, ``ews.parent_h2``, computed for the call when first needed); the others (a
     race, the game over, the first checker borne off) on their own, and so is a group of one
     play."""
-    cls = net_class(pos)
+    # checkers on the board before the play: was1 the mover's, was0 the opponent's
+    was1, was0, my_pips, their_pips = _side_totals(pos)
+    pips = my_pips + their_pips  # the same from either side's view
+    cls = contact_class(was1, was0, pips)  # net_class(pos): the caller has ruled out a race
     tab = ev.tables[cls]
     ends = ews.group_ends
     g, start, best, beste = 0, 0, 0, -1e9  # the group, its first play, its best so far
     other = -1  # the class of the pre-activation in ews.parent_h2 (none yet in this call)
-    _, _, my_pips, their_pips = _side_totals(pos)
-    pips = my_pips + their_pips  # the same from either side's view
     # a play moves the mover's pips down by 24 at most and a hit only adds pips: from
     # EARLY_PIPS + 24 up no play leaves the early stage, and below EARLY_PIPS only a hit
     # can reach it
@@ -489,9 +490,6 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
         _preact_tables(
             psw, tab, net.b1, ews.parent_feats, ews.parent_h, ews.term_rows, ews.term_coefs
         )
-    off_mover, off_opponent = checkers_off(pos)
-    was0 = 15 - off_opponent  # checkers on the board before the play: the opponent's
-    was1 = 15 - off_mover  # and the mover's
     f = ews.feats
     for i in range(n):
         g, best, beste = _group_of(i, g, start, best, beste, ends)
