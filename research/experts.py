@@ -1,10 +1,11 @@
-"""Two contact nets, each for one part of the contact positions: does a split buy capacity?
+"""Two nets, each for one part of the contact (or crashed) positions: does a split buy capacity?
 
     python research/experts.py median --anchor DIRS
-    python research/experts.py fit WEIGHTS OUT.npz --anchor DIRS --split T[,T2...] --part K|all \\
-        [--epochs 4] [--alpha 1e-4] [--alpha-end 2e-5] [--batch 256] [--rank-weight 16]
-    python research/experts.py errors --data DIRS --split T[,T2...] WEIGHTS PART0.npz PART1.npz \\
-        [...] [--control CONTROL.npz]
+    python research/experts.py fit WEIGHTS OUT.npz --anchor DIRS --split T[,T2...]|off \\
+        --part K|all [--net contact|crashed] [--epochs 4] [--alpha 1e-4] [--alpha-end 2e-5] \\
+        [--batch 256] [--rank-weight 16]
+    python research/experts.py errors --data DIRS --split T[,T2...]|off [--net contact|crashed] \\
+        WEIGHTS PART0.npz PART1.npz [...] [--control CONTROL.npz]
     python research/experts.py assemble WEIGHTS PART0.npz PART1.npz OUT.npz
 
 A wider contact net values the held-out plays better than the shipped width, but every
@@ -12,13 +13,18 @@ evaluation pays for the width. Two nets of the shipped width, each valuing one p
 contact positions, have twice the weights at the cost of one net per evaluation. The split
 here is the pip count of both sides together, cut at the thresholds ``T`` (ascending; part 0
 below the first, part K from the K-th up): a quantity that falls slowly through a game, so
-that the plays of one roll nearly always fall in the same part.
+that the plays of one roll nearly always fall in the same part. ``--split off`` splits by who
+has borne off: part 0 the positions where the side on roll has (whatever the other side has
+done), part 1 those where only the other side has; every play of a roll falls in one part (a
+play cannot change the borne-off checkers of the side on roll after it). ``--net crashed``
+fits and judges the crashed net on the crashed positions instead.
 
 ``median``: the median of the split quantity over the contact rows of the anchor sets.
 
-``fit``: fine-tunes the contact net of WEIGHTS (the other nets kept) by minibatch Adam on the
-anchor's contact rows of one part (``all``: every contact row, the control), the loss of
-``bgtui train fit --optimizer adam`` (cross-entropy and the sibling rank term).
+``fit``: fine-tunes the contact (``--net``) net of WEIGHTS (the other nets kept) by minibatch
+Adam on the anchor's contact (``--net``) rows of one part (``all``: every such row, the
+control), the loss of ``bgtui train fit --optimizer adam`` (cross-entropy and the sibling rank
+term).
 
 ``assemble``: WEIGHTS with the contact net of PART0 as its contact net and that of PART1 as its
 early net (the engine's split, ``EARLY_PIPS``: the parts of ``--split 259``).
@@ -28,8 +34,8 @@ these scripts split them themselves.
 
 ``errors``: group-centred equity errors (as ``evaluation/sibling_errors.py`` has them, root
 mean square in millipoints) of the 0-ply values of the held-out plays whose sibling groups are
-all contact, by part: WEIGHTS, the experts PART0, PART1, ... (each play by the net of its own
-part, centred over its whole group), and CONTROL.
+all contact (``--net``), by part: WEIGHTS, the experts PART0, PART1, ... (each play by the
+net of its own part, centred over its whole group), and CONTROL.
 """
 
 import argparse
@@ -39,7 +45,7 @@ import time
 import numpy as np
 
 from bgtui.analysis.weights import as_nets, load_weights, save_weights, with_databases
-from bgtui.engine import CONTACT, CONTACT_CLASSES, hidden_size, make_eval_workspace
+from bgtui.engine import CONTACT, CONTACT_CLASSES, CRASHED, hidden_size, make_eval_workspace
 from bgtui.training import adam
 from bgtui.training.kernels import evaluate_all, net_classes
 from bgtui.training.train import fit_alpha, load_dataset
@@ -47,9 +53,13 @@ from bgtui.training.train import fit_alpha, load_dataset
 SLOTS = np.arange(26)
 
 
-def in_contact(positions):
-    """bool[N]: the positions either contact net values."""
-    return np.isin(net_classes(positions), CONTACT_CLASSES)
+NETS = {"contact": (CONTACT, CONTACT_CLASSES), "crashed": (CRASHED, (CRASHED,))}
+
+
+def in_contact(positions, net="contact"):
+    """bool[N]: the positions that the nets of ``net`` (either contact net, or the crashed
+    net) value."""
+    return np.isin(net_classes(positions), NETS[net][1])
 
 
 def total_pips(positions):
@@ -59,7 +69,11 @@ def total_pips(positions):
 
 
 def parts(positions, split):
-    """int64[N]: the part of each position (0 below the first threshold of ``split``)."""
+    """int64[N]: the part of each position (0 below the first threshold of ``split``; with
+    ``off``, 0 where the side on roll has borne off a checker, else 1)."""
+    if split == "off":
+        on_board = np.maximum(positions.astype(np.int64), 0).sum(1)
+        return np.where(on_board < 15, 0, 1)
     cuts = np.array([float(t) for t in str(split).split(",")])
     return np.searchsorted(cuts, total_pips(positions), side="right")
 
@@ -76,14 +90,14 @@ def cmd_fit(args):
     ev, meta = load_weights(args.weights)
     nets = [tuple(np.array(a, dtype=np.float32) for a in net) for net in as_nets(ev)]
     pos, tg, grp = load_dataset(args.anchor, with_groups=True)
-    keep = in_contact(pos)
+    keep = in_contact(pos, args.net)
     if args.part != "all":
         keep &= parts(pos, args.split) == int(args.part)
     rows = np.flatnonzero(keep)
     x, t, g = adam.dense_inputs(pos, rows), tg[rows], grp[rows]
     del pos, tg, grp
     print(json.dumps({"part": args.part, "rows": len(rows)}), flush=True)
-    net = nets[CONTACT]
+    net = nets[NETS[args.net][0]]
     moments = adam.new_moments(net)
     rng = np.random.default_rng(args.seed)
     for ep in range(args.epochs):
@@ -97,6 +111,7 @@ def cmd_fit(args):
             "anchor": args.anchor,
             "split": args.split,
             "part": args.part,
+            "net": args.net,
             "epochs_done": ep + 1,
             "epochs": args.epochs,
             "alpha": args.alpha,
@@ -130,8 +145,8 @@ def values(path, positions):
 
 def cmd_errors(args):
     pos, tg, grp = load_dataset(args.data, with_groups=True)
-    contact = in_contact(pos)
-    # groups whose every play is contact, with two plays or more
+    contact = in_contact(pos, args.net)
+    # groups whose every play is valued by the net, with two plays or more
     _, inv = np.unique(grp, return_inverse=True)
     whole = np.bincount(inv, weights=~contact) == 0
     rows = np.flatnonzero(whole[inv] & (grp >= 0))
@@ -152,18 +167,18 @@ def cmd_errors(args):
     masks = [("all", np.ones(len(pos), dtype=bool))]
     masks += [(str(k), part == k) for k in range(len(args.experts))]
     _, ginv = np.unique(grp, return_inverse=True)
+    live = np.bincount(ginv)[ginv] >= 2  # plays with a sibling
     sq = {}
     for name, v in eq.items():
         if v is None:
             continue
         c = adam.sibling_residuals(v, label, grp)
-        live = np.bincount(ginv)[ginv] >= 2
         report[name] = {
             k: round(1000 * float(np.sqrt(np.mean(c[live & m] ** 2))), 3) for k, m in masks
         }
         sq[name] = np.bincount(ginv, weights=np.where(live, c * c, 0.0))
     # the experts' error less the other's, with a standard error from resampling whole groups
-    rows_per_group = np.bincount(ginv, weights=(np.bincount(ginv)[ginv] >= 2).astype(float))
+    rows_per_group = np.bincount(ginv, weights=live.astype(float))
     rng = np.random.default_rng(0)
     draws = [rng.integers(0, len(rows_per_group), len(rows_per_group)) for _ in range(400)]
     for other in ("weights", "control"):
@@ -202,6 +217,7 @@ def main():
     p.add_argument("--anchor", required=True)
     p.add_argument("--split", required=True)
     p.add_argument("--part", required=True)
+    p.add_argument("--net", choices=sorted(NETS), default="contact")
     p.add_argument("--epochs", type=int, default=4)
     p.add_argument("--alpha", type=float, default=1e-4)
     p.add_argument("--alpha-end", type=float, default=2e-5)
@@ -213,6 +229,7 @@ def main():
     p.add_argument("--data", required=True)
     p.add_argument("--split", required=True)
     p.add_argument("--control")
+    p.add_argument("--net", choices=sorted(NETS), default="contact")
     p.add_argument("weights")
     p.add_argument("experts", nargs="+")
     p.set_defaults(func=cmd_errors)
