@@ -57,6 +57,8 @@ from bgtui.engine.movegen import _generate_plays, make_workspace
 from bgtui.engine.nn import (
     CONTACT,
     CRASHED,
+    EARLY,
+    HOLDING,
     MAX_TERMS,
     RACE,
     _finish,
@@ -102,22 +104,34 @@ def as_net(net) -> Net:
 
 
 def make_evaluator(
-    contact, race, two_sided, one_sided, tables, crashed, side=None, early=None
+    contact, race, two_sided, one_sided, tables, crashed, side=None, early=None, holding=None
 ) -> Evaluator:
-    """An :class:`Evaluator` of four nets (``crashed`` and ``early`` may be the ``contact`` net
-    itself, which then values those positions too; ``early`` None: the contact net), the
-    bear-off databases, the nets' tables (contact, race, crashed[, early]: without the last,
-    the contact net's) and the race side net (``side.make_side_net``; None: none, the race
-    net values the races)."""
+    """An :class:`Evaluator` of five nets (``crashed`` and ``early`` may be the ``contact`` net
+    itself, which then values those positions too; ``early`` None: the contact net;
+    ``holding`` None or the ``crashed`` net: the crashed net), the bear-off databases, the
+    nets' tables (contact, race, crashed[, early[, holding]]: without early's, the contact
+    net's; without holding's, the crashed net's) and the race side net
+    (``side.make_side_net``; None: none, the race net values the races)."""
     contact_net = as_net(contact)
     crashed_net = contact_net if crashed is contact else as_net(crashed)
     early_net = contact_net if early is None or early is contact else as_net(early)
+    holding_net = crashed_net if holding is None or holding is crashed else as_net(holding)
     tables = tuple(tables)
     if len(tables) == 3:
         tables = (*tables, tables[0])
+    if len(tables) == 4:
+        tables = (*tables, tables[2])
     side = no_side_net() if side is None else side
     return Evaluator(
-        contact_net, as_net(race), two_sided, one_sided, tables, crashed_net, side, early_net
+        contact_net,
+        as_net(race),
+        two_sided,
+        one_sided,
+        tables,
+        crashed_net,
+        side,
+        early_net,
+        holding_net,
     )
 
 
@@ -128,6 +142,7 @@ def hidden_size(ev) -> int:
         ev.race.b1.shape[0],
         ev.crashed.b1.shape[0],
         ev.early.b1.shape[0],
+        ev.holding.b1.shape[0],
         ev.side.w2.shape[0],
     )
 
@@ -135,7 +150,7 @@ def hidden_size(ev) -> int:
 @kernel(inline="always")
 def _nets(ev):
     """The nets of ``ev`` in ``net_class`` order, a tuple indexable by a run-time class."""
-    return (ev.contact, ev.race, ev.crashed, ev.early)
+    return (ev.contact, ev.race, ev.crashed, ev.early, ev.holding)
 
 
 #: most groups of plays one call of :func:`_best_in_groups` ranks (the 21 rolls of a position)
@@ -456,16 +471,19 @@ def _plain_group(pos, start, end, out_pos, ev, ews, g):
 
 @kernel
 def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
-    """:func:`_best_in_groups` in contact (tables): the children valued by the parent's net
-    (contact, early or crashed) are evaluated incrementally, and so are those of the other of
-    the contact and early nets (pips across ``EARLY_PIPS``: from the parent's pre-activation
-    by that net, ``ews.parent_h2``, computed for the call when first needed); the others (a
-    race, the game over, the first checker borne off) on their own, and so is a group of one
-    play."""
+    """:func:`_best_in_groups` in contact (tables): the children of the class of the parent
+    seen by the opponent (on roll after the play: the children's view) are evaluated
+    incrementally by that class's net, and so are those of the other of the contact and early
+    nets (pips across ``EARLY_PIPS``: from the parent's pre-activation by that net,
+    ``ews.parent_h2``, computed for the call when first needed); the others (a race, the game
+    over, the mover's first checker borne off) on their own, and so is a group of one play."""
     # checkers on the board before the play: was1 the mover's, was0 the opponent's
     was1, was0, my_pips, their_pips = _side_totals(pos)
     pips = my_pips + their_pips  # the same from either side's view
-    cls = contact_class(was1, was0, pips)  # net_class(pos): the caller has ruled out a race
+    # the caller has ruled out a race; the parent's state is that of its swapped view, so its
+    # class is the opponent's view of it (contact_class is not symmetric)
+    cls = contact_class(was0, was1, pips)
+    stage = cls == CONTACT or cls == EARLY  # a contact net of a stage of the game
     tab = ev.tables[cls]
     ends = ews.group_ends
     g, start, best, beste = 0, 0, 0, -1e9  # the group, its first play, its best so far
@@ -499,15 +517,18 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
         # the swapped view's masks are these reversed (slot k is slot 25 - k there)
         mine, theirs, mp, mm, mb, op, om, ob, ch = _child_masks(child, pos)
         their_back = 25 if op == 0 else _popcount((op & -op) - 1)
+        # the child's class, the opponent on roll (their checkers on the board are was0)
         ccls = -1  # on its own: alone, the game over or a race
         if not (alone or mine == 0 or _highest_bit(mp) < their_back):
-            if cls == CRASHED or mine < 15:
+            if was0 < 15:  # the opponent has borne off
                 ccls = CRASHED
+            elif mine < 15:  # only the mover has
+                ccls = HOLDING
             elif may_fall or (may_rise and child[0] != pos[0]):
-                ccls = contact_class(mine, theirs, pips + _pips_change(child, pos, ch))
+                ccls = contact_class(theirs, mine, pips + _pips_change(child, pos, ch))
             else:
                 ccls = cls
-        if ccls < 0 or (ccls != cls and (ccls == CRASHED or cls == CRASHED)):
+        if ccls < 0 or (ccls != cls and not (stage and (ccls == CONTACT or ccls == EARLY))):
             _evaluate_after(child, ev, ews, t)
         else:
             # the opponent, on roll after the play (features 0..4, the swapped view)

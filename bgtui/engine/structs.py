@@ -49,10 +49,12 @@ class Evaluator(NamedTuple):
     race: Net
     two_sided: np.ndarray  #: float32[rows, rows], ``bearoff`` two-sided win probabilities
     one_sided: np.ndarray  #: float32[rows, 2, turns], ``bearoff`` one-sided distributions
-    tables: tuple  #: (contact, race, crashed, early) float32[rows, H] first-layer tables
+    tables: tuple  #: (contact, race, crashed, early, holding) float32[rows, H] layer-1 tables
     crashed: Net
     side: SideNet  #: values the races the bear-off databases do not, instead of ``race``
     early: Net  #: values contact from ``EARLY_PIPS`` pips up (may be the contact net)
+    holding: Net  #: values contact where only the side not on roll has borne off (may be
+    #: the crashed net)
 
 
 class MoveWorkspace(NamedTuple):

@@ -15,8 +15,11 @@ from bgtui.engine.evaluate import (
 from bgtui.engine.inputs import NUM_INPUTS, NUM_NONLINEAR, _fill_inputs, _fill_nonlinear
 from bgtui.engine.movegen import _generate_plays, generate_plays, make_workspace
 from bgtui.engine.nn import (
+    CONTACT,
     CRASHED,
+    CRASHED_CLASSES,
     EARLY,
+    HOLDING,
     RACE,
     _finish,
     _forward,
@@ -24,6 +27,7 @@ from bgtui.engine.nn import (
     _preact_tables,
     _sigmoid,
     _sigmoid_inplace,
+    contact_class,
     make_tables,
     make_terms,
     net_class,
@@ -46,27 +50,38 @@ def test_fast_sigmoid_is_the_logistic_function_to_float_precision():
 
 
 def _positions():
+    """Positions of games, odd ones and bear-offs against an anchor; those where a side has
+    borne off also seen from the other side (who has borne off decides the net)."""
     out = game_positions(21, 12)
     rng = np.random.default_rng(22)
     for kind in ("bar", "scatter", "bearoff"):
         out += [_random_position(rng, kind) for _ in range(60)]
-    return [np.asarray(p, dtype=np.int8) for p in out]
+    out = [np.asarray(p, dtype=np.int8) for p in out] + _bear_off_positions(rng, 60)
+    return out + [_swapped(p) for p in out if net_class(p) in CRASHED_CLASSES]
 
 
-def _four_nets():
-    """The shipped contact and race nets and, as the crashed and the early net, the contact
-    net with its weights perturbed two ways: a position valued by the wrong net shows."""
+def _swapped(pos):
+    """``pos`` seen from the other side."""
+    return (-np.asarray(pos)[::-1]).astype(np.int8)
+
+
+def _five_nets():
+    """The shipped contact and race nets and, as the crashed, the early and the holding net,
+    the contact net with its weights perturbed three ways: a position valued by the wrong net
+    shows."""
     ev = load_weights("bgtui-0.npz")[0]
     rng = np.random.default_rng(31)
     crashed = tuple((a + rng.normal(0, 0.05, a.shape)).astype(np.float32) for a in ev[0])
     early = tuple((a + rng.normal(0, 0.05, a.shape)).astype(np.float32) for a in ev[0])
-    return ev[0], ev[1], crashed, early
+    holding = tuple((a + rng.normal(0, 0.05, a.shape)).astype(np.float32) for a in ev[0])
+    return ev[0], ev[1], crashed, early, holding
 
 
 def _nets_and_tables():
     """(net, its tables) per ``net_class``: the features that are sums over the points are
-    folded into the tables, the contact ones only in the contact, crashed and early nets'."""
-    nets = _four_nets()
+    folded into the tables, the contact ones only in the contact, crashed, early and holding
+    nets'."""
+    nets = _five_nets()
     return [(net, make_tables(net, race=k == RACE)) for k, net in enumerate(nets)]
 
 
@@ -77,7 +92,7 @@ def test_table_forward_equals_dense_forward():
     feats = np.zeros(2 * NUM_NONLINEAR, dtype=np.float32)
     o_dense = np.zeros(5, dtype=np.float32)
     o_tab = np.zeros(5, dtype=np.float32)
-    classes = [0, 0, 0, 0]
+    classes = [0] * 5
     for pos in _positions():
         cls = net_class(pos)
         classes[cls] += 1
@@ -153,10 +168,10 @@ def test_best_play_with_incremental_children_equals_each_child_evaluated_alone()
     and without the bear-off databases."""
     from bgtui.engine.evaluate import _best_child
 
-    nets = _four_nets()
+    nets = _five_nets()
     rng = np.random.default_rng(8)
     best5 = np.zeros(5, dtype=np.float32)
-    counts = [0, 0, 0, 0]
+    counts = [0] * 5
     for bearoff in (False, True):
         ev = with_databases(nets, bearoff=bearoff)
         ews = make_eval_workspace()
@@ -171,6 +186,7 @@ def test_best_play_with_incremental_children_equals_each_child_evaluated_alone()
             assert np.abs(values[best] - best5).max() < 2e-5, board_ascii(pos)
             counts[net_class(pos)] += 1
     assert counts[RACE] > 20 and counts[0] > 50 and counts[CRASHED] > 20 and counts[EARLY] > 50
+    assert counts[HOLDING] > 20
 
 
 def test_best_play_reusing_the_parent_state_over_the_21_rolls_equals_each_child_alone():
@@ -181,9 +197,9 @@ def test_best_play_reusing_the_parent_state_over_the_21_rolls_equals_each_child_
     the path with ``ready`` a constant 0, ``_best_child``, was right: both are checked.)"""
     from bgtui.engine.evaluate import _best_child_from
 
-    nets = _four_nets()
+    nets = _five_nets()
     best5 = np.zeros(5, dtype=np.float32)
-    checked = [0, 0, 0, 0]
+    checked = [0] * 5
     for bearoff in (False, True):
         ev = with_databases(nets, bearoff=bearoff)
         ews = make_eval_workspace()
@@ -210,7 +226,7 @@ def test_every_play_across_the_early_boundary_is_valued_by_its_own_net():
     from bgtui.engine.constants import EARLY_PIPS
     from bgtui.engine.evaluate import MAX_GROUPS, _best_in_groups
 
-    ev = with_databases(_four_nets(), bearoff=False)
+    ev = with_databases(_five_nets(), bearoff=False)
     ews = make_eval_workspace()
     crossed = {"fall": 0, "rise": 0}
     for pos in _positions():
@@ -232,12 +248,77 @@ def test_every_play_across_the_early_boundary_is_valued_by_its_own_net():
                         d2,
                     )
                 for child in children:
-                    if net_class(child) in (RACE, CRASHED) or not (child > 0).any():
+                    if net_class(child) in (RACE, *CRASHED_CLASSES) or not (child > 0).any():
                         continue
                     before, after = _pips(pos) >= EARLY_PIPS, _pips(child) >= EARLY_PIPS
                     crossed["fall"] += before and not after
                     crossed["rise"] += after and not before
     assert crossed["fall"] > 200 and crossed["rise"] > 20, crossed
+
+
+def _bear_off_positions(rng, n):
+    """``n`` contact positions whose side on roll has every checker home, against an anchor
+    of the other side's there: most plays bear off; some with checkers borne off already,
+    by either side or both."""
+    from bgtui.engine.position import make_position
+
+    out = []
+    while len(out) < n:
+        anchor = int(rng.integers(20, 25))  # the other side's point, his numbering
+        home = [p for p in range(1, 7) if p != 25 - anchor]
+        mine = np.bincount(rng.choice(home, 15 - int(rng.choice([0, 0, 1, 4]))), minlength=7)
+        rest = 13 - int(rng.choice([0, 0, 2]))
+        theirs = np.bincount(rng.integers(1, 13, rest), minlength=13)
+        pos = make_position(
+            {p: int(c) for p, c in enumerate(mine) if c},
+            {anchor: 2, **{p: int(c) for p, c in enumerate(theirs) if c}},
+        )
+        if net_class(pos) != RACE:
+            out.append(pos)
+    return out
+
+
+def test_every_play_in_move_selection_is_valued_by_the_net_of_its_own_class():
+    """With five different nets, every play of every roll of positions of every contact
+    class, each a group of its own in ``_best_in_groups`` (the incremental path of move
+    selection: the parent's state is that of the opponent's view, whose class is not the
+    mover's), has the probabilities it has evaluated alone by the net of its class: plays
+    where either side has borne off, where the mover bears off his first checker (from
+    contact or early contact to holding, the opponent on roll), and across ``EARLY_PIPS``.
+    """
+    from bgtui.engine.evaluate import MAX_GROUPS, _best_in_groups
+
+    ev = with_databases(_five_nets(), bearoff=False)
+    ews = make_eval_workspace()
+    rng = np.random.default_rng(40)
+    positions = [p for p in _positions()[::3] if net_class(p) != RACE]
+    positions += _bear_off_positions(rng, 30)
+    seen = {}  # (the parent's class, the play's), both with the opponent on roll
+    for pos in positions:
+        before = net_class(_swapped(pos))
+        for d1 in range(1, 7):
+            for d2 in range(1, d1 + 1):
+                children, values = _children_alone(pos, d1, d2, ev)
+                for lo in range(0, len(children), MAX_GROUPS):
+                    part = children[lo : lo + MAX_GROUPS]
+                    k = len(part)
+                    ews.group_ends[:k] = np.arange(1, k + 1)
+                    ews.group_best[:k] = 0  # none is a roll's only play
+                    _best_in_groups(pos, k, part, ev, ews, 0, k, 1)
+                    got = ews.group_values[:k]
+                    assert np.abs(got - values[lo : lo + k]).max() < 2e-5, (
+                        board_ascii(pos),
+                        d1,
+                        d2,
+                    )
+                for child in children:
+                    if (child > 0).any():
+                        key = (before, net_class(_swapped(child)))
+                        seen[key] = seen.get(key, 0) + 1
+    for key in ((CRASHED, CRASHED), (HOLDING, HOLDING), (CONTACT, HOLDING), (EARLY, CONTACT)):
+        assert seen.get(key, 0) > 50, (key, seen)
+    assert seen.get((CONTACT, EARLY), 0) > 5, seen  # a hit lifts the pips over EARLY_PIPS
+    assert sum(n for (b, c), n in seen.items() if b != c and c != RACE) > 500, seen
 
 
 def _pips(pos):
@@ -267,8 +348,20 @@ def test_net_class_by_hand():
     # the same seen from the other side (pips together are the same)
     assert net_class(make_position({24: 2, 6: 13}, {13: 6, 7: 1, 6: 8})) == EARLY
 
-    # only the opponent has borne off: crashed too
-    assert net_class(make_position({24: 1, 6: 14}, {6: 14})) == CRASHED
+    # only the opponent has borne off: holding; seen by him, crashed (he has borne off)
+    assert net_class(make_position({24: 1, 6: 14}, {6: 14})) == HOLDING
+    assert net_class(make_position({6: 14}, {24: 1, 6: 14})) == CRASHED
+    # both have borne off: crashed, seen by either side
+    assert net_class(make_position({24: 1, 6: 13}, {6: 14})) == CRASHED
+    assert net_class(make_position({6: 14}, {24: 1, 6: 13})) == CRASHED
+    # the side on roll's checkers on the board first: not symmetric
+    assert contact_class(15, 15, EARLY_PIPS - 1) == CONTACT
+    assert contact_class(15, 15, EARLY_PIPS) == EARLY
+    for pips in (100, EARLY_PIPS, 300):
+        assert contact_class(14, 15, pips) == CRASHED
+        assert contact_class(15, 14, pips) == HOLDING
+        assert contact_class(3, 12, pips) == CRASHED
+        assert contact_class(12, 3, pips) == CRASHED
 
 
 def test_each_class_is_valued_by_its_own_net():
@@ -276,11 +369,11 @@ def test_each_class_is_valued_by_its_own_net():
     pass (then the consistency rules), with tables and without."""
     from bgtui.engine.evaluate import _sanitize, evaluate0
 
-    nets = _four_nets()
+    nets = _five_nets()
     x = np.zeros(NUM_INPUTS, dtype=np.float32)
     sw = np.zeros(26, dtype=np.int8)
     o = np.zeros(5, dtype=np.float32)
-    seen = [0, 0, 0, 0]
+    seen = [0] * 5
     for tables in (True, False):
         ev = with_databases(nets, bearoff=False, tables=tables)
         for pos in _positions()[::4]:
@@ -314,7 +407,7 @@ def test_grouped_1ply_is_the_mean_over_the_rolls_of_each_childs_own_best_value()
     result bit for bit."""
     from bgtui.engine.evaluate import _eval_ply1, make_lookahead_workspace
 
-    nets = _four_nets()
+    nets = _five_nets()
     for bearoff in (False, True):
         ev = with_databases(nets, bearoff=bearoff)
         lws = make_lookahead_workspace()
@@ -348,7 +441,7 @@ def test_grouped_variance_reduction_step_does_not_depend_on_how_the_rolls_are_ba
         make_rollout_workspace,
     )
 
-    ev = with_databases(_four_nets(), bearoff=True)
+    ev = with_databases(_five_nets(), bearoff=True)
     roots = np.ascontiguousarray(_positions()[5::40][:4])
     cubes = np.zeros((len(roots), 3))
     cubes[:, 0] = 1.0
