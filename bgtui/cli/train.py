@@ -490,10 +490,11 @@ def _add_fit_schedule(p) -> None:
     """``fit``: the nets trained, the last step size and the strength measured after a pass."""
     p.add_argument(
         "--nets",
-        default="contact,race,crashed,early",
+        default="contact,race,crashed,early,holding",
         help="fit: which nets to train, comma-separated: contact, race, crashed "
-        "(contact with a side borne off), early (contact from "
-        f"{EARLY_PIPS} pips of both sides together up); default all four",
+        "(contact once the side on roll has borne off), early (contact from "
+        f"{EARLY_PIPS} pips of both sides together up), holding (contact once only the "
+        "side not on roll has borne off); default all five",
     )
     p.add_argument(
         "--alpha-end",

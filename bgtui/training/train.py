@@ -303,6 +303,7 @@ def supervised_train(checkpoint, settings: SupervisedSettings, log=None) -> dict
                     "race_mse": round(stats[2] / max(stats[3], 1), 6),
                     "crashed_mse": round(stats[4] / max(stats[5], 1), 6),
                     "early_mse": round(stats[6] / max(stats[7], 1), 6),
+                    "holding_mse": round(stats[8] / max(stats[9], 1), 6),
                     "sample_s": round(t_sample, 1),
                     "targets_s": round(t_targets, 1),
                     "total_s": round(time.time() - t, 1),
@@ -491,14 +492,16 @@ def _keep_theme_rolls(children, groups, themes) -> tuple[np.ndarray, np.ndarray]
 
 def _keep_crashed_rolls(children, groups) -> tuple[np.ndarray, np.ndarray]:
     """The rolls among ``children`` (grouped as :func:`_keep_disagreements` takes them) whose
-    best play by 0-ply, the first of the roll, leads to a position the crashed net values."""
-    from bgtui.engine import CRASHED
+    best play by 0-ply, the first of the roll, leads to a position a crashed net values (a
+    side has borne off: ``CRASHED_CLASSES``)."""
+    from bgtui.engine import CRASHED_CLASSES
     from bgtui.training.kernels import net_classes
 
     if len(children) == 0:
         return children, groups[:0]
     starts = _roll_starts(groups)
-    return _keep_rolls(children, groups, net_classes(children[starts]) == CRASHED)
+    keep = np.isin(net_classes(children[starts]), CRASHED_CLASSES)
+    return _keep_rolls(children, groups, keep)
 
 
 def _sample_kept_rolls(spec: DatasetSpec, ev, rng, ws, groups, keep, batch=0) -> np.ndarray:
@@ -543,7 +546,7 @@ def _sample_shard(spec: DatasetSpec, ev, rng, ws, groups=None) -> np.ndarray:
     (``evaluate.make_play_workspace``); with ``spec.children_best``, ``groups``
     (int32[spec.shard]) receives each child's roll
     (:func:`_sample_into`)."""
-    from bgtui.engine import CRASHED
+    from bgtui.engine import CRASHED_CLASSES
     from bgtui.training.kernels import _race_sibling_children, net_classes
 
     n = spec.shard
@@ -592,7 +595,7 @@ def _sample_shard(spec: DatasetSpec, ev, rng, ws, groups=None) -> np.ndarray:
             more = _sample_into(
                 np.zeros((n, 26), dtype=np.int8), ev, rng, explore, children, ws, children_best
             )
-            found = np.concatenate([found, more[net_classes(more) == CRASHED]])
+            found = np.concatenate([found, more[np.isin(net_classes(more), CRASHED_CLASSES)]])
         return found[:n]
     dest = np.zeros((n, 26), dtype=np.int8)
     return _sample_into(
@@ -767,7 +770,8 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
     ``children_best`` best plays at 0-ply that the race net values
     (``kernels._race_sibling_children``), the siblings of a roll rolled out together as the roots of
     one job (the same dice for each, so that their differences are more precise than their values).
-    With ``crashed_only`` only the positions the crashed net values (``nn.net_class``) are kept
+    With ``crashed_only`` only the positions the crashed nets value (``nn.net_class`` in
+    ``CRASHED_CLASSES``: a side has borne off) are kept
     (with ``children_best``, the rolls whose best play leads to one: :func:`_keep_crashed_rolls`);
     with ``stragglers`` (and ``race_rollouts``) only straggler races (:func:`is_straggler_race`).
     With ``vs_pubeval`` (and ``children_best``) the games are the evaluator's against PubEval and
@@ -959,8 +963,38 @@ class FitSettings:
     race_hidden: int = 0
     optimizer: str = "sgd"
     batch: int = 256
-    nets: str = "contact,race,crashed,early"
+    nets: str = "contact,race,crashed,early,holding"
     rank_weight: float = 0.0
+
+
+#: the net that values a net's positions in weights without that net of their own, and the
+#: metadata flag ``load_weights`` sets then: crashed and early positions the contact net's,
+#: holding positions the crashed net's (in this order: a holding net tied to a crashed net
+#: tied to the contact net is the contact net)
+_TIED_TO = {
+    "crashed": ("contact", "crashed_is_contact"),
+    "early": ("contact", "early_is_contact"),
+    "holding": ("crashed", "holding_is_crashed"),
+}
+
+
+def _tie(nets_: list, tied) -> list:
+    """``nets_`` (in ``NET_NAMES`` order) with each net named in ``tied`` the net it is tied
+    to (:data:`_TIED_TO`)."""
+    for name, (to, _) in _TIED_TO.items():
+        if name in tied:
+            nets_[NET_NAMES.index(name)] = nets_[NET_NAMES.index(to)]
+    return nets_
+
+
+def _owners(tied) -> np.ndarray:
+    """int8, one per class: the net that values (and learns from) the class's positions when
+    the nets ``tied`` are tied (:data:`_TIED_TO`)."""
+    owner = np.arange(len(NET_NAMES), dtype=np.int8)
+    for name, (to, _) in _TIED_TO.items():
+        if name in tied:
+            owner[NET_NAMES.index(name)] = owner[NET_NAMES.index(to)]
+    return owner
 
 
 def _fit_continues(state: dict, data_dir, which) -> bool:
@@ -1007,6 +1041,7 @@ def _new_fit_weights(settings: FitSettings, which) -> tuple:
                     ("race", settings.race_hidden, 64),
                     ("crashed", settings.hidden, 128),
                     ("early", settings.hidden, 128),
+                    ("holding", settings.hidden, 128),
                 )
             )
         )
@@ -1018,7 +1053,7 @@ def _new_fit_weights(settings: FitSettings, which) -> tuple:
         for k, (net, h) in enumerate(
             zip(
                 nets_of(ev),
-                (settings.hidden, settings.race_hidden, settings.hidden, settings.hidden),
+                (settings.hidden, settings.race_hidden, *(settings.hidden,) * 3),
             )
         )
     )
@@ -1028,21 +1063,21 @@ def _new_fit_weights(settings: FitSettings, which) -> tuple:
 def _fit_start(checkpoint: Path, data_dir, settings: FitSettings, which, log) -> tuple:
     """(nets, metadata, tied) a fit starts from: ``checkpoint``'s when it exists (its own fit
     resumed, or a new fit from its weights when that fit was of other data or other nets,
-    logged), else :func:`_new_fit_weights`. ``tied``: the names of the nets (crashed, early)
-    that are the contact net. A new fit moves the starting weights' own fit record to their
-    ``fit_history``."""
+    logged), else :func:`_new_fit_weights`. ``tied``: the names of the nets (crashed, early,
+    holding) that are the net they are tied to (:data:`_TIED_TO`). A new fit moves the
+    starting weights' own fit record to their ``fit_history``."""
     start = None  # the metadata of the weights a new fit starts from
     if checkpoint.exists():
         ev, meta = load_weights(checkpoint)
         old = meta.get("fit")
         old_ = old or {}
-        # a record made before the early net existed: tied if the file has none of its own
-        early = "early" not in which and meta.get("early_is_contact", False)
-        tied = [
-            name
-            for name, was in (("crashed", False), ("early", early))
-            if old_.get(f"tied_{name}", was)
-        ]
+        # a record made before the early or the holding net existed: tied if the file has
+        # none of its own
+        was = {
+            name: name != "crashed" and name not in which and meta.get(flag, False)
+            for name, (_, flag) in _TIED_TO.items()
+        }
+        tied = [name for name in _TIED_TO if old_.get(f"tied_{name}", was[name])]
         if old is not None and not _fit_continues(old, data_dir, which):
             # the weights' own fit was of other data or other nets (a copy of the shipped
             # weights, say): they start a new fit
@@ -1062,8 +1097,8 @@ def _fit_start(checkpoint: Path, data_dir, settings: FitSettings, which, log) ->
     if start is not None:
         tied = [
             name
-            for name in ("crashed", "early")
-            if name not in which and start.get(f"{name}_is_contact", False)
+            for name, (_, flag) in _TIED_TO.items()
+            if name not in which and start.get(flag, False)
         ]
         if "fit" in meta:  # the starting weights' own fit stays on record
             meta.setdefault("fit_history", []).append(meta.pop("fit"))
@@ -1084,6 +1119,7 @@ def _fit_state(checkpoint: Path, meta: dict, data_dir, settings: FitSettings, wh
         "nets": ",".join(which),
         "tied_crashed": "crashed" in tied,
         "tied_early": "early" in tied,
+        "tied_holding": "holding" in tied,
     }
     if settings.rank_weight:
         state.setdefault("rank_weight", settings.rank_weight)
@@ -1175,9 +1211,7 @@ def _adam_resume(opt_path: Path, done: int, nets_: list, tied) -> tuple:
         done = opt_done  # the state is written first: it may be one pass ahead
     else:
         moments = [adam.new_moments(net) for net in nets_]
-    for name in tied:
-        nets_[NET_NAMES.index(name)] = nets_[0]
-    return nets_, moments, done
+    return _tie(nets_, tied), moments, done
 
 
 def _adam_pass(nets_, moments, sets, trained, settings, ep, a, rank_weight, has_groups, rec):
@@ -1265,8 +1299,9 @@ def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
     the starting weights have no crashed net of their own (their contact net values those
     positions too), a fit that trains the crashed net starts it as a copy of the contact net;
     one that does not keeps the two tied, the contact net learning from both classes, as
-    before there was a crashed net; the same holds for the early contact net. ``holdout`` of the positions (fixed by ``seed``) are kept
-    out of training and their mean squared error is logged; when the set has sibling groups
+    before there was a crashed net; the same holds for the early contact net, and for the
+    holding net with the crashed net (weights without one value those positions by their
+    crashed net). ``holdout`` of the positions (fixed by ``seed``) are kept out of training and their mean squared error is logged; when the set has sibling groups
     (``children_best`` shards) whole groups are held out, and the RMS of the held-out sibling
     residuals (``adam.sibling_residuals``: the error in the equity differences between the
     plays of a roll) is logged too. ``rank_weight`` > 0 (Adam only) adds that weight times the
@@ -1277,11 +1312,9 @@ def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
     checkpoint = Path(checkpoint)
     ev, meta, tied = _fit_start(checkpoint, data_dir, settings, which, log)
     nets_ = [tuple(np.array(a, dtype=np.float32) for a in net) for net in as_nets(ev)]
-    for name in tied:
-        nets_[NET_NAMES.index(name)] = nets_[0]
+    nets_ = _tie(nets_, tied)
     state, rank_weight = _fit_state(checkpoint, meta, data_dir, settings, which, tied)
-    # the net each class trains
-    owner = np.array([0 if name in tied else k for k, name in enumerate(NET_NAMES)], dtype=np.int8)
+    owner = _owners(tied)  # the net each class trains
     trained = [name in which for name in NET_NAMES]
     data = _split_data(data_dir, settings)
     done = int(state["epochs_done"])
@@ -1326,7 +1359,10 @@ def upgrade_inputs(src, dst) -> dict:
     nets = []
     for name in NET_NAMES:
         if f"{name}_w1" not in data:
-            continue  # a file from before the crashed net: its contact net stands in
+            # a file without this net: the net it is tied to stands in (crashed and early:
+            # the contact net; holding: the crashed net)
+            nets.append(nets[NET_NAMES.index(_TIED_TO[name][0])])
+            continue
         w1 = data[f"{name}_w1"]
         new = np.zeros((2 * PER_SIDE, w1.shape[1]), dtype=np.float32)
         new[:old_side] = w1[:old_side]

@@ -131,7 +131,7 @@ def _old_format(src, dst):
 
 
 def test_the_crashed_net_trains_on_its_own_class_and_older_files_keep_it_tied(tmp_path):
-    from bgtui.engine.nn import CRASHED
+    from bgtui.engine.nn import CRASHED_CLASSES
     from bgtui.training.kernels import net_classes
 
     ck = _small_weights(tmp_path)
@@ -139,7 +139,9 @@ def test_the_crashed_net_trains_on_its_own_class_and_older_files_keep_it_tied(tm
         tmp_path / "c", ck, DatasetSpec(100, shard=100, crashed_only=True), log=io.StringIO()
     )
     pos = load_dataset(tmp_path / "c")[0]
-    assert len(pos) == 100 and (net_classes(pos) == CRASHED).all()
+    # both crashed nets' positions (a side has borne off), both kept
+    assert len(pos) == 100 and np.isin(net_classes(pos), CRASHED_CLASSES).all()
+    assert len(np.unique(net_classes(pos))) == 2
     start = load_weights(ck)[0]
     for opt in ("adam", "sgd"):
         # only crashed positions: a contact fit changes nothing, a crashed fit only that net
@@ -192,6 +194,42 @@ def test_the_early_net_trains_on_its_own_class_and_files_without_one_keep_it_tie
         got, m = _fit_one_pass(tmp_path / f"t{opt}.npz", tmp_path / "d", ck, opt, "contact")
         assert got.early is got.contact and not np.array_equal(got.contact.w1, start.contact.w1)
         assert m["fit"]["tied_early"] and m["early_is_contact"] is True
+
+
+def test_the_holding_net_trains_on_its_own_class_and_files_without_one_keep_it_tied(tmp_path):
+    from bgtui.analysis.weights import evaluator_digest
+    from bgtui.engine.nn import CRASHED, CRASHED_CLASSES, HOLDING
+    from bgtui.training.kernels import net_classes
+
+    ck = _small_weights(tmp_path)
+    # positions of games seen by either side where a side has borne off, with targets of
+    # another net's values
+    pos = np.array(game_positions(4, 30), dtype=np.int8)
+    pos = np.concatenate([pos, -pos[:, ::-1]])
+    pos = pos[np.isin(net_classes(pos), CRASHED_CLASSES)]
+    cls = net_classes(pos)
+    assert (cls == HOLDING).sum() > 20 and (cls == CRASHED).sum() > 20
+    other = with_databases((init_net(8, 11), init_net(4, 12)))
+    targets = np.array([evaluate0(p, other) for p in pos], dtype=np.float32)
+    (tmp_path / "d").mkdir()
+    np.savez(tmp_path / "d" / "shard-00000.npz", positions=pos, targets=targets)
+    start, meta0 = load_weights(ck)
+    # the small weights have no holding net: their crashed net values those positions
+    assert start.holding is start.crashed and meta0["holding_is_crashed"] is True
+    with np.load(ck) as z:
+        assert not any(k.startswith("holding_") for k in z.files)
+    for opt in ("adam", "sgd"):
+        # a fit of the holding net starts it as the crashed net and trains it alone
+        got, m = _fit_one_pass(tmp_path / f"h{opt}.npz", tmp_path / "d", ck, opt, "holding")
+        assert got.holding is not got.crashed and "holding_is_crashed" not in m
+        assert all(np.array_equal(x, y) for x, y in zip(got.crashed, start.crashed))
+        assert not np.array_equal(got.holding.w1, start.crashed.w1)
+        assert evaluator_digest(got) != evaluator_digest(start)
+        # a fit of the crashed net alone keeps the two one net, learning from both classes
+        got, m = _fit_one_pass(tmp_path / f"t{opt}.npz", tmp_path / "d", ck, opt, "crashed")
+        assert got.holding is got.crashed and not np.array_equal(got.crashed.w1, start.crashed.w1)
+        assert m["fit"]["tied_holding"] and m["holding_is_crashed"] is True
+        assert all(np.array_equal(x, y) for x, y in zip(got.contact, start.contact))
 
 
 def test_a_fit_from_random_weights_of_one_net_keeps_the_shipped_other(tmp_path):
