@@ -21,7 +21,7 @@ import numpy as np
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine import (
     CONTACT_CLASSES,
-    CRASHED,
+    CRASHED_CLASSES,
     RACE,
     START,
     best_play0,
@@ -86,9 +86,10 @@ def main():
     dest = np.zeros((6000, 26), dtype=np.int8)
     m = sample_positions(ev, 200, make_rng(3), START, 0.0, ws, dest)
     classes = np.array([net_class(p) for p in dest[:m]])
-    # contact: both contact nets' positions (early and later), as they come in games
+    # contact: both contact nets' positions (early and later), as they come in games; crashed:
+    # both crashed nets' (either side borne off)
     contact, race, crashed = (
-        dest[:m][np.isin(classes, k)][:2000] for k in (CONTACT_CLASSES, RACE, CRASHED)
+        dest[:m][np.isin(classes, k)][:2000] for k in (CONTACT_CLASSES, RACE, CRASHED_CLASSES)
     )
     _static(contact[:2], ev, ews, 1)
     _in_selection(contact[:2], ev, mws, ews, op, om)

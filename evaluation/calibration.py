@@ -22,7 +22,15 @@ import numpy as np
 
 from bgtui.analysis.options import script_parser
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine import CONTACT, CONTACT_CLASSES, equities, evaluate0, net_class
+from bgtui.engine import (
+    CONTACT,
+    CONTACT_CLASSES,
+    CRASHED,
+    CRASHED_CLASSES,
+    equities,
+    evaluate0,
+    net_class,
+)
 from bgtui.training.head_refit import sample_contact_positions
 from bgtui.training.train import rollout_targets
 
@@ -60,6 +68,7 @@ def main():
             np.savez(args.save, pos=pos, ro=ro)
     cls = np.array([net_class(p) for p in pos])
     cls[np.isin(cls, CONTACT_CLASSES)] = CONTACT  # both contact nets' positions together
+    cls[np.isin(cls, CRASHED_CLASSES)] = CRASHED  # and both crashed nets'
     for w in args.weights:
         ev = with_databases(load_weights(w)[0], bearoff=True)
         y = np.array([evaluate0(p, ev) for p in pos], dtype=np.float64)

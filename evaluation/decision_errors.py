@@ -68,7 +68,7 @@ def main():
             f"\n{name}: {args.games} games, {n} decisions, {time.time() - t:.0f} s; "
             f"0-ply loses {1000 * total / max(n, 1):.1f} millipoints a decision by 2-ply"
         )
-        for cls in ("contact", "crashed", "race"):
+        for cls in ("contact", "early", "crashed", "holding", "race"):
             if cls in stats:
                 k, wrong, err = stats[cls]
                 print(

@@ -380,7 +380,7 @@ def by_class(args):
     sets ``DATA:ROLLOUTS`` (the decisions where the rollouts value every chooser's play), and
     the paired differences against the engine's blend: which weight of the blend suits which
     class."""
-    from bgtui.engine import CONTACT, CONTACT_CLASSES, CRASHED, RACE
+    from bgtui.engine import CONTACT, CONTACT_CLASSES, CRASHED, CRASHED_CLASSES, RACE
 
     pooled = {}
     for spec in args.sets:
@@ -391,6 +391,7 @@ def by_class(args):
         idx = _every_pick_rolled(eq, ch.values(), f" in {rollouts}")
         cls = d["cls"][idx]
         cls = np.where(np.isin(cls, CONTACT_CLASSES), CONTACT, cls)  # both contact nets
+        cls = np.where(np.isin(cls, CRASHED_CLASSES), CRASHED, cls)  # both crashed nets
         for name, loss in _losses(eq, ch, idx).items():
             for k in (CONTACT, CRASHED, RACE):
                 pooled.setdefault((k, name), []).append(1000 * loss[cls == k])

@@ -24,12 +24,18 @@ import argparse
 import numpy as np
 
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine import CONTACT, CRASHED, EARLY, ONE_PLY_WEIGHTS0, RACE
+from bgtui.engine import CONTACT, CRASHED, EARLY, HOLDING, ONE_PLY_WEIGHTS0, RACE
 from bgtui.training.adam import sibling_residuals
 from bgtui.training.kernels import net_classes
 from bgtui.training.train import load_dataset, plied_targets
 
-CLASSES = (("contact", CONTACT), ("early", EARLY), ("crashed", CRASHED), ("race", RACE))
+CLASSES = (
+    ("contact", CONTACT),
+    ("early", EARLY),
+    ("crashed", CRASHED),
+    ("holding", HOLDING),
+    ("race", RACE),
+)
 
 
 def rms(residuals):

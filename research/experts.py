@@ -6,7 +6,7 @@
         [--batch 256] [--rank-weight 16]
     python research/experts.py errors --data DIRS --split T[,T2...]|off [--net contact|crashed] \\
         WEIGHTS PART0.npz PART1.npz [...] [--control CONTROL.npz]
-    python research/experts.py assemble WEIGHTS PART0.npz PART1.npz OUT.npz
+    python research/experts.py assemble WEIGHTS PART0.npz PART1.npz OUT.npz [--net contact|crashed]
 
 A wider contact net values the held-out plays better than the shipped width, but every
 evaluation pays for the width. Two nets of the shipped width, each valuing one part of the
@@ -16,18 +16,23 @@ below the first, part K from the K-th up): a quantity that falls slowly through 
 that the plays of one roll nearly always fall in the same part. ``--split off`` splits by who
 has borne off: part 0 the positions where the side on roll has (whatever the other side has
 done), part 1 those where only the other side has; every play of a roll falls in one part (a
-play cannot change the borne-off checkers of the side on roll after it). ``--net crashed``
-fits and judges the crashed net on the crashed positions instead.
+play cannot change the borne-off checkers of the side on roll after it): on the crashed nets'
+positions, part 0 is the engine's class ``CRASHED`` and part 1 its class ``HOLDING``.
+``--net crashed`` fits and judges the crashed net on the crashed positions (both crashed
+classes, ``CRASHED_CLASSES``) instead.
 
 ``median``: the median of the split quantity over the contact rows of the anchor sets.
 
 ``fit``: fine-tunes the contact (``--net``) net of WEIGHTS (the other nets kept) by minibatch
 Adam on the anchor's contact (``--net``) rows of one part (``all``: every such row, the
 control), the loss of ``bgtui train fit --optimizer adam`` (cross-entropy and the sibling rank
-term).
+term). Weights whose early net is their contact net (or whose holding net is their crashed net)
+keep them one net: it learns from the rows of both classes and values both.
 
 ``assemble``: WEIGHTS with the contact net of PART0 as its contact net and that of PART1 as its
-early net (the engine's split, ``EARLY_PIPS``: the parts of ``--split 259``).
+early net (the engine's split, ``EARLY_PIPS``: the parts of ``--split 259``); with ``--net
+crashed``, the crashed net of PART0 as its crashed net and that of PART1 as its holding net
+(the engine's split by who has borne off: the parts of ``--split off``).
 
 Contact rows here are those of both of the engine's contact nets (``CONTACT`` and ``EARLY``):
 these scripts split them themselves.
@@ -45,7 +50,16 @@ import time
 import numpy as np
 
 from bgtui.analysis.weights import as_nets, load_weights, save_weights, with_databases
-from bgtui.engine import CONTACT, CONTACT_CLASSES, CRASHED, hidden_size, make_eval_workspace
+from bgtui.engine import (
+    CONTACT,
+    CONTACT_CLASSES,
+    CRASHED,
+    CRASHED_CLASSES,
+    EARLY,
+    HOLDING,
+    hidden_size,
+    make_eval_workspace,
+)
 from bgtui.training import adam
 from bgtui.training.kernels import evaluate_all, net_classes
 from bgtui.training.train import fit_alpha, load_dataset
@@ -53,11 +67,15 @@ from bgtui.training.train import fit_alpha, load_dataset
 SLOTS = np.arange(26)
 
 
-NETS = {"contact": (CONTACT, CONTACT_CLASSES), "crashed": (CRASHED, (CRASHED,))}
+#: the net fitted, the classes of its rows, and the net of the other class of the split
+NETS = {
+    "contact": (CONTACT, CONTACT_CLASSES, EARLY),
+    "crashed": (CRASHED, CRASHED_CLASSES, HOLDING),
+}
 
 
 def in_contact(positions, net="contact"):
-    """bool[N]: the positions that the nets of ``net`` (either contact net, or the crashed
+    """bool[N]: the positions that the nets of ``net`` (either contact net, or either crashed
     net) value."""
     return np.isin(net_classes(positions), NETS[net][1])
 
@@ -89,6 +107,10 @@ def cmd_median(args):
 def cmd_fit(args):
     ev, meta = load_weights(args.weights)
     nets = [tuple(np.array(a, dtype=np.float32) for a in net) for net in as_nets(ev)]
+    if ev.early is ev.contact:
+        nets[EARLY] = nets[CONTACT]  # one net, saved as one
+    if ev.holding is ev.crashed:
+        nets[HOLDING] = nets[CRASHED]
     pos, tg, grp = load_dataset(args.anchor, with_groups=True)
     keep = in_contact(pos, args.net)
     if args.part != "all":
@@ -198,11 +220,19 @@ def cmd_errors(args):
 
 def cmd_assemble(args):
     ev, meta = load_weights(args.weights)
-    contact, race, crashed, _ = as_nets(ev)
-    parts = [as_nets(load_weights(p)[0])[CONTACT] for p in (args.part0, args.part1)]
-    meta = {k: v for k, v in meta.items() if k not in ("path", "early_is_contact", "sha256")}
-    meta["experts"] = {"contact": str(args.part0), "early": str(args.part1), "from": args.weights}
-    save_weights(args.out, (parts[0], race, crashed, parts[1]), meta, side=ev.side)
+    nets = list(as_nets(ev))
+    first, _, second = NETS[args.net]
+    parts = [as_nets(load_weights(p)[0])[first] for p in (args.part0, args.part1)]
+    nets[first], nets[second] = parts
+    flag = {"contact": "early_is_contact", "crashed": "holding_is_crashed"}[args.net]
+    meta = {k: v for k, v in meta.items() if k not in ("path", flag, "sha256")}
+    names = {"contact": ("contact", "early"), "crashed": ("crashed", "holding")}[args.net]
+    meta["experts"] = {
+        names[0]: str(args.part0),
+        names[1]: str(args.part1),
+        "from": args.weights,
+    }
+    save_weights(args.out, tuple(nets), meta, side=ev.side)
 
 
 def main():
@@ -238,6 +268,7 @@ def main():
     p.add_argument("part0")
     p.add_argument("part1")
     p.add_argument("out")
+    p.add_argument("--net", choices=sorted(NETS), default="contact")
     p.set_defaults(func=cmd_assemble)
     args = ap.parse_args()
     args.func(args)

@@ -14,15 +14,16 @@ part directly.
 ``leaves``: for each position of the shards (the plays of rolls, opponent on roll, as
 ``bgtui train dataset --children-best`` writes them), its 21 leaves (mover on roll), their
 0-ply values by WEIGHTS (the mover's view), their classes (``nn.net_class``; -1: the reply
-ends the game; 4: a bear-off database values the leaf) and the rolls' weights; with the
+ends the game; 5: a bear-off database values the leaf) and the rolls' weights; with the
 positions' labels turned to the mover's view and their sibling groups.
 
 ``fit``: minibatch Adam from WEIGHTS on two losses. Each step takes a batch of the ``--anchor``
 rows per trained net (the fit's own loss: cross-entropy and the sibling rank term, as
 ``bgtui train fit --optimizer adam`` has it) and a batch of whole sibling groups of the
 leaves' positions, whose 1-ply value (the leaves' mean, contact and crashed leaves by the
-nets being fitted (contact, crashed and early; weights whose contact net values the early
-positions too keep it so), the others at their saved values) is compared with the label by
+nets being fitted (contact, crashed, early and holding; weights whose contact net values the
+early positions too keep it so, and so do weights whose crashed net values the holding ones),
+the others at their saved values) is compared with the label by
 cross-entropy and the same rank term, times ``--lam``. The replies stay those WEIGHTS chose.
 ``--lam 0`` is the control: the same anchor steps alone.
 
@@ -44,6 +45,7 @@ from bgtui.engine import (
     CRASHED,
     EARLY,
     EQUITY_COEF,
+    HOLDING,
     MAX_PLAYS,
     NET_NAMES,
     NO_DATABASE,
@@ -64,9 +66,9 @@ from bgtui.training.kernels import net_classes
 from bgtui.training.train import fit_alpha, load_dataset
 
 #: the class code of a leaf a bear-off database values
-DATABASE = 4
+DATABASE = 5
 #: the classes whose nets the fit trains
-FITTED = (CONTACT, CRASHED, EARLY)
+FITTED = (CONTACT, CRASHED, EARLY, HOLDING)
 
 
 @numba.njit(nogil=True, cache=True)
@@ -144,11 +146,11 @@ def cmd_leaves(args):
         cls=cls,
         weights=ROLL_WEIGHTS.astype(np.float32) / 36.0,
     )
-    counts = np.bincount(cls.reshape(-1) + 1, minlength=6)
+    counts = np.bincount(cls.reshape(-1) + 1, minlength=7)
     print(
         f"{len(roots)} positions, {time.time() - t:.1f} s; leaves: game over {counts[0]}, "
         f"contact {counts[1]}, race {counts[2]}, crashed {counts[3]}, early {counts[4]}, "
-        f"database {counts[5]}"
+        f"holding {counts[5]}, database {counts[6]}"
     )
 
 
@@ -208,11 +210,20 @@ def one_ply_gradients(nets, owner, batch, d, rank_weight):
 def cmd_fit(args):
     ev, meta = load_weights(args.weights)
     nets = [tuple(np.array(a, dtype=np.float32) for a in net) for net in as_nets(ev)]
-    # the net each fitted class trains: the contact net the early positions too if it values them
+    # the net each fitted class trains: the contact net the early positions too if it values
+    # them, the crashed net the holding ones
     tied = ev.early is ev.contact
-    owner = {CONTACT: CONTACT, CRASHED: CRASHED, EARLY: CONTACT if tied else EARLY}
+    held = ev.holding is ev.crashed
+    owner = {
+        CONTACT: CONTACT,
+        CRASHED: CRASHED,
+        EARLY: CONTACT if tied else EARLY,
+        HOLDING: CRASHED if held else HOLDING,
+    }
     if tied:
         nets[EARLY] = nets[CONTACT]  # saved as one net
+    if held:
+        nets[HOLDING] = nets[CRASHED]
     z = np.load(args.leaves)
     keep = np.flatnonzero(np.isin(z["cls"], FITTED).any(1))
     d = (

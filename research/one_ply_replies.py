@@ -38,8 +38,8 @@ from ply_errors import _filtered  # noqa: E402
 from bgtui.analysis.service import Analyzer  # noqa: E402
 from bgtui.analysis.weights import load_weights, with_databases  # noqa: E402
 from bgtui.engine import (  # noqa: E402
-    CONTACT,
-    CRASHED,
+    CONTACT_CLASSES,
+    CRASHED_CLASSES,
     ONE_PLY_WEIGHT0,
     RACE,
     ROLL_WEIGHTS,
@@ -60,8 +60,9 @@ def gap(args):
         ev = with_databases(load_weights(w)[0], True)
         e0, e1 = (equities(plied_targets(ev, pos, k, 1)) for k in (0, 1))
         parts = []
-        for k, name in ((CONTACT, "contact"), (CRASHED, "crashed"), (RACE, "race")):
-            d = 1000 * (e1 - e0)[cls == k]
+        # both contact nets' positions together, and both crashed nets'
+        for k, name in ((CONTACT_CLASSES, "contact"), (CRASHED_CLASSES, "crashed"), (RACE, "race")):
+            d = 1000 * (e1 - e0)[np.isin(cls, k)]
             if len(d):
                 parts.append(f"{name} {len(d)}: {d.mean():+.1f} +- {d.std() / np.sqrt(len(d)):.1f}")
         print(f"{w}: 1-ply - 0-ply, millipoints for the side on roll: " + ", ".join(parts))
