@@ -13,7 +13,13 @@ is chosen), as a root mean square in millipoints, over all positions and over th
 (contact, crashed, race) values; a play alone in its group counts with error 0. With 1-ply,
 also the engine's 1-ply blend (``ONE_PLY_WEIGHTS0`` of the 0-ply value, here by each
 position's own class, where the engine takes the class of the position before the roll),
-which is what 1-ply ranks by, and blends at the 0-ply weights ``--blends``. The label noise
+which is what 1-ply ranks by, and blends at the 0-ply weights ``--blends``. Then, for each
+way of valuing, the equity each roll's pick loses by the labels (the label of the play it
+values best less the best label of the group, millipoints a group of two plays or more: the
+decision error the labels see, a noisy best label making it too high alike for every
+chooser), by the class of the group's plays where they share one, and for the second weights
+file on, its difference with the first's over the same groups, with a standard error (picks
+that differ are judged by the same labels, so the differences carry no bias). The label noise
 is in every figure: 36-trial race rollouts (``data/rs3``) add about 3 millipoints, 36-trial
 contact rollouts truncated after 7 rolls (``data/cs2`` shard 0, ``data/cr_hold``) about 10
 and 11.
@@ -24,7 +30,7 @@ import argparse
 import numpy as np
 
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine import CONTACT, CRASHED, EARLY, HOLDING, ONE_PLY_WEIGHTS0, RACE
+from bgtui.engine import CONTACT, CRASHED, EARLY, EQUITY_COEF, HOLDING, ONE_PLY_WEIGHTS0, RACE
 from bgtui.training.adam import sibling_residuals
 from bgtui.training.kernels import net_classes
 from bgtui.training.train import load_dataset, plied_targets
@@ -36,6 +42,40 @@ CLASSES = (
     ("holding", HOLDING),
     ("race", RACE),
 )
+
+
+def choice_losses(values, truth, groups):
+    """float64[G]: for each group of ``groups`` (int64[N], -1: none), the label equity of the
+    play ``values`` pick (the lowest equity for the side on roll after the play: the mover's
+    best) less the lowest label equity of the group; NaN for groups of fewer than two plays."""
+    ve = values @ EQUITY_COEF
+    te = truth @ EQUITY_COEF
+    _, inv, cnt = np.unique(groups, return_inverse=True, return_counts=True)
+    order = np.lexsort((ve, inv))  # by group, then the pick first
+    first = order[np.r_[True, inv[order][1:] != inv[order][:-1]]]
+    picked = np.empty(len(cnt))
+    picked[inv[first]] = te[first]
+    best = np.full(len(cnt), np.inf)
+    np.minimum.at(best, inv, te)
+    loss = picked - best
+    loss[cnt < 2] = np.nan
+    loss[np.unique(groups) < 0] = np.nan
+    return loss
+
+
+def group_classes(cls, groups):
+    """int64[G]: the class every play of each group shares, -1 where they differ."""
+    _, inv = np.unique(groups, return_inverse=True)
+    lo = np.full(inv.max() + 1, 99)
+    hi = np.full(inv.max() + 1, -1)
+    np.minimum.at(lo, inv, cls)
+    np.maximum.at(hi, inv, cls)
+    return np.where(lo == hi, lo, -1)
+
+
+def _mean_se(d):
+    """'mean ± standard error' of ``d``."""
+    return f"{d.mean():+.2f} ± {d.std() / np.sqrt(len(d)):.2f}"
 
 
 def rms(residuals):
@@ -61,6 +101,8 @@ def main():
     cls = net_classes(pos)
     counts = ", ".join(f"{name} {int(np.sum(cls == k))}" for name, k in CLASSES)
     print(f"{a.data}: {len(pos)} positions ({counts}) in {len(np.unique(groups))} groups")
+    gcls = group_classes(cls, groups)
+    first = {}  # the first weights file's choice losses, by way of valuing
     for w in a.weights:
         ev = with_databases(load_weights(w)[0], True)
         p = {f"{k}-ply": plied_targets(ev, pos, k, a.workers).astype(np.float64) for k in plies}
@@ -75,6 +117,29 @@ def main():
             parts = [f"all {rms(r):6.2f}"]
             parts += [f"{c} {rms(r[cls == k]):6.2f}" for c, k in CLASSES if np.any(cls == k)]
             print(f"  {name:12s} " + "  ".join(parts), flush=True)
+        print(f"{w}: equity lost a decision by the labels, millipoints")
+        for name, v in p.items():
+            loss = choice_losses(v, truth, groups)
+            live = ~np.isnan(loss)
+            parts = [f"all {1000 * loss[live].mean():5.2f}"]
+            parts += [
+                f"{c} {1000 * loss[live & (gcls == k)].mean():5.2f}"
+                for c, k in CLASSES
+                if np.any(live & (gcls == k))
+            ]
+            line = f"  {name:12s} " + "  ".join(parts)
+            print(line + f"  ({int(live.sum())} groups)", flush=True)
+            if name not in first:
+                first[name] = loss
+                continue
+            d = 1000 * (loss - first[name])
+            parts = [f"all {_mean_se(d[live])}"]
+            parts += [
+                f"{c} {_mean_se(d[live & (gcls == k)])}"
+                for c, k in CLASSES
+                if np.any(live & (gcls == k))
+            ]
+            print(f"  {'minus first':12s} " + "  ".join(parts), flush=True)
 
 
 if __name__ == "__main__":
