@@ -3,7 +3,8 @@ rollout labels, not only on the 0-ply value of each position.
 
     python research/one_ply_fit.py leaves WEIGHTS OUT.npz SRC[:first[:last]] [--workers 2]
     python research/one_ply_fit.py fit WEIGHTS LEAVES.npz OUT.npz --anchor DIRS \\
-        [--lam 1.0] [--epochs 4] [--alpha 5e-5] [--alpha-end 1e-5] [--rank-weight 16]
+        [--lam 1.0] [--epochs 4] [--alpha 5e-5] [--alpha-end 1e-5] [--rank-weight 16] \\
+        [--nets contact,crashed,early,holding]
 
 The 1-ply value of a play's position (the opponent on roll) averages, over his 21 rolls, the
 0-ply value of the position after his 0-ply best reply (the mover on roll again: the leaf). A
@@ -24,7 +25,9 @@ leaves' positions, whose 1-ply value (the leaves' mean, contact and crashed leav
 nets being fitted (contact, crashed, early and holding; weights whose contact net values the
 early positions too keep it so, and so do weights whose crashed net values the holding ones),
 the others at their saved values) is compared with the label by
-cross-entropy and the same rank term, times ``--lam``. The replies stay those WEIGHTS chose.
+cross-entropy and the same rank term, times ``--lam``. ``--nets`` fits only the nets it names
+(the others, and the leaves they value, stay as they are; a net that is another net of the
+weights, as a missing early or holding net is, goes by that net's name). The replies stay those WEIGHTS chose.
 ``--lam 0`` is the control: the same anchor steps alone.
 
 The engine's 0-ply, 1-ply and blend values of held-out positions against their labels:
@@ -69,6 +72,7 @@ from bgtui.training.train import fit_alpha, load_dataset
 DATABASE = 5
 #: the classes whose nets the fit trains
 FITTED = (CONTACT, CRASHED, EARLY, HOLDING)
+FITTED_NAMES = ",".join(NET_NAMES[k] for k in FITTED)
 
 
 @numba.njit(nogil=True, cache=True)
@@ -224,8 +228,12 @@ def cmd_fit(args):
         nets[EARLY] = nets[CONTACT]  # saved as one net
     if held:
         nets[HOLDING] = nets[CRASHED]
+    which = {NET_NAMES.index(n) for n in args.nets.split(",")}
+    owner = {c: o for c, o in owner.items() if o in which}
+    if not owner:
+        raise SystemExit(f"--nets {args.nets}: none of the fitted nets {FITTED_NAMES}")
     z = np.load(args.leaves)
-    keep = np.flatnonzero(np.isin(z["cls"], FITTED).any(1))
+    keep = np.flatnonzero(np.isin(z["cls"], list(owner)).any(1))
     d = (
         z["leaves"][keep],
         z["vals"][keep],
@@ -242,9 +250,8 @@ def cmd_fit(args):
         anchor[k] = (adam.dense_inputs(apos, rows), atg[rows], agrp[rows])
     n_roots = len(keep)
     steps = n_roots // args.roots
-    ab = {
-        k: max(16, int(round(args.batch * len(anchor[k][1]) / len(anchor[0][1])))) for k in anchor
-    }
+    ref = len(anchor[CONTACT][1]) if CONTACT in anchor else max(len(a[1]) for a in anchor.values())
+    ab = {k: max(16, int(round(args.batch * len(anchor[k][1]) / ref))) for k in anchor}
     moments = [adam.new_moments(net) for net in nets]
     print(
         json.dumps(
@@ -295,6 +302,7 @@ def cmd_fit(args):
             "leaves": str(args.leaves),
             "anchor": args.anchor,
             "lam": args.lam,
+            "nets": args.nets,
             "epochs_done": ep + 1,
             "epochs": args.epochs,
             "alpha": args.alpha,
@@ -340,6 +348,7 @@ def main():
     p.add_argument("--roots", type=int, default=64)
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--seed", type=int, default=5)
+    p.add_argument("--nets", default=FITTED_NAMES, help="the nets to fit (comma-separated)")
     args = ap.parse_args()
     {"leaves": cmd_leaves, "fit": cmd_fit}[args.cmd](args)
 
