@@ -224,7 +224,6 @@ def test_every_play_across_the_early_boundary_is_valued_by_its_own_net():
     rolls of positions near the boundary, each a group of its own in ``_best_in_groups``,
     has the probabilities it has evaluated alone."""
     from bgtui.engine.constants import EARLY_PIPS
-    from bgtui.engine.evaluate import MAX_GROUPS, _best_in_groups
 
     ev = with_databases(_five_nets(), bearoff=False)
     ews = make_eval_workspace()
@@ -234,19 +233,7 @@ def test_every_play_across_the_early_boundary_is_valued_by_its_own_net():
             continue
         for d1 in range(1, 7):
             for d2 in range(1, d1 + 1):
-                children, values = _children_alone(pos, d1, d2, ev)
-                for lo in range(0, len(children), MAX_GROUPS):
-                    part = children[lo : lo + MAX_GROUPS]
-                    k = len(part)
-                    ews.group_ends[:k] = np.arange(1, k + 1)
-                    ews.group_best[:k] = 0  # none is a roll's only play
-                    _best_in_groups(pos, k, part, ev, ews, 0, k, 1)
-                    got = ews.group_values[:k]
-                    assert np.abs(got - values[lo : lo + k]).max() < 2e-5, (
-                        board_ascii(pos),
-                        d1,
-                        d2,
-                    )
+                children = _assert_plays_valued_alone(pos, d1, d2, ev, ews)
                 for child in children:
                     if net_class(child) in (RACE, *CRASHED_CLASSES) or not (child > 0).any():
                         continue
@@ -254,6 +241,24 @@ def test_every_play_across_the_early_boundary_is_valued_by_its_own_net():
                     crossed["fall"] += before and not after
                     crossed["rise"] += after and not before
     assert crossed["fall"] > 200 and crossed["rise"] > 20, crossed
+
+
+def _assert_plays_valued_alone(pos, d1, d2, ev, ews):
+    """Every play of ``pos`` with ``d1``-``d2``, each a group of its own in ``_best_in_groups``
+    (the incremental path of move selection), has the probabilities it has evaluated alone;
+    returns the plays."""
+    from bgtui.engine.evaluate import MAX_GROUPS, _best_in_groups
+
+    children, values = _children_alone(pos, d1, d2, ev)
+    for lo in range(0, len(children), MAX_GROUPS):
+        part = children[lo : lo + MAX_GROUPS]
+        k = len(part)
+        ews.group_ends[:k] = np.arange(1, k + 1)
+        ews.group_best[:k] = 0  # none is a roll's only play
+        _best_in_groups(pos, k, part, ev, ews, 0, k, 1)
+        got = ews.group_values[:k]
+        assert np.abs(got - values[lo : lo + k]).max() < 2e-5, (board_ascii(pos), d1, d2)
+    return children
 
 
 def _bear_off_positions(rng, n):
@@ -286,8 +291,6 @@ def test_every_play_in_move_selection_is_valued_by_the_net_of_its_own_class():
     where either side has borne off, where the mover bears off his first checker (from
     contact or early contact to holding, the opponent on roll), and across ``EARLY_PIPS``.
     """
-    from bgtui.engine.evaluate import MAX_GROUPS, _best_in_groups
-
     ev = with_databases(_five_nets(), bearoff=False)
     ews = make_eval_workspace()
     rng = np.random.default_rng(40)
@@ -298,19 +301,7 @@ def test_every_play_in_move_selection_is_valued_by_the_net_of_its_own_class():
         before = net_class(_swapped(pos))
         for d1 in range(1, 7):
             for d2 in range(1, d1 + 1):
-                children, values = _children_alone(pos, d1, d2, ev)
-                for lo in range(0, len(children), MAX_GROUPS):
-                    part = children[lo : lo + MAX_GROUPS]
-                    k = len(part)
-                    ews.group_ends[:k] = np.arange(1, k + 1)
-                    ews.group_best[:k] = 0  # none is a roll's only play
-                    _best_in_groups(pos, k, part, ev, ews, 0, k, 1)
-                    got = ews.group_values[:k]
-                    assert np.abs(got - values[lo : lo + k]).max() < 2e-5, (
-                        board_ascii(pos),
-                        d1,
-                        d2,
-                    )
+                children = _assert_plays_valued_alone(pos, d1, d2, ev, ews)
                 for child in children:
                     if (child > 0).any():
                         key = (before, net_class(_swapped(child)))

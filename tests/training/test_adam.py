@@ -162,74 +162,63 @@ def test_the_crashed_net_trains_on_its_own_class_and_older_files_keep_it_tied(tm
         assert m["fit"]["tied_crashed"] and "crashed_is_contact" not in m
 
 
-def test_the_early_net_trains_on_its_own_class_and_files_without_one_keep_it_tied(tmp_path):
+def _check_tied_net(tmp_path, pos, name, to):
+    """Small weights without a ``name`` net of their own (the ``to`` net values those
+    positions) fitted one pass on ``pos`` (targets: another net's values) by each optimiser:
+    a fit of ``name`` starts it as the ``to`` net and trains it alone; a fit of ``to`` alone
+    keeps the two one net, learning from both classes. Returns the starting evaluator and the
+    last fit's."""
     from bgtui.analysis.weights import evaluator_digest
+
+    ck = _small_weights(tmp_path)
+    other = with_databases((init_net(8, 11), init_net(4, 12)))
+    targets = np.array([evaluate0(p, other) for p in pos], dtype=np.float32)
+    (tmp_path / "d").mkdir()
+    np.savez(tmp_path / "d" / "shard-00000.npz", positions=pos, targets=targets)
+    start, meta0 = load_weights(ck)
+    flag = f"{name}_is_{to}"
+    assert getattr(start, name) is getattr(start, to) and meta0[flag] is True
+    with np.load(ck) as z:
+        assert not any(k.startswith(f"{name}_") for k in z.files)
+    for opt in ("adam", "sgd"):
+        got, m = _fit_one_pass(tmp_path / f"n{opt}.npz", tmp_path / "d", ck, opt, name)
+        assert getattr(got, name) is not getattr(got, to) and flag not in m
+        assert all(np.array_equal(x, y) for x, y in zip(getattr(got, to), getattr(start, to)))
+        assert not np.array_equal(getattr(got, name).w1, getattr(start, to).w1)
+        assert evaluator_digest(got) != evaluator_digest(start)
+        got, m = _fit_one_pass(tmp_path / f"t{opt}.npz", tmp_path / "d", ck, opt, to)
+        assert getattr(got, name) is getattr(got, to)
+        assert not np.array_equal(getattr(got, to).w1, getattr(start, to).w1)
+        assert m["fit"][f"tied_{name}"] and m[flag] is True
+    return start, got
+
+
+def test_the_early_net_trains_on_its_own_class_and_files_without_one_keep_it_tied(tmp_path):
     from bgtui.engine.nn import CONTACT, EARLY
     from bgtui.training.kernels import net_classes
 
-    ck = _small_weights(tmp_path)
-    # contact positions of whole games, early and later, with targets of another net's values
+    # contact positions of whole games, early and later
     pos = np.array(game_positions(4, 7), dtype=np.int8)
     cls = net_classes(pos)
     pos = pos[(cls == EARLY) | (cls == CONTACT)]
     cls = net_classes(pos)
     assert (cls == EARLY).sum() > 20 and (cls == CONTACT).sum() > 20
-    other = with_databases((init_net(8, 11), init_net(4, 12)))
-    targets = np.array([evaluate0(p, other) for p in pos], dtype=np.float32)
-    (tmp_path / "d").mkdir()
-    np.savez(tmp_path / "d" / "shard-00000.npz", positions=pos, targets=targets)
-    start, meta0 = load_weights(ck)
-    # the small weights have no early net: their contact net values those positions
-    assert start.early is start.contact and meta0["early_is_contact"] is True
-    with np.load(ck) as z:
-        assert not any(k.startswith("early_") for k in z.files)
-    for opt in ("adam", "sgd"):
-        # a fit of the early net starts it as the contact net and trains it alone
-        got = _fit_one_pass(tmp_path / f"e{opt}.npz", tmp_path / "d", ck, opt, "early")[0]
-        assert got.early is not got.contact
-        assert all(np.array_equal(x, y) for x, y in zip(got.contact, start.contact))
-        assert not np.array_equal(got.early.w1, start.contact.w1)
-        assert evaluator_digest(got) != evaluator_digest(start)
-        # a fit of the contact net alone keeps the two one net, learning from both classes
-        got, m = _fit_one_pass(tmp_path / f"t{opt}.npz", tmp_path / "d", ck, opt, "contact")
-        assert got.early is got.contact and not np.array_equal(got.contact.w1, start.contact.w1)
-        assert m["fit"]["tied_early"] and m["early_is_contact"] is True
+    _check_tied_net(tmp_path, pos, "early", "contact")
 
 
 def test_the_holding_net_trains_on_its_own_class_and_files_without_one_keep_it_tied(tmp_path):
-    from bgtui.analysis.weights import evaluator_digest
     from bgtui.engine.nn import CRASHED, CRASHED_CLASSES, HOLDING
     from bgtui.training.kernels import net_classes
 
-    ck = _small_weights(tmp_path)
-    # positions of games seen by either side where a side has borne off, with targets of
-    # another net's values
+    # positions of games seen by either side where a side has borne off
     pos = np.array(game_positions(4, 30), dtype=np.int8)
     pos = np.concatenate([pos, -pos[:, ::-1]])
     pos = pos[np.isin(net_classes(pos), CRASHED_CLASSES)]
     cls = net_classes(pos)
     assert (cls == HOLDING).sum() > 20 and (cls == CRASHED).sum() > 20
-    other = with_databases((init_net(8, 11), init_net(4, 12)))
-    targets = np.array([evaluate0(p, other) for p in pos], dtype=np.float32)
-    (tmp_path / "d").mkdir()
-    np.savez(tmp_path / "d" / "shard-00000.npz", positions=pos, targets=targets)
-    start, meta0 = load_weights(ck)
-    # the small weights have no holding net: their crashed net values those positions
-    assert start.holding is start.crashed and meta0["holding_is_crashed"] is True
-    with np.load(ck) as z:
-        assert not any(k.startswith("holding_") for k in z.files)
-    for opt in ("adam", "sgd"):
-        # a fit of the holding net starts it as the crashed net and trains it alone
-        got, m = _fit_one_pass(tmp_path / f"h{opt}.npz", tmp_path / "d", ck, opt, "holding")
-        assert got.holding is not got.crashed and "holding_is_crashed" not in m
-        assert all(np.array_equal(x, y) for x, y in zip(got.crashed, start.crashed))
-        assert not np.array_equal(got.holding.w1, start.crashed.w1)
-        assert evaluator_digest(got) != evaluator_digest(start)
-        # a fit of the crashed net alone keeps the two one net, learning from both classes
-        got, m = _fit_one_pass(tmp_path / f"t{opt}.npz", tmp_path / "d", ck, opt, "crashed")
-        assert got.holding is got.crashed and not np.array_equal(got.crashed.w1, start.crashed.w1)
-        assert m["fit"]["tied_holding"] and m["holding_is_crashed"] is True
-        assert all(np.array_equal(x, y) for x, y in zip(got.contact, start.contact))
+    start, got = _check_tied_net(tmp_path, pos, "holding", "crashed")
+    # a fit of the crashed nets leaves the contact net alone
+    assert all(np.array_equal(x, y) for x, y in zip(got.contact, start.contact))
 
 
 def test_a_fit_from_random_weights_of_one_net_keeps_the_shipped_other(tmp_path):
