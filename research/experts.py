@@ -1,11 +1,12 @@
 """Two nets, each for one part of the contact (or crashed) positions: does a split buy capacity?
 
     python research/experts.py median --anchor DIRS
-    python research/experts.py fit WEIGHTS OUT.npz --anchor DIRS --split T[,T2...]|off \\
-        --part K|all [--net contact|crashed] [--epochs 4] [--alpha 1e-4] [--alpha-end 2e-5] \\
-        [--batch 256] [--rank-weight 16]
-    python research/experts.py errors --data DIRS --split T[,T2...]|off [--net contact|crashed] \\
-        WEIGHTS PART0.npz PART1.npz [...] [--control CONTROL.npz]
+    python research/experts.py fit WEIGHTS OUT.npz --anchor DIRS --split T[,T2...]|off|lead \\
+        --part K|all [--net contact|crashed] [--below PIPS] [--epochs 4] [--alpha 1e-4] \\
+        [--alpha-end 2e-5] [--batch 256] [--rank-weight 16]
+    python research/experts.py errors --data DIRS --split T[,T2...]|off|lead \\
+        [--net contact|crashed] [--below PIPS] WEIGHTS PART0.npz PART1.npz [...] \\
+        [--control CONTROL.npz]
     python research/experts.py assemble WEIGHTS PART0.npz PART1.npz OUT.npz [--net contact|crashed]
 
 A wider contact net values the held-out plays better than the shipped width, but every
@@ -18,8 +19,11 @@ has borne off: part 0 the positions where the side on roll has (whatever the oth
 done), part 1 those where only the other side has; every play of a roll falls in one part (a
 play cannot change the borne-off checkers of the side on roll after it): on the crashed nets'
 positions, part 0 is the engine's class ``CRASHED`` and part 1 its class ``HOLDING``.
-``--net crashed`` fits and judges the crashed net on the crashed positions (both crashed
-classes, ``CRASHED_CLASSES``) instead.
+``--split lead`` splits by the race: part 0 where the side on roll is not behind (his pips at
+most the other side's), part 1 where he is. ``--net crashed`` fits and judges the crashed net
+on the crashed positions (both crashed classes, ``CRASHED_CLASSES``) instead; ``--below PIPS``
+keeps only the positions of fewer pips of both sides together (with ``--below 259`` the
+contact net's, not the early net's).
 
 ``median``: the median of the split quantity over the contact rows of the anchor sets.
 
@@ -88,10 +92,16 @@ def total_pips(positions):
 
 def parts(positions, split):
     """int64[N]: the part of each position (0 below the first threshold of ``split``; with
-    ``off``, 0 where the side on roll has borne off a checker, else 1)."""
+    ``off``, 0 where the side on roll has borne off a checker, else 1; with ``lead``, 0 where
+    the side on roll is not behind in the race (his pips at most the other side's), else 1)."""
     if split == "off":
         on_board = np.maximum(positions.astype(np.int64), 0).sum(1)
         return np.where(on_board < 15, 0, 1)
+    if split == "lead":
+        p = positions.astype(np.int64)
+        mine = (np.maximum(p, 0) * SLOTS).sum(1)
+        theirs = (np.maximum(-p, 0) * (25 - SLOTS)).sum(1)
+        return np.where(mine <= theirs, 0, 1)
     cuts = np.array([float(t) for t in str(split).split(",")])
     return np.searchsorted(cuts, total_pips(positions), side="right")
 
@@ -113,6 +123,8 @@ def cmd_fit(args):
         nets[HOLDING] = nets[CRASHED]
     pos, tg, grp = load_dataset(args.anchor, with_groups=True)
     keep = in_contact(pos, args.net)
+    if args.below:
+        keep &= total_pips(pos) < args.below
     if args.part != "all":
         keep &= parts(pos, args.split) == int(args.part)
     rows = np.flatnonzero(keep)
@@ -168,6 +180,8 @@ def values(path, positions):
 def cmd_errors(args):
     pos, tg, grp = load_dataset(args.data, with_groups=True)
     contact = in_contact(pos, args.net)
+    if args.below:
+        contact &= total_pips(pos) < args.below
     # groups whose every play is valued by the net, with two plays or more
     _, inv = np.unique(grp, return_inverse=True)
     whole = np.bincount(inv, weights=~contact) == 0
@@ -248,6 +262,7 @@ def main():
     p.add_argument("--split", required=True)
     p.add_argument("--part", required=True)
     p.add_argument("--net", choices=sorted(NETS), default="contact")
+    p.add_argument("--below", type=int, default=0, help="only positions of fewer pips")
     p.add_argument("--epochs", type=int, default=4)
     p.add_argument("--alpha", type=float, default=1e-4)
     p.add_argument("--alpha-end", type=float, default=2e-5)
@@ -260,6 +275,7 @@ def main():
     p.add_argument("--split", required=True)
     p.add_argument("--control")
     p.add_argument("--net", choices=sorted(NETS), default="contact")
+    p.add_argument("--below", type=int, default=0, help="only positions of fewer pips")
     p.add_argument("weights")
     p.add_argument("experts", nargs="+")
     p.set_defaults(func=cmd_errors)
@@ -269,6 +285,7 @@ def main():
     p.add_argument("part1")
     p.add_argument("out")
     p.add_argument("--net", choices=sorted(NETS), default="contact")
+    p.add_argument("--below", type=int, default=0, help="only positions of fewer pips")
     p.set_defaults(func=cmd_assemble)
     args = ap.parse_args()
     args.func(args)
