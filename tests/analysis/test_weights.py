@@ -94,14 +94,15 @@ def test_a_file_without_a_holding_net_loads_tied_and_saves_as_it_was(tmp_path):
     assert all(np.array_equal(again[k], data[k]) for k in data if k != "meta")
 
 
-def test_the_shipped_weights_load_tied_with_their_digest_and_values_unchanged(tmp_path):
-    """The shipped file has no holding net: its crashed net values those positions, its
-    digest is what it was, and a copy saved and loaded again is the same file's nets."""
+def test_the_shipped_weights_round_trip_with_their_own_holding_net(tmp_path):
+    """The shipped file has a holding net of its own: a copy saved and loaded again has the
+    same nets and digest, and the digest counts the holding net."""
     ev, meta = load_weights("bgtui-0.npz")
-    assert ev.holding is ev.crashed and meta["holding_is_crashed"] is True
-    assert evaluator_digest(ev) == _digest_without_holding(ev)
+    assert ev.holding is not ev.crashed and "holding_is_crashed" not in meta
+    assert evaluator_digest(ev) != _digest_without_holding(ev)
     save_weights(tmp_path / "copy.npz", ev, meta)
-    assert not any(k.startswith("holding_") for k in _arrays(tmp_path / "copy.npz"))
+    assert "holding_w1" in _arrays(tmp_path / "copy.npz")
     got = load_weights(tmp_path / "copy.npz")[0]
-    assert got.holding is got.crashed
+    for a, b in zip(nets_of(got), nets_of(ev)):
+        assert all(np.array_equal(x, y) for x, y in zip(a, b))
     assert evaluator_digest(got) == evaluator_digest(ev)
