@@ -2,10 +2,10 @@
 
     python research/experts.py median --anchor DIRS
     python research/experts.py fit WEIGHTS OUT.npz --anchor DIRS --split T[,T2...]|off|lead \\
-        --part K|all [--net contact|crashed] [--below PIPS] [--epochs 4] [--alpha 1e-4] \\
-        [--alpha-end 2e-5] [--batch 256] [--rank-weight 16]
+        --part K|all [--net contact|crashed] [--below PIPS] [--from PIPS] [--start NET] \\
+        [--epochs 4] [--alpha 1e-4] [--alpha-end 2e-5] [--batch 256] [--rank-weight 16]
     python research/experts.py errors --data DIRS --split T[,T2...]|off|lead \\
-        [--net contact|crashed] [--below PIPS] WEIGHTS PART0.npz PART1.npz [...] \\
+        [--net contact|crashed] [--below PIPS] [--from PIPS] WEIGHTS PART0.npz PART1.npz [...] \\
         [--control CONTROL.npz]
     python research/experts.py assemble WEIGHTS PART0.npz PART1.npz OUT.npz [--net contact|crashed]
 
@@ -23,7 +23,8 @@ positions, part 0 is the engine's class ``CRASHED`` and part 1 its class ``HOLDI
 most the other side's), part 1 where he is. ``--net crashed`` fits and judges the crashed net
 on the crashed positions (both crashed classes, ``CRASHED_CLASSES``) instead; ``--below PIPS``
 keeps only the positions of fewer pips of both sides together (with ``--below 259`` the
-contact net's, not the early net's).
+contact net's, not the early net's), ``--from PIPS`` those of at least that many; ``fit
+--start NET`` fits a copy of that net of WEIGHTS (by default the ``--net`` one).
 
 ``median``: the median of the split quantity over the contact rows of the anchor sets.
 
@@ -61,6 +62,7 @@ from bgtui.engine import (
     CRASHED_CLASSES,
     EARLY,
     HOLDING,
+    NET_NAMES,
     hidden_size,
     make_eval_workspace,
 )
@@ -125,13 +127,14 @@ def cmd_fit(args):
     keep = in_contact(pos, args.net)
     if args.below:
         keep &= total_pips(pos) < args.below
+    keep &= total_pips(pos) >= args.from_
     if args.part != "all":
         keep &= parts(pos, args.split) == int(args.part)
     rows = np.flatnonzero(keep)
     x, t, g = adam.dense_inputs(pos, rows), tg[rows], grp[rows]
     del pos, tg, grp
     print(json.dumps({"part": args.part, "rows": len(rows)}), flush=True)
-    net = nets[NETS[args.net][0]]
+    net = nets[NET_NAMES.index(args.start) if args.start else NETS[args.net][0]]
     moments = adam.new_moments(net)
     rng = np.random.default_rng(args.seed)
     for ep in range(args.epochs):
@@ -182,6 +185,7 @@ def cmd_errors(args):
     contact = in_contact(pos, args.net)
     if args.below:
         contact &= total_pips(pos) < args.below
+    contact &= total_pips(pos) >= args.from_
     # groups whose every play is valued by the net, with two plays or more
     _, inv = np.unique(grp, return_inverse=True)
     whole = np.bincount(inv, weights=~contact) == 0
@@ -263,12 +267,16 @@ def main():
     p.add_argument("--part", required=True)
     p.add_argument("--net", choices=sorted(NETS), default="contact")
     p.add_argument("--below", type=int, default=0, help="only positions of fewer pips")
+    p.add_argument(
+        "--from", dest="from_", type=int, default=0, help="only positions of so many pips or more"
+    )
     p.add_argument("--epochs", type=int, default=4)
     p.add_argument("--alpha", type=float, default=1e-4)
     p.add_argument("--alpha-end", type=float, default=2e-5)
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--rank-weight", type=float, default=16.0)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--start", choices=NET_NAMES, help="the net fitted starts as this one")
     p.set_defaults(func=cmd_fit)
     p = sub.add_parser("errors")
     p.add_argument("--data", required=True)
@@ -276,6 +284,9 @@ def main():
     p.add_argument("--control")
     p.add_argument("--net", choices=sorted(NETS), default="contact")
     p.add_argument("--below", type=int, default=0, help="only positions of fewer pips")
+    p.add_argument(
+        "--from", dest="from_", type=int, default=0, help="only positions of so many pips or more"
+    )
     p.add_argument("weights")
     p.add_argument("experts", nargs="+")
     p.set_defaults(func=cmd_errors)
@@ -285,7 +296,6 @@ def main():
     p.add_argument("part1")
     p.add_argument("out")
     p.add_argument("--net", choices=sorted(NETS), default="contact")
-    p.add_argument("--below", type=int, default=0, help="only positions of fewer pips")
     p.set_defaults(func=cmd_assemble)
     args = ap.parse_args()
     args.func(args)
