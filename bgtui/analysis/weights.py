@@ -7,7 +7,9 @@ A file made before the crashed net existed (no ``crashed_*`` arrays) loads with 
 valuing the crashed positions too, as it did when it was trained; so does a file without an early
 contact net (``early_*``) for the contact positions from ``EARLY_PIPS`` pips up. A file without a
 holding net (``holding_*``) loads with its crashed net valuing those positions too (contact where
-only the side not on roll has borne off). Arrays ``side_w1``,
+only the side not on roll has borne off), and a file without a trailing net (``trailing_*``)
+with its contact net valuing those (contact below ``EARLY_PIPS`` pips, the side on roll behind
+in the race). Arrays ``side_w1``,
 ``side_b1``, ``side_w2``, ``side_b2``, ``side_skip`` hold the race side net (``bgtui.engine``'s
 ``make_side_net``), which values the races the bear-off databases do not; a file without them
 values those races by its race net.
@@ -85,6 +87,8 @@ def save_weights(path, ev, meta: dict, side=None) -> None:
             continue  # the contact net values those positions too
         if name == "holding" and raw[4] is raw[2]:
             continue  # the crashed net values those positions too
+        if name == "trailing" and raw[5] is raw[0]:
+            continue  # the contact net values those positions too
         for part, a in zip(_PARTS, net):
             arrays[f"{name}_{part}"] = np.asarray(a, dtype=np.float32)
     hidden = {
@@ -100,6 +104,8 @@ def save_weights(path, ev, meta: dict, side=None) -> None:
         meta.pop("early_is_contact", None)
     if "holding_b1" in arrays:
         meta.pop("holding_is_crashed", None)
+    if "trailing_b1" in arrays:
+        meta.pop("trailing_is_contact", None)
     meta.update(
         format=WEIGHTS_FORMAT,
         input_version=INPUT_VERSION,
@@ -143,7 +149,9 @@ def load_weights(path=DEFAULT_WEIGHTS):
         raise WeightsError(f"{path}: checksum mismatch; the file is damaged")
     ev = []
     for name in NET_NAMES:
-        if name in ("crashed", "early") and not any(k.startswith(f"{name}_") for k in data):
+        if name in ("crashed", "early", "trailing") and not any(
+            k.startswith(f"{name}_") for k in data
+        ):
             ev.append(ev[0])  # an older file: its contact net values these positions
             meta[f"{name}_is_contact"] = True
             continue
@@ -186,39 +194,44 @@ def _side_net(path, data: dict):
 
 def nets_of(ev):
     """The nets of an evaluator, in ``NET_NAMES`` order (contact, race, crashed, early,
-    holding)."""
-    return (ev.contact, ev.race, ev.crashed, ev.early, ev.holding)
+    holding, trailing)."""
+    return (ev.contact, ev.race, ev.crashed, ev.early, ev.holding, ev.trailing)
 
 
 def as_nets(x):
-    """The five nets of an evaluator context or of a tuple of two (contact, race: the
-    contact net then values the crashed, early and holding positions too), three (contact,
-    race, crashed: the contact net values the early ones, the crashed net the holding ones),
-    four (contact, race, crashed, early: the crashed net values the holding ones) or five
-    nets."""
+    """The six nets of an evaluator context or of a tuple of two (contact, race: the
+    contact net then values the crashed, early, holding and trailing positions too), three
+    (contact, race, crashed: the contact net values the early and trailing ones, the crashed
+    net the holding ones), four (contact, race, crashed, early: the crashed net values the
+    holding ones, the contact net the trailing ones), five (and holding: the contact net
+    values the trailing ones) or six nets."""
     if isinstance(x, Evaluator):
         return nets_of(x)
-    if len(x) in (6, 7, 8, 9):  # an evaluator context of :func:`with_databases`
+    if 6 <= len(x) <= 10 and isinstance(x[2], np.ndarray):
+        # an evaluator context (its third field the two-sided database, not a net)
         early = x[7] if len(x) > 7 else x[0]
-        return (x[0], x[1], x[5], early, x[8] if len(x) > 8 else x[5])
+        holding = x[8] if len(x) > 8 else x[5]
+        return (x[0], x[1], x[5], early, holding, x[9] if len(x) > 9 else x[0])
     if len(x) == 2:
-        return (x[0], x[1], x[0], x[0], x[0])
+        return (x[0], x[1], x[0], x[0], x[0], x[0])
     if len(x) == 3:
-        return (*x, x[0], x[2])
+        return (*x, x[0], x[2], x[0])
     if len(x) == 4:
-        return (*x, x[2])
+        return (*x, x[2], x[0])
     if len(x) == 5:
+        return (*x, x[0])
+    if len(x) == 6:
         return tuple(x)
-    raise ValueError(f"expected an evaluator context or 2-5 nets, got a tuple of {len(x)}")
+    raise ValueError(f"expected an evaluator context or 2-6 nets, got a tuple of {len(x)}")
 
 
 def with_databases(nets, bearoff: bool = False, tables: bool = True, side=None):
     """The evaluator context ``(contact_net, race_net, two_sided_win, one_sided_dist,
-    (contact_tables, race_tables, crashed_tables, early_tables, holding_tables), crashed_net,
-    side_net, early_net, holding_net)`` of ``nets`` (contact, race, crashed, early and
-    holding; without a crashed or an early net the contact net values those positions too,
-    without a holding net the crashed net) and the race side net ``side`` (by default an
-    evaluator's own; else none).
+    (contact_tables, race_tables, crashed_tables, early_tables, holding_tables,
+    trailing_tables), crashed_net, side_net, early_net, holding_net, trailing_net)`` of
+    ``nets`` (contact, race, crashed, early, holding and trailing; without a crashed, an early
+    or a trailing net the contact net values those positions too, without a holding net the
+    crashed net) and the race side net ``side`` (by default an evaluator's own; else none).
 
     With ``bearoff`` the bear-off databases are loaded (or built and cached) and evaluation uses
     them wherever they apply; otherwise empty placeholders of the right types switch them off.
@@ -236,8 +249,10 @@ def with_databases(nets, bearoff: bool = False, tables: bool = True, side=None):
         one = np.zeros((0, 2, 1), dtype=np.float32)
     if side is None and isinstance(nets, Evaluator):
         side = nets.side
-    contact, race, crashed, early, holding = as_nets(nets)
-    return with_tables((contact, race, two, one, None, crashed, side, early, holding), tables)
+    contact, race, crashed, early, holding, trailing = as_nets(nets)
+    return with_tables(
+        (contact, race, two, one, None, crashed, side, early, holding, trailing), tables
+    )
 
 
 def with_tables(ev, tables: bool = True):
@@ -247,17 +262,28 @@ def with_tables(ev, tables: bool = True):
     side = ev[6] if len(ev) > 6 else None
     early_net = ev[7] if len(ev) > 7 else contact_net
     holding_net = ev[8] if len(ev) > 8 else crashed_net
+    trailing_net = ev[9] if len(ev) > 9 else contact_net
     if tables:
         contact = make_tables(contact_net)
         crashed = contact if crashed_net is contact_net else make_tables(crashed_net)
         early = contact if early_net is contact_net else make_tables(early_net)
         holding = crashed if holding_net is crashed_net else make_tables(holding_net)
-        tabs = (contact, make_tables(race_net, race=True), crashed, early, holding)
+        trailing = contact if trailing_net is contact_net else make_tables(trailing_net)
+        tabs = (contact, make_tables(race_net, race=True), crashed, early, holding, trailing)
     else:
         empty = np.zeros((0, 1), dtype=np.float32)
-        tabs = (empty, empty, empty, empty, empty)
+        tabs = (empty,) * 6
     return make_evaluator(
-        contact_net, race_net, two, one, tabs, crashed_net, side, early_net, holding_net
+        contact_net,
+        race_net,
+        two,
+        one,
+        tabs,
+        crashed_net,
+        side,
+        early_net,
+        holding_net,
+        trailing_net,
     )
 
 
@@ -331,10 +357,10 @@ def net_digest(arrays) -> str:
 
 
 def evaluator_digest(ev) -> str:
-    """A digest of what an evaluator computes with: its nets' weights (an early net that is
-    the contact net counted once, and so a holding net that is the crashed net), its race
-    side net's and the shapes of its bear-off databases (their contents are built by the
-    code)."""
+    """A digest of what an evaluator computes with: its nets' weights (an early or a trailing
+    net that is the contact net counted once, and so a holding net that is the crashed net),
+    its race side net's and the shapes of its bear-off databases (their contents are built by
+    the code)."""
     h = hashlib.sha256()
     nets = nets_of(ev)
     for net in nets[:3] if ev.early is ev.contact else nets[:4]:
@@ -342,6 +368,9 @@ def evaluator_digest(ev) -> str:
     if ev.holding is not ev.crashed:
         h.update(b"holding")
         h.update(net_digest(ev.holding).encode())
+    if ev.trailing is not ev.contact:
+        h.update(b"trailing")
+        h.update(net_digest(ev.trailing).encode())
     if ev.side.w2.shape[0] > 0:
         h.update(net_digest(ev.side[1:]).encode())
     for db in (ev.two_sided, ev.one_sided):

@@ -83,6 +83,7 @@ _export(
     "CRASHED",
     "EARLY",
     "HOLDING",
+    "TRAILING",
     "CONTACT_CLASSES",
     "CRASHED_CLASSES",
     "NET_NAMES",

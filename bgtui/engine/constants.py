@@ -57,8 +57,9 @@ FILTER_MARGIN = 0.16
 #: order: contact 0.4; race 0.0, the plain 1-ply, whose leaves are the bear-off databases' or
 #: the race net's with little bias; crashed 0.6, where the 1-ply gains least
 #: (docs/lab-notes/2026-12-03-soups-and-dz2.md); early contact as contact; holding (only the
-#: side not on roll has borne off) as crashed. ``nn.one_ply_weight0`` looks it up.
-ONE_PLY_WEIGHTS0 = (0.4, 0.0, 0.6, 0.4, 0.6)
+#: side not on roll has borne off) as crashed; trailing (contact, the side on roll behind in
+#: the race) as contact. ``nn.one_ply_weight0`` looks it up.
+ONE_PLY_WEIGHTS0 = (0.4, 0.0, 0.6, 0.4, 0.6, 0.4)
 #: the contact weight, the blend of most decisions
 ONE_PLY_WEIGHT0 = ONE_PLY_WEIGHTS0[0]
 

@@ -24,7 +24,6 @@ from bgtui.engine.bearoff import (
     two_sided_probs,
 )
 from bgtui.engine.constants import (
-    EARLY_PIPS,
     MAX_PLAYS,
     MOVE_SIZE,
     POSITION_SIZE,
@@ -60,7 +59,9 @@ from bgtui.engine.nn import (
     EARLY,
     HOLDING,
     MAX_TERMS,
+    NET_NAMES,
     RACE,
+    TRAILING,
     _finish,
     _forward,
     _point_terms,
@@ -104,23 +105,36 @@ def as_net(net) -> Net:
 
 
 def make_evaluator(
-    contact, race, two_sided, one_sided, tables, crashed, side=None, early=None, holding=None
+    contact,
+    race,
+    two_sided,
+    one_sided,
+    tables,
+    crashed,
+    side=None,
+    early=None,
+    holding=None,
+    trailing=None,
 ) -> Evaluator:
-    """An :class:`Evaluator` of five nets (``crashed`` and ``early`` may be the ``contact`` net
+    """An :class:`Evaluator` of six nets (``crashed`` and ``early`` may be the ``contact`` net
     itself, which then values those positions too; ``early`` None: the contact net;
-    ``holding`` None or the ``crashed`` net: the crashed net), the bear-off databases, the
-    nets' tables (contact, race, crashed[, early[, holding]]: without early's, the contact
-    net's; without holding's, the crashed net's) and the race side net
+    ``holding`` None or the ``crashed`` net: the crashed net; ``trailing`` None or the
+    ``contact`` net: the contact net), the bear-off databases, the nets' tables (contact,
+    race, crashed[, early[, holding[, trailing]]]: without early's or trailing's, the
+    contact net's; without holding's, the crashed net's) and the race side net
     (``side.make_side_net``; None: none, the race net values the races)."""
     contact_net = as_net(contact)
     crashed_net = contact_net if crashed is contact else as_net(crashed)
     early_net = contact_net if early is None or early is contact else as_net(early)
     holding_net = crashed_net if holding is None or holding is crashed else as_net(holding)
+    trailing_net = contact_net if trailing is None or trailing is contact else as_net(trailing)
     tables = tuple(tables)
     if len(tables) == 3:
         tables = (*tables, tables[0])
     if len(tables) == 4:
         tables = (*tables, tables[2])
+    if len(tables) == 5:
+        tables = (*tables, tables[0])
     side = no_side_net() if side is None else side
     return Evaluator(
         contact_net,
@@ -132,6 +146,7 @@ def make_evaluator(
         side,
         early_net,
         holding_net,
+        trailing_net,
     )
 
 
@@ -143,6 +158,7 @@ def hidden_size(ev) -> int:
         ev.crashed.b1.shape[0],
         ev.early.b1.shape[0],
         ev.holding.b1.shape[0],
+        ev.trailing.b1.shape[0],
         ev.side.w2.shape[0],
     )
 
@@ -150,7 +166,7 @@ def hidden_size(ev) -> int:
 @kernel(inline="always")
 def _nets(ev):
     """The nets of ``ev`` in ``net_class`` order, a tuple indexable by a run-time class."""
-    return (ev.contact, ev.race, ev.crashed, ev.early, ev.holding)
+    return (ev.contact, ev.race, ev.crashed, ev.early, ev.holding, ev.trailing)
 
 
 #: most groups of plays one call of :func:`_best_in_groups` ranks (the 21 rolls of a position)
@@ -181,7 +197,7 @@ def make_eval_workspace(hidden: int = 512) -> EvalWorkspace:
         aligned(np.zeros(hidden + SIDE_OUTPUTS)),
         np.zeros((3, SIDE_HEADS, SIDE_BUCKETS), dtype=np.float32),
         np.zeros(2 * MAX_PLAYS, dtype=np.float64),  # LOOKAHEAD_ROWS: gathered rolls' plays
-        aligned(np.zeros(hidden)),
+        aligned(np.zeros((len(NET_NAMES), hidden))),
     )
 
 
@@ -469,30 +485,52 @@ def _plain_group(pos, start, end, out_pos, ev, ews, g):
     ews.group_best[g] = best
 
 
+@kernel(inline="always")
+def _is_stage(cls):
+    """Whether ``cls`` is a class of a contact net of a stage of the game (``CONTACT``,
+    ``EARLY``, ``TRAILING``: neither side has borne off)."""
+    return cls == CONTACT or cls == EARLY or cls == TRAILING
+
+
+@kernel(inline="always")
+def _same_preact(ev, a, b):
+    """Whether the nets of classes ``a`` and ``b`` give a position the same first-layer
+    pre-activation: they share their tables and their hidden biases (a net that values
+    another class's positions too)."""
+    return (
+        ev.tables[a].ctypes.data == ev.tables[b].ctypes.data
+        and _nets(ev)[a].b1.ctypes.data == _nets(ev)[b].b1.ctypes.data
+    )
+
+
 @kernel
 def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
-    """:func:`_best_in_groups` in contact (tables): the children of the class of the parent
-    seen by the opponent (on roll after the play: the children's view) are evaluated
-    incrementally by that class's net, and so are those of the other of the contact and early
-    nets (pips across ``EARLY_PIPS``: from the parent's pre-activation by that net,
-    ``ews.parent_h2``, computed for the call when first needed); the others (a race, the game
-    over, the mover's first checker borne off) on their own, and so is a group of one play."""
-    # checkers on the board before the play: was1 the mover's, was0 the opponent's
+    """:func:`_best_in_groups` in contact (tables): each child is valued by the net of its
+    class with the opponent on roll (the children's view). Those of the parent's class seen
+    by the opponent are evaluated incrementally from the parent's pre-activation
+    (``ews.parent_h``, kept while ``ready``), and so are those of another contact stage
+    (``CONTACT``, ``EARLY``, ``TRAILING``: the pips crossing ``EARLY_PIPS`` or the lead in
+    the race changing hands) when the parent is of one: from the parent's pre-activation by
+    that class's net (its row of ``ews.stage_h``, computed once a call when first needed;
+    ``ews.parent_h`` when that net is the parent class's). The others (a race, the game over,
+    the mover's first checker borne off) on their own, and so is a group of one play."""
+    # checkers on the board and pips before the play: was1 the mover's, was0 the opponent's
     was1, was0, my_pips, their_pips = _side_totals(pos)
-    pips = my_pips + their_pips  # the same from either side's view
     # the caller has ruled out a race; the parent's state is that of its swapped view, so its
     # class is the opponent's view of it (contact_class is not symmetric)
-    cls = contact_class(was0, was1, pips)
-    stage = cls == CONTACT or cls == EARLY  # a contact net of a stage of the game
+    cls = contact_class(was0, was1, their_pips, my_pips)
+    stage = _is_stage(cls)
     tab = ev.tables[cls]
     ends = ews.group_ends
     g, start, best, beste = 0, 0, 0, -1e9  # the group, its first play, its best so far
-    other = -1  # the class of the pre-activation in ews.parent_h2 (none yet in this call)
-    # a play moves the mover's pips down by 24 at most and a hit only adds pips: from
-    # EARLY_PIPS + 24 up no play leaves the early stage, and below EARLY_PIPS only a hit
-    # can reach it
-    may_fall = pips >= EARLY_PIPS and pips < EARLY_PIPS + 24
-    may_rise = pips < EARLY_PIPS
+    # bit k: the parent's pre-activation by class k's net is ews.parent_h (shared), or is in
+    # ews.stage_h[k] (computed in this call)
+    shared = np.int64(1) << cls
+    done = np.int64(0)
+    if stage:
+        for k in (CONTACT, EARLY, TRAILING):
+            if k != cls and _same_preact(ev, k, cls):
+                shared |= np.int64(1) << k
     t = ews.child5
     net = _nets(ev)[cls]
     psw = ews.parent_swapped
@@ -524,11 +562,10 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
                 ccls = CRASHED
             elif mine < 15:  # only the mover has
                 ccls = HOLDING
-            elif may_fall or (may_rise and child[0] != pos[0]):
-                ccls = contact_class(theirs, mine, pips + _pips_change(child, pos, ch))
             else:
-                ccls = cls
-        if ccls < 0 or (ccls != cls and not (stage and (ccls == CONTACT or ccls == EARLY))):
+                d_mine, d_theirs = _pips_changes(child, pos, ch)
+                ccls = contact_class(theirs, mine, their_pips + d_theirs, my_pips + d_mine)
+        if ccls < 0 or (ccls != cls and not (stage and _is_stage(ccls))):
             _evaluate_after(child, ev, ews, t)
         else:
             # the opponent, on roll after the play (features 0..4, the swapped view)
@@ -560,31 +597,38 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
             _write_nonlinear(f, NUM_NONLINEAR, esc, rear, run, shots, loss)
             if ccls == cls:
                 ph, ctab, cnet = ews.parent_h, tab, net
-            else:  # the other contact net: from the parent's pre-activation by that net
-                ph, ctab, cnet = ews.parent_h2, ev.tables[ccls], _nets(ev)[ccls]
-                if other != ccls:
-                    _preact_tables(
-                        psw, ctab, cnet.b1, ews.parent_feats, ph, ews.term_rows, ews.term_coefs
-                    )
-                    other = ccls
+            else:  # another contact stage's net, from the parent's pre-activation by it
+                ctab, cnet = ev.tables[ccls], _nets(ev)[ccls]
+                bit = np.int64(1) << ccls
+                if shared & bit:
+                    ph = ews.parent_h
+                else:
+                    ph = ews.stage_h[ccls]
+                    if not done & bit:
+                        _preact_tables(
+                            psw, ctab, cnet.b1, ews.parent_feats, ph, ews.term_rows, ews.term_coefs
+                        )
+                        done |= bit
             _incremental_child(child, psw, ch, mine, theirs, was0, was1, ctab, cnet, ph, ews, o)
             _flip_into(o, t)
         g, start, best, beste = _after_play(t, i, g, start, best, beste, ews)
 
 
 @kernel(inline="always")
-def _pips_change(child, pos, changed):
-    """How many pips of both sides together ``child`` has more than ``pos``, from the slots
-    ``changed`` (a bit mask) alone."""
-    d = 0
+def _pips_changes(child, pos, changed):
+    """How many pips the mover (on roll in ``pos``) and the opponent have more in ``child``
+    than in ``pos``, from the slots ``changed`` (a bit mask) alone."""
+    d_mine = 0
+    d_theirs = 0
     while changed != 0:
         low = changed & -changed
         changed ^= low
         k = _popcount(low - 1)
         c = np.int64(child[k])
         p = np.int64(pos[k])
-        d += (max(c, 0) - max(p, 0)) * k + (max(-c, 0) - max(-p, 0)) * (25 - k)
-    return d
+        d_mine += (max(c, 0) - max(p, 0)) * k
+        d_theirs += (max(-c, 0) - max(-p, 0)) * (25 - k)
+    return d_mine, d_theirs
 
 
 @kernel(inline="always")

@@ -2,7 +2,7 @@
 
 A net is a :class:`~bgtui.engine.structs.Net` ``(w1 float32[NUM_INPUTS, H], b1 float32[H],
 w2 float32[5, H], b2 float32[5])``; ``nets`` is ``(contact_net, race_net, crashed_net,
-early_net, holding_net)``:
+early_net, holding_net, trailing_net)``:
 :func:`net_class` says which one values a position. Outputs are the five cumulative probabilities of
 conventions.md for the side on roll: win, win gammon, win backgammon, lose gammon,
 lose backgammon (lose = 1 - win).
@@ -24,30 +24,35 @@ from bgtui.engine.inputs import (
 from bgtui.engine.position import _side_totals, checkers_off, is_race
 from bgtui.engine.structs import Net
 
-CONTACT, RACE, CRASHED, EARLY, HOLDING = 0, 1, 2, 3, 4
-NET_NAMES = ("contact", "race", "crashed", "early", "holding")
-#: the classes valued by a contact net of a stage of the game (no checker borne off yet)
-CONTACT_CLASSES = (CONTACT, EARLY)
+CONTACT, RACE, CRASHED, EARLY, HOLDING, TRAILING = 0, 1, 2, 3, 4, 5
+NET_NAMES = ("contact", "race", "crashed", "early", "holding", "trailing")
+#: the classes valued by a contact net of a stage of the game (neither side has borne off)
+CONTACT_CLASSES = (CONTACT, EARLY, TRAILING)
 #: the classes of contact once a side has borne off: the side on roll (``CRASHED``) or only
 #: the other side (``HOLDING``)
 CRASHED_CLASSES = (CRASHED, HOLDING)
 
 
 @kernel(inline="always")
-def contact_class(mine, theirs, pips):
+def contact_class(mine, theirs, my_pips, their_pips):
     """The class of a position in contact with ``mine`` (the side on roll's) and ``theirs``
-    checkers on the board and ``pips`` of both sides together: ``CRASHED`` once the side on
-    roll has borne off a checker, whatever the other side did; ``HOLDING`` once only the
-    other side has (bear-offs against an anchor or a last blot, where a single contact net
-    erred most: a third of its squared error on a sixth of the positions; a net for each side
-    values held-out plays better than one); ``EARLY`` from ``EARLY_PIPS`` pips up;
-    otherwise ``CONTACT``. Not symmetric: ``mine`` is the side on roll's."""
+    checkers on the board and pip counts ``my_pips`` and ``their_pips`` (a checker on the
+    bar counts 25): ``CRASHED`` once the side on roll has borne off a checker, whatever the
+    other side did; ``HOLDING`` once only the other side has (bear-offs against an anchor or
+    a last blot, where a single contact net erred most: a third of its squared error on a
+    sixth of the positions; a net for each side values held-out plays better than one);
+    ``EARLY`` from ``EARLY_PIPS`` pips of both sides together up; below, ``TRAILING`` where
+    the side on roll is behind in the race (more pips than the other side), otherwise
+    ``CONTACT`` (two nets split by the race value held-out plays better than one). Not
+    symmetric: ``mine`` and ``my_pips`` are the side on roll's."""
     if mine < 15:
         return CRASHED
     if theirs < 15:
         return HOLDING
-    if pips >= EARLY_PIPS:
+    if my_pips + their_pips >= EARLY_PIPS:
         return EARLY
+    if my_pips > their_pips:
+        return TRAILING
     return CONTACT
 
 
@@ -57,7 +62,7 @@ def net_class(pos):
     if is_race(pos):
         return RACE
     mine, theirs, my_pips, their_pips = _side_totals(pos)
-    return contact_class(mine, theirs, my_pips + their_pips)
+    return contact_class(mine, theirs, my_pips, their_pips)
 
 
 @kernel

@@ -49,12 +49,15 @@ class Evaluator(NamedTuple):
     race: Net
     two_sided: np.ndarray  #: float32[rows, rows], ``bearoff`` two-sided win probabilities
     one_sided: np.ndarray  #: float32[rows, 2, turns], ``bearoff`` one-sided distributions
-    tables: tuple  #: (contact, race, crashed, early, holding) float32[rows, H] layer-1 tables
+    tables: tuple  #: (contact, race, crashed, early, holding, trailing) float32[rows, H]
+    #: first-layer tables
     crashed: Net
     side: SideNet  #: values the races the bear-off databases do not, instead of ``race``
     early: Net  #: values contact from ``EARLY_PIPS`` pips up (may be the contact net)
     holding: Net  #: values contact where only the side not on roll has borne off (may be
     #: the crashed net)
+    trailing: Net  #: values contact below ``EARLY_PIPS`` where the side on roll is behind
+    #: in the race (may be the contact net)
 
 
 class MoveWorkspace(NamedTuple):
@@ -103,7 +106,9 @@ class EvalWorkspace(NamedTuple):
     side_eq: (
         np.ndarray
     )  #: float64[MAX_PLAYS] the race net's equity of each play (side net's groups)
-    parent_h2: np.ndarray  #: float32[H] the parent's pre-activation by the other contact net
+    stage_h: np.ndarray  #: float32[classes, H] the parent's pre-activation by the net of
+    #: each contact stage (rows in ``nn.net_class`` order; only those of the contact-stage
+    #: classes used)
 
 
 class PlayWorkspace(NamedTuple):

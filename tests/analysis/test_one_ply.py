@@ -2,7 +2,8 @@
 reply by 0-ply equity, its 0-ply value, weights 1/36 and 2/36, from the mover's side; and the
 1-ply rows of ``rank_plays`` (money and match) carrying the blend of that value with the
 play's 0-ply value, weighted by the class of the position before the roll
-(``ONE_PLY_WEIGHTS0``: contact 0.4, race 0.0, crashed and holding 0.6)."""
+(``ONE_PLY_WEIGHTS0``: contact 0.4, early and trailing too; race 0.0; crashed and holding
+0.6)."""
 
 from dataclasses import replace
 
@@ -104,14 +105,25 @@ def test_match_ranking_at_one_ply(an):
 
 
 def test_weights_by_class():
-    """Contact 0.4 (early and later), race 0.0 (the plain 1-ply), crashed 0.6 whichever side
-    has borne off (holding: only the side not on roll), by the position before the roll."""
+    """Contact 0.4 (early and later, ahead in the race or behind), race 0.0 (the plain
+    1-ply), crashed 0.6 whichever side has borne off (holding: only the side not on roll), by
+    the position before the roll."""
     from bgtui.engine.position import make_position
 
-    assert ONE_PLY_WEIGHTS0 == (0.4, 0.0, 0.6, 0.4, 0.6)
-    later = format_position_id(make_position({13: 6, 6: 9}, {24: 2, 6: 13}))  # 258 pips
+    assert ONE_PLY_WEIGHTS0 == (0.4, 0.0, 0.6, 0.4, 0.6, 0.4)
+    # 258 pips: 132 of the side on roll against 126 (trailing), and seen by the other side
+    later = make_position({13: 6, 6: 9}, {24: 2, 6: 13})
+    ahead = format_position_id(swap_sides(later))
+    later = format_position_id(later)
     holding = format_position_id(swap_sides(parse_position(CRASHED).position))
-    for pid, w in ((CONTACT, 0.4), (later, 0.4), (RACE, 0.0), (CRASHED, 0.6), (holding, 0.6)):
+    for pid, w in (
+        (CONTACT, 0.4),
+        (later, 0.4),
+        (ahead, 0.4),
+        (RACE, 0.0),
+        (CRASHED, 0.6),
+        (holding, 0.6),
+    ):
         assert one_ply_weight0(parse_position(pid).position) == w
 
 

@@ -1,9 +1,11 @@
-"""Weights files with and without a holding net: what loads, what is saved, the digest."""
+"""Weights files with and without a holding or a trailing net: what loads, what is saved,
+the digest."""
 
 import hashlib
 import json
 
 import numpy as np
+import pytest
 
 from bgtui.analysis.weights import (
     as_nets,
@@ -14,22 +16,30 @@ from bgtui.analysis.weights import (
     save_weights,
     with_databases,
 )
-from bgtui.engine import init_net
+from bgtui.engine import NET_NAMES, init_net
+
+#: the nets that may be another's: name, class, the class of the net it is tied to, the flag
+TIES = (("holding", 4, 2, "holding_is_crashed"), ("trailing", 5, 0, "trailing_is_contact"))
 
 
 def _nets(k):
-    """``k`` distinct small nets (contact, race, crashed, early, holding, as many as asked)."""
+    """``k`` distinct small nets (contact, race, crashed, early, holding, trailing, as many as
+    asked)."""
     return tuple(init_net(6 if j != 1 else 4, 40 + j) for j in range(k))
 
 
-def _digest_without_holding(ev):
-    """The digest of an evaluator whose holding net is its crashed net, by what it is made of:
-    the contact, race and crashed nets, the early net unless it is the contact net, the side
-    net and the databases' shapes (what files without a holding net have always had)."""
+def _digest_without_trailing(ev):
+    """The digest of an evaluator whose trailing net is its contact net, by what it is made
+    of: the contact, race and crashed nets, the early net unless it is the contact net, the
+    holding net unless it is the crashed net, the side net and the databases' shapes (what
+    files without a trailing net have always had)."""
     h = hashlib.sha256()
     nets = nets_of(ev)[:4] if ev.early is not ev.contact else nets_of(ev)[:3]
     for net in nets:
         h.update(net_digest(net).encode())
+    if ev.holding is not ev.crashed:
+        h.update(b"holding")
+        h.update(net_digest(ev.holding).encode())
     if ev.side.w2.shape[0] > 0:
         h.update(net_digest(ev.side[1:]).encode())
     for db in (ev.two_sided, ev.one_sided):
@@ -42,67 +52,85 @@ def _arrays(path):
         return {k: z[k] for k in z.files}
 
 
-def test_as_nets_ties_the_holding_net_to_the_crashed_net():
-    c, r, k, e, h = _nets(5)
+def test_as_nets_ties_the_holding_net_to_the_crashed_net_and_trailing_to_contact():
+    c, r, k, e, h, t = _nets(6)
 
     def same(xs, ys):
         return len(xs) == len(ys) and all(x is y for x, y in zip(xs, ys))
 
-    assert same(as_nets((c, r)), (c, r, c, c, c))
-    assert same(as_nets((c, r, k)), (c, r, k, c, k))
-    assert same(as_nets((c, r, k, e)), (c, r, k, e, k))
-    assert same(as_nets((c, r, k, e, h)), (c, r, k, e, h))
+    assert same(as_nets((c, r)), (c, r, c, c, c, c))
+    assert same(as_nets((c, r, k)), (c, r, k, c, k, c))
+    assert same(as_nets((c, r, k, e)), (c, r, k, e, k, c))
+    assert same(as_nets((c, r, k, e, h)), (c, r, k, e, h, c))
+    assert same(as_nets((c, r, k, e, h, t)), (c, r, k, e, h, t))
     ev = with_databases((c, r, k, e))
     assert ev.holding is ev.crashed and as_nets(ev)[4] is as_nets(ev)[2]
     ev = with_databases((c, r, k, e, h))
     assert all(np.array_equal(a, b) for a, b in zip(as_nets(ev)[4], h))
     assert ev.tables[4] is not ev.tables[2]
+    assert ev.trailing is ev.contact and ev.tables[5] is ev.tables[0]
+    ev = with_databases((c, r, k, e, h, t))
+    assert all(np.array_equal(a, b) for a, b in zip(as_nets(ev)[5], t))
+    assert ev.tables[5] is not ev.tables[0]
+    # an evaluator's fields as a plain tuple, or its first six (no early net and later)
+    assert same(as_nets(tuple(ev)), nets_of(ev))
+    c, r, k = ev.contact, ev.race, ev.crashed
+    assert same(as_nets(tuple(ev)[:6]), (c, r, k, c, k, c))
 
 
-def test_a_file_with_a_holding_net_round_trips(tmp_path):
-    nets = _nets(5)
+@pytest.mark.parametrize("name, k, to, flag", TIES)
+def test_a_file_with_a_net_of_its_own_round_trips(tmp_path, name, k, to, flag):
+    nets = _nets(6)
     ev = with_databases(nets)
-    save_weights(tmp_path / "w.npz", ev, {"holding_is_crashed": True})
+    save_weights(tmp_path / "w.npz", ev, {flag: True})
     data = _arrays(tmp_path / "w.npz")
-    assert all(f"{name}_w1" in data for name in ("contact", "race", "crashed", "early", "holding"))
+    assert all(f"{n}_w1" in data for n in NET_NAMES)
     got, meta = load_weights(tmp_path / "w.npz")
-    assert "holding_is_crashed" not in meta and meta["hidden"]["holding"] == 6
-    assert got.holding is not got.crashed
+    assert flag not in meta and meta["hidden"][name] == 6
+    assert nets_of(got)[k] is not nets_of(got)[to]
     for a, b in zip(nets_of(got), nets):
         assert all(np.array_equal(x, y) for x, y in zip(a, b))
     assert evaluator_digest(got) == evaluator_digest(ev)
-    # the holding net counts: another one, another digest
-    other = with_databases((*nets[:4], nets[2]))
-    assert evaluator_digest(got) != evaluator_digest(other)
+    # the net counts: another one, another digest
+    other = list(nets)
+    other[k] = nets[to]
+    assert evaluator_digest(got) != evaluator_digest(with_databases(tuple(other)))
 
 
-def test_a_file_without_a_holding_net_loads_tied_and_saves_as_it_was(tmp_path):
-    nets = _nets(4)
-    ev = with_databases(nets)
-    assert ev.holding is ev.crashed and ev.tables[4] is ev.tables[2]
+@pytest.mark.parametrize("name, k, to, flag", TIES)
+def test_a_file_without_a_net_loads_tied_and_saves_as_it_was(tmp_path, name, k, to, flag):
+    nets = list(_nets(6))
+    nets[k] = nets[to]
+    ev = with_databases(tuple(nets))
+    assert nets_of(ev)[k] is nets_of(ev)[to] and ev.tables[k] is ev.tables[to]
     save_weights(tmp_path / "w.npz", ev, {})
     data = _arrays(tmp_path / "w.npz")
-    assert not any(k.startswith("holding_") for k in data)
-    assert "holding" not in json.loads(str(data["meta"]))["hidden"]
+    assert not any(key.startswith(f"{name}_") for key in data)
+    assert name not in json.loads(str(data["meta"]))["hidden"]
     got, meta = load_weights(tmp_path / "w.npz")
-    assert got.holding is got.crashed and meta["holding_is_crashed"] is True
-    assert evaluator_digest(got) == evaluator_digest(ev) == _digest_without_holding(got)
-    # saved again: still no holding net of its own, the same arrays
+    assert nets_of(got)[k] is nets_of(got)[to] and meta[flag] is True
+    assert evaluator_digest(got) == evaluator_digest(ev)
+    if name == "trailing":
+        assert evaluator_digest(got) == _digest_without_trailing(got)
+    # saved again: still no net of its own, the same arrays
     save_weights(tmp_path / "again.npz", got, meta)
     again = _arrays(tmp_path / "again.npz")
     assert sorted(again) == sorted(data)
-    assert all(np.array_equal(again[k], data[k]) for k in data if k != "meta")
+    assert all(np.array_equal(again[key], data[key]) for key in data if key != "meta")
 
 
-def test_the_shipped_weights_round_trip_with_their_own_holding_net(tmp_path):
-    """The shipped file has a holding net of its own: a copy saved and loaded again has the
-    same nets and digest, and the digest counts the holding net."""
+def test_the_shipped_weights_load_tied_with_their_digest_and_values_unchanged(tmp_path):
+    """The shipped file has a holding net of its own and no trailing net: its contact net
+    values the trailing positions, its digest is what it was, and a copy saved and loaded
+    again is the same file's nets."""
     ev, meta = load_weights("bgtui-0.npz")
     assert ev.holding is not ev.crashed and "holding_is_crashed" not in meta
-    assert evaluator_digest(ev) != _digest_without_holding(ev)
+    assert ev.trailing is ev.contact and meta["trailing_is_contact"] is True
+    assert ev.tables[5] is ev.tables[0]
+    assert evaluator_digest(ev) == _digest_without_trailing(ev)
     save_weights(tmp_path / "copy.npz", ev, meta)
-    assert "holding_w1" in _arrays(tmp_path / "copy.npz")
+    arrays = _arrays(tmp_path / "copy.npz")
+    assert "holding_w1" in arrays and not any(k.startswith("trailing_") for k in arrays)
     got = load_weights(tmp_path / "copy.npz")[0]
-    for a, b in zip(nets_of(got), nets_of(ev)):
-        assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert got.trailing is got.contact
     assert evaluator_digest(got) == evaluator_digest(ev)

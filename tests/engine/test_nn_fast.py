@@ -21,6 +21,7 @@ from bgtui.engine.nn import (
     EARLY,
     HOLDING,
     RACE,
+    TRAILING,
     _finish,
     _forward,
     _preact_child,
@@ -65,23 +66,24 @@ def _swapped(pos):
     return (-np.asarray(pos)[::-1]).astype(np.int8)
 
 
-def _five_nets():
-    """The shipped contact and race nets and, as the crashed, the early and the holding net,
-    the contact net with its weights perturbed three ways: a position valued by the wrong net
-    shows."""
+def _six_nets():
+    """The shipped contact and race nets and, as the crashed, the early, the holding and the
+    trailing net, the contact net with its weights perturbed four ways: a position valued by
+    the wrong net shows."""
     ev = load_weights("bgtui-0.npz")[0]
     rng = np.random.default_rng(31)
-    crashed = tuple((a + rng.normal(0, 0.05, a.shape)).astype(np.float32) for a in ev[0])
-    early = tuple((a + rng.normal(0, 0.05, a.shape)).astype(np.float32) for a in ev[0])
-    holding = tuple((a + rng.normal(0, 0.05, a.shape)).astype(np.float32) for a in ev[0])
-    return ev[0], ev[1], crashed, early, holding
+    crashed, early, holding, trailing = (
+        tuple((a + rng.normal(0, 0.05, a.shape)).astype(np.float32) for a in ev[0])
+        for _ in range(4)
+    )
+    return ev[0], ev[1], crashed, early, holding, trailing
 
 
 def _nets_and_tables():
     """(net, its tables) per ``net_class``: the features that are sums over the points are
-    folded into the tables, the contact ones only in the contact, crashed, early and holding
-    nets'."""
-    nets = _five_nets()
+    folded into the tables, the contact ones only in the contact, crashed, early, holding and
+    trailing nets'."""
+    nets = _six_nets()
     return [(net, make_tables(net, race=k == RACE)) for k, net in enumerate(nets)]
 
 
@@ -92,7 +94,7 @@ def test_table_forward_equals_dense_forward():
     feats = np.zeros(2 * NUM_NONLINEAR, dtype=np.float32)
     o_dense = np.zeros(5, dtype=np.float32)
     o_tab = np.zeros(5, dtype=np.float32)
-    classes = [0] * 5
+    classes = [0] * 6
     for pos in _positions():
         cls = net_class(pos)
         classes[cls] += 1
@@ -168,10 +170,10 @@ def test_best_play_with_incremental_children_equals_each_child_evaluated_alone()
     and without the bear-off databases."""
     from bgtui.engine.evaluate import _best_child
 
-    nets = _five_nets()
+    nets = _six_nets()
     rng = np.random.default_rng(8)
     best5 = np.zeros(5, dtype=np.float32)
-    counts = [0] * 5
+    counts = [0] * 6
     for bearoff in (False, True):
         ev = with_databases(nets, bearoff=bearoff)
         ews = make_eval_workspace()
@@ -186,7 +188,7 @@ def test_best_play_with_incremental_children_equals_each_child_evaluated_alone()
             assert np.abs(values[best] - best5).max() < 2e-5, board_ascii(pos)
             counts[net_class(pos)] += 1
     assert counts[RACE] > 20 and counts[0] > 50 and counts[CRASHED] > 20 and counts[EARLY] > 50
-    assert counts[HOLDING] > 20
+    assert counts[HOLDING] > 20 and counts[TRAILING] > 50
 
 
 def test_best_play_reusing_the_parent_state_over_the_21_rolls_equals_each_child_alone():
@@ -197,9 +199,9 @@ def test_best_play_reusing_the_parent_state_over_the_21_rolls_equals_each_child_
     the path with ``ready`` a constant 0, ``_best_child``, was right: both are checked.)"""
     from bgtui.engine.evaluate import _best_child_from
 
-    nets = _five_nets()
+    nets = _six_nets()
     best5 = np.zeros(5, dtype=np.float32)
-    checked = [0] * 5
+    checked = [0] * 6
     for bearoff in (False, True):
         ev = with_databases(nets, bearoff=bearoff)
         ews = make_eval_workspace()
@@ -225,7 +227,7 @@ def test_every_play_across_the_early_boundary_is_valued_by_its_own_net():
     has the probabilities it has evaluated alone."""
     from bgtui.engine.constants import EARLY_PIPS
 
-    ev = with_databases(_five_nets(), bearoff=False)
+    ev = with_databases(_six_nets(), bearoff=False)
     ews = make_eval_workspace()
     crossed = {"fall": 0, "rise": 0}
     for pos in _positions():
@@ -247,18 +249,24 @@ def _assert_plays_valued_alone(pos, d1, d2, ev, ews):
     """Every play of ``pos`` with ``d1``-``d2``, each a group of its own in ``_best_in_groups``
     (the incremental path of move selection), has the probabilities it has evaluated alone;
     returns the plays."""
+    children, values = _children_alone(pos, d1, d2, ev)
+    _assert_each_valued_alone(pos, children, values, ev, ews, (d1, d2))
+    return children
+
+
+def _assert_each_valued_alone(pos, children, values, ev, ews, what):
+    """``children`` of ``pos``, each a group of its own in calls of ``_best_in_groups`` of
+    ``MAX_GROUPS`` groups, have the probabilities ``values`` they have evaluated alone."""
     from bgtui.engine.evaluate import MAX_GROUPS, _best_in_groups
 
-    children, values = _children_alone(pos, d1, d2, ev)
     for lo in range(0, len(children), MAX_GROUPS):
-        part = children[lo : lo + MAX_GROUPS]
+        part = np.ascontiguousarray(children[lo : lo + MAX_GROUPS])
         k = len(part)
         ews.group_ends[:k] = np.arange(1, k + 1)
         ews.group_best[:k] = 0  # none is a roll's only play
         _best_in_groups(pos, k, part, ev, ews, 0, k, 1)
         got = ews.group_values[:k]
-        assert np.abs(got - values[lo : lo + k]).max() < 2e-5, (board_ascii(pos), d1, d2)
-    return children
+        assert np.abs(got - values[lo : lo + k]).max() < 2e-5, (board_ascii(pos), what, lo)
 
 
 def _bear_off_positions(rng, n):
@@ -284,19 +292,22 @@ def _bear_off_positions(rng, n):
 
 
 def test_every_play_in_move_selection_is_valued_by_the_net_of_its_own_class():
-    """With five different nets, every play of every roll of positions of every contact
+    """With six different nets, every play of every roll of positions of every contact
     class, each a group of its own in ``_best_in_groups`` (the incremental path of move
     selection: the parent's state is that of the opponent's view, whose class is not the
     mover's), has the probabilities it has evaluated alone by the net of its class: plays
     where either side has borne off, where the mover bears off his first checker (from
-    contact or early contact to holding, the opponent on roll), and across ``EARLY_PIPS``.
+    contact or early contact to holding, the opponent on roll), across ``EARLY_PIPS``, and
+    where the lead in the race changes hands (the mover's pips falling by the roll, a hit
+    adding to the opponent's).
     """
-    ev = with_databases(_five_nets(), bearoff=False)
+    ev = with_databases(_six_nets(), bearoff=False)
     ews = make_eval_workspace()
     rng = np.random.default_rng(40)
     positions = [p for p in _positions()[::3] if net_class(p) != RACE]
     positions += _bear_off_positions(rng, 30)
     seen = {}  # (the parent's class, the play's), both with the opponent on roll
+    by_hit = 0  # plays a hit moves between CONTACT and TRAILING
     for pos in positions:
         before = net_class(_swapped(pos))
         for d1 in range(1, 7):
@@ -306,10 +317,100 @@ def test_every_play_in_move_selection_is_valued_by_the_net_of_its_own_class():
                     if (child > 0).any():
                         key = (before, net_class(_swapped(child)))
                         seen[key] = seen.get(key, 0) + 1
-    for key in ((CRASHED, CRASHED), (HOLDING, HOLDING), (CONTACT, HOLDING), (EARLY, CONTACT)):
+                        by_hit += _class_by_hit(pos, child)
+    # (a play cannot take the opponent from behind in the race to ahead: TRAILING to CONTACT)
+    for key in (
+        (CRASHED, CRASHED),
+        (HOLDING, HOLDING),
+        (TRAILING, HOLDING),
+        (EARLY, CONTACT),
+        (EARLY, TRAILING),
+        (CONTACT, CONTACT),
+        (CONTACT, TRAILING),
+        (TRAILING, TRAILING),
+    ):
         assert seen.get(key, 0) > 50, (key, seen)
-    assert seen.get((CONTACT, EARLY), 0) > 5, seen  # a hit lifts the pips over EARLY_PIPS
+    # a hit lifts the pips over EARLY_PIPS
+    assert seen.get((CONTACT, EARLY), 0) > 5 and seen.get((TRAILING, EARLY), 0) > 5, seen
     assert sum(n for (b, c), n in seen.items() if b != c and c != RACE) > 500, seen
+    assert by_hit > 50, by_hit
+
+
+def _class_by_hit(pos, child):
+    """Whether the hits of the play from ``pos`` to ``child`` (mover's view) move the child
+    (the opponent on roll) between ``CONTACT`` and ``TRAILING``: its class with the hit
+    checkers' pips added to the opponent's, against its class without."""
+    from bgtui.engine.position import _side_totals
+
+    sc = _swapped(child)
+    if net_class(sc) not in (CONTACT, TRAILING):
+        return False
+    slots = np.arange(26)
+    gone = np.maximum(-pos.astype(np.int64), 0)[1:25] - np.maximum(-child.astype(np.int64), 0)[1:25]
+    gain = int((np.maximum(gone, 0) * slots[1:25]).sum())  # a checker hit on k goes to 25
+    mine, theirs, my_pips, their_pips = _side_totals(sc)
+    without = contact_class(mine, theirs, my_pips - gain, their_pips)
+    return gain > 0 and without != net_class(sc) and without in (CONTACT, TRAILING)
+
+
+def _gathered_rolls(pos, ev):
+    """The plays of the 21 rolls of ``pos`` one after the other, where each roll's group
+    ends, whether it is the roll's only play, and each play's probabilities evaluated
+    alone."""
+    children, values, ends, single = [], [], [], []
+    for d1 in range(1, 7):
+        for d2 in range(1, d1 + 1):
+            c, v = _children_alone(pos, d1, d2, ev)
+            children.append(c)
+            values.append(v)
+            ends.append(sum(len(x) for x in children))
+            single.append(1 if len(c) == 1 else 0)
+    return children, values, np.array(ends), np.array(single)
+
+
+def test_the_21_rolls_valued_in_one_call_value_each_play_by_the_net_of_its_own_class():
+    """With six different nets, the plays of the 21 rolls of positions of every contact
+    class gathered and valued in one call of ``_best_in_groups``, a group per roll (the
+    shape of variance reduction and of the 1-ply: groups whose plays are of different
+    classes, the classes alternating from group to group), give each roll the best play and
+    its probabilities that valuing each play alone by the net of its own class gives; so does
+    the same call after one for a single roll that leaves the parent's state (``ready``), and
+    every play, each a group of its own, in calls of ``MAX_GROUPS`` plays across the rolls
+    has the probabilities it has evaluated alone."""
+    from bgtui.engine.evaluate import _best_child_from, _best_in_groups
+
+    ev = with_databases(_six_nets(), bearoff=False)
+    ews = make_eval_workspace()
+    best5 = np.zeros(5, dtype=np.float32)
+    rng = np.random.default_rng(41)
+    positions = [p for p in _positions()[1::2] if net_class(p) != RACE]
+    positions += _bear_off_positions(rng, 10)
+    calls = {"mixed": 0, "alternating": 0}
+    for pos in positions:
+        children, values, ends, single = _gathered_rolls(pos, ev)
+        buf = np.ascontiguousarray(np.concatenate(children))
+        # every play, each a group of its own, in calls across the rolls
+        _assert_each_valued_alone(pos, buf, np.concatenate(values), ev, ews, "21 rolls")
+        for ready in (0, 1):
+            if ready:  # a roll's plays first: the parent's state is left in ews
+                ready = _best_child_from(pos, len(buf), buf, ev, ews, best5, 0)[1]
+            ews.group_ends[:21] = ends
+            ews.group_best[:21] = single
+            _best_in_groups(pos, len(buf), buf, ev, ews, ready, 21, 1)
+            for g, v in enumerate(values):
+                eq = np.array([equity(x) for x in v])
+                best = ews.group_best[g] - (ends[g - 1] if g else 0)
+                assert eq[best] >= eq.max() - 2e-5, (board_ascii(pos), g, ready)
+                assert np.abs(ews.group_values[g] - v[best]).max() < 2e-5, (board_ascii(pos), g)
+        # the classes of the plays in the call's order, runs of one class merged
+        runs = []
+        for c in buf:
+            k = net_class(_swapped(c)) if (c > 0).any() else RACE
+            if k in (CONTACT, EARLY, TRAILING) and (not runs or runs[-1] != k):
+                runs.append(k)
+        calls["mixed"] += len(set(runs)) > 1
+        calls["alternating"] += len(runs) > len(set(runs))  # a class back after another
+    assert calls["mixed"] > 40 and calls["alternating"] > 20, calls
 
 
 def _pips(pos):
@@ -326,18 +427,26 @@ def test_net_class_by_hand():
 
     # the opening: 167 pips a side, 334 together
     assert net_class(np.array(OPENING_POSITION, dtype=np.int8)) == EARLY
-    # 75 pips against 126 (the opponent's 2 on his 24 point, 13 on his 6): 201 < EARLY_PIPS
     # both sides home: a race, whatever has been borne off
     assert net_class(make_position({6: 5, 5: 5}, {6: 15})) == RACE
     # the player has borne off 3 and the opponent still holds an anchor on the player's 1 point
     assert net_class(make_position({6: 4, 5: 4, 4: 4}, {24: 2, 6: 13})) == CRASHED
-    assert net_class(make_position({6: 5, 5: 5, 4: 5}, {24: 2, 6: 13})) == 0
+    # 75 pips against 126: ahead in the race
+    assert net_class(make_position({6: 5, 5: 5, 4: 5}, {24: 2, 6: 13})) == CONTACT
     # 132 + 126 = 258 pips together, then 133 + 126 = 259 (EARLY_PIPS)
     assert EARLY_PIPS == 259
-    assert net_class(make_position({13: 6, 6: 9}, {24: 2, 6: 13})) == 0
+    assert net_class(make_position({13: 6, 6: 9}, {24: 2, 6: 13})) == TRAILING  # 132 > 126
     assert net_class(make_position({13: 6, 7: 1, 6: 8}, {24: 2, 6: 13})) == EARLY
     # the same seen from the other side (pips together are the same)
     assert net_class(make_position({24: 2, 6: 13}, {13: 6, 7: 1, 6: 8})) == EARLY
+    assert net_class(make_position({24: 2, 6: 13}, {13: 6, 6: 9})) == CONTACT  # 126 < 132
+    # even in the race: not behind
+    assert net_class(make_position({24: 2, 6: 13}, {24: 2, 6: 13})) == CONTACT  # 126 each
+    assert net_class(make_position({24: 2, 7: 1, 6: 12}, {24: 2, 6: 13})) == TRAILING
+    # a checker on the bar counts 25: 25 + 24 + 78 = 127 against 126, behind
+    assert net_class(make_position({25: 1, 24: 1, 6: 13}, {24: 2, 6: 13})) == TRAILING
+    # the opponent's checker on the bar: 126 against 127, ahead
+    assert net_class(make_position({24: 2, 6: 13}, {25: 1, 24: 1, 6: 13})) == CONTACT
 
     # only the opponent has borne off: holding; seen by him, crashed (he has borne off)
     assert net_class(make_position({24: 1, 6: 14}, {6: 14})) == HOLDING
@@ -345,26 +454,31 @@ def test_net_class_by_hand():
     # both have borne off: crashed, seen by either side
     assert net_class(make_position({24: 1, 6: 13}, {6: 14})) == CRASHED
     assert net_class(make_position({6: 14}, {24: 1, 6: 13})) == CRASHED
-    # the side on roll's checkers on the board first: not symmetric
-    assert contact_class(15, 15, EARLY_PIPS - 1) == CONTACT
-    assert contact_class(15, 15, EARLY_PIPS) == EARLY
-    for pips in (100, EARLY_PIPS, 300):
-        assert contact_class(14, 15, pips) == CRASHED
-        assert contact_class(15, 14, pips) == HOLDING
-        assert contact_class(3, 12, pips) == CRASHED
-        assert contact_class(12, 3, pips) == CRASHED
+    # the side on roll's checkers and pips first: not symmetric
+    assert contact_class(15, 15, 128, 128) == CONTACT  # even
+    assert contact_class(15, 15, 128, 129) == CONTACT  # ahead by a pip
+    assert contact_class(15, 15, 129, 128) == TRAILING  # behind by a pip
+    assert contact_class(15, 15, 129, 129) == CONTACT  # even, 258 together
+    assert contact_class(15, 15, 130, 129) == EARLY  # 259 together
+    assert contact_class(15, 15, EARLY_PIPS - 101, 100) == TRAILING  # 258 together
+    assert contact_class(15, 15, EARLY_PIPS - 100, 100) == EARLY  # behind, but 259 together
+    for mp, tp in ((50, 50), (60, 40), (40, 60), (200, 100), (100, 200)):
+        assert contact_class(14, 15, mp, tp) == CRASHED
+        assert contact_class(15, 14, mp, tp) == HOLDING
+        assert contact_class(3, 12, mp, tp) == CRASHED
+        assert contact_class(12, 3, mp, tp) == CRASHED
 
 
 def test_each_class_is_valued_by_its_own_net():
-    """``evaluate0`` with four different nets gives each position its class's dense forward
+    """``evaluate0`` with six different nets gives each position its class's dense forward
     pass (then the consistency rules), with tables and without."""
     from bgtui.engine.evaluate import _sanitize, evaluate0
 
-    nets = _five_nets()
+    nets = _six_nets()
     x = np.zeros(NUM_INPUTS, dtype=np.float32)
     sw = np.zeros(26, dtype=np.int8)
     o = np.zeros(5, dtype=np.float32)
-    seen = [0] * 5
+    seen = [0] * 6
     for tables in (True, False):
         ev = with_databases(nets, bearoff=False, tables=tables)
         for pos in _positions()[::4]:
@@ -398,7 +512,7 @@ def test_grouped_1ply_is_the_mean_over_the_rolls_of_each_childs_own_best_value()
     result bit for bit."""
     from bgtui.engine.evaluate import _eval_ply1, make_lookahead_workspace
 
-    nets = _five_nets()
+    nets = _six_nets()
     for bearoff in (False, True):
         ev = with_databases(nets, bearoff=bearoff)
         lws = make_lookahead_workspace()
@@ -432,7 +546,7 @@ def test_grouped_variance_reduction_step_does_not_depend_on_how_the_rolls_are_ba
         make_rollout_workspace,
     )
 
-    ev = with_databases(_five_nets(), bearoff=True)
+    ev = with_databases(_six_nets(), bearoff=True)
     roots = np.ascontiguousarray(_positions()[5::40][:4])
     cubes = np.zeros((len(roots), 3))
     cubes[:, 0] = 1.0
