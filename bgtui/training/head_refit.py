@@ -4,10 +4,10 @@ game-rollouts`` and ``bgtui train heads``).
 Nets fitted to their own n-ply evaluations inherit what the leaves of the lookahead believe:
 a backgammon enters a 2-ply target only when it happens within two rolls, so nets trained on
 such targets understate the backgammon chances. A rollout counts what happens in whole
-games. Here the contact, crashed, early and holding nets' output units for the gammons and
-backgammons (``w2``, ``b2`` rows 1-4) are refitted to rollout outcomes by logistic regression
-on the nets' own hidden layer, with a ridge penalty toward the current weights; the hidden layer
-and the win output stay as they were.
+games. Here the contact, crashed, early, holding and trailing nets' output units for the
+gammons and backgammons (``w2``, ``b2`` rows 1-4) are refitted to rollout outcomes by logistic
+regression on the nets' own hidden layer, with a ridge penalty toward the current weights; the
+hidden layer and the win output stay as they were.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from bgtui.engine import Net
 #: output rows refitted by default: win gammon, win backgammon, lose gammon, lose backgammon
 DEFAULT_HEADS = (1, 2, 3, 4)
 #: the nets refitted (``nn.net_class`` values) and their names
-REFIT_NETS = ((0, "contact"), (2, "crashed"), (3, "early"), (4, "holding"))
+REFIT_NETS = ((0, "contact"), (2, "crashed"), (3, "early"), (4, "holding"), (5, "trailing"))
 
 
 def _chunks(data_dir) -> list[Path]:
@@ -121,13 +121,13 @@ def _cross_entropy(p, t) -> float:
 def refit_heads(
     out, init, data_dir, ridge: float = 1.0, heads=DEFAULT_HEADS, holdout: int = 5, log=print
 ) -> dict:
-    """Refit output rows ``heads`` of the contact, crashed, early and holding nets of ``init``
-    (an early net that is the contact net refitted as one with it, a holding net that is the
-    crashed net as one with that) on the rollout
+    """Refit output rows ``heads`` of the contact, crashed, early, holding and trailing nets
+    of ``init`` (an early or a trailing net that is the contact net refitted as one with it, a
+    holding net that is the crashed net as one with that) on the rollout
     outcomes in ``data_dir`` (:func:`build_game_rollouts`), leaving every ``holdout``-th chunk
     out to measure the fit (0: use all); write the weights to ``out``. Returns the report that
     also goes into the weights' metadata (``output_refit``)."""
-    from bgtui.engine import CONTACT, CRASHED, EARLY, HOLDING, net_class
+    from bgtui.engine import CONTACT, CRASHED, EARLY, HOLDING, TRAILING, net_class
     from bgtui.training.adam import dense_inputs, forward
 
     files = _chunks(data_dir)
@@ -151,6 +151,9 @@ def refit_heads(
     if ev.holding is ev.crashed:
         nets[HOLDING] = nets[CRASHED]
         cls[cls == HOLDING] = CRASHED
+    if ev.trailing is ev.contact:
+        nets[TRAILING] = nets[CONTACT]
+        cls[cls == TRAILING] = CONTACT
     report: dict = {}
     for c, name in REFIT_NETS:
         rows = np.flatnonzero(cls == c)

@@ -304,6 +304,7 @@ def supervised_train(checkpoint, settings: SupervisedSettings, log=None) -> dict
                     "crashed_mse": round(stats[4] / max(stats[5], 1), 6),
                     "early_mse": round(stats[6] / max(stats[7], 1), 6),
                     "holding_mse": round(stats[8] / max(stats[9], 1), 6),
+                    "trailing_mse": round(stats[10] / max(stats[11], 1), 6),
                     "sample_s": round(t_sample, 1),
                     "targets_s": round(t_targets, 1),
                     "total_s": round(time.time() - t, 1),
@@ -963,18 +964,19 @@ class FitSettings:
     race_hidden: int = 0
     optimizer: str = "sgd"
     batch: int = 256
-    nets: str = "contact,race,crashed,early,holding"
+    nets: str = "contact,race,crashed,early,holding,trailing"
     rank_weight: float = 0.0
 
 
 #: the net that values a net's positions in weights without that net of their own, and the
-#: metadata flag ``load_weights`` sets then: crashed and early positions the contact net's,
-#: holding positions the crashed net's (in this order: a holding net tied to a crashed net
-#: tied to the contact net is the contact net)
+#: metadata flag ``load_weights`` sets then: crashed, early and trailing positions the contact
+#: net's, holding positions the crashed net's (in this order: a holding net tied to a crashed
+#: net tied to the contact net is the contact net)
 _TIED_TO = {
     "crashed": ("contact", "crashed_is_contact"),
     "early": ("contact", "early_is_contact"),
     "holding": ("crashed", "holding_is_crashed"),
+    "trailing": ("contact", "trailing_is_contact"),
 }
 
 
@@ -1042,6 +1044,7 @@ def _new_fit_weights(settings: FitSettings, which) -> tuple:
                     ("crashed", settings.hidden, 128),
                     ("early", settings.hidden, 128),
                     ("holding", settings.hidden, 128),
+                    ("trailing", settings.hidden, 128),
                 )
             )
         )
@@ -1053,7 +1056,7 @@ def _new_fit_weights(settings: FitSettings, which) -> tuple:
         for k, (net, h) in enumerate(
             zip(
                 nets_of(ev),
-                (settings.hidden, settings.race_hidden, *(settings.hidden,) * 3),
+                (settings.hidden, settings.race_hidden, *(settings.hidden,) * 4),
             )
         )
     )
@@ -1064,15 +1067,15 @@ def _fit_start(checkpoint: Path, data_dir, settings: FitSettings, which, log) ->
     """(nets, metadata, tied) a fit starts from: ``checkpoint``'s when it exists (its own fit
     resumed, or a new fit from its weights when that fit was of other data or other nets,
     logged), else :func:`_new_fit_weights`. ``tied``: the names of the nets (crashed, early,
-    holding) that are the net they are tied to (:data:`_TIED_TO`). A new fit moves the
+    holding, trailing) that are the net they are tied to (:data:`_TIED_TO`). A new fit moves the
     starting weights' own fit record to their ``fit_history``."""
     start = None  # the metadata of the weights a new fit starts from
     if checkpoint.exists():
         ev, meta = load_weights(checkpoint)
         old = meta.get("fit")
         old_ = old or {}
-        # a record made before the early or the holding net existed: tied if the file has
-        # none of its own
+        # a record made before the early, the holding or the trailing net existed: tied if
+        # the file has none of its own
         was = {
             name: name != "crashed" and name not in which and meta.get(flag, False)
             for name, (_, flag) in _TIED_TO.items()
@@ -1120,6 +1123,7 @@ def _fit_state(checkpoint: Path, meta: dict, data_dir, settings: FitSettings, wh
         "tied_crashed": "crashed" in tied,
         "tied_early": "early" in tied,
         "tied_holding": "holding" in tied,
+        "tied_trailing": "trailing" in tied,
     }
     if settings.rank_weight:
         state.setdefault("rank_weight", settings.rank_weight)
@@ -1299,9 +1303,9 @@ def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
     the starting weights have no crashed net of their own (their contact net values those
     positions too), a fit that trains the crashed net starts it as a copy of the contact net;
     one that does not keeps the two tied, the contact net learning from both classes, as
-    before there was a crashed net; the same holds for the early contact net, and for the
-    holding net with the crashed net (weights without one value those positions by their
-    crashed net). ``holdout`` of the positions (fixed by ``seed``) are kept out of training and their mean squared error is logged; when the set has sibling groups
+    before there was a crashed net; the same holds for the early and the trailing contact
+    nets, and for the holding net with the crashed net (weights without one value those
+    positions by their crashed net). ``holdout`` of the positions (fixed by ``seed``) are kept out of training and their mean squared error is logged; when the set has sibling groups
     (``children_best`` shards) whole groups are held out, and the RMS of the held-out sibling
     residuals (``adam.sibling_residuals``: the error in the equity differences between the
     plays of a roll) is logged too. ``rank_weight`` > 0 (Adam only) adds that weight times the
@@ -1359,8 +1363,8 @@ def upgrade_inputs(src, dst) -> dict:
     nets = []
     for name in NET_NAMES:
         if f"{name}_w1" not in data:
-            # a file without this net: the net it is tied to stands in (crashed and early:
-            # the contact net; holding: the crashed net)
+            # a file without this net: the net it is tied to stands in (crashed, early and
+            # trailing: the contact net; holding: the crashed net)
             nets.append(nets[NET_NAMES.index(_TIED_TO[name][0])])
             continue
         w1 = data[f"{name}_w1"]
