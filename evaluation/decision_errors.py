@@ -22,7 +22,9 @@ from games import decisions, value
 
 from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer
 from bgtui.engine import (
+    CONTACT,
     NET_NAMES,
+    TRAILING,
     generate_plays,
     make_move_workspace,
     make_play_buffers,
@@ -58,7 +60,9 @@ def main():
             if game >= args.games:
                 break
             err = _error(an, pos, d1, d2)
-            st = stats.setdefault(NET_NAMES[net_class(pos)], [0, 0, 0.0])
+            cls = net_class(pos)
+            # contact below EARLY_PIPS together, whichever side is ahead in the race
+            st = stats.setdefault(NET_NAMES[CONTACT if cls == TRAILING else cls], [0, 0, 0.0])
             st[0] += 1
             st[1] += err > 1e-9
             st[2] += err

@@ -390,7 +390,7 @@ def by_class(args):
         ch = choosers(d)
         idx = _every_pick_rolled(eq, ch.values(), f" in {rollouts}")
         cls = d["cls"][idx]
-        cls = np.where(np.isin(cls, CONTACT_CLASSES), CONTACT, cls)  # both contact nets
+        cls = np.where(np.isin(cls, CONTACT_CLASSES), CONTACT, cls)  # the contact nets
         cls = np.where(np.isin(cls, CRASHED_CLASSES), CRASHED, cls)  # both crashed nets
         for name, loss in _losses(eq, ch, idx).items():
             for k in (CONTACT, CRASHED, RACE):

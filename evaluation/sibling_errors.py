@@ -30,13 +30,23 @@ import argparse
 import numpy as np
 
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine import CONTACT, CRASHED, EARLY, EQUITY_COEF, HOLDING, ONE_PLY_WEIGHTS0, RACE
+from bgtui.engine import (
+    CONTACT,
+    CRASHED,
+    EARLY,
+    EQUITY_COEF,
+    HOLDING,
+    ONE_PLY_WEIGHTS0,
+    RACE,
+    TRAILING,
+)
 from bgtui.training.adam import sibling_residuals
 from bgtui.training.kernels import net_classes
 from bgtui.training.train import load_dataset, plied_targets
 
 CLASSES = (
     ("contact", CONTACT),
+    ("trailing", TRAILING),
     ("early", EARLY),
     ("crashed", CRASHED),
     ("holding", HOLDING),

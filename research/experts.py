@@ -7,7 +7,8 @@
     python research/experts.py errors --data DIRS --split T[,T2...]|off|lead \\
         [--net contact|crashed] [--below PIPS] [--from PIPS] WEIGHTS PART0.npz PART1.npz [...] \\
         [--control CONTROL.npz]
-    python research/experts.py assemble WEIGHTS PART0.npz PART1.npz OUT.npz [--net contact|crashed]
+    python research/experts.py assemble WEIGHTS PART0.npz PART1.npz OUT.npz \\
+        [--net contact|crashed|lead]
 
 A wider contact net values the held-out plays better than the shipped width, but every
 evaluation pays for the width. Two nets of the shipped width, each valuing one part of the
@@ -20,27 +21,34 @@ done), part 1 those where only the other side has; every play of a roll falls in
 play cannot change the borne-off checkers of the side on roll after it): on the crashed nets'
 positions, part 0 is the engine's class ``CRASHED`` and part 1 its class ``HOLDING``.
 ``--split lead`` splits by the race: part 0 where the side on roll is not behind (his pips at
-most the other side's), part 1 where he is. ``--net crashed`` fits and judges the crashed net
-on the crashed positions (both crashed classes, ``CRASHED_CLASSES``) instead; ``--below PIPS``
-keeps only the positions of fewer pips of both sides together (with ``--below 259`` the
-contact net's, not the early net's), ``--from PIPS`` those of at least that many; ``fit
---start NET`` fits a copy of that net of WEIGHTS (by default the ``--net`` one).
+most the other side's), part 1 where he is: below ``EARLY_PIPS`` pips, part 0 is the engine's
+class ``CONTACT`` and part 1 its class ``TRAILING``. ``--net crashed`` fits and judges the
+crashed net on the crashed positions (both crashed classes, ``CRASHED_CLASSES``) instead;
+``--below PIPS`` keeps only the positions of fewer pips of both sides together (with ``--below
+259`` the contact and trailing nets', not the early net's), ``--from PIPS`` those of at
+least that many; ``fit --start NET`` fits a copy of that net of WEIGHTS (by default the
+``--net`` one).
 
 ``median``: the median of the split quantity over the contact rows of the anchor sets.
 
 ``fit``: fine-tunes the contact (``--net``) net of WEIGHTS (the other nets kept) by minibatch
 Adam on the anchor's contact (``--net``) rows of one part (``all``: every such row, the
 control), the loss of ``bgtui train fit --optimizer adam`` (cross-entropy and the sibling rank
-term). Weights whose early net is their contact net (or whose holding net is their crashed net)
-keep them one net: it learns from the rows of both classes and values both.
+term). Weights whose early or trailing net is their contact net (or whose holding net is their
+crashed net) keep them one net: it learns from the rows of the classes it values and values
+them.
 
 ``assemble``: WEIGHTS with the contact net of PART0 as its contact net and that of PART1 as its
 early net (the engine's split, ``EARLY_PIPS``: the parts of ``--split 259``); with ``--net
 crashed``, the crashed net of PART0 as its crashed net and that of PART1 as its holding net
-(the engine's split by who has borne off: the parts of ``--split off``).
+(the engine's split by who has borne off: the parts of ``--split off``); with ``--net lead``,
+the contact net of PART0 as its contact net and the contact net of PART1 as its trailing net
+(the engine's split by the race below ``EARLY_PIPS``: the parts of ``--split lead --below
+259``). A net of WEIGHTS that is another (an early or trailing net that is the contact net) and
+is not replaced stays that net.
 
-Contact rows here are those of both of the engine's contact nets (``CONTACT`` and ``EARLY``):
-these scripts split them themselves.
+Contact rows here are those of the engine's contact nets of the stages of the game
+(``CONTACT``, ``EARLY`` and ``TRAILING``): these scripts split them themselves.
 
 ``errors``: group-centred equity errors (as ``evaluation/sibling_errors.py`` has them, root
 mean square in millipoints) of the 0-ply values of the held-out plays whose sibling groups are
@@ -63,6 +71,7 @@ from bgtui.engine import (
     EARLY,
     HOLDING,
     NET_NAMES,
+    TRAILING,
     hidden_size,
     make_eval_workspace,
 )
@@ -73,16 +82,18 @@ from bgtui.training.train import fit_alpha, load_dataset
 SLOTS = np.arange(26)
 
 
-#: the net fitted, the classes of its rows, and the net of the other class of the split
-NETS = {
-    "contact": (CONTACT, CONTACT_CLASSES, EARLY),
-    "crashed": (CRASHED, CRASHED_CLASSES, HOLDING),
-}
+#: the net fitted and the classes of its rows
+NETS = {"contact": (CONTACT, CONTACT_CLASSES), "crashed": (CRASHED, CRASHED_CLASSES)}
+#: ``assemble``: the net of the experts (in their weights) and of part 0 in the weights
+#: assembled, and the net of part 1 there
+SPLITS = {"contact": (CONTACT, EARLY), "crashed": (CRASHED, HOLDING), "lead": (CONTACT, TRAILING)}
+#: nets that may be another net of the same weights: the class and the class of that net
+TIES = ((EARLY, CONTACT), (HOLDING, CRASHED), (TRAILING, CONTACT))
 
 
 def in_contact(positions, net="contact"):
-    """bool[N]: the positions that the nets of ``net`` (either contact net, or either crashed
-    net) value."""
+    """bool[N]: the positions that the nets of ``net`` (the contact nets of the stages of the
+    game, or either crashed net) value."""
     return np.isin(net_classes(positions), NETS[net][1])
 
 
@@ -119,10 +130,8 @@ def cmd_median(args):
 def cmd_fit(args):
     ev, meta = load_weights(args.weights)
     nets = [tuple(np.array(a, dtype=np.float32) for a in net) for net in as_nets(ev)]
-    if ev.early is ev.contact:
-        nets[EARLY] = nets[CONTACT]  # one net, saved as one
-    if ev.holding is ev.crashed:
-        nets[HOLDING] = nets[CRASHED]
+    for k, to in _tied(ev):
+        nets[k] = nets[to]  # one net, saved as one
     pos, tg, grp = load_dataset(args.anchor, with_groups=True)
     keep = in_contact(pos, args.net)
     if args.below:
@@ -236,15 +245,25 @@ def cmd_errors(args):
     print(json.dumps(report, indent=1))
 
 
+def _tied(ev):
+    """The (class, class of the net it is) of the nets of ``ev`` that are another of its
+    nets (:data:`TIES`)."""
+    nets = as_nets(ev)
+    return [(k, to) for k, to in TIES if nets[k] is nets[to]]
+
+
 def cmd_assemble(args):
     ev, meta = load_weights(args.weights)
     nets = list(as_nets(ev))
-    first, _, second = NETS[args.net]
+    first, second = SPLITS[args.net]
     parts = [as_nets(load_weights(p)[0])[first] for p in (args.part0, args.part1)]
     nets[first], nets[second] = parts
-    flag = {"contact": "early_is_contact", "crashed": "holding_is_crashed"}[args.net]
+    for k, to in _tied(ev):
+        if k not in (first, second):
+            nets[k] = nets[to]  # still that net
+    names = (NET_NAMES[first], NET_NAMES[second])
+    flag = f"{names[1]}_is_{names[0]}"  # the second net is a net of its own now
     meta = {k: v for k, v in meta.items() if k not in ("path", flag, "sha256")}
-    names = {"contact": ("contact", "early"), "crashed": ("crashed", "holding")}[args.net]
     meta["experts"] = {
         names[0]: str(args.part0),
         names[1]: str(args.part1),
@@ -295,7 +314,7 @@ def main():
     p.add_argument("part0")
     p.add_argument("part1")
     p.add_argument("out")
-    p.add_argument("--net", choices=sorted(NETS), default="contact")
+    p.add_argument("--net", choices=sorted(SPLITS), default="contact")
     p.set_defaults(func=cmd_assemble)
     args = ap.parse_args()
     args.func(args)
