@@ -62,7 +62,13 @@ import time
 
 import numpy as np
 
-from bgtui.analysis.weights import as_nets, load_weights, save_weights, with_databases
+from bgtui.analysis.weights import (
+    as_nets,
+    load_weights,
+    save_weights,
+    tied_nets,
+    with_databases,
+)
 from bgtui.engine import (
     CONTACT,
     CONTACT_CLASSES,
@@ -87,8 +93,6 @@ NETS = {"contact": (CONTACT, CONTACT_CLASSES), "crashed": (CRASHED, CRASHED_CLAS
 #: ``assemble``: the net of the experts (in their weights) and of part 0 in the weights
 #: assembled, and the net of part 1 there
 SPLITS = {"contact": (CONTACT, EARLY), "crashed": (CRASHED, HOLDING), "lead": (CONTACT, TRAILING)}
-#: nets that may be another net of the same weights: the class and the class of that net
-TIES = ((EARLY, CONTACT), (HOLDING, CRASHED), (TRAILING, CONTACT))
 
 
 def in_contact(positions, net="contact"):
@@ -130,7 +134,7 @@ def cmd_median(args):
 def cmd_fit(args):
     ev, meta = load_weights(args.weights)
     nets = [tuple(np.array(a, dtype=np.float32) for a in net) for net in as_nets(ev)]
-    for k, to in _tied(ev):
+    for k, to in tied_nets([ev]):
         nets[k] = nets[to]  # one net, saved as one
     pos, tg, grp = load_dataset(args.anchor, with_groups=True)
     keep = in_contact(pos, args.net)
@@ -245,20 +249,13 @@ def cmd_errors(args):
     print(json.dumps(report, indent=1))
 
 
-def _tied(ev):
-    """The (class, class of the net it is) of the nets of ``ev`` that are another of its
-    nets (:data:`TIES`)."""
-    nets = as_nets(ev)
-    return [(k, to) for k, to in TIES if nets[k] is nets[to]]
-
-
 def cmd_assemble(args):
     ev, meta = load_weights(args.weights)
     nets = list(as_nets(ev))
     first, second = SPLITS[args.net]
     parts = [as_nets(load_weights(p)[0])[first] for p in (args.part0, args.part1)]
     nets[first], nets[second] = parts
-    for k, to in _tied(ev):
+    for k, to in tied_nets([ev]):
         if k not in (first, second):
             nets[k] = nets[to]  # still that net
     names = (NET_NAMES[first], NET_NAMES[second])

@@ -12,11 +12,13 @@ import argparse
 
 import numpy as np
 
-from bgtui.analysis.weights import as_nets, load_weights, save_weights
+from bgtui.analysis.weights import as_nets, load_weights, save_weights, tied_nets
 
 
 def soup(paths, weights=None):
-    """The weighted mean of the nets of the weights files ``paths``: (nets, first meta)."""
+    """The weighted mean of the nets of the weights files ``paths``: (nets, first meta). A
+    net that is another net in every file (an early or trailing net the contact net, a
+    holding net the crashed net) is that net in the mean too."""
     loaded = [load_weights(p) for p in paths]
     nets = [as_nets(ev) for ev, _ in loaded]
     for p, ns in zip(paths, nets):
@@ -25,14 +27,16 @@ def soup(paths, weights=None):
                 raise SystemExit(f"{p}: its nets' shapes are not those of {paths[0]}")
     w = np.ones(len(paths)) if weights is None else np.asarray(weights, dtype=np.float64)
     w = w / w.sum()
-    out = tuple(
+    out = [
         tuple(
             sum(wi * ns[k][j].astype(np.float64) for wi, ns in zip(w, nets)).astype(np.float32)
             for j in range(len(nets[0][k]))
         )
         for k in range(len(nets[0]))
-    )
-    return out, loaded[0][1]
+    ]
+    for k, to in tied_nets([ev for ev, _ in loaded]):
+        out[k] = out[to]
+    return tuple(out), loaded[0][1]
 
 
 def main():

@@ -27,11 +27,16 @@ import numpy as np
 from bgtui.analysis.atomic import atomic_write
 from bgtui.analysis.checksum import arrays_sha256
 from bgtui.engine import (
+    CONTACT,
+    CRASHED,
+    EARLY,
+    HOLDING,
     INPUT_VERSION,
     NET_NAMES,
     NUM_INPUTS,
     SIDE_INPUTS,
     SIDE_OUTPUTS,
+    TRAILING,
     Evaluator,
     Net,
     aligned,
@@ -190,6 +195,18 @@ def _side_net(path, data: dict):
     ):
         raise WeightsError(f"{path}: the race side net has inconsistent shapes")
     return make_side_net(w1, b1, w2, b2, skip)
+
+
+#: nets that may be another net of the same weights, as a file without them loads: (class,
+#: the class of that net): early and trailing the contact net, holding the crashed net
+TIES = ((EARLY, CONTACT), (HOLDING, CRASHED), (TRAILING, CONTACT))
+
+
+def tied_nets(evs) -> list:
+    """The (class, class of the net it is) of :data:`TIES` whose net is that other net in
+    every one of the evaluators ``evs``."""
+    nets = [nets_of(ev) for ev in evs]
+    return [(k, to) for k, to in TIES if all(n[k] is n[to] for n in nets)]
 
 
 def nets_of(ev):

@@ -28,6 +28,7 @@ from bgtui.analysis.weights import (
     load_weights,
     nets_of,
     save_weights,
+    tied_nets,
     with_databases,
     with_tables,
 )
@@ -1394,7 +1395,7 @@ def average_weights(out, paths) -> dict:
                     f"{paths[k]}: its {name} net has another shape than "
                     f"{paths[0]}'s; only weights of one architecture average"
                 )
-    mean = tuple(
+    mean = [
         tuple(
             (sum(np.asarray(n[j][q], dtype=np.float64) for n in nets) / len(nets)).astype(
                 np.float32
@@ -1402,11 +1403,13 @@ def average_weights(out, paths) -> dict:
             for q in range(len(nets[0][j]))
         )
         for j in range(len(NET_NAMES))
-    )
+    ]
+    for k, to in tied_nets([ev for ev, _ in loaded]):
+        mean[k] = mean[to]  # one net in every file: one net in the mean, saved as one
     meta = {
         "average": {"of": [str(p) for p in paths], "sha256": [m.get("sha256") for _, m in loaded]},
         "averaged_meta": [m for _, m in loaded],
         "games_trained": max(int(m.get("games_trained", 0)) for _, m in loaded),
     }
-    save_weights(out, mean, meta)
+    save_weights(out, tuple(mean), meta)
     return meta

@@ -302,6 +302,9 @@ def test_average_is_the_elementwise_mean_of_the_nets_and_refuses_other_shapes(tm
         for x, y, z in zip(net, na, nb):
             np.testing.assert_allclose(x, (np.float64(y) + np.float64(z)) / 2, rtol=1e-6)
     assert m["average"]["sha256"] == meta["average"]["sha256"] and m["games_trained"] == 20
+    # the nets both files have as another (early and trailing the contact net, holding the
+    # crashed net) are that net in the mean too
+    assert ev.early is ev.contact and ev.trailing is ev.contact and ev.holding is ev.crashed
     save_weights(tmp_path / "c.npz", (init_net(6, 1), init_net(4, 2), init_net(6, 3)), {})
     with pytest.raises(ValueError, match="another shape"):
         average_weights(tmp_path / "x.npz", [tmp_path / "a.npz", tmp_path / "c.npz"])
