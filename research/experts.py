@@ -107,6 +107,13 @@ def total_pips(positions):
     return (np.maximum(p, 0) * SLOTS).sum(1) + (np.maximum(-p, 0) * (25 - SLOTS)).sum(1)
 
 
+def in_pips(positions, args):
+    """bool[N]: the positions of at least ``args.from_`` pips of both sides together and,
+    with ``args.below``, fewer than ``args.below``."""
+    pips = total_pips(positions)
+    return (pips >= args.from_) & ((pips < args.below) if args.below else True)
+
+
 def parts(positions, split):
     """int64[N]: the part of each position (0 below the first threshold of ``split``; with
     ``off``, 0 where the side on roll has borne off a checker, else 1; with ``lead``, 0 where
@@ -138,9 +145,7 @@ def cmd_fit(args):
         nets[k] = nets[to]  # one net, saved as one
     pos, tg, grp = load_dataset(args.anchor, with_groups=True)
     keep = in_contact(pos, args.net)
-    if args.below:
-        keep &= total_pips(pos) < args.below
-    keep &= total_pips(pos) >= args.from_
+    keep &= in_pips(pos, args)
     if args.part != "all":
         keep &= parts(pos, args.split) == int(args.part)
     rows = np.flatnonzero(keep)
@@ -196,9 +201,7 @@ def values(path, positions):
 def cmd_errors(args):
     pos, tg, grp = load_dataset(args.data, with_groups=True)
     contact = in_contact(pos, args.net)
-    if args.below:
-        contact &= total_pips(pos) < args.below
-    contact &= total_pips(pos) >= args.from_
+    contact &= in_pips(pos, args)
     # groups whose every play is valued by the net, with two plays or more
     _, inv = np.unique(grp, return_inverse=True)
     whole = np.bincount(inv, weights=~contact) == 0
