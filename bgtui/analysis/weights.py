@@ -27,16 +27,12 @@ import numpy as np
 from bgtui.analysis.atomic import atomic_write
 from bgtui.analysis.checksum import arrays_sha256
 from bgtui.engine import (
-    CONTACT,
-    CRASHED,
     EARLY,
-    HOLDING,
     INPUT_VERSION,
     NET_NAMES,
     NUM_INPUTS,
     SIDE_INPUTS,
     SIDE_OUTPUTS,
-    TRAILING,
     Evaluator,
     Net,
     aligned,
@@ -49,6 +45,26 @@ WEIGHTS_FORMAT = 1
 DEFAULT_WEIGHTS = "bgtui-0.npz"
 _PARTS = ("w1", "b1", "w2", "b2")
 _SIDE_PARTS = ("w1", "b1", "w2", "b2", "skip")
+
+#: the nets a weights file may lack, each with the net that values its positions then and the
+#: metadata flag :func:`load_weights` sets: crashed, early and trailing positions the contact
+#: net's, holding positions the crashed net's (in this order: a holding net tied to a crashed
+#: net tied to the contact net is the contact net)
+TIED_TO = {
+    "crashed": ("contact", "crashed_is_contact"),
+    "early": ("contact", "early_is_contact"),
+    "holding": ("crashed", "holding_is_crashed"),
+    "trailing": ("contact", "trailing_is_contact"),
+}
+
+#: (class, the class of the net it is) of the nets of :data:`TIED_TO` that may be that other
+#: net in saved weights too: early, holding and trailing (a crashed net is always saved as a
+#: net of its own)
+TIES = tuple(
+    (NET_NAMES.index(name), NET_NAMES.index(to))
+    for name, (to, _) in TIED_TO.items()
+    if name != "crashed"
+)
 
 
 class WeightsError(ValueError):
@@ -87,13 +103,10 @@ def save_weights(path, ev, meta: dict, side=None) -> None:
     if side is None and isinstance(ev, Evaluator):
         side = ev.side
     arrays = {}
+    tied = {NET_NAMES[k] for k, to in TIES if raw[k] is raw[to]}  # saved as that other net
     for name, net in zip(NET_NAMES, nets):
-        if name == "early" and raw[3] is raw[0]:
-            continue  # the contact net values those positions too
-        if name == "holding" and raw[4] is raw[2]:
-            continue  # the crashed net values those positions too
-        if name == "trailing" and raw[5] is raw[0]:
-            continue  # the contact net values those positions too
+        if name in tied:
+            continue
         for part, a in zip(_PARTS, net):
             arrays[f"{name}_{part}"] = np.asarray(a, dtype=np.float32)
     hidden = {
@@ -104,13 +117,9 @@ def save_weights(path, ev, meta: dict, side=None) -> None:
             arrays[f"side_{part}"] = np.asarray(getattr(side, part), dtype=np.float32)
         hidden["side"] = int(side.w2.shape[0])
     meta = dict(meta)
-    meta.pop("crashed_is_contact", None)  # the file now holds a crashed net of its own
-    if "early_b1" in arrays:
-        meta.pop("early_is_contact", None)
-    if "holding_b1" in arrays:
-        meta.pop("holding_is_crashed", None)
-    if "trailing_b1" in arrays:
-        meta.pop("trailing_is_contact", None)
+    for name, (_, flag) in TIED_TO.items():
+        if f"{name}_b1" in arrays:  # the file now holds a net of its own for these positions
+            meta.pop(flag, None)
     meta.update(
         format=WEIGHTS_FORMAT,
         input_version=INPUT_VERSION,
@@ -154,15 +163,10 @@ def load_weights(path=DEFAULT_WEIGHTS):
         raise WeightsError(f"{path}: checksum mismatch; the file is damaged")
     ev = []
     for name in NET_NAMES:
-        if name in ("crashed", "early", "trailing") and not any(
-            k.startswith(f"{name}_") for k in data
-        ):
-            ev.append(ev[0])  # an older file: its contact net values these positions
-            meta[f"{name}_is_contact"] = True
-            continue
-        if name == "holding" and not any(k.startswith("holding_") for k in data):
-            ev.append(ev[2])  # its crashed net values these positions
-            meta["holding_is_crashed"] = True
+        if name in TIED_TO and not any(k.startswith(f"{name}_") for k in data):
+            to, flag = TIED_TO[name]
+            ev.append(ev[NET_NAMES.index(to)])  # that net values these positions too
+            meta[flag] = True
             continue
         try:
             net = tuple(aligned(data[f"{name}_{p}"]) for p in _PARTS)  # cache-line aligned
@@ -195,11 +199,6 @@ def _side_net(path, data: dict):
     ):
         raise WeightsError(f"{path}: the race side net has inconsistent shapes")
     return make_side_net(w1, b1, w2, b2, skip)
-
-
-#: nets that may be another net of the same weights, as a file without them loads: (class,
-#: the class of that net): early and trailing the contact net, holding the crashed net
-TIES = ((EARLY, CONTACT), (HOLDING, CRASHED), (TRAILING, CONTACT))
 
 
 def tied_nets(evs) -> list:
@@ -380,14 +379,13 @@ def evaluator_digest(ev) -> str:
     the code)."""
     h = hashlib.sha256()
     nets = nets_of(ev)
-    for net in nets[:3] if ev.early is ev.contact else nets[:4]:
+    for net in nets[:3]:
         h.update(net_digest(net).encode())
-    if ev.holding is not ev.crashed:
-        h.update(b"holding")
-        h.update(net_digest(ev.holding).encode())
-    if ev.trailing is not ev.contact:
-        h.update(b"trailing")
-        h.update(net_digest(ev.trailing).encode())
+    for k, to in TIES:
+        if nets[k] is not nets[to]:
+            if k != EARLY:  # the early net's digest is untagged
+                h.update(NET_NAMES[k].encode())
+            h.update(net_digest(nets[k]).encode())
     if ev.side.w2.shape[0] > 0:
         h.update(net_digest(ev.side[1:]).encode())
     for db in (ev.two_sided, ev.one_sided):

@@ -55,13 +55,12 @@ from bgtui.engine.inputs import (
 from bgtui.engine.movegen import _generate_plays, make_workspace
 from bgtui.engine.nn import (
     CONTACT,
+    CONTACT_CLASSES,
     CRASHED,
-    EARLY,
     HOLDING,
     MAX_TERMS,
     NET_NAMES,
     RACE,
-    TRAILING,
     _finish,
     _forward,
     _point_terms,
@@ -487,9 +486,12 @@ def _plain_group(pos, start, end, out_pos, ev, ews, g):
 
 @kernel(inline="always")
 def _is_stage(cls):
-    """Whether ``cls`` is a class of a contact net of a stage of the game (``CONTACT``,
-    ``EARLY``, ``TRAILING``: neither side has borne off)."""
-    return cls == CONTACT or cls == EARLY or cls == TRAILING
+    """Whether ``cls`` is a class of a contact net of a stage of the game
+    (``CONTACT_CLASSES``: neither side has borne off)."""
+    for k in CONTACT_CLASSES:
+        if cls == k:
+            return True
+    return False
 
 
 @kernel(inline="always")
@@ -528,7 +530,7 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
     shared = np.int64(1) << cls
     done = np.int64(0)
     if stage:
-        for k in (CONTACT, EARLY, TRAILING):
+        for k in CONTACT_CLASSES:
             if k != cls and _same_preact(ev, k, cls):
                 shared |= np.int64(1) << k
     t = ews.child5

@@ -24,6 +24,7 @@ from bgtui.analysis.atomic import atomic_write
 from bgtui.analysis.cube import in_cube_region
 from bgtui.analysis.weights import (
     DEFAULT_WEIGHTS,
+    TIED_TO,
     as_nets,
     load_weights,
     nets_of,
@@ -969,22 +970,10 @@ class FitSettings:
     rank_weight: float = 0.0
 
 
-#: the net that values a net's positions in weights without that net of their own, and the
-#: metadata flag ``load_weights`` sets then: crashed, early and trailing positions the contact
-#: net's, holding positions the crashed net's (in this order: a holding net tied to a crashed
-#: net tied to the contact net is the contact net)
-_TIED_TO = {
-    "crashed": ("contact", "crashed_is_contact"),
-    "early": ("contact", "early_is_contact"),
-    "holding": ("crashed", "holding_is_crashed"),
-    "trailing": ("contact", "trailing_is_contact"),
-}
-
-
 def _tie(nets_: list, tied) -> list:
     """``nets_`` (in ``NET_NAMES`` order) with each net named in ``tied`` the net it is tied
-    to (:data:`_TIED_TO`)."""
-    for name, (to, _) in _TIED_TO.items():
+    to (:data:`TIED_TO`)."""
+    for name, (to, _) in TIED_TO.items():
         if name in tied:
             nets_[NET_NAMES.index(name)] = nets_[NET_NAMES.index(to)]
     return nets_
@@ -992,9 +981,9 @@ def _tie(nets_: list, tied) -> list:
 
 def _owners(tied) -> np.ndarray:
     """int8, one per class: the net that values (and learns from) the class's positions when
-    the nets ``tied`` are tied (:data:`_TIED_TO`)."""
+    the nets ``tied`` are tied (:data:`TIED_TO`)."""
     owner = np.arange(len(NET_NAMES), dtype=np.int8)
-    for name, (to, _) in _TIED_TO.items():
+    for name, (to, _) in TIED_TO.items():
         if name in tied:
             owner[NET_NAMES.index(name)] = owner[NET_NAMES.index(to)]
     return owner
@@ -1068,7 +1057,7 @@ def _fit_start(checkpoint: Path, data_dir, settings: FitSettings, which, log) ->
     """(nets, metadata, tied) a fit starts from: ``checkpoint``'s when it exists (its own fit
     resumed, or a new fit from its weights when that fit was of other data or other nets,
     logged), else :func:`_new_fit_weights`. ``tied``: the names of the nets (crashed, early,
-    holding, trailing) that are the net they are tied to (:data:`_TIED_TO`). A new fit moves the
+    holding, trailing) that are the net they are tied to (:data:`TIED_TO`). A new fit moves the
     starting weights' own fit record to their ``fit_history``."""
     start = None  # the metadata of the weights a new fit starts from
     if checkpoint.exists():
@@ -1079,9 +1068,9 @@ def _fit_start(checkpoint: Path, data_dir, settings: FitSettings, which, log) ->
         # the file has none of its own
         was = {
             name: name != "crashed" and name not in which and meta.get(flag, False)
-            for name, (_, flag) in _TIED_TO.items()
+            for name, (_, flag) in TIED_TO.items()
         }
-        tied = [name for name in _TIED_TO if old_.get(f"tied_{name}", was[name])]
+        tied = [name for name in TIED_TO if old_.get(f"tied_{name}", was[name])]
         if old is not None and not _fit_continues(old, data_dir, which):
             # the weights' own fit was of other data or other nets (a copy of the shipped
             # weights, say): they start a new fit
@@ -1101,7 +1090,7 @@ def _fit_start(checkpoint: Path, data_dir, settings: FitSettings, which, log) ->
     if start is not None:
         tied = [
             name
-            for name, (_, flag) in _TIED_TO.items()
+            for name, (_, flag) in TIED_TO.items()
             if name not in which and start.get(flag, False)
         ]
         if "fit" in meta:  # the starting weights' own fit stays on record
@@ -1366,7 +1355,7 @@ def upgrade_inputs(src, dst) -> dict:
         if f"{name}_w1" not in data:
             # a file without this net: the net it is tied to stands in (crashed, early and
             # trailing: the contact net; holding: the crashed net)
-            nets.append(nets[NET_NAMES.index(_TIED_TO[name][0])])
+            nets.append(nets[NET_NAMES.index(TIED_TO[name][0])])
             continue
         w1 = data[f"{name}_w1"]
         new = np.zeros((2 * PER_SIDE, w1.shape[1]), dtype=np.float32)
