@@ -119,18 +119,19 @@ def test_a_file_without_a_net_loads_tied_and_saves_as_it_was(tmp_path, name, k, 
     assert all(np.array_equal(again[key], data[key]) for key in data if key != "meta")
 
 
-def test_the_shipped_weights_load_tied_with_their_digest_and_values_unchanged(tmp_path):
-    """The shipped file has a holding net of its own and no trailing net: its contact net
-    values the trailing positions, its digest is what it was, and a copy saved and loaded
-    again is the same file's nets."""
+def test_the_shipped_weights_have_a_net_for_every_class_and_save_round_trip(tmp_path):
+    """The shipped file has a net of its own for every class (no net is another and no tie
+    flag is set), each counts in its digest, and a copy saved and loaded again holds every
+    net's arrays with the same values and digest."""
     ev, meta = load_weights("bgtui-0.npz")
-    assert ev.holding is not ev.crashed and "holding_is_crashed" not in meta
-    assert ev.trailing is ev.contact and meta["trailing_is_contact"] is True
-    assert ev.tables[5] is ev.tables[0]
-    assert evaluator_digest(ev) == _digest_without_trailing(ev)
+    nets = nets_of(ev)
+    assert len({id(net) for net in nets}) == len(NET_NAMES)
+    assert not any(key.endswith(("_is_contact", "_is_crashed")) for key in meta)
+    assert evaluator_digest(ev) != _digest_without_trailing(ev)
     save_weights(tmp_path / "copy.npz", ev, meta)
     arrays = _arrays(tmp_path / "copy.npz")
-    assert "holding_w1" in arrays and not any(k.startswith("trailing_") for k in arrays)
+    assert all(f"{name}_{part}" in arrays for name in NET_NAMES for part in ("w1", "b2"))
     got = load_weights(tmp_path / "copy.npz")[0]
-    assert got.trailing is got.contact
     assert evaluator_digest(got) == evaluator_digest(ev)
+    for mine, theirs in zip(nets_of(got), nets):
+        assert all(np.array_equal(x, y) for x, y in zip(mine, theirs))
