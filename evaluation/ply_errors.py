@@ -53,10 +53,21 @@ import numpy as np
 from games import decisions, roll_children, sample, save_rows, value
 
 from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer
-from bgtui.engine import ONE_PLY_WEIGHTS0, generate_plays, is_race, net_class
+from bgtui.engine import (
+    CONTACT,
+    CONTACT_CLASSES,
+    CRASHED,
+    CRASHED_CLASSES,
+    NET_NAMES,
+    ONE_PLY_WEIGHTS0,
+    RACE,
+    generate_plays,
+    is_race,
+    net_class,
+)
 
 #: blend weights of the 0-ply value tried by ``report``
-BLENDS = (0.25, 0.4, 0.5, 0.6, 0.75)
+BLENDS = (0.15, 0.25, 0.4, 0.5, 0.6, 0.75)
 #: the chooser of the engine's 1-ply: the blend's weight by the class of the position before
 #: the roll (``ONE_PLY_WEIGHTS0``)
 BY_CLASS = "blend by class"
@@ -99,6 +110,20 @@ def _filtered(e0):
     return ok & keep & (e0 >= np.nanmax(e0) - FILTER_MARGIN)
 
 
+def engine_classes(d) -> np.ndarray:
+    """The class of each decision's position before the roll as the engine takes it now (a
+    set's stored ``cls`` is the class when it was collected)."""
+    return np.array([net_class(p) if not is_race(p) else RACE for p in d["pos"]], dtype=np.int64)
+
+
+def _kinds(d) -> np.ndarray:
+    """:func:`engine_classes` with the contact nets' classes as ``CONTACT`` and the crashed
+    nets' as ``CRASHED``: contact, crashed and race."""
+    cls = engine_classes(d)
+    cls = np.where(np.isin(cls, CONTACT_CLASSES), CONTACT, cls)
+    return np.where(np.isin(cls, CRASHED_CLASSES), CRASHED, cls)
+
+
 def choosers(d):
     """name -> index (into the sorted plays) chosen in each decision."""
     e0, e1 = d["e0"], d["e1"]
@@ -108,7 +133,7 @@ def choosers(d):
     out["1-ply, no filter"] = np.nanargmax(np.where(np.isnan(e1), -np.inf, e1), axis=1)
     for w in BLENDS:
         out[f"blend {w:.2f} 0-ply"] = np.argmax(np.where(f, w * e0 + (1 - w) * e1, -np.inf), axis=1)
-    w = np.asarray(ONE_PLY_WEIGHTS0)[d["cls"]][:, None]
+    w = np.asarray(ONE_PLY_WEIGHTS0)[engine_classes(d)][:, None]
     out[BY_CLASS] = np.argmax(np.where(f, w * e0 + (1 - w) * e1, -np.inf), axis=1)
     out["2-ply (filter)"] = np.argmax(np.where(f, d["e2"], -np.inf), axis=1)
     return out
@@ -145,13 +170,16 @@ def report(args):
         f"the 2-ply best is outside the move filter in {outside.sum()} ({100 * outside.mean():.1f}%),"
         f" costing {1000 * loss_out.mean():.2f} millipoints a decision"
     )
-    cls = d["cls"]
+    cls = _kinds(d)
     print(
         f"{'chooser':22s} {'all':>6s} {'contact':>8s} {'crashed':>8s} {'race':>6s} {'differs':>8s}"
     )
     for name, c in ch.items():
         err = judge - e2[np.arange(m), c]
-        parts = [1000 * err[cls == k].mean() if (cls == k).any() else np.nan for k in (0, 2, 1)]
+        parts = [
+            1000 * err[cls == k].mean() if (cls == k).any() else np.nan
+            for k in (CONTACT, CRASHED, RACE)
+        ]
         print(
             f"{name:22s} {1000 * err.mean():6.2f} {parts[0]:8.2f} {parts[1]:8.2f} {parts[2]:6.2f}"
             f" {100 * (c != best2).mean():7.1f}%"
@@ -163,17 +191,17 @@ def report(args):
 
 def _bias(d, f):
     """Mean 1-ply minus 0-ply and minus 2-ply values of the filtered plays, by kind of play."""
-    e0, e1, e2, hit, cls = d["e0"], d["e1"], d["e2"], d["hit"], d["cls"]
+    e0, e1, e2, hit, cls = d["e0"], d["e1"], d["e2"], d["hit"], _kinds(d)
     print("\nmean value differences of the filtered plays (millipoints, mover's view):")
     print(f"{'plays':22s} {'count':>6s} {'1-0':>7s} {'1-2':>7s} {'0-2':>7s}")
     c = np.repeat(cls[:, None], e0.shape[1], axis=1)
     for name, mask in (
         ("all", f),
-        ("contact", f & (c == 0)),
-        ("crashed", f & (c == 2)),
-        ("race", f & (c == 1)),
-        ("hits (contact)", f & hit & (c != 1)),
-        ("no hit (contact)", f & ~hit & (c != 1)),
+        ("contact", f & (c == CONTACT)),
+        ("crashed", f & (c == CRASHED)),
+        ("race", f & (c == RACE)),
+        ("hits (contact)", f & hit & (c != RACE)),
+        ("no hit (contact)", f & ~hit & (c != RACE)),
     ):
         if not mask.any():
             continue
@@ -376,12 +404,11 @@ def compare(args):
 
 
 def by_class(args):
-    """Each chooser's losses by the class of the position before the roll, pooled over the
-    sets ``DATA:ROLLOUTS`` (the decisions where the rollouts value every chooser's play), and
-    the paired differences against the engine's blend: which weight of the blend suits which
-    class."""
-    from bgtui.engine import CONTACT, CONTACT_CLASSES, CRASHED, CRASHED_CLASSES, RACE
-
+    """Each chooser's losses by the engine's class of the position before the roll
+    (:func:`engine_classes`), pooled over the sets ``DATA:ROLLOUTS`` (the decisions where the
+    rollouts value every chooser's play), and the paired differences against the engine's
+    blend: which weight of the blend suits which class. Then the contact nets' classes
+    (``CONTACT_CLASSES``) together and the crashed nets' (``CRASHED_CLASSES``)."""
     pooled = {}
     for spec in args.sets:
         data, rollouts = spec.split(":")
@@ -389,23 +416,26 @@ def by_class(args):
         eq = dict(np.load(rollouts))["equity"]
         ch = choosers(d)
         idx = _every_pick_rolled(eq, ch.values(), f" in {rollouts}")
-        cls = d["cls"][idx]
-        cls = np.where(np.isin(cls, CONTACT_CLASSES), CONTACT, cls)  # the contact nets
-        cls = np.where(np.isin(cls, CRASHED_CLASSES), CRASHED, cls)  # both crashed nets
+        cls = engine_classes(d)[idx]
         for name, loss in _losses(eq, ch, idx).items():
-            for k in (CONTACT, CRASHED, RACE):
-                pooled.setdefault((k, name), []).append(1000 * loss[cls == k])
-    for cname, k in (("contact", CONTACT), ("crashed", CRASHED), ("race", RACE)):
-        ref = np.concatenate(pooled[(k, BY_CLASS)])
-        zero = np.concatenate(pooled[(k, "0-ply")]).sum()
+            pooled.setdefault(name, []).append((cls, 1000 * loss))
+    groups = [(name, (k,)) for k, name in enumerate(NET_NAMES)]
+    groups += [("contact nets", CONTACT_CLASSES), ("crashed nets", CRASHED_CLASSES)]
+    for gname, ks in groups:
+
+        def part(name, ks=ks):
+            return np.concatenate([loss[np.isin(cls, ks)] for cls, loss in pooled[name]])
+
+        ref = part(BY_CLASS)
+        if not len(ref):
+            continue
+        zero = part("0-ply").sum()
         print(
-            f"{cname}: {len(ref)} decisions, millipoints lost summed (share of 0-ply's), "
+            f"{gname}: {len(ref)} decisions, millipoints lost summed (share of 0-ply's), "
             f"minus the engine's blend"
         )
-        for (kk, name), parts in pooled.items():
-            if kk != k:
-                continue
-            x = np.concatenate(parts)
+        for name in pooled:
+            x = part(name)
             diff = x - ref
             print(
                 f"  {name:22s} {x.sum():7.0f} ({x.sum() / max(zero, 1e-9):.2f})  "
