@@ -54,12 +54,12 @@ FILTER_MARGIN = 0.16
 #: value errs in the opponent's favour by play-dependent amounts, the 0-ply value otherwise,
 #: and their blend chooses better than either (docs/lab-notes/2026-11-26-one-ply.md). The
 #: weight is that of the class of the position before the roll (``nn.net_class``), in class
-#: order: contact 0.4; race 0.0, the plain 1-ply, whose leaves are the bear-off databases' or
-#: the race net's with little bias; crashed 0.6, where the 1-ply gains least
-#: (docs/lab-notes/2026-12-03-soups-and-dz2.md); early contact as contact; holding (only the
-#: side not on roll has borne off) as crashed; trailing (contact, the side on roll behind in
-#: the race) as contact. ``nn.one_ply_weight0`` looks it up.
-ONE_PLY_WEIGHTS0 = (0.4, 0.0, 0.6, 0.4, 0.6, 0.4)
+#: order: contact 0.25; race 0.0, the plain 1-ply, whose leaves are the bear-off databases' or
+#: the race net's with little bias; crashed 0.5, where the 1-ply gains least; early contact
+#: and trailing (contact, the side on roll behind in the race) as contact; holding (only the
+#: side not on roll has borne off) as crashed (docs/lab-notes/2026-12-04-trailing-split.md).
+#: ``nn.one_ply_weight0`` looks it up.
+ONE_PLY_WEIGHTS0 = (0.25, 0.0, 0.5, 0.25, 0.5, 0.25)
 #: the contact weight, the blend of most decisions
 ONE_PLY_WEIGHT0 = ONE_PLY_WEIGHTS0[0]
 

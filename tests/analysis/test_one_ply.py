@@ -2,8 +2,8 @@
 reply by 0-ply equity, its 0-ply value, weights 1/36 and 2/36, from the mover's side; and the
 1-ply rows of ``rank_plays`` (money and match) carrying the blend of that value with the
 play's 0-ply value, weighted by the class of the position before the roll
-(``ONE_PLY_WEIGHTS0``: contact 0.4, early and trailing too; race 0.0; crashed and holding
-0.6)."""
+(``ONE_PLY_WEIGHTS0``: contact 0.25, early and trailing too; race 0.0; crashed and holding
+0.5)."""
 
 from dataclasses import replace
 
@@ -93,7 +93,7 @@ def _check_ranking(an, state, dice, rows, w):
 def test_money_ranking_at_one_ply(an):
     state = replace(parse_position(CONTACT), dice=(3, 1))
     rows = an.rank_plays(state, (3, 1), 1)
-    _check_ranking(an, state, (3, 1), rows, 0.4)
+    _check_ranking(an, state, (3, 1), rows, 0.25)
     eqs = [r.equity.cubeless for r in rows if r.evaluated_by == "1-ply"]
     assert eqs == sorted(eqs, reverse=True)
 
@@ -101,33 +101,33 @@ def test_money_ranking_at_one_ply(an):
 def test_match_ranking_at_one_ply(an):
     state = replace(parse_position(CONTACT), dice=(3, 1), match_length=7, score=(2, 4))
     rows = an.rank_plays(state, (3, 1), 1)
-    _check_ranking(an, state, (3, 1), rows, 0.4)
+    _check_ranking(an, state, (3, 1), rows, 0.25)
 
 
 def test_weights_by_class():
-    """Contact 0.4 (early and later, ahead in the race or behind), race 0.0 (the plain
-    1-ply), crashed 0.6 whichever side has borne off (holding: only the side not on roll), by
+    """Contact 0.25 (early and later, ahead in the race or behind), race 0.0 (the plain
+    1-ply), crashed 0.5 whichever side has borne off (holding: only the side not on roll), by
     the position before the roll."""
     from bgtui.engine.position import make_position
 
-    assert ONE_PLY_WEIGHTS0 == (0.4, 0.0, 0.6, 0.4, 0.6, 0.4)
+    assert ONE_PLY_WEIGHTS0 == (0.25, 0.0, 0.5, 0.25, 0.5, 0.25)
     # 258 pips: 132 of the side on roll against 126 (trailing), and seen by the other side
     later = make_position({13: 6, 6: 9}, {24: 2, 6: 13})
     ahead = format_position_id(swap_sides(later))
     later = format_position_id(later)
     holding = format_position_id(swap_sides(parse_position(CRASHED).position))
     for pid, w in (
-        (CONTACT, 0.4),
-        (later, 0.4),
-        (ahead, 0.4),
+        (CONTACT, 0.25),
+        (later, 0.25),
+        (ahead, 0.25),
         (RACE, 0.0),
-        (CRASHED, 0.6),
-        (holding, 0.6),
+        (CRASHED, 0.5),
+        (holding, 0.5),
     ):
         assert one_ply_weight0(parse_position(pid).position) == w
 
 
-@pytest.mark.parametrize("pid, dice, w", [(RACE, (6, 4), 0.0), (CRASHED, (4, 2), 0.6)])
+@pytest.mark.parametrize("pid, dice, w", [(RACE, (6, 4), 0.0), (CRASHED, (4, 2), 0.5)])
 def test_race_and_crashed_rankings_at_one_ply(an, pid, dice, w):
     state = replace(parse_position(pid), dice=dice)
     rows = an.rank_plays(state, dice, 1)
