@@ -62,7 +62,6 @@ from bgtui.engine import (
     ONE_PLY_WEIGHTS0,
     RACE,
     generate_plays,
-    is_race,
     net_class,
 )
 
@@ -94,7 +93,7 @@ def collect(args):
                 e2k[j] = value(an, c, 2)
                 hit[j] = c[0] < pos[0]
                 kids[j] = c
-            cls = net_class(pos) if not is_race(pos) else 1
+            cls = net_class(pos)
             row = dict(pos=pos, dice=(d1, d2), cls=cls, pubeval=vs, n=n, child=kids)
             yield row | dict(e0=e0k, e1=e1k, e2=e2k, hit=hit)
 
@@ -113,7 +112,7 @@ def _filtered(e0):
 def engine_classes(d) -> np.ndarray:
     """The class of each decision's position before the roll as the engine takes it now (a
     set's stored ``cls`` is the class when it was collected)."""
-    return np.array([net_class(p) if not is_race(p) else RACE for p in d["pos"]], dtype=np.int64)
+    return np.array([net_class(p) for p in d["pos"]], dtype=np.int64)
 
 
 def _kinds(d) -> np.ndarray:

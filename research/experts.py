@@ -101,10 +101,17 @@ def in_contact(positions, net="contact"):
     return np.isin(net_classes(positions), NETS[net][1])
 
 
-def total_pips(positions):
-    """int64[N]: both sides' pip counts added (a checker on the bar counts 25)."""
+def side_pips(positions):
+    """(int64[N], int64[N]): the side on roll's pip counts and the other side's (a checker on
+    the bar counts 25)."""
     p = positions.astype(np.int64)
-    return (np.maximum(p, 0) * SLOTS).sum(1) + (np.maximum(-p, 0) * (25 - SLOTS)).sum(1)
+    return (np.maximum(p, 0) * SLOTS).sum(1), (np.maximum(-p, 0) * (25 - SLOTS)).sum(1)
+
+
+def total_pips(positions):
+    """int64[N]: both sides' pip counts added."""
+    mine, theirs = side_pips(positions)
+    return mine + theirs
 
 
 def in_pips(positions, args):
@@ -122,9 +129,7 @@ def parts(positions, split):
         on_board = np.maximum(positions.astype(np.int64), 0).sum(1)
         return np.where(on_board < 15, 0, 1)
     if split == "lead":
-        p = positions.astype(np.int64)
-        mine = (np.maximum(p, 0) * SLOTS).sum(1)
-        theirs = (np.maximum(-p, 0) * (25 - SLOTS)).sum(1)
+        mine, theirs = side_pips(positions)
         return np.where(mine <= theirs, 0, 1)
     cuts = np.array([float(t) for t in str(split).split(",")])
     return np.searchsorted(cuts, total_pips(positions), side="right")

@@ -43,7 +43,13 @@ from concurrent.futures import ThreadPoolExecutor
 import numba
 import numpy as np
 
-from bgtui.analysis.weights import as_nets, load_weights, save_weights, with_databases
+from bgtui.analysis.weights import (
+    as_nets,
+    load_weights,
+    save_weights,
+    tied_nets,
+    with_databases,
+)
 from bgtui.engine import (
     CONTACT,
     CRASHED,
@@ -218,23 +224,11 @@ def cmd_fit(args):
     ev, meta = load_weights(args.weights)
     nets = [tuple(np.array(a, dtype=np.float32) for a in net) for net in as_nets(ev)]
     # the net each fitted class trains: the contact net the early and the trailing positions
-    # too if it values them, the crashed net the holding ones
-    tied = ev.early is ev.contact
-    held = ev.holding is ev.crashed
-    behind = ev.trailing is ev.contact
-    owner = {
-        CONTACT: CONTACT,
-        CRASHED: CRASHED,
-        EARLY: CONTACT if tied else EARLY,
-        HOLDING: CRASHED if held else HOLDING,
-        TRAILING: CONTACT if behind else TRAILING,
-    }
-    if tied:
-        nets[EARLY] = nets[CONTACT]  # saved as one net
-    if held:
-        nets[HOLDING] = nets[CRASHED]
-    if behind:
-        nets[TRAILING] = nets[CONTACT]
+    # too if it values them, the crashed net the holding ones (saved as one net)
+    owner = {c: c for c in FITTED}
+    for k, to in tied_nets([ev]):
+        owner[k] = to
+        nets[k] = nets[to]
     which = {NET_NAMES.index(n) for n in args.nets.split(",")}
     owner = {c: o for c, o in owner.items() if o in which}
     if not owner:

@@ -19,7 +19,13 @@ from pathlib import Path
 import numpy as np
 
 from bgtui.analysis.atomic import atomic_write
-from bgtui.analysis.weights import as_nets, load_weights, save_weights, with_databases
+from bgtui.analysis.weights import (
+    as_nets,
+    load_weights,
+    save_weights,
+    tied_nets,
+    with_databases,
+)
 from bgtui.engine import Net
 
 #: output rows refitted by default: win gammon, win backgammon, lose gammon, lose backgammon
@@ -127,7 +133,7 @@ def refit_heads(
     outcomes in ``data_dir`` (:func:`build_game_rollouts`), leaving every ``holdout``-th chunk
     out to measure the fit (0: use all); write the weights to ``out``. Returns the report that
     also goes into the weights' metadata (``output_refit``)."""
-    from bgtui.engine import CONTACT, CRASHED, EARLY, HOLDING, TRAILING, net_class
+    from bgtui.engine import net_class
     from bgtui.training.adam import dense_inputs, forward
 
     files = _chunks(data_dir)
@@ -145,15 +151,9 @@ def refit_heads(
     ev, meta = load_weights(init)
     nets = [Net(*(np.array(a) for a in net)) for net in as_nets(ev)]
     cls = np.array([net_class(p) for p in P])
-    if ev.early is ev.contact:
-        nets[EARLY] = nets[CONTACT]
-        cls[cls == EARLY] = CONTACT
-    if ev.holding is ev.crashed:
-        nets[HOLDING] = nets[CRASHED]
-        cls[cls == HOLDING] = CRASHED
-    if ev.trailing is ev.contact:
-        nets[TRAILING] = nets[CONTACT]
-        cls[cls == TRAILING] = CONTACT
+    for k, to in tied_nets([ev]):  # a net that is another: refitted as one with it
+        nets[k] = nets[to]
+        cls[cls == k] = to
     report: dict = {}
     for c, name in REFIT_NETS:
         rows = np.flatnonzero(cls == c)
