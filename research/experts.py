@@ -1,10 +1,10 @@
 """Two nets, each for one part of the contact (or crashed) positions: does a split buy capacity?
 
     python research/experts.py median --anchor DIRS
-    python research/experts.py fit WEIGHTS OUT.npz --anchor DIRS --split T[,T2...]|off|lead \\
+    python research/experts.py fit WEIGHTS OUT.npz --anchor DIRS --split T[,T2...]|off|lead|mutual[+...] \\
         --part K|all [--net contact|crashed] [--below PIPS] [--from PIPS] [--start NET] \\
         [--epochs 4] [--alpha 1e-4] [--alpha-end 2e-5] [--batch 256] [--rank-weight 16]
-    python research/experts.py errors --data DIRS --split T[,T2...]|off|lead \\
+    python research/experts.py errors --data DIRS --split T[,T2...]|off|lead|mutual[+...] \\
         [--net contact|crashed] [--below PIPS] [--from PIPS] WEIGHTS PART0.npz PART1.npz [...] \\
         [--control CONTROL.npz]
     python research/experts.py assemble WEIGHTS PART0.npz PART1.npz OUT.npz \\
@@ -22,7 +22,11 @@ play cannot change the borne-off checkers of the side on roll after it): on the 
 positions, part 0 is the engine's class ``CRASHED`` and part 1 its class ``HOLDING``.
 ``--split lead`` splits by the race: part 0 where the side on roll is not behind (his pips at
 most the other side's), part 1 where he is: below ``EARLY_PIPS`` pips, part 0 is the engine's
-class ``CONTACT`` and part 1 its class ``TRAILING``. ``--net crashed`` fits and judges the
+class ``CONTACT`` and part 1 its class ``TRAILING``. ``--split mutual``: part 1 where both
+sides have a checker back (on the bar or in the other side's home board), part 0 where at most
+one side has. Splits joined by ``+`` combine, the first the most significant: ``lead+mutual``
+has part 0 ahead (or even) with at most one side back, 1 ahead with both back, 2 behind with at
+most one side back, 3 behind with both back. ``--net crashed`` fits and judges the
 crashed net on the crashed positions (both crashed classes, ``CRASHED_CLASSES``) instead;
 ``--below PIPS`` keeps only the positions of fewer pips of both sides together (with ``--below
 259`` the contact and trailing nets', not the early net's), ``--from PIPS`` those of at
@@ -124,7 +128,20 @@ def in_pips(positions, args):
 def parts(positions, split):
     """int64[N]: the part of each position (0 below the first threshold of ``split``; with
     ``off``, 0 where the side on roll has borne off a checker, else 1; with ``lead``, 0 where
-    the side on roll is not behind in the race (his pips at most the other side's), else 1)."""
+    the side on roll is not behind in the race (his pips at most the other side's), else 1;
+    with ``mutual``, 1 where both sides have a checker back, else 0; splits joined by ``+``
+    numbered with the first the most significant)."""
+    if "+" in split:
+        out = np.zeros(len(positions), dtype=np.int64)
+        for one in split.split("+"):
+            p = parts(positions, one)
+            out = out * (2 if one in ("off", "lead", "mutual") else one.count(",") + 2) + p
+        return out
+    if split == "mutual":
+        p = positions.astype(np.int64)
+        mine = np.maximum(p[:, 19:26], 0).sum(1) > 0
+        theirs = np.maximum(-p[:, 0:7], 0).sum(1) > 0
+        return (mine & theirs).astype(np.int64)
     if split == "off":
         on_board = np.maximum(positions.astype(np.int64), 0).sum(1)
         return np.where(on_board < 15, 0, 1)
