@@ -9,7 +9,11 @@ contact net (``early_*``) for the contact positions from ``EARLY_PIPS`` pips up.
 holding net (``holding_*``) loads with its crashed net valuing those positions too (contact where
 only the side not on roll has borne off), and a file without a trailing net (``trailing_*``)
 with its contact net valuing those (contact below ``EARLY_PIPS`` pips, the side on roll behind
-in the race). Arrays ``side_w1``,
+in the race). A file without a mutual net (``mutual_*``) loads with its contact net valuing
+those (contact below ``EARLY_PIPS`` pips with a checker of each side back, the side on roll
+not behind), and one without a mutual trailing net (``mutual_trailing_*``) with its trailing
+net (the same, the side on roll behind; the contact net when the trailing net is it).
+Arrays ``side_w1``,
 ``side_b1``, ``side_w2``, ``side_b2``, ``side_skip`` hold the race side net (``bgtui.engine``'s
 ``make_side_net``), which values the races the bear-off databases do not; a file without them
 values those races by its race net.
@@ -31,6 +35,7 @@ from bgtui.engine import (
     INPUT_VERSION,
     NET_NAMES,
     NUM_INPUTS,
+    RACE,
     SIDE_INPUTS,
     SIDE_OUTPUTS,
     Evaluator,
@@ -47,19 +52,24 @@ _PARTS = ("w1", "b1", "w2", "b2")
 _SIDE_PARTS = ("w1", "b1", "w2", "b2", "skip")
 
 #: the nets a weights file may lack, each with the net that values its positions then and the
-#: metadata flag :func:`load_weights` sets: crashed, early and trailing positions the contact
-#: net's, holding positions the crashed net's (in this order: a holding net tied to a crashed
-#: net tied to the contact net is the contact net)
+#: metadata flag :func:`load_weights` sets: crashed, early, trailing and mutual positions the
+#: contact net's, holding positions the crashed net's, mutual trailing positions the trailing
+#: net's. Ties chain (a holding net tied to a crashed net tied to the contact net is the
+#: contact net, and so is a mutual trailing net tied to a trailing net tied to it): each net
+#: is tied to one before it in ``NET_NAMES`` and in this table, so that a file's nets loaded in
+#: that order are the nets their chains end at (:func:`tied_nets` names those).
 TIED_TO = {
     "crashed": ("contact", "crashed_is_contact"),
     "early": ("contact", "early_is_contact"),
     "holding": ("crashed", "holding_is_crashed"),
     "trailing": ("contact", "trailing_is_contact"),
+    "mutual": ("contact", "mutual_is_contact"),
+    "mutual_trailing": ("trailing", "mutual_trailing_is_trailing"),
 }
 
 #: (class, the class of the net it is) of the nets of :data:`TIED_TO` that may be that other
-#: net in saved weights too: early, holding and trailing (a crashed net is always saved as a
-#: net of its own)
+#: net in saved weights too: early, holding, trailing, mutual and mutual trailing (a crashed
+#: net is always saved as a net of its own)
 TIES = tuple(
     (NET_NAMES.index(name), NET_NAMES.index(to))
     for name, (to, _) in TIED_TO.items()
@@ -163,7 +173,7 @@ def load_weights(path=DEFAULT_WEIGHTS):
         raise WeightsError(f"{path}: checksum mismatch; the file is damaged")
     ev = []
     for name in NET_NAMES:
-        if name in TIED_TO and not any(k.startswith(f"{name}_") for k in data):
+        if name in TIED_TO and not any(f"{name}_{p}" in data for p in _PARTS):
             to, flag = TIED_TO[name]
             ev.append(ev[NET_NAMES.index(to)])  # that net values these positions too
             meta[flag] = True
@@ -202,52 +212,63 @@ def _side_net(path, data: dict):
 
 
 def tied_nets(evs) -> list:
-    """The (class, class of the net it is) of :data:`TIES` whose net is that other net in
-    every one of the evaluators ``evs``."""
+    """The (class, class of the net it is) of the nets of :data:`TIES` that are the net they
+    are tied to in every one of the evaluators ``evs``; the class named is that of a net of
+    its own there, a chain of ties followed to its end (a mutual trailing net that is the
+    trailing net that is the contact net: the contact net's class)."""
     nets = [nets_of(ev) for ev in evs]
-    return [(k, to) for k, to in TIES if all(n[k] is n[to] for n in nets)]
+    to = {k: t for k, t in TIES if all(n[k] is n[t] for n in nets)}
+    out = []
+    for k, t in to.items():
+        while t in to:
+            t = to[t]
+        out.append((k, t))
+    return out
 
 
 def nets_of(ev):
     """The nets of an evaluator, in ``NET_NAMES`` order (contact, race, crashed, early,
-    holding, trailing)."""
-    return (ev.contact, ev.race, ev.crashed, ev.early, ev.holding, ev.trailing)
+    holding, trailing, mutual, mutual_trailing)."""
+    return (
+        ev.contact,
+        ev.race,
+        ev.crashed,
+        ev.early,
+        ev.holding,
+        ev.trailing,
+        ev.mutual,
+        ev.mutual_trailing,
+    )
 
 
 def as_nets(x):
-    """The six nets of an evaluator context or of a tuple of two (contact, race: the
-    contact net then values the crashed, early, holding and trailing positions too), three
-    (contact, race, crashed: the contact net values the early and trailing ones, the crashed
-    net the holding ones), four (contact, race, crashed, early: the crashed net values the
-    holding ones, the contact net the trailing ones), five (and holding: the contact net
-    values the trailing ones) or six nets."""
+    """The eight nets of an evaluator context or of a tuple of two to eight nets in
+    ``NET_NAMES`` order: those missing are the nets they are tied to (:data:`TIED_TO`; with
+    two, contact and race, the contact net values every contact class)."""
     if isinstance(x, Evaluator):
         return nets_of(x)
-    if 6 <= len(x) <= 10 and isinstance(x[2], np.ndarray):
-        # an evaluator context (its third field the two-sided database, not a net)
-        early = x[7] if len(x) > 7 else x[0]
-        holding = x[8] if len(x) > 8 else x[5]
-        return (x[0], x[1], x[5], early, holding, x[9] if len(x) > 9 else x[0])
-    if len(x) == 2:
-        return (x[0], x[1], x[0], x[0], x[0], x[0])
-    if len(x) == 3:
-        return (*x, x[0], x[2], x[0])
-    if len(x) == 4:
-        return (*x, x[2], x[0])
-    if len(x) == 5:
-        return (*x, x[0])
-    if len(x) == 6:
-        return tuple(x)
-    raise ValueError(f"expected an evaluator context or 2-6 nets, got a tuple of {len(x)}")
+    if 6 <= len(x) <= 12 and isinstance(x[2], np.ndarray):
+        # an evaluator context (its third field the two-sided database, not a net): its nets
+        # from the sixth on are crashed, side (not a net), early, holding, trailing, mutual,
+        # mutual_trailing
+        x = (x[0], x[1], x[5], *x[7:])
+    if not 2 <= len(x) <= len(NET_NAMES):
+        raise ValueError(
+            f"expected an evaluator context or 2-{len(NET_NAMES)} nets, got a tuple of {len(x)}"
+        )
+    nets = list(x)
+    for name in NET_NAMES[len(x) :]:
+        nets.append(nets[NET_NAMES.index(TIED_TO[name][0])])
+    return tuple(nets)
 
 
 def with_databases(nets, bearoff: bool = False, tables: bool = True, side=None):
     """The evaluator context ``(contact_net, race_net, two_sided_win, one_sided_dist,
-    (contact_tables, race_tables, crashed_tables, early_tables, holding_tables,
-    trailing_tables), crashed_net, side_net, early_net, holding_net, trailing_net)`` of
-    ``nets`` (contact, race, crashed, early, holding and trailing; without a crashed, an early
-    or a trailing net the contact net values those positions too, without a holding net the
-    crashed net) and the race side net ``side`` (by default an evaluator's own; else none).
+    (the tables of each net in ``NET_NAMES`` order), crashed_net, side_net, early_net,
+    holding_net, trailing_net, mutual_net, mutual_trailing_net)`` of ``nets`` (contact, race,
+    crashed, early, holding, trailing, mutual and mutual trailing; those missing are the nets
+    they are tied to, :func:`as_nets`) and the race side net ``side`` (by default an
+    evaluator's own; else none).
 
     With ``bearoff`` the bear-off databases are loaded (or built and cached) and evaluation uses
     them wherever they apply; otherwise empty placeholders of the right types switch them off.
@@ -265,42 +286,28 @@ def with_databases(nets, bearoff: bool = False, tables: bool = True, side=None):
         one = np.zeros((0, 2, 1), dtype=np.float32)
     if side is None and isinstance(nets, Evaluator):
         side = nets.side
-    contact, race, crashed, early, holding, trailing = as_nets(nets)
-    return with_tables(
-        (contact, race, two, one, None, crashed, side, early, holding, trailing), tables
-    )
+    contact, race, crashed, *rest = as_nets(nets)
+    return with_tables((contact, race, two, one, None, crashed, side, *rest), tables)
 
 
 def with_tables(ev, tables: bool = True):
     """``ev`` with its first-layer tables rebuilt from its nets' current weights (or, without
     ``tables``, with empty ones: dense evaluation)."""
-    contact_net, race_net, two, one, _, crashed_net = ev[:6]
+    two, one = ev[2], ev[3]
     side = ev[6] if len(ev) > 6 else None
-    early_net = ev[7] if len(ev) > 7 else contact_net
-    holding_net = ev[8] if len(ev) > 8 else crashed_net
-    trailing_net = ev[9] if len(ev) > 9 else contact_net
+    nets = as_nets(ev)
     if tables:
-        contact = make_tables(contact_net)
-        crashed = contact if crashed_net is contact_net else make_tables(crashed_net)
-        early = contact if early_net is contact_net else make_tables(early_net)
-        holding = crashed if holding_net is crashed_net else make_tables(holding_net)
-        trailing = contact if trailing_net is contact_net else make_tables(trailing_net)
-        tabs = (contact, make_tables(race_net, race=True), crashed, early, holding, trailing)
+        # a contact net that is one before it (a net tied to another) shares its tables
+        tabs = []
+        for k, net in enumerate(nets):
+            same = [j for j in range(k) if j != RACE and k != RACE and nets[j] is net]
+            tabs.append(tabs[same[0]] if same else make_tables(net, race=k == RACE))
+        tabs = tuple(tabs)
     else:
         empty = np.zeros((0, 1), dtype=np.float32)
-        tabs = (empty,) * 6
-    return make_evaluator(
-        contact_net,
-        race_net,
-        two,
-        one,
-        tabs,
-        crashed_net,
-        side,
-        early_net,
-        holding_net,
-        trailing_net,
-    )
+        tabs = (empty,) * len(NET_NAMES)
+    contact, race, crashed, *rest = nets
+    return make_evaluator(contact, race, two, one, tabs, crashed, side, *rest)
 
 
 DEFAULT_FILTER = "filter-0.npz"

@@ -57,9 +57,10 @@ FILTER_MARGIN = 0.16
 #: order: contact 0.25; race 0.0, the plain 1-ply, whose leaves are the bear-off databases' or
 #: the race net's with little bias; crashed 0.5, where the 1-ply gains least; early contact
 #: and trailing (contact, the side on roll behind in the race) as contact; holding (only the
-#: side not on roll has borne off) as crashed (docs/lab-notes/2026-12-04-trailing-split.md).
-#: ``nn.one_ply_weight0`` looks it up.
-ONE_PLY_WEIGHTS0 = (0.25, 0.0, 0.5, 0.25, 0.5, 0.25)
+#: side not on roll has borne off) as crashed (docs/lab-notes/2026-12-04-trailing-split.md);
+#: mutual (contact with a checker of each side back) as contact, mutual trailing (and the
+#: side on roll behind) as trailing. ``nn.one_ply_weight0`` looks it up.
+ONE_PLY_WEIGHTS0 = (0.25, 0.0, 0.5, 0.25, 0.5, 0.25, 0.25, 0.25)
 #: the contact weight, the blend of most decisions
 ONE_PLY_WEIGHT0 = ONE_PLY_WEIGHTS0[0]
 

@@ -57,10 +57,14 @@ from bgtui.engine.nn import (
     CONTACT,
     CONTACT_CLASSES,
     CRASHED,
+    EARLY,
     HOLDING,
     MAX_TERMS,
+    MUTUAL,
+    MUTUAL_TRAILING,
     NET_NAMES,
     RACE,
+    TRAILING,
     _finish,
     _forward,
     _point_terms,
@@ -68,6 +72,7 @@ from bgtui.engine.nn import (
     _preact_tables,
     aligned,
     contact_class,
+    is_mutual,
     net_class,
 )
 from bgtui.engine.position import (
@@ -103,6 +108,17 @@ def as_net(net) -> Net:
     return net if isinstance(net, Net) else Net(*net)
 
 
+#: (class, the class whose net and tables :func:`make_evaluator` takes for it when its net or
+#: its tables are not given), in class order from ``EARLY`` on
+_TIED = (
+    (EARLY, CONTACT),
+    (HOLDING, CRASHED),
+    (TRAILING, CONTACT),
+    (MUTUAL, CONTACT),
+    (MUTUAL_TRAILING, TRAILING),
+)
+
+
 def make_evaluator(
     contact,
     race,
@@ -114,38 +130,32 @@ def make_evaluator(
     early=None,
     holding=None,
     trailing=None,
+    mutual=None,
+    mutual_trailing=None,
 ) -> Evaluator:
-    """An :class:`Evaluator` of six nets (``crashed`` and ``early`` may be the ``contact`` net
-    itself, which then values those positions too; ``early`` None: the contact net;
-    ``holding`` None or the ``crashed`` net: the crashed net; ``trailing`` None or the
-    ``contact`` net: the contact net), the bear-off databases, the nets' tables (contact,
-    race, crashed[, early[, holding[, trailing]]]: without early's or trailing's, the
-    contact net's; without holding's, the crashed net's) and the race side net
-    (``side.make_side_net``; None: none, the race net values the races)."""
-    contact_net = as_net(contact)
-    crashed_net = contact_net if crashed is contact else as_net(crashed)
-    early_net = contact_net if early is None or early is contact else as_net(early)
-    holding_net = crashed_net if holding is None or holding is crashed else as_net(holding)
-    trailing_net = contact_net if trailing is None or trailing is contact else as_net(trailing)
-    tables = tuple(tables)
-    if len(tables) == 3:
-        tables = (*tables, tables[0])
-    if len(tables) == 4:
-        tables = (*tables, tables[2])
-    if len(tables) == 5:
-        tables = (*tables, tables[0])
+    """An :class:`Evaluator` of eight nets (a net may be one before it in ``NET_NAMES`` order,
+    the contact net, say, which then values those positions too; a net None is the net of
+    the class :data:`_TIED` names: early, trailing and mutual the contact net, holding the
+    crashed net, mutual trailing the trailing net), the bear-off databases, the nets' tables
+    in ``NET_NAMES`` order (from the first three on; those missing are the tables of the
+    class :data:`_TIED` names) and the race side net (``side.make_side_net``; None: none,
+    the race net values the races)."""
+    raw = [contact, race, crashed, early, holding, trailing, mutual, mutual_trailing]
+    tables = list(tables)
+    for k, to in _TIED:
+        if raw[k] is None:
+            raw[k] = raw[to]
+        if len(tables) == k:
+            tables.append(tables[to])
+    # a net passed as one before it is that net (the same Net)
+    nets = []
+    for k, net in enumerate(raw):
+        same = [nets[j] for j in range(k) if raw[j] is net]
+        nets.append(same[0] if same else as_net(net))
     side = no_side_net() if side is None else side
+    contact_net, race_net, crashed_net, *rest = nets
     return Evaluator(
-        contact_net,
-        as_net(race),
-        two_sided,
-        one_sided,
-        tables,
-        crashed_net,
-        side,
-        early_net,
-        holding_net,
-        trailing_net,
+        contact_net, race_net, two_sided, one_sided, tuple(tables), crashed_net, side, *rest
     )
 
 
@@ -158,6 +168,8 @@ def hidden_size(ev) -> int:
         ev.early.b1.shape[0],
         ev.holding.b1.shape[0],
         ev.trailing.b1.shape[0],
+        ev.mutual.b1.shape[0],
+        ev.mutual_trailing.b1.shape[0],
         ev.side.w2.shape[0],
     )
 
@@ -165,7 +177,16 @@ def hidden_size(ev) -> int:
 @kernel(inline="always")
 def _nets(ev):
     """The nets of ``ev`` in ``net_class`` order, a tuple indexable by a run-time class."""
-    return (ev.contact, ev.race, ev.crashed, ev.early, ev.holding, ev.trailing)
+    return (
+        ev.contact,
+        ev.race,
+        ev.crashed,
+        ev.early,
+        ev.holding,
+        ev.trailing,
+        ev.mutual,
+        ev.mutual_trailing,
+    )
 
 
 #: most groups of plays one call of :func:`_best_in_groups` ranks (the 21 rolls of a position)
@@ -384,10 +405,11 @@ def _evaluate_after(child, ev, ews, out5):
 
 
 NO_DATABASE, TWO_SIDED_DB, ONE_SIDED_DB = 0, 1, 2
-#: slots of a position (mover's view) where the mover's checkers can still be backgammoned:
-#: the opponent's home board (19..24) and the bar (25)
+#: slots of a position (mover's view) where the mover's checkers are back (can still be
+#: backgammoned; count for ``nn.is_mutual``): the opponent's home board (19..24) and the bar
+#: (25)
 _MOVER_BACK = np.int64(((1 << 26) - 1) ^ ((1 << 19) - 1))
-#: where the opponent's can: the mover's home board (1..6) and the opponent's bar (0)
+#: where the opponent's are: the mover's home board (1..6) and the opponent's bar (0)
 _OPPONENT_BACK = np.int64((1 << 7) - 1)
 
 
@@ -511,28 +533,38 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
     class with the opponent on roll (the children's view). Those of the parent's class seen
     by the opponent are evaluated incrementally from the parent's pre-activation
     (``ews.parent_h``, kept while ``ready``), and so are those of another contact stage
-    (``CONTACT``, ``EARLY``, ``TRAILING``: the pips crossing ``EARLY_PIPS`` or the lead in
-    the race changing hands) when the parent is of one: from the parent's pre-activation by
-    that class's net (its row of ``ews.stage_h``, computed once a call when first needed;
-    ``ews.parent_h`` when that net is the parent class's). The others (a race, the game over,
-    the mover's first checker borne off) on their own, and so is a group of one play."""
+    (``CONTACT_CLASSES``: the pips crossing ``EARLY_PIPS``, the lead in the race changing
+    hands, a hit or the last checker back leaving making the position mutual or not) when
+    the parent is of one: from the parent's pre-activation by that class's net
+    (``ews.parent_h`` when that net gives the parent class's, else a row of ``ews.stage_h``
+    computed once a call when first needed, shared by the classes whose nets give the same).
+    The others (a race, the game over, the mover's first checker borne off) on their own,
+    and so is a group of one play."""
     # checkers on the board and pips before the play: was1 the mover's, was0 the opponent's
     was1, was0, my_pips, their_pips = _side_totals(pos)
     # the caller has ruled out a race; the parent's state is that of its swapped view, so its
-    # class is the opponent's view of it (contact_class is not symmetric)
-    cls = contact_class(was0, was1, their_pips, my_pips)
+    # class is the opponent's view of it (contact_class is not symmetric; is_mutual is)
+    cls = contact_class(was0, was1, their_pips, my_pips, is_mutual(pos))
     stage = _is_stage(cls)
     tab = ev.tables[cls]
     ends = ews.group_ends
     g, start, best, beste = 0, 0, 0, -1e9  # the group, its first play, its best so far
-    # bit k: the parent's pre-activation by class k's net is ews.parent_h (shared), or is in
-    # ews.stage_h[k] (computed in this call)
-    shared = np.int64(1) << cls
+    # for each contact stage class k, 4 bits at 4 * k: where the parent's pre-activation by
+    # k's net is, as a class: cls (ews.parent_h) when k's net gives the parent class's, else
+    # the first contact stage class whose net gives the same as k's (its row of ews.stage_h,
+    # computed when first needed in this call: then bit r of done)
+    rows = np.int64(0)
     done = np.int64(0)
     if stage:
         for k in CONTACT_CLASSES:
-            if k != cls and _same_preact(ev, k, cls):
-                shared |= np.int64(1) << k
+            r = np.int64(k)
+            if _same_preact(ev, k, cls):
+                r = cls
+            else:
+                for j in CONTACT_CLASSES:
+                    if r == k and j < k and _same_preact(ev, j, k):
+                        r = j
+            rows |= r << (4 * k)
     t = ews.child5
     net = _nets(ev)[cls]
     psw = ews.parent_swapped
@@ -567,7 +599,8 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
             else:
                 # both sides' pips after the play (a branch-free pass that vectorises)
                 _, _, m_pips, t_pips = _side_totals(child)
-                ccls = contact_class(theirs, mine, t_pips, m_pips)
+                mutual = (mp & _MOVER_BACK) != 0 and (op & _OPPONENT_BACK) != 0
+                ccls = contact_class(theirs, mine, t_pips, m_pips, mutual)
         if ccls < 0 or (ccls != cls and not (stage and _is_stage(ccls))):
             _evaluate_after(child, ev, ews, t)
         else:
@@ -602,11 +635,12 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
                 ph, ctab, cnet = ews.parent_h, tab, net
             else:  # another contact stage's net, from the parent's pre-activation by it
                 ctab, cnet = ev.tables[ccls], _nets(ev)[ccls]
-                bit = np.int64(1) << ccls
-                if shared & bit:
+                r = (rows >> (4 * ccls)) & 15
+                if r == cls:
                     ph = ews.parent_h
                 else:
-                    ph = ews.stage_h[ccls]
+                    ph = ews.stage_h[r]
+                    bit = np.int64(1) << r
                     if not done & bit:
                         _preact_tables(
                             psw, ctab, cnet.b1, ews.parent_feats, ph, ews.term_rows, ews.term_coefs

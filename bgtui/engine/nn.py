@@ -2,7 +2,7 @@
 
 A net is a :class:`~bgtui.engine.structs.Net` ``(w1 float32[NUM_INPUTS, H], b1 float32[H],
 w2 float32[5, H], b2 float32[5])``; ``nets`` is ``(contact_net, race_net, crashed_net,
-early_net, holding_net, trailing_net)``:
+early_net, holding_net, trailing_net, mutual_net, mutual_trailing_net)``:
 :func:`net_class` says which one values a position. Outputs are the five cumulative probabilities of
 conventions.md for the side on roll: win, win gammon, win backgammon, lose gammon,
 lose backgammon (lose = 1 - win).
@@ -24,27 +24,38 @@ from bgtui.engine.inputs import (
 from bgtui.engine.position import _side_totals, checkers_off, is_race
 from bgtui.engine.structs import Net
 
-CONTACT, RACE, CRASHED, EARLY, HOLDING, TRAILING = 0, 1, 2, 3, 4, 5
-NET_NAMES = ("contact", "race", "crashed", "early", "holding", "trailing")
+CONTACT, RACE, CRASHED, EARLY, HOLDING, TRAILING, MUTUAL, MUTUAL_TRAILING = range(8)
+NET_NAMES = (
+    "contact",
+    "race",
+    "crashed",
+    "early",
+    "holding",
+    "trailing",
+    "mutual",
+    "mutual_trailing",
+)
 #: the classes valued by a contact net of a stage of the game (neither side has borne off)
-CONTACT_CLASSES = (CONTACT, EARLY, TRAILING)
+CONTACT_CLASSES = (CONTACT, EARLY, TRAILING, MUTUAL, MUTUAL_TRAILING)
 #: the classes of contact once a side has borne off: the side on roll (``CRASHED``) or only
 #: the other side (``HOLDING``)
 CRASHED_CLASSES = (CRASHED, HOLDING)
 
 
 @kernel(inline="always")
-def contact_class(mine, theirs, my_pips, their_pips):
+def contact_class(mine, theirs, my_pips, their_pips, mutual):
     """The class of a position in contact with ``mine`` (the side on roll's) and ``theirs``
-    checkers on the board and pip counts ``my_pips`` and ``their_pips`` (a checker on the
-    bar counts 25): ``CRASHED`` once the side on roll has borne off a checker, whatever the
-    other side did; ``HOLDING`` once only the other side has (bear-offs against an anchor or
-    a last blot, where a single contact net erred most: a third of its squared error on a
-    sixth of the positions; a net for each side values held-out plays better than one);
-    ``EARLY`` from ``EARLY_PIPS`` pips of both sides together up; below, ``TRAILING`` where
-    the side on roll is behind in the race (more pips than the other side), otherwise
-    ``CONTACT`` (two nets split by the race value held-out plays better than one). Not
-    symmetric: ``mine`` and ``my_pips`` are the side on roll's."""
+    checkers on the board, pip counts ``my_pips`` and ``their_pips`` (a checker on the bar
+    counts 25) and ``mutual`` (:func:`is_mutual`: both sides have a checker back):
+    ``CRASHED`` once the side on roll has borne off a checker, whatever the other side did;
+    ``HOLDING`` once only the other side has (bear-offs against an anchor or a last blot,
+    where a single contact net erred most: a third of its squared error on a sixth of the
+    positions; a net for each side values held-out plays better than one); ``EARLY`` from
+    ``EARLY_PIPS`` pips of both sides together up; below, by the race and ``mutual``:
+    ``TRAILING`` where the side on roll is behind in the race (more pips than the other
+    side), ``MUTUAL_TRAILING`` where he is behind and ``mutual``, ``MUTUAL`` where he is not
+    behind and ``mutual``, otherwise ``CONTACT``. Not symmetric: ``mine`` and ``my_pips``
+    are the side on roll's."""
     if mine < 15:
         return CRASHED
     if theirs < 15:
@@ -52,8 +63,22 @@ def contact_class(mine, theirs, my_pips, their_pips):
     if my_pips + their_pips >= EARLY_PIPS:
         return EARLY
     if my_pips > their_pips:
-        return TRAILING
-    return CONTACT
+        return MUTUAL_TRAILING if mutual else TRAILING
+    return MUTUAL if mutual else CONTACT
+
+
+@kernel(inline="always")
+def is_mutual(pos):
+    """Whether both sides of ``pos`` have a checker back: the side on roll on his bar or in
+    the other side's home board (slots 19..25 positive) and the other side on his bar or in
+    the home board of the side on roll (slots 0..6 negative). Symmetric: the same seen from
+    either side."""
+    mine = False
+    theirs = False
+    for k in range(7):
+        theirs |= pos[k] < 0
+        mine |= pos[19 + k] > 0
+    return mine and theirs
 
 
 @kernel
@@ -62,7 +87,7 @@ def net_class(pos):
     if is_race(pos):
         return RACE
     mine, theirs, my_pips, their_pips = _side_totals(pos)
-    return contact_class(mine, theirs, my_pips, their_pips)
+    return contact_class(mine, theirs, my_pips, their_pips, is_mutual(pos))
 
 
 @kernel

@@ -49,8 +49,8 @@ class Evaluator(NamedTuple):
     race: Net
     two_sided: np.ndarray  #: float32[rows, rows], ``bearoff`` two-sided win probabilities
     one_sided: np.ndarray  #: float32[rows, 2, turns], ``bearoff`` one-sided distributions
-    tables: tuple  #: (contact, race, crashed, early, holding, trailing) float32[rows, H]
-    #: first-layer tables
+    tables: tuple  #: (contact, race, crashed, early, holding, trailing, mutual,
+    #: mutual_trailing) float32[rows, H] first-layer tables
     crashed: Net
     side: SideNet  #: values the races the bear-off databases do not, instead of ``race``
     early: Net  #: values contact from ``EARLY_PIPS`` pips up (may be the contact net)
@@ -58,6 +58,11 @@ class Evaluator(NamedTuple):
     #: the crashed net)
     trailing: Net  #: values contact below ``EARLY_PIPS`` where the side on roll is behind
     #: in the race (may be the contact net)
+    mutual: Net  #: values contact below ``EARLY_PIPS`` where both sides have a checker back
+    #: (``nn.is_mutual``) and the side on roll is not behind in the race (may be the contact
+    #: net)
+    mutual_trailing: Net  #: the same where the side on roll is behind (may be the trailing
+    #: net)
 
 
 class MoveWorkspace(NamedTuple):

@@ -1,5 +1,5 @@
-"""Weights files with and without a holding or a trailing net: what loads, what is saved,
-the digest."""
+"""Weights files with and without a holding, a trailing, a mutual or a mutual trailing net:
+what loads, what is saved, the digest."""
 
 import hashlib
 import json
@@ -14,17 +14,25 @@ from bgtui.analysis.weights import (
     net_digest,
     nets_of,
     save_weights,
+    tied_nets,
     with_databases,
 )
 from bgtui.engine import NET_NAMES, init_net
 
 #: the nets that may be another's: name, class, the class of the net it is tied to, the flag
-TIES = (("holding", 4, 2, "holding_is_crashed"), ("trailing", 5, 0, "trailing_is_contact"))
+TIES = (
+    ("holding", 4, 2, "holding_is_crashed"),
+    ("trailing", 5, 0, "trailing_is_contact"),
+    ("mutual", 6, 0, "mutual_is_contact"),
+    ("mutual_trailing", 7, 5, "mutual_trailing_is_trailing"),
+)
+#: the flags of a file without mutual nets
+MUTUAL_FLAGS = {"mutual_is_contact", "mutual_trailing_is_trailing"}
 
 
 def _nets(k):
-    """``k`` distinct small nets (contact, race, crashed, early, holding, trailing, as many as
-    asked)."""
+    """``k`` distinct small nets (contact, race, crashed, early, holding, trailing, mutual,
+    mutual_trailing, as many as asked)."""
     return tuple(init_net(6 if j != 1 else 4, 40 + j) for j in range(k))
 
 
@@ -47,40 +55,86 @@ def _digest_without_trailing(ev):
     return h.hexdigest()[:16]
 
 
+def _digest_without_mutual(ev):
+    """The digest of an evaluator whose mutual net is its contact net and whose mutual
+    trailing net is its trailing net, by what it is made of: as
+    :func:`_digest_without_trailing`, and the trailing net unless it is the contact net (what
+    files without mutual nets have always had)."""
+    h = hashlib.sha256()
+    nets = nets_of(ev)[:4] if ev.early is not ev.contact else nets_of(ev)[:3]
+    for net in nets:
+        h.update(net_digest(net).encode())
+    if ev.holding is not ev.crashed:
+        h.update(b"holding")
+        h.update(net_digest(ev.holding).encode())
+    if ev.trailing is not ev.contact:
+        h.update(b"trailing")
+        h.update(net_digest(ev.trailing).encode())
+    if ev.side.w2.shape[0] > 0:
+        h.update(net_digest(ev.side[1:]).encode())
+    for db in (ev.two_sided, ev.one_sided):
+        h.update(f"db{np.asarray(db).dtype.str}{np.asarray(db).shape};".encode())
+    return h.hexdigest()[:16]
+
+
 def _arrays(path):
     with np.load(path) as z:
         return {k: z[k] for k in z.files}
 
 
-def test_as_nets_ties_the_holding_net_to_the_crashed_net_and_trailing_to_contact():
-    c, r, k, e, h, t = _nets(6)
+def test_as_nets_ties_each_missing_net_to_the_net_of_its_class():
+    """Holding to crashed, trailing and mutual to contact, mutual trailing to trailing (the
+    contact net when trailing is)."""
+    c, r, k, e, h, t, m, mt = _nets(8)
 
     def same(xs, ys):
         return len(xs) == len(ys) and all(x is y for x, y in zip(xs, ys))
 
-    assert same(as_nets((c, r)), (c, r, c, c, c, c))
-    assert same(as_nets((c, r, k)), (c, r, k, c, k, c))
-    assert same(as_nets((c, r, k, e)), (c, r, k, e, k, c))
-    assert same(as_nets((c, r, k, e, h)), (c, r, k, e, h, c))
-    assert same(as_nets((c, r, k, e, h, t)), (c, r, k, e, h, t))
+    assert same(as_nets((c, r)), (c, r, c, c, c, c, c, c))
+    assert same(as_nets((c, r, k)), (c, r, k, c, k, c, c, c))
+    assert same(as_nets((c, r, k, e)), (c, r, k, e, k, c, c, c))
+    assert same(as_nets((c, r, k, e, h)), (c, r, k, e, h, c, c, c))
+    assert same(as_nets((c, r, k, e, h, t)), (c, r, k, e, h, t, c, t))
+    assert same(as_nets((c, r, k, e, h, t, m)), (c, r, k, e, h, t, m, t))
+    assert same(as_nets((c, r, k, e, h, t, m, mt)), (c, r, k, e, h, t, m, mt))
     ev = with_databases((c, r, k, e))
     assert ev.holding is ev.crashed and as_nets(ev)[4] is as_nets(ev)[2]
     ev = with_databases((c, r, k, e, h))
     assert all(np.array_equal(a, b) for a, b in zip(as_nets(ev)[4], h))
     assert ev.tables[4] is not ev.tables[2]
     assert ev.trailing is ev.contact and ev.tables[5] is ev.tables[0]
+    # a chain: the mutual trailing net is the trailing net, which is the contact net
+    assert ev.mutual_trailing is ev.trailing is ev.mutual is ev.contact
+    assert ev.tables[7] is ev.tables[5] is ev.tables[6] is ev.tables[0]
     ev = with_databases((c, r, k, e, h, t))
     assert all(np.array_equal(a, b) for a, b in zip(as_nets(ev)[5], t))
     assert ev.tables[5] is not ev.tables[0]
+    assert ev.mutual is ev.contact and ev.tables[6] is ev.tables[0]
+    assert ev.mutual_trailing is ev.trailing and ev.tables[7] is ev.tables[5]
+    ev = with_databases((c, r, k, e, h, t, m, mt))
+    for j, net in ((6, m), (7, mt)):
+        assert all(np.array_equal(a, b) for a, b in zip(as_nets(ev)[j], net))
+    assert len({id(x) for x in ev.tables}) == 8
     # an evaluator's fields as a plain tuple, or its first six (no early net and later)
     assert same(as_nets(tuple(ev)), nets_of(ev))
     c, r, k = ev.contact, ev.race, ev.crashed
-    assert same(as_nets(tuple(ev)[:6]), (c, r, k, c, k, c))
+    assert same(as_nets(tuple(ev)[:6]), (c, r, k, c, k, c, c, c))
+
+
+def test_tied_nets_follow_a_chain_to_the_net_of_its_own():
+    """``tied_nets`` names the class of the net a tied net is: the end of its chain."""
+    nets = _nets(8)
+    assert tied_nets([with_databases(nets)]) == []
+    assert tied_nets([with_databases(nets[:6])]) == [(6, 0), (7, 5)]
+    assert tied_nets([with_databases(nets[:5])]) == [(5, 0), (6, 0), (7, 0)]
+    # tied in one evaluator of two: not tied
+    both = [with_databases(nets[:5]), with_databases(nets[:6])]
+    assert tied_nets(both) == [(6, 0), (7, 5)]
 
 
 @pytest.mark.parametrize("name, k, to, flag", TIES)
 def test_a_file_with_a_net_of_its_own_round_trips(tmp_path, name, k, to, flag):
-    nets = _nets(6)
+    nets = _nets(8)
     ev = with_databases(nets)
     save_weights(tmp_path / "w.npz", ev, {flag: True})
     data = _arrays(tmp_path / "w.npz")
@@ -99,19 +153,17 @@ def test_a_file_with_a_net_of_its_own_round_trips(tmp_path, name, k, to, flag):
 
 @pytest.mark.parametrize("name, k, to, flag", TIES)
 def test_a_file_without_a_net_loads_tied_and_saves_as_it_was(tmp_path, name, k, to, flag):
-    nets = list(_nets(6))
+    nets = list(_nets(8))
     nets[k] = nets[to]
     ev = with_databases(tuple(nets))
     assert nets_of(ev)[k] is nets_of(ev)[to] and ev.tables[k] is ev.tables[to]
     save_weights(tmp_path / "w.npz", ev, {})
     data = _arrays(tmp_path / "w.npz")
-    assert not any(key.startswith(f"{name}_") for key in data)
+    assert not any(f"{name}_{part}" in data for part in ("w1", "b1", "w2", "b2"))
     assert name not in json.loads(str(data["meta"]))["hidden"]
     got, meta = load_weights(tmp_path / "w.npz")
     assert nets_of(got)[k] is nets_of(got)[to] and meta[flag] is True
     assert evaluator_digest(got) == evaluator_digest(ev)
-    if name == "trailing":
-        assert evaluator_digest(got) == _digest_without_trailing(got)
     # saved again: still no net of its own, the same arrays
     save_weights(tmp_path / "again.npz", got, meta)
     again = _arrays(tmp_path / "again.npz")
@@ -119,18 +171,49 @@ def test_a_file_without_a_net_loads_tied_and_saves_as_it_was(tmp_path, name, k, 
     assert all(np.array_equal(again[key], data[key]) for key in data if key != "meta")
 
 
-def test_the_shipped_weights_have_a_net_for_every_class_and_save_round_trip(tmp_path):
-    """The shipped file has a net of its own for every class (no net is another and no tie
-    flag is set), each counts in its digest, and a copy saved and loaded again holds every
-    net's arrays with the same values and digest."""
+@pytest.mark.parametrize("k", [5, 6])
+def test_a_file_without_mutual_nets_keeps_its_digest_and_arrays(tmp_path, k):
+    """A file without mutual nets (every file made before them), with a trailing net of its
+    own or without one (the mutual trailing net then the contact net, by the trailing net):
+    loads with the mutual net the contact net and the mutual trailing net the trailing net,
+    flagged; its digest is what it has always been; saved again, the same arrays."""
+    nets = _nets(k)
+    save_weights(tmp_path / "w.npz", with_databases(nets), {})
+    data = _arrays(tmp_path / "w.npz")
+    assert sorted(key.rsplit("_", 1)[0] for key in data if key.endswith("_w1")) == sorted(
+        NET_NAMES[:k]
+    )
+    got, meta = load_weights(tmp_path / "w.npz")
+    assert got.mutual is got.contact and got.mutual_trailing is got.trailing
+    assert (got.trailing is got.contact) == (k == 5)
+    assert MUTUAL_FLAGS <= set(meta)
+    assert evaluator_digest(got) == _digest_without_mutual(got)
+    if k == 5:
+        assert evaluator_digest(got) == _digest_without_trailing(got)
+    save_weights(tmp_path / "again.npz", got, meta)
+    again = _arrays(tmp_path / "again.npz")
+    assert sorted(again) == sorted(data)
+    assert all(np.array_equal(again[key], data[key]) for key in data if key != "meta")
+
+
+def test_the_shipped_weights_have_a_net_for_every_class_but_the_mutual_ones(tmp_path):
+    """The shipped file has a net of its own for every class but the mutual ones (the
+    mutual net is its contact net, the mutual trailing net its trailing net: only those tie
+    flags are set), its digest is that of the nets it holds, and a copy saved and loaded
+    again holds the same arrays with the same values and digest."""
     ev, meta = load_weights("bgtui-0.npz")
     nets = nets_of(ev)
-    assert len({id(net) for net in nets}) == len(NET_NAMES)
-    assert not any(key.endswith(("_is_contact", "_is_crashed")) for key in meta)
+    assert len({id(net) for net in nets}) == len(NET_NAMES) - 2
+    assert ev.mutual is ev.contact and ev.mutual_trailing is ev.trailing
+    flags = {key for key in meta if key.endswith(("_is_contact", "_is_crashed", "_is_trailing"))}
+    assert flags == MUTUAL_FLAGS
+    assert evaluator_digest(ev) == _digest_without_mutual(ev)
     assert evaluator_digest(ev) != _digest_without_trailing(ev)
     save_weights(tmp_path / "copy.npz", ev, meta)
     arrays = _arrays(tmp_path / "copy.npz")
-    assert all(f"{name}_{part}" in arrays for name in NET_NAMES for part in ("w1", "b2"))
+    own = [name for name in NET_NAMES if not name.startswith("mutual")]
+    assert all(f"{name}_{part}" in arrays for name in own for part in ("w1", "b2"))
+    assert not any(key.startswith("mutual") for key in arrays)
     got = load_weights(tmp_path / "copy.npz")[0]
     assert evaluator_digest(got) == evaluator_digest(ev)
     for mine, theirs in zip(nets_of(got), nets):

@@ -16,10 +16,13 @@ from bgtui.engine.inputs import NUM_INPUTS, NUM_NONLINEAR, _fill_inputs, _fill_n
 from bgtui.engine.movegen import _generate_plays, generate_plays, make_workspace
 from bgtui.engine.nn import (
     CONTACT,
+    CONTACT_CLASSES,
     CRASHED,
     CRASHED_CLASSES,
     EARLY,
     HOLDING,
+    MUTUAL,
+    MUTUAL_TRAILING,
     RACE,
     TRAILING,
     _finish,
@@ -29,6 +32,7 @@ from bgtui.engine.nn import (
     _sigmoid,
     _sigmoid_inplace,
     contact_class,
+    is_mutual,
     make_tables,
     make_terms,
     net_class,
@@ -66,24 +70,24 @@ def _swapped(pos):
     return (-np.asarray(pos)[::-1]).astype(np.int8)
 
 
-def _six_nets():
-    """The shipped contact and race nets and, as the crashed, the early, the holding and the
-    trailing net, the contact net with its weights perturbed four ways: a position valued by
-    the wrong net shows."""
+def _eight_nets():
+    """The shipped contact and race nets and, as the crashed, the early, the holding, the
+    trailing, the mutual and the mutual trailing net, the contact net with its weights
+    perturbed six ways: a position valued by the wrong net shows."""
     ev = load_weights("bgtui-0.npz")[0]
     rng = np.random.default_rng(31)
-    crashed, early, holding, trailing = (
+    crashed, early, holding, trailing, mutual, mutual_trailing = (
         tuple((a + rng.normal(0, 0.05, a.shape)).astype(np.float32) for a in ev[0])
-        for _ in range(4)
+        for _ in range(6)
     )
-    return ev[0], ev[1], crashed, early, holding, trailing
+    return ev[0], ev[1], crashed, early, holding, trailing, mutual, mutual_trailing
 
 
 def _nets_and_tables():
     """(net, its tables) per ``net_class``: the features that are sums over the points are
-    folded into the tables, the contact ones only in the contact, crashed, early, holding and
-    trailing nets'."""
-    nets = _six_nets()
+    folded into the tables, the contact ones only in the contact nets' (every net but the
+    race net)."""
+    nets = _eight_nets()
     return [(net, make_tables(net, race=k == RACE)) for k, net in enumerate(nets)]
 
 
@@ -94,7 +98,7 @@ def test_table_forward_equals_dense_forward():
     feats = np.zeros(2 * NUM_NONLINEAR, dtype=np.float32)
     o_dense = np.zeros(5, dtype=np.float32)
     o_tab = np.zeros(5, dtype=np.float32)
-    classes = [0] * 6
+    classes = [0] * 8
     for pos in _positions():
         cls = net_class(pos)
         classes[cls] += 1
@@ -170,10 +174,10 @@ def test_best_play_with_incremental_children_equals_each_child_evaluated_alone()
     and without the bear-off databases."""
     from bgtui.engine.evaluate import _best_child
 
-    nets = _six_nets()
+    nets = _eight_nets()
     rng = np.random.default_rng(8)
     best5 = np.zeros(5, dtype=np.float32)
-    counts = [0] * 6
+    counts = [0] * 8
     for bearoff in (False, True):
         ev = with_databases(nets, bearoff=bearoff)
         ews = make_eval_workspace()
@@ -189,6 +193,7 @@ def test_best_play_with_incremental_children_equals_each_child_evaluated_alone()
             counts[net_class(pos)] += 1
     assert counts[RACE] > 20 and counts[0] > 50 and counts[CRASHED] > 20 and counts[EARLY] > 50
     assert counts[HOLDING] > 20 and counts[TRAILING] > 50
+    assert counts[MUTUAL] > 30 and counts[MUTUAL_TRAILING] > 30
 
 
 def test_best_play_reusing_the_parent_state_over_the_21_rolls_equals_each_child_alone():
@@ -199,9 +204,9 @@ def test_best_play_reusing_the_parent_state_over_the_21_rolls_equals_each_child_
     the path with ``ready`` a constant 0, ``_best_child``, was right: both are checked.)"""
     from bgtui.engine.evaluate import _best_child_from
 
-    nets = _six_nets()
+    nets = _eight_nets()
     best5 = np.zeros(5, dtype=np.float32)
-    checked = [0] * 6
+    checked = [0] * 8
     for bearoff in (False, True):
         ev = with_databases(nets, bearoff=bearoff)
         ews = make_eval_workspace()
@@ -227,7 +232,7 @@ def test_every_play_across_the_early_boundary_is_valued_by_its_own_net():
     has the probabilities it has evaluated alone."""
     from bgtui.engine.constants import EARLY_PIPS
 
-    ev = with_databases(_six_nets(), bearoff=False)
+    ev = with_databases(_eight_nets(), bearoff=False)
     ews = make_eval_workspace()
     crossed = {"fall": 0, "rise": 0}
     for pos in _positions():
@@ -292,22 +297,24 @@ def _bear_off_positions(rng, n):
 
 
 def test_every_play_in_move_selection_is_valued_by_the_net_of_its_own_class():
-    """With six different nets, every play of every roll of positions of every contact
+    """With eight different nets, every play of every roll of positions of every contact
     class, each a group of its own in ``_best_in_groups`` (the incremental path of move
     selection: the parent's state is that of the opponent's view, whose class is not the
     mover's), has the probabilities it has evaluated alone by the net of its class: plays
     where either side has borne off, where the mover bears off his first checker (from
-    contact or early contact to holding, the opponent on roll), across ``EARLY_PIPS``, and
-    where the lead in the race changes hands (the mover's pips falling by the roll, a hit
-    adding to the opponent's).
+    contact or early contact to holding, the opponent on roll), across ``EARLY_PIPS``, where
+    the lead in the race changes hands (the mover's pips falling by the roll, a hit adding to
+    the opponent's), and where the position becomes mutual (a hit, the mover having a
+    checker back) or stops being so (the mover's last checker back running).
     """
-    ev = with_databases(_six_nets(), bearoff=False)
+    ev = with_databases(_eight_nets(), bearoff=False)
     ews = make_eval_workspace()
     rng = np.random.default_rng(40)
     positions = [p for p in _positions()[::3] if net_class(p) != RACE]
     positions += _bear_off_positions(rng, 30)
     seen = {}  # (the parent's class, the play's), both with the opponent on roll
-    by_hit = 0  # plays a hit moves between CONTACT and TRAILING
+    by_hit = 0  # plays a hit moves between the classes ahead and behind in the race
+    flips = {}  # (the parent's class, the play's, "hit" or "run"): mutual made or ended
     for pos in positions:
         before = net_class(_swapped(pos))
         for d1 in range(1, 7):
@@ -318,6 +325,9 @@ def test_every_play_in_move_selection_is_valued_by_the_net_of_its_own_class():
                         key = (before, net_class(_swapped(child)))
                         seen[key] = seen.get(key, 0) + 1
                         by_hit += _class_by_hit(pos, child)
+                        if is_mutual(child) != is_mutual(pos):
+                            how = (*key, "hit" if is_mutual(child) else "run")
+                            flips[how] = flips.get(how, 0) + 1
     # (a play cannot take the opponent from behind in the race to ahead: TRAILING to CONTACT)
     for key in (
         (CRASHED, CRASHED),
@@ -325,32 +335,52 @@ def test_every_play_in_move_selection_is_valued_by_the_net_of_its_own_class():
         (TRAILING, HOLDING),
         (EARLY, CONTACT),
         (EARLY, TRAILING),
+        (EARLY, MUTUAL),
+        (EARLY, MUTUAL_TRAILING),
         (CONTACT, CONTACT),
         (CONTACT, TRAILING),
         (TRAILING, TRAILING),
+        (MUTUAL, MUTUAL),
+        (MUTUAL, MUTUAL_TRAILING),
+        (MUTUAL_TRAILING, MUTUAL_TRAILING),
     ):
         assert seen.get(key, 0) > 50, (key, seen)
     # a hit lifts the pips over EARLY_PIPS
-    assert seen.get((CONTACT, EARLY), 0) > 5 and seen.get((TRAILING, EARLY), 0) > 5, seen
+    for key in ((CONTACT, EARLY), (TRAILING, EARLY), (MUTUAL, EARLY), (MUTUAL_TRAILING, EARLY)):
+        assert seen.get(key, 0) > 5, (key, seen)
     assert sum(n for (b, c), n in seen.items() if b != c and c != RACE) > 500, seen
     assert by_hit > 50, by_hit
+    # a hit makes the position mutual, the mover's last checker back running ends it
+    for key in (
+        (CONTACT, MUTUAL, "hit"),
+        (TRAILING, MUTUAL_TRAILING, "hit"),
+        (MUTUAL, CONTACT, "run"),
+        (MUTUAL_TRAILING, TRAILING, "run"),
+    ):
+        assert flips.get(key, 0) > 50, (key, flips)
+
+
+#: the contact classes below ``EARLY_PIPS`` where neither side has borne off: not behind in
+#: the race and behind, without and with a checker of each side back
+_BELOW = (CONTACT, TRAILING, MUTUAL, MUTUAL_TRAILING)
 
 
 def _class_by_hit(pos, child):
     """Whether the hits of the play from ``pos`` to ``child`` (mover's view) move the child
-    (the opponent on roll) between ``CONTACT`` and ``TRAILING``: its class with the hit
+    (the opponent on roll) between a class ahead in the race and one behind (``CONTACT``
+    and ``TRAILING``, or ``MUTUAL`` and ``MUTUAL_TRAILING``): its class with the hit
     checkers' pips added to the opponent's, against its class without."""
     from bgtui.engine.position import _side_totals
 
     sc = _swapped(child)
-    if net_class(sc) not in (CONTACT, TRAILING):
+    if net_class(sc) not in _BELOW:
         return False
     slots = np.arange(26)
     gone = np.maximum(-pos.astype(np.int64), 0)[1:25] - np.maximum(-child.astype(np.int64), 0)[1:25]
     gain = int((np.maximum(gone, 0) * slots[1:25]).sum())  # a checker hit on k goes to 25
     mine, theirs, my_pips, their_pips = _side_totals(sc)
-    without = contact_class(mine, theirs, my_pips - gain, their_pips)
-    return gain > 0 and without != net_class(sc) and without in (CONTACT, TRAILING)
+    without = contact_class(mine, theirs, my_pips - gain, their_pips, is_mutual(sc))
+    return gain > 0 and without != net_class(sc) and without in _BELOW
 
 
 def _gathered_rolls(pos, ev):
@@ -369,7 +399,7 @@ def _gathered_rolls(pos, ev):
 
 
 def test_the_21_rolls_valued_in_one_call_value_each_play_by_the_net_of_its_own_class():
-    """With six different nets, the plays of the 21 rolls of positions of every contact
+    """With eight different nets, the plays of the 21 rolls of positions of every contact
     class gathered and valued in one call of ``_best_in_groups``, a group per roll (the
     shape of variance reduction and of the 1-ply: groups whose plays are of different
     classes, the classes alternating from group to group), give each roll the best play and
@@ -379,7 +409,7 @@ def test_the_21_rolls_valued_in_one_call_value_each_play_by_the_net_of_its_own_c
     has the probabilities it has evaluated alone."""
     from bgtui.engine.evaluate import _best_child_from, _best_in_groups
 
-    ev = with_databases(_six_nets(), bearoff=False)
+    ev = with_databases(_eight_nets(), bearoff=False)
     ews = make_eval_workspace()
     best5 = np.zeros(5, dtype=np.float32)
     rng = np.random.default_rng(41)
@@ -406,11 +436,30 @@ def test_the_21_rolls_valued_in_one_call_value_each_play_by_the_net_of_its_own_c
         runs = []
         for c in buf:
             k = net_class(_swapped(c)) if (c > 0).any() else RACE
-            if k in (CONTACT, EARLY, TRAILING) and (not runs or runs[-1] != k):
+            if k in CONTACT_CLASSES and (not runs or runs[-1] != k):
                 runs.append(k)
         calls["mixed"] += len(set(runs)) > 1
         calls["alternating"] += len(runs) > len(set(runs))  # a class back after another
     assert calls["mixed"] > 40 and calls["alternating"] > 20, calls
+
+
+def test_tied_mutual_nets_value_every_play_as_the_nets_they_are():
+    """Weights without mutual nets of their own (the mutual net the contact net, the mutual
+    trailing net the trailing net, which may itself be the contact net): every play of the 21
+    rolls of positions of every contact class, each a group of its own in calls across the
+    rolls, has the probabilities it has evaluated alone, by the net it is tied to."""
+    nets = _eight_nets()
+    rng = np.random.default_rng(42)
+    positions = [p for p in _positions()[2::10] if net_class(p) != RACE]
+    positions += _bear_off_positions(rng, 4)
+    for tied in (nets[:6], nets[:5]):  # trailing a net of its own, then the contact net
+        ev = with_databases(tied, bearoff=False)
+        assert ev.mutual is ev.contact and ev.mutual_trailing is ev.trailing
+        ews = make_eval_workspace()
+        for pos in positions:
+            children, values, _, _ = _gathered_rolls(pos, ev)
+            buf = np.ascontiguousarray(np.concatenate(children))
+            _assert_each_valued_alone(pos, buf, np.concatenate(values), ev, ews, len(tied))
 
 
 def _pips(pos):
@@ -440,13 +489,17 @@ def test_net_class_by_hand():
     # the same seen from the other side (pips together are the same)
     assert net_class(make_position({24: 2, 6: 13}, {13: 6, 7: 1, 6: 8})) == EARLY
     assert net_class(make_position({24: 2, 6: 13}, {13: 6, 6: 9})) == CONTACT  # 126 < 132
-    # even in the race: not behind
-    assert net_class(make_position({24: 2, 6: 13}, {24: 2, 6: 13})) == CONTACT  # 126 each
-    assert net_class(make_position({24: 2, 7: 1, 6: 12}, {24: 2, 6: 13})) == TRAILING
+    # even in the race: not behind (neither side back, then both)
+    assert net_class(make_position({18: 2, 6: 13}, {18: 2, 6: 13})) == CONTACT  # 114 each
+    assert net_class(make_position({18: 2, 8: 1, 6: 12}, {18: 2, 6: 13})) == TRAILING  # 116
+    assert net_class(make_position({24: 2, 6: 13}, {24: 2, 6: 13})) == MUTUAL  # 126 each
+    assert net_class(make_position({24: 2, 7: 1, 6: 12}, {24: 2, 6: 13})) == MUTUAL_TRAILING
     # a checker on the bar counts 25: 25 + 24 + 78 = 127 against 126, behind
-    assert net_class(make_position({25: 1, 24: 1, 6: 13}, {24: 2, 6: 13})) == TRAILING
+    assert net_class(make_position({25: 1, 24: 1, 6: 13}, {24: 2, 6: 13})) == MUTUAL_TRAILING
+    assert net_class(make_position({25: 1, 18: 1, 6: 13}, {18: 2, 6: 13})) == TRAILING  # 121
     # the opponent's checker on the bar: 126 against 127, ahead
-    assert net_class(make_position({24: 2, 6: 13}, {25: 1, 24: 1, 6: 13})) == CONTACT
+    assert net_class(make_position({24: 2, 6: 13}, {25: 1, 24: 1, 6: 13})) == MUTUAL
+    assert net_class(make_position({18: 2, 6: 13}, {25: 1, 18: 1, 6: 13})) == CONTACT
 
     # only the opponent has borne off: holding; seen by him, crashed (he has borne off)
     assert net_class(make_position({24: 1, 6: 14}, {6: 14})) == HOLDING
@@ -455,30 +508,76 @@ def test_net_class_by_hand():
     assert net_class(make_position({24: 1, 6: 13}, {6: 14})) == CRASHED
     assert net_class(make_position({6: 14}, {24: 1, 6: 13})) == CRASHED
     # the side on roll's checkers and pips first: not symmetric
-    assert contact_class(15, 15, 128, 128) == CONTACT  # even
-    assert contact_class(15, 15, 128, 129) == CONTACT  # ahead by a pip
-    assert contact_class(15, 15, 129, 128) == TRAILING  # behind by a pip
-    assert contact_class(15, 15, 129, 129) == CONTACT  # even, 258 together
-    assert contact_class(15, 15, 130, 129) == EARLY  # 259 together
-    assert contact_class(15, 15, EARLY_PIPS - 101, 100) == TRAILING  # 258 together
-    assert contact_class(15, 15, EARLY_PIPS - 100, 100) == EARLY  # behind, but 259 together
-    for mp, tp in ((50, 50), (60, 40), (40, 60), (200, 100), (100, 200)):
-        assert contact_class(14, 15, mp, tp) == CRASHED
-        assert contact_class(15, 14, mp, tp) == HOLDING
-        assert contact_class(3, 12, mp, tp) == CRASHED
-        assert contact_class(12, 3, mp, tp) == CRASHED
+    for mutual, ahead, behind in ((False, CONTACT, TRAILING), (True, MUTUAL, MUTUAL_TRAILING)):
+        assert contact_class(15, 15, 128, 128, mutual) == ahead  # even
+        assert contact_class(15, 15, 128, 129, mutual) == ahead  # ahead by a pip
+        assert contact_class(15, 15, 129, 128, mutual) == behind  # behind by a pip
+        assert contact_class(15, 15, 129, 129, mutual) == ahead  # even, 258 together
+        assert contact_class(15, 15, 130, 129, mutual) == EARLY  # 259 together
+        assert contact_class(15, 15, EARLY_PIPS - 101, 100, mutual) == behind  # 258 together
+        assert contact_class(15, 15, EARLY_PIPS - 100, 100, mutual) == EARLY  # 259 together
+        for mp, tp in ((50, 50), (60, 40), (40, 60), (200, 100), (100, 200)):
+            assert contact_class(14, 15, mp, tp, mutual) == CRASHED
+            assert contact_class(15, 14, mp, tp, mutual) == HOLDING
+            assert contact_class(3, 12, mp, tp, mutual) == CRASHED
+            assert contact_class(12, 3, mp, tp, mutual) == CRASHED
+
+
+def test_mutual_classes_by_hand():
+    """Below ``EARLY_PIPS``, neither side borne off: ``MUTUAL`` (not behind in the race) and
+    ``MUTUAL_TRAILING`` (behind) where each side has a checker back, on his bar or in the
+    other side's home board; ``CONTACT`` and ``TRAILING`` where at most one side has."""
+    from bgtui.engine.constants import OPENING_POSITION
+    from bgtui.engine.position import make_position
+
+    # a checker on each side's 24 point: 108 pips each, then 109 against 108
+    assert net_class(make_position({24: 1, 6: 14}, {24: 1, 6: 14})) == MUTUAL
+    assert net_class(make_position({24: 1, 7: 1, 6: 13}, {24: 1, 6: 14})) == MUTUAL_TRAILING
+    assert net_class(make_position({24: 1, 6: 14}, {24: 1, 7: 1, 6: 13})) == MUTUAL
+    # on the bar counts as back, either side's: 108 against 109, then 109 against 108
+    assert net_class(make_position({24: 1, 6: 14}, {25: 1, 6: 14})) == MUTUAL
+    assert net_class(make_position({25: 1, 6: 14}, {24: 1, 6: 14})) == MUTUAL_TRAILING
+    assert net_class(make_position({25: 1, 6: 14}, {25: 1, 6: 14})) == MUTUAL
+    # any point of the other side's home board counts: the side on roll's 19, his 1
+    assert net_class(make_position({19: 1, 5: 14}, {19: 1, 5: 14})) == MUTUAL
+    # only one side back: the other side's checker on the 18 point (his 7) is out
+    assert net_class(make_position({18: 1, 6: 14}, {24: 1, 6: 14})) == CONTACT  # 102 < 108
+    assert net_class(make_position({24: 1, 6: 14}, {18: 1, 6: 14})) == TRAILING  # 108 > 102
+    assert net_class(make_position({24: 2, 6: 13}, {13: 6, 6: 9})) == CONTACT  # 126 < 132
+    assert net_class(make_position({13: 6, 6: 9}, {24: 2, 6: 13})) == TRAILING  # 132 > 126
+    # both back but from EARLY_PIPS up, or a side borne off: not split
+    assert net_class(np.array(OPENING_POSITION, dtype=np.int8)) == EARLY
+    assert net_class(make_position({24: 1, 6: 13}, {24: 1, 6: 14})) == CRASHED
+    assert net_class(make_position({24: 1, 6: 14}, {24: 1, 6: 13})) == HOLDING
+
+
+def test_mutual_is_the_same_seen_from_either_side():
+    """``is_mutual`` of a position is that of its swapped view (both sides back, or not), and
+    is what the slots say (19..25 of the side on roll's, 0..6 of the other side's); so a
+    position of a contact stage class below ``EARLY_PIPS`` is of a mutual class exactly when
+    its swapped view is."""
+    pairs = 0
+    for pos in _positions():
+        sw = _swapped(pos)
+        want = bool((pos[19:26] > 0).any() and (pos[0:7] < 0).any())
+        assert is_mutual(pos) == is_mutual(sw) == want, board_ascii(pos)
+        a, b = net_class(pos), net_class(sw)
+        if a in _BELOW and b in _BELOW:
+            assert (a in (MUTUAL, MUTUAL_TRAILING)) == (b in (MUTUAL, MUTUAL_TRAILING))
+            pairs += want
+    assert pairs > 50, pairs
 
 
 def test_each_class_is_valued_by_its_own_net():
-    """``evaluate0`` with six different nets gives each position its class's dense forward
+    """``evaluate0`` with eight different nets gives each position its class's dense forward
     pass (then the consistency rules), with tables and without."""
     from bgtui.engine.evaluate import _sanitize, evaluate0
 
-    nets = _six_nets()
+    nets = _eight_nets()
     x = np.zeros(NUM_INPUTS, dtype=np.float32)
     sw = np.zeros(26, dtype=np.int8)
     o = np.zeros(5, dtype=np.float32)
-    seen = [0] * 6
+    seen = [0] * 8
     for tables in (True, False):
         ev = with_databases(nets, bearoff=False, tables=tables)
         for pos in _positions()[::4]:
@@ -512,7 +611,7 @@ def test_grouped_1ply_is_the_mean_over_the_rolls_of_each_childs_own_best_value()
     result bit for bit."""
     from bgtui.engine.evaluate import _eval_ply1, make_lookahead_workspace
 
-    nets = _six_nets()
+    nets = _eight_nets()
     for bearoff in (False, True):
         ev = with_databases(nets, bearoff=bearoff)
         lws = make_lookahead_workspace()
@@ -546,7 +645,7 @@ def test_grouped_variance_reduction_step_does_not_depend_on_how_the_rolls_are_ba
         make_rollout_workspace,
     )
 
-    ev = with_databases(_six_nets(), bearoff=True)
+    ev = with_databases(_eight_nets(), bearoff=True)
     roots = np.ascontiguousarray(_positions()[5::40][:4])
     cubes = np.zeros((len(roots), 3))
     cubes[:, 0] = 1.0

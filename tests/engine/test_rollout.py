@@ -387,11 +387,18 @@ def test_play_cache_is_emptied_for_another_run(ev):
     from bgtui.engine.evaluate import as_net
     from bgtui.engine.nn import make_tables
 
-    # the contact nets perturbed: the opening's lines are the early net's (the trailing net
-    # is the contact net)
+    # the contact nets perturbed: the opening's lines are the early net's (the trailing and
+    # the mutual nets are the contact net)
     contact, ctab = as_net(contact), make_tables(contact)
-    tables = (ctab, *ev.tables[1:3], make_tables(early), ev.tables[4], ctab)
-    ev2 = ev._replace(contact=contact, early=as_net(early), trailing=contact, tables=tables)
+    tables = (ctab, *ev.tables[1:3], make_tables(early), ev.tables[4], ctab, ctab, ctab)
+    ev2 = ev._replace(
+        contact=contact,
+        early=as_net(early),
+        trailing=contact,
+        mutual=contact,
+        mutual_trailing=contact,
+        tables=tables,
+    )
     ws = make_rollout_workspace(hidden_size(ev))
     a = np.zeros((1, 36, NUM_OUT))
     b = np.zeros((1, 36, NUM_OUT))
