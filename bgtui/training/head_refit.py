@@ -4,10 +4,10 @@ game-rollouts`` and ``bgtui train heads``).
 Nets fitted to their own n-ply evaluations inherit what the leaves of the lookahead believe:
 a backgammon enters a 2-ply target only when it happens within two rolls, so nets trained on
 such targets understate the backgammon chances. A rollout counts what happens in whole
-games. Here the contact, crashed, early, holding and trailing nets' output units for the
-gammons and backgammons (``w2``, ``b2`` rows 1-4) are refitted to rollout outcomes by logistic
-regression on the nets' own hidden layer, with a ridge penalty toward the current weights; the
-hidden layer and the win output stay as they were.
+games. Here the contact, crashed, early, holding, trailing, mutual and mutual trailing nets'
+output units for the gammons and backgammons (``w2``, ``b2`` rows 1-4) are refitted to rollout
+outcomes by logistic regression on the nets' own hidden layer, with a ridge penalty toward the
+current weights; the hidden layer and the win output stay as they were.
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ from bgtui.analysis.weights import (
     tied_nets,
     with_databases,
 )
-from bgtui.engine import Net
+from bgtui.engine import NET_NAMES, Net
 
 #: output rows refitted by default: win gammon, win backgammon, lose gammon, lose backgammon
 DEFAULT_HEADS = (1, 2, 3, 4)
 #: the nets refitted (``nn.net_class`` values) and their names
-REFIT_NETS = ((0, "contact"), (2, "crashed"), (3, "early"), (4, "holding"), (5, "trailing"))
+REFIT_NETS = tuple((k, name) for k, name in enumerate(NET_NAMES) if name != "race")
 
 
 def _chunks(data_dir) -> list[Path]:
@@ -127,9 +127,10 @@ def _cross_entropy(p, t) -> float:
 def refit_heads(
     out, init, data_dir, ridge: float = 1.0, heads=DEFAULT_HEADS, holdout: int = 5, log=print
 ) -> dict:
-    """Refit output rows ``heads`` of the contact, crashed, early, holding and trailing nets
-    of ``init`` (an early or a trailing net that is the contact net refitted as one with it, a
-    holding net that is the crashed net as one with that) on the rollout
+    """Refit output rows ``heads`` of the contact nets (all but the race net) of ``init`` (a
+    net that is another, as an early, a trailing or a mutual net that is the contact net, a
+    holding net that is the crashed net or a mutual trailing net that is the trailing net,
+    refitted as one with the net its ties end at) on the rollout
     outcomes in ``data_dir`` (:func:`build_game_rollouts`), leaving every ``holdout``-th chunk
     out to measure the fit (0: use all); write the weights to ``out``. Returns the report that
     also goes into the weights' metadata (``output_refit``)."""
@@ -151,7 +152,7 @@ def refit_heads(
     ev, meta = load_weights(init)
     nets = [Net(*(np.array(a) for a in net)) for net in as_nets(ev)]
     cls = np.array([net_class(p) for p in P])
-    for k, to in tied_nets([ev]):  # a net that is another: refitted as one with it
+    for k, to in tied_nets([ev]):  # a net that is another: refitted as one with that net
         nets[k] = nets[to]
         cls[cls == k] = to
     report: dict = {}

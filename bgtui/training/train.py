@@ -301,12 +301,10 @@ def supervised_train(checkpoint, settings: SupervisedSettings, log=None) -> dict
                 {
                     "round": meta["supervised_rounds"],
                     "positions": settings.positions,
-                    "contact_mse": round(stats[0] / max(stats[1], 1), 6),
-                    "race_mse": round(stats[2] / max(stats[3], 1), 6),
-                    "crashed_mse": round(stats[4] / max(stats[5], 1), 6),
-                    "early_mse": round(stats[6] / max(stats[7], 1), 6),
-                    "holding_mse": round(stats[8] / max(stats[9], 1), 6),
-                    "trailing_mse": round(stats[10] / max(stats[11], 1), 6),
+                    **{
+                        f"{name}_mse": round(stats[2 * k] / max(stats[2 * k + 1], 1), 6)
+                        for k, name in enumerate(NET_NAMES)
+                    },
                     "sample_s": round(t_sample, 1),
                     "targets_s": round(t_targets, 1),
                     "total_s": round(time.time() - t, 1),
@@ -966,7 +964,7 @@ class FitSettings:
     race_hidden: int = 0
     optimizer: str = "sgd"
     batch: int = 256
-    nets: str = "contact,race,crashed,early,holding,trailing"
+    nets: str = ",".join(NET_NAMES)
     rank_weight: float = 0.0
 
 
@@ -1035,6 +1033,8 @@ def _new_fit_weights(settings: FitSettings, which) -> tuple:
                     ("early", settings.hidden, 128),
                     ("holding", settings.hidden, 128),
                     ("trailing", settings.hidden, 128),
+                    ("mutual", settings.hidden, 128),
+                    ("mutual_trailing", settings.hidden, 128),
                 )
             )
         )
@@ -1046,7 +1046,7 @@ def _new_fit_weights(settings: FitSettings, which) -> tuple:
         for k, (net, h) in enumerate(
             zip(
                 nets_of(ev),
-                (settings.hidden, settings.race_hidden, *(settings.hidden,) * 4),
+                (settings.hidden, settings.race_hidden, *(settings.hidden,) * 6),
             )
         )
     )
@@ -1057,15 +1057,16 @@ def _fit_start(checkpoint: Path, data_dir, settings: FitSettings, which, log) ->
     """(nets, metadata, tied) a fit starts from: ``checkpoint``'s when it exists (its own fit
     resumed, or a new fit from its weights when that fit was of other data or other nets,
     logged), else :func:`_new_fit_weights`. ``tied``: the names of the nets (crashed, early,
-    holding, trailing) that are the net they are tied to (:data:`TIED_TO`). A new fit moves the
-    starting weights' own fit record to their ``fit_history``."""
+    holding, trailing, mutual, mutual_trailing) that are the net they are tied to
+    (:data:`TIED_TO`). A new fit moves the starting weights' own fit record to their
+    ``fit_history``."""
     start = None  # the metadata of the weights a new fit starts from
     if checkpoint.exists():
         ev, meta = load_weights(checkpoint)
         old = meta.get("fit")
         old_ = old or {}
-        # a record made before the early, the holding or the trailing net existed: tied if
-        # the file has none of its own
+        # a record made before the early, the holding, the trailing or the mutual nets
+        # existed: tied if the file has none of its own
         was = {
             name: name != "crashed" and name not in which and meta.get(flag, False)
             for name, (_, flag) in TIED_TO.items()
@@ -1110,10 +1111,7 @@ def _fit_state(checkpoint: Path, meta: dict, data_dir, settings: FitSettings, wh
         "seed": settings.seed,
         "optimizer": settings.optimizer,
         "nets": ",".join(which),
-        "tied_crashed": "crashed" in tied,
-        "tied_early": "early" in tied,
-        "tied_holding": "holding" in tied,
-        "tied_trailing": "trailing" in tied,
+        **{f"tied_{name}": name in tied for name in TIED_TO},
     }
     if settings.rank_weight:
         state.setdefault("rank_weight", settings.rank_weight)
@@ -1293,8 +1291,9 @@ def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
     the starting weights have no crashed net of their own (their contact net values those
     positions too), a fit that trains the crashed net starts it as a copy of the contact net;
     one that does not keeps the two tied, the contact net learning from both classes, as
-    before there was a crashed net; the same holds for the early and the trailing contact
-    nets, and for the holding net with the crashed net (weights without one value those
+    before there was a crashed net; the same holds for the early, the trailing and the mutual
+    contact nets, for the mutual trailing net with the trailing net (the contact net when that
+    is tied too) and for the holding net with the crashed net (weights without one value those
     positions by their crashed net). ``holdout`` of the positions (fixed by ``seed``) are kept out of training and their mean squared error is logged; when the set has sibling groups
     (``children_best`` shards) whole groups are held out, and the RMS of the held-out sibling
     residuals (``adam.sibling_residuals``: the error in the equity differences between the
@@ -1353,8 +1352,9 @@ def upgrade_inputs(src, dst) -> dict:
     nets = []
     for name in NET_NAMES:
         if f"{name}_w1" not in data:
-            # a file without this net: the net it is tied to stands in (crashed, early and
-            # trailing: the contact net; holding: the crashed net)
+            # a file without this net: the net it is tied to stands in (crashed, early,
+            # trailing and mutual: the contact net; holding: the crashed net; mutual_trailing:
+            # the trailing net)
             nets.append(nets[NET_NAMES.index(TIED_TO[name][0])])
             continue
         w1 = data[f"{name}_w1"]

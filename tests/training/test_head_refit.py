@@ -83,6 +83,32 @@ def test_refit_changes_only_the_rows_asked_for_and_moves_them_to_the_targets(
     assert abs(y_old[:, 2].mean() - 0.2) > 0.1
 
 
+def test_a_chain_of_tied_nets_is_refitted_as_the_net_it_ends_at(tmp_path, contact_positions):
+    """Weights whose trailing net is their contact net, and so their mutual trailing net
+    (tied to the trailing net) and their mutual net: the positions of the four classes refit
+    the contact net's rows, and the weights written keep the ties."""
+    from bgtui.analysis.weights import save_weights
+    from bgtui.engine.nn import CONTACT, MUTUAL, MUTUAL_TRAILING, TRAILING
+
+    init = tmp_path / "tied.npz"
+    save_weights(init, as_nets(load_weights("bgtui-0.npz")[0])[:5], {})
+    pos = contact_positions
+    ro = np.full((len(pos), 5), 0.2, dtype=np.float32)
+    data = tmp_path / "data"
+    data.mkdir()
+    np.savez(data / "chunk-0000.npz", pos=pos, ro=ro)
+    out = tmp_path / "w.npz"
+    info = refit_heads(out, init, data, heads=(2,), holdout=0, log=lambda s: None)
+    cls = np.array([net_class(p) for p in pos])
+    assert (cls == MUTUAL_TRAILING).sum() > 20 and (cls == TRAILING).sum() > 20
+    four = np.isin(cls, (CONTACT, TRAILING, MUTUAL, MUTUAL_TRAILING)).sum()
+    assert info["report"]["contact_2"]["train"] == four
+    assert not any(key.startswith(("trailing", "mutual")) for key in info["report"])
+    ev = load_weights(str(out))[0]
+    assert ev.mutual_trailing is ev.trailing and ev.trailing is ev.contact
+    assert ev.mutual is ev.contact
+
+
 def _train_heads(checkpoint, data, *extra):
     """``bgtui train heads`` in a process of its own, on ``checkpoint`` and ``data``."""
     return subprocess.run(
