@@ -86,8 +86,9 @@ def main():
     dest = np.zeros((6000, 26), dtype=np.int8)
     m = sample_positions(ev, 200, make_rng(3), START, 0.0, ws, dest)
     classes = np.array([net_class(p) for p in dest[:m]])
-    # contact: the contact nets' positions (early and later, either side ahead in the race), as
-    # they come in games; crashed: both crashed nets' (either side borne off)
+    # contact: the contact nets' positions (early and later, either side ahead in the race,
+    # both sides with a checker back or not), as they come in games; crashed: both crashed
+    # nets' (either side borne off)
     contact, race, crashed = (
         dest[:m][np.isin(classes, k)][:2000] for k in (CONTACT_CLASSES, RACE, CRASHED_CLASSES)
     )

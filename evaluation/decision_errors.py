@@ -23,6 +23,8 @@ from games import decisions, value
 from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer
 from bgtui.engine import (
     CONTACT,
+    MUTUAL,
+    MUTUAL_TRAILING,
     NET_NAMES,
     TRAILING,
     generate_plays,
@@ -61,8 +63,10 @@ def main():
                 break
             err = _error(an, pos, d1, d2)
             cls = net_class(pos)
-            # contact below EARLY_PIPS together, whichever side is ahead in the race
-            st = stats.setdefault(NET_NAMES[CONTACT if cls == TRAILING else cls], [0, 0, 0.0])
+            # contact below EARLY_PIPS together, whichever side is ahead in the race and
+            # whether both sides have a checker back or not
+            below = cls in (TRAILING, MUTUAL, MUTUAL_TRAILING)
+            st = stats.setdefault(NET_NAMES[CONTACT if below else cls], [0, 0, 0.0])
             st[0] += 1
             st[1] += err > 1e-9
             st[2] += err

@@ -36,6 +36,8 @@ from bgtui.engine import (
     EARLY,
     EQUITY_COEF,
     HOLDING,
+    MUTUAL,
+    MUTUAL_TRAILING,
     ONE_PLY_WEIGHTS0,
     RACE,
     TRAILING,
@@ -47,6 +49,8 @@ from bgtui.training.train import load_dataset, plied_targets
 CLASSES = (
     ("contact", CONTACT),
     ("trailing", TRAILING),
+    ("mutual", MUTUAL),
+    ("mutual_trailing", MUTUAL_TRAILING),
     ("early", EARLY),
     ("crashed", CRASHED),
     ("holding", HOLDING),

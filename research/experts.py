@@ -26,10 +26,11 @@ class ``CONTACT`` and part 1 its class ``TRAILING``. ``--split mutual``: part 1 
 sides have a checker back (on the bar or in the other side's home board), part 0 where at most
 one side has. Splits joined by ``+`` combine, the first the most significant: ``lead+mutual``
 has part 0 ahead (or even) with at most one side back, 1 ahead with both back, 2 behind with at
-most one side back, 3 behind with both back. ``--net crashed`` fits and judges the
+most one side back, 3 behind with both back: below ``EARLY_PIPS``, the engine's classes
+``CONTACT``, ``MUTUAL``, ``TRAILING`` and ``MUTUAL_TRAILING``. ``--net crashed`` fits and judges the
 crashed net on the crashed positions (both crashed classes, ``CRASHED_CLASSES``) instead;
 ``--below PIPS`` keeps only the positions of fewer pips of both sides together (with ``--below
-259`` the contact and trailing nets', not the early net's), ``--from PIPS`` those of at
+259`` the contact, trailing and mutual nets', not the early net's), ``--from PIPS`` those of at
 least that many; ``fit --start NET`` fits a copy of that net of WEIGHTS (by default the
 ``--net`` one).
 
@@ -38,9 +39,9 @@ least that many; ``fit --start NET`` fits a copy of that net of WEIGHTS (by defa
 ``fit``: fine-tunes the contact (``--net``) net of WEIGHTS (the other nets kept) by minibatch
 Adam on the anchor's contact (``--net``) rows of one part (``all``: every such row, the
 control), the loss of ``bgtui train fit --optimizer adam`` (cross-entropy and the sibling rank
-term). Weights whose early or trailing net is their contact net (or whose holding net is their
-crashed net) keep them one net: it learns from the rows of the classes it values and values
-them.
+term). Weights whose early, trailing or mutual net is their contact net (or whose holding net
+is their crashed net, whose mutual trailing net their trailing net or, through it, their contact
+net) keep them one net: it learns from the rows of the classes it values and values them.
 
 ``assemble``: WEIGHTS with the contact net of PART0 as its contact net and that of PART1 as its
 early net (the engine's split, ``EARLY_PIPS``: the parts of ``--split 259``); with ``--net
@@ -48,11 +49,14 @@ crashed``, the crashed net of PART0 as its crashed net and that of PART1 as its 
 (the engine's split by who has borne off: the parts of ``--split off``); with ``--net lead``,
 the contact net of PART0 as its contact net and the contact net of PART1 as its trailing net
 (the engine's split by the race below ``EARLY_PIPS``: the parts of ``--split lead --below
-259``). A net of WEIGHTS that is another (an early or trailing net that is the contact net) and
-is not replaced stays that net.
+259``). A net of WEIGHTS that is another (an early, trailing or mutual net that is the contact
+net, a mutual trailing net that is the trailing net) and is not replaced stays the net it is
+tied to, that net's replacement when it is replaced (a mutual trailing net tied to a trailing
+net PART1's contact net replaces with ``--net lead`` is PART1's net).
 
 Contact rows here are those of the engine's contact nets of the stages of the game
-(``CONTACT``, ``EARLY`` and ``TRAILING``): these scripts split them themselves.
+(``CONTACT_CLASSES``: ``CONTACT``, ``EARLY``, ``TRAILING``, ``MUTUAL`` and
+``MUTUAL_TRAILING``): these scripts split them themselves.
 
 ``errors``: group-centred equity errors (as ``evaluation/sibling_errors.py`` has them, root
 mean square in millipoints) of the 0-ply values of the held-out plays whose sibling groups are
@@ -67,6 +71,7 @@ import time
 import numpy as np
 
 from bgtui.analysis.weights import (
+    TIES,
     as_nets,
     load_weights,
     save_weights,
@@ -280,9 +285,10 @@ def cmd_assemble(args):
     first, second = SPLITS[args.net]
     parts = [as_nets(load_weights(p)[0])[first] for p in (args.part0, args.part1)]
     nets[first], nets[second] = parts
-    for k, to in tied_nets([ev]):
-        if k not in (first, second):
-            nets[k] = nets[to]  # still that net
+    tied = {k for k, _ in tied_nets([ev])}
+    for k, to in TIES:  # in order: a net tied to one tied in turn follows that net's end
+        if k in tied and k not in (first, second):
+            nets[k] = nets[to]  # still the net it is tied to, or that net's replacement
     names = (NET_NAMES[first], NET_NAMES[second])
     flag = f"{names[1]}_is_{names[0]}"  # the second net is a net of its own now
     meta = {k: v for k, v in meta.items() if k not in ("path", flag, "sha256")}

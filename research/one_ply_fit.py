@@ -4,7 +4,7 @@ rollout labels, not only on the 0-ply value of each position.
     python research/one_ply_fit.py leaves WEIGHTS OUT.npz SRC[:first[:last]] [--workers 2]
     python research/one_ply_fit.py fit WEIGHTS LEAVES.npz OUT.npz --anchor DIRS \\
         [--lam 1.0] [--epochs 4] [--alpha 5e-5] [--alpha-end 1e-5] [--rank-weight 16] \\
-        [--nets contact,crashed,early,holding,trailing]
+        [--nets contact,crashed,early,holding,trailing,mutual,mutual_trailing]
 
 The 1-ply value of a play's position (the opponent on roll) averages, over his 21 rolls, the
 0-ply value of the position after his 0-ply best reply (the mover on roll again: the leaf). A
@@ -15,20 +15,23 @@ part directly.
 ``leaves``: for each position of the shards (the plays of rolls, opponent on roll, as
 ``bgtui train dataset --children-best`` writes them), its 21 leaves (mover on roll), their
 0-ply values by WEIGHTS (the mover's view), their classes (``nn.net_class``; -1: the reply
-ends the game; 6: a bear-off database values the leaf) and the rolls' weights; with the
-positions' labels turned to the mover's view and their sibling groups.
+ends the game; ``DATABASE``, 8: a bear-off database values the leaf) and the rolls' weights;
+with the positions' labels turned to the mover's view and their sibling groups. Leaves made
+with another code for the database (before the classes it follows) are refused by ``fit``.
 
 ``fit``: minibatch Adam from WEIGHTS on two losses. Each step takes a batch of the ``--anchor``
 rows per trained net (the fit's own loss: cross-entropy and the sibling rank term, as
 ``bgtui train fit --optimizer adam`` has it) and a batch of whole sibling groups of the
 leaves' positions, whose 1-ply value (the leaves' mean, contact and crashed leaves by the
-nets being fitted (contact, crashed, early, holding and trailing; weights whose contact net
-values the early or the trailing positions too keep it so, and so do weights whose crashed net
-values the holding ones),
+nets being fitted (every net but the race net; weights whose contact net values the early,
+the trailing or the mutual positions too keep it so, and so do weights whose crashed net
+values the holding ones and those whose trailing net values the mutual trailing ones,
+the net a chain of such ties ends at valuing them),
 the others at their saved values) is compared with the label by
 cross-entropy and the same rank term, times ``--lam``. ``--nets`` fits only the nets it names
 (the others, and the leaves they value, stay as they are; a net that is another net of the
-weights, as a missing early, holding or trailing net is, goes by that net's name). The replies stay those WEIGHTS chose.
+weights, as a missing early, holding, trailing, mutual or mutual trailing net is, goes by the
+name of the net it is). The replies stay those WEIGHTS chose.
 ``--lam 0`` is the control: the same anchor steps alone.
 
 The engine's 0-ply, 1-ply and blend values of held-out positions against their labels:
@@ -57,6 +60,8 @@ from bgtui.engine import (
     EQUITY_COEF,
     HOLDING,
     MAX_PLAYS,
+    MUTUAL,
+    MUTUAL_TRAILING,
     NET_NAMES,
     NO_DATABASE,
     ROLL_WEIGHTS,
@@ -77,9 +82,9 @@ from bgtui.training.kernels import net_classes
 from bgtui.training.train import fit_alpha, load_dataset
 
 #: the class code of a leaf a bear-off database values (after the classes of ``NET_NAMES``)
-DATABASE = 6
+DATABASE = len(NET_NAMES)
 #: the classes whose nets the fit trains
-FITTED = (CONTACT, CRASHED, EARLY, HOLDING, TRAILING)
+FITTED = (CONTACT, CRASHED, EARLY, HOLDING, TRAILING, MUTUAL, MUTUAL_TRAILING)
 FITTED_NAMES = ",".join(NET_NAMES[k] for k in FITTED)
 
 
@@ -159,11 +164,11 @@ def cmd_leaves(args):
         weights=ROLL_WEIGHTS.astype(np.float32) / 36.0,
         database=np.int8(DATABASE),
     )
-    counts = np.bincount(cls.reshape(-1) + 1, minlength=8)
+    counts = np.bincount(cls.reshape(-1) + 1, minlength=DATABASE + 2)
+    kinds = ("game over", *NET_NAMES, "database")
     print(
-        f"{len(roots)} positions, {time.time() - t:.1f} s; leaves: game over {counts[0]}, "
-        f"contact {counts[1]}, race {counts[2]}, crashed {counts[3]}, early {counts[4]}, "
-        f"holding {counts[5]}, trailing {counts[6]}, database {counts[7]}"
+        f"{len(roots)} positions, {time.time() - t:.1f} s; leaves: "
+        + ", ".join(f"{name} {n}" for name, n in zip(kinds, counts))
     )
 
 
@@ -223,8 +228,9 @@ def one_ply_gradients(nets, owner, batch, d, rank_weight):
 def cmd_fit(args):
     ev, meta = load_weights(args.weights)
     nets = [tuple(np.array(a, dtype=np.float32) for a in net) for net in as_nets(ev)]
-    # the net each fitted class trains: the contact net the early and the trailing positions
-    # too if it values them, the crashed net the holding ones (saved as one net)
+    # the net each fitted class trains: the contact net the early, the trailing and the
+    # mutual positions too if it values them, the crashed net the holding ones, the trailing
+    # net the mutual trailing ones (the net a chain of ties ends at; saved as one net)
     owner = {c: c for c in FITTED}
     for k, to in tied_nets([ev]):
         owner[k] = to
