@@ -196,24 +196,19 @@ def test_a_file_without_mutual_nets_keeps_its_digest_and_arrays(tmp_path, k):
     assert all(np.array_equal(again[key], data[key]) for key in data if key != "meta")
 
 
-def test_the_shipped_weights_have_a_net_for_every_class_but_the_mutual_ones(tmp_path):
-    """The shipped file has a net of its own for every class but the mutual ones (the
-    mutual net is its contact net, the mutual trailing net its trailing net: only those tie
-    flags are set), its digest is that of the nets it holds, and a copy saved and loaded
-    again holds the same arrays with the same values and digest."""
+def test_the_shipped_weights_have_a_net_for_every_class_and_save_round_trip(tmp_path):
+    """The shipped file has a net of its own for every class (no net is another and no tie
+    flag is set), the trailing and mutual nets count in its digest, and a copy saved and
+    loaded again holds every net's arrays with the same values and digest."""
     ev, meta = load_weights("bgtui-0.npz")
     nets = nets_of(ev)
-    assert len({id(net) for net in nets}) == len(NET_NAMES) - 2
-    assert ev.mutual is ev.contact and ev.mutual_trailing is ev.trailing
-    flags = {key for key in meta if key.endswith(("_is_contact", "_is_crashed", "_is_trailing"))}
-    assert flags == MUTUAL_FLAGS
-    assert evaluator_digest(ev) == _digest_without_mutual(ev)
+    assert len({id(net) for net in nets}) == len(NET_NAMES)
+    assert not any(key.endswith(("_is_contact", "_is_crashed", "_is_trailing")) for key in meta)
+    assert evaluator_digest(ev) != _digest_without_mutual(ev)
     assert evaluator_digest(ev) != _digest_without_trailing(ev)
     save_weights(tmp_path / "copy.npz", ev, meta)
     arrays = _arrays(tmp_path / "copy.npz")
-    own = [name for name in NET_NAMES if not name.startswith("mutual")]
-    assert all(f"{name}_{part}" in arrays for name in own for part in ("w1", "b2"))
-    assert not any(key.startswith("mutual") for key in arrays)
+    assert all(f"{name}_{part}" in arrays for name in NET_NAMES for part in ("w1", "b2"))
     got = load_weights(tmp_path / "copy.npz")[0]
     assert evaluator_digest(got) == evaluator_digest(ev)
     for mine, theirs in zip(nets_of(got), nets):
