@@ -1,10 +1,10 @@
 """Two nets, each for one part of the contact (or crashed) positions: does a split buy capacity?
 
     python research/experts.py median --anchor DIRS
-    python research/experts.py fit WEIGHTS OUT.npz --anchor DIRS --split T[,T2...]|off|lead|mutual[+...] \\
+    python research/experts.py fit WEIGHTS OUT.npz --anchor DIRS --split T[,T2...]|off|lead|mutual|anchor[+...] \\
         --part K|all [--net contact|crashed] [--below PIPS] [--from PIPS] [--start NET] \\
         [--epochs 4] [--alpha 1e-4] [--alpha-end 2e-5] [--batch 256] [--rank-weight 16]
-    python research/experts.py errors --data DIRS --split T[,T2...]|off|lead|mutual[+...] \\
+    python research/experts.py errors --data DIRS --split T[,T2...]|off|lead|mutual|anchor[+...] \\
         [--net contact|crashed] [--below PIPS] [--from PIPS] WEIGHTS PART0.npz PART1.npz [...] \\
         [--control CONTROL.npz]
     python research/experts.py assemble WEIGHTS PART0.npz PART1.npz OUT.npz \\
@@ -24,7 +24,9 @@ positions, part 0 is the engine's class ``CRASHED`` and part 1 its class ``HOLDI
 most the other side's), part 1 where he is: below ``EARLY_PIPS`` pips, part 0 is the engine's
 class ``CONTACT`` and part 1 its class ``TRAILING``. ``--split mutual``: part 1 where both
 sides have a checker back (on the bar or in the other side's home board), part 0 where at most
-one side has. Splits joined by ``+`` combine, the first the most significant: ``lead+mutual``
+one side has. ``--split anchor``: part 1 where a side has an anchor (two checkers or more on a
+point of the other side's home board), else 0. Splits joined by ``+`` combine, the first the
+most significant: ``lead+mutual``
 has part 0 ahead (or even) with at most one side back, 1 ahead with both back, 2 behind with at
 most one side back, 3 behind with both back: below ``EARLY_PIPS``, the engine's classes
 ``CONTACT``, ``MUTUAL``, ``TRAILING`` and ``MUTUAL_TRAILING``. ``--net crashed`` fits and judges the
@@ -134,14 +136,21 @@ def parts(positions, split):
     """int64[N]: the part of each position (0 below the first threshold of ``split``; with
     ``off``, 0 where the side on roll has borne off a checker, else 1; with ``lead``, 0 where
     the side on roll is not behind in the race (his pips at most the other side's), else 1;
-    with ``mutual``, 1 where both sides have a checker back, else 0; splits joined by ``+``
+    with ``mutual``, 1 where both sides have a checker back, else 0; with ``anchor``, 1 where
+    a side has an anchor, else 0; splits joined by ``+``
     numbered with the first the most significant)."""
     if "+" in split:
         out = np.zeros(len(positions), dtype=np.int64)
         for one in split.split("+"):
             p = parts(positions, one)
-            out = out * (2 if one in ("off", "lead", "mutual") else one.count(",") + 2) + p
+            two = one in ("off", "lead", "mutual", "anchor")
+            out = out * (2 if two else one.count(",") + 2) + p
         return out
+    if split == "anchor":
+        p = positions.astype(np.int64)
+        mine = (p[:, 19:25] >= 2).any(1)
+        theirs = (p[:, 1:7] <= -2).any(1)
+        return (mine | theirs).astype(np.int64)
     if split == "mutual":
         p = positions.astype(np.int64)
         mine = np.maximum(p[:, 19:26], 0).sum(1) > 0
