@@ -31,6 +31,8 @@ import numpy as np
 from bgtui.analysis.atomic import atomic_write
 from bgtui.analysis.checksum import arrays_sha256
 from bgtui.engine import (
+    CONTACT,
+    CRASHED,
     EARLY,
     INPUT_VERSION,
     NET_NAMES,
@@ -38,6 +40,7 @@ from bgtui.engine import (
     RACE,
     SIDE_INPUTS,
     SIDE_OUTPUTS,
+    TIED_CLASSES,
     Evaluator,
     Net,
     aligned,
@@ -54,17 +57,14 @@ _SIDE_PARTS = ("w1", "b1", "w2", "b2", "skip")
 #: the nets a weights file may lack, each with the net that values its positions then and the
 #: metadata flag :func:`load_weights` sets: crashed, early, trailing and mutual positions the
 #: contact net's, holding positions the crashed net's, mutual trailing positions the trailing
-#: net's. Ties chain (a holding net tied to a crashed net tied to the contact net is the
-#: contact net, and so is a mutual trailing net tied to a trailing net tied to it): each net
+#: net's (the engine's ``TIED_CLASSES``, and the crashed net). Ties chain (a holding net tied
+#: to a crashed net tied to the contact net is the contact net, and so is a mutual trailing
+#: net tied to a trailing net tied to it): each net
 #: is tied to one before it in ``NET_NAMES`` and in this table, so that a file's nets loaded in
 #: that order are the nets their chains end at (:func:`tied_nets` names those).
 TIED_TO = {
-    "crashed": ("contact", "crashed_is_contact"),
-    "early": ("contact", "early_is_contact"),
-    "holding": ("crashed", "holding_is_crashed"),
-    "trailing": ("contact", "trailing_is_contact"),
-    "mutual": ("contact", "mutual_is_contact"),
-    "mutual_trailing": ("trailing", "mutual_trailing_is_trailing"),
+    NET_NAMES[k]: (NET_NAMES[to], f"{NET_NAMES[k]}_is_{NET_NAMES[to]}")
+    for k, to in ((CRASHED, CONTACT), *TIED_CLASSES)
 }
 
 #: (class, the class of the net it is) of the nets of :data:`TIED_TO` that may be that other

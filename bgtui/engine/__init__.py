@@ -131,6 +131,7 @@ _export(
 _export(
     "evaluate",
     "make_evaluator",
+    "TIED_CLASSES",
     "as_net",
     "hidden_size",
     "evaluate0",

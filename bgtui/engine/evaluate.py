@@ -110,7 +110,7 @@ def as_net(net) -> Net:
 
 #: (class, the class whose net and tables :func:`make_evaluator` takes for it when its net or
 #: its tables are not given), in class order from ``EARLY`` on
-_TIED = (
+TIED_CLASSES = (
     (EARLY, CONTACT),
     (HOLDING, CRASHED),
     (TRAILING, CONTACT),
@@ -135,14 +135,14 @@ def make_evaluator(
 ) -> Evaluator:
     """An :class:`Evaluator` of eight nets (a net may be one before it in ``NET_NAMES`` order,
     the contact net, say, which then values those positions too; a net None is the net of
-    the class :data:`_TIED` names: early, trailing and mutual the contact net, holding the
+    the class :data:`TIED_CLASSES` names: early, trailing and mutual the contact net, holding the
     crashed net, mutual trailing the trailing net), the bear-off databases, the nets' tables
     in ``NET_NAMES`` order (from the first three on; those missing are the tables of the
-    class :data:`_TIED` names) and the race side net (``side.make_side_net``; None: none,
+    class :data:`TIED_CLASSES` names) and the race side net (``side.make_side_net``; None: none,
     the race net values the races)."""
     raw = [contact, race, crashed, early, holding, trailing, mutual, mutual_trailing]
     tables = list(tables)
-    for k, to in _TIED:
+    for k, to in TIED_CLASSES:
         if raw[k] is None:
             raw[k] = raw[to]
         if len(tables) == k:
