@@ -54,6 +54,7 @@ from bgtui.engine.inputs import (
 )
 from bgtui.engine.movegen import _generate_plays, make_workspace
 from bgtui.engine.nn import (
+    ANCHOR,
     CONTACT,
     CONTACT_CLASSES,
     CRASHED,
@@ -61,10 +62,13 @@ from bgtui.engine.nn import (
     HOLDING,
     MAX_TERMS,
     MUTUAL,
+    MUTUAL_ANCHOR,
     MUTUAL_TRAILING,
+    MUTUAL_TRAILING_ANCHOR,
     NET_NAMES,
     RACE,
     TRAILING,
+    TRAILING_ANCHOR,
     _finish,
     _forward,
     _point_terms,
@@ -72,6 +76,7 @@ from bgtui.engine.nn import (
     _preact_tables,
     aligned,
     contact_class,
+    has_anchor,
     is_mutual,
     net_class,
 )
@@ -116,6 +121,10 @@ TIED_CLASSES = (
     (TRAILING, CONTACT),
     (MUTUAL, CONTACT),
     (MUTUAL_TRAILING, TRAILING),
+    (ANCHOR, CONTACT),
+    (MUTUAL_ANCHOR, MUTUAL),
+    (TRAILING_ANCHOR, TRAILING),
+    (MUTUAL_TRAILING_ANCHOR, MUTUAL_TRAILING),
 )
 
 
@@ -132,15 +141,33 @@ def make_evaluator(
     trailing=None,
     mutual=None,
     mutual_trailing=None,
+    anchor=None,
+    mutual_anchor=None,
+    trailing_anchor=None,
+    mutual_trailing_anchor=None,
 ) -> Evaluator:
-    """An :class:`Evaluator` of eight nets (a net may be one before it in ``NET_NAMES`` order,
-    the contact net, say, which then values those positions too; a net None is the net of
-    the class :data:`TIED_CLASSES` names: early, trailing and mutual the contact net, holding the
-    crashed net, mutual trailing the trailing net), the bear-off databases, the nets' tables
-    in ``NET_NAMES`` order (from the first three on; those missing are the tables of the
-    class :data:`TIED_CLASSES` names) and the race side net (``side.make_side_net``; None: none,
-    the race net values the races)."""
-    raw = [contact, race, crashed, early, holding, trailing, mutual, mutual_trailing]
+    """An :class:`Evaluator` of twelve nets (a net may be one before it in ``NET_NAMES``
+    order, the contact net, say, which then values those positions too; a net None is the
+    net of the class :data:`TIED_CLASSES` names: early, trailing, mutual and anchor the
+    contact net, holding the crashed net, mutual trailing and trailing anchor the trailing
+    net, mutual anchor the mutual net, mutual trailing anchor the mutual trailing net), the
+    bear-off databases, the nets' tables in ``NET_NAMES`` order (from the first three on;
+    those missing are the tables of the class :data:`TIED_CLASSES` names) and the race side
+    net (``side.make_side_net``; None: none, the race net values the races)."""
+    raw = [
+        contact,
+        race,
+        crashed,
+        early,
+        holding,
+        trailing,
+        mutual,
+        mutual_trailing,
+        anchor,
+        mutual_anchor,
+        trailing_anchor,
+        mutual_trailing_anchor,
+    ]
     tables = list(tables)
     for k, to in TIED_CLASSES:
         if raw[k] is None:
@@ -170,6 +197,10 @@ def hidden_size(ev) -> int:
         ev.trailing.b1.shape[0],
         ev.mutual.b1.shape[0],
         ev.mutual_trailing.b1.shape[0],
+        ev.anchor.b1.shape[0],
+        ev.mutual_anchor.b1.shape[0],
+        ev.trailing_anchor.b1.shape[0],
+        ev.mutual_trailing_anchor.b1.shape[0],
         ev.side.w2.shape[0],
     )
 
@@ -186,6 +217,10 @@ def _nets(ev):
         ev.trailing,
         ev.mutual,
         ev.mutual_trailing,
+        ev.anchor,
+        ev.mutual_anchor,
+        ev.trailing_anchor,
+        ev.mutual_trailing_anchor,
     )
 
 
@@ -411,6 +446,11 @@ NO_DATABASE, TWO_SIDED_DB, ONE_SIDED_DB = 0, 1, 2
 _MOVER_BACK = np.int64(((1 << 26) - 1) ^ ((1 << 19) - 1))
 #: where the opponent's are: the mover's home board (1..6) and the opponent's bar (0)
 _OPPONENT_BACK = np.int64((1 << 7) - 1)
+#: points of a position (mover's view) where two or more of the mover's checkers are an
+#: anchor (count for ``nn.has_anchor``): the opponent's home board (19..24), not the bar
+_MOVER_ANCHOR = np.int64(((1 << 25) - 1) ^ ((1 << 19) - 1))
+#: where two or more of the opponent's are: the mover's home board (1..6), not the bar
+_OPPONENT_ANCHOR = np.int64(((1 << 7) - 1) ^ 1)
 
 
 @kernel
@@ -534,7 +574,8 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
     by the opponent are evaluated incrementally from the parent's pre-activation
     (``ews.parent_h``, kept while ``ready``), and so are those of another contact stage
     (``CONTACT_CLASSES``: the pips crossing ``EARLY_PIPS``, the lead in the race changing
-    hands, a hit or the last checker back leaving making the position mutual or not) when
+    hands, a hit or the last checker back leaving making the position mutual or not, the
+    mover making an anchor or breaking his last one making it of an anchor class or not) when
     the parent is of one: from the parent's pre-activation by that class's net
     (``ews.parent_h`` when that net gives the parent class's, else a row of ``ews.stage_h``
     computed once a call when first needed, shared by the classes whose nets give the same).
@@ -543,8 +584,9 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
     # checkers on the board and pips before the play: was1 the mover's, was0 the opponent's
     was1, was0, my_pips, their_pips = _side_totals(pos)
     # the caller has ruled out a race; the parent's state is that of its swapped view, so its
-    # class is the opponent's view of it (contact_class is not symmetric; is_mutual is)
-    cls = contact_class(was0, was1, their_pips, my_pips, is_mutual(pos))
+    # class is the opponent's view of it (contact_class is not symmetric; is_mutual and
+    # has_anchor are)
+    cls = contact_class(was0, was1, their_pips, my_pips, is_mutual(pos), has_anchor(pos))
     stage = _is_stage(cls)
     tab = ev.tables[cls]
     ends = ews.group_ends
@@ -600,7 +642,8 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
                 # both sides' pips after the play (a branch-free pass that vectorises)
                 _, _, m_pips, t_pips = _side_totals(child)
                 mutual = (mp & _MOVER_BACK) != 0 and (op & _OPPONENT_BACK) != 0
-                ccls = contact_class(theirs, mine, t_pips, m_pips, mutual)
+                anchor = (mm & _MOVER_ANCHOR) != 0 or (om & _OPPONENT_ANCHOR) != 0
+                ccls = contact_class(theirs, mine, t_pips, m_pips, mutual, anchor)
         if ccls < 0 or (ccls != cls and not (stage and _is_stage(ccls))):
             _evaluate_after(child, ev, ews, t)
         else:

@@ -2,7 +2,8 @@
 
 A net is a :class:`~bgtui.engine.structs.Net` ``(w1 float32[NUM_INPUTS, H], b1 float32[H],
 w2 float32[5, H], b2 float32[5])``; ``nets`` is ``(contact_net, race_net, crashed_net,
-early_net, holding_net, trailing_net, mutual_net, mutual_trailing_net)``:
+early_net, holding_net, trailing_net, mutual_net, mutual_trailing_net, anchor_net,
+mutual_anchor_net, trailing_anchor_net, mutual_trailing_anchor_net)``:
 :func:`net_class` says which one values a position. Outputs are the five cumulative probabilities of
 conventions.md for the side on roll: win, win gammon, win backgammon, lose gammon,
 lose backgammon (lose = 1 - win).
@@ -24,7 +25,20 @@ from bgtui.engine.inputs import (
 from bgtui.engine.position import _side_totals, checkers_off, is_race
 from bgtui.engine.structs import Net
 
-CONTACT, RACE, CRASHED, EARLY, HOLDING, TRAILING, MUTUAL, MUTUAL_TRAILING = range(8)
+(
+    CONTACT,
+    RACE,
+    CRASHED,
+    EARLY,
+    HOLDING,
+    TRAILING,
+    MUTUAL,
+    MUTUAL_TRAILING,
+    ANCHOR,
+    MUTUAL_ANCHOR,
+    TRAILING_ANCHOR,
+    MUTUAL_TRAILING_ANCHOR,
+) = range(12)
 NET_NAMES = (
     "contact",
     "race",
@@ -34,28 +48,44 @@ NET_NAMES = (
     "trailing",
     "mutual",
     "mutual_trailing",
+    "anchor",
+    "mutual_anchor",
+    "trailing_anchor",
+    "mutual_trailing_anchor",
 )
 #: the classes valued by a contact net of a stage of the game (neither side has borne off)
-CONTACT_CLASSES = (CONTACT, EARLY, TRAILING, MUTUAL, MUTUAL_TRAILING)
+CONTACT_CLASSES = (
+    CONTACT,
+    EARLY,
+    TRAILING,
+    MUTUAL,
+    MUTUAL_TRAILING,
+    ANCHOR,
+    MUTUAL_ANCHOR,
+    TRAILING_ANCHOR,
+    MUTUAL_TRAILING_ANCHOR,
+)
 #: the classes of contact once a side has borne off: the side on roll (``CRASHED``) or only
 #: the other side (``HOLDING``)
 CRASHED_CLASSES = (CRASHED, HOLDING)
 
 
 @kernel(inline="always")
-def contact_class(mine, theirs, my_pips, their_pips, mutual):
+def contact_class(mine, theirs, my_pips, their_pips, mutual, anchor):
     """The class of a position in contact with ``mine`` (the side on roll's) and ``theirs``
     checkers on the board, pip counts ``my_pips`` and ``their_pips`` (a checker on the bar
-    counts 25) and ``mutual`` (:func:`is_mutual`: both sides have a checker back):
-    ``CRASHED`` once the side on roll has borne off a checker, whatever the other side did;
-    ``HOLDING`` once only the other side has (bear-offs against an anchor or a last blot,
-    where a single contact net erred most: a third of its squared error on a sixth of the
-    positions; a net for each side values held-out plays better than one); ``EARLY`` from
-    ``EARLY_PIPS`` pips of both sides together up; below, by the race and ``mutual``:
-    ``TRAILING`` where the side on roll is behind in the race (more pips than the other
-    side), ``MUTUAL_TRAILING`` where he is behind and ``mutual``, ``MUTUAL`` where he is not
-    behind and ``mutual``, otherwise ``CONTACT``. Not symmetric: ``mine`` and ``my_pips``
-    are the side on roll's."""
+    counts 25), ``mutual`` (:func:`is_mutual`: both sides have a checker back) and ``anchor``
+    (:func:`has_anchor`: a side has an anchor in the other side's home board): ``CRASHED``
+    once the side on roll has borne off a checker, whatever the other side did; ``HOLDING``
+    once only the other side has (bear-offs against an anchor or a last blot, where a single
+    contact net erred most: a third of its squared error on a sixth of the positions; a net
+    for each side values held-out plays better than one); ``EARLY`` from ``EARLY_PIPS`` pips
+    of both sides together up; below, by the race, ``mutual`` and ``anchor``: ``TRAILING``
+    where the side on roll is behind in the race (more pips than the other side),
+    ``MUTUAL_TRAILING`` where he is behind and ``mutual``, ``MUTUAL`` where he is not behind
+    and ``mutual``, otherwise ``CONTACT``; each of these four is its anchor class
+    (``TRAILING_ANCHOR``, ``MUTUAL_TRAILING_ANCHOR``, ``MUTUAL_ANCHOR``, ``ANCHOR``) where
+    ``anchor``. Not symmetric: ``mine`` and ``my_pips`` are the side on roll's."""
     if mine < 15:
         return CRASHED
     if theirs < 15:
@@ -63,8 +93,12 @@ def contact_class(mine, theirs, my_pips, their_pips, mutual):
     if my_pips + their_pips >= EARLY_PIPS:
         return EARLY
     if my_pips > their_pips:
-        return MUTUAL_TRAILING if mutual else TRAILING
-    return MUTUAL if mutual else CONTACT
+        if mutual:
+            return MUTUAL_TRAILING_ANCHOR if anchor else MUTUAL_TRAILING
+        return TRAILING_ANCHOR if anchor else TRAILING
+    if mutual:
+        return MUTUAL_ANCHOR if anchor else MUTUAL
+    return ANCHOR if anchor else CONTACT
 
 
 @kernel(inline="always")
@@ -81,13 +115,26 @@ def is_mutual(pos):
     return mine and theirs
 
 
+@kernel(inline="always")
+def has_anchor(pos):
+    """Whether a side of ``pos`` has an anchor: two checkers or more on one point of the other
+    side's home board, the side on roll on slots 19..24 (``pos[k] >= 2``) or the other side
+    on slots 1..6 (``pos[k] <= -2``); the bar (slots 0 and 25) never counts. Symmetric: the
+    same seen from either side."""
+    found = False
+    for k in range(6):
+        found |= pos[1 + k] <= -2
+        found |= pos[19 + k] >= 2
+    return found
+
+
 @kernel
 def net_class(pos):
     """Which net values ``pos``: ``RACE`` once contact is over, else :func:`contact_class`."""
     if is_race(pos):
         return RACE
     mine, theirs, my_pips, their_pips = _side_totals(pos)
-    return contact_class(mine, theirs, my_pips, their_pips, is_mutual(pos))
+    return contact_class(mine, theirs, my_pips, their_pips, is_mutual(pos), has_anchor(pos))
 
 
 @kernel

@@ -50,7 +50,8 @@ class Evaluator(NamedTuple):
     two_sided: np.ndarray  #: float32[rows, rows], ``bearoff`` two-sided win probabilities
     one_sided: np.ndarray  #: float32[rows, 2, turns], ``bearoff`` one-sided distributions
     tables: tuple  #: (contact, race, crashed, early, holding, trailing, mutual,
-    #: mutual_trailing) float32[rows, H] first-layer tables
+    #: mutual_trailing, anchor, mutual_anchor, trailing_anchor, mutual_trailing_anchor)
+    #: float32[rows, H] first-layer tables
     crashed: Net
     side: SideNet  #: values the races the bear-off databases do not, instead of ``race``
     early: Net  #: values contact from ``EARLY_PIPS`` pips up (may be the contact net)
@@ -63,6 +64,14 @@ class Evaluator(NamedTuple):
     #: net)
     mutual_trailing: Net  #: the same where the side on roll is behind (may be the trailing
     #: net)
+    anchor: Net  #: values the contact net's positions where a side has an anchor in the
+    #: other side's home board (``nn.has_anchor``; may be the contact net)
+    mutual_anchor: Net  #: the mutual net's positions where a side has an anchor (may be the
+    #: mutual net)
+    trailing_anchor: Net  #: the trailing net's positions where a side has an anchor (may be
+    #: the trailing net)
+    mutual_trailing_anchor: Net  #: the mutual trailing net's positions where a side has an
+    #: anchor (may be the mutual trailing net)
 
 
 class MoveWorkspace(NamedTuple):

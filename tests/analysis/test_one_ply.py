@@ -2,8 +2,8 @@
 reply by 0-ply equity, its 0-ply value, weights 1/36 and 2/36, from the mover's side; and the
 1-ply rows of ``rank_plays`` (money and match) carrying the blend of that value with the
 play's 0-ply value, weighted by the class of the position before the roll
-(``ONE_PLY_WEIGHTS0``: contact 0.25, early, trailing and the mutual classes too; race 0.0;
-crashed and holding 0.5)."""
+(``ONE_PLY_WEIGHTS0``: contact 0.25, early, trailing, the mutual and the anchor classes too;
+race 0.0; crashed and holding 0.5)."""
 
 from dataclasses import replace
 
@@ -106,26 +106,39 @@ def test_match_ranking_at_one_ply(an):
 
 def test_weights_by_class():
     """Contact 0.25 (early and later, ahead in the race or behind, a checker of each side
-    back or not), race 0.0 (the plain 1-ply), crashed 0.5 whichever side has borne off
-    (holding: only the side not on roll), by the position before the roll."""
+    back or not, an anchor or not), race 0.0 (the plain 1-ply), crashed 0.5 whichever side
+    has borne off (holding: only the side not on roll), by the position before the roll."""
+    from bgtui.engine import net_class
+    from bgtui.engine.nn import (
+        ANCHOR,
+        MUTUAL,
+        MUTUAL_ANCHOR,
+        MUTUAL_TRAILING,
+        MUTUAL_TRAILING_ANCHOR,
+        TRAILING,
+        TRAILING_ANCHOR,
+    )
+    from bgtui.engine.nn import CONTACT as CONTACT_CLASS
     from bgtui.engine.position import make_position
 
-    assert ONE_PLY_WEIGHTS0 == (0.25, 0.0, 0.5, 0.25, 0.5, 0.25, 0.25, 0.25)
-    # 258 pips: 132 of the side on roll against 126 (trailing), and seen by the other side
-    later = make_position({13: 6, 6: 9}, {24: 2, 6: 13})
-    ahead = format_position_id(swap_sides(later))
-    later = format_position_id(later)
-    # a checker of each side back: 109 pips against 108 (mutual trailing), and swapped
-    mutual = make_position({24: 1, 7: 1, 6: 13}, {24: 1, 6: 14})
-    mutual_ahead = format_position_id(swap_sides(mutual))
-    mutual = format_position_id(mutual)
+    assert ONE_PLY_WEIGHTS0 == (0.25, 0.0, 0.5, 0.25, 0.5, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25)
+    below = []  # positions of the classes below EARLY_PIPS, each seen by both sides
+    for mine, theirs, cls, swapped in (
+        # 258 pips: 132 of the side on roll against 126, the other side's anchor on his 1
+        # point; then 257, against 125 without the anchor
+        ({13: 6, 6: 9}, {24: 2, 6: 13}, TRAILING_ANCHOR, ANCHOR),
+        ({13: 6, 6: 9}, {24: 1, 23: 1, 6: 13}, TRAILING, CONTACT_CLASS),
+        # a checker of each side back: 109 pips against 108, and with an anchor each
+        ({24: 1, 7: 1, 6: 13}, {24: 1, 6: 14}, MUTUAL_TRAILING, MUTUAL),
+        ({24: 2, 7: 1, 6: 12}, {24: 2, 6: 13}, MUTUAL_TRAILING_ANCHOR, MUTUAL_ANCHOR),
+    ):
+        pos = make_position(mine, theirs)
+        assert (net_class(pos), net_class(swap_sides(pos))) == (cls, swapped)
+        below += [format_position_id(pos), format_position_id(swap_sides(pos))]
     holding = format_position_id(swap_sides(parse_position(CRASHED).position))
     for pid, w in (
         (CONTACT, 0.25),
-        (later, 0.25),
-        (ahead, 0.25),
-        (mutual, 0.25),
-        (mutual_ahead, 0.25),
+        *((pid, 0.25) for pid in below),
         (RACE, 0.0),
         (CRASHED, 0.5),
         (holding, 0.5),

@@ -1,5 +1,5 @@
-"""Weights files with and without a holding, a trailing, a mutual or a mutual trailing net:
-what loads, what is saved, the digest."""
+"""Weights files with and without a holding, a trailing, a mutual, a mutual trailing or an
+anchor net: what loads, what is saved, the digest."""
 
 import hashlib
 import json
@@ -25,14 +25,26 @@ TIES = (
     ("trailing", 5, 0, "trailing_is_contact"),
     ("mutual", 6, 0, "mutual_is_contact"),
     ("mutual_trailing", 7, 5, "mutual_trailing_is_trailing"),
+    ("anchor", 8, 0, "anchor_is_contact"),
+    ("mutual_anchor", 9, 6, "mutual_anchor_is_mutual"),
+    ("trailing_anchor", 10, 5, "trailing_anchor_is_trailing"),
+    ("mutual_trailing_anchor", 11, 7, "mutual_trailing_anchor_is_mutual_trailing"),
 )
 #: the flags of a file without mutual nets
 MUTUAL_FLAGS = {"mutual_is_contact", "mutual_trailing_is_trailing"}
+#: the flags of a file without anchor nets
+ANCHOR_FLAGS = {
+    "anchor_is_contact",
+    "mutual_anchor_is_mutual",
+    "trailing_anchor_is_trailing",
+    "mutual_trailing_anchor_is_mutual_trailing",
+}
 
 
 def _nets(k):
-    """``k`` distinct small nets (contact, race, crashed, early, holding, trailing, mutual,
-    mutual_trailing, as many as asked)."""
+    """``k`` distinct small nets (in ``NET_NAMES`` order: contact, race, crashed, early,
+    holding, trailing, mutual, mutual_trailing, anchor, mutual_anchor, trailing_anchor,
+    mutual_trailing_anchor; as many as asked)."""
     return tuple(init_net(6 if j != 1 else 4, 40 + j) for j in range(k))
 
 
@@ -77,26 +89,57 @@ def _digest_without_mutual(ev):
     return h.hexdigest()[:16]
 
 
+def _digest_without_anchor(ev):
+    """The digest of an evaluator whose anchor nets are the nets of the classes they split,
+    by what it is made of: as :func:`_digest_without_mutual`, and the mutual net unless it is
+    the contact net and the mutual trailing net unless it is the trailing net (what files
+    without anchor nets have always had)."""
+    h = hashlib.sha256()
+    nets = nets_of(ev)[:4] if ev.early is not ev.contact else nets_of(ev)[:3]
+    for net in nets:
+        h.update(net_digest(net).encode())
+    for name, to in (
+        ("holding", "crashed"),
+        ("trailing", "contact"),
+        ("mutual", "contact"),
+        ("mutual_trailing", "trailing"),
+    ):
+        if getattr(ev, name) is not getattr(ev, to):
+            h.update(name.encode())
+            h.update(net_digest(getattr(ev, name)).encode())
+    if ev.side.w2.shape[0] > 0:
+        h.update(net_digest(ev.side[1:]).encode())
+    for db in (ev.two_sided, ev.one_sided):
+        h.update(f"db{np.asarray(db).dtype.str}{np.asarray(db).shape};".encode())
+    return h.hexdigest()[:16]
+
+
 def _arrays(path):
     with np.load(path) as z:
         return {k: z[k] for k in z.files}
 
 
 def test_as_nets_ties_each_missing_net_to_the_net_of_its_class():
-    """Holding to crashed, trailing and mutual to contact, mutual trailing to trailing (the
-    contact net when trailing is)."""
-    c, r, k, e, h, t, m, mt = _nets(8)
+    """Holding to crashed, trailing, mutual and anchor to contact, mutual trailing and
+    trailing anchor to trailing, mutual anchor to mutual, mutual trailing anchor to mutual
+    trailing (each the net its tie's chain ends at)."""
+    c, r, k, e, h, t, m, mt, a, ma, ta, mta = _nets(12)
 
     def same(xs, ys):
         return len(xs) == len(ys) and all(x is y for x, y in zip(xs, ys))
 
-    assert same(as_nets((c, r)), (c, r, c, c, c, c, c, c))
-    assert same(as_nets((c, r, k)), (c, r, k, c, k, c, c, c))
-    assert same(as_nets((c, r, k, e)), (c, r, k, e, k, c, c, c))
-    assert same(as_nets((c, r, k, e, h)), (c, r, k, e, h, c, c, c))
-    assert same(as_nets((c, r, k, e, h, t)), (c, r, k, e, h, t, c, t))
-    assert same(as_nets((c, r, k, e, h, t, m)), (c, r, k, e, h, t, m, t))
-    assert same(as_nets((c, r, k, e, h, t, m, mt)), (c, r, k, e, h, t, m, mt))
+    assert same(as_nets((c, r)), (c, r, c, c, c, c, c, c, c, c, c, c))
+    assert same(as_nets((c, r, k)), (c, r, k, c, k, c, c, c, c, c, c, c))
+    assert same(as_nets((c, r, k, e)), (c, r, k, e, k, c, c, c, c, c, c, c))
+    assert same(as_nets((c, r, k, e, h)), (c, r, k, e, h, c, c, c, c, c, c, c))
+    assert same(as_nets((c, r, k, e, h, t)), (c, r, k, e, h, t, c, t, c, c, t, t))
+    assert same(as_nets((c, r, k, e, h, t, m)), (c, r, k, e, h, t, m, t, c, m, t, t))
+    assert same(as_nets((c, r, k, e, h, t, m, mt)), (c, r, k, e, h, t, m, mt, c, m, t, mt))
+    assert same(as_nets((c, r, k, e, h, t, m, mt, a)), (c, r, k, e, h, t, m, mt, a, m, t, mt))
+    nets = (c, r, k, e, h, t, m, mt, a, ma, ta, mta)
+    assert same(as_nets(nets[:10]), (*nets[:10], t, mt))
+    assert same(as_nets(nets[:11]), (*nets[:11], mt))
+    assert same(as_nets(nets), nets)
     ev = with_databases((c, r, k, e))
     assert ev.holding is ev.crashed and as_nets(ev)[4] is as_nets(ev)[2]
     ev = with_databases((c, r, k, e, h))
@@ -111,30 +154,52 @@ def test_as_nets_ties_each_missing_net_to_the_net_of_its_class():
     assert ev.tables[5] is not ev.tables[0]
     assert ev.mutual is ev.contact and ev.tables[6] is ev.tables[0]
     assert ev.mutual_trailing is ev.trailing and ev.tables[7] is ev.tables[5]
+    # the anchor nets tied to nets of their own
     ev = with_databases((c, r, k, e, h, t, m, mt))
     for j, net in ((6, m), (7, mt)):
-        assert all(np.array_equal(a, b) for a, b in zip(as_nets(ev)[j], net))
+        assert all(np.array_equal(x, y) for x, y in zip(as_nets(ev)[j], net))
     assert len({id(x) for x in ev.tables}) == 8
+    for j, to in ((8, 0), (9, 6), (10, 5), (11, 7)):
+        assert nets_of(ev)[j] is nets_of(ev)[to] and ev.tables[j] is ev.tables[to]
+    ev = with_databases(nets)
+    for j, net in enumerate(nets):
+        assert all(np.array_equal(x, y) for x, y in zip(as_nets(ev)[j], net))
+    assert len({id(x) for x in ev.tables}) == 12
     # an evaluator's fields as a plain tuple, or its first six (no early net and later)
     assert same(as_nets(tuple(ev)), nets_of(ev))
     c, r, k = ev.contact, ev.race, ev.crashed
-    assert same(as_nets(tuple(ev)[:6]), (c, r, k, c, k, c, c, c))
+    assert same(as_nets(tuple(ev)[:6]), (c, r, k, c, k, c, c, c, c, c, c, c))
 
 
 def test_tied_nets_follow_a_chain_to_the_net_of_its_own():
     """``tied_nets`` names the class of the net a tied net is: the end of its chain."""
-    nets = _nets(8)
+    nets = _nets(12)
+    anchors = [(8, 0), (9, 6), (10, 5), (11, 7)]
     assert tied_nets([with_databases(nets)]) == []
-    assert tied_nets([with_databases(nets[:6])]) == [(6, 0), (7, 5)]
-    assert tied_nets([with_databases(nets[:5])]) == [(5, 0), (6, 0), (7, 0)]
+    assert tied_nets([with_databases(nets[:8])]) == anchors
+    assert tied_nets([with_databases(nets[:6])]) == [
+        (6, 0),
+        (7, 5),
+        (8, 0),
+        (9, 0),
+        (10, 5),
+        (11, 5),
+    ]
+    assert tied_nets([with_databases(nets[:5])]) == [(k, 0) for k in range(5, 12)]
     # tied in one evaluator of two: not tied
     both = [with_databases(nets[:5]), with_databases(nets[:6])]
-    assert tied_nets(both) == [(6, 0), (7, 5)]
+    assert tied_nets(both) == [(6, 0), (7, 5), (8, 0), (9, 0), (10, 5), (11, 5)]
+    both = [with_databases(nets[:8]), with_databases(nets)]
+    assert tied_nets(both) == []
+    # anchor nets of their own, the mutual nets tied
+    c, t = nets[0], nets[5]
+    ev = with_databases((*nets[:6], c, t, *nets[8:]))
+    assert tied_nets([ev]) == [(6, 0), (7, 5)]
 
 
 @pytest.mark.parametrize("name, k, to, flag", TIES)
 def test_a_file_with_a_net_of_its_own_round_trips(tmp_path, name, k, to, flag):
-    nets = _nets(8)
+    nets = _nets(12)
     ev = with_databases(nets)
     save_weights(tmp_path / "w.npz", ev, {flag: True})
     data = _arrays(tmp_path / "w.npz")
@@ -153,7 +218,7 @@ def test_a_file_with_a_net_of_its_own_round_trips(tmp_path, name, k, to, flag):
 
 @pytest.mark.parametrize("name, k, to, flag", TIES)
 def test_a_file_without_a_net_loads_tied_and_saves_as_it_was(tmp_path, name, k, to, flag):
-    nets = list(_nets(8))
+    nets = list(_nets(12))
     nets[k] = nets[to]
     ev = with_databases(tuple(nets))
     assert nets_of(ev)[k] is nets_of(ev)[to] and ev.tables[k] is ev.tables[to]
@@ -186,8 +251,8 @@ def test_a_file_without_mutual_nets_keeps_its_digest_and_arrays(tmp_path, k):
     got, meta = load_weights(tmp_path / "w.npz")
     assert got.mutual is got.contact and got.mutual_trailing is got.trailing
     assert (got.trailing is got.contact) == (k == 5)
-    assert MUTUAL_FLAGS <= set(meta)
-    assert evaluator_digest(got) == _digest_without_mutual(got)
+    assert MUTUAL_FLAGS | ANCHOR_FLAGS <= set(meta)
+    assert evaluator_digest(got) == _digest_without_mutual(got) == _digest_without_anchor(got)
     if k == 5:
         assert evaluator_digest(got) == _digest_without_trailing(got)
     save_weights(tmp_path / "again.npz", got, meta)
@@ -196,20 +261,93 @@ def test_a_file_without_mutual_nets_keeps_its_digest_and_arrays(tmp_path, k):
     assert all(np.array_equal(again[key], data[key]) for key in data if key != "meta")
 
 
-def test_the_shipped_weights_have_a_net_for_every_class_and_save_round_trip(tmp_path):
-    """The shipped file has a net of its own for every class (no net is another and no tie
-    flag is set), the trailing and mutual nets count in its digest, and a copy saved and
-    loaded again holds every net's arrays with the same values and digest."""
+@pytest.mark.parametrize("k", [5, 6, 8])
+def test_a_file_without_anchor_nets_keeps_its_digest_and_arrays(tmp_path, k):
+    """A file without anchor nets (every file made before them), with mutual nets of its own
+    or without (and then with a trailing net of its own or without): loads with each anchor
+    net the net of the class it splits (the net that one is in turn: a chain), flagged; its
+    digest is what it has always been; saved again, the same arrays."""
+    nets = _nets(k)
+    save_weights(tmp_path / "w.npz", with_databases(nets), {})
+    data = _arrays(tmp_path / "w.npz")
+    assert sorted(key.rsplit("_", 1)[0] for key in data if key.endswith("_w1")) == sorted(
+        NET_NAMES[:k]
+    )
+    got, meta = load_weights(tmp_path / "w.npz")
+    assert got.anchor is got.contact and got.mutual_anchor is got.mutual
+    assert got.trailing_anchor is got.trailing
+    assert got.mutual_trailing_anchor is got.mutual_trailing
+    assert (got.mutual is got.contact) == (k < 8)
+    assert (got.mutual_trailing_anchor is got.contact) == (k == 5)
+    assert ANCHOR_FLAGS <= set(meta) and (MUTUAL_FLAGS <= set(meta)) == (k < 8)
+    assert evaluator_digest(got) == _digest_without_anchor(got)
+    save_weights(tmp_path / "again.npz", got, meta)
+    again = _arrays(tmp_path / "again.npz")
+    assert sorted(again) == sorted(data)
+    assert all(np.array_equal(again[key], data[key]) for key in data if key != "meta")
+
+
+def test_a_file_of_twelve_nets_evaluates_as_the_nets_it_was_saved_from(tmp_path):
+    """Twelve distinct nets saved and loaded again: every net its own, the same arrays and
+    digest, and the same values, bit for bit, of positions of every class (static values,
+    and the best play of each roll: the incremental path of move selection)."""
+    from bgtui.engine import (
+        MAX_PLAYS,
+        ROLLS,
+        best_play0,
+        evaluate0,
+        make_eval_workspace,
+        make_move_workspace,
+        net_class,
+    )
+    from tests.reference.games import game_positions
+
+    nets = tuple(init_net(8 if j != 1 else 4, 60 + j, scale=0.3) for j in range(12))
+    ev = with_databases(nets)
+    save_weights(tmp_path / "w.npz", ev, {})
+    got, meta = load_weights(tmp_path / "w.npz")
+    assert not set(meta) & (ANCHOR_FLAGS | MUTUAL_FLAGS)
+    assert tied_nets([got]) == [] and len({id(x) for x in nets_of(got)}) == 12
+    assert evaluator_digest(got) == evaluator_digest(ev) != _digest_without_anchor(ev)
+    positions = [np.asarray(p, dtype=np.int8) for p in game_positions(5, 8)]
+    classes = {net_class(p) for p in positions}
+    assert set(range(12)) - classes <= {4}, classes  # every class but (perhaps) holding
+    out = np.zeros((MAX_PLAYS, 26), dtype=np.int8)
+    moves = np.zeros((MAX_PLAYS, 8), dtype=np.int8)
+    b5 = np.zeros(5, dtype=np.float32)
+    for e in (ev, got):
+        mws, ews = make_move_workspace(), make_eval_workspace(8)
+        vals = []
+        for pos in positions[::3]:
+            vals.append(evaluate0(pos, e))
+            for d1, d2 in ROLLS[::4]:
+                b, _ = best_play0(pos, int(d1), int(d2), e, mws, ews, out, moves, b5)
+                vals.append(np.concatenate([b5, [b]]))
+        if e is ev:
+            want = np.concatenate(vals)
+    assert np.array_equal(np.concatenate(vals), want)
+
+
+def test_the_shipped_weights_tie_exactly_their_anchor_nets_and_save_round_trip(tmp_path):
+    """The shipped file has a net of its own for every class but the four anchor classes,
+    whose nets are the nets of the classes they split (those tie flags alone are set); the
+    trailing and mutual nets count in its digest, which is what it was before there were
+    anchor nets; a copy saved and loaded again holds the same nets' arrays (and none of the
+    anchor nets') with the same values and digest."""
     ev, meta = load_weights("bgtui-0.npz")
     nets = nets_of(ev)
-    assert len({id(net) for net in nets}) == len(NET_NAMES)
-    assert not any(key.endswith(("_is_contact", "_is_crashed", "_is_trailing")) for key in meta)
+    assert len({id(net) for net in nets}) == len(NET_NAMES) - 4 == 8
+    assert tied_nets([ev]) == [(8, 0), (9, 6), (10, 5), (11, 7)]
+    assert {key for key in meta if "_is_" in key} == ANCHOR_FLAGS
+    assert evaluator_digest(ev) == _digest_without_anchor(ev)
     assert evaluator_digest(ev) != _digest_without_mutual(ev)
     assert evaluator_digest(ev) != _digest_without_trailing(ev)
     save_weights(tmp_path / "copy.npz", ev, meta)
     arrays = _arrays(tmp_path / "copy.npz")
-    assert all(f"{name}_{part}" in arrays for name in NET_NAMES for part in ("w1", "b2"))
+    for name in NET_NAMES:
+        assert all((f"{name}_{part}" in arrays) == ("anchor" not in name) for part in ("w1", "b2"))
     got = load_weights(tmp_path / "copy.npz")[0]
     assert evaluator_digest(got) == evaluator_digest(ev)
+    assert tied_nets([got]) == tied_nets([ev])
     for mine, theirs in zip(nets_of(got), nets):
         assert all(np.array_equal(x, y) for x, y in zip(mine, theirs))

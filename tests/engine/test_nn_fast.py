@@ -15,6 +15,7 @@ from bgtui.engine.evaluate import (
 from bgtui.engine.inputs import NUM_INPUTS, NUM_NONLINEAR, _fill_inputs, _fill_nonlinear
 from bgtui.engine.movegen import _generate_plays, generate_plays, make_workspace
 from bgtui.engine.nn import (
+    ANCHOR,
     CONTACT,
     CONTACT_CLASSES,
     CRASHED,
@@ -22,9 +23,13 @@ from bgtui.engine.nn import (
     EARLY,
     HOLDING,
     MUTUAL,
+    MUTUAL_ANCHOR,
     MUTUAL_TRAILING,
+    MUTUAL_TRAILING_ANCHOR,
+    NET_NAMES,
     RACE,
     TRAILING,
+    TRAILING_ANCHOR,
     _finish,
     _forward,
     _preact_child,
@@ -32,6 +37,7 @@ from bgtui.engine.nn import (
     _sigmoid,
     _sigmoid_inplace,
     contact_class,
+    has_anchor,
     is_mutual,
     make_tables,
     make_terms,
@@ -39,6 +45,27 @@ from bgtui.engine.nn import (
 )
 from tests.engine.test_movegen_reference import _random_position
 from tests.reference.games import game_positions
+
+#: the contact classes below ``EARLY_PIPS`` where neither side has borne off: not behind in
+#: the race and behind, without and with a checker of each side back, without and with an
+#: anchor
+_BELOW = (
+    CONTACT,
+    TRAILING,
+    MUTUAL,
+    MUTUAL_TRAILING,
+    ANCHOR,
+    MUTUAL_ANCHOR,
+    TRAILING_ANCHOR,
+    MUTUAL_TRAILING_ANCHOR,
+)
+#: each class below ``EARLY_PIPS`` without an anchor and its anchor class
+_ANCHOR_OF = {
+    CONTACT: ANCHOR,
+    MUTUAL: MUTUAL_ANCHOR,
+    TRAILING: TRAILING_ANCHOR,
+    MUTUAL_TRAILING: MUTUAL_TRAILING_ANCHOR,
+}
 
 
 def test_fast_sigmoid_is_the_logistic_function_to_float_precision():
@@ -56,13 +83,23 @@ def test_fast_sigmoid_is_the_logistic_function_to_float_precision():
 
 def _positions():
     """Positions of games, odd ones and bear-offs against an anchor; those where a side has
-    borne off also seen from the other side (who has borne off decides the net)."""
+    borne off also seen from the other side (who has borne off decides the net); then more
+    positions of games below ``EARLY_PIPS`` (at most 45 of each class there), so that each of
+    the eight classes there has its share."""
     out = game_positions(21, 12)
     rng = np.random.default_rng(22)
     for kind in ("bar", "scatter", "bearoff"):
         out += [_random_position(rng, kind) for _ in range(60)]
     out = [np.asarray(p, dtype=np.int8) for p in out] + _bear_off_positions(rng, 60)
-    return out + [_swapped(p) for p in out if net_class(p) in CRASHED_CLASSES]
+    out += [_swapped(p) for p in out if net_class(p) in CRASHED_CLASSES]
+    more = {k: 0 for k in _BELOW}
+    for p in game_positions(23, 16):
+        p = np.asarray(p, dtype=np.int8)
+        k = net_class(p)
+        if k in more and more[k] < 45:
+            more[k] += 1
+            out.append(p)
+    return out
 
 
 def _swapped(pos):
@@ -70,24 +107,24 @@ def _swapped(pos):
     return (-np.asarray(pos)[::-1]).astype(np.int8)
 
 
-def _eight_nets():
-    """The shipped contact and race nets and, as the crashed, the early, the holding, the
-    trailing, the mutual and the mutual trailing net, the contact net with its weights
-    perturbed six ways: a position valued by the wrong net shows."""
+def _twelve_nets():
+    """The shipped contact and race nets and, as each of the other ten nets (crashed, early,
+    holding, trailing, the mutual and the anchor nets, in ``NET_NAMES`` order), the contact
+    net with its weights perturbed ten ways: a position valued by the wrong net shows."""
     ev = load_weights("bgtui-0.npz")[0]
     rng = np.random.default_rng(31)
-    crashed, early, holding, trailing, mutual, mutual_trailing = (
+    rest = tuple(
         tuple((a + rng.normal(0, 0.05, a.shape)).astype(np.float32) for a in ev[0])
-        for _ in range(6)
+        for _ in range(len(NET_NAMES) - 2)
     )
-    return ev[0], ev[1], crashed, early, holding, trailing, mutual, mutual_trailing
+    return (ev[0], ev[1], *rest)
 
 
 def _nets_and_tables():
     """(net, its tables) per ``net_class``: the features that are sums over the points are
     folded into the tables, the contact ones only in the contact nets' (every net but the
     race net)."""
-    nets = _eight_nets()
+    nets = _twelve_nets()
     return [(net, make_tables(net, race=k == RACE)) for k, net in enumerate(nets)]
 
 
@@ -98,7 +135,7 @@ def test_table_forward_equals_dense_forward():
     feats = np.zeros(2 * NUM_NONLINEAR, dtype=np.float32)
     o_dense = np.zeros(5, dtype=np.float32)
     o_tab = np.zeros(5, dtype=np.float32)
-    classes = [0] * 8
+    classes = [0] * len(NET_NAMES)
     for pos in _positions():
         cls = net_class(pos)
         classes[cls] += 1
@@ -174,10 +211,10 @@ def test_best_play_with_incremental_children_equals_each_child_evaluated_alone()
     and without the bear-off databases."""
     from bgtui.engine.evaluate import _best_child
 
-    nets = _eight_nets()
+    nets = _twelve_nets()
     rng = np.random.default_rng(8)
     best5 = np.zeros(5, dtype=np.float32)
-    counts = [0] * 8
+    counts = [0] * len(NET_NAMES)
     for bearoff in (False, True):
         ev = with_databases(nets, bearoff=bearoff)
         ews = make_eval_workspace()
@@ -194,6 +231,7 @@ def test_best_play_with_incremental_children_equals_each_child_evaluated_alone()
     assert counts[RACE] > 20 and counts[0] > 50 and counts[CRASHED] > 20 and counts[EARLY] > 50
     assert counts[HOLDING] > 20 and counts[TRAILING] > 50
     assert counts[MUTUAL] > 30 and counts[MUTUAL_TRAILING] > 30
+    assert min(counts[k] for k in _ANCHOR_OF.values()) > 30, counts
 
 
 def test_best_play_reusing_the_parent_state_over_the_21_rolls_equals_each_child_alone():
@@ -204,9 +242,9 @@ def test_best_play_reusing_the_parent_state_over_the_21_rolls_equals_each_child_
     the path with ``ready`` a constant 0, ``_best_child``, was right: both are checked.)"""
     from bgtui.engine.evaluate import _best_child_from
 
-    nets = _eight_nets()
+    nets = _twelve_nets()
     best5 = np.zeros(5, dtype=np.float32)
-    checked = [0] * 8
+    checked = [0] * len(NET_NAMES)
     for bearoff in (False, True):
         ev = with_databases(nets, bearoff=bearoff)
         ews = make_eval_workspace()
@@ -232,7 +270,7 @@ def test_every_play_across_the_early_boundary_is_valued_by_its_own_net():
     has the probabilities it has evaluated alone."""
     from bgtui.engine.constants import EARLY_PIPS
 
-    ev = with_databases(_eight_nets(), bearoff=False)
+    ev = with_databases(_twelve_nets(), bearoff=False)
     ews = make_eval_workspace()
     crossed = {"fall": 0, "rise": 0}
     for pos in _positions():
@@ -297,17 +335,19 @@ def _bear_off_positions(rng, n):
 
 
 def test_every_play_in_move_selection_is_valued_by_the_net_of_its_own_class():
-    """With eight different nets, every play of every roll of positions of every contact
+    """With twelve different nets, every play of every roll of positions of every contact
     class, each a group of its own in ``_best_in_groups`` (the incremental path of move
     selection: the parent's state is that of the opponent's view, whose class is not the
     mover's), has the probabilities it has evaluated alone by the net of its class: plays
     where either side has borne off, where the mover bears off his first checker (from
     contact or early contact to holding, the opponent on roll), across ``EARLY_PIPS``, where
     the lead in the race changes hands (the mover's pips falling by the roll, a hit adding to
-    the opponent's), and where the position becomes mutual (a hit, the mover having a
-    checker back) or stops being so (the mover's last checker back running).
+    the opponent's), where the position becomes mutual (a hit, the mover having a checker
+    back) or stops being so (the mover's last checker back running), and where it becomes an
+    anchor class (the mover making an anchor in the opponent's home board) or stops being one
+    (the mover breaking his last anchor there).
     """
-    ev = with_databases(_eight_nets(), bearoff=False)
+    ev = with_databases(_twelve_nets(), bearoff=False)
     ews = make_eval_workspace()
     rng = np.random.default_rng(40)
     positions = [p for p in _positions()[::3] if net_class(p) != RACE]
@@ -315,6 +355,7 @@ def test_every_play_in_move_selection_is_valued_by_the_net_of_its_own_class():
     seen = {}  # (the parent's class, the play's), both with the opponent on roll
     by_hit = 0  # plays a hit moves between the classes ahead and behind in the race
     flips = {}  # (the parent's class, the play's, "hit" or "run"): mutual made or ended
+    anchors = {}  # (the parent's class, the play's, "made" or "broken"): an anchor
     for pos in positions:
         before = net_class(_swapped(pos))
         for d1 in range(1, 7):
@@ -328,26 +369,39 @@ def test_every_play_in_move_selection_is_valued_by_the_net_of_its_own_class():
                         if is_mutual(child) != is_mutual(pos):
                             how = (*key, "hit" if is_mutual(child) else "run")
                             flips[how] = flips.get(how, 0) + 1
+                        if has_anchor(child) != has_anchor(pos):
+                            how = (*key, "made" if has_anchor(child) else "broken")
+                            anchors[how] = anchors.get(how, 0) + 1
     # (a play cannot take the opponent from behind in the race to ahead: TRAILING to CONTACT)
     for key in (
         (CRASHED, CRASHED),
         (HOLDING, HOLDING),
         (TRAILING, HOLDING),
+        (TRAILING_ANCHOR, HOLDING),
         (EARLY, CONTACT),
         (EARLY, TRAILING),
         (EARLY, MUTUAL),
         (EARLY, MUTUAL_TRAILING),
+        (EARLY, ANCHOR),
+        (EARLY, MUTUAL_ANCHOR),
+        (EARLY, TRAILING_ANCHOR),
+        (EARLY, MUTUAL_TRAILING_ANCHOR),
         (CONTACT, CONTACT),
         (CONTACT, TRAILING),
         (TRAILING, TRAILING),
         (MUTUAL, MUTUAL),
         (MUTUAL, MUTUAL_TRAILING),
         (MUTUAL_TRAILING, MUTUAL_TRAILING),
+        (ANCHOR, ANCHOR),
+        (MUTUAL_ANCHOR, MUTUAL_ANCHOR),
+        (MUTUAL_ANCHOR, MUTUAL_TRAILING_ANCHOR),
+        (TRAILING_ANCHOR, TRAILING_ANCHOR),
+        (MUTUAL_TRAILING_ANCHOR, MUTUAL_TRAILING_ANCHOR),
     ):
         assert seen.get(key, 0) > 50, (key, seen)
     # a hit lifts the pips over EARLY_PIPS
-    for key in ((CONTACT, EARLY), (TRAILING, EARLY), (MUTUAL, EARLY), (MUTUAL_TRAILING, EARLY)):
-        assert seen.get(key, 0) > 5, (key, seen)
+    for key in _BELOW:
+        assert seen.get((key, EARLY), 0) > 5, (key, seen)
     assert sum(n for (b, c), n in seen.items() if b != c and c != RACE) > 500, seen
     assert by_hit > 50, by_hit
     # a hit makes the position mutual, the mover's last checker back running ends it
@@ -356,20 +410,35 @@ def test_every_play_in_move_selection_is_valued_by_the_net_of_its_own_class():
         (TRAILING, MUTUAL_TRAILING, "hit"),
         (MUTUAL, CONTACT, "run"),
         (MUTUAL_TRAILING, TRAILING, "run"),
+        (ANCHOR, MUTUAL_ANCHOR, "hit"),
+        (MUTUAL_ANCHOR, ANCHOR, "run"),
+        (MUTUAL_TRAILING_ANCHOR, TRAILING_ANCHOR, "run"),
     ):
         assert flips.get(key, 0) > 50, (key, flips)
-
-
-#: the contact classes below ``EARLY_PIPS`` where neither side has borne off: not behind in
-#: the race and behind, without and with a checker of each side back
-_BELOW = (CONTACT, TRAILING, MUTUAL, MUTUAL_TRAILING)
+    # the mover makes an anchor in the opponent's home board, or breaks his last one there
+    for key in (
+        (CONTACT, ANCHOR, "made"),
+        (MUTUAL, MUTUAL_ANCHOR, "made"),
+        (MUTUAL, MUTUAL_TRAILING_ANCHOR, "made"),
+        (ANCHOR, CONTACT, "broken"),
+        (ANCHOR, TRAILING, "broken"),
+        (MUTUAL_ANCHOR, MUTUAL, "broken"),
+        (MUTUAL_ANCHOR, MUTUAL_TRAILING, "broken"),
+        (MUTUAL_TRAILING_ANCHOR, MUTUAL_TRAILING, "broken"),
+    ):
+        assert anchors.get(key, 0) > 30, (key, anchors)
+    for key in (
+        (CONTACT, TRAILING_ANCHOR, "made"),
+        (MUTUAL_TRAILING, MUTUAL_TRAILING_ANCHOR, "made"),
+    ):
+        assert anchors.get(key, 0) > 5, (key, anchors)
 
 
 def _class_by_hit(pos, child):
     """Whether the hits of the play from ``pos`` to ``child`` (mover's view) move the child
     (the opponent on roll) between a class ahead in the race and one behind (``CONTACT``
-    and ``TRAILING``, or ``MUTUAL`` and ``MUTUAL_TRAILING``): its class with the hit
-    checkers' pips added to the opponent's, against its class without."""
+    and ``TRAILING``, ``MUTUAL`` and ``MUTUAL_TRAILING``, or their anchor classes): its
+    class with the hit checkers' pips added to the opponent's, against its class without."""
     from bgtui.engine.position import _side_totals
 
     sc = _swapped(child)
@@ -379,7 +448,7 @@ def _class_by_hit(pos, child):
     gone = np.maximum(-pos.astype(np.int64), 0)[1:25] - np.maximum(-child.astype(np.int64), 0)[1:25]
     gain = int((np.maximum(gone, 0) * slots[1:25]).sum())  # a checker hit on k goes to 25
     mine, theirs, my_pips, their_pips = _side_totals(sc)
-    without = contact_class(mine, theirs, my_pips - gain, their_pips, is_mutual(sc))
+    without = contact_class(mine, theirs, my_pips - gain, their_pips, is_mutual(sc), has_anchor(sc))
     return gain > 0 and without != net_class(sc) and without in _BELOW
 
 
@@ -399,7 +468,7 @@ def _gathered_rolls(pos, ev):
 
 
 def test_the_21_rolls_valued_in_one_call_value_each_play_by_the_net_of_its_own_class():
-    """With eight different nets, the plays of the 21 rolls of positions of every contact
+    """With twelve different nets, the plays of the 21 rolls of positions of every contact
     class gathered and valued in one call of ``_best_in_groups``, a group per roll (the
     shape of variance reduction and of the 1-ply: groups whose plays are of different
     classes, the classes alternating from group to group), give each roll the best play and
@@ -409,7 +478,7 @@ def test_the_21_rolls_valued_in_one_call_value_each_play_by_the_net_of_its_own_c
     has the probabilities it has evaluated alone."""
     from bgtui.engine.evaluate import _best_child_from, _best_in_groups
 
-    ev = with_databases(_eight_nets(), bearoff=False)
+    ev = with_databases(_twelve_nets(), bearoff=False)
     ews = make_eval_workspace()
     best5 = np.zeros(5, dtype=np.float32)
     rng = np.random.default_rng(41)
@@ -443,18 +512,33 @@ def test_the_21_rolls_valued_in_one_call_value_each_play_by_the_net_of_its_own_c
     assert calls["mixed"] > 40 and calls["alternating"] > 20, calls
 
 
-def test_tied_mutual_nets_value_every_play_as_the_nets_they_are():
-    """Weights without mutual nets of their own (the mutual net the contact net, the mutual
-    trailing net the trailing net, which may itself be the contact net): every play of the 21
-    rolls of positions of every contact class, each a group of its own in calls across the
-    rolls, has the probabilities it has evaluated alone, by the net it is tied to."""
-    nets = _eight_nets()
+def test_tied_nets_value_every_play_as_the_nets_they_are():
+    """Weights without anchor nets of their own (each the net of the class it splits: the
+    anchor net the contact net, the mutual anchor net the mutual net, the trailing anchor net
+    the trailing net, the mutual trailing anchor net the mutual trailing net), and without
+    mutual nets either (the mutual net the contact net, the mutual trailing net the trailing
+    net, which may itself be the contact net: chains of ties), or with anchor nets of their
+    own but no mutual nets: every play of the 21 rolls of positions of every contact class,
+    each a group of its own in calls across the rolls, has the probabilities it has
+    evaluated alone, by the net it is tied to."""
+    nets = _twelve_nets()
+    c, t = nets[0], nets[5]
     rng = np.random.default_rng(42)
     positions = [p for p in _positions()[2::10] if net_class(p) != RACE]
     positions += _bear_off_positions(rng, 4)
-    for tied in (nets[:6], nets[:5]):  # trailing a net of its own, then the contact net
+    for tied in (nets[:8], nets[:6], nets[:5], (*nets[:6], c, t, *nets[8:])):
         ev = with_databases(tied, bearoff=False)
-        assert ev.mutual is ev.contact and ev.mutual_trailing is ev.trailing
+        if len(tied) < len(NET_NAMES):
+            assert ev.anchor is ev.contact and ev.mutual_anchor is ev.mutual
+            assert ev.trailing_anchor is ev.trailing
+            assert ev.mutual_trailing_anchor is ev.mutual_trailing
+        if len(tied) < 8:
+            assert ev.mutual is ev.contact and ev.mutual_trailing is ev.trailing
+        if len(tied) < 6:
+            assert ev.mutual_trailing_anchor is ev.contact
+        if len(tied) == len(NET_NAMES):
+            assert ev.mutual is ev.contact and ev.mutual_trailing is ev.trailing
+            assert len({id(x) for x in (ev.anchor, ev.mutual_anchor, ev.contact)}) == 3
         ews = make_eval_workspace()
         for pos in positions:
             children, values, _, _ = _gathered_rolls(pos, ev)
@@ -480,25 +564,36 @@ def test_net_class_by_hand():
     assert net_class(make_position({6: 5, 5: 5}, {6: 15})) == RACE
     # the player has borne off 3 and the opponent still holds an anchor on the player's 1 point
     assert net_class(make_position({6: 4, 5: 4, 4: 4}, {24: 2, 6: 13})) == CRASHED
-    # 75 pips against 126: ahead in the race
-    assert net_class(make_position({6: 5, 5: 5, 4: 5}, {24: 2, 6: 13})) == CONTACT
+    # 75 pips against 126: ahead in the race (the opponent's anchor on the 1 point: the
+    # anchor class)
+    assert net_class(make_position({6: 5, 5: 5, 4: 5}, {24: 2, 6: 13})) == ANCHOR
+    assert net_class(make_position({6: 5, 5: 5, 4: 5}, {24: 1, 23: 1, 6: 13})) == CONTACT
     # 132 + 126 = 258 pips together, then 133 + 126 = 259 (EARLY_PIPS)
     assert EARLY_PIPS == 259
-    assert net_class(make_position({13: 6, 6: 9}, {24: 2, 6: 13})) == TRAILING  # 132 > 126
+    assert net_class(make_position({13: 6, 6: 9}, {24: 2, 6: 13})) == TRAILING_ANCHOR  # 132 > 126
+    assert net_class(make_position({13: 6, 6: 9}, {24: 1, 18: 1, 7: 1, 6: 12})) == TRAILING
     assert net_class(make_position({13: 6, 7: 1, 6: 8}, {24: 2, 6: 13})) == EARLY
     # the same seen from the other side (pips together are the same)
     assert net_class(make_position({24: 2, 6: 13}, {13: 6, 7: 1, 6: 8})) == EARLY
-    assert net_class(make_position({24: 2, 6: 13}, {13: 6, 6: 9})) == CONTACT  # 126 < 132
+    assert net_class(make_position({24: 2, 6: 13}, {13: 6, 6: 9})) == ANCHOR  # 126 < 132
     # even in the race: not behind (neither side back, then both)
     assert net_class(make_position({18: 2, 6: 13}, {18: 2, 6: 13})) == CONTACT  # 114 each
     assert net_class(make_position({18: 2, 8: 1, 6: 12}, {18: 2, 6: 13})) == TRAILING  # 116
-    assert net_class(make_position({24: 2, 6: 13}, {24: 2, 6: 13})) == MUTUAL  # 126 each
-    assert net_class(make_position({24: 2, 7: 1, 6: 12}, {24: 2, 6: 13})) == MUTUAL_TRAILING
+    assert net_class(make_position({24: 1, 23: 1, 6: 13}, {24: 1, 23: 1, 6: 13})) == MUTUAL
+    assert net_class(make_position({24: 2, 6: 13}, {24: 2, 6: 13})) == MUTUAL_ANCHOR  # 126
+    assert (
+        net_class(make_position({24: 1, 23: 1, 8: 1, 6: 12}, {24: 1, 23: 1, 6: 13}))
+        == MUTUAL_TRAILING
+    )
+    assert net_class(make_position({24: 2, 7: 1, 6: 12}, {24: 2, 6: 13})) == MUTUAL_TRAILING_ANCHOR
     # a checker on the bar counts 25: 25 + 24 + 78 = 127 against 126, behind
-    assert net_class(make_position({25: 1, 24: 1, 6: 13}, {24: 2, 6: 13})) == MUTUAL_TRAILING
+    assert (
+        net_class(make_position({25: 1, 24: 1, 6: 13}, {24: 1, 23: 1, 7: 1, 6: 12}))
+        == MUTUAL_TRAILING
+    )
     assert net_class(make_position({25: 1, 18: 1, 6: 13}, {18: 2, 6: 13})) == TRAILING  # 121
     # the opponent's checker on the bar: 126 against 127, ahead
-    assert net_class(make_position({24: 2, 6: 13}, {25: 1, 24: 1, 6: 13})) == MUTUAL
+    assert net_class(make_position({24: 2, 6: 13}, {25: 1, 24: 1, 6: 13})) == MUTUAL_ANCHOR
     assert net_class(make_position({18: 2, 6: 13}, {25: 1, 18: 1, 6: 13})) == CONTACT
 
     # only the opponent has borne off: holding; seen by him, crashed (he has borne off)
@@ -508,19 +603,25 @@ def test_net_class_by_hand():
     assert net_class(make_position({24: 1, 6: 13}, {6: 14})) == CRASHED
     assert net_class(make_position({6: 14}, {24: 1, 6: 13})) == CRASHED
     # the side on roll's checkers and pips first: not symmetric
-    for mutual, ahead, behind in ((False, CONTACT, TRAILING), (True, MUTUAL, MUTUAL_TRAILING)):
-        assert contact_class(15, 15, 128, 128, mutual) == ahead  # even
-        assert contact_class(15, 15, 128, 129, mutual) == ahead  # ahead by a pip
-        assert contact_class(15, 15, 129, 128, mutual) == behind  # behind by a pip
-        assert contact_class(15, 15, 129, 129, mutual) == ahead  # even, 258 together
-        assert contact_class(15, 15, 130, 129, mutual) == EARLY  # 259 together
-        assert contact_class(15, 15, EARLY_PIPS - 101, 100, mutual) == behind  # 258 together
-        assert contact_class(15, 15, EARLY_PIPS - 100, 100, mutual) == EARLY  # 259 together
+    for mutual, anchor, ahead, behind in (
+        (False, False, CONTACT, TRAILING),
+        (True, False, MUTUAL, MUTUAL_TRAILING),
+        (False, True, ANCHOR, TRAILING_ANCHOR),
+        (True, True, MUTUAL_ANCHOR, MUTUAL_TRAILING_ANCHOR),
+    ):
+        flags = (mutual, anchor)
+        assert contact_class(15, 15, 128, 128, *flags) == ahead  # even
+        assert contact_class(15, 15, 128, 129, *flags) == ahead  # ahead by a pip
+        assert contact_class(15, 15, 129, 128, *flags) == behind  # behind by a pip
+        assert contact_class(15, 15, 129, 129, *flags) == ahead  # even, 258 together
+        assert contact_class(15, 15, 130, 129, *flags) == EARLY  # 259 together
+        assert contact_class(15, 15, EARLY_PIPS - 101, 100, *flags) == behind  # 258 together
+        assert contact_class(15, 15, EARLY_PIPS - 100, 100, *flags) == EARLY  # 259 together
         for mp, tp in ((50, 50), (60, 40), (40, 60), (200, 100), (100, 200)):
-            assert contact_class(14, 15, mp, tp, mutual) == CRASHED
-            assert contact_class(15, 14, mp, tp, mutual) == HOLDING
-            assert contact_class(3, 12, mp, tp, mutual) == CRASHED
-            assert contact_class(12, 3, mp, tp, mutual) == CRASHED
+            assert contact_class(14, 15, mp, tp, *flags) == CRASHED
+            assert contact_class(15, 14, mp, tp, *flags) == HOLDING
+            assert contact_class(3, 12, mp, tp, *flags) == CRASHED
+            assert contact_class(12, 3, mp, tp, *flags) == CRASHED
 
 
 def test_mutual_classes_by_hand():
@@ -543,12 +644,122 @@ def test_mutual_classes_by_hand():
     # only one side back: the other side's checker on the 18 point (his 7) is out
     assert net_class(make_position({18: 1, 6: 14}, {24: 1, 6: 14})) == CONTACT  # 102 < 108
     assert net_class(make_position({24: 1, 6: 14}, {18: 1, 6: 14})) == TRAILING  # 108 > 102
-    assert net_class(make_position({24: 2, 6: 13}, {13: 6, 6: 9})) == CONTACT  # 126 < 132
-    assert net_class(make_position({13: 6, 6: 9}, {24: 2, 6: 13})) == TRAILING  # 132 > 126
+    assert net_class(make_position({24: 1, 23: 1, 6: 13}, {13: 6, 6: 9})) == CONTACT  # 125
+    assert net_class(make_position({13: 6, 6: 9}, {24: 1, 23: 1, 6: 13})) == TRAILING  # 132
     # both back but from EARLY_PIPS up, or a side borne off: not split
     assert net_class(np.array(OPENING_POSITION, dtype=np.int8)) == EARLY
     assert net_class(make_position({24: 1, 6: 13}, {24: 1, 6: 14})) == CRASHED
     assert net_class(make_position({24: 1, 6: 14}, {24: 1, 6: 13})) == HOLDING
+
+
+def test_anchor_classes_by_hand():
+    """Below ``EARLY_PIPS``, neither side borne off: each of ``CONTACT``, ``MUTUAL``,
+    ``TRAILING`` and ``MUTUAL_TRAILING`` is its anchor class (``ANCHOR``, ``MUTUAL_ANCHOR``,
+    ``TRAILING_ANCHOR``, ``MUTUAL_TRAILING_ANCHOR``) where a side has an anchor: two checkers
+    or more on one point of the other side's home board, either side's, the side on roll's or
+    the other's; two on the bar, or two on the 7 point, are none."""
+    from bgtui.engine.constants import OPENING_POSITION
+    from bgtui.engine.position import make_position
+
+    # the side on roll's anchor (his 20 point), then the other side's (the side on roll's 5)
+    assert net_class(make_position({20: 2, 6: 13}, {13: 4, 6: 11})) == ANCHOR  # 118 < 118
+    assert net_class(make_position({13: 4, 6: 11}, {20: 2, 6: 13})) == ANCHOR
+    assert net_class(make_position({20: 3, 4: 12}, {13: 4, 6: 11})) == ANCHOR  # three, 108
+    # no anchor: split over two points, on the bar, or on the 7 point (out of the board)
+    assert net_class(make_position({20: 1, 21: 1, 5: 13}, {13: 4, 6: 11})) == CONTACT  # 106
+    assert net_class(make_position({25: 2, 6: 13}, {13: 4, 6: 11})) == TRAILING  # 128
+    assert net_class(make_position({18: 2, 6: 13}, {13: 4, 6: 11})) == CONTACT  # 114
+    # a side's anchor and the other side's blot back: mutual anchor (118 against 136)
+    assert net_class(make_position({20: 2, 6: 13}, {24: 1, 13: 4, 6: 10})) == MUTUAL_ANCHOR
+    assert net_class(make_position({24: 1, 13: 4, 6: 10}, {20: 2, 6: 13})) == (
+        MUTUAL_TRAILING_ANCHOR
+    )
+    # behind, the other side's anchor: trailing anchor (132 against 126)
+    assert net_class(make_position({13: 6, 6: 9}, {24: 2, 6: 13})) == TRAILING_ANCHOR
+    # both sides' anchors and blots back
+    assert net_class(make_position({24: 2, 6: 13}, {24: 2, 6: 13})) == MUTUAL_ANCHOR
+    assert net_class(make_position({24: 2, 7: 1, 6: 12}, {24: 2, 6: 13})) == (
+        MUTUAL_TRAILING_ANCHOR
+    )
+    # from EARLY_PIPS up or a side borne off: not split (the opening: both sides' anchors)
+    assert net_class(np.array(OPENING_POSITION, dtype=np.int8)) == EARLY
+    assert net_class(make_position({24: 2, 6: 12}, {24: 2, 6: 13})) == CRASHED
+    assert net_class(make_position({24: 2, 6: 13}, {24: 2, 6: 12})) == HOLDING
+
+
+def test_has_anchor_by_hand_and_the_same_seen_from_either_side():
+    """``has_anchor`` is whether the side on roll has two checkers or more on one of slots
+    19..24 or the other side two or more on one of slots 1..6 (the bar, slots 0 and 25,
+    never counts), the same of a position's swapped view; so a position of a class below
+    ``EARLY_PIPS`` is of an anchor class exactly when its swapped view is."""
+    from bgtui.engine.position import make_position
+
+    # the other side's checkers on his 12 point (slot 13), the side on roll's on his 12
+    assert has_anchor(make_position({24: 2, 12: 13}, {12: 15}))
+    assert has_anchor(make_position({19: 2, 12: 13}, {12: 15}))
+    assert not has_anchor(make_position({18: 2, 12: 13}, {12: 15}))
+    assert not has_anchor(make_position({25: 2, 12: 13}, {12: 15}))
+    assert not has_anchor(make_position({24: 1, 19: 1, 12: 13}, {12: 15}))
+    assert has_anchor(make_position({12: 15}, {24: 2, 12: 13}))
+    assert has_anchor(make_position({12: 15}, {19: 4, 12: 11}))
+    assert not has_anchor(make_position({12: 15}, {25: 3, 12: 12}))
+    assert not has_anchor(make_position({12: 15}, {18: 2, 12: 13}))
+    # one to three checkers of the side on roll on each point (but the two taken), and seen
+    # by the other side
+    for point in range(1, 26):
+        for n in (1, 2, 3):
+            if point not in (12, 13):
+                pos = make_position({point: n, 12: 15 - n}, {12: 15})
+                want = n >= 2 and 19 <= point <= 24
+                assert has_anchor(pos) == has_anchor(_swapped(pos)) == want, (point, n)
+    pairs = 0
+    for pos in _positions():
+        sw = _swapped(pos)
+        want = bool((pos[19:25] >= 2).any() or (pos[1:7] <= -2).any())
+        assert has_anchor(pos) == has_anchor(sw) == want, board_ascii(pos)
+        a, b = net_class(pos), net_class(sw)
+        if a in _BELOW and b in _BELOW:
+            assert (a in _ANCHOR_OF.values()) == (b in _ANCHOR_OF.values())
+            pairs += want
+    assert pairs > 50, pairs
+
+
+def test_has_anchor_is_the_anchor_split_of_research_experts():
+    """``has_anchor`` of positions of a training set (``data/cs2``, both sides' views) is
+    ``research/experts.py``'s ``parts(positions, "anchor")``, and the engine's classes below
+    ``EARLY_PIPS`` are the parts of its ``lead+mutual+anchor`` split in the order its
+    docstring gives: 0..7 ``CONTACT``, ``ANCHOR``, ``MUTUAL``, ``MUTUAL_ANCHOR``,
+    ``TRAILING``, ``TRAILING_ANCHOR``, ``MUTUAL_TRAILING``, ``MUTUAL_TRAILING_ANCHOR``."""
+    import importlib.util
+    from pathlib import Path
+
+    from bgtui.training.kernels import net_classes
+    from bgtui.training.train import load_dataset
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("experts", root / "research" / "experts.py")
+    experts = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(experts)
+    pos = load_dataset(f"{root / 'data' / 'cs2'}:0:1")[0][:3000]  # of its first shard
+    pos = np.ascontiguousarray(np.concatenate([pos, (-pos[:, ::-1]).astype(np.int8)]))
+    got = np.array([has_anchor(p) for p in pos])
+    assert np.array_equal(got, experts.parts(pos, "anchor") == 1)
+    assert 0.1 < got.mean() < 0.9
+    cls = net_classes(pos)
+    part = experts.parts(pos, "lead+mutual+anchor")
+    order = (
+        CONTACT,
+        ANCHOR,
+        MUTUAL,
+        MUTUAL_ANCHOR,
+        TRAILING,
+        TRAILING_ANCHOR,
+        MUTUAL_TRAILING,
+        MUTUAL_TRAILING_ANCHOR,
+    )
+    below = np.isin(cls, _BELOW)
+    assert np.array_equal(np.array(order)[part[below]], cls[below])
+    assert len(set(cls[below].tolist())) == 8
 
 
 def test_mutual_is_the_same_seen_from_either_side():
@@ -563,21 +774,22 @@ def test_mutual_is_the_same_seen_from_either_side():
         assert is_mutual(pos) == is_mutual(sw) == want, board_ascii(pos)
         a, b = net_class(pos), net_class(sw)
         if a in _BELOW and b in _BELOW:
-            assert (a in (MUTUAL, MUTUAL_TRAILING)) == (b in (MUTUAL, MUTUAL_TRAILING))
+            mutual = (MUTUAL, MUTUAL_TRAILING, MUTUAL_ANCHOR, MUTUAL_TRAILING_ANCHOR)
+            assert (a in mutual) == (b in mutual)
             pairs += want
     assert pairs > 50, pairs
 
 
 def test_each_class_is_valued_by_its_own_net():
-    """``evaluate0`` with eight different nets gives each position its class's dense forward
+    """``evaluate0`` with twelve different nets gives each position its class's dense forward
     pass (then the consistency rules), with tables and without."""
     from bgtui.engine.evaluate import _sanitize, evaluate0
 
-    nets = _eight_nets()
+    nets = _twelve_nets()
     x = np.zeros(NUM_INPUTS, dtype=np.float32)
     sw = np.zeros(26, dtype=np.int8)
     o = np.zeros(5, dtype=np.float32)
-    seen = [0] * 8
+    seen = [0] * len(NET_NAMES)
     for tables in (True, False):
         ev = with_databases(nets, bearoff=False, tables=tables)
         for pos in _positions()[::4]:
@@ -611,7 +823,7 @@ def test_grouped_1ply_is_the_mean_over_the_rolls_of_each_childs_own_best_value()
     result bit for bit."""
     from bgtui.engine.evaluate import _eval_ply1, make_lookahead_workspace
 
-    nets = _eight_nets()
+    nets = _twelve_nets()
     for bearoff in (False, True):
         ev = with_databases(nets, bearoff=bearoff)
         lws = make_lookahead_workspace()
@@ -645,7 +857,7 @@ def test_grouped_variance_reduction_step_does_not_depend_on_how_the_rolls_are_ba
         make_rollout_workspace,
     )
 
-    ev = with_databases(_eight_nets(), bearoff=True)
+    ev = with_databases(_twelve_nets(), bearoff=True)
     roots = np.ascontiguousarray(_positions()[5::40][:4])
     cubes = np.zeros((len(roots), 3))
     cubes[:, 0] = 1.0

@@ -85,10 +85,20 @@ def test_refit_changes_only_the_rows_asked_for_and_moves_them_to_the_targets(
 
 def test_a_chain_of_tied_nets_is_refitted_as_the_net_it_ends_at(tmp_path, contact_positions):
     """Weights whose trailing net is their contact net, and so their mutual trailing net
-    (tied to the trailing net) and their mutual net: the positions of the four classes refit
-    the contact net's rows, and the weights written keep the ties."""
+    (tied to the trailing net), their mutual net and their anchor nets (tied to those): the
+    positions of the eight classes below ``EARLY_PIPS`` refit the contact net's rows, and
+    the weights written keep the ties."""
     from bgtui.analysis.weights import save_weights
-    from bgtui.engine.nn import CONTACT, MUTUAL, MUTUAL_TRAILING, TRAILING
+    from bgtui.engine.nn import (
+        ANCHOR,
+        CONTACT,
+        MUTUAL,
+        MUTUAL_ANCHOR,
+        MUTUAL_TRAILING,
+        MUTUAL_TRAILING_ANCHOR,
+        TRAILING,
+        TRAILING_ANCHOR,
+    )
 
     init = tmp_path / "tied.npz"
     save_weights(init, as_nets(load_weights("bgtui-0.npz")[0])[:5], {})
@@ -100,13 +110,17 @@ def test_a_chain_of_tied_nets_is_refitted_as_the_net_it_ends_at(tmp_path, contac
     out = tmp_path / "w.npz"
     info = refit_heads(out, init, data, heads=(2,), holdout=0, log=lambda s: None)
     cls = np.array([net_class(p) for p in pos])
-    assert (cls == MUTUAL_TRAILING).sum() > 20 and (cls == TRAILING).sum() > 20
-    four = np.isin(cls, (CONTACT, TRAILING, MUTUAL, MUTUAL_TRAILING)).sum()
-    assert info["report"]["contact_2"]["train"] == four
-    assert not any(key.startswith(("trailing", "mutual")) for key in info["report"])
+    assert (cls == TRAILING).sum() > 20
+    assert np.isin(cls, (MUTUAL_TRAILING, MUTUAL_TRAILING_ANCHOR)).sum() > 20
+    below = (CONTACT, TRAILING, MUTUAL, MUTUAL_TRAILING)
+    below += (ANCHOR, MUTUAL_ANCHOR, TRAILING_ANCHOR, MUTUAL_TRAILING_ANCHOR)
+    assert info["report"]["contact_2"]["train"] == np.isin(cls, below).sum()
+    assert not any(key.startswith(("trailing", "mutual", "anchor")) for key in info["report"])
     ev = load_weights(str(out))[0]
     assert ev.mutual_trailing is ev.trailing and ev.trailing is ev.contact
     assert ev.mutual is ev.contact
+    assert ev.anchor is ev.mutual_anchor is ev.trailing_anchor is ev.contact
+    assert ev.mutual_trailing_anchor is ev.contact
 
 
 def _train_heads(checkpoint, data, *extra):
