@@ -1023,19 +1023,12 @@ def _new_fit_weights(settings: FitSettings, which) -> tuple:
     if settings.init == "random":
         ev, meta0 = load_weights(DEFAULT_WEIGHTS)  # the nets not trained come from there
         shipped = nets_of(ev)
+        # widths: the race net's race_hidden (default 64), every other net's hidden (128)
         ev = tuple(
             init_net(h or default, settings.seed + k) if name in which else shipped[k]
             for k, (name, h, default) in enumerate(
-                (
-                    ("contact", settings.hidden, 128),
-                    ("race", settings.race_hidden, 64),
-                    ("crashed", settings.hidden, 128),
-                    ("early", settings.hidden, 128),
-                    ("holding", settings.hidden, 128),
-                    ("trailing", settings.hidden, 128),
-                    ("mutual", settings.hidden, 128),
-                    ("mutual_trailing", settings.hidden, 128),
-                )
+                (name, settings.race_hidden, 64) if name == "race" else (name, settings.hidden, 128)
+                for name in NET_NAMES
             )
         )
         meta = {"init": {"random": which, "seed": settings.seed}}
@@ -1046,7 +1039,7 @@ def _new_fit_weights(settings: FitSettings, which) -> tuple:
         for k, (net, h) in enumerate(
             zip(
                 nets_of(ev),
-                (settings.hidden, settings.race_hidden, *(settings.hidden,) * 6),
+                (settings.hidden, settings.race_hidden, *(settings.hidden,) * 10),
             )
         )
     )
@@ -1057,7 +1050,7 @@ def _fit_start(checkpoint: Path, data_dir, settings: FitSettings, which, log) ->
     """(nets, metadata, tied) a fit starts from: ``checkpoint``'s when it exists (its own fit
     resumed, or a new fit from its weights when that fit was of other data or other nets,
     logged), else :func:`_new_fit_weights`. ``tied``: the names of the nets (crashed, early,
-    holding, trailing, mutual, mutual_trailing) that are the net they are tied to
+    holding, trailing, the mutual and the anchor nets) that are the net they are tied to
     (:data:`TIED_TO`). A new fit moves the starting weights' own fit record to their
     ``fit_history``."""
     start = None  # the metadata of the weights a new fit starts from
@@ -1065,8 +1058,8 @@ def _fit_start(checkpoint: Path, data_dir, settings: FitSettings, which, log) ->
         ev, meta = load_weights(checkpoint)
         old = meta.get("fit")
         old_ = old or {}
-        # a record made before the early, the holding, the trailing or the mutual nets
-        # existed: tied if the file has none of its own
+        # a record made before the early, the holding, the trailing, the mutual or the anchor
+        # nets existed: tied if the file has none of its own
         was = {
             name: name != "crashed" and name not in which and meta.get(flag, False)
             for name, (_, flag) in TIED_TO.items()
@@ -1291,9 +1284,11 @@ def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
     the starting weights have no crashed net of their own (their contact net values those
     positions too), a fit that trains the crashed net starts it as a copy of the contact net;
     one that does not keeps the two tied, the contact net learning from both classes, as
-    before there was a crashed net; the same holds for the early, the trailing and the mutual
-    contact nets, for the mutual trailing net with the trailing net (the contact net when that
-    is tied too) and for the holding net with the crashed net (weights without one value those
+    before there was a crashed net; the same holds for the early, the trailing, the mutual and
+    the anchor contact nets, for the mutual trailing net with the trailing net (the contact
+    net when that is tied too), for the mutual anchor, trailing anchor and mutual trailing
+    anchor nets with the mutual, trailing and mutual trailing nets (or the nets those are in
+    turn) and for the holding net with the crashed net (weights without one value those
     positions by their crashed net). ``holdout`` of the positions (fixed by ``seed``) are kept out of training and their mean squared error is logged; when the set has sibling groups
     (``children_best`` shards) whole groups are held out, and the RMS of the held-out sibling
     residuals (``adam.sibling_residuals``: the error in the equity differences between the
@@ -1353,8 +1348,9 @@ def upgrade_inputs(src, dst) -> dict:
     for name in NET_NAMES:
         if f"{name}_w1" not in data:
             # a file without this net: the net it is tied to stands in (crashed, early,
-            # trailing and mutual: the contact net; holding: the crashed net; mutual_trailing:
-            # the trailing net)
+            # trailing, mutual and anchor: the contact net; holding: the crashed net;
+            # mutual_trailing and trailing_anchor: the trailing net; mutual_anchor: the mutual
+            # net; mutual_trailing_anchor: the mutual trailing net)
             nets.append(nets[NET_NAMES.index(TIED_TO[name][0])])
             continue
         w1 = data[f"{name}_w1"]

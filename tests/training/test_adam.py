@@ -256,6 +256,36 @@ def test_the_mutual_nets_train_on_their_own_class_and_files_without_them_keep_th
     assert all(np.array_equal(x, y) for x, y in zip(got.crashed, start.crashed))
 
 
+@pytest.mark.parametrize(
+    "name, to, classes",
+    [
+        ("anchor", "contact", (0, 8)),
+        ("mutual_anchor", "mutual", (6, 9)),
+        ("trailing_anchor", "trailing", (5, 10)),
+        ("mutual_trailing_anchor", "mutual_trailing", (7, 11)),
+    ],
+)
+def test_the_anchor_nets_train_on_their_own_class_and_files_without_them_keep_them_tied(
+    tmp_path, name, to, classes
+):
+    """Each anchor net against the net of the class it splits (which the small weights tie
+    in turn to the contact net, the mutual trailing net through the trailing net: chains):
+    trained alone it starts as that net; a fit of that net alone keeps the two one net."""
+    from bgtui.training.kernels import net_classes
+
+    # contact positions of whole games below EARLY_PIPS, seen by either side
+    pos = np.array(game_positions(4, 7), dtype=np.int8)
+    pos = np.concatenate([pos, -pos[:, ::-1]])
+    pos = pos[np.isin(net_classes(pos), classes)]
+    cls = net_classes(pos)
+    assert (cls == classes[0]).sum() > 20 and (cls == classes[1]).sum() > 20
+    start, got = _check_tied_net(tmp_path, pos, name, to)
+    assert all(np.array_equal(x, y) for x, y in zip(got.crashed, start.crashed))
+    # the fit of the net it is tied to: the anchor net is that net, the contact net stays
+    if to != "contact":
+        assert all(np.array_equal(x, y) for x, y in zip(got.contact, start.contact))
+
+
 def test_a_fit_from_random_weights_of_one_net_keeps_the_shipped_other(tmp_path):
     ck = _small_weights(tmp_path)
     build_dataset(tmp_path / "d", ck, DatasetSpec(200, shard=200), log=io.StringIO())

@@ -123,6 +123,49 @@ def test_a_chain_of_tied_nets_is_refitted_as_the_net_it_ends_at(tmp_path, contac
     assert ev.mutual_trailing_anchor is ev.contact
 
 
+def test_the_anchor_nets_are_refitted_with_the_nets_of_the_classes_they_split(
+    tmp_path, contact_positions
+):
+    """The shipped weights, whose anchor nets are the nets of the classes they split (the
+    contact, mutual, trailing and mutual trailing nets, each a net of its own): each of those
+    nets' rows is refitted on its class's positions and its anchor class's, and the weights
+    written keep the ties."""
+    from bgtui.engine.nn import (
+        ANCHOR,
+        CONTACT,
+        MUTUAL,
+        MUTUAL_ANCHOR,
+        MUTUAL_TRAILING,
+        MUTUAL_TRAILING_ANCHOR,
+        NET_NAMES,
+        TRAILING,
+        TRAILING_ANCHOR,
+    )
+
+    pos = contact_positions
+    ro = np.full((len(pos), 5), 0.2, dtype=np.float32)
+    data = tmp_path / "data"
+    data.mkdir()
+    np.savez(data / "chunk-0000.npz", pos=pos, ro=ro)
+    out = tmp_path / "w.npz"
+    info = refit_heads(out, "bgtui-0.npz", data, heads=(2,), holdout=0, log=lambda s: None)
+    cls = np.array([net_class(p) for p in pos])
+    for k, anchor in (
+        (CONTACT, ANCHOR),
+        (MUTUAL, MUTUAL_ANCHOR),
+        (TRAILING, TRAILING_ANCHOR),
+        (MUTUAL_TRAILING, MUTUAL_TRAILING_ANCHOR),
+    ):
+        assert (cls == anchor).sum() > 15 and (cls == k).sum() > 5
+        assert info["report"][f"{NET_NAMES[k]}_2"]["train"] == np.isin(cls, (k, anchor)).sum()
+    assert not any("anchor" in key for key in info["report"])
+    ev = load_weights(str(out))[0]
+    assert ev.anchor is ev.contact and ev.mutual_anchor is ev.mutual
+    assert ev.trailing_anchor is ev.trailing
+    assert ev.mutual_trailing_anchor is ev.mutual_trailing
+    assert len({id(x) for x in (ev.contact, ev.mutual, ev.trailing, ev.mutual_trailing)}) == 4
+
+
 def _train_heads(checkpoint, data, *extra):
     """``bgtui train heads`` in a process of its own, on ``checkpoint`` and ``data``."""
     return subprocess.run(
