@@ -87,8 +87,8 @@ def main():
     m = sample_positions(ev, 200, make_rng(3), START, 0.0, ws, dest)
     classes = np.array([net_class(p) for p in dest[:m]])
     # contact: the contact nets' positions (early and later, either side ahead in the race,
-    # both sides with a checker back or not), as they come in games; crashed: both crashed
-    # nets' (either side borne off)
+    # both sides with a checker back or not, a side with an anchor or not), as they come in
+    # games; crashed: both crashed nets' (either side borne off)
     contact, race, crashed = (
         dest[:m][np.isin(classes, k)][:2000] for k in (CONTACT_CLASSES, RACE, CRASHED_CLASSES)
     )

@@ -23,10 +23,9 @@ from games import decisions, value
 from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer
 from bgtui.engine import (
     CONTACT,
-    MUTUAL,
-    MUTUAL_TRAILING,
+    CONTACT_CLASSES,
+    EARLY,
     NET_NAMES,
-    TRAILING,
     generate_plays,
     make_move_workspace,
     make_play_buffers,
@@ -63,9 +62,10 @@ def main():
                 break
             err = _error(an, pos, d1, d2)
             cls = net_class(pos)
-            # contact below EARLY_PIPS together, whichever side is ahead in the race and
-            # whether both sides have a checker back or not
-            below = cls in (TRAILING, MUTUAL, MUTUAL_TRAILING)
+            # contact below EARLY_PIPS together (the contact nets' classes but the early
+            # one), whichever side is ahead in the race, whether both sides have a checker
+            # back or not, and whether a side has an anchor or not
+            below = cls in CONTACT_CLASSES and cls != EARLY
             st = stats.setdefault(NET_NAMES[CONTACT if below else cls], [0, 0, 0.0])
             st[0] += 1
             st[1] += err > 1e-9

@@ -31,16 +31,20 @@ import numpy as np
 
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine import (
+    ANCHOR,
     CONTACT,
     CRASHED,
     EARLY,
     EQUITY_COEF,
     HOLDING,
     MUTUAL,
+    MUTUAL_ANCHOR,
     MUTUAL_TRAILING,
+    MUTUAL_TRAILING_ANCHOR,
     ONE_PLY_WEIGHTS0,
     RACE,
     TRAILING,
+    TRAILING_ANCHOR,
 )
 from bgtui.training.adam import sibling_residuals
 from bgtui.training.kernels import net_classes
@@ -51,6 +55,10 @@ CLASSES = (
     ("trailing", TRAILING),
     ("mutual", MUTUAL),
     ("mutual_trailing", MUTUAL_TRAILING),
+    ("anchor", ANCHOR),
+    ("mutual_anchor", MUTUAL_ANCHOR),
+    ("trailing_anchor", TRAILING_ANCHOR),
+    ("mutual_trailing_anchor", MUTUAL_TRAILING_ANCHOR),
     ("early", EARLY),
     ("crashed", CRASHED),
     ("holding", HOLDING),

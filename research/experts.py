@@ -25,25 +25,30 @@ most the other side's), part 1 where he is: below ``EARLY_PIPS`` pips, part 0 is
 class ``CONTACT`` and part 1 its class ``TRAILING``. ``--split mutual``: part 1 where both
 sides have a checker back (on the bar or in the other side's home board), part 0 where at most
 one side has. ``--split anchor``: part 1 where a side has an anchor (two checkers or more on a
-point of the other side's home board), else 0. Splits joined by ``+`` combine, the first the
-most significant: ``lead+mutual``
+point of the other side's home board: the engine's ``has_anchor``), else 0. Splits joined by
+``+`` combine, the first the most significant: ``lead+mutual``
 has part 0 ahead (or even) with at most one side back, 1 ahead with both back, 2 behind with at
 most one side back, 3 behind with both back: below ``EARLY_PIPS``, the engine's classes
-``CONTACT``, ``MUTUAL``, ``TRAILING`` and ``MUTUAL_TRAILING``. ``--net crashed`` fits and judges the
-crashed net on the crashed positions (both crashed classes, ``CRASHED_CLASSES``) instead;
-``--below PIPS`` keeps only the positions of fewer pips of both sides together (with ``--below
-259`` the contact, trailing and mutual nets', not the early net's), ``--from PIPS`` those of at
-least that many; ``fit --start NET`` fits a copy of that net of WEIGHTS (by default the
-``--net`` one).
+``CONTACT``, ``MUTUAL``, ``TRAILING`` and ``MUTUAL_TRAILING``, each with its anchor class.
+``lead+mutual+anchor`` has eight parts, below ``EARLY_PIPS`` the engine's eight classes there:
+parts 0..7 ``CONTACT``, ``ANCHOR``, ``MUTUAL``, ``MUTUAL_ANCHOR``, ``TRAILING``,
+``TRAILING_ANCHOR``, ``MUTUAL_TRAILING`` and ``MUTUAL_TRAILING_ANCHOR``. ``--net crashed``
+fits and judges the crashed net on the crashed positions (both crashed classes,
+``CRASHED_CLASSES``) instead; ``--below PIPS`` keeps only the positions of fewer pips of both
+sides together (with ``--below 259`` the contact, trailing, mutual and anchor nets', not the
+early net's), ``--from PIPS`` those of at least that many; ``fit --start NET`` fits a copy of
+that net of WEIGHTS (by default the ``--net`` one).
 
 ``median``: the median of the split quantity over the contact rows of the anchor sets.
 
 ``fit``: fine-tunes the contact (``--net``) net of WEIGHTS (the other nets kept) by minibatch
 Adam on the anchor's contact (``--net``) rows of one part (``all``: every such row, the
 control), the loss of ``bgtui train fit --optimizer adam`` (cross-entropy and the sibling rank
-term). Weights whose early, trailing or mutual net is their contact net (or whose holding net
-is their crashed net, whose mutual trailing net their trailing net or, through it, their contact
-net) keep them one net: it learns from the rows of the classes it values and values them.
+term). Weights whose early, trailing, mutual or anchor net is their contact net (or whose
+holding net is their crashed net, whose mutual trailing net their trailing net or, through it,
+their contact net, whose other anchor nets the nets of the classes they split or the nets those
+are in turn) keep them one net: it learns from the rows of the classes it values and values
+them.
 
 ``assemble``: WEIGHTS with the contact net of PART0 as its contact net and that of PART1 as its
 early net (the engine's split, ``EARLY_PIPS``: the parts of ``--split 259``); with ``--net
@@ -51,14 +56,18 @@ crashed``, the crashed net of PART0 as its crashed net and that of PART1 as its 
 (the engine's split by who has borne off: the parts of ``--split off``); with ``--net lead``,
 the contact net of PART0 as its contact net and the contact net of PART1 as its trailing net
 (the engine's split by the race below ``EARLY_PIPS``: the parts of ``--split lead --below
-259``). A net of WEIGHTS that is another (an early, trailing or mutual net that is the contact
-net, a mutual trailing net that is the trailing net) and is not replaced stays the net it is
-tied to, that net's replacement when it is replaced (a mutual trailing net tied to a trailing
-net PART1's contact net replaces with ``--net lead`` is PART1's net).
+259``). A net of WEIGHTS that is another (an early, trailing, mutual or anchor net that is the
+contact net, a mutual trailing or trailing anchor net that is the trailing net, a mutual anchor
+net that is the mutual net) and is not replaced stays the net it is tied to, that net's
+replacement when it is replaced (a mutual trailing net tied to a trailing net PART1's contact
+net replaces with ``--net lead`` is PART1's net, and so is a trailing anchor net tied to it).
+``assemble`` has no split for the mutual or the anchor nets: ``research/combine_nets.py`` puts
+experts in as those.
 
 Contact rows here are those of the engine's contact nets of the stages of the game
-(``CONTACT_CLASSES``: ``CONTACT``, ``EARLY``, ``TRAILING``, ``MUTUAL`` and
-``MUTUAL_TRAILING``): these scripts split them themselves.
+(``CONTACT_CLASSES``: ``CONTACT``, ``EARLY``, ``TRAILING``, ``MUTUAL``, ``MUTUAL_TRAILING``
+and the anchor classes ``ANCHOR``, ``MUTUAL_ANCHOR``, ``TRAILING_ANCHOR`` and
+``MUTUAL_TRAILING_ANCHOR``): these scripts split them themselves.
 
 ``errors``: group-centred equity errors (as ``evaluation/sibling_errors.py`` has them, root
 mean square in millipoints) of the 0-ply values of the held-out plays whose sibling groups are
@@ -137,7 +146,7 @@ def parts(positions, split):
     ``off``, 0 where the side on roll has borne off a checker, else 1; with ``lead``, 0 where
     the side on roll is not behind in the race (his pips at most the other side's), else 1;
     with ``mutual``, 1 where both sides have a checker back, else 0; with ``anchor``, 1 where
-    a side has an anchor, else 0; splits joined by ``+``
+    a side has an anchor (the engine's ``has_anchor``), else 0; splits joined by ``+``
     numbered with the first the most significant)."""
     if "+" in split:
         out = np.zeros(len(positions), dtype=np.int64)
