@@ -2,15 +2,19 @@
 
     python research/combine_nets.py BASE.npz OUT.npz NET=FILE[:SRCNET] [...]
 
-OUT is BASE with its net NET (a name of ``NET_NAMES``) replaced by the net SRCNET (by default
-NET) of FILE: experts fitted from one net of a file (``experts.py fit --start``) put in as the
-nets of the classes they were fitted on. A net of BASE that is another net (tied) and is not
-replaced stays tied; the metadata records the replacements.
+OUT is BASE with its net NET (a name of ``NET_NAMES``: contact, race, crashed, early, holding,
+trailing, mutual, mutual_trailing, anchor, mutual_anchor, trailing_anchor,
+mutual_trailing_anchor) replaced by the net SRCNET (by default NET) of FILE: experts fitted
+from one net of a file (``experts.py fit --start``) put in as the nets of the classes they were
+fitted on (``anchor=E.npz:contact``, say). A net of BASE that is another net (tied) and is not
+replaced stays tied: it is the net it is tied to, that net's replacement when it is replaced
+(an anchor net of BASE tied to its contact net is the new contact net). The metadata records
+the replacements.
 """
 
 import sys
 
-from bgtui.analysis.weights import as_nets, load_weights, save_weights, tied_nets
+from bgtui.analysis.weights import TIES, as_nets, load_weights, save_weights, tied_nets
 from bgtui.engine import NET_NAMES
 
 
@@ -20,8 +24,7 @@ def main():
     base, out, *subs = sys.argv[1:]
     ev, meta = load_weights(base)
     nets = list(as_nets(ev))
-    for k, to in tied_nets([ev]):
-        nets[k] = nets[to]
+    replaced = set()
     for sub in subs:
         name, _, src = sub.partition("=")
         path, _, src_net = src.partition(":")
@@ -31,6 +34,11 @@ def main():
         nets[NET_NAMES.index(name)] = as_nets(load_weights(path)[0])[
             NET_NAMES.index(src_net or name)
         ]
+        replaced.add(NET_NAMES.index(name))
+    tied = {k for k, _ in tied_nets([ev])}
+    for k, to in TIES:  # in order: a net tied to one tied in turn follows that net's end
+        if k in tied and k not in replaced:
+            nets[k] = nets[to]  # still the net it is tied to, or that net's replacement
     meta = {k: v for k, v in meta.items() if k not in ("path", "sha256")}
     meta["combined"] = {"from": base, "nets": subs}
     save_weights(out, tuple(nets), meta, side=ev.side)
