@@ -1,12 +1,12 @@
 """Two nets, each for one part of the contact (or crashed) positions: does a split buy capacity?
 
     python research/experts.py median --anchor DIRS
-    python research/experts.py fit WEIGHTS OUT.npz --anchor DIRS --split T[,T2...]|off|lead|mutual|anchor[+...] \\
+    python research/experts.py fit WEIGHTS OUT.npz --anchor DIRS --split T[,T2...]|off|lead|mutual|anchor|bar|prime|homeblot[+...] \\
         --part K|all [--net contact|crashed] [--below PIPS] [--from PIPS] [--start NET] \\
         [--epochs 4] [--alpha 1e-4] [--alpha-end 2e-5] [--batch 256] [--rank-weight 16]
-    python research/experts.py errors --data DIRS --split T[,T2...]|off|lead|mutual|anchor[+...] \\
+    python research/experts.py errors --data DIRS --split T[,T2...]|off|lead|mutual|anchor|bar|prime|homeblot[+...] \\
         [--net contact|crashed] [--below PIPS] [--from PIPS] WEIGHTS PART0.npz PART1.npz [...] \\
-        [--control CONTROL.npz]
+        [--control CONTROL.npz | --controls C0.npz,C1.npz,... --control-split S]
     python research/experts.py assemble WEIGHTS PART0.npz PART1.npz OUT.npz \\
         [--net contact|crashed|lead]
 
@@ -25,8 +25,11 @@ most the other side's), part 1 where he is: below ``EARLY_PIPS`` pips, part 0 is
 class ``CONTACT`` and part 1 its class ``TRAILING``. ``--split mutual``: part 1 where both
 sides have a checker back (on the bar or in the other side's home board), part 0 where at most
 one side has. ``--split anchor``: part 1 where a side has an anchor (two checkers or more on a
-point of the other side's home board: the engine's ``has_anchor``), else 0. Splits joined by
-``+`` combine, the first the most significant: ``lead+mutual``
+point of the other side's home board: the engine's ``has_anchor``), else 0. ``--split bar``:
+part 1 where a checker of either side is on the bar; ``--split prime``: where a side has five
+points in a row (two checkers or more on each); ``--split homeblot``: where a side has a blot
+in his home board and the other side a checker back (on the bar or in that home board). Splits
+joined by ``+`` combine, the first the most significant: ``lead+mutual``
 has part 0 ahead (or even) with at most one side back, 1 ahead with both back, 2 behind with at
 most one side back, 3 behind with both back: below ``EARLY_PIPS``, the engine's classes
 ``CONTACT``, ``MUTUAL``, ``TRAILING`` and ``MUTUAL_TRAILING``, each with its anchor class.
@@ -72,7 +75,9 @@ and the anchor classes ``ANCHOR``, ``MUTUAL_ANCHOR``, ``TRAILING_ANCHOR`` and
 ``errors``: group-centred equity errors (as ``evaluation/sibling_errors.py`` has them, root
 mean square in millipoints) of the 0-ply values of the held-out plays whose sibling groups are
 all contact (``--net``), by part: WEIGHTS, the experts PART0, PART1, ... (each play by the
-net of its own part, centred over its whole group), and CONTROL.
+net of its own part, centred over its whole group), and CONTROL; ``--controls`` with
+``--control-split S`` takes the control's values of each part of the coarser split ``S`` from
+its own weights (the experts of a finer split against those of ``S`` fitted as long).
 """
 
 import argparse
@@ -141,20 +146,38 @@ def in_pips(positions, args):
     return (pips >= args.from_) & ((pips < args.below) if args.below else True)
 
 
+def _five_in_a_row(made):
+    """bool[N]: whether ``made`` (bool[N, 24], a side's made points) has five in a row."""
+    return (made[:, 0:20] & made[:, 1:21] & made[:, 2:22] & made[:, 3:23] & made[:, 4:24]).any(1)
+
+
 def parts(positions, split):
     """int64[N]: the part of each position (0 below the first threshold of ``split``; with
     ``off``, 0 where the side on roll has borne off a checker, else 1; with ``lead``, 0 where
     the side on roll is not behind in the race (his pips at most the other side's), else 1;
     with ``mutual``, 1 where both sides have a checker back, else 0; with ``anchor``, 1 where
-    a side has an anchor (the engine's ``has_anchor``), else 0; splits joined by ``+``
+    a side has an anchor (the engine's ``has_anchor``), else 0; with ``bar``, ``prime`` and
+    ``homeblot`` 1 where a checker is on a bar, a side has five points in a row, a side has a
+    blot in his home board and the other side a checker back; splits joined by ``+``
     numbered with the first the most significant)."""
     if "+" in split:
         out = np.zeros(len(positions), dtype=np.int64)
         for one in split.split("+"):
             p = parts(positions, one)
-            two = one in ("off", "lead", "mutual", "anchor")
+            two = one in ("off", "lead", "mutual", "anchor", "bar", "prime", "homeblot")
             out = out * (2 if two else one.count(",") + 2) + p
         return out
+    if split == "bar":
+        p = positions.astype(np.int64)
+        return ((p[:, 25] > 0) | (p[:, 0] < 0)).astype(np.int64)
+    if split == "prime":
+        p = positions.astype(np.int64)[:, 1:25]
+        return (_five_in_a_row(p >= 2) | _five_in_a_row(p <= -2)).astype(np.int64)
+    if split == "homeblot":
+        p = positions.astype(np.int64)
+        mine = (p[:, 1:7] == 1).any(1) & (p[:, 0:7] < 0).any(1)
+        theirs = (p[:, 19:25] == -1).any(1) & (p[:, 19:26] > 0).any(1)
+        return (mine | theirs).astype(np.int64)
     if split == "anchor":
         p = positions.astype(np.int64)
         mine = (p[:, 19:25] >= 2).any(1)
@@ -260,6 +283,17 @@ def cmd_errors(args):
         "weights": values(args.weights, pos),
         "control": values(args.control, pos) if args.control else None,
     }
+    if args.controls:
+        if not args.control_split:
+            raise SystemExit("--controls needs --control-split")
+        cpart = parts(pos, args.control_split)
+        files = args.controls.split(",")
+        if cpart.max() >= len(files):
+            raise SystemExit(f"{cpart.max() + 1} control parts and {len(files)} control weights")
+        eq["control"] = np.zeros((len(pos), 5))
+        for k, path in enumerate(files):
+            m = cpart == k
+            eq["control"][m] = values(path, pos[m])
     eq["experts"] = np.zeros((len(pos), 5))
     for k, path in enumerate(args.experts):
         m = part == k
@@ -347,6 +381,8 @@ def main():
     p.add_argument("--data", required=True)
     p.add_argument("--split", required=True)
     p.add_argument("--control")
+    p.add_argument("--controls", help="control weights by part of --control-split, comma-separated")
+    p.add_argument("--control-split", help="the split of --controls")
     p.add_argument("--net", choices=sorted(NETS), default="contact")
     p.add_argument("--below", type=int, default=0, help="only positions of fewer pips")
     p.add_argument(

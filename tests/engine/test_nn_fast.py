@@ -895,3 +895,46 @@ def test_accumulate_sums_over_the_tables_width_and_leaves_a_longer_workspace_alo
         want = base[:24] + (c[:, None] * tab[rows]).sum(axis=0)
         np.testing.assert_allclose(h[:24], want, rtol=1e-5, atol=1e-5)
         assert (h[24:] == 7.0).all()
+
+
+def test_the_screening_splits_of_research_experts_by_hand():
+    """``research/experts.py``'s ``bar``, ``prime`` and ``homeblot`` parts of positions set up
+    by hand, the same seen from either side."""
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("experts", root / "research" / "experts.py")
+    experts = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(experts)
+
+    def board(mine, theirs):
+        pos = np.zeros(26, dtype=np.int8)
+        for k, n in mine.items():
+            pos[k] += n
+        for k, n in theirs.items():
+            pos[k] -= n
+        return pos
+
+    start = board({6: 5, 8: 3, 13: 5, 24: 2}, {19: 5, 17: 3, 12: 5, 1: 2})
+    cases = [  # position, (bar, prime, homeblot)
+        (start, (0, 0, 0)),
+        (board({25: 1, 6: 5, 8: 3, 13: 4, 24: 2}, {19: 5, 17: 3, 12: 5, 1: 2}), (1, 0, 0)),
+        (
+            board({4: 2, 5: 2, 6: 3, 7: 2, 8: 2, 13: 2, 24: 2}, {19: 5, 17: 3, 12: 5, 1: 2}),
+            (0, 1, 0),
+        ),
+        (
+            board({4: 2, 5: 2, 6: 3, 8: 2, 9: 2, 13: 2, 24: 2}, {19: 5, 17: 3, 12: 5, 1: 2}),
+            (0, 0, 0),
+        ),
+        (board({3: 1, 6: 4, 8: 3, 13: 5, 24: 2}, {19: 5, 17: 3, 12: 5, 1: 2}), (0, 0, 1)),
+        (board({3: 1, 6: 4, 8: 3, 13: 5, 24: 2}, {19: 5, 17: 3, 12: 7}), (0, 0, 0)),
+        (board({6: 5, 8: 3, 13: 5, 24: 2}, {0: 1, 19: 5, 17: 3, 12: 4, 1: 2}), (1, 0, 0)),
+    ]
+    for pos, want in cases:
+        both = np.ascontiguousarray(np.stack([pos, _swapped(pos)]))
+        got = tuple(
+            tuple(int(v) for v in experts.parts(both, s)) for s in ("bar", "prime", "homeblot")
+        )
+        assert got == tuple((w, w) for w in want), board_ascii(pos)
