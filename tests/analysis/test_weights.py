@@ -328,26 +328,27 @@ def test_a_file_of_twelve_nets_evaluates_as_the_nets_it_was_saved_from(tmp_path)
     assert np.array_equal(np.concatenate(vals), want)
 
 
-def test_the_shipped_weights_tie_exactly_their_anchor_nets_and_save_round_trip(tmp_path):
-    """The shipped file has a net of its own for every class but the four anchor classes,
-    whose nets are the nets of the classes they split (those tie flags alone are set); the
-    trailing and mutual nets count in its digest, which is what it was before there were
-    anchor nets; a copy saved and loaded again holds the same nets' arrays (and none of the
-    anchor nets') with the same values and digest."""
+def test_the_shipped_weights_have_a_net_for_every_class_and_save_round_trip(tmp_path):
+    """The shipped file has a net of its own for every class (no net is another and no tie
+    flag is set), the trailing, mutual and anchor nets count in its digest, and a copy saved
+    and loaded again holds every net's arrays with the same values and digest."""
     ev, meta = load_weights("bgtui-0.npz")
     nets = nets_of(ev)
-    assert len({id(net) for net in nets}) == len(NET_NAMES) - 4 == 8
-    assert tied_nets([ev]) == [(8, 0), (9, 6), (10, 5), (11, 7)]
-    assert {key for key in meta if "_is_" in key} == ANCHOR_FLAGS
-    assert evaluator_digest(ev) == _digest_without_anchor(ev)
-    assert evaluator_digest(ev) != _digest_without_mutual(ev)
-    assert evaluator_digest(ev) != _digest_without_trailing(ev)
+    assert len({id(net) for net in nets}) == len(NET_NAMES) == 12
+    assert tied_nets([ev]) == []
+    assert not {key for key in meta if "_is_" in key}
+    digest = evaluator_digest(ev)
+    assert digest not in (
+        _digest_without_anchor(ev),
+        _digest_without_mutual(ev),
+        _digest_without_trailing(ev),
+    )
     save_weights(tmp_path / "copy.npz", ev, meta)
     arrays = _arrays(tmp_path / "copy.npz")
     for name in NET_NAMES:
-        assert all((f"{name}_{part}" in arrays) == ("anchor" not in name) for part in ("w1", "b2"))
+        assert all(f"{name}_{part}" in arrays for part in ("w1", "b2"))
     got = load_weights(tmp_path / "copy.npz")[0]
-    assert evaluator_digest(got) == evaluator_digest(ev)
-    assert tied_nets([got]) == tied_nets([ev])
+    assert evaluator_digest(got) == digest
+    assert tied_nets([got]) == []
     for mine, theirs in zip(nets_of(got), nets):
         assert all(np.array_equal(x, y) for x, y in zip(mine, theirs))
