@@ -98,18 +98,6 @@ def test_a_chain_of_tied_nets_is_refitted_as_the_net_it_ends_at(tmp_path, contac
     (tied to the trailing net), their mutual net and their anchor nets (tied to those): the
     positions of the eight classes below ``EARLY_PIPS`` refit the contact net's rows, and
     the weights written keep the ties."""
-    from bgtui.analysis.weights import save_weights
-    from bgtui.engine.nn import (
-        ANCHOR,
-        CONTACT,
-        MUTUAL,
-        MUTUAL_ANCHOR,
-        MUTUAL_TRAILING,
-        MUTUAL_TRAILING_ANCHOR,
-        TRAILING,
-        TRAILING_ANCHOR,
-    )
-
     init = tmp_path / "tied.npz"
     save_weights(init, as_nets(load_weights("bgtui-0.npz")[0])[:5], {})
     pos = contact_positions
