@@ -188,21 +188,7 @@ def make_evaluator(
 
 def hidden_size(ev) -> int:
     """The largest hidden layer of the nets in an evaluator (for workspaces)."""
-    return max(
-        ev.contact.b1.shape[0],
-        ev.race.b1.shape[0],
-        ev.crashed.b1.shape[0],
-        ev.early.b1.shape[0],
-        ev.holding.b1.shape[0],
-        ev.trailing.b1.shape[0],
-        ev.mutual.b1.shape[0],
-        ev.mutual_trailing.b1.shape[0],
-        ev.anchor.b1.shape[0],
-        ev.mutual_anchor.b1.shape[0],
-        ev.trailing_anchor.b1.shape[0],
-        ev.mutual_trailing_anchor.b1.shape[0],
-        ev.side.w2.shape[0],
-    )
+    return max(*(getattr(ev, name).b1.shape[0] for name in NET_NAMES), ev.side.w2.shape[0])
 
 
 @kernel(inline="always")

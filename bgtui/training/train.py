@@ -1023,27 +1023,27 @@ def _new_fit_weights(settings: FitSettings, which) -> tuple:
     if settings.init == "random":
         ev, meta0 = load_weights(DEFAULT_WEIGHTS)  # the nets not trained come from there
         shipped = nets_of(ev)
-        # widths: the race net's race_hidden (default 64), every other net's hidden (128)
+        # default widths: the race net 64, every other net 128
         ev = tuple(
-            init_net(h or default, settings.seed + k) if name in which else shipped[k]
-            for k, (name, h, default) in enumerate(
-                (name, settings.race_hidden, 64) if name == "race" else (name, settings.hidden, 128)
-                for name in NET_NAMES
-            )
+            init_net(h or (64 if name == "race" else 128), settings.seed + k)
+            if name in which
+            else shipped[k]
+            for k, (name, h) in enumerate(zip(NET_NAMES, _fit_widths(settings)))
         )
         meta = {"init": {"random": which, "seed": settings.seed}}
         return ev, meta, meta0
     ev, meta = load_weights(settings.init or DEFAULT_WEIGHTS)
     ev = tuple(
         widen_net(net, h, settings.seed + k) if h else net
-        for k, (net, h) in enumerate(
-            zip(
-                nets_of(ev),
-                (settings.hidden, settings.race_hidden, *(settings.hidden,) * 10),
-            )
-        )
+        for k, (net, h) in enumerate(zip(nets_of(ev), _fit_widths(settings)))
     )
     return ev, meta, meta
+
+
+def _fit_widths(settings: FitSettings) -> tuple:
+    """The hidden width ``settings`` asks of each net, in ``NET_NAMES`` order: the race net's
+    ``race_hidden``, every other net's ``hidden`` (0: none asked)."""
+    return tuple(settings.race_hidden if name == "race" else settings.hidden for name in NET_NAMES)
 
 
 def _fit_start(checkpoint: Path, data_dir, settings: FitSettings, which, log) -> tuple:
