@@ -266,6 +266,16 @@ def values(path, positions):
     return out
 
 
+def values_by_part(paths, part, positions):
+    """float64[N, 5]: the 0-ply probabilities of ``positions``, each by the weights of
+    ``paths`` its ``part`` names."""
+    out = np.zeros((len(positions), 5))
+    for k, path in enumerate(paths):
+        m = part == k
+        out[m] = values(path, positions[m])
+    return out
+
+
 def cmd_errors(args):
     pos, tg, grp = load_dataset(args.data, with_groups=True)
     contact = in_contact(pos, args.net)
@@ -290,14 +300,8 @@ def cmd_errors(args):
         files = args.controls.split(",")
         if cpart.max() >= len(files):
             raise SystemExit(f"{cpart.max() + 1} control parts and {len(files)} control weights")
-        eq["control"] = np.zeros((len(pos), 5))
-        for k, path in enumerate(files):
-            m = cpart == k
-            eq["control"][m] = values(path, pos[m])
-    eq["experts"] = np.zeros((len(pos), 5))
-    for k, path in enumerate(args.experts):
-        m = part == k
-        eq["experts"][m] = values(path, pos[m])
+        eq["control"] = values_by_part(files, cpart, pos)
+    eq["experts"] = values_by_part(args.experts, part, pos)
     report = {"plays": len(rows), "parts": np.bincount(part).tolist()}
     masks = [("all", np.ones(len(pos), dtype=bool))]
     masks += [(str(k), part == k) for k in range(len(args.experts))]
