@@ -73,7 +73,7 @@ def main():
     elif a.vs == "home-db":
         from bgtui.analysis.bearoff_cache import get_one_sided
 
-        ev_b, kind_b = ev[:3] + (get_one_sided().dist,) + ev[4:], 0
+        ev_b, kind_b = ev._replace(one_sided=get_one_sided().dist), 0
     else:
         ev_b, kind_b = with_databases(load_weights(a.vs)[0], bearoff=True), 0
     kind_a = 2 if a.ply == 1 else 0
