@@ -151,6 +151,50 @@ def _five_in_a_row(made):
     return (made[:, 0:20] & made[:, 1:21] & made[:, 2:22] & made[:, 3:23] & made[:, 4:24]).any(1)
 
 
+def _bar(p):
+    return (p[:, 25] > 0) | (p[:, 0] < 0)
+
+
+def _prime(p):
+    q = p[:, 1:25]
+    return _five_in_a_row(q >= 2) | _five_in_a_row(q <= -2)
+
+
+def _homeblot(p):
+    mine = (p[:, 1:7] == 1).any(1) & (p[:, 0:7] < 0).any(1)
+    theirs = (p[:, 19:25] == -1).any(1) & (p[:, 19:26] > 0).any(1)
+    return mine | theirs
+
+
+def _anchor(p):
+    return (p[:, 19:25] >= 2).any(1) | (p[:, 1:7] <= -2).any(1)
+
+
+def _mutual(p):
+    return (np.maximum(p[:, 19:26], 0).sum(1) > 0) & (np.maximum(-p[:, 0:7], 0).sum(1) > 0)
+
+
+def _not_off(p):
+    return np.maximum(p, 0).sum(1) >= 15
+
+
+def _behind(p):
+    mine, theirs = side_pips(p)
+    return mine > theirs
+
+
+#: the two-part splits: name -> bool[N] of int64[N, 26] positions, part 1 where true
+TWO_PART_SPLITS = {
+    "off": _not_off,
+    "lead": _behind,
+    "mutual": _mutual,
+    "anchor": _anchor,
+    "bar": _bar,
+    "prime": _prime,
+    "homeblot": _homeblot,
+}
+
+
 def parts(positions, split):
     """int64[N]: the part of each position (0 below the first threshold of ``split``; with
     ``off``, 0 where the side on roll has borne off a checker, else 1; with ``lead``, 0 where
@@ -164,36 +208,10 @@ def parts(positions, split):
         out = np.zeros(len(positions), dtype=np.int64)
         for one in split.split("+"):
             p = parts(positions, one)
-            two = one in ("off", "lead", "mutual", "anchor", "bar", "prime", "homeblot")
-            out = out * (2 if two else one.count(",") + 2) + p
+            out = out * (2 if one in TWO_PART_SPLITS else one.count(",") + 2) + p
         return out
-    if split == "bar":
-        p = positions.astype(np.int64)
-        return ((p[:, 25] > 0) | (p[:, 0] < 0)).astype(np.int64)
-    if split == "prime":
-        p = positions.astype(np.int64)[:, 1:25]
-        return (_five_in_a_row(p >= 2) | _five_in_a_row(p <= -2)).astype(np.int64)
-    if split == "homeblot":
-        p = positions.astype(np.int64)
-        mine = (p[:, 1:7] == 1).any(1) & (p[:, 0:7] < 0).any(1)
-        theirs = (p[:, 19:25] == -1).any(1) & (p[:, 19:26] > 0).any(1)
-        return (mine | theirs).astype(np.int64)
-    if split == "anchor":
-        p = positions.astype(np.int64)
-        mine = (p[:, 19:25] >= 2).any(1)
-        theirs = (p[:, 1:7] <= -2).any(1)
-        return (mine | theirs).astype(np.int64)
-    if split == "mutual":
-        p = positions.astype(np.int64)
-        mine = np.maximum(p[:, 19:26], 0).sum(1) > 0
-        theirs = np.maximum(-p[:, 0:7], 0).sum(1) > 0
-        return (mine & theirs).astype(np.int64)
-    if split == "off":
-        on_board = np.maximum(positions.astype(np.int64), 0).sum(1)
-        return np.where(on_board < 15, 0, 1)
-    if split == "lead":
-        mine, theirs = side_pips(positions)
-        return np.where(mine <= theirs, 0, 1)
+    if split in TWO_PART_SPLITS:
+        return TWO_PART_SPLITS[split](positions.astype(np.int64)).astype(np.int64)
     cuts = np.array([float(t) for t in str(split).split(",")])
     return np.searchsorted(cuts, total_pips(positions), side="right")
 
