@@ -245,14 +245,15 @@ def supervised_train(checkpoint, settings: SupervisedSettings, log=None) -> dict
     Each round samples ``positions`` positions from 0-ply self-play (with ``explore`` random
     plays for variety), evaluates them at ``ply`` with the current nets, and runs ``epochs``
     passes of SGD toward those targets; then writes the checkpoint. ``hidden`` /
-    ``race_hidden`` (when larger than the checkpoint's) first widen the nets (:func:`widen_net`).
+    ``race_hidden`` (when larger than the checkpoint's) first widen every net, the race net to
+    ``race_hidden`` and the others to ``hidden`` (:func:`widen_net`).
     The names above are the fields of ``settings``."""
     log = sys.stdout if log is None else log  # the stdout of the call, not of the import
     from bgtui.training.kernels import _supervised_epoch
 
     ev, meta = load_weights(checkpoint)
     nets = [tuple(a.copy() for a in net) for net in nets_of(ev)]
-    for k, h in enumerate((settings.hidden, settings.race_hidden, settings.hidden)):
+    for k, h in enumerate(net_widths(settings.hidden, settings.race_hidden)):
         if h and h != nets[k][1].shape[0]:
             nets[k] = widen_net(nets[k], h, settings.seed + k)
             meta.setdefault("widened", []).append(
@@ -1028,22 +1029,26 @@ def _new_fit_weights(settings: FitSettings, which) -> tuple:
             init_net(h or (64 if name == "race" else 128), settings.seed + k)
             if name in which
             else shipped[k]
-            for k, (name, h) in enumerate(zip(NET_NAMES, _fit_widths(settings)))
+            for k, (name, h) in enumerate(
+                zip(NET_NAMES, net_widths(settings.hidden, settings.race_hidden))
+            )
         )
         meta = {"init": {"random": which, "seed": settings.seed}}
         return ev, meta, meta0
     ev, meta = load_weights(settings.init or DEFAULT_WEIGHTS)
     ev = tuple(
         widen_net(net, h, settings.seed + k) if h else net
-        for k, (net, h) in enumerate(zip(nets_of(ev), _fit_widths(settings)))
+        for k, (net, h) in enumerate(
+            zip(nets_of(ev), net_widths(settings.hidden, settings.race_hidden))
+        )
     )
     return ev, meta, meta
 
 
-def _fit_widths(settings: FitSettings) -> tuple:
-    """The hidden width ``settings`` asks of each net, in ``NET_NAMES`` order: the race net's
+def net_widths(hidden: int, race_hidden: int) -> tuple:
+    """The hidden width asked of each net, in ``NET_NAMES`` order: the race net's
     ``race_hidden``, every other net's ``hidden`` (0: none asked)."""
-    return tuple(settings.race_hidden if name == "race" else settings.hidden for name in NET_NAMES)
+    return tuple(race_hidden if name == "race" else hidden for name in NET_NAMES)
 
 
 def _fit_start(checkpoint: Path, data_dir, settings: FitSettings, which, log) -> tuple:

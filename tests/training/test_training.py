@@ -7,9 +7,9 @@ import zipfile
 import numpy as np
 import pytest
 
-from bgtui.analysis.weights import load_weights, with_databases
+from bgtui.analysis.weights import load_weights, nets_of, with_databases
 from bgtui.engine.evaluate import evaluate0
-from bgtui.engine.nn import init_net
+from bgtui.engine.nn import NET_NAMES, init_net
 from bgtui.training.train import (
     SupervisedSettings,
     TDSettings,
@@ -58,6 +58,16 @@ def test_a_supervised_round_moves_the_net_toward_its_targets(tmp_path):
     rounds = [json.loads(x) for x in log.getvalue().splitlines()]
     assert [r["round"] for r in rounds] == [1, 2]
     assert all(r["contact_mse"] >= 0 and r["positions"] == 300 for r in rounds)
+
+
+def test_a_supervised_round_widens_every_net(tmp_path):
+    ck = tmp_path / "td.npz"
+    _tiny_td_train(ck, 30, 30, 30, log=io.StringIO())
+    settings = SupervisedSettings(1, positions=100, ply=0, epochs=1, hidden=12, race_hidden=6)
+    supervised_train(ck, settings, log=io.StringIO())
+    ev, _ = load_weights(ck)
+    widths = {name: net[1].shape[0] for name, net in zip(NET_NAMES, nets_of(ev))}
+    assert widths == {name: 6 if name == "race" else 12 for name in NET_NAMES}
 
 
 def test_widening_a_net_keeps_its_function():
