@@ -553,6 +553,20 @@ def _same_preact(ev, a, b):
     )
 
 
+@kernel(inline="always")
+def _stage_row(ev, k, cls):
+    """Where the pre-activation by the net of contact stage class ``k`` of a parent of contact
+    stage class ``cls`` is, as a class: ``cls`` (``ews.parent_h``) when ``k``'s net gives the
+    parent class's, else the first contact stage class whose net gives the same as ``k``'s
+    (its row of ``ews.stage_h``, shared by the classes whose nets give the same)."""
+    if _same_preact(ev, k, cls):
+        return np.int64(cls)
+    for j in CONTACT_CLASSES:
+        if j < k and _same_preact(ev, j, k):
+            return np.int64(j)
+    return np.int64(k)
+
+
 @kernel
 def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
     """:func:`_best_in_groups` in contact (tables): each child is valued by the net of its
@@ -578,21 +592,10 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
     ends = ews.group_ends
     g, start, best, beste = 0, 0, 0, -1e9  # the group, its first play, its best so far
     # for each contact stage class k, 4 bits at 4 * k: where the parent's pre-activation by
-    # k's net is, as a class: cls (ews.parent_h) when k's net gives the parent class's, else
-    # the first contact stage class whose net gives the same as k's (its row of ews.stage_h,
-    # computed when first needed in this call: then bit r of done)
-    rows = np.int64(0)
+    # k's net is (_stage_row), found when a child of this call first reaches k (15 before);
+    # a row r of ews.stage_h is computed when first needed in this call (then bit r of done)
+    rows = np.int64(-1)
     done = np.int64(0)
-    if stage:
-        for k in CONTACT_CLASSES:
-            r = np.int64(k)
-            if _same_preact(ev, k, cls):
-                r = cls
-            else:
-                for j in CONTACT_CLASSES:
-                    if r == k and j < k and _same_preact(ev, j, k):
-                        r = j
-            rows |= r << (4 * k)
     t = ews.child5
     net = _nets(ev)[cls]
     psw = ews.parent_swapped
@@ -665,6 +668,9 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
             else:  # another contact stage's net, from the parent's pre-activation by it
                 ctab, cnet = ev.tables[ccls], _nets(ev)[ccls]
                 r = (rows >> (4 * ccls)) & 15
+                if r == 15:
+                    r = _stage_row(ev, ccls, cls)
+                    rows ^= (15 ^ r) << (4 * ccls)
                 if r == cls:
                     ph = ews.parent_h
                 else:
