@@ -62,8 +62,9 @@ FILTER_MARGIN = 0.16
 #: side on roll behind) as trailing; the anchor classes (the same four with a side holding an
 #: anchor in the other side's home board) as the classes they split: anchor as contact,
 #: mutual anchor as mutual, trailing anchor as trailing, mutual trailing anchor as mutual
-#: trailing. ``nn.one_ply_weight0`` looks it up.
-ONE_PLY_WEIGHTS0 = (0.25, 0.0, 0.5, 0.25, 0.5, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25)
+#: trailing; early trailing (early contact, the side on roll behind in the race) as early.
+#: ``nn.one_ply_weight0`` looks it up.
+ONE_PLY_WEIGHTS0 = (0.25, 0.0, 0.5, 0.25, 0.5, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25)
 #: the contact weight, the blend of most decisions
 ONE_PLY_WEIGHT0 = ONE_PLY_WEIGHTS0[0]
 

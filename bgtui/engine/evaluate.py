@@ -59,6 +59,7 @@ from bgtui.engine.nn import (
     CONTACT_CLASSES,
     CRASHED,
     EARLY,
+    EARLY_TRAILING,
     HOLDING,
     MAX_TERMS,
     MUTUAL,
@@ -125,6 +126,7 @@ TIED_CLASSES = (
     (MUTUAL_ANCHOR, MUTUAL),
     (TRAILING_ANCHOR, TRAILING),
     (MUTUAL_TRAILING_ANCHOR, MUTUAL_TRAILING),
+    (EARLY_TRAILING, EARLY),
 )
 
 
@@ -145,15 +147,17 @@ def make_evaluator(
     mutual_anchor=None,
     trailing_anchor=None,
     mutual_trailing_anchor=None,
+    early_trailing=None,
 ) -> Evaluator:
-    """An :class:`Evaluator` of twelve nets (a net may be one before it in ``NET_NAMES``
+    """An :class:`Evaluator` of thirteen nets (a net may be one before it in ``NET_NAMES``
     order, the contact net, say, which then values those positions too; a net None is the
     net of the class :data:`TIED_CLASSES` names: early, trailing, mutual and anchor the
     contact net, holding the crashed net, mutual trailing and trailing anchor the trailing
-    net, mutual anchor the mutual net, mutual trailing anchor the mutual trailing net), the
-    bear-off databases, the nets' tables in ``NET_NAMES`` order (from the first three on;
-    those missing are the tables of the class :data:`TIED_CLASSES` names) and the race side
-    net (``side.make_side_net``; None: none, the race net values the races)."""
+    net, mutual anchor the mutual net, mutual trailing anchor the mutual trailing net, early
+    trailing the early net), the bear-off databases, the nets' tables in ``NET_NAMES`` order
+    (from the first three on; those missing are the tables of the class :data:`TIED_CLASSES`
+    names) and the race side net (``side.make_side_net``; None: none, the race net values the
+    races)."""
     raw = [
         contact,
         race,
@@ -167,6 +171,7 @@ def make_evaluator(
         mutual_anchor,
         trailing_anchor,
         mutual_trailing_anchor,
+        early_trailing,
     ]
     tables = list(tables)
     for k, to in TIED_CLASSES:
@@ -207,6 +212,7 @@ def _nets(ev):
         ev.mutual_anchor,
         ev.trailing_anchor,
         ev.mutual_trailing_anchor,
+        ev.early_trailing,
     )
 
 
@@ -574,9 +580,9 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
     by the opponent are evaluated incrementally from the parent's pre-activation
     (``ews.parent_h``, kept while ``ready``), and so are those of another contact stage
     (``CONTACT_CLASSES``: the pips crossing ``EARLY_PIPS``, the lead in the race changing
-    hands, a hit or the last checker back leaving making the position mutual or not, the
-    mover making an anchor or breaking his last one making it of an anchor class or not) when
-    the parent is of one: from the parent's pre-activation by that class's net
+    hands, above ``EARLY_PIPS`` or below, a hit or the last checker back leaving making the
+    position mutual or not, the mover making an anchor or breaking his last one making it of
+    an anchor class or not) when the parent is of one: from the parent's pre-activation by that class's net
     (``ews.parent_h`` when that net gives the parent class's, else a row of ``ews.stage_h``
     computed once a call when first needed, shared by the classes whose nets give the same).
     The others (a race, the game over, the mover's first checker borne off) on their own,

@@ -3,10 +3,10 @@
 A net is a :class:`~bgtui.engine.structs.Net` ``(w1 float32[NUM_INPUTS, H], b1 float32[H],
 w2 float32[5, H], b2 float32[5])``; ``nets`` is ``(contact_net, race_net, crashed_net,
 early_net, holding_net, trailing_net, mutual_net, mutual_trailing_net, anchor_net,
-mutual_anchor_net, trailing_anchor_net, mutual_trailing_anchor_net)``:
-:func:`net_class` says which one values a position. Outputs are the five cumulative probabilities of
-conventions.md for the side on roll: win, win gammon, win backgammon, lose gammon,
-lose backgammon (lose = 1 - win).
+mutual_anchor_net, trailing_anchor_net, mutual_trailing_anchor_net, early_trailing_net)``:
+:func:`net_class` says which one values a position. Outputs are the five cumulative
+probabilities of conventions.md for the side on roll: win, win gammon, win backgammon, lose
+gammon, lose backgammon (lose = 1 - win).
 """
 
 import numpy as np
@@ -38,7 +38,8 @@ from bgtui.engine.structs import Net
     MUTUAL_ANCHOR,
     TRAILING_ANCHOR,
     MUTUAL_TRAILING_ANCHOR,
-) = range(12)
+    EARLY_TRAILING,
+) = range(13)
 NET_NAMES = (
     "contact",
     "race",
@@ -52,6 +53,7 @@ NET_NAMES = (
     "mutual_anchor",
     "trailing_anchor",
     "mutual_trailing_anchor",
+    "early_trailing",
 )
 #: the classes valued by a contact net of a stage of the game (neither side has borne off)
 CONTACT_CLASSES = (
@@ -64,6 +66,7 @@ CONTACT_CLASSES = (
     MUTUAL_ANCHOR,
     TRAILING_ANCHOR,
     MUTUAL_TRAILING_ANCHOR,
+    EARLY_TRAILING,
 )
 #: the classes of contact once a side has borne off: the side on roll (``CRASHED``) or only
 #: the other side (``HOLDING``)
@@ -79,9 +82,10 @@ def contact_class(mine, theirs, my_pips, their_pips, mutual, anchor):
     once the side on roll has borne off a checker, whatever the other side did; ``HOLDING``
     once only the other side has (bear-offs against an anchor or a last blot, where a single
     contact net erred most: a third of its squared error on a sixth of the positions; a net
-    for each side values held-out plays better than one); ``EARLY`` from ``EARLY_PIPS`` pips
-    of both sides together up; below, by the race, ``mutual`` and ``anchor``: ``TRAILING``
-    where the side on roll is behind in the race (more pips than the other side),
+    for each side values held-out plays better than one); from ``EARLY_PIPS`` pips of both
+    sides together up, by the race: ``EARLY_TRAILING`` where the side on roll is behind in
+    the race (more pips than the other side), else ``EARLY``; below, by the race, ``mutual``
+    and ``anchor``: ``TRAILING`` where the side on roll is behind in the race,
     ``MUTUAL_TRAILING`` where he is behind and ``mutual``, ``MUTUAL`` where he is not behind
     and ``mutual``, otherwise ``CONTACT``; each of these four is its anchor class
     (``TRAILING_ANCHOR``, ``MUTUAL_TRAILING_ANCHOR``, ``MUTUAL_ANCHOR``, ``ANCHOR``) where
@@ -91,7 +95,7 @@ def contact_class(mine, theirs, my_pips, their_pips, mutual, anchor):
     if theirs < 15:
         return HOLDING
     if my_pips + their_pips >= EARLY_PIPS:
-        return EARLY
+        return EARLY_TRAILING if my_pips > their_pips else EARLY
     if my_pips > their_pips:
         if mutual:
             return MUTUAL_TRAILING_ANCHOR if anchor else MUTUAL_TRAILING

@@ -50,11 +50,12 @@ class Evaluator(NamedTuple):
     two_sided: np.ndarray  #: float32[rows, rows], ``bearoff`` two-sided win probabilities
     one_sided: np.ndarray  #: float32[rows, 2, turns], ``bearoff`` one-sided distributions
     tables: tuple  #: (contact, race, crashed, early, holding, trailing, mutual,
-    #: mutual_trailing, anchor, mutual_anchor, trailing_anchor, mutual_trailing_anchor)
-    #: float32[rows, H] first-layer tables
+    #: mutual_trailing, anchor, mutual_anchor, trailing_anchor, mutual_trailing_anchor,
+    #: early_trailing) float32[rows, H] first-layer tables
     crashed: Net
     side: SideNet  #: values the races the bear-off databases do not, instead of ``race``
-    early: Net  #: values contact from ``EARLY_PIPS`` pips up (may be the contact net)
+    early: Net  #: values contact from ``EARLY_PIPS`` pips up where the side on roll is not
+    #: behind in the race (may be the contact net)
     holding: Net  #: values contact where only the side not on roll has borne off (may be
     #: the crashed net)
     trailing: Net  #: values contact below ``EARLY_PIPS`` where the side on roll is behind
@@ -72,6 +73,8 @@ class Evaluator(NamedTuple):
     #: the trailing net)
     mutual_trailing_anchor: Net  #: the mutual trailing net's positions where a side has an
     #: anchor (may be the mutual trailing net)
+    early_trailing: Net  #: values contact from ``EARLY_PIPS`` pips up where the side on roll
+    #: is behind in the race (may be the early net)
 
 
 class MoveWorkspace(NamedTuple):

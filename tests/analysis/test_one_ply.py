@@ -2,8 +2,8 @@
 reply by 0-ply equity, its 0-ply value, weights 1/36 and 2/36, from the mover's side; and the
 1-ply rows of ``rank_plays`` (money and match) carrying the blend of that value with the
 play's 0-ply value, weighted by the class of the position before the roll
-(``ONE_PLY_WEIGHTS0``: contact 0.25, early, trailing, the mutual and the anchor classes too;
-race 0.0; crashed and holding 0.5)."""
+(``ONE_PLY_WEIGHTS0``: contact 0.25, early, trailing, the mutual, the anchor and the early
+trailing classes too; race 0.0; crashed and holding 0.5)."""
 
 from dataclasses import replace
 
@@ -111,6 +111,8 @@ def test_weights_by_class():
     from bgtui.engine import net_class
     from bgtui.engine.nn import (
         ANCHOR,
+        EARLY,
+        EARLY_TRAILING,
         MUTUAL,
         MUTUAL_ANCHOR,
         MUTUAL_TRAILING,
@@ -121,9 +123,11 @@ def test_weights_by_class():
     from bgtui.engine.nn import CONTACT as CONTACT_CLASS
     from bgtui.engine.position import make_position
 
-    assert ONE_PLY_WEIGHTS0 == (0.25, 0.0, 0.5, 0.25, 0.5, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25)
-    below = []  # positions of the classes below EARLY_PIPS, each seen by both sides
+    assert ONE_PLY_WEIGHTS0 == (0.25, 0.0, 0.5, 0.25, 0.5, *(0.25,) * 8)
+    below = []  # positions of the contact classes, each seen by both sides
     for mine, theirs, cls, swapped in (
+        # 156 pips against 167 (the opening after a 6-5 run), 323 together
+        ({24: 1, 13: 6, 8: 3, 6: 5}, {24: 2, 13: 5, 8: 3, 6: 5}, EARLY, EARLY_TRAILING),
         # 258 pips: 132 of the side on roll against 126, the other side's anchor on his 1
         # point; then 257, against 125 without the anchor
         ({13: 6, 6: 9}, {24: 2, 6: 13}, TRAILING_ANCHOR, ANCHOR),

@@ -21,6 +21,7 @@ from bgtui.engine.nn import (
     CRASHED,
     CRASHED_CLASSES,
     EARLY,
+    EARLY_TRAILING,
     HOLDING,
     MUTUAL,
     MUTUAL_ANCHOR,
@@ -107,10 +108,11 @@ def _swapped(pos):
     return (-np.asarray(pos)[::-1]).astype(np.int8)
 
 
-def _twelve_nets():
-    """The shipped contact and race nets and, as each of the other ten nets (crashed, early,
-    holding, trailing, the mutual and the anchor nets, in ``NET_NAMES`` order), the contact
-    net with its weights perturbed ten ways: a position valued by the wrong net shows."""
+def _thirteen_nets():
+    """The shipped contact and race nets and, as each of the other eleven nets (crashed,
+    early, holding, trailing, the mutual, the anchor and the early trailing nets, in
+    ``NET_NAMES`` order), the contact net with its weights perturbed eleven ways: a position
+    valued by the wrong net shows."""
     ev = load_weights("bgtui-0.npz")[0]
     rng = np.random.default_rng(31)
     rest = tuple(
@@ -124,7 +126,7 @@ def _nets_and_tables():
     """(net, its tables) per ``net_class``: the features that are sums over the points are
     folded into the tables, the contact ones only in the contact nets' (every net but the
     race net)."""
-    nets = _twelve_nets()
+    nets = _thirteen_nets()
     return [(net, make_tables(net, race=k == RACE)) for k, net in enumerate(nets)]
 
 
@@ -211,7 +213,7 @@ def test_best_play_with_incremental_children_equals_each_child_evaluated_alone()
     and without the bear-off databases."""
     from bgtui.engine.evaluate import _best_child
 
-    nets = _twelve_nets()
+    nets = _thirteen_nets()
     rng = np.random.default_rng(8)
     best5 = np.zeros(5, dtype=np.float32)
     counts = [0] * len(NET_NAMES)
@@ -232,6 +234,7 @@ def test_best_play_with_incremental_children_equals_each_child_evaluated_alone()
     assert counts[HOLDING] > 20 and counts[TRAILING] > 50
     assert counts[MUTUAL] > 30 and counts[MUTUAL_TRAILING] > 30
     assert min(counts[k] for k in _ANCHOR_OF.values()) > 30, counts
+    assert counts[EARLY_TRAILING] > 50, counts
 
 
 def test_best_play_reusing_the_parent_state_over_the_21_rolls_equals_each_child_alone():
@@ -242,7 +245,7 @@ def test_best_play_reusing_the_parent_state_over_the_21_rolls_equals_each_child_
     the path with ``ready`` a constant 0, ``_best_child``, was right: both are checked.)"""
     from bgtui.engine.evaluate import _best_child_from
 
-    nets = _twelve_nets()
+    nets = _thirteen_nets()
     best5 = np.zeros(5, dtype=np.float32)
     checked = [0] * len(NET_NAMES)
     for bearoff in (False, True):
@@ -270,7 +273,7 @@ def test_every_play_across_the_early_boundary_is_valued_by_its_own_net():
     has the probabilities it has evaluated alone."""
     from bgtui.engine.constants import EARLY_PIPS
 
-    ev = with_databases(_twelve_nets(), bearoff=False)
+    ev = with_databases(_thirteen_nets(), bearoff=False)
     ews = make_eval_workspace()
     crossed = {"fall": 0, "rise": 0}
     for pos in _positions():
@@ -335,19 +338,21 @@ def _bear_off_positions(rng, n):
 
 
 def test_every_play_in_move_selection_is_valued_by_the_net_of_its_own_class():
-    """With twelve different nets, every play of every roll of positions of every contact
+    """With thirteen different nets, every play of every roll of positions of every contact
     class, each a group of its own in ``_best_in_groups`` (the incremental path of move
     selection: the parent's state is that of the opponent's view, whose class is not the
     mover's), has the probabilities it has evaluated alone by the net of its class: plays
     where either side has borne off, where the mover bears off his first checker (from
-    contact or early contact to holding, the opponent on roll), across ``EARLY_PIPS``, where
-    the lead in the race changes hands (the mover's pips falling by the roll, a hit adding to
-    the opponent's), where the position becomes mutual (a hit, the mover having a checker
+    contact or early contact to holding, the opponent on roll), across ``EARLY_PIPS`` (early
+    and early trailing to each class below, a hit lifting each class below to early or
+    early trailing), where the lead in the race changes hands (the mover's pips falling by
+    the roll, a hit adding to the opponent's; from ``EARLY_PIPS`` up too: early to early
+    trailing), where the position becomes mutual (a hit, the mover having a checker
     back) or stops being so (the mover's last checker back running), and where it becomes an
     anchor class (the mover making an anchor in the opponent's home board) or stops being one
     (the mover breaking his last anchor there).
     """
-    ev = with_databases(_twelve_nets(), bearoff=False)
+    ev = with_databases(_thirteen_nets(), bearoff=False)
     ews = make_eval_workspace()
     rng = np.random.default_rng(40)
     positions = [p for p in _positions()[::3] if net_class(p) != RACE]
@@ -372,20 +377,20 @@ def test_every_play_in_move_selection_is_valued_by_the_net_of_its_own_class():
                         if has_anchor(child) != has_anchor(pos):
                             how = (*key, "made" if has_anchor(child) else "broken")
                             anchors[how] = anchors.get(how, 0) + 1
-    # (a play cannot take the opponent from behind in the race to ahead: TRAILING to CONTACT)
+    # (a play cannot take the opponent from behind in the race to ahead: TRAILING to CONTACT,
+    # EARLY_TRAILING to EARLY)
+    assert seen.get((EARLY_TRAILING, EARLY), 0) == 0, seen
     for key in (
         (CRASHED, CRASHED),
         (HOLDING, HOLDING),
         (TRAILING, HOLDING),
         (TRAILING_ANCHOR, HOLDING),
-        (EARLY, CONTACT),
-        (EARLY, TRAILING),
-        (EARLY, MUTUAL),
-        (EARLY, MUTUAL_TRAILING),
-        (EARLY, ANCHOR),
-        (EARLY, MUTUAL_ANCHOR),
-        (EARLY, TRAILING_ANCHOR),
-        (EARLY, MUTUAL_TRAILING_ANCHOR),
+        (EARLY, EARLY),
+        (EARLY, EARLY_TRAILING),
+        (EARLY_TRAILING, EARLY_TRAILING),
+        (EARLY_TRAILING, MUTUAL_TRAILING),
+        (EARLY_TRAILING, TRAILING_ANCHOR),
+        (EARLY_TRAILING, MUTUAL_TRAILING_ANCHOR),
         (CONTACT, CONTACT),
         (CONTACT, TRAILING),
         (TRAILING, TRAILING),
@@ -399,9 +404,17 @@ def test_every_play_in_move_selection_is_valued_by_the_net_of_its_own_class():
         (MUTUAL_TRAILING_ANCHOR, MUTUAL_TRAILING_ANCHOR),
     ):
         assert seen.get(key, 0) > 50, (key, seen)
-    # a hit lifts the pips over EARLY_PIPS
+    # the pips falling below EARLY_PIPS: from early contact (either class) to each class
+    # below, and from early trailing to trailing (rarer in these positions)
     for key in _BELOW:
-        assert seen.get((key, EARLY), 0) > 5, (key, seen)
+        assert seen.get((EARLY, key), 0) + seen.get((EARLY_TRAILING, key), 0) > 50, (key, seen)
+    assert seen.get((EARLY_TRAILING, TRAILING), 0) > 2, seen
+    # a hit lifts the pips over EARLY_PIPS (the opponent, whose pips it adds to, behind in
+    # the race then if he was before)
+    for key in _BELOW:
+        assert seen.get((key, EARLY), 0) + seen.get((key, EARLY_TRAILING), 0) > 5, (key, seen)
+    for key in (TRAILING, MUTUAL_TRAILING, TRAILING_ANCHOR, MUTUAL_TRAILING_ANCHOR):
+        assert seen.get((key, EARLY), 0) == 0, (key, seen)
     assert sum(n for (b, c), n in seen.items() if b != c and c != RACE) > 500, seen
     assert by_hit > 50, by_hit
     # a hit makes the position mutual, the mover's last checker back running ends it
@@ -468,7 +481,7 @@ def _gathered_rolls(pos, ev):
 
 
 def test_the_21_rolls_valued_in_one_call_value_each_play_by_the_net_of_its_own_class():
-    """With twelve different nets, the plays of the 21 rolls of positions of every contact
+    """With thirteen different nets, the plays of the 21 rolls of positions of every contact
     class gathered and valued in one call of ``_best_in_groups``, a group per roll (the
     shape of variance reduction and of the 1-ply: groups whose plays are of different
     classes, the classes alternating from group to group), give each roll the best play and
@@ -478,7 +491,7 @@ def test_the_21_rolls_valued_in_one_call_value_each_play_by_the_net_of_its_own_c
     has the probabilities it has evaluated alone."""
     from bgtui.engine.evaluate import _best_child_from, _best_in_groups
 
-    ev = with_databases(_twelve_nets(), bearoff=False)
+    ev = with_databases(_thirteen_nets(), bearoff=False)
     ews = make_eval_workspace()
     best5 = np.zeros(5, dtype=np.float32)
     rng = np.random.default_rng(41)
@@ -513,7 +526,9 @@ def test_the_21_rolls_valued_in_one_call_value_each_play_by_the_net_of_its_own_c
 
 
 def test_tied_nets_value_every_play_as_the_nets_they_are():
-    """Weights without anchor nets of their own (each the net of the class it splits: the
+    """Weights without an early trailing net of their own (the early net, or through it the
+    contact net: a chain of ties), or with one of their own and the early net the contact
+    net; without anchor nets of their own either (each the net of the class it splits: the
     anchor net the contact net, the mutual anchor net the mutual net, the trailing anchor net
     the trailing net, the mutual trailing anchor net the mutual trailing net), and without
     mutual nets either (the mutual net the contact net, the mutual trailing net the trailing
@@ -521,14 +536,27 @@ def test_tied_nets_value_every_play_as_the_nets_they_are():
     own but no mutual nets: every play of the 21 rolls of positions of every contact class,
     each a group of its own in calls across the rolls, has the probabilities it has
     evaluated alone, by the net it is tied to."""
-    nets = _twelve_nets()
+    nets = _thirteen_nets()
     c, t = nets[0], nets[5]
     rng = np.random.default_rng(42)
     positions = [p for p in _positions()[2::10] if net_class(p) != RACE]
     positions += _bear_off_positions(rng, 4)
-    for tied in (nets[:8], nets[:6], nets[:5], (*nets[:6], c, t, *nets[8:])):
+    for tied in (
+        nets[:12],
+        (*nets[:3], c, *nets[4:12]),
+        (*nets[:3], c, *nets[4:]),
+        nets[:8],
+        nets[:6],
+        nets[:5],
+        (*nets[:6], c, t, *nets[8:]),
+    ):
         ev = with_databases(tied, bearoff=False)
         if len(tied) < len(NET_NAMES):
+            assert ev.early_trailing is ev.early
+        else:
+            assert ev.early_trailing is not ev.early and ev.early_trailing is not ev.contact
+        assert (ev.early is ev.contact) == (tied[3] is c)
+        if len(tied) < 12:
             assert ev.anchor is ev.contact and ev.mutual_anchor is ev.mutual
             assert ev.trailing_anchor is ev.trailing
             assert ev.mutual_trailing_anchor is ev.mutual_trailing
@@ -536,7 +564,7 @@ def test_tied_nets_value_every_play_as_the_nets_they_are():
             assert ev.mutual is ev.contact and ev.mutual_trailing is ev.trailing
         if len(tied) < 6:
             assert ev.mutual_trailing_anchor is ev.contact
-        if len(tied) == len(NET_NAMES):
+        if len(tied) >= 12 and tied[6] is c:
             assert ev.mutual is ev.contact and ev.mutual_trailing is ev.trailing
             assert len({id(x) for x in (ev.anchor, ev.mutual_anchor, ev.contact)}) == 3
         ews = make_eval_workspace()
@@ -572,8 +600,9 @@ def test_net_class_by_hand():
     assert EARLY_PIPS == 259
     assert net_class(make_position({13: 6, 6: 9}, {24: 2, 6: 13})) == TRAILING_ANCHOR  # 132 > 126
     assert net_class(make_position({13: 6, 6: 9}, {24: 1, 18: 1, 7: 1, 6: 12})) == TRAILING
-    assert net_class(make_position({13: 6, 7: 1, 6: 8}, {24: 2, 6: 13})) == EARLY
-    # the same seen from the other side (pips together are the same)
+    # (133 > 126: behind in the race)
+    assert net_class(make_position({13: 6, 7: 1, 6: 8}, {24: 2, 6: 13})) == EARLY_TRAILING
+    # the same seen from the other side (pips together are the same; 126 < 133)
     assert net_class(make_position({24: 2, 6: 13}, {13: 6, 7: 1, 6: 8})) == EARLY
     assert net_class(make_position({24: 2, 6: 13}, {13: 6, 6: 9})) == ANCHOR  # 126 < 132
     # even in the race: not behind (neither side back, then both)
@@ -614,14 +643,64 @@ def test_net_class_by_hand():
         assert contact_class(15, 15, 128, 129, *flags) == ahead  # ahead by a pip
         assert contact_class(15, 15, 129, 128, *flags) == behind  # behind by a pip
         assert contact_class(15, 15, 129, 129, *flags) == ahead  # even, 258 together
-        assert contact_class(15, 15, 130, 129, *flags) == EARLY  # 259 together
+        assert contact_class(15, 15, 130, 129, *flags) == EARLY_TRAILING  # 259 together
+        assert contact_class(15, 15, 129, 130, *flags) == EARLY
+        assert contact_class(15, 15, 130, 130, *flags) == EARLY  # even
         assert contact_class(15, 15, EARLY_PIPS - 101, 100, *flags) == behind  # 258 together
-        assert contact_class(15, 15, EARLY_PIPS - 100, 100, *flags) == EARLY  # 259 together
+        assert contact_class(15, 15, EARLY_PIPS - 100, 100, *flags) == EARLY_TRAILING  # 259
+        assert contact_class(15, 15, 100, EARLY_PIPS - 100, *flags) == EARLY
+        assert contact_class(15, 15, 100, EARLY_PIPS - 101, *flags) == ahead
         for mp, tp in ((50, 50), (60, 40), (40, 60), (200, 100), (100, 200)):
             assert contact_class(14, 15, mp, tp, *flags) == CRASHED
             assert contact_class(15, 14, mp, tp, *flags) == HOLDING
             assert contact_class(3, 12, mp, tp, *flags) == CRASHED
             assert contact_class(12, 3, mp, tp, *flags) == CRASHED
+
+
+def test_early_trailing_class_by_hand():
+    """From ``EARLY_PIPS`` pips of both sides together up, neither side borne off:
+    ``EARLY_TRAILING`` where the side on roll is behind in the race (more pips than the other
+    side), ``EARLY`` where he is not (even counts as not behind), whether a side is back or
+    has an anchor or not; each seen from the other side is the other class."""
+    from bgtui.engine.constants import EARLY_PIPS, OPENING_POSITION
+    from bgtui.engine.position import make_position, pip_counts
+
+    # the opening: 167 pips each, even
+    assert net_class(np.array(OPENING_POSITION, dtype=np.int8)) == EARLY
+    # the opening after a 6-5 run (24/13): 156 against 167, then the other side on roll
+    ran = make_position({24: 1, 13: 6, 8: 3, 6: 5}, {24: 2, 13: 5, 8: 3, 6: 5})
+    assert tuple(pip_counts(ran)) == (156, 167)
+    assert net_class(ran) == EARLY
+    assert net_class(_swapped(ran)) == EARLY_TRAILING
+    # a checker on the bar counts 25: 167 + 1 against 167, behind by a pip
+    hit = make_position({25: 1, 24: 1, 13: 5, 8: 3, 6: 5}, {24: 2, 13: 5, 8: 3, 6: 5})
+    assert tuple(pip_counts(hit)) == (168, 167)
+    assert net_class(hit) == EARLY_TRAILING
+    assert net_class(_swapped(hit)) == EARLY
+    # behind by a pip at EARLY_PIPS together (130 against 129), then 258 together: trailing
+    assert EARLY_PIPS == 259
+    at = make_position({24: 1, 13: 3, 8: 3, 6: 7, 1: 1}, {18: 1, 13: 3, 8: 3, 6: 8})
+    assert tuple(pip_counts(at)) == (130, 129)
+    assert net_class(at) == EARLY_TRAILING and net_class(_swapped(at)) == EARLY
+    below = make_position({23: 1, 13: 3, 8: 3, 6: 7, 1: 1}, {18: 1, 13: 3, 8: 3, 6: 8})
+    assert tuple(pip_counts(below)) == (129, 129)
+    assert net_class(below) == CONTACT and net_class(_swapped(below)) == CONTACT
+    below = make_position({24: 1, 13: 3, 8: 3, 6: 7, 1: 1}, {18: 1, 13: 3, 8: 3, 6: 7, 5: 1})
+    assert tuple(pip_counts(below)) == (130, 128)
+    assert net_class(below) == TRAILING and net_class(_swapped(below)) == CONTACT
+    # a side borne off: crashed or holding, whoever is behind
+    assert net_class(make_position({24: 2, 13: 13}, {13: 14})) == HOLDING
+    assert net_class(make_position({13: 14}, {24: 2, 13: 13})) == CRASHED
+    # over positions of games: early contact is one of the two, by the race alone
+    n = [0, 0]
+    for pos in _positions():
+        cls = net_class(pos)
+        if cls in (EARLY, EARLY_TRAILING):
+            mine, theirs = (int(x) for x in pip_counts(pos))
+            assert mine + theirs >= EARLY_PIPS
+            assert cls == (EARLY_TRAILING if mine > theirs else EARLY), board_ascii(pos)
+            n[cls == EARLY_TRAILING] += 1
+    assert min(n) > 100, n
 
 
 def test_mutual_classes_by_hand():
@@ -781,11 +860,11 @@ def test_mutual_is_the_same_seen_from_either_side():
 
 
 def test_each_class_is_valued_by_its_own_net():
-    """``evaluate0`` with twelve different nets gives each position its class's dense forward
+    """``evaluate0`` with thirteen different nets gives each position its class's dense forward
     pass (then the consistency rules), with tables and without."""
     from bgtui.engine.evaluate import _sanitize, evaluate0
 
-    nets = _twelve_nets()
+    nets = _thirteen_nets()
     x = np.zeros(NUM_INPUTS, dtype=np.float32)
     sw = np.zeros(26, dtype=np.int8)
     o = np.zeros(5, dtype=np.float32)
@@ -823,7 +902,7 @@ def test_grouped_1ply_is_the_mean_over_the_rolls_of_each_childs_own_best_value()
     result bit for bit."""
     from bgtui.engine.evaluate import _eval_ply1, make_lookahead_workspace
 
-    nets = _twelve_nets()
+    nets = _thirteen_nets()
     for bearoff in (False, True):
         ev = with_databases(nets, bearoff=bearoff)
         lws = make_lookahead_workspace()
@@ -857,7 +936,7 @@ def test_grouped_variance_reduction_step_does_not_depend_on_how_the_rolls_are_ba
         make_rollout_workspace,
     )
 
-    ev = with_databases(_twelve_nets(), bearoff=True)
+    ev = with_databases(_thirteen_nets(), bearoff=True)
     roots = np.ascontiguousarray(_positions()[5::40][:4])
     cubes = np.zeros((len(roots), 3))
     cubes[:, 0] = 1.0

@@ -387,14 +387,19 @@ def test_play_cache_is_emptied_for_another_run(ev):
     from bgtui.engine.evaluate import as_net
     from bgtui.engine.nn import make_tables
 
-    # the contact nets perturbed: the opening's lines are the early net's (the trailing, the
-    # mutual and the anchor nets are the contact net)
+    # the contact nets perturbed: the opening's lines are the early nets' (the trailing, the
+    # mutual and the anchor nets are the contact net, the early trailing net the early net)
     contact, ctab = as_net(contact), make_tables(contact)
-    tables = (ctab, *ev.tables[1:3], make_tables(early), ev.tables[4], *(ctab,) * 7)
+    early, etab = as_net(early), make_tables(early)
+    tables = (ctab, *ev.tables[1:3], etab, ev.tables[4], *(ctab,) * 7, etab)
     below = ("trailing", "mutual", "mutual_trailing")
     below += ("anchor", "mutual_anchor", "trailing_anchor", "mutual_trailing_anchor")
     ev2 = ev._replace(
-        contact=contact, early=as_net(early), tables=tables, **dict.fromkeys(below, contact)
+        contact=contact,
+        early=early,
+        early_trailing=early,
+        tables=tables,
+        **dict.fromkeys(below, contact),
     )
     ws = make_rollout_workspace(hidden_size(ev))
     a = np.zeros((1, 36, NUM_OUT))
