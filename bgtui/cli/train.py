@@ -491,17 +491,19 @@ def _add_fit_schedule(p) -> None:
     p.add_argument(
         "--nets",
         default="contact,race,crashed,early,holding,trailing,mutual,mutual_trailing,"
-        "anchor,mutual_anchor,trailing_anchor,mutual_trailing_anchor",
+        "anchor,mutual_anchor,trailing_anchor,mutual_trailing_anchor,early_trailing",
         help="fit: which nets to train, comma-separated: contact, race, crashed "
         "(contact once the side on roll has borne off), early (contact from "
-        f"{EARLY_PIPS} pips of both sides together up), holding (contact once only the "
+        f"{EARLY_PIPS} pips of both sides together up, the side on roll not behind in the "
+        "race), holding (contact once only the "
         "side not on roll has borne off), trailing (contact below "
         f"{EARLY_PIPS} pips, the side on roll behind in the race), mutual and "
         "mutual_trailing (the contact and trailing positions where each side has a checker "
         "back, on his bar or in the other side's home board), anchor, mutual_anchor, "
         "trailing_anchor and mutual_trailing_anchor (the contact, mutual, trailing and "
         "mutual trailing positions where a side has two checkers or more on a point of the "
-        "other side's home board); default all twelve",
+        "other side's home board), early_trailing (the early positions where the side on "
+        "roll is behind in the race); default all thirteen",
     )
     p.add_argument(
         "--alpha-end",

@@ -207,6 +207,26 @@ def test_the_early_net_trains_on_its_own_class_and_files_without_one_keep_it_tie
     _check_tied_net(tmp_path, pos, "early", "contact")
 
 
+def test_the_early_trailing_net_trains_on_its_own_class_and_files_without_one_keep_it_tied(
+    tmp_path,
+):
+    """The early trailing net against the early net (which the small weights tie in turn to
+    the contact net: a chain): trained alone it starts as that net; a fit of the early net
+    alone keeps the two one net, the contact net as it was."""
+    from bgtui.engine.nn import EARLY, EARLY_TRAILING
+    from bgtui.training.kernels import net_classes
+
+    # early contact positions of whole games, seen by either side (one side behind)
+    pos = np.array(game_positions(4, 7), dtype=np.int8)
+    pos = np.concatenate([pos, -pos[:, ::-1]])
+    pos = pos[np.isin(net_classes(pos), (EARLY, EARLY_TRAILING))]
+    cls = net_classes(pos)
+    assert (cls == EARLY).sum() > 20 and (cls == EARLY_TRAILING).sum() > 20
+    start, got = _check_tied_net(tmp_path, pos, "early_trailing", "early")
+    assert all(np.array_equal(x, y) for x, y in zip(got.contact, start.contact))
+    assert got.early is not got.contact
+
+
 def test_the_holding_net_trains_on_its_own_class_and_files_without_one_keep_it_tied(tmp_path):
     from bgtui.engine.nn import CRASHED, CRASHED_CLASSES, HOLDING
     from bgtui.training.kernels import net_classes
