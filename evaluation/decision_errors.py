@@ -25,6 +25,7 @@ from bgtui.engine import (
     CONTACT,
     CONTACT_CLASSES,
     EARLY,
+    EARLY_TRAILING,
     NET_NAMES,
     generate_plays,
     make_move_workspace,
@@ -63,8 +64,11 @@ def main():
             err = _error(an, pos, d1, d2)
             cls = net_class(pos)
             # contact below EARLY_PIPS together (the contact nets' classes but the early
-            # one), whichever side is ahead in the race, whether both sides have a checker
-            # back or not, and whether a side has an anchor or not
+            # ones), whichever side is ahead in the race, whether both sides have a checker
+            # back or not, and whether a side has an anchor or not; early contact together,
+            # whichever side is ahead in the race
+            if cls == EARLY_TRAILING:
+                cls = EARLY
             below = cls in CONTACT_CLASSES and cls != EARLY
             st = stats.setdefault(NET_NAMES[CONTACT if below else cls], [0, 0, 0.0])
             st[0] += 1

@@ -22,7 +22,8 @@ play cannot change the borne-off checkers of the side on roll after it): on the 
 positions, part 0 is the engine's class ``CRASHED`` and part 1 its class ``HOLDING``.
 ``--split lead`` splits by the race: part 0 where the side on roll is not behind (his pips at
 most the other side's), part 1 where he is: below ``EARLY_PIPS`` pips, part 0 is the engine's
-class ``CONTACT`` and part 1 its class ``TRAILING``. ``--split mutual``: part 1 where both
+class ``CONTACT`` and part 1 its class ``TRAILING``; from ``EARLY_PIPS`` up, part 0 is its
+class ``EARLY`` and part 1 its class ``EARLY_TRAILING``. ``--split mutual``: part 1 where both
 sides have a checker back (on the bar or in the other side's home board), part 0 where at most
 one side has. ``--split anchor``: part 1 where a side has an anchor (two checkers or more on a
 point of the other side's home board: the engine's ``has_anchor``), else 0. ``--split bar``:
@@ -39,8 +40,9 @@ parts 0..7 ``CONTACT``, ``ANCHOR``, ``MUTUAL``, ``MUTUAL_ANCHOR``, ``TRAILING``,
 fits and judges the crashed net on the crashed positions (both crashed classes,
 ``CRASHED_CLASSES``) instead; ``--below PIPS`` keeps only the positions of fewer pips of both
 sides together (with ``--below 259`` the contact, trailing, mutual and anchor nets', not the
-early net's), ``--from PIPS`` those of at least that many; ``fit --start NET`` fits a copy of
-that net of WEIGHTS (by default the ``--net`` one).
+early and early trailing nets'), ``--from PIPS`` those of at least that many (with ``--from
+259`` the early and early trailing nets'); ``fit --start NET`` fits a copy of that net of
+WEIGHTS (by default the ``--net`` one; ``--start early_trailing``, say).
 
 ``median``: the median of the split quantity over the contact rows of the anchor sets.
 
@@ -50,8 +52,8 @@ control), the loss of ``bgtui train fit --optimizer adam`` (cross-entropy and th
 term). Weights whose early, trailing, mutual or anchor net is their contact net (or whose
 holding net is their crashed net, whose mutual trailing net their trailing net or, through it,
 their contact net, whose other anchor nets the nets of the classes they split or the nets those
-are in turn) keep them one net: it learns from the rows of the classes it values and values
-them.
+are in turn, whose early trailing net their early net or, through it, their contact net) keep
+them one net: it learns from the rows of the classes it values and values them.
 
 ``assemble``: WEIGHTS with the contact net of PART0 as its contact net and that of PART1 as its
 early net (the engine's split, ``EARLY_PIPS``: the parts of ``--split 259``); with ``--net
@@ -61,16 +63,18 @@ the contact net of PART0 as its contact net and the contact net of PART1 as its 
 (the engine's split by the race below ``EARLY_PIPS``: the parts of ``--split lead --below
 259``). A net of WEIGHTS that is another (an early, trailing, mutual or anchor net that is the
 contact net, a mutual trailing or trailing anchor net that is the trailing net, a mutual anchor
-net that is the mutual net) and is not replaced stays the net it is tied to, that net's
-replacement when it is replaced (a mutual trailing net tied to a trailing net PART1's contact
-net replaces with ``--net lead`` is PART1's net, and so is a trailing anchor net tied to it).
-``assemble`` has no split for the mutual or the anchor nets: ``research/combine_nets.py`` puts
-experts in as those.
+net that is the mutual net, an early trailing net that is the early net) and is not replaced
+stays the net it is tied to, that net's replacement when it is replaced (a mutual trailing net
+tied to a trailing net PART1's contact net replaces with ``--net lead`` is PART1's net, and so
+is a trailing anchor net tied to it; an early trailing net tied to the early net is PART1's
+net with ``--net contact``).
+``assemble`` has no split for the mutual, the anchor or the early trailing nets:
+``research/combine_nets.py`` puts experts in as those.
 
 Contact rows here are those of the engine's contact nets of the stages of the game
-(``CONTACT_CLASSES``: ``CONTACT``, ``EARLY``, ``TRAILING``, ``MUTUAL``, ``MUTUAL_TRAILING``
-and the anchor classes ``ANCHOR``, ``MUTUAL_ANCHOR``, ``TRAILING_ANCHOR`` and
-``MUTUAL_TRAILING_ANCHOR``): these scripts split them themselves.
+(``CONTACT_CLASSES``: ``CONTACT``, ``EARLY``, ``TRAILING``, ``MUTUAL``, ``MUTUAL_TRAILING``,
+the anchor classes ``ANCHOR``, ``MUTUAL_ANCHOR``, ``TRAILING_ANCHOR`` and
+``MUTUAL_TRAILING_ANCHOR``, and ``EARLY_TRAILING``): these scripts split them themselves.
 
 ``errors``: group-centred equity errors (as ``evaluation/sibling_errors.py`` has them, root
 mean square in millipoints) of the 0-ply values of the held-out plays whose sibling groups are
