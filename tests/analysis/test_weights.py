@@ -51,98 +51,60 @@ def _nets(k):
     return tuple(init_net(6 if j != 1 else 4, 40 + j) for j in range(k))
 
 
-def _digest_without_trailing(ev):
-    """The digest of an evaluator whose trailing net is its contact net, by what it is made
-    of: the contact, race and crashed nets, the early net unless it is the contact net, the
-    holding net unless it is the crashed net, the side net and the databases' shapes (what
-    files without a trailing net have always had)."""
+#: the ties a file's digest has left out, newest last: (net, the net it is tied to); each era
+#: of files hashes a net of its own by name for the ties known before it
+_TIES = (
+    ("holding", "crashed"),
+    ("trailing", "contact"),
+    ("mutual", "contact"),
+    ("mutual_trailing", "trailing"),
+    ("anchor", "contact"),
+    ("mutual_anchor", "mutual"),
+    ("trailing_anchor", "trailing"),
+    ("mutual_trailing_anchor", "mutual_trailing"),
+)
+
+
+def _digest_with_ties(ev, known):
+    """The digest of an evaluator by what it is made of, as files made when only the first
+    ``known`` ties of ``_TIES`` existed have always had it: the contact, race and crashed
+    nets, the early net unless it is the contact net, each net of those ties unless it is the
+    net it is tied to (with its name), the side net and the databases' shapes."""
     h = hashlib.sha256()
     nets = nets_of(ev)[:4] if ev.early is not ev.contact else nets_of(ev)[:3]
     for net in nets:
         h.update(net_digest(net).encode())
-    if ev.holding is not ev.crashed:
-        h.update(b"holding")
-        h.update(net_digest(ev.holding).encode())
+    for name, to in _TIES[:known]:
+        if getattr(ev, name) is not getattr(ev, to):
+            h.update(name.encode())
+            h.update(net_digest(getattr(ev, name)).encode())
     if ev.side.w2.shape[0] > 0:
         h.update(net_digest(ev.side[1:]).encode())
     for db in (ev.two_sided, ev.one_sided):
         h.update(f"db{np.asarray(db).dtype.str}{np.asarray(db).shape};".encode())
     return h.hexdigest()[:16]
+
+
+def _digest_without_trailing(ev):
+    """Files without a trailing net: the holding net tie only."""
+    return _digest_with_ties(ev, 1)
 
 
 def _digest_without_mutual(ev):
-    """The digest of an evaluator whose mutual net is its contact net and whose mutual
-    trailing net is its trailing net, by what it is made of: as
-    :func:`_digest_without_trailing`, and the trailing net unless it is the contact net (what
-    files without mutual nets have always had)."""
-    h = hashlib.sha256()
-    nets = nets_of(ev)[:4] if ev.early is not ev.contact else nets_of(ev)[:3]
-    for net in nets:
-        h.update(net_digest(net).encode())
-    if ev.holding is not ev.crashed:
-        h.update(b"holding")
-        h.update(net_digest(ev.holding).encode())
-    if ev.trailing is not ev.contact:
-        h.update(b"trailing")
-        h.update(net_digest(ev.trailing).encode())
-    if ev.side.w2.shape[0] > 0:
-        h.update(net_digest(ev.side[1:]).encode())
-    for db in (ev.two_sided, ev.one_sided):
-        h.update(f"db{np.asarray(db).dtype.str}{np.asarray(db).shape};".encode())
-    return h.hexdigest()[:16]
+    """Files without mutual nets: and the trailing net unless it is the contact net."""
+    return _digest_with_ties(ev, 2)
 
 
 def _digest_without_anchor(ev):
-    """The digest of an evaluator whose anchor nets are the nets of the classes they split,
-    by what it is made of: as :func:`_digest_without_mutual`, and the mutual net unless it is
-    the contact net and the mutual trailing net unless it is the trailing net (what files
-    without anchor nets have always had)."""
-    h = hashlib.sha256()
-    nets = nets_of(ev)[:4] if ev.early is not ev.contact else nets_of(ev)[:3]
-    for net in nets:
-        h.update(net_digest(net).encode())
-    for name, to in (
-        ("holding", "crashed"),
-        ("trailing", "contact"),
-        ("mutual", "contact"),
-        ("mutual_trailing", "trailing"),
-    ):
-        if getattr(ev, name) is not getattr(ev, to):
-            h.update(name.encode())
-            h.update(net_digest(getattr(ev, name)).encode())
-    if ev.side.w2.shape[0] > 0:
-        h.update(net_digest(ev.side[1:]).encode())
-    for db in (ev.two_sided, ev.one_sided):
-        h.update(f"db{np.asarray(db).dtype.str}{np.asarray(db).shape};".encode())
-    return h.hexdigest()[:16]
+    """Files without anchor nets: and the mutual net unless it is the contact net and the
+    mutual trailing net unless it is the trailing net."""
+    return _digest_with_ties(ev, 4)
 
 
 def _digest_without_early_trailing(ev):
-    """The digest of an evaluator whose early trailing net is its early net, by what it is
-    made of: as :func:`_digest_without_anchor`, and each anchor net unless it is the net of
-    the class it splits (what files without an early trailing net have always had)."""
-    h = hashlib.sha256()
-    nets = nets_of(ev)[:4] if ev.early is not ev.contact else nets_of(ev)[:3]
-    for net in nets:
-        h.update(net_digest(net).encode())
-    for name, to in (
-        ("holding", "crashed"),
-        ("trailing", "contact"),
-        ("mutual", "contact"),
-        ("mutual_trailing", "trailing"),
-        ("anchor", "contact"),
-        ("mutual_anchor", "mutual"),
-        ("trailing_anchor", "trailing"),
-        ("mutual_trailing_anchor", "mutual_trailing"),
-    ):
-        if getattr(ev, name) is not getattr(ev, to):
-            h.update(name.encode())
-            h.update(net_digest(getattr(ev, name)).encode())
-    if ev.side.w2.shape[0] > 0:
-        h.update(net_digest(ev.side[1:]).encode())
-    for db in (ev.two_sided, ev.one_sided):
-        h.update(f"db{np.asarray(db).dtype.str}{np.asarray(db).shape};".encode())
-    return h.hexdigest()[:16]
+    """Files without an early trailing net: and each anchor net unless it is the net of the
+    class it splits."""
+    return _digest_with_ties(ev, 8)
 
 
 def _arrays(path):
