@@ -582,9 +582,10 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
     (``CONTACT_CLASSES``: the pips crossing ``EARLY_PIPS``, the lead in the race changing
     hands, above ``EARLY_PIPS`` or below, a hit or the last checker back leaving making the
     position mutual or not, the mover making an anchor or breaking his last one making it of
-    an anchor class or not) when the parent is of one: from the parent's pre-activation by that class's net
-    (``ews.parent_h`` when that net gives the parent class's, else a row of ``ews.stage_h``
-    computed once a call when first needed, shared by the classes whose nets give the same).
+    an anchor class or not) when the parent is of one: from the parent's pre-activation by
+    that class's net (``ews.parent_h`` when that net gives the parent class's, else a row of
+    ``ews.stage_h`` computed once a call when first needed, shared by the classes whose nets
+    give the same).
     The others (a race, the game over, the mover's first checker borne off) on their own,
     and so is a group of one play."""
     # checkers on the board and pips before the play: was1 the mover's, was0 the opponent's
