@@ -62,6 +62,7 @@ _TIES = (
     ("mutual_anchor", "mutual"),
     ("trailing_anchor", "trailing"),
     ("mutual_trailing_anchor", "mutual_trailing"),
+    ("early_trailing", "early"),
 )
 
 
@@ -363,21 +364,20 @@ def test_a_file_of_thirteen_nets_evaluates_as_the_nets_it_was_saved_from(tmp_pat
     assert np.array_equal(np.concatenate(vals), want)
 
 
-def test_the_shipped_weights_have_a_net_for_every_class_but_early_trailing(tmp_path):
-    """The shipped file has a net of its own for every class but the early trailing one (12
-    nets; the early trailing net is its early net, flagged, the only tie), the trailing,
-    mutual and anchor nets count in its digest, which is what files without an early
-    trailing net have always had, and a copy saved and loaded again holds the arrays of every
-    net but the early trailing one with the same values and digest, tied as before."""
+def test_the_shipped_weights_have_a_net_for_every_class(tmp_path):
+    """The shipped file has a net of its own for every class (13 nets, no tie, no flag), each
+    net counts in its digest by name, as every tie of ``_TIES`` is hashed, and a copy saved and
+    loaded again holds the arrays of every net with the same values and digest."""
     ev, meta = load_weights("bgtui-0.npz")
     nets = nets_of(ev)
-    assert len(NET_NAMES) == 13 and len({id(net) for net in nets}) == 12
-    assert ev.early_trailing is ev.early and ev.tables[12] is ev.tables[3]
-    assert tied_nets([ev]) == [(12, 3)]
-    assert {key for key in meta if "_is_" in key} == EARLY_TRAILING_FLAGS
+    assert len(NET_NAMES) == 13 and len({id(net) for net in nets}) == 13
+    assert ev.early_trailing is not ev.early and ev.tables[12] is not ev.tables[3]
+    assert tied_nets([ev]) == []
+    assert not {key for key in meta if "_is_" in key}
     digest = evaluator_digest(ev)
-    assert digest == _digest_without_early_trailing(ev)
+    assert digest == _digest_with_ties(ev, len(_TIES))
     assert digest not in (
+        _digest_without_early_trailing(ev),
         _digest_without_anchor(ev),
         _digest_without_mutual(ev),
         _digest_without_trailing(ev),
@@ -385,10 +385,9 @@ def test_the_shipped_weights_have_a_net_for_every_class_but_early_trailing(tmp_p
     save_weights(tmp_path / "copy.npz", ev, meta)
     arrays = _arrays(tmp_path / "copy.npz")
     for name in NET_NAMES:
-        saved = name != "early_trailing"
-        assert all((f"{name}_{part}" in arrays) == saved for part in ("w1", "b2"))
+        assert all(f"{name}_{part}" in arrays for part in ("w1", "b2"))
     got = load_weights(tmp_path / "copy.npz")[0]
     assert evaluator_digest(got) == digest
-    assert tied_nets([got]) == [(12, 3)]
+    assert tied_nets([got]) == []
     for mine, theirs in zip(nets_of(got), nets):
         assert all(np.array_equal(x, y) for x, y in zip(mine, theirs))
