@@ -21,7 +21,11 @@ anchor net (``mutual_anchor_*``) with its mutual net, one without a trailing anc
 (``mutual_trailing_anchor_*``) with its mutual trailing net (each the net that one is in
 turn, when it is tied too). The early positions where the side on roll is behind in the race
 are the early trailing net's: a file without one (``early_trailing_*``) loads with its early
-net valuing those (the contact net when the early net is it). Arrays ``side_w1``,
+net valuing those (the contact net when the early net is it). The early and early trailing
+positions with a checker on either bar (``nn.on_bar``) are the early bar and early trailing
+bar nets': a file without an early bar net (``early_bar_*``) loads with its early net valuing
+those, one without an early trailing bar net (``early_trailing_bar_*``) with its early
+trailing net (each the net that one is in turn, when it is tied too). Arrays ``side_w1``,
 ``side_b1``, ``side_w2``, ``side_b2``, ``side_skip`` hold the race side net (``bgtui.engine``'s
 ``make_side_net``), which values the races the bear-off databases do not; a file without them
 values those races by its race net.
@@ -66,11 +70,13 @@ _SIDE_PARTS = ("w1", "b1", "w2", "b2", "skip")
 #: metadata flag :func:`load_weights` sets: crashed, early, trailing, mutual and anchor
 #: positions the contact net's, holding positions the crashed net's, mutual trailing and
 #: trailing anchor positions the trailing net's, mutual anchor positions the mutual net's,
-#: mutual trailing anchor positions the mutual trailing net's, early trailing positions the
-#: early net's (the engine's ``TIED_CLASSES``, and the crashed net). Ties chain (a holding
-#: net tied to a crashed net tied to the contact net is the contact net, and so are a mutual
-#: trailing anchor net tied to a mutual trailing net tied to a trailing net tied to it and an
-#: early trailing net tied to an early net tied to it): each net is tied to one before
+#: mutual trailing anchor positions the mutual trailing net's, early trailing and early bar
+#: positions the early net's, early trailing bar positions the early trailing net's (the
+#: engine's ``TIED_CLASSES``, and the crashed net). Ties chain (a holding net tied to a
+#: crashed net tied to the contact net is the contact net, and so are a mutual trailing
+#: anchor net tied to a mutual trailing net tied to a trailing net tied to it and an early
+#: trailing bar net tied to an early trailing net tied to an early net tied to it): each net
+#: is tied to one before
 #: it in ``NET_NAMES`` and in this table, so that a file's nets loaded in that order are the
 #: nets their chains end at (:func:`tied_nets` names those).
 TIED_TO = {
@@ -79,8 +85,8 @@ TIED_TO = {
 }
 
 #: (class, the class of the net it is) of the nets of :data:`TIED_TO` that may be that other
-#: net in saved weights too: early, holding, trailing, the mutual, the anchor and the early
-#: trailing nets (a crashed net is always saved as a net of its own)
+#: net in saved weights too: early, holding, trailing, the mutual, the anchor, the early
+#: trailing and the early bar nets (a crashed net is always saved as a net of its own)
 TIES = tuple(
     (NET_NAMES.index(name), NET_NAMES.index(to))
     for name, (to, _) in TIED_TO.items()
@@ -227,7 +233,8 @@ def tied_nets(evs) -> list:
     are tied to in every one of the evaluators ``evs``; the class named is that of a net of
     its own there, a chain of ties followed to its end (a mutual trailing anchor net that is
     the mutual trailing net that is the trailing net that is the contact net, or an early
-    trailing net that is the early net that is the contact net: the contact net's class)."""
+    trailing bar net that is the early trailing net that is the early net that is the
+    contact net: the contact net's class)."""
     nets = [nets_of(ev) for ev in evs]
     to = {k: t for k, t in TIES if all(n[k] is n[t] for n in nets)}
     out = []
@@ -241,12 +248,13 @@ def tied_nets(evs) -> list:
 def nets_of(ev):
     """The nets of an evaluator, in ``NET_NAMES`` order (contact, race, crashed, early,
     holding, trailing, mutual, mutual_trailing, anchor, mutual_anchor, trailing_anchor,
-    mutual_trailing_anchor, early_trailing: its fields of those names)."""
+    mutual_trailing_anchor, early_trailing, early_bar, early_trailing_bar: its fields of
+    those names)."""
     return tuple(getattr(ev, name) for name in NET_NAMES)
 
 
 def as_nets(x):
-    """The thirteen nets of an evaluator context or of a tuple of two to thirteen nets in
+    """The fifteen nets of an evaluator context or of a tuple of two to fifteen nets in
     ``NET_NAMES`` order: those missing are the nets they are tied to (:data:`TIED_TO`; with
     two, contact and race, the contact net values every contact class)."""
     if isinstance(x, Evaluator):
@@ -255,7 +263,7 @@ def as_nets(x):
         # an evaluator context (its third field the two-sided database, not a net): its nets
         # from the sixth on are crashed, side (not a net), early, holding, trailing, mutual,
         # mutual_trailing, anchor, mutual_anchor, trailing_anchor, mutual_trailing_anchor,
-        # early_trailing
+        # early_trailing, early_bar, early_trailing_bar
         x = (x[0], x[1], x[5], *x[7:])
     if not 2 <= len(x) <= len(NET_NAMES):
         raise ValueError(
@@ -271,9 +279,10 @@ def with_databases(nets, bearoff: bool = False, tables: bool = True, side=None):
     """The evaluator context ``(contact_net, race_net, two_sided_win, one_sided_dist,
     (the tables of each net in ``NET_NAMES`` order), crashed_net, side_net, early_net,
     holding_net, trailing_net, mutual_net, mutual_trailing_net, anchor_net, mutual_anchor_net,
-    trailing_anchor_net, mutual_trailing_anchor_net, early_trailing_net)`` of ``nets`` (in
-    ``NET_NAMES`` order; those missing are the nets they are tied to, :func:`as_nets`) and the
-    race side net ``side`` (by default an evaluator's own; else none).
+    trailing_anchor_net, mutual_trailing_anchor_net, early_trailing_net, early_bar_net,
+    early_trailing_bar_net)`` of ``nets`` (in ``NET_NAMES`` order; those missing are the nets
+    they are tied to, :func:`as_nets`) and the race side net ``side`` (by default an
+    evaluator's own; else none).
 
     With ``bearoff`` the bear-off databases are loaded (or built and cached) and evaluation uses
     them wherever they apply; otherwise empty placeholders of the right types switch them off.
@@ -388,8 +397,9 @@ def evaluator_digest(ev) -> str:
     """A digest of what an evaluator computes with: its nets' weights (a net that is the net
     it is tied to counted once: an early or a trailing net that is the contact net, a holding
     net that is the crashed net, an anchor net that is the net of the class it splits, an
-    early trailing net that is the early net), its race side net's and the shapes of its
-    bear-off databases (their contents are built by the code)."""
+    early trailing net that is the early net, an early bar net that is the early net, an
+    early trailing bar net that is the early trailing net), its race side net's and the
+    shapes of its bear-off databases (their contents are built by the code)."""
     h = hashlib.sha256()
     nets = nets_of(ev)
     for net in nets[:3]:

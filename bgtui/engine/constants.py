@@ -62,9 +62,27 @@ FILTER_MARGIN = 0.16
 #: side on roll behind) as trailing; the anchor classes (the same four with a side holding an
 #: anchor in the other side's home board) as the classes they split: anchor as contact,
 #: mutual anchor as mutual, trailing anchor as trailing, mutual trailing anchor as mutual
-#: trailing; early trailing (early contact, the side on roll behind in the race) as early.
-#: ``nn.one_ply_weight0`` looks it up.
-ONE_PLY_WEIGHTS0 = (0.25, 0.0, 0.5, 0.25, 0.5, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25)
+#: trailing; early trailing (early contact, the side on roll behind in the race) as early;
+#: the early bar classes (the same two with a checker on either bar) as the classes they
+#: split: early bar as early, early trailing bar as early trailing. ``nn.one_ply_weight0``
+#: looks it up.
+ONE_PLY_WEIGHTS0 = (
+    0.25,  # contact
+    0.0,  # race
+    0.5,  # crashed
+    0.25,  # early
+    0.5,  # holding
+    0.25,  # trailing
+    0.25,  # mutual
+    0.25,  # mutual_trailing
+    0.25,  # anchor
+    0.25,  # mutual_anchor
+    0.25,  # trailing_anchor
+    0.25,  # mutual_trailing_anchor
+    0.25,  # early_trailing
+    0.25,  # early_bar
+    0.25,  # early_trailing_bar
+)
 #: the contact weight, the blend of most decisions
 ONE_PLY_WEIGHT0 = ONE_PLY_WEIGHTS0[0]
 

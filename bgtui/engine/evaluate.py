@@ -59,7 +59,9 @@ from bgtui.engine.nn import (
     CONTACT_CLASSES,
     CRASHED,
     EARLY,
+    EARLY_BAR,
     EARLY_TRAILING,
+    EARLY_TRAILING_BAR,
     HOLDING,
     MAX_TERMS,
     MUTUAL,
@@ -80,6 +82,7 @@ from bgtui.engine.nn import (
     has_anchor,
     is_mutual,
     net_class,
+    on_bar,
 )
 from bgtui.engine.position import (
     _side_totals,
@@ -127,6 +130,8 @@ TIED_CLASSES = (
     (TRAILING_ANCHOR, TRAILING),
     (MUTUAL_TRAILING_ANCHOR, MUTUAL_TRAILING),
     (EARLY_TRAILING, EARLY),
+    (EARLY_BAR, EARLY),
+    (EARLY_TRAILING_BAR, EARLY_TRAILING),
 )
 
 
@@ -148,16 +153,18 @@ def make_evaluator(
     trailing_anchor=None,
     mutual_trailing_anchor=None,
     early_trailing=None,
+    early_bar=None,
+    early_trailing_bar=None,
 ) -> Evaluator:
-    """An :class:`Evaluator` of thirteen nets (a net may be one before it in ``NET_NAMES``
+    """An :class:`Evaluator` of fifteen nets (a net may be one before it in ``NET_NAMES``
     order, the contact net, say, which then values those positions too; a net None is the
     net of the class :data:`TIED_CLASSES` names: early, trailing, mutual and anchor the
     contact net, holding the crashed net, mutual trailing and trailing anchor the trailing
     net, mutual anchor the mutual net, mutual trailing anchor the mutual trailing net, early
-    trailing the early net), the bear-off databases, the nets' tables in ``NET_NAMES`` order
-    (from the first three on; those missing are the tables of the class :data:`TIED_CLASSES`
-    names) and the race side net (``side.make_side_net``; None: none, the race net values the
-    races)."""
+    trailing and early bar the early net, early trailing bar the early trailing net), the
+    bear-off databases, the nets' tables in ``NET_NAMES`` order (from the first three on;
+    those missing are the tables of the class :data:`TIED_CLASSES` names) and the race side
+    net (``side.make_side_net``; None: none, the race net values the races)."""
     raw = [
         contact,
         race,
@@ -172,6 +179,8 @@ def make_evaluator(
         trailing_anchor,
         mutual_trailing_anchor,
         early_trailing,
+        early_bar,
+        early_trailing_bar,
     ]
     tables = list(tables)
     for k, to in TIED_CLASSES:
@@ -213,8 +222,13 @@ def _nets(ev):
         ev.trailing_anchor,
         ev.mutual_trailing_anchor,
         ev.early_trailing,
+        ev.early_bar,
+        ev.early_trailing_bar,
     )
 
+
+# _contact_groups packs a class (or 15: not yet found) per contact stage class in 4 bits
+assert len(NET_NAMES) <= 15
 
 #: most groups of plays one call of :func:`_best_in_groups` ranks (the 21 rolls of a position)
 MAX_GROUPS = 32
@@ -443,6 +457,11 @@ _OPPONENT_BACK = np.int64((1 << 7) - 1)
 _MOVER_ANCHOR = np.int64(((1 << 25) - 1) ^ ((1 << 19) - 1))
 #: where two or more of the opponent's are: the mover's home board (1..6), not the bar
 _OPPONENT_ANCHOR = np.int64(((1 << 7) - 1) ^ 1)
+#: the slot of a position (mover's view) where a checker of the mover's is on the bar (count
+#: for ``nn.on_bar``): 25
+_MOVER_BAR = np.int64(1 << 25)
+#: where one of the opponent's is: 0
+_OPPONENT_BAR = np.int64(1)
 
 
 @kernel
@@ -560,6 +579,19 @@ def _same_preact(ev, a, b):
 
 
 @kernel(inline="always")
+def _same_net(ev, a, b):
+    """Whether the nets of classes ``a`` and ``b`` are one net: the same tables and the same
+    arrays of both layers (a net tied to another)."""
+    na = _nets(ev)[a]
+    nb = _nets(ev)[b]
+    return (
+        _same_preact(ev, a, b)
+        and na.w2.ctypes.data == nb.w2.ctypes.data
+        and na.b2.ctypes.data == nb.b2.ctypes.data
+    )
+
+
+@kernel(inline="always")
 def _stage_row(ev, k, cls):
     """Where the pre-activation by the net of contact stage class ``k`` of a parent of contact
     stage class ``cls`` is, as a class: ``cls`` (``ews.parent_h``) when ``k``'s net gives the
@@ -582,27 +614,34 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
     (``CONTACT_CLASSES``: the pips crossing ``EARLY_PIPS``, the lead in the race changing
     hands, above ``EARLY_PIPS`` or below, a hit or the last checker back leaving making the
     position mutual or not, the mover making an anchor or breaking his last one making it of
-    an anchor class or not) when the parent is of one: from the parent's pre-activation by
-    that class's net (``ews.parent_h`` when that net gives the parent class's, else a row of
-    ``ews.stage_h`` computed once a call when first needed, shared by the classes whose nets
-    give the same).
+    an anchor class or not, above ``EARLY_PIPS`` a hit putting a checker on the bar or the
+    last checker on a bar entering making it of an early bar class or not) when the parent is
+    of one: from the parent's pre-activation by that class's net (as the parent's class when
+    that net is the parent class's, tied to it; ``ews.parent_h`` when that net gives the
+    parent class's pre-activation, else a row of ``ews.stage_h`` computed once a call when
+    first needed, shared by the classes whose nets give the same).
     The others (a race, the game over, the mover's first checker borne off) on their own,
     and so is a group of one play."""
     # checkers on the board and pips before the play: was1 the mover's, was0 the opponent's
     was1, was0, my_pips, their_pips = _side_totals(pos)
     # the caller has ruled out a race; the parent's state is that of its swapped view, so its
-    # class is the opponent's view of it (contact_class is not symmetric; is_mutual and
-    # has_anchor are)
-    cls = contact_class(was0, was1, their_pips, my_pips, is_mutual(pos), has_anchor(pos))
+    # class is the opponent's view of it (contact_class is not symmetric; is_mutual,
+    # has_anchor and on_bar are)
+    cls = contact_class(
+        was0, was1, their_pips, my_pips, is_mutual(pos), has_anchor(pos), on_bar(pos)
+    )
     stage = _is_stage(cls)
     tab = ev.tables[cls]
     ends = ews.group_ends
     g, start, best, beste = 0, 0, 0, -1e9  # the group, its first play, its best so far
-    # for each contact stage class k, 4 bits at 4 * k: where the parent's pre-activation by
-    # k's net is (_stage_row), found when a child of this call first reaches k (15 before);
-    # a row r of ews.stage_h is computed when first needed in this call (then bit r of done)
+    # for each contact stage class k, 4 bits at 4 * k (classes 0..14: 60 bits): where the
+    # parent's pre-activation by k's net is (_stage_row), found when a child of this call
+    # first reaches k (15 before); a row r of ews.stage_h is computed when first needed in
+    # this call (then bit r of done)
     rows = np.int64(-1)
     done = np.int64(0)
+    # bit k: class k's net is the parent class's (tied weights), found with k's 4 bits
+    same = np.int64(0)
     t = ews.child5
     net = _nets(ev)[cls]
     psw = ews.parent_swapped
@@ -639,7 +678,8 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
                 _, _, m_pips, t_pips = _side_totals(child)
                 mutual = (mp & _MOVER_BACK) != 0 and (op & _OPPONENT_BACK) != 0
                 anchor = (mm & _MOVER_ANCHOR) != 0 or (om & _OPPONENT_ANCHOR) != 0
-                ccls = contact_class(theirs, mine, t_pips, m_pips, mutual, anchor)
+                bar = (mp & _MOVER_BAR) != 0 or (op & _OPPONENT_BAR) != 0
+                ccls = contact_class(theirs, mine, t_pips, m_pips, mutual, anchor, bar)
         if ccls < 0 or (ccls != cls and not (stage and _is_stage(ccls))):
             _evaluate_after(child, ev, ews, t)
         else:
@@ -670,14 +710,18 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
                 mm & LOW25, op & LOW25, mb & LOW25, child[0] < -1, fb, lb
             )
             _write_nonlinear(f, NUM_NONLINEAR, esc, rear, run, shots, loss)
-            if ccls == cls:
+            if ccls != cls and not (same >> ccls) & 1:
+                r = (rows >> (4 * ccls)) & 15
+                if r == 15:  # the first child of class ccls in this call
+                    r = _stage_row(ev, ccls, cls)
+                    rows ^= (15 ^ r) << (4 * ccls)
+                    if _same_net(ev, ccls, cls):
+                        same |= np.int64(1) << ccls
+            if ccls == cls or (same >> ccls) & 1:  # the parent class's net
                 ph, ctab, cnet = ews.parent_h, tab, net
             else:  # another contact stage's net, from the parent's pre-activation by it
                 ctab, cnet = ev.tables[ccls], _nets(ev)[ccls]
                 r = (rows >> (4 * ccls)) & 15
-                if r == 15:
-                    r = _stage_row(ev, ccls, cls)
-                    rows ^= (15 ^ r) << (4 * ccls)
                 if r == cls:
                     ph = ews.parent_h
                 else:

@@ -3,7 +3,8 @@
 A net is a :class:`~bgtui.engine.structs.Net` ``(w1 float32[NUM_INPUTS, H], b1 float32[H],
 w2 float32[5, H], b2 float32[5])``; ``nets`` is ``(contact_net, race_net, crashed_net,
 early_net, holding_net, trailing_net, mutual_net, mutual_trailing_net, anchor_net,
-mutual_anchor_net, trailing_anchor_net, mutual_trailing_anchor_net, early_trailing_net)``:
+mutual_anchor_net, trailing_anchor_net, mutual_trailing_anchor_net, early_trailing_net,
+early_bar_net, early_trailing_bar_net)``:
 :func:`net_class` says which one values a position. Outputs are the five cumulative
 probabilities of conventions.md for the side on roll: win, win gammon, win backgammon, lose
 gammon, lose backgammon (lose = 1 - win).
@@ -39,7 +40,9 @@ from bgtui.engine.structs import Net
     TRAILING_ANCHOR,
     MUTUAL_TRAILING_ANCHOR,
     EARLY_TRAILING,
-) = range(13)
+    EARLY_BAR,
+    EARLY_TRAILING_BAR,
+) = range(15)
 NET_NAMES = (
     "contact",
     "race",
@@ -54,6 +57,8 @@ NET_NAMES = (
     "trailing_anchor",
     "mutual_trailing_anchor",
     "early_trailing",
+    "early_bar",
+    "early_trailing_bar",
 )
 #: the classes valued by a contact net of a stage of the game (neither side has borne off)
 CONTACT_CLASSES = (
@@ -67,6 +72,8 @@ CONTACT_CLASSES = (
     TRAILING_ANCHOR,
     MUTUAL_TRAILING_ANCHOR,
     EARLY_TRAILING,
+    EARLY_BAR,
+    EARLY_TRAILING_BAR,
 )
 #: the classes of contact once a side has borne off: the side on roll (``CRASHED``) or only
 #: the other side (``HOLDING``)
@@ -74,28 +81,33 @@ CRASHED_CLASSES = (CRASHED, HOLDING)
 
 
 @kernel(inline="always")
-def contact_class(mine, theirs, my_pips, their_pips, mutual, anchor):
+def contact_class(mine, theirs, my_pips, their_pips, mutual, anchor, bar):
     """The class of a position in contact with ``mine`` (the side on roll's) and ``theirs``
     checkers on the board, pip counts ``my_pips`` and ``their_pips`` (a checker on the bar
-    counts 25), ``mutual`` (:func:`is_mutual`: both sides have a checker back) and ``anchor``
-    (:func:`has_anchor`: a side has an anchor in the other side's home board): ``CRASHED``
-    once the side on roll has borne off a checker, whatever the other side did; ``HOLDING``
-    once only the other side has (bear-offs against an anchor or a last blot, where a single
-    contact net erred most: a third of its squared error on a sixth of the positions; a net
-    for each side values held-out plays better than one); from ``EARLY_PIPS`` pips of both
-    sides together up, by the race: ``EARLY_TRAILING`` where the side on roll is behind in
-    the race (more pips than the other side), else ``EARLY``; below, by the race, ``mutual``
-    and ``anchor``: ``TRAILING`` where the side on roll is behind in the race,
-    ``MUTUAL_TRAILING`` where he is behind and ``mutual``, ``MUTUAL`` where he is not behind
-    and ``mutual``, otherwise ``CONTACT``; each of these four is its anchor class
-    (``TRAILING_ANCHOR``, ``MUTUAL_TRAILING_ANCHOR``, ``MUTUAL_ANCHOR``, ``ANCHOR``) where
-    ``anchor``. Not symmetric: ``mine`` and ``my_pips`` are the side on roll's."""
+    counts 25), ``mutual`` (:func:`is_mutual`: both sides have a checker back), ``anchor``
+    (:func:`has_anchor`: a side has an anchor in the other side's home board) and ``bar``
+    (:func:`on_bar`: a checker is on either bar): ``CRASHED`` once the side on roll has borne
+    off a checker, whatever the other side did; ``HOLDING`` once only the other side has
+    (bear-offs against an anchor or a last blot, where a single contact net erred most: a
+    third of its squared error on a sixth of the positions; a net for each side values
+    held-out plays better than one); from ``EARLY_PIPS`` pips of both sides together up, by
+    the race and ``bar``: where the side on roll is behind in the race (more pips than the
+    other side) ``EARLY_TRAILING_BAR`` with a checker on a bar, else ``EARLY_TRAILING``;
+    where he is not, ``EARLY_BAR`` with a checker on a bar, else ``EARLY``; below, by the
+    race, ``mutual`` and ``anchor`` (``bar`` is not used there): ``TRAILING`` where the side
+    on roll is behind in the race, ``MUTUAL_TRAILING`` where he is behind and ``mutual``,
+    ``MUTUAL`` where he is not behind and ``mutual``, otherwise ``CONTACT``; each of these
+    four is its anchor class (``TRAILING_ANCHOR``, ``MUTUAL_TRAILING_ANCHOR``,
+    ``MUTUAL_ANCHOR``, ``ANCHOR``) where ``anchor``. Not symmetric: ``mine`` and ``my_pips``
+    are the side on roll's."""
     if mine < 15:
         return CRASHED
     if theirs < 15:
         return HOLDING
     if my_pips + their_pips >= EARLY_PIPS:
-        return EARLY_TRAILING if my_pips > their_pips else EARLY
+        if my_pips > their_pips:
+            return EARLY_TRAILING_BAR if bar else EARLY_TRAILING
+        return EARLY_BAR if bar else EARLY
     if my_pips > their_pips:
         if mutual:
             return MUTUAL_TRAILING_ANCHOR if anchor else MUTUAL_TRAILING
@@ -132,13 +144,22 @@ def has_anchor(pos):
     return found
 
 
+@kernel(inline="always")
+def on_bar(pos):
+    """Whether a checker of ``pos`` is on either bar: the side on roll's (slot 25 positive)
+    or the other side's (slot 0 negative). Symmetric: the same seen from either side."""
+    return pos[25] > 0 or pos[0] < 0
+
+
 @kernel
 def net_class(pos):
     """Which net values ``pos``: ``RACE`` once contact is over, else :func:`contact_class`."""
     if is_race(pos):
         return RACE
     mine, theirs, my_pips, their_pips = _side_totals(pos)
-    return contact_class(mine, theirs, my_pips, their_pips, is_mutual(pos), has_anchor(pos))
+    return contact_class(
+        mine, theirs, my_pips, their_pips, is_mutual(pos), has_anchor(pos), on_bar(pos)
+    )
 
 
 @kernel

@@ -51,11 +51,11 @@ class Evaluator(NamedTuple):
     one_sided: np.ndarray  #: float32[rows, 2, turns], ``bearoff`` one-sided distributions
     tables: tuple  #: (contact, race, crashed, early, holding, trailing, mutual,
     #: mutual_trailing, anchor, mutual_anchor, trailing_anchor, mutual_trailing_anchor,
-    #: early_trailing) float32[rows, H] first-layer tables
+    #: early_trailing, early_bar, early_trailing_bar) float32[rows, H] first-layer tables
     crashed: Net
     side: SideNet  #: values the races the bear-off databases do not, instead of ``race``
     early: Net  #: values contact from ``EARLY_PIPS`` pips up where the side on roll is not
-    #: behind in the race (may be the contact net)
+    #: behind in the race, no checker on either bar (may be the contact net)
     holding: Net  #: values contact where only the side not on roll has borne off (may be
     #: the crashed net)
     trailing: Net  #: values contact below ``EARLY_PIPS`` where the side on roll is behind
@@ -74,7 +74,11 @@ class Evaluator(NamedTuple):
     mutual_trailing_anchor: Net  #: the mutual trailing net's positions where a side has an
     #: anchor (may be the mutual trailing net)
     early_trailing: Net  #: values contact from ``EARLY_PIPS`` pips up where the side on roll
-    #: is behind in the race (may be the early net)
+    #: is behind in the race, no checker on either bar (may be the early net)
+    early_bar: Net  #: the early net's positions with a checker on either bar (``nn.on_bar``;
+    #: may be the early net)
+    early_trailing_bar: Net  #: the early trailing net's positions with a checker on either
+    #: bar (may be the early trailing net)
 
 
 class MoveWorkspace(NamedTuple):

@@ -2,8 +2,8 @@
 reply by 0-ply equity, its 0-ply value, weights 1/36 and 2/36, from the mover's side; and the
 1-ply rows of ``rank_plays`` (money and match) carrying the blend of that value with the
 play's 0-ply value, weighted by the class of the position before the roll
-(``ONE_PLY_WEIGHTS0``: contact 0.25, early, trailing, the mutual, the anchor and the early
-trailing classes too; race 0.0; crashed and holding 0.5)."""
+(``ONE_PLY_WEIGHTS0``: contact 0.25, early, trailing, the mutual, the anchor, the early
+trailing and the early bar classes too; race 0.0; crashed and holding 0.5)."""
 
 from dataclasses import replace
 
@@ -106,13 +106,16 @@ def test_match_ranking_at_one_ply(an):
 
 def test_weights_by_class():
     """Contact 0.25 (early and later, ahead in the race or behind, a checker of each side
-    back or not, an anchor or not), race 0.0 (the plain 1-ply), crashed 0.5 whichever side
-    has borne off (holding: only the side not on roll), by the position before the roll."""
+    back or not, an anchor or not, early with a checker on a bar or not), race 0.0 (the
+    plain 1-ply), crashed 0.5 whichever side has borne off (holding: only the side not on
+    roll), by the position before the roll."""
     from bgtui.engine import net_class
     from bgtui.engine.nn import (
         ANCHOR,
         EARLY,
+        EARLY_BAR,
         EARLY_TRAILING,
+        EARLY_TRAILING_BAR,
         MUTUAL,
         MUTUAL_ANCHOR,
         MUTUAL_TRAILING,
@@ -123,11 +126,19 @@ def test_weights_by_class():
     from bgtui.engine.nn import CONTACT as CONTACT_CLASS
     from bgtui.engine.position import make_position
 
-    assert ONE_PLY_WEIGHTS0 == (0.25, 0.0, 0.5, 0.25, 0.5, *(0.25,) * 8)
+    assert ONE_PLY_WEIGHTS0 == (0.25, 0.0, 0.5, 0.25, 0.5, *(0.25,) * 10)
     below = []  # positions of the contact classes, each seen by both sides
     for mine, theirs, cls, swapped in (
         # 156 pips against 167 (the opening after a 6-5 run), 323 together
         ({24: 1, 13: 6, 8: 3, 6: 5}, {24: 2, 13: 5, 8: 3, 6: 5}, EARLY, EARLY_TRAILING),
+        # the same with a checker of the other side's on the bar (hit on his 24 point): 156
+        # against 168
+        (
+            {24: 1, 13: 6, 8: 3, 6: 5},
+            {25: 1, 24: 1, 13: 5, 8: 3, 6: 5},
+            EARLY_BAR,
+            EARLY_TRAILING_BAR,
+        ),
         # 258 pips: 132 of the side on roll against 126, the other side's anchor on his 1
         # point; then 257, against 125 without the anchor
         ({13: 6, 6: 9}, {24: 2, 6: 13}, TRAILING_ANCHOR, ANCHOR),

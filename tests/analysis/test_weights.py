@@ -1,5 +1,5 @@
 """Weights files with and without a holding, a trailing, a mutual, a mutual trailing, an
-anchor or an early trailing net: what loads, what is saved, the digest."""
+anchor, an early trailing or an early bar net: what loads, what is saved, the digest."""
 
 import hashlib
 import json
@@ -30,6 +30,8 @@ TIES = (
     ("trailing_anchor", 10, 5, "trailing_anchor_is_trailing"),
     ("mutual_trailing_anchor", 11, 7, "mutual_trailing_anchor_is_mutual_trailing"),
     ("early_trailing", 12, 3, "early_trailing_is_early"),
+    ("early_bar", 13, 3, "early_bar_is_early"),
+    ("early_trailing_bar", 14, 12, "early_trailing_bar_is_early_trailing"),
 )
 #: the flags of a file without mutual nets
 MUTUAL_FLAGS = {"mutual_is_contact", "mutual_trailing_is_trailing"}
@@ -42,12 +44,15 @@ ANCHOR_FLAGS = {
 }
 #: the flag of a file without an early trailing net
 EARLY_TRAILING_FLAGS = {"early_trailing_is_early"}
+#: the flags of a file without early bar nets
+EARLY_BAR_FLAGS = {"early_bar_is_early", "early_trailing_bar_is_early_trailing"}
 
 
 def _nets(k):
     """``k`` distinct small nets (in ``NET_NAMES`` order: contact, race, crashed, early,
     holding, trailing, mutual, mutual_trailing, anchor, mutual_anchor, trailing_anchor,
-    mutual_trailing_anchor, early_trailing; as many as asked)."""
+    mutual_trailing_anchor, early_trailing, early_bar, early_trailing_bar; as many as
+    asked)."""
     return tuple(init_net(6 if j != 1 else 4, 40 + j) for j in range(k))
 
 
@@ -63,6 +68,8 @@ _TIES = (
     ("trailing_anchor", "trailing"),
     ("mutual_trailing_anchor", "mutual_trailing"),
     ("early_trailing", "early"),
+    ("early_bar", "early"),
+    ("early_trailing_bar", "early_trailing"),
 )
 
 
@@ -108,6 +115,12 @@ def _digest_without_early_trailing(ev):
     return _digest_with_ties(ev, 8)
 
 
+def _digest_without_early_bar(ev):
+    """Files without early bar nets: and the early trailing net unless it is the early
+    net."""
+    return _digest_with_ties(ev, 9)
+
+
 def _arrays(path):
     with np.load(path) as z:
         return {k: z[k] for k in z.files}
@@ -116,27 +129,34 @@ def _arrays(path):
 def test_as_nets_ties_each_missing_net_to_the_net_of_its_class():
     """Holding to crashed, trailing, mutual and anchor to contact, mutual trailing and
     trailing anchor to trailing, mutual anchor to mutual, mutual trailing anchor to mutual
-    trailing, early trailing to early (each the net its tie's chain ends at)."""
-    c, r, k, e, h, t, m, mt, a, ma, ta, mta, et = _nets(13)
+    trailing, early trailing and early bar to early, early trailing bar to early trailing
+    (each the net its tie's chain ends at)."""
+    c, r, k, e, h, t, m, mt, a, ma, ta, mta, et, eb, etb = _nets(15)
 
     def same(xs, ys):
         return len(xs) == len(ys) and all(x is y for x, y in zip(xs, ys))
 
-    assert same(as_nets((c, r)), (c, r, c, c, c, c, c, c, c, c, c, c, c))
-    assert same(as_nets((c, r, k)), (c, r, k, c, k, c, c, c, c, c, c, c, c))
-    assert same(as_nets((c, r, k, e)), (c, r, k, e, k, c, c, c, c, c, c, c, e))
-    assert same(as_nets((c, r, k, e, h)), (c, r, k, e, h, c, c, c, c, c, c, c, e))
-    assert same(as_nets((c, r, k, e, h, t)), (c, r, k, e, h, t, c, t, c, c, t, t, e))
-    assert same(as_nets((c, r, k, e, h, t, m)), (c, r, k, e, h, t, m, t, c, m, t, t, e))
-    assert same(as_nets((c, r, k, e, h, t, m, mt)), (c, r, k, e, h, t, m, mt, c, m, t, mt, e))
-    nets = (c, r, k, e, h, t, m, mt, a, ma, ta, mta, et)
-    assert same(as_nets(nets[:9]), (*nets[:9], m, t, mt, e))
-    assert same(as_nets(nets[:10]), (*nets[:10], t, mt, e))
-    assert same(as_nets(nets[:11]), (*nets[:11], mt, e))
-    assert same(as_nets(nets[:12]), (*nets[:12], e))
+    assert same(as_nets((c, r)), (c, r, *(c,) * 13))
+    assert same(as_nets((c, r, k)), (c, r, k, c, k, *(c,) * 10))
+    assert same(as_nets((c, r, k, e)), (c, r, k, e, k, c, c, c, c, c, c, c, e, e, e))
+    assert same(as_nets((c, r, k, e, h)), (c, r, k, e, h, c, c, c, c, c, c, c, e, e, e))
+    assert same(as_nets((c, r, k, e, h, t)), (c, r, k, e, h, t, c, t, c, c, t, t, e, e, e))
+    assert same(as_nets((c, r, k, e, h, t, m)), (c, r, k, e, h, t, m, t, c, m, t, t, e, e, e))
+    assert same(as_nets((c, r, k, e, h, t, m, mt)), (c, r, k, e, h, t, m, mt, c, m, t, mt, e, e, e))
+    nets = (c, r, k, e, h, t, m, mt, a, ma, ta, mta, et, eb, etb)
+    assert same(as_nets(nets[:9]), (*nets[:9], m, t, mt, e, e, e))
+    assert same(as_nets(nets[:10]), (*nets[:10], t, mt, e, e, e))
+    assert same(as_nets(nets[:11]), (*nets[:11], mt, e, e, e))
+    assert same(as_nets(nets[:12]), (*nets[:12], e, e, e))
+    assert same(as_nets(nets[:13]), (*nets[:13], e, et))
+    assert same(as_nets(nets[:14]), (*nets[:14], et))
     assert same(as_nets(nets), nets)
-    # an early trailing net tied to an early net tied to the contact net: a chain
-    assert same(as_nets((c, r, k, c, *nets[4:12])), (c, r, k, c, *nets[4:12], c))
+    # an early trailing net tied to an early net tied to the contact net: a chain, and so
+    # are the early bar nets tied to them
+    assert same(as_nets((c, r, k, c, *nets[4:12])), (c, r, k, c, *nets[4:12], c, c, c))
+    assert same(as_nets((c, r, k, c, *nets[4:13])), (c, r, k, c, *nets[4:13], c, et))
+    # the early bar nets of their own, the early trailing net tied to the early net
+    assert same(as_nets((*nets[:12], e, eb, etb)), (*nets[:12], e, eb, etb))
     ev = with_databases((c, r, k, e))
     assert ev.holding is ev.crashed and as_nets(ev)[4] is as_nets(ev)[2]
     ev = with_databases((c, r, k, e, h))
@@ -156,30 +176,41 @@ def test_as_nets_ties_each_missing_net_to_the_net_of_its_class():
     for j, net in ((6, m), (7, mt)):
         assert all(np.array_equal(x, y) for x, y in zip(as_nets(ev)[j], net))
     assert len({id(x) for x in ev.tables}) == 8
-    for j, to in ((8, 0), (9, 6), (10, 5), (11, 7), (12, 3)):
+    for j, to in ((8, 0), (9, 6), (10, 5), (11, 7), (12, 3), (13, 3), (14, 12), (14, 3)):
         assert nets_of(ev)[j] is nets_of(ev)[to] and ev.tables[j] is ev.tables[to]
     ev = with_databases(nets)
     for j, net in enumerate(nets):
         assert all(np.array_equal(x, y) for x, y in zip(as_nets(ev)[j], net))
+    assert len({id(x) for x in ev.tables}) == 15
+    # the early bar nets tied to an early and an early trailing net of their own: those
+    # nets' tables
+    ev = with_databases(nets[:13])
+    assert ev.early_bar is ev.early and ev.tables[13] is ev.tables[3]
+    assert ev.early_trailing_bar is ev.early_trailing and ev.tables[14] is ev.tables[12]
     assert len({id(x) for x in ev.tables}) == 13
-    # the early trailing net tied to an early net of its own: the early net's tables
+    # the early trailing net and both early bar nets tied to an early net of its own
     ev = with_databases(nets[:12])
     assert ev.early_trailing is ev.early and ev.tables[12] is ev.tables[3]
+    assert ev.early_bar is ev.early_trailing_bar is ev.early
+    assert ev.tables[13] is ev.tables[14] is ev.tables[3]
     assert len({id(x) for x in ev.tables}) == 12
     # an evaluator's fields as a plain tuple, or its first six (no early net and later)
     ev = with_databases(nets)
     assert same(as_nets(tuple(ev)), nets_of(ev))
     c, r, k = ev.contact, ev.race, ev.crashed
-    assert same(as_nets(tuple(ev)[:6]), (c, r, k, c, k, c, c, c, c, c, c, c, c))
+    assert same(as_nets(tuple(ev)[:6]), (c, r, k, c, k, *(c,) * 10))
 
 
 def test_tied_nets_follow_a_chain_to_the_net_of_its_own():
     """``tied_nets`` names the class of the net a tied net is: the end of its chain."""
-    nets = _nets(13)
+    nets = _nets(15)
     anchors = [(8, 0), (9, 6), (10, 5), (11, 7)]
+    early = [(12, 3), (13, 3), (14, 3)]  # no early trailing net: every early class the early's
     assert tied_nets([with_databases(nets)]) == []
-    assert tied_nets([with_databases(nets[:12])]) == [(12, 3)]
-    assert tied_nets([with_databases(nets[:8])]) == [*anchors, (12, 3)]
+    assert tied_nets([with_databases(nets[:14])]) == [(14, 12)]
+    assert tied_nets([with_databases(nets[:13])]) == [(13, 3), (14, 12)]
+    assert tied_nets([with_databases(nets[:12])]) == early
+    assert tied_nets([with_databases(nets[:8])]) == [*anchors, *early]
     assert tied_nets([with_databases(nets[:6])]) == [
         (6, 0),
         (7, 5),
@@ -187,27 +218,38 @@ def test_tied_nets_follow_a_chain_to_the_net_of_its_own():
         (9, 0),
         (10, 5),
         (11, 5),
-        (12, 3),
+        *early,
     ]
-    assert tied_nets([with_databases(nets[:5])]) == [*((k, 0) for k in range(5, 12)), (12, 3)]
+    assert tied_nets([with_databases(nets[:5])]) == [*((k, 0) for k in range(5, 12)), *early]
     # tied in one evaluator of two: not tied
     both = [with_databases(nets[:5]), with_databases(nets[:6])]
-    assert tied_nets(both) == [(6, 0), (7, 5), (8, 0), (9, 0), (10, 5), (11, 5), (12, 3)]
+    assert tied_nets(both) == [(6, 0), (7, 5), (8, 0), (9, 0), (10, 5), (11, 5), *early]
     both = [with_databases(nets[:8]), with_databases(nets)]
     assert tied_nets(both) == []
+    both = [with_databases(nets[:13]), with_databases(nets[:14])]
+    assert tied_nets(both) == [(14, 12)]
     # anchor nets of their own, the mutual nets tied
-    c, t = nets[0], nets[5]
+    c, t, e = nets[0], nets[5], nets[3]
     ev = with_databases((*nets[:6], c, t, *nets[8:]))
     assert tied_nets([ev]) == [(6, 0), (7, 5)]
-    # the early net tied to the contact net: the early trailing net's chain ends there, or
-    # the early trailing net is a net of its own
-    assert tied_nets([with_databases((*nets[:3], c, *nets[4:12]))]) == [(3, 0), (12, 0)]
+    # the early net tied to the contact net: the chains of the early trailing and the early
+    # bar nets end there, or at an early trailing net of its own, or those are nets of their
+    # own
+    assert tied_nets([with_databases((*nets[:3], c, *nets[4:12]))]) == [
+        (3, 0),
+        (12, 0),
+        (13, 0),
+        (14, 0),
+    ]
+    assert tied_nets([with_databases((*nets[:3], c, *nets[4:13]))]) == [(3, 0), (13, 0), (14, 12)]
     assert tied_nets([with_databases((*nets[:3], c, *nets[4:]))]) == [(3, 0)]
+    # early bar nets of their own, the early trailing net tied to the early net
+    assert tied_nets([with_databases((*nets[:12], e, *nets[13:]))]) == [(12, 3)]
 
 
 @pytest.mark.parametrize("name, k, to, flag", TIES)
 def test_a_file_with_a_net_of_its_own_round_trips(tmp_path, name, k, to, flag):
-    nets = _nets(13)
+    nets = _nets(15)
     ev = with_databases(nets)
     save_weights(tmp_path / "w.npz", ev, {flag: True})
     data = _arrays(tmp_path / "w.npz")
@@ -226,7 +268,7 @@ def test_a_file_with_a_net_of_its_own_round_trips(tmp_path, name, k, to, flag):
 
 @pytest.mark.parametrize("name, k, to, flag", TIES)
 def test_a_file_without_a_net_loads_tied_and_saves_as_it_was(tmp_path, name, k, to, flag):
-    nets = list(_nets(13))
+    nets = list(_nets(15))
     nets[k] = nets[to]
     ev = with_databases(tuple(nets))
     assert nets_of(ev)[k] is nets_of(ev)[to] and ev.tables[k] is ev.tables[to]
@@ -259,10 +301,11 @@ def test_a_file_without_mutual_nets_keeps_its_digest_and_arrays(tmp_path, k):
     got, meta = load_weights(tmp_path / "w.npz")
     assert got.mutual is got.contact and got.mutual_trailing is got.trailing
     assert (got.trailing is got.contact) == (k == 5)
-    assert got.early_trailing is got.early
-    assert MUTUAL_FLAGS | ANCHOR_FLAGS | EARLY_TRAILING_FLAGS <= set(meta)
+    assert got.early_trailing is got.early is got.early_bar is got.early_trailing_bar
+    assert MUTUAL_FLAGS | ANCHOR_FLAGS | EARLY_TRAILING_FLAGS | EARLY_BAR_FLAGS <= set(meta)
     assert evaluator_digest(got) == _digest_without_mutual(got) == _digest_without_anchor(got)
     assert evaluator_digest(got) == _digest_without_early_trailing(got)
+    assert evaluator_digest(got) == _digest_without_early_bar(got)
     if k == 5:
         assert evaluator_digest(got) == _digest_without_trailing(got)
     save_weights(tmp_path / "again.npz", got, meta)
@@ -292,6 +335,7 @@ def test_a_file_without_anchor_nets_keeps_its_digest_and_arrays(tmp_path, k):
     assert ANCHOR_FLAGS <= set(meta) and (MUTUAL_FLAGS <= set(meta)) == (k < 8)
     assert evaluator_digest(got) == _digest_without_anchor(got)
     assert evaluator_digest(got) == _digest_without_early_trailing(got)
+    assert evaluator_digest(got) == _digest_without_early_bar(got)
     save_weights(tmp_path / "again.npz", got, meta)
     again = _arrays(tmp_path / "again.npz")
     assert sorted(again) == sorted(data)
@@ -315,16 +359,64 @@ def test_a_file_without_an_early_trailing_net_keeps_its_digest_and_arrays(tmp_pa
     assert got.early_trailing is got.early and got.tables[12] is got.tables[3]
     assert (got.early_trailing is got.contact) == (k == 3)
     assert EARLY_TRAILING_FLAGS <= set(meta) and (ANCHOR_FLAGS <= set(meta)) == (k < 12)
-    assert tied_nets([got])[-1] == (12, 0 if k == 3 else 3)
+    to = 0 if k == 3 else 3
+    assert tied_nets([got])[-3:] == [(12, to), (13, to), (14, to)]
     assert evaluator_digest(got) == _digest_without_early_trailing(got)
+    assert evaluator_digest(got) == _digest_without_early_bar(got)
     save_weights(tmp_path / "again.npz", got, meta)
     again = _arrays(tmp_path / "again.npz")
     assert sorted(again) == sorted(data)
     assert all(np.array_equal(again[key], data[key]) for key in data if key != "meta")
 
 
-def test_a_file_of_thirteen_nets_evaluates_as_the_nets_it_was_saved_from(tmp_path):
-    """Thirteen distinct nets saved and loaded again: every net its own, the same arrays and
+@pytest.mark.parametrize("k", [3, 12, 13, 14])
+def test_a_file_without_early_bar_nets_keeps_its_digest_and_arrays(tmp_path, k):
+    """A file without early bar nets (every file made before them), with an early trailing
+    net of its own or without one, with an early net of its own or without one, or with an
+    early bar net but no early trailing bar net: loads with the early bar net the early net
+    and the early trailing bar net the early trailing net (the net each is in turn: a chain),
+    flagged; its digest is what it has always been; saved again, the same arrays."""
+    nets = _nets(k)
+    save_weights(tmp_path / "w.npz", with_databases(nets), {})
+    data = _arrays(tmp_path / "w.npz")
+    assert sorted(key.rsplit("_", 1)[0] for key in data if key.endswith("_w1")) == sorted(
+        NET_NAMES[:k]
+    )
+    got, meta = load_weights(tmp_path / "w.npz")
+    assert got.early_trailing_bar is got.early_trailing and got.tables[14] is got.tables[12]
+    assert (got.early_bar is got.early) == (k < 14)
+    assert (got.tables[13] is got.tables[3]) == (k < 14)
+    assert (got.early_trailing_bar is got.early) == (k < 13)
+    assert (got.early_bar is got.contact) == (k == 3)
+    flags = {flag for _, _, _, flag in TIES if meta.get(flag)}
+    assert ("early_trailing_bar_is_early_trailing" in flags) and (
+        ("early_bar_is_early" in flags) == (k < 14)
+    )
+    assert (EARLY_TRAILING_FLAGS <= flags) == (k < 13)
+    ties = tied_nets([got])
+    if k == 3:
+        assert ties[-3:] == [(12, 0), (13, 0), (14, 0)]
+    elif k == 12:
+        assert ties == [(12, 3), (13, 3), (14, 3)]
+    elif k == 13:
+        assert ties == [(13, 3), (14, 12)]
+    else:
+        assert ties == [(14, 12)]
+    assert evaluator_digest(got) == _digest_with_ties(got, len(_TIES))
+    if k < 14:
+        assert evaluator_digest(got) == _digest_without_early_bar(got)
+    else:  # the early bar net counts, by name
+        assert evaluator_digest(got) != _digest_without_early_bar(got)
+    if k <= 12:
+        assert evaluator_digest(got) == _digest_without_early_trailing(got)
+    save_weights(tmp_path / "again.npz", got, meta)
+    again = _arrays(tmp_path / "again.npz")
+    assert sorted(again) == sorted(data)
+    assert all(np.array_equal(again[key], data[key]) for key in data if key != "meta")
+
+
+def test_a_file_of_fifteen_nets_evaluates_as_the_nets_it_was_saved_from(tmp_path):
+    """Fifteen distinct nets saved and loaded again: every net its own, the same arrays and
     digest, and the same values, bit for bit, of positions of every class (static values,
     and the best play of each roll: the incremental path of move selection)."""
     from bgtui.engine import (
@@ -338,16 +430,16 @@ def test_a_file_of_thirteen_nets_evaluates_as_the_nets_it_was_saved_from(tmp_pat
     )
     from tests.reference.games import game_positions
 
-    nets = tuple(init_net(8 if j != 1 else 4, 60 + j, scale=0.3) for j in range(13))
+    nets = tuple(init_net(8 if j != 1 else 4, 60 + j, scale=0.3) for j in range(15))
     ev = with_databases(nets)
     save_weights(tmp_path / "w.npz", ev, {})
     got, meta = load_weights(tmp_path / "w.npz")
-    assert not set(meta) & (ANCHOR_FLAGS | MUTUAL_FLAGS | EARLY_TRAILING_FLAGS)
-    assert tied_nets([got]) == [] and len({id(x) for x in nets_of(got)}) == 13
-    assert evaluator_digest(got) == evaluator_digest(ev) != _digest_without_early_trailing(ev)
+    assert not set(meta) & (ANCHOR_FLAGS | MUTUAL_FLAGS | EARLY_TRAILING_FLAGS | EARLY_BAR_FLAGS)
+    assert tied_nets([got]) == [] and len({id(x) for x in nets_of(got)}) == 15
+    assert evaluator_digest(got) == evaluator_digest(ev) != _digest_without_early_bar(ev)
     positions = [np.asarray(p, dtype=np.int8) for p in game_positions(5, 8)]
     classes = {net_class(p) for p in positions}
-    assert set(range(13)) - classes <= {4}, classes  # every class but (perhaps) holding
+    assert set(range(15)) - classes <= {4}, classes  # every class but (perhaps) holding
     out = np.zeros((MAX_PLAYS, 26), dtype=np.int8)
     moves = np.zeros((MAX_PLAYS, 8), dtype=np.int8)
     b5 = np.zeros(5, dtype=np.float32)
@@ -364,18 +456,23 @@ def test_a_file_of_thirteen_nets_evaluates_as_the_nets_it_was_saved_from(tmp_pat
     assert np.array_equal(np.concatenate(vals), want)
 
 
-def test_the_shipped_weights_have_a_net_for_every_class(tmp_path):
-    """The shipped file has a net of its own for every class (13 nets, no tie, no flag), each
-    net counts in its digest by name, as every tie of ``_TIES`` is hashed, and a copy saved and
-    loaded again holds the arrays of every net with the same values and digest."""
+def test_the_shipped_weights_have_a_net_for_every_class_but_the_early_bar_ones(tmp_path):
+    """The shipped file has a net of its own for every class but the two early bar ones (13
+    nets; the early bar net is its early net and the early trailing bar net its early
+    trailing net, flagged, the only ties), each net of its own counts in its digest by name,
+    which is what files without early bar nets have always had, and a copy saved and loaded
+    again holds the arrays of every net but the early bar ones with the same values and
+    digest, tied as before."""
     ev, meta = load_weights("bgtui-0.npz")
     nets = nets_of(ev)
-    assert len(NET_NAMES) == 13 and len({id(net) for net in nets}) == 13
+    assert len(NET_NAMES) == 15 and len({id(net) for net in nets}) == 13
+    assert ev.early_bar is ev.early and ev.tables[13] is ev.tables[3]
+    assert ev.early_trailing_bar is ev.early_trailing and ev.tables[14] is ev.tables[12]
     assert ev.early_trailing is not ev.early and ev.tables[12] is not ev.tables[3]
-    assert tied_nets([ev]) == []
-    assert not {key for key in meta if "_is_" in key}
+    assert tied_nets([ev]) == [(13, 3), (14, 12)]
+    assert {key for key in meta if "_is_" in key} == EARLY_BAR_FLAGS
     digest = evaluator_digest(ev)
-    assert digest == _digest_with_ties(ev, len(_TIES))
+    assert digest == _digest_with_ties(ev, len(_TIES)) == _digest_without_early_bar(ev)
     assert digest not in (
         _digest_without_early_trailing(ev),
         _digest_without_anchor(ev),
@@ -385,9 +482,11 @@ def test_the_shipped_weights_have_a_net_for_every_class(tmp_path):
     save_weights(tmp_path / "copy.npz", ev, meta)
     arrays = _arrays(tmp_path / "copy.npz")
     for name in NET_NAMES:
-        assert all(f"{name}_{part}" in arrays for part in ("w1", "b2"))
-    got = load_weights(tmp_path / "copy.npz")[0]
+        saved = name not in ("early_bar", "early_trailing_bar")
+        assert all((f"{name}_{part}" in arrays) == saved for part in ("w1", "b2"))
+    got, again = load_weights(tmp_path / "copy.npz")
     assert evaluator_digest(got) == digest
-    assert tied_nets([got]) == []
+    assert tied_nets([got]) == [(13, 3), (14, 12)]
+    assert {key for key in again if "_is_" in key} == EARLY_BAR_FLAGS
     for mine, theirs in zip(nets_of(got), nets):
         assert all(np.array_equal(x, y) for x, y in zip(mine, theirs))

@@ -21,7 +21,9 @@ from bgtui.engine.nn import (
     CRASHED,
     CRASHED_CLASSES,
     EARLY,
+    EARLY_BAR,
     EARLY_TRAILING,
+    EARLY_TRAILING_BAR,
     HOLDING,
     MUTUAL,
     MUTUAL_ANCHOR,
@@ -43,6 +45,7 @@ from bgtui.engine.nn import (
     make_tables,
     make_terms,
     net_class,
+    on_bar,
 )
 from tests.engine.test_movegen_reference import _random_position
 from tests.reference.games import game_positions
@@ -108,11 +111,11 @@ def _swapped(pos):
     return (-np.asarray(pos)[::-1]).astype(np.int8)
 
 
-def _thirteen_nets():
-    """The shipped contact and race nets and, as each of the other eleven nets (crashed,
-    early, holding, trailing, the mutual, the anchor and the early trailing nets, in
-    ``NET_NAMES`` order), the contact net with its weights perturbed eleven ways: a position
-    valued by the wrong net shows."""
+def _fifteen_nets():
+    """The shipped contact and race nets and, as each of the other thirteen nets (crashed,
+    early, holding, trailing, the mutual, the anchor, the early trailing and the early bar
+    nets, in ``NET_NAMES`` order), the contact net with its weights perturbed thirteen ways: a
+    position valued by the wrong net shows."""
     ev = load_weights("bgtui-0.npz")[0]
     rng = np.random.default_rng(31)
     rest = tuple(
@@ -126,7 +129,7 @@ def _nets_and_tables():
     """(net, its tables) per ``net_class``: the features that are sums over the points are
     folded into the tables, the contact ones only in the contact nets' (every net but the
     race net)."""
-    nets = _thirteen_nets()
+    nets = _fifteen_nets()
     return [(net, make_tables(net, race=k == RACE)) for k, net in enumerate(nets)]
 
 
@@ -213,7 +216,7 @@ def test_best_play_with_incremental_children_equals_each_child_evaluated_alone()
     and without the bear-off databases."""
     from bgtui.engine.evaluate import _best_child
 
-    nets = _thirteen_nets()
+    nets = _fifteen_nets()
     rng = np.random.default_rng(8)
     best5 = np.zeros(5, dtype=np.float32)
     counts = [0] * len(NET_NAMES)
@@ -235,6 +238,7 @@ def test_best_play_with_incremental_children_equals_each_child_evaluated_alone()
     assert counts[MUTUAL] > 30 and counts[MUTUAL_TRAILING] > 30
     assert min(counts[k] for k in _ANCHOR_OF.values()) > 30, counts
     assert counts[EARLY_TRAILING] > 50, counts
+    assert counts[EARLY_BAR] > 30 and counts[EARLY_TRAILING_BAR] > 30, counts
 
 
 def test_best_play_reusing_the_parent_state_over_the_21_rolls_equals_each_child_alone():
@@ -245,7 +249,7 @@ def test_best_play_reusing_the_parent_state_over_the_21_rolls_equals_each_child_
     the path with ``ready`` a constant 0, ``_best_child``, was right: both are checked.)"""
     from bgtui.engine.evaluate import _best_child_from
 
-    nets = _thirteen_nets()
+    nets = _fifteen_nets()
     best5 = np.zeros(5, dtype=np.float32)
     checked = [0] * len(NET_NAMES)
     for bearoff in (False, True):
@@ -273,7 +277,7 @@ def test_every_play_across_the_early_boundary_is_valued_by_its_own_net():
     has the probabilities it has evaluated alone."""
     from bgtui.engine.constants import EARLY_PIPS
 
-    ev = with_databases(_thirteen_nets(), bearoff=False)
+    ev = with_databases(_fifteen_nets(), bearoff=False)
     ews = make_eval_workspace()
     crossed = {"fall": 0, "rise": 0}
     for pos in _positions():
@@ -338,7 +342,7 @@ def _bear_off_positions(rng, n):
 
 
 def test_every_play_in_move_selection_is_valued_by_the_net_of_its_own_class():
-    """With thirteen different nets, every play of every roll of positions of every contact
+    """With fifteen different nets, every play of every roll of positions of every contact
     class, each a group of its own in ``_best_in_groups`` (the incremental path of move
     selection: the parent's state is that of the opponent's view, whose class is not the
     mover's), has the probabilities it has evaluated alone by the net of its class: plays
@@ -348,11 +352,13 @@ def test_every_play_in_move_selection_is_valued_by_the_net_of_its_own_class():
     early trailing), where the lead in the race changes hands (the mover's pips falling by
     the roll, a hit adding to the opponent's; from ``EARLY_PIPS`` up too: early to early
     trailing), where the position becomes mutual (a hit, the mover having a checker
-    back) or stops being so (the mover's last checker back running), and where it becomes an
+    back) or stops being so (the mover's last checker back running), where it becomes an
     anchor class (the mover making an anchor in the opponent's home board) or stops being one
-    (the mover breaking his last anchor there).
+    (the mover breaking his last anchor there), and where from ``EARLY_PIPS`` up it becomes an
+    early bar class (a hit) or stops being one (the mover entering his last checker from the
+    bar).
     """
-    ev = with_databases(_thirteen_nets(), bearoff=False)
+    ev = with_databases(_fifteen_nets(), bearoff=False)
     ews = make_eval_workspace()
     rng = np.random.default_rng(40)
     positions = [p for p in _positions()[::3] if net_class(p) != RACE]
@@ -378,8 +384,14 @@ def test_every_play_in_move_selection_is_valued_by_the_net_of_its_own_class():
                             how = (*key, "made" if has_anchor(child) else "broken")
                             anchors[how] = anchors.get(how, 0) + 1
     # (a play cannot take the opponent from behind in the race to ahead: TRAILING to CONTACT,
-    # EARLY_TRAILING to EARLY)
-    assert seen.get((EARLY_TRAILING, EARLY), 0) == 0, seen
+    # either early trailing class to either early class)
+    for key in (
+        (EARLY_TRAILING, EARLY),
+        (EARLY_TRAILING, EARLY_BAR),
+        (EARLY_TRAILING_BAR, EARLY),
+        (EARLY_TRAILING_BAR, EARLY_BAR),
+    ):
+        assert seen.get(key, 0) == 0, (key, seen)
     for key in (
         (CRASHED, CRASHED),
         (HOLDING, HOLDING),
@@ -391,6 +403,16 @@ def test_every_play_in_move_selection_is_valued_by_the_net_of_its_own_class():
         (EARLY_TRAILING, MUTUAL_TRAILING),
         (EARLY_TRAILING, TRAILING_ANCHOR),
         (EARLY_TRAILING, MUTUAL_TRAILING_ANCHOR),
+        # a hit puts a checker on the bar: into an early bar class
+        (EARLY, EARLY_BAR),
+        (EARLY, EARLY_TRAILING_BAR),
+        (EARLY_TRAILING, EARLY_TRAILING_BAR),
+        (EARLY_BAR, EARLY_BAR),
+        (EARLY_TRAILING_BAR, EARLY_TRAILING_BAR),
+        # the mover enters his last checker from the bar: out of an early bar class
+        (EARLY_BAR, EARLY),
+        (EARLY_BAR, EARLY_TRAILING),
+        (EARLY_TRAILING_BAR, EARLY_TRAILING),
         (CONTACT, CONTACT),
         (CONTACT, TRAILING),
         (TRAILING, TRAILING),
@@ -404,17 +426,26 @@ def test_every_play_in_move_selection_is_valued_by_the_net_of_its_own_class():
         (MUTUAL_TRAILING_ANCHOR, MUTUAL_TRAILING_ANCHOR),
     ):
         assert seen.get(key, 0) > 50, (key, seen)
-    # the pips falling below EARLY_PIPS: from early contact (either class) to each class
-    # below, and from early trailing to trailing (rarer in these positions)
+    # the pips falling below EARLY_PIPS: from early contact (any of its four classes) to
+    # each class below, from early trailing to trailing (rarer in these positions), and from
+    # each early bar class
+    early = (EARLY, EARLY_TRAILING, EARLY_BAR, EARLY_TRAILING_BAR)
     for key in _BELOW:
-        assert seen.get((EARLY, key), 0) + seen.get((EARLY_TRAILING, key), 0) > 50, (key, seen)
+        assert sum(seen.get((e, key), 0) for e in early) > 50, (key, seen)
     assert seen.get((EARLY_TRAILING, TRAILING), 0) > 2, seen
-    # a hit lifts the pips over EARLY_PIPS (the opponent, whose pips it adds to, behind in
-    # the race then if he was before)
+    for e in (EARLY_BAR, EARLY_TRAILING_BAR):
+        assert sum(seen.get((e, key), 0) for key in _BELOW) > 20, (e, seen)
+    # a hit lifts the pips over EARLY_PIPS, the checker hit on the bar: into an early bar
+    # class, never an early class without one (the opponent, whose pips it adds to, behind
+    # in the race then if he was before)
     for key in _BELOW:
-        assert seen.get((key, EARLY), 0) + seen.get((key, EARLY_TRAILING), 0) > 5, (key, seen)
+        assert seen.get((key, EARLY_BAR), 0) + seen.get((key, EARLY_TRAILING_BAR), 0) > 5, (
+            key,
+            seen,
+        )
+        assert seen.get((key, EARLY), 0) == seen.get((key, EARLY_TRAILING), 0) == 0, (key, seen)
     for key in (TRAILING, MUTUAL_TRAILING, TRAILING_ANCHOR, MUTUAL_TRAILING_ANCHOR):
-        assert seen.get((key, EARLY), 0) == 0, (key, seen)
+        assert seen.get((key, EARLY_BAR), 0) == 0, (key, seen)
     assert sum(n for (b, c), n in seen.items() if b != c and c != RACE) > 500, seen
     assert by_hit > 50, by_hit
     # a hit makes the position mutual, the mover's last checker back running ends it
@@ -461,7 +492,8 @@ def _class_by_hit(pos, child):
     gone = np.maximum(-pos.astype(np.int64), 0)[1:25] - np.maximum(-child.astype(np.int64), 0)[1:25]
     gain = int((np.maximum(gone, 0) * slots[1:25]).sum())  # a checker hit on k goes to 25
     mine, theirs, my_pips, their_pips = _side_totals(sc)
-    without = contact_class(mine, theirs, my_pips - gain, their_pips, is_mutual(sc), has_anchor(sc))
+    flags = (is_mutual(sc), has_anchor(sc), on_bar(sc))
+    without = contact_class(mine, theirs, my_pips - gain, their_pips, *flags)
     return gain > 0 and without != net_class(sc) and without in _BELOW
 
 
@@ -481,7 +513,7 @@ def _gathered_rolls(pos, ev):
 
 
 def test_the_21_rolls_valued_in_one_call_value_each_play_by_the_net_of_its_own_class():
-    """With thirteen different nets, the plays of the 21 rolls of positions of every contact
+    """With fifteen different nets, the plays of the 21 rolls of positions of every contact
     class gathered and valued in one call of ``_best_in_groups``, a group per roll (the
     shape of variance reduction and of the 1-ply: groups whose plays are of different
     classes, the classes alternating from group to group), give each roll the best play and
@@ -491,7 +523,7 @@ def test_the_21_rolls_valued_in_one_call_value_each_play_by_the_net_of_its_own_c
     has the probabilities it has evaluated alone."""
     from bgtui.engine.evaluate import _best_child_from, _best_in_groups
 
-    ev = with_databases(_thirteen_nets(), bearoff=False)
+    ev = with_databases(_fifteen_nets(), bearoff=False)
     ews = make_eval_workspace()
     best5 = np.zeros(5, dtype=np.float32)
     rng = np.random.default_rng(41)
@@ -526,24 +558,31 @@ def test_the_21_rolls_valued_in_one_call_value_each_play_by_the_net_of_its_own_c
 
 
 def test_tied_nets_value_every_play_as_the_nets_they_are():
-    """Weights without an early trailing net of their own (the early net, or through it the
-    contact net: a chain of ties), or with one of their own and the early net the contact
-    net; without anchor nets of their own either (each the net of the class it splits: the
-    anchor net the contact net, the mutual anchor net the mutual net, the trailing anchor net
-    the trailing net, the mutual trailing anchor net the mutual trailing net), and without
+    """Weights without early bar nets of their own (the early bar net the early net, the
+    early trailing bar net the early trailing net, which may itself be the early net: a
+    chain), with an early bar net only, or with both and without an early trailing net;
+    without an early trailing net of their own (the early net, or through it the contact
+    net: a chain of ties), or with one of their own and the early net the contact net;
+    without anchor nets of their own either (each the net of the class it splits: the anchor
+    net the contact net, the mutual anchor net the mutual net, the trailing anchor net the
+    trailing net, the mutual trailing anchor net the mutual trailing net), and without
     mutual nets either (the mutual net the contact net, the mutual trailing net the trailing
     net, which may itself be the contact net: chains of ties), or with anchor nets of their
     own but no mutual nets: every play of the 21 rolls of positions of every contact class,
     each a group of its own in calls across the rolls, has the probabilities it has
     evaluated alone, by the net it is tied to."""
-    nets = _thirteen_nets()
+    nets = _fifteen_nets()
     c, t = nets[0], nets[5]
     rng = np.random.default_rng(42)
     positions = [p for p in _positions()[2::10] if net_class(p) != RACE]
     positions += _bear_off_positions(rng, 4)
+    e = nets[3]
     for tied in (
+        nets[:14],
+        nets[:13],
+        (*nets[:12], e, *nets[13:]),
         nets[:12],
-        (*nets[:3], c, *nets[4:12]),
+        (*nets[:3], c, *nets[4:13]),
         (*nets[:3], c, *nets[4:]),
         nets[:8],
         nets[:6],
@@ -552,7 +591,16 @@ def test_tied_nets_value_every_play_as_the_nets_they_are():
     ):
         ev = with_databases(tied, bearoff=False)
         if len(tied) < len(NET_NAMES):
-            assert ev.early_trailing is ev.early
+            assert ev.early_trailing_bar is ev.early_trailing
+        else:
+            assert ev.early_trailing_bar is not ev.early_trailing
+            assert ev.early_trailing_bar is not ev.early
+        if len(tied) == 14:
+            assert ev.early_bar is not ev.early and ev.early_trailing is not ev.early
+        if len(tied) < 13:
+            assert ev.early_trailing is ev.early is ev.early_bar
+        elif tied[12] is e:
+            assert ev.early_trailing is ev.early and ev.early_bar is not ev.early
         else:
             assert ev.early_trailing is not ev.early and ev.early_trailing is not ev.contact
         assert (ev.early is ev.contact) == (tied[3] is c)
@@ -564,7 +612,7 @@ def test_tied_nets_value_every_play_as_the_nets_they_are():
             assert ev.mutual is ev.contact and ev.mutual_trailing is ev.trailing
         if len(tied) < 6:
             assert ev.mutual_trailing_anchor is ev.contact
-        if len(tied) >= 12 and tied[6] is c:
+        if len(tied) == len(NET_NAMES) and tied[6] is c:
             assert ev.mutual is ev.contact and ev.mutual_trailing is ev.trailing
             assert len({id(x) for x in (ev.anchor, ev.mutual_anchor, ev.contact)}) == 3
         ews = make_eval_workspace()
@@ -638,7 +686,7 @@ def test_net_class_by_hand():
         (False, True, ANCHOR, TRAILING_ANCHOR),
         (True, True, MUTUAL_ANCHOR, MUTUAL_TRAILING_ANCHOR),
     ):
-        flags = (mutual, anchor)
+        flags = (mutual, anchor, False)  # no checker on a bar
         assert contact_class(15, 15, 128, 128, *flags) == ahead  # even
         assert contact_class(15, 15, 128, 129, *flags) == ahead  # ahead by a pip
         assert contact_class(15, 15, 129, 128, *flags) == behind  # behind by a pip
@@ -658,10 +706,11 @@ def test_net_class_by_hand():
 
 
 def test_early_trailing_class_by_hand():
-    """From ``EARLY_PIPS`` pips of both sides together up, neither side borne off:
-    ``EARLY_TRAILING`` where the side on roll is behind in the race (more pips than the other
-    side), ``EARLY`` where he is not (even counts as not behind), whether a side is back or
-    has an anchor or not; each seen from the other side is the other class."""
+    """From ``EARLY_PIPS`` pips of both sides together up, neither side borne off, no checker
+    on either bar: ``EARLY_TRAILING`` where the side on roll is behind in the race (more pips
+    than the other side), ``EARLY`` where he is not (even counts as not behind), whether a
+    side is back or has an anchor or not; each seen from the other side is the other
+    class."""
     from bgtui.engine.constants import EARLY_PIPS, OPENING_POSITION
     from bgtui.engine.position import make_position, pip_counts
 
@@ -672,11 +721,11 @@ def test_early_trailing_class_by_hand():
     assert tuple(pip_counts(ran)) == (156, 167)
     assert net_class(ran) == EARLY
     assert net_class(_swapped(ran)) == EARLY_TRAILING
-    # a checker on the bar counts 25: 167 + 1 against 167, behind by a pip
-    hit = make_position({25: 1, 24: 1, 13: 5, 8: 3, 6: 5}, {24: 2, 13: 5, 8: 3, 6: 5})
-    assert tuple(pip_counts(hit)) == (168, 167)
-    assert net_class(hit) == EARLY_TRAILING
-    assert net_class(_swapped(hit)) == EARLY
+    # behind by a pip: 168 against 167
+    one = make_position({24: 2, 13: 5, 8: 3, 7: 1, 6: 4}, {24: 2, 13: 5, 8: 3, 6: 5})
+    assert tuple(pip_counts(one)) == (168, 167)
+    assert net_class(one) == EARLY_TRAILING
+    assert net_class(_swapped(one)) == EARLY
     # behind by a pip at EARLY_PIPS together (130 against 129), then 258 together: trailing
     assert EARLY_PIPS == 259
     at = make_position({24: 1, 13: 3, 8: 3, 6: 7, 1: 1}, {18: 1, 13: 3, 8: 3, 6: 8})
@@ -691,16 +740,145 @@ def test_early_trailing_class_by_hand():
     # a side borne off: crashed or holding, whoever is behind
     assert net_class(make_position({24: 2, 13: 13}, {13: 14})) == HOLDING
     assert net_class(make_position({13: 14}, {24: 2, 13: 13})) == CRASHED
-    # over positions of games: early contact is one of the two, by the race alone
+    # over positions of games: early contact without a checker on a bar is one of the two,
+    # by the race alone
     n = [0, 0]
     for pos in _positions():
         cls = net_class(pos)
         if cls in (EARLY, EARLY_TRAILING):
             mine, theirs = (int(x) for x in pip_counts(pos))
-            assert mine + theirs >= EARLY_PIPS
+            assert mine + theirs >= EARLY_PIPS and pos[25] == 0 and pos[0] == 0
             assert cls == (EARLY_TRAILING if mine > theirs else EARLY), board_ascii(pos)
             n[cls == EARLY_TRAILING] += 1
-    assert min(n) > 100, n
+    assert min(n) > 80, n
+
+
+def test_early_bar_classes_by_hand():
+    """From ``EARLY_PIPS`` pips of both sides together up, neither side borne off, with a
+    checker on either bar (the side on roll's, slot 25, or the other side's, slot 0):
+    ``EARLY_TRAILING_BAR`` where the side on roll is behind in the race, ``EARLY_BAR`` where
+    he is not; below ``EARLY_PIPS``, or a side borne off, the bar does not split."""
+    from bgtui.engine.constants import EARLY_PIPS, OPENING_POSITION
+    from bgtui.engine.position import make_position, pip_counts
+
+    # one of the opening's checkers on the 24 point of the side on roll's hit, on the bar:
+    # 168 pips against 167
+    hit = make_position({25: 1, 24: 1, 13: 5, 8: 3, 6: 5}, {24: 2, 13: 5, 8: 3, 6: 5})
+    assert tuple(pip_counts(hit)) == (168, 167) and on_bar(hit)
+    assert net_class(hit) == EARLY_TRAILING_BAR
+    assert net_class(_swapped(hit)) == EARLY_BAR  # the bar checker the other side's
+    # the same checker on the 24 point instead: no bar, 167 each
+    back = make_position({24: 2, 13: 5, 8: 3, 6: 5}, {24: 2, 13: 5, 8: 3, 6: 5})
+    assert not on_bar(back) and net_class(back) == EARLY
+    # on the bar and ahead in the race: 109 against 217
+    ahead = make_position({25: 1, 6: 14}, {24: 2, 13: 13})
+    assert tuple(pip_counts(ahead)) == (109, 217)
+    assert net_class(ahead) == EARLY_BAR and net_class(_swapped(ahead)) == EARLY_TRAILING_BAR
+    # both sides on the bar, even in the race (135 each): not behind
+    both = make_position({25: 2, 13: 1, 6: 12}, {25: 2, 13: 1, 6: 12})
+    assert tuple(pip_counts(both)) == (135, 135)
+    assert net_class(both) == EARLY_BAR == net_class(_swapped(both))
+    # the side on roll on the bar and behind at EARLY_PIPS together (131 against 128), then
+    # 258 and 230 together: below EARLY_PIPS the bar does not split
+    assert EARLY_PIPS == 259
+    at = make_position({25: 1, 13: 3, 8: 3, 6: 7, 1: 1}, {18: 1, 13: 3, 8: 3, 6: 7, 5: 1})
+    assert tuple(pip_counts(at)) == (131, 128)
+    assert net_class(at) == EARLY_TRAILING_BAR and net_class(_swapped(at)) == EARLY_BAR
+    below = make_position({25: 1, 13: 3, 8: 3, 6: 7, 1: 1}, {16: 1, 13: 3, 8: 3, 6: 8})
+    assert tuple(pip_counts(below)) == (131, 127)
+    assert net_class(below) == TRAILING and net_class(_swapped(below)) == CONTACT
+    below = make_position({25: 1, 13: 3, 8: 3, 6: 7, 1: 1}, {23: 1, 13: 3, 8: 3, 5: 1, 2: 7})
+    assert tuple(pip_counts(below)) == (131, 105)
+    assert net_class(below) == MUTUAL_TRAILING and net_class(_swapped(below)) == MUTUAL
+    # a side borne off: crashed or holding, whoever is on the bar
+    assert net_class(make_position({25: 1, 24: 1, 13: 13}, {13: 14})) == HOLDING
+    assert net_class(make_position({13: 14}, {25: 1, 24: 1, 13: 13})) == CRASHED
+    # contact_class from EARLY_PIPS up by the race and the bar, whatever mutual and anchor
+    # say; below, by the race, mutual and anchor, whatever the bar says
+    for mutual, anchor, below_ahead, below_behind in (
+        (False, False, CONTACT, TRAILING),
+        (True, False, MUTUAL, MUTUAL_TRAILING),
+        (False, True, ANCHOR, TRAILING_ANCHOR),
+        (True, True, MUTUAL_ANCHOR, MUTUAL_TRAILING_ANCHOR),
+    ):
+        for bar, ahead_cls, behind_cls in (
+            (False, EARLY, EARLY_TRAILING),
+            (True, EARLY_BAR, EARLY_TRAILING_BAR),
+        ):
+            flags = (mutual, anchor, bar)
+            assert contact_class(15, 15, 130, 129, *flags) == behind_cls  # 259 together
+            assert contact_class(15, 15, 129, 130, *flags) == ahead_cls
+            assert contact_class(15, 15, 130, 130, *flags) == ahead_cls  # even
+            assert contact_class(15, 15, 129, 129, *flags) == below_ahead  # 258, even
+            assert contact_class(15, 15, 130, 128, *flags) == below_behind  # 258
+            assert contact_class(14, 15, 200, 100, *flags) == CRASHED
+            assert contact_class(15, 14, 200, 100, *flags) == HOLDING
+    assert net_class(np.array(OPENING_POSITION, dtype=np.int8)) == EARLY
+    # over positions of games: each of the four early classes, by the race and the bar
+    n = {EARLY: 0, EARLY_TRAILING: 0, EARLY_BAR: 0, EARLY_TRAILING_BAR: 0}
+    for pos in _positions():
+        mine, theirs = (int(x) for x in pip_counts(pos))
+        cls = net_class(pos)
+        if cls in n:
+            behind, bar = mine > theirs, bool(pos[25] > 0 or pos[0] < 0)
+            want = ((EARLY, EARLY_BAR), (EARLY_TRAILING, EARLY_TRAILING_BAR))[behind][bar]
+            assert cls == want, board_ascii(pos)
+            n[cls] += 1
+        elif cls in CONTACT_CLASSES:
+            assert mine + theirs < EARLY_PIPS
+    assert min(n.values()) > 20, n
+
+
+def test_on_bar_by_hand_and_the_same_seen_from_either_side():
+    """``on_bar`` is whether the side on roll has a checker on his bar (slot 25) or the other
+    side one on his (slot 0), the same of a position's swapped view; so a position from
+    ``EARLY_PIPS`` up is of an early bar class exactly when its swapped view is."""
+    from bgtui.engine.position import make_position
+
+    assert on_bar(make_position({25: 1, 12: 14}, {12: 15}))
+    assert on_bar(make_position({12: 15}, {25: 3, 12: 12}))
+    assert on_bar(make_position({25: 2, 12: 13}, {25: 1, 12: 14}))
+    assert not on_bar(make_position({24: 1, 12: 14}, {24: 1, 2: 1, 12: 13}))
+    pairs = 0
+    bars = (EARLY_BAR, EARLY_TRAILING_BAR)
+    for pos in _positions():
+        sw = _swapped(pos)
+        want = bool(pos[25] > 0 or pos[0] < 0)
+        assert on_bar(pos) == on_bar(sw) == want, board_ascii(pos)
+        a, b = net_class(pos), net_class(sw)
+        early = (EARLY, EARLY_TRAILING, *bars)
+        if a in early and b in early:
+            assert (a in bars) == (b in bars) == want
+            pairs += want
+    assert pairs > 20, pairs
+
+
+def test_on_bar_is_the_bar_split_of_research_experts():
+    """``on_bar`` of positions of a training set (``data/cs2``, both sides' views) is
+    ``research/experts.py``'s ``parts(positions, "bar")``, and the engine's classes from
+    ``EARLY_PIPS`` up are the parts of its ``lead+bar`` split: 0..3 ``EARLY``,
+    ``EARLY_BAR``, ``EARLY_TRAILING``, ``EARLY_TRAILING_BAR``."""
+    import importlib.util
+    from pathlib import Path
+
+    from bgtui.training.kernels import net_classes
+    from bgtui.training.train import load_dataset
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("experts", root / "research" / "experts.py")
+    experts = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(experts)
+    pos = load_dataset(f"{root / 'data' / 'cs2'}:0:1")[0][:3000]  # of its first shard
+    pos = np.ascontiguousarray(np.concatenate([pos, (-pos[:, ::-1]).astype(np.int8)]))
+    got = np.array([on_bar(p) for p in pos])
+    assert np.array_equal(got, experts.parts(pos, "bar") == 1)
+    assert 0.02 < got.mean() < 0.9
+    cls = net_classes(pos)
+    part = experts.parts(pos, "lead+bar")
+    order = (EARLY, EARLY_BAR, EARLY_TRAILING, EARLY_TRAILING_BAR)
+    early = np.isin(cls, order)
+    assert np.array_equal(np.array(order)[part[early]], cls[early])
+    assert len(set(cls[early].tolist())) == 4
 
 
 def test_mutual_classes_by_hand():
@@ -860,11 +1038,11 @@ def test_mutual_is_the_same_seen_from_either_side():
 
 
 def test_each_class_is_valued_by_its_own_net():
-    """``evaluate0`` with thirteen different nets gives each position its class's dense forward
+    """``evaluate0`` with fifteen different nets gives each position its class's dense forward
     pass (then the consistency rules), with tables and without."""
     from bgtui.engine.evaluate import _sanitize, evaluate0
 
-    nets = _thirteen_nets()
+    nets = _fifteen_nets()
     x = np.zeros(NUM_INPUTS, dtype=np.float32)
     sw = np.zeros(26, dtype=np.int8)
     o = np.zeros(5, dtype=np.float32)
@@ -902,7 +1080,7 @@ def test_grouped_1ply_is_the_mean_over_the_rolls_of_each_childs_own_best_value()
     result bit for bit."""
     from bgtui.engine.evaluate import _eval_ply1, make_lookahead_workspace
 
-    nets = _thirteen_nets()
+    nets = _fifteen_nets()
     for bearoff in (False, True):
         ev = with_databases(nets, bearoff=bearoff)
         lws = make_lookahead_workspace()
@@ -936,7 +1114,7 @@ def test_grouped_variance_reduction_step_does_not_depend_on_how_the_rolls_are_ba
         make_rollout_workspace,
     )
 
-    ev = with_databases(_thirteen_nets(), bearoff=True)
+    ev = with_databases(_fifteen_nets(), bearoff=True)
     roots = np.ascontiguousarray(_positions()[5::40][:4])
     cubes = np.zeros((len(roots), 3))
     cubes[:, 0] = 1.0

@@ -388,18 +388,18 @@ def test_play_cache_is_emptied_for_another_run(ev):
     from bgtui.engine.nn import make_tables
 
     # the contact nets perturbed: the opening's lines are the early nets' (the trailing, the
-    # mutual and the anchor nets are the contact net, the early trailing net the early net)
+    # mutual and the anchor nets are the contact net, the early trailing and the early bar
+    # nets the early net)
     contact, ctab = as_net(contact), make_tables(contact)
     early, etab = as_net(early), make_tables(early)
-    tables = (ctab, *ev.tables[1:3], etab, ev.tables[4], *(ctab,) * 7, etab)
+    tables = (ctab, *ev.tables[1:3], etab, ev.tables[4], *(ctab,) * 7, etab, etab, etab)
     below = ("trailing", "mutual", "mutual_trailing")
     below += ("anchor", "mutual_anchor", "trailing_anchor", "mutual_trailing_anchor")
     ev2 = ev._replace(
         contact=contact,
-        early=early,
-        early_trailing=early,
         tables=tables,
         **dict.fromkeys(below, contact),
+        **dict.fromkeys(("early", "early_trailing", "early_bar", "early_trailing_bar"), early),
     )
     ws = make_rollout_workspace(hidden_size(ev))
     a = np.zeros((1, 36, NUM_OUT))
