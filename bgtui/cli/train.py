@@ -491,7 +491,8 @@ def _add_fit_schedule(p) -> None:
     p.add_argument(
         "--nets",
         default="contact,race,crashed,early,holding,trailing,mutual,mutual_trailing,"
-        "anchor,mutual_anchor,trailing_anchor,mutual_trailing_anchor,early_trailing",
+        "anchor,mutual_anchor,trailing_anchor,mutual_trailing_anchor,early_trailing,"
+        "early_bar,early_trailing_bar",
         help="fit: which nets to train, comma-separated: contact, race, crashed "
         "(contact once the side on roll has borne off), early (contact from "
         f"{EARLY_PIPS} pips of both sides together up, the side on roll not behind in the "
@@ -503,7 +504,8 @@ def _add_fit_schedule(p) -> None:
         "trailing_anchor and mutual_trailing_anchor (the contact, mutual, trailing and "
         "mutual trailing positions where a side has two checkers or more on a point of the "
         "other side's home board), early_trailing (the early positions where the side on "
-        "roll is behind in the race); default all thirteen",
+        "roll is behind in the race), early_bar and early_trailing_bar (the early and early "
+        "trailing positions with a checker on either bar); default all fifteen",
     )
     p.add_argument(
         "--alpha-end",

@@ -227,6 +227,35 @@ def test_the_early_trailing_net_trains_on_its_own_class_and_files_without_one_ke
     assert got.early is not got.contact
 
 
+@pytest.mark.parametrize(
+    "name, to", [("early_bar", "early"), ("early_trailing_bar", "early_trailing")]
+)
+def test_an_early_bar_net_trains_on_its_own_class_and_files_without_one_keep_it_tied(
+    tmp_path, name, to
+):
+    """Each early bar net against the net of the class it splits (the early bar net the early
+    net, the early trailing bar net the early trailing net, which the small weights tie in
+    turn to the early net and that to the contact net: a chain): trained alone it starts as
+    that net; a fit of that net alone keeps the two one net; the contact net (and with it
+    every net of the chain not trained) stays as it was."""
+    from bgtui.engine.nn import EARLY, EARLY_BAR, EARLY_TRAILING, EARLY_TRAILING_BAR, NET_NAMES
+    from bgtui.training.kernels import net_classes
+
+    # early contact positions of whole games, seen by either side, with a checker on a bar
+    # and without
+    pos = np.array(game_positions(4, 7), dtype=np.int8)
+    pos = np.concatenate([pos, -pos[:, ::-1]])
+    classes = (NET_NAMES.index(name), NET_NAMES.index(to))
+    pos = pos[np.isin(net_classes(pos), classes)]
+    cls = net_classes(pos)
+    assert set(classes) in ({EARLY_BAR, EARLY}, {EARLY_TRAILING_BAR, EARLY_TRAILING})
+    assert min((cls == k).sum() for k in classes) > 20, np.bincount(cls)
+    start, got = _check_tied_net(tmp_path, pos, name, to)
+    assert start.early_trailing is start.early is start.contact
+    assert all(np.array_equal(x, y) for x, y in zip(got.contact, start.contact))
+    assert getattr(got, to) is not got.contact
+
+
 def test_the_holding_net_trains_on_its_own_class_and_files_without_one_keep_it_tied(tmp_path):
     from bgtui.engine.nn import CRASHED, CRASHED_CLASSES, HOLDING
     from bgtui.training.kernels import net_classes

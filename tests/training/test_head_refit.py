@@ -13,7 +13,9 @@ from bgtui.engine.nn import (
     ANCHOR,
     CONTACT,
     EARLY,
+    EARLY_BAR,
     EARLY_TRAILING,
+    EARLY_TRAILING_BAR,
     MUTUAL,
     MUTUAL_ANCHOR,
     MUTUAL_TRAILING,
@@ -98,9 +100,10 @@ def test_refit_changes_only_the_rows_asked_for_and_moves_them_to_the_targets(
 def test_a_chain_of_tied_nets_is_refitted_as_the_net_it_ends_at(tmp_path, contact_positions):
     """Weights whose trailing net is their contact net, and so their mutual trailing net
     (tied to the trailing net), their mutual net and their anchor nets (tied to those), and
-    whose early trailing net is their early net: the positions of the eight classes below
-    ``EARLY_PIPS`` refit the contact net's rows, those of both early classes the early net's,
-    and the weights written keep the ties."""
+    whose early trailing and early bar nets are their early net (the early trailing bar net
+    by the early trailing net: a chain): the positions of the eight classes below
+    ``EARLY_PIPS`` refit the contact net's rows, those of the four early classes the early
+    net's, and the weights written keep the ties."""
     init = tmp_path / "tied.npz"
     save_weights(init, as_nets(load_weights("bgtui-0.npz")[0])[:5], {})
     pos = contact_positions
@@ -116,18 +119,18 @@ def test_a_chain_of_tied_nets_is_refitted_as_the_net_it_ends_at(tmp_path, contac
     below = (CONTACT, TRAILING, MUTUAL, MUTUAL_TRAILING)
     below += (ANCHOR, MUTUAL_ANCHOR, TRAILING_ANCHOR, MUTUAL_TRAILING_ANCHOR)
     assert info["report"]["contact_2"]["train"] == np.isin(cls, below).sum()
-    early = (EARLY, EARLY_TRAILING)
-    assert (cls == EARLY).sum() > 5 and (cls == EARLY_TRAILING).sum() > 5
+    early = (EARLY, EARLY_TRAILING, EARLY_BAR, EARLY_TRAILING_BAR)
+    assert min((cls == k).sum() for k in early) > 5, np.bincount(cls)
     assert info["report"]["early_2"]["train"] == np.isin(cls, early).sum()
-    assert not any(
-        key.startswith(("trailing", "mutual", "anchor", "early_trailing")) for key in info["report"]
-    )
+    tied = ("trailing", "mutual", "anchor", "early_trailing", "early_bar")
+    assert not any(key.startswith(tied) for key in info["report"])
     ev = load_weights(str(out))[0]
     assert ev.mutual_trailing is ev.trailing and ev.trailing is ev.contact
     assert ev.mutual is ev.contact
     assert ev.anchor is ev.mutual_anchor is ev.trailing_anchor is ev.contact
     assert ev.mutual_trailing_anchor is ev.contact
     assert ev.early_trailing is ev.early and ev.early is not ev.contact
+    assert ev.early_bar is ev.early_trailing_bar is ev.early
 
 
 #: (anchor class, the class it splits)
