@@ -67,8 +67,8 @@ def main():
         if args.save:
             np.savez(args.save, pos=pos, ro=ro)
     cls = np.array([net_class(p) for p in pos])
-    # the contact nets' positions together (early, trailing, the mutual, the anchor and the
-    # early trailing ones)
+    # the contact nets' positions together (early, trailing, the mutual, the anchor, the
+    # early trailing and the early bar ones)
     cls[np.isin(cls, CONTACT_CLASSES)] = CONTACT
     cls[np.isin(cls, CRASHED_CLASSES)] = CRASHED  # and both crashed nets'
     for w in args.weights:

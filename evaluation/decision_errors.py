@@ -25,7 +25,9 @@ from bgtui.engine import (
     CONTACT,
     CONTACT_CLASSES,
     EARLY,
+    EARLY_BAR,
     EARLY_TRAILING,
+    EARLY_TRAILING_BAR,
     NET_NAMES,
     generate_plays,
     make_move_workspace,
@@ -66,8 +68,8 @@ def main():
             # contact below EARLY_PIPS together (the contact nets' classes but the early
             # ones), whichever side is ahead in the race, whether both sides have a checker
             # back or not, and whether a side has an anchor or not; early contact together,
-            # whichever side is ahead in the race
-            if cls == EARLY_TRAILING:
+            # whichever side is ahead in the race and whether a checker is on a bar or not
+            if cls in (EARLY_TRAILING, EARLY_BAR, EARLY_TRAILING_BAR):
                 cls = EARLY
             below = cls in CONTACT_CLASSES and cls != EARLY
             st = stats.setdefault(NET_NAMES[CONTACT if below else cls], [0, 0, 0.0])

@@ -4,14 +4,15 @@
 
 OUT is BASE with its net NET (a name of ``NET_NAMES``: contact, race, crashed, early, holding,
 trailing, mutual, mutual_trailing, anchor, mutual_anchor, trailing_anchor,
-mutual_trailing_anchor, early_trailing) replaced by the net SRCNET (by default NET) of FILE:
-experts fitted from one net of a file (``experts.py fit --start``) put in as the nets of the
-classes they were fitted on (``anchor=E.npz:contact``, ``early_trailing=E.npz:early``, say).
-A net of BASE that is another net (tied) and is not replaced stays tied: it is the net it is
-tied to, that net's replacement when it is replaced (an anchor net of BASE tied to its
-contact net is the new contact net, an early trailing net tied to its early net the new early
-net). The metadata records
-the replacements.
+mutual_trailing_anchor, early_trailing, early_bar, early_trailing_bar) replaced by the net
+SRCNET (by default NET) of FILE: experts fitted from one net of a file (``experts.py fit
+--start``) put in as the nets of the classes they were fitted on (``anchor=E.npz:contact``,
+``early_trailing=E.npz:early``, ``early_bar=E.npz:early``, say). A net of BASE that is another
+net (tied) and is not replaced stays tied: it is the net it is tied to, that net's
+replacement when it is replaced (an anchor net of BASE tied to its contact net is the new
+contact net, an early trailing or early bar net tied to its early net the new early net, an
+early trailing bar net tied to its early trailing net the new early trailing net). The
+metadata records the replacements.
 """
 
 import sys

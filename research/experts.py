@@ -23,26 +23,31 @@ positions, part 0 is the engine's class ``CRASHED`` and part 1 its class ``HOLDI
 ``--split lead`` splits by the race: part 0 where the side on roll is not behind (his pips at
 most the other side's), part 1 where he is: below ``EARLY_PIPS`` pips, part 0 is the engine's
 class ``CONTACT`` and part 1 its class ``TRAILING``; from ``EARLY_PIPS`` up, part 0 is its
-class ``EARLY`` and part 1 its class ``EARLY_TRAILING``. ``--split mutual``: part 1 where both
+classes ``EARLY`` and ``EARLY_BAR`` and part 1 its classes ``EARLY_TRAILING`` and
+``EARLY_TRAILING_BAR``. ``--split mutual``: part 1 where both
 sides have a checker back (on the bar or in the other side's home board), part 0 where at most
 one side has. ``--split anchor``: part 1 where a side has an anchor (two checkers or more on a
 point of the other side's home board: the engine's ``has_anchor``), else 0. ``--split bar``:
-part 1 where a checker of either side is on the bar; ``--split prime``: where a side has five
-points in a row (two checkers or more on each); ``--split homeblot``: where a side has a blot
-in his home board and the other side a checker back (on the bar or in that home board). Splits
-joined by ``+`` combine, the first the most significant: ``lead+mutual``
-has part 0 ahead (or even) with at most one side back, 1 ahead with both back, 2 behind with at
-most one side back, 3 behind with both back: below ``EARLY_PIPS``, the engine's classes
-``CONTACT``, ``MUTUAL``, ``TRAILING`` and ``MUTUAL_TRAILING``, each with its anchor class.
+part 1 where a checker of either side is on the bar (the engine's ``on_bar``); ``--split
+prime``: where a side has five points in a row (two checkers or more on each); ``--split
+homeblot``: where a side has a blot in his home board and the other side a checker back (on
+the bar or in that home board). Splits joined by ``+`` combine, the first the most significant:
+``lead+mutual`` has part 0 ahead (or even) with at most one side back, 1 ahead with both back, 2
+behind with at most one side back, 3 behind with both back: below ``EARLY_PIPS``, the engine's
+classes ``CONTACT``, ``MUTUAL``, ``TRAILING`` and ``MUTUAL_TRAILING``, each with its anchor
+class.
 ``lead+mutual+anchor`` has eight parts, below ``EARLY_PIPS`` the engine's eight classes there:
 parts 0..7 ``CONTACT``, ``ANCHOR``, ``MUTUAL``, ``MUTUAL_ANCHOR``, ``TRAILING``,
-``TRAILING_ANCHOR``, ``MUTUAL_TRAILING`` and ``MUTUAL_TRAILING_ANCHOR``. ``--net crashed``
+``TRAILING_ANCHOR``, ``MUTUAL_TRAILING`` and ``MUTUAL_TRAILING_ANCHOR``. ``lead+bar`` has
+four parts, from ``EARLY_PIPS`` up the engine's four classes there: parts 0..3 ``EARLY``,
+``EARLY_BAR``, ``EARLY_TRAILING`` and ``EARLY_TRAILING_BAR``. ``--net crashed``
 fits and judges the crashed net on the crashed positions (both crashed classes,
 ``CRASHED_CLASSES``) instead; ``--below PIPS`` keeps only the positions of fewer pips of both
 sides together (with ``--below 259`` the contact, trailing, mutual and anchor nets', not the
-early and early trailing nets'), ``--from PIPS`` those of at least that many (with ``--from
-259`` the early and early trailing nets'); ``fit --start NET`` fits a copy of that net of
-WEIGHTS (by default the ``--net`` one; ``--start early_trailing``, say).
+early, early trailing and early bar nets'), ``--from PIPS`` those of at least that many (with
+``--from 259`` the early, early trailing and early bar nets'); ``fit --start NET`` fits a copy
+of that net of WEIGHTS (by default the ``--net`` one; ``--start early_trailing`` or ``--start
+early_bar``, say).
 
 ``median``: the median of the split quantity over the contact rows of the anchor sets.
 
@@ -52,7 +57,8 @@ control), the loss of ``bgtui train fit --optimizer adam`` (cross-entropy and th
 term). Weights whose early, trailing, mutual or anchor net is their contact net (or whose
 holding net is their crashed net, whose mutual trailing net their trailing net or, through it,
 their contact net, whose other anchor nets the nets of the classes they split or the nets those
-are in turn, whose early trailing net their early net or, through it, their contact net) keep
+are in turn, whose early trailing net their early net or, through it, their contact net,
+whose early bar nets the nets of the classes they split or the nets those are in turn) keep
 them one net: it learns from the rows of the classes it values and values them.
 
 ``assemble``: WEIGHTS with the contact net of PART0 as its contact net and that of PART1 as its
@@ -63,18 +69,20 @@ the contact net of PART0 as its contact net and the contact net of PART1 as its 
 (the engine's split by the race below ``EARLY_PIPS``: the parts of ``--split lead --below
 259``). A net of WEIGHTS that is another (an early, trailing, mutual or anchor net that is the
 contact net, a mutual trailing or trailing anchor net that is the trailing net, a mutual anchor
-net that is the mutual net, an early trailing net that is the early net) and is not replaced
+net that is the mutual net, an early trailing or early bar net that is the early net, an
+early trailing bar net that is the early trailing net) and is not replaced
 stays the net it is tied to, that net's replacement when it is replaced (a mutual trailing net
 tied to a trailing net PART1's contact net replaces with ``--net lead`` is PART1's net, and so
 is a trailing anchor net tied to it; an early trailing net tied to the early net is PART1's
-net with ``--net contact``).
-``assemble`` has no split for the mutual, the anchor or the early trailing nets:
+net with ``--net contact``, and so are the early bar nets tied to those).
+``assemble`` has no split for the mutual, the anchor, the early trailing or the early bar nets:
 ``research/combine_nets.py`` puts experts in as those.
 
 Contact rows here are those of the engine's contact nets of the stages of the game
 (``CONTACT_CLASSES``: ``CONTACT``, ``EARLY``, ``TRAILING``, ``MUTUAL``, ``MUTUAL_TRAILING``,
 the anchor classes ``ANCHOR``, ``MUTUAL_ANCHOR``, ``TRAILING_ANCHOR`` and
-``MUTUAL_TRAILING_ANCHOR``, and ``EARLY_TRAILING``): these scripts split them themselves.
+``MUTUAL_TRAILING_ANCHOR``, ``EARLY_TRAILING`` and the early bar classes ``EARLY_BAR`` and
+``EARLY_TRAILING_BAR``): these scripts split them themselves.
 
 ``errors``: group-centred equity errors (as ``evaluation/sibling_errors.py`` has them, root
 mean square in millipoints) of the 0-ply values of the held-out plays whose sibling groups are

@@ -60,8 +60,8 @@ def gap(args):
         ev = with_databases(load_weights(w)[0], True)
         e0, e1 = (equities(plied_targets(ev, pos, k, 1)) for k in (0, 1))
         parts = []
-        # the contact nets' positions together (early, trailing, the mutual, the anchor and
-        # the early trailing ones), and both crashed nets'
+        # the contact nets' positions together (early, trailing, the mutual, the anchor, the
+        # early trailing and the early bar ones), and both crashed nets'
         for k, name in ((CONTACT_CLASSES, "contact"), (CRASHED_CLASSES, "crashed"), (RACE, "race")):
             d = 1000 * (e1 - e0)[np.isin(cls, k)]
             if len(d):
