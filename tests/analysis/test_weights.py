@@ -126,6 +126,19 @@ def _arrays(path):
         return {k: z[k] for k in z.files}
 
 
+def _saved_and_loaded(tmp_path, k):
+    """The first ``k`` nets of ``_nets`` saved as a file of its own, which holds the arrays of
+    those nets and no other: the nets, the file's arrays, and the evaluator and metadata it
+    loads as."""
+    nets = _nets(k)
+    save_weights(tmp_path / "w.npz", with_databases(nets), {})
+    data = _arrays(tmp_path / "w.npz")
+    assert sorted(key.rsplit("_", 1)[0] for key in data if key.endswith("_w1")) == sorted(
+        NET_NAMES[:k]
+    )
+    return (nets, data, *load_weights(tmp_path / "w.npz"))
+
+
 def test_as_nets_ties_each_missing_net_to_the_net_of_its_class():
     """Holding to crashed, trailing, mutual and anchor to contact, mutual trailing and
     trailing anchor to trailing, mutual anchor to mutual, mutual trailing anchor to mutual
@@ -292,13 +305,7 @@ def test_a_file_without_mutual_nets_keeps_its_digest_and_arrays(tmp_path, k):
     own or without one (the mutual trailing net then the contact net, by the trailing net):
     loads with the mutual net the contact net and the mutual trailing net the trailing net,
     flagged; its digest is what it has always been; saved again, the same arrays."""
-    nets = _nets(k)
-    save_weights(tmp_path / "w.npz", with_databases(nets), {})
-    data = _arrays(tmp_path / "w.npz")
-    assert sorted(key.rsplit("_", 1)[0] for key in data if key.endswith("_w1")) == sorted(
-        NET_NAMES[:k]
-    )
-    got, meta = load_weights(tmp_path / "w.npz")
+    nets, data, got, meta = _saved_and_loaded(tmp_path, k)
     assert got.mutual is got.contact and got.mutual_trailing is got.trailing
     assert (got.trailing is got.contact) == (k == 5)
     assert got.early_trailing is got.early is got.early_bar is got.early_trailing_bar
@@ -320,13 +327,7 @@ def test_a_file_without_anchor_nets_keeps_its_digest_and_arrays(tmp_path, k):
     or without (and then with a trailing net of its own or without): loads with each anchor
     net the net of the class it splits (the net that one is in turn: a chain), flagged; its
     digest is what it has always been; saved again, the same arrays."""
-    nets = _nets(k)
-    save_weights(tmp_path / "w.npz", with_databases(nets), {})
-    data = _arrays(tmp_path / "w.npz")
-    assert sorted(key.rsplit("_", 1)[0] for key in data if key.endswith("_w1")) == sorted(
-        NET_NAMES[:k]
-    )
-    got, meta = load_weights(tmp_path / "w.npz")
+    nets, data, got, meta = _saved_and_loaded(tmp_path, k)
     assert got.anchor is got.contact and got.mutual_anchor is got.mutual
     assert got.trailing_anchor is got.trailing
     assert got.mutual_trailing_anchor is got.mutual_trailing
@@ -349,13 +350,7 @@ def test_a_file_without_an_early_trailing_net_keeps_its_digest_and_arrays(tmp_pa
     loads with the early trailing net the early net (the contact net when the early net is
     it: a chain), flagged; its digest is what it has always been; saved again, the same
     arrays."""
-    nets = _nets(k)
-    save_weights(tmp_path / "w.npz", with_databases(nets), {})
-    data = _arrays(tmp_path / "w.npz")
-    assert sorted(key.rsplit("_", 1)[0] for key in data if key.endswith("_w1")) == sorted(
-        NET_NAMES[:k]
-    )
-    got, meta = load_weights(tmp_path / "w.npz")
+    nets, data, got, meta = _saved_and_loaded(tmp_path, k)
     assert got.early_trailing is got.early and got.tables[12] is got.tables[3]
     assert (got.early_trailing is got.contact) == (k == 3)
     assert EARLY_TRAILING_FLAGS <= set(meta) and (ANCHOR_FLAGS <= set(meta)) == (k < 12)
@@ -376,13 +371,7 @@ def test_a_file_without_early_bar_nets_keeps_its_digest_and_arrays(tmp_path, k):
     early bar net but no early trailing bar net: loads with the early bar net the early net
     and the early trailing bar net the early trailing net (the net each is in turn: a chain),
     flagged; its digest is what it has always been; saved again, the same arrays."""
-    nets = _nets(k)
-    save_weights(tmp_path / "w.npz", with_databases(nets), {})
-    data = _arrays(tmp_path / "w.npz")
-    assert sorted(key.rsplit("_", 1)[0] for key in data if key.endswith("_w1")) == sorted(
-        NET_NAMES[:k]
-    )
-    got, meta = load_weights(tmp_path / "w.npz")
+    nets, data, got, meta = _saved_and_loaded(tmp_path, k)
     assert got.early_trailing_bar is got.early_trailing and got.tables[14] is got.tables[12]
     assert (got.early_bar is got.early) == (k < 14)
     assert (got.tables[13] is got.tables[3]) == (k < 14)

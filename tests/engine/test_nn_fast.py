@@ -1,6 +1,7 @@
 """The evaluator's fast inference path against the plain dense forward pass."""
 
 import math
+from pathlib import Path
 
 import numpy as np
 
@@ -49,6 +50,9 @@ from bgtui.engine.nn import (
 )
 from tests.engine.test_movegen_reference import _random_position
 from tests.reference.games import game_positions
+
+#: the repository
+_ROOT = Path(__file__).resolve().parents[2]
 
 #: the contact classes below ``EARLY_PIPS`` where neither side has borne off: not behind in
 #: the race and behind, without and with a checker of each side back, without and with an
@@ -853,23 +857,33 @@ def test_on_bar_by_hand_and_the_same_seen_from_either_side():
     assert pairs > 20, pairs
 
 
+def _research_experts():
+    """``research/experts.py`` loaded as a module (it is a script, not a package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("experts", _ROOT / "research" / "experts.py")
+    experts = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(experts)
+    return experts
+
+
+def _cs2_both_views():
+    """3,000 positions of ``data/cs2``'s first shard and the same seen from the other side."""
+    from bgtui.training.train import load_dataset
+
+    pos = load_dataset(f"{_ROOT / 'data' / 'cs2'}:0:1")[0][:3000]
+    return np.ascontiguousarray(np.concatenate([pos, (-pos[:, ::-1]).astype(np.int8)]))
+
+
 def test_on_bar_is_the_bar_split_of_research_experts():
     """``on_bar`` of positions of a training set (``data/cs2``, both sides' views) is
     ``research/experts.py``'s ``parts(positions, "bar")``, and the engine's classes from
     ``EARLY_PIPS`` up are the parts of its ``lead+bar`` split: 0..3 ``EARLY``,
     ``EARLY_BAR``, ``EARLY_TRAILING``, ``EARLY_TRAILING_BAR``."""
-    import importlib.util
-    from pathlib import Path
-
     from bgtui.training.kernels import net_classes
-    from bgtui.training.train import load_dataset
 
-    root = Path(__file__).resolve().parents[2]
-    spec = importlib.util.spec_from_file_location("experts", root / "research" / "experts.py")
-    experts = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(experts)
-    pos = load_dataset(f"{root / 'data' / 'cs2'}:0:1")[0][:3000]  # of its first shard
-    pos = np.ascontiguousarray(np.concatenate([pos, (-pos[:, ::-1]).astype(np.int8)]))
+    experts = _research_experts()
+    pos = _cs2_both_views()
     got = np.array([on_bar(p) for p in pos])
     assert np.array_equal(got, experts.parts(pos, "bar") == 1)
     assert 0.02 < got.mean() < 0.9
@@ -987,18 +1001,10 @@ def test_has_anchor_is_the_anchor_split_of_research_experts():
     ``EARLY_PIPS`` are the parts of its ``lead+mutual+anchor`` split in the order its
     docstring gives: 0..7 ``CONTACT``, ``ANCHOR``, ``MUTUAL``, ``MUTUAL_ANCHOR``,
     ``TRAILING``, ``TRAILING_ANCHOR``, ``MUTUAL_TRAILING``, ``MUTUAL_TRAILING_ANCHOR``."""
-    import importlib.util
-    from pathlib import Path
-
     from bgtui.training.kernels import net_classes
-    from bgtui.training.train import load_dataset
 
-    root = Path(__file__).resolve().parents[2]
-    spec = importlib.util.spec_from_file_location("experts", root / "research" / "experts.py")
-    experts = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(experts)
-    pos = load_dataset(f"{root / 'data' / 'cs2'}:0:1")[0][:3000]  # of its first shard
-    pos = np.ascontiguousarray(np.concatenate([pos, (-pos[:, ::-1]).astype(np.int8)]))
+    experts = _research_experts()
+    pos = _cs2_both_views()
     got = np.array([has_anchor(p) for p in pos])
     assert np.array_equal(got, experts.parts(pos, "anchor") == 1)
     assert 0.1 < got.mean() < 0.9
@@ -1157,13 +1163,7 @@ def test_accumulate_sums_over_the_tables_width_and_leaves_a_longer_workspace_alo
 def test_the_screening_splits_of_research_experts_by_hand():
     """``research/experts.py``'s ``bar``, ``prime`` and ``homeblot`` parts of positions set up
     by hand, the same seen from either side."""
-    import importlib.util
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[2]
-    spec = importlib.util.spec_from_file_location("experts", root / "research" / "experts.py")
-    experts = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(experts)
+    experts = _research_experts()
 
     def board(mine, theirs):
         pos = np.zeros(26, dtype=np.int8)
