@@ -128,15 +128,23 @@ def _arrays(path):
 
 def _saved_and_loaded(tmp_path, k):
     """The first ``k`` nets of ``_nets`` saved as a file of its own, which holds the arrays of
-    those nets and no other: the nets, the file's arrays, and the evaluator and metadata it
-    loads as."""
+    those nets and no other: the file's arrays, and the evaluator and metadata it loads as."""
     nets = _nets(k)
     save_weights(tmp_path / "w.npz", with_databases(nets), {})
     data = _arrays(tmp_path / "w.npz")
     assert sorted(key.rsplit("_", 1)[0] for key in data if key.endswith("_w1")) == sorted(
         NET_NAMES[:k]
     )
-    return (nets, data, *load_weights(tmp_path / "w.npz"))
+    return (data, *load_weights(tmp_path / "w.npz"))
+
+
+def _assert_saves_as(tmp_path, ev, meta, data):
+    """``ev`` and ``meta`` saved again write the arrays ``data`` (its file's), every one the
+    same but the metadata."""
+    save_weights(tmp_path / "again.npz", ev, meta)
+    again = _arrays(tmp_path / "again.npz")
+    assert sorted(again) == sorted(data)
+    assert all(np.array_equal(again[key], data[key]) for key in data if key != "meta")
 
 
 def test_as_nets_ties_each_missing_net_to_the_net_of_its_class():
@@ -293,10 +301,7 @@ def test_a_file_without_a_net_loads_tied_and_saves_as_it_was(tmp_path, name, k, 
     assert nets_of(got)[k] is nets_of(got)[to] and meta[flag] is True
     assert evaluator_digest(got) == evaluator_digest(ev)
     # saved again: still no net of its own, the same arrays
-    save_weights(tmp_path / "again.npz", got, meta)
-    again = _arrays(tmp_path / "again.npz")
-    assert sorted(again) == sorted(data)
-    assert all(np.array_equal(again[key], data[key]) for key in data if key != "meta")
+    _assert_saves_as(tmp_path, got, meta, data)
 
 
 @pytest.mark.parametrize("k", [5, 6])
@@ -305,7 +310,7 @@ def test_a_file_without_mutual_nets_keeps_its_digest_and_arrays(tmp_path, k):
     own or without one (the mutual trailing net then the contact net, by the trailing net):
     loads with the mutual net the contact net and the mutual trailing net the trailing net,
     flagged; its digest is what it has always been; saved again, the same arrays."""
-    nets, data, got, meta = _saved_and_loaded(tmp_path, k)
+    data, got, meta = _saved_and_loaded(tmp_path, k)
     assert got.mutual is got.contact and got.mutual_trailing is got.trailing
     assert (got.trailing is got.contact) == (k == 5)
     assert got.early_trailing is got.early is got.early_bar is got.early_trailing_bar
@@ -315,10 +320,7 @@ def test_a_file_without_mutual_nets_keeps_its_digest_and_arrays(tmp_path, k):
     assert evaluator_digest(got) == _digest_without_early_bar(got)
     if k == 5:
         assert evaluator_digest(got) == _digest_without_trailing(got)
-    save_weights(tmp_path / "again.npz", got, meta)
-    again = _arrays(tmp_path / "again.npz")
-    assert sorted(again) == sorted(data)
-    assert all(np.array_equal(again[key], data[key]) for key in data if key != "meta")
+    _assert_saves_as(tmp_path, got, meta, data)
 
 
 @pytest.mark.parametrize("k", [5, 6, 8])
@@ -327,7 +329,7 @@ def test_a_file_without_anchor_nets_keeps_its_digest_and_arrays(tmp_path, k):
     or without (and then with a trailing net of its own or without): loads with each anchor
     net the net of the class it splits (the net that one is in turn: a chain), flagged; its
     digest is what it has always been; saved again, the same arrays."""
-    nets, data, got, meta = _saved_and_loaded(tmp_path, k)
+    data, got, meta = _saved_and_loaded(tmp_path, k)
     assert got.anchor is got.contact and got.mutual_anchor is got.mutual
     assert got.trailing_anchor is got.trailing
     assert got.mutual_trailing_anchor is got.mutual_trailing
@@ -337,10 +339,7 @@ def test_a_file_without_anchor_nets_keeps_its_digest_and_arrays(tmp_path, k):
     assert evaluator_digest(got) == _digest_without_anchor(got)
     assert evaluator_digest(got) == _digest_without_early_trailing(got)
     assert evaluator_digest(got) == _digest_without_early_bar(got)
-    save_weights(tmp_path / "again.npz", got, meta)
-    again = _arrays(tmp_path / "again.npz")
-    assert sorted(again) == sorted(data)
-    assert all(np.array_equal(again[key], data[key]) for key in data if key != "meta")
+    _assert_saves_as(tmp_path, got, meta, data)
 
 
 @pytest.mark.parametrize("k", [3, 4, 5, 8, 12])
@@ -350,7 +349,7 @@ def test_a_file_without_an_early_trailing_net_keeps_its_digest_and_arrays(tmp_pa
     loads with the early trailing net the early net (the contact net when the early net is
     it: a chain), flagged; its digest is what it has always been; saved again, the same
     arrays."""
-    nets, data, got, meta = _saved_and_loaded(tmp_path, k)
+    data, got, meta = _saved_and_loaded(tmp_path, k)
     assert got.early_trailing is got.early and got.tables[12] is got.tables[3]
     assert (got.early_trailing is got.contact) == (k == 3)
     assert EARLY_TRAILING_FLAGS <= set(meta) and (ANCHOR_FLAGS <= set(meta)) == (k < 12)
@@ -358,10 +357,7 @@ def test_a_file_without_an_early_trailing_net_keeps_its_digest_and_arrays(tmp_pa
     assert tied_nets([got])[-3:] == [(12, to), (13, to), (14, to)]
     assert evaluator_digest(got) == _digest_without_early_trailing(got)
     assert evaluator_digest(got) == _digest_without_early_bar(got)
-    save_weights(tmp_path / "again.npz", got, meta)
-    again = _arrays(tmp_path / "again.npz")
-    assert sorted(again) == sorted(data)
-    assert all(np.array_equal(again[key], data[key]) for key in data if key != "meta")
+    _assert_saves_as(tmp_path, got, meta, data)
 
 
 @pytest.mark.parametrize("k", [3, 12, 13, 14])
@@ -371,7 +367,7 @@ def test_a_file_without_early_bar_nets_keeps_its_digest_and_arrays(tmp_path, k):
     early bar net but no early trailing bar net: loads with the early bar net the early net
     and the early trailing bar net the early trailing net (the net each is in turn: a chain),
     flagged; its digest is what it has always been; saved again, the same arrays."""
-    nets, data, got, meta = _saved_and_loaded(tmp_path, k)
+    data, got, meta = _saved_and_loaded(tmp_path, k)
     assert got.early_trailing_bar is got.early_trailing and got.tables[14] is got.tables[12]
     assert (got.early_bar is got.early) == (k < 14)
     assert (got.tables[13] is got.tables[3]) == (k < 14)
@@ -398,10 +394,7 @@ def test_a_file_without_early_bar_nets_keeps_its_digest_and_arrays(tmp_path, k):
         assert evaluator_digest(got) != _digest_without_early_bar(got)
     if k <= 12:
         assert evaluator_digest(got) == _digest_without_early_trailing(got)
-    save_weights(tmp_path / "again.npz", got, meta)
-    again = _arrays(tmp_path / "again.npz")
-    assert sorted(again) == sorted(data)
-    assert all(np.array_equal(again[key], data[key]) for key in data if key != "meta")
+    _assert_saves_as(tmp_path, got, meta, data)
 
 
 def test_a_file_of_fifteen_nets_evaluates_as_the_nets_it_was_saved_from(tmp_path):
