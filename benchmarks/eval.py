@@ -1,7 +1,11 @@
 """Evaluation speed, one core: static evaluations per second alone and inside move selection,
 per net, and the time of a 1-ply and 2-ply evaluation of middle-game positions.
 
-    python benchmarks/eval.py [--repeat 5]
+    python benchmarks/eval.py [--repeat 5] [--weights FILE] [--positions-from FILE]
+
+The positions are sampled from games of ``--weights`` (200 games, seed 3) unless
+``--positions-from`` names another weights file whose games to sample: two weights files
+compared with the same ``--positions-from`` are timed on the same positions.
 
 Times are CPU time of this process (time.process_time), so other load on the machine does
 not count against the kernels (it still shares caches and turbo frequency). Each figure is
@@ -78,13 +82,21 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="runs of each measurement")
     parser.add_argument("--weights", default="bgtui-0.npz", help="weights file (default shipped)")
+    parser.add_argument(
+        "--positions-from",
+        default=None,
+        help="weights file whose games give the positions (default: --weights)",
+    )
     args = parser.parse_args()
     repeat = args.repeat
     ev = with_databases(load_weights(args.weights)[0], bearoff=False)
-    ws = make_play_workspace(hidden_size(ev))
+    sampler = ev
+    if args.positions_from:
+        sampler = with_databases(load_weights(args.positions_from)[0], bearoff=False)
+    ws = make_play_workspace(max(hidden_size(ev), hidden_size(sampler)))
     ews, mws, op, om = ws.eval, ws.moves, ws.play_pos, ws.play_moves
     dest = np.zeros((6000, 26), dtype=np.int8)
-    m = sample_positions(ev, 200, make_rng(3), START, 0.0, ws, dest)
+    m = sample_positions(sampler, 200, make_rng(3), START, 0.0, ws, dest)
     classes = np.array([net_class(p) for p in dest[:m]])
     # contact: the contact nets' positions (early and later, either side ahead in the race,
     # both sides with a checker back or not, a side with an anchor or not), as they come in
