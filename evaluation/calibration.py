@@ -68,7 +68,7 @@ def main():
             np.savez(args.save, pos=pos, ro=ro)
     cls = np.array([net_class(p) for p in pos])
     # the contact nets' positions together (early, trailing, the mutual, the anchor, the
-    # early trailing and the early bar ones)
+    # early trailing, the early bar and the bar ones below EARLY_PIPS)
     cls[np.isin(cls, CONTACT_CLASSES)] = CONTACT
     cls[np.isin(cls, CRASHED_CLASSES)] = CRASHED  # and both crashed nets'
     for w in args.weights:

@@ -67,7 +67,8 @@ def main():
             cls = net_class(pos)
             # contact below EARLY_PIPS together (the contact nets' classes but the early
             # ones), whichever side is ahead in the race, whether both sides have a checker
-            # back or not, and whether a side has an anchor or not; early contact together,
+            # back or not, whether a side has an anchor or not and whether a checker is on a
+            # bar or not (each bar class with the class it splits); early contact together,
             # whichever side is ahead in the race and whether a checker is on a bar or not
             if cls in (EARLY_TRAILING, EARLY_BAR, EARLY_TRAILING_BAR):
                 cls = EARLY

@@ -32,7 +32,9 @@ import numpy as np
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine import (
     ANCHOR,
+    ANCHOR_BAR,
     CONTACT,
+    CONTACT_BAR,
     CRASHED,
     EARLY,
     EARLY_BAR,
@@ -42,12 +44,18 @@ from bgtui.engine import (
     HOLDING,
     MUTUAL,
     MUTUAL_ANCHOR,
+    MUTUAL_ANCHOR_BAR,
+    MUTUAL_BAR,
     MUTUAL_TRAILING,
     MUTUAL_TRAILING_ANCHOR,
+    MUTUAL_TRAILING_ANCHOR_BAR,
+    MUTUAL_TRAILING_BAR,
     ONE_PLY_WEIGHTS0,
     RACE,
     TRAILING,
     TRAILING_ANCHOR,
+    TRAILING_ANCHOR_BAR,
+    TRAILING_BAR,
 )
 from bgtui.training.adam import sibling_residuals
 from bgtui.training.kernels import net_classes
@@ -62,6 +70,14 @@ CLASSES = (
     ("mutual_anchor", MUTUAL_ANCHOR),
     ("trailing_anchor", TRAILING_ANCHOR),
     ("mutual_trailing_anchor", MUTUAL_TRAILING_ANCHOR),
+    ("contact_bar", CONTACT_BAR),
+    ("trailing_bar", TRAILING_BAR),
+    ("mutual_bar", MUTUAL_BAR),
+    ("mutual_trailing_bar", MUTUAL_TRAILING_BAR),
+    ("anchor_bar", ANCHOR_BAR),
+    ("mutual_anchor_bar", MUTUAL_ANCHOR_BAR),
+    ("trailing_anchor_bar", TRAILING_ANCHOR_BAR),
+    ("mutual_trailing_anchor_bar", MUTUAL_TRAILING_ANCHOR_BAR),
     ("early", EARLY),
     ("early_trailing", EARLY_TRAILING),
     ("early_bar", EARLY_BAR),

@@ -4,14 +4,17 @@
 
 OUT is BASE with its net NET (a name of ``NET_NAMES``: contact, race, crashed, early, holding,
 trailing, mutual, mutual_trailing, anchor, mutual_anchor, trailing_anchor,
-mutual_trailing_anchor, early_trailing, early_bar, early_trailing_bar) replaced by the net
-SRCNET (by default NET) of FILE: experts fitted from one net of a file (``experts.py fit
---start``) put in as the nets of the classes they were fitted on (``anchor=E.npz:contact``,
-``early_trailing=E.npz:early``, ``early_bar=E.npz:early``, say). A net of BASE that is another
+mutual_trailing_anchor, early_trailing, early_bar, early_trailing_bar, contact_bar,
+trailing_bar, mutual_bar, mutual_trailing_bar, anchor_bar, mutual_anchor_bar,
+trailing_anchor_bar, mutual_trailing_anchor_bar) replaced by the net SRCNET (by default NET)
+of FILE: experts fitted from one net of a file (``experts.py fit --start``) put in as the nets
+of the classes they were fitted on (``anchor=E.npz:contact``, ``early_trailing=E.npz:early``,
+``early_bar=E.npz:early``, ``contact_bar=E.npz:contact``, say). A net of BASE that is another
 net (tied) and is not replaced stays tied: it is the net it is tied to, that net's
 replacement when it is replaced (an anchor net of BASE tied to its contact net is the new
 contact net, an early trailing or early bar net tied to its early net the new early net, an
-early trailing bar net tied to its early trailing net the new early trailing net). The
+early trailing bar net tied to its early trailing net the new early trailing net, a bar net
+below ``EARLY_PIPS`` tied to the net of the class it splits that net's replacement). The
 metadata records the replacements.
 """
 

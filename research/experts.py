@@ -22,7 +22,8 @@ play cannot change the borne-off checkers of the side on roll after it): on the 
 positions, part 0 is the engine's class ``CRASHED`` and part 1 its class ``HOLDING``.
 ``--split lead`` splits by the race: part 0 where the side on roll is not behind (his pips at
 most the other side's), part 1 where he is: below ``EARLY_PIPS`` pips, part 0 is the engine's
-class ``CONTACT`` and part 1 its class ``TRAILING``; from ``EARLY_PIPS`` up, part 0 is its
+class ``CONTACT`` and part 1 its class ``TRAILING`` (each with its mutual, anchor and bar
+classes); from ``EARLY_PIPS`` up, part 0 is its
 classes ``EARLY`` and ``EARLY_BAR`` and part 1 its classes ``EARLY_TRAILING`` and
 ``EARLY_TRAILING_BAR``. ``--split mutual``: part 1 where both
 sides have a checker back (on the bar or in the other side's home board), part 0 where at most
@@ -35,19 +36,26 @@ the bar or in that home board). Splits joined by ``+`` combine, the first the mo
 ``lead+mutual`` has part 0 ahead (or even) with at most one side back, 1 ahead with both back, 2
 behind with at most one side back, 3 behind with both back: below ``EARLY_PIPS``, the engine's
 classes ``CONTACT``, ``MUTUAL``, ``TRAILING`` and ``MUTUAL_TRAILING``, each with its anchor
-class.
-``lead+mutual+anchor`` has eight parts, below ``EARLY_PIPS`` the engine's eight classes there:
-parts 0..7 ``CONTACT``, ``ANCHOR``, ``MUTUAL``, ``MUTUAL_ANCHOR``, ``TRAILING``,
-``TRAILING_ANCHOR``, ``MUTUAL_TRAILING`` and ``MUTUAL_TRAILING_ANCHOR``. ``lead+bar`` has
+and bar classes.
+``lead+mutual+anchor`` has eight parts, below ``EARLY_PIPS`` the engine's eight classes there
+without the bar split (each with its bar class): parts 0..7 ``CONTACT``, ``ANCHOR``,
+``MUTUAL``, ``MUTUAL_ANCHOR``, ``TRAILING``, ``TRAILING_ANCHOR``, ``MUTUAL_TRAILING`` and
+``MUTUAL_TRAILING_ANCHOR``. ``lead+mutual+anchor+bar`` has sixteen, below ``EARLY_PIPS`` the
+engine's sixteen classes there: parts 0..15 ``CONTACT``, ``CONTACT_BAR``, ``ANCHOR``,
+``ANCHOR_BAR``, ``MUTUAL``, ``MUTUAL_BAR``, ``MUTUAL_ANCHOR``, ``MUTUAL_ANCHOR_BAR``,
+``TRAILING``, ``TRAILING_BAR``, ``TRAILING_ANCHOR``, ``TRAILING_ANCHOR_BAR``,
+``MUTUAL_TRAILING``, ``MUTUAL_TRAILING_BAR``, ``MUTUAL_TRAILING_ANCHOR`` and
+``MUTUAL_TRAILING_ANCHOR_BAR`` (tests/engine/test_nn_fast.py checks it). ``lead+bar`` has
 four parts, from ``EARLY_PIPS`` up the engine's four classes there: parts 0..3 ``EARLY``,
 ``EARLY_BAR``, ``EARLY_TRAILING`` and ``EARLY_TRAILING_BAR``. ``--net crashed``
 fits and judges the crashed net on the crashed positions (both crashed classes,
 ``CRASHED_CLASSES``) instead; ``--below PIPS`` keeps only the positions of fewer pips of both
-sides together (with ``--below 259`` the contact, trailing, mutual and anchor nets', not the
-early, early trailing and early bar nets'), ``--from PIPS`` those of at least that many (with
-``--from 259`` the early, early trailing and early bar nets'); ``fit --start NET`` fits a copy
-of that net of WEIGHTS (by default the ``--net`` one; ``--start early_trailing`` or ``--start
-early_bar``, say).
+sides together (with ``--below 259`` the contact, trailing, mutual, anchor and bar nets
+there, not the early, early trailing and early bar nets'), ``--from PIPS`` those of at least
+that many (with ``--from 259`` the early, early trailing and early bar nets'); ``fit --start
+NET`` fits a copy of that net of WEIGHTS (by default the ``--net`` one; ``--start
+early_trailing``, ``--start early_bar`` or ``--start contact_bar``, say: a net the weights
+tie to another is that net).
 
 ``median``: the median of the split quantity over the contact rows of the anchor sets.
 
@@ -58,8 +66,9 @@ term). Weights whose early, trailing, mutual or anchor net is their contact net 
 holding net is their crashed net, whose mutual trailing net their trailing net or, through it,
 their contact net, whose other anchor nets the nets of the classes they split or the nets those
 are in turn, whose early trailing net their early net or, through it, their contact net,
-whose early bar nets the nets of the classes they split or the nets those are in turn) keep
-them one net: it learns from the rows of the classes it values and values them.
+whose early bar nets or bar nets below ``EARLY_PIPS`` the nets of the classes they split or
+the nets those are in turn) keep them one net: it learns from the rows of the classes it
+values and values them.
 
 ``assemble``: WEIGHTS with the contact net of PART0 as its contact net and that of PART1 as its
 early net (the engine's split, ``EARLY_PIPS``: the parts of ``--split 259``); with ``--net
@@ -70,19 +79,21 @@ the contact net of PART0 as its contact net and the contact net of PART1 as its 
 259``). A net of WEIGHTS that is another (an early, trailing, mutual or anchor net that is the
 contact net, a mutual trailing or trailing anchor net that is the trailing net, a mutual anchor
 net that is the mutual net, an early trailing or early bar net that is the early net, an
-early trailing bar net that is the early trailing net) and is not replaced
-stays the net it is tied to, that net's replacement when it is replaced (a mutual trailing net
-tied to a trailing net PART1's contact net replaces with ``--net lead`` is PART1's net, and so
-is a trailing anchor net tied to it; an early trailing net tied to the early net is PART1's
-net with ``--net contact``, and so are the early bar nets tied to those).
-``assemble`` has no split for the mutual, the anchor, the early trailing or the early bar nets:
-``research/combine_nets.py`` puts experts in as those.
+early trailing bar net that is the early trailing net, a bar net below ``EARLY_PIPS`` that
+is the net of the class it splits) and is not replaced stays the net it is tied to, that
+net's replacement when it is replaced (a mutual trailing net tied to a trailing net PART1's
+contact net replaces with ``--net lead`` is PART1's net, and so are a trailing anchor net and
+a trailing bar net tied to it; an early trailing net tied to the early net is PART1's net
+with ``--net contact``, and so are the early bar nets tied to those). ``assemble`` has no
+split for the mutual, the anchor, the early trailing, the early bar or the bar nets below
+``EARLY_PIPS``: ``research/combine_nets.py`` puts experts in as those.
 
 Contact rows here are those of the engine's contact nets of the stages of the game
 (``CONTACT_CLASSES``: ``CONTACT``, ``EARLY``, ``TRAILING``, ``MUTUAL``, ``MUTUAL_TRAILING``,
 the anchor classes ``ANCHOR``, ``MUTUAL_ANCHOR``, ``TRAILING_ANCHOR`` and
-``MUTUAL_TRAILING_ANCHOR``, ``EARLY_TRAILING`` and the early bar classes ``EARLY_BAR`` and
-``EARLY_TRAILING_BAR``): these scripts split them themselves.
+``MUTUAL_TRAILING_ANCHOR``, ``EARLY_TRAILING``, the early bar classes ``EARLY_BAR`` and
+``EARLY_TRAILING_BAR`` and the bar classes below ``EARLY_PIPS``, ``CONTACT_BAR`` to
+``MUTUAL_TRAILING_ANCHOR_BAR``): these scripts split them themselves.
 
 ``errors``: group-centred equity errors (as ``evaluation/sibling_errors.py`` has them, root
 mean square in millipoints) of the 0-ply values of the held-out plays whose sibling groups are

@@ -5,7 +5,7 @@ rollout labels, not only on the 0-ply value of each position.
     python research/one_ply_fit.py fit WEIGHTS LEAVES.npz OUT.npz --anchor DIRS \\
         [--lam 1.0] [--epochs 4] [--alpha 5e-5] [--alpha-end 1e-5] [--rank-weight 16] \\
         [--nets contact,crashed,early,holding,trailing,mutual,mutual_trailing,anchor,...,
-        early_trailing,early_bar,early_trailing_bar]
+        early_trailing,early_bar,early_trailing_bar,contact_bar,...,mutual_trailing_anchor_bar]
 
 The 1-ply value of a play's position (the opponent on roll) averages, over his 21 rolls, the
 0-ply value of the position after his 0-ply best reply (the mover on roll again: the leaf). A
@@ -16,10 +16,11 @@ part directly.
 ``leaves``: for each position of the shards (the plays of rolls, opponent on roll, as
 ``bgtui train dataset --children-best`` writes them), its 21 leaves (mover on roll), their
 0-ply values by WEIGHTS (the mover's view), their classes (``nn.net_class``; -1: the reply
-ends the game; ``DATABASE``, 15: a bear-off database values the leaf) and the rolls' weights;
+ends the game; ``DATABASE``, 23: a bear-off database values the leaf) and the rolls' weights;
 with the positions' labels turned to the mover's view and their sibling groups. Leaves made
-with another code for the database (13, 12, 8 or 6, before the classes it follows; 13 is
-``EARLY_BAR``, 12 ``EARLY_TRAILING``) are refused by ``fit``: they are to be made again.
+with another code for the database (15, 13, 12, 8 or 6, before the classes it follows; 15 is
+``CONTACT_BAR``, 13 ``EARLY_BAR``, 12 ``EARLY_TRAILING``) are refused by ``fit``: they are to
+be made again.
 
 ``fit``: minibatch Adam from WEIGHTS on two losses. Each step takes a batch of the ``--anchor``
 rows per trained net (the fit's own loss: cross-entropy and the sibling rank term, as
@@ -29,15 +30,17 @@ nets being fitted (every net but the race net; weights whose contact net values 
 the trailing, the mutual or the anchor positions too keep it so, and so do weights whose
 crashed net values the holding ones, those whose trailing net values the mutual trailing or
 the trailing anchor ones, those whose mutual or mutual trailing net values the positions
-of its anchor class, those whose early net values the early trailing or the early bar ones
-and those whose early trailing net values the early trailing bar ones, the net a chain of
-such ties ends at valuing them),
+of its anchor class, those whose early net values the early trailing or the early bar ones,
+those whose early trailing net values the early trailing bar ones and those whose net of a
+class below ``EARLY_PIPS`` values its bar class's, the net a chain of such ties ends at
+valuing them),
 the others at their saved values) is compared with the label by
 cross-entropy and the same rank term, times ``--lam``. ``--nets`` fits only the nets it names
 (the others, and the leaves they value, stay as they are; a net that is another net of the
 weights, as a missing early, holding, trailing, mutual, mutual trailing, anchor, early
-trailing or early bar net is, goes by the name of the net it is). The replies stay those
-WEIGHTS chose. ``--lam 0`` is the control: the same anchor steps alone.
+trailing, early bar or bar net is, values and learns as the net it is; named itself, it is
+fitted as a net of its own, starting as a copy of the net it is tied to). The replies stay
+those WEIGHTS chose. ``--lam 0`` is the control: the same anchor steps alone.
 
 The engine's 0-ply, 1-ply and blend values of held-out positions against their labels:
 ``evaluation/sibling_errors.py --data data/cs2:0:1,data/cs2:260:286 --plies 0,1 W.npz``.
@@ -52,6 +55,7 @@ import numba
 import numpy as np
 
 from bgtui.analysis.weights import (
+    TIES,
     as_nets,
     load_weights,
     save_weights,
@@ -232,13 +236,17 @@ def cmd_fit(args):
     # and the anchor positions too if it values them, the crashed net the holding ones, the
     # trailing net the mutual trailing and the trailing anchor ones, the mutual and mutual
     # trailing nets their anchor classes', the early net the early trailing and early bar
-    # ones, the early trailing net the early trailing bar ones (the net a chain of ties ends
-    # at; saved as one net)
-    owner = {c: c for c in FITTED}
-    for k, to in tied_nets([ev]):
-        owner[k] = to
-        nets[k] = nets[to]
+    # ones, the early trailing net the early trailing bar ones, the net of each class below
+    # EARLY_PIPS its bar class's (the net a chain of ties ends at; saved as one net); a tied
+    # net that --nets names is fitted on its own, from a copy of the net it is tied to (nets
+    # holds a copy of each net), and the nets tied to it in turn stay tied to it
     which = {NET_NAMES.index(n) for n in args.nets.split(",")}
+    tied = {k for k, _ in tied_nets([ev])} - which
+    owner = {c: c for c in FITTED}
+    for k, to in TIES:  # in order: each net's owner is that of the net it is tied to
+        if k in tied:
+            owner[k] = owner[to]
+            nets[k] = nets[to]
     owner = {c: o for c, o in owner.items() if o in which}
     if not owner:
         raise SystemExit(f"--nets {args.nets}: none of the fitted nets {FITTED_NAMES}")

@@ -61,7 +61,8 @@ def gap(args):
         e0, e1 = (equities(plied_targets(ev, pos, k, 1)) for k in (0, 1))
         parts = []
         # the contact nets' positions together (early, trailing, the mutual, the anchor, the
-        # early trailing and the early bar ones), and both crashed nets'
+        # early trailing, the early bar and the bar ones below EARLY_PIPS), and both crashed
+        # nets'
         for k, name in ((CONTACT_CLASSES, "contact"), (CRASHED_CLASSES, "crashed"), (RACE, "race")):
             d = 1000 * (e1 - e0)[np.isin(cls, k)]
             if len(d):

@@ -25,7 +25,13 @@ net valuing those (the contact net when the early net is it). The early and earl
 positions with a checker on either bar (``nn.on_bar``) are the early bar and early trailing
 bar nets': a file without an early bar net (``early_bar_*``) loads with its early net valuing
 those, one without an early trailing bar net (``early_trailing_bar_*``) with its early
-trailing net (each the net that one is in turn, when it is tied too). Arrays ``side_w1``,
+trailing net (each the net that one is in turn, when it is tied too). Likewise each of the
+eight classes below ``EARLY_PIPS`` has a bar class, its positions with a checker on either
+bar: a file without a contact bar, trailing bar, mutual bar, mutual trailing bar, anchor bar,
+mutual anchor bar, trailing anchor bar or mutual trailing anchor bar net (``contact_bar_*``,
+..., ``mutual_trailing_anchor_bar_*``) loads with the net of the class it splits valuing
+those (the contact net, the trailing net, ...; the net that one is in turn, when it is tied
+too). Arrays ``side_w1``,
 ``side_b1``, ``side_w2``, ``side_b2``, ``side_skip`` hold the race side net (``bgtui.engine``'s
 ``make_side_net``), which values the races the bear-off databases do not; a file without them
 values those races by its race net.
@@ -71,14 +77,15 @@ _SIDE_PARTS = ("w1", "b1", "w2", "b2", "skip")
 #: positions the contact net's, holding positions the crashed net's, mutual trailing and
 #: trailing anchor positions the trailing net's, mutual anchor positions the mutual net's,
 #: mutual trailing anchor positions the mutual trailing net's, early trailing and early bar
-#: positions the early net's, early trailing bar positions the early trailing net's (the
+#: positions the early net's, early trailing bar positions the early trailing net's, the
+#: positions of each bar class below ``EARLY_PIPS`` the net's of the class it splits (the
 #: engine's ``TIED_CLASSES``, and the crashed net). Ties chain (a holding net tied to a
 #: crashed net tied to the contact net is the contact net, and so are a mutual trailing
-#: anchor net tied to a mutual trailing net tied to a trailing net tied to it and an early
-#: trailing bar net tied to an early trailing net tied to an early net tied to it): each net
-#: is tied to one before
-#: it in ``NET_NAMES`` and in this table, so that a file's nets loaded in that order are the
-#: nets their chains end at (:func:`tied_nets` names those).
+#: anchor net tied to a mutual trailing net tied to a trailing net tied to it, an early
+#: trailing bar net tied to an early trailing net tied to an early net tied to it and an
+#: anchor bar net tied to an anchor net tied to it): each net is tied to one before it in
+#: ``NET_NAMES`` and in this table, so that a file's nets loaded in that order are the nets
+#: their chains end at (:func:`tied_nets` names those).
 TIED_TO = {
     NET_NAMES[k]: (NET_NAMES[to], f"{NET_NAMES[k]}_is_{NET_NAMES[to]}")
     for k, to in ((CRASHED, CONTACT), *TIED_CLASSES)
@@ -86,7 +93,8 @@ TIED_TO = {
 
 #: (class, the class of the net it is) of the nets of :data:`TIED_TO` that may be that other
 #: net in saved weights too: early, holding, trailing, the mutual, the anchor, the early
-#: trailing and the early bar nets (a crashed net is always saved as a net of its own)
+#: trailing, the early bar and the bar nets below ``EARLY_PIPS`` (a crashed net is always
+#: saved as a net of its own)
 TIES = tuple(
     (NET_NAMES.index(name), NET_NAMES.index(to))
     for name, (to, _) in TIED_TO.items()
@@ -234,7 +242,8 @@ def tied_nets(evs) -> list:
     its own there, a chain of ties followed to its end (a mutual trailing anchor net that is
     the mutual trailing net that is the trailing net that is the contact net, or an early
     trailing bar net that is the early trailing net that is the early net that is the
-    contact net: the contact net's class)."""
+    contact net, or an anchor bar net that is the anchor net that is the contact net: the
+    contact net's class)."""
     nets = [nets_of(ev) for ev in evs]
     to = {k: t for k, t in TIES if all(n[k] is n[t] for n in nets)}
     out = []
@@ -248,22 +257,24 @@ def tied_nets(evs) -> list:
 def nets_of(ev):
     """The nets of an evaluator, in ``NET_NAMES`` order (contact, race, crashed, early,
     holding, trailing, mutual, mutual_trailing, anchor, mutual_anchor, trailing_anchor,
-    mutual_trailing_anchor, early_trailing, early_bar, early_trailing_bar: its fields of
-    those names)."""
+    mutual_trailing_anchor, early_trailing, early_bar, early_trailing_bar, contact_bar,
+    trailing_bar, mutual_bar, mutual_trailing_bar, anchor_bar, mutual_anchor_bar,
+    trailing_anchor_bar, mutual_trailing_anchor_bar: its fields of those names)."""
     return tuple(getattr(ev, name) for name in NET_NAMES)
 
 
 def as_nets(x):
-    """The fifteen nets of an evaluator context or of a tuple of two to fifteen nets in
-    ``NET_NAMES`` order: those missing are the nets they are tied to (:data:`TIED_TO`; with
-    two, contact and race, the contact net values every contact class)."""
+    """The twenty-three nets of an evaluator context or of a tuple of two to twenty-three
+    nets in ``NET_NAMES`` order: those missing are the nets they are tied to
+    (:data:`TIED_TO`; with two, contact and race, the contact net values every contact
+    class)."""
     if isinstance(x, Evaluator):
         return nets_of(x)
     if 6 <= len(x) <= len(NET_NAMES) + 4 and isinstance(x[2], np.ndarray):
         # an evaluator context (its third field the two-sided database, not a net): its nets
         # from the sixth on are crashed, side (not a net), early, holding, trailing, mutual,
         # mutual_trailing, anchor, mutual_anchor, trailing_anchor, mutual_trailing_anchor,
-        # early_trailing, early_bar, early_trailing_bar
+        # early_trailing, early_bar, early_trailing_bar and the bar nets below EARLY_PIPS
         x = (x[0], x[1], x[5], *x[7:])
     if not 2 <= len(x) <= len(NET_NAMES):
         raise ValueError(
@@ -280,8 +291,10 @@ def with_databases(nets, bearoff: bool = False, tables: bool = True, side=None):
     (the tables of each net in ``NET_NAMES`` order), crashed_net, side_net, early_net,
     holding_net, trailing_net, mutual_net, mutual_trailing_net, anchor_net, mutual_anchor_net,
     trailing_anchor_net, mutual_trailing_anchor_net, early_trailing_net, early_bar_net,
-    early_trailing_bar_net)`` of ``nets`` (in ``NET_NAMES`` order; those missing are the nets
-    they are tied to, :func:`as_nets`) and the race side net ``side`` (by default an
+    early_trailing_bar_net, contact_bar_net, trailing_bar_net, mutual_bar_net,
+    mutual_trailing_bar_net, anchor_bar_net, mutual_anchor_bar_net, trailing_anchor_bar_net,
+    mutual_trailing_anchor_bar_net)`` of ``nets`` (in ``NET_NAMES`` order; those missing are
+    the nets they are tied to, :func:`as_nets`) and the race side net ``side`` (by default an
     evaluator's own; else none).
 
     With ``bearoff`` the bear-off databases are loaded (or built and cached) and evaluation uses
@@ -398,8 +411,10 @@ def evaluator_digest(ev) -> str:
     it is tied to counted once: an early or a trailing net that is the contact net, a holding
     net that is the crashed net, an anchor net that is the net of the class it splits, an
     early trailing net that is the early net, an early bar net that is the early net, an
-    early trailing bar net that is the early trailing net), its race side net's and the
-    shapes of its bear-off databases (their contents are built by the code)."""
+    early trailing bar net that is the early trailing net, a bar net below ``EARLY_PIPS``
+    that is the net of the class it splits; a net of its own counted with its name but the
+    early net), its race side net's and the shapes of its bear-off databases (their
+    contents are built by the code)."""
     h = hashlib.sha256()
     nets = nets_of(ev)
     for net in nets[:3]:

@@ -492,7 +492,8 @@ def _add_fit_schedule(p) -> None:
         "--nets",
         default="contact,race,crashed,early,holding,trailing,mutual,mutual_trailing,"
         "anchor,mutual_anchor,trailing_anchor,mutual_trailing_anchor,early_trailing,"
-        "early_bar,early_trailing_bar",
+        "early_bar,early_trailing_bar,contact_bar,trailing_bar,mutual_bar,mutual_trailing_bar,"
+        "anchor_bar,mutual_anchor_bar,trailing_anchor_bar,mutual_trailing_anchor_bar",
         help="fit: which nets to train, comma-separated: contact, race, crashed "
         "(contact once the side on roll has borne off), early (contact from "
         f"{EARLY_PIPS} pips of both sides together up, the side on roll not behind in the "
@@ -505,7 +506,11 @@ def _add_fit_schedule(p) -> None:
         "mutual trailing positions where a side has two checkers or more on a point of the "
         "other side's home board), early_trailing (the early positions where the side on "
         "roll is behind in the race), early_bar and early_trailing_bar (the early and early "
-        "trailing positions with a checker on either bar); default all fifteen",
+        "trailing positions with a checker on either bar), contact_bar, trailing_bar, "
+        "mutual_bar, mutual_trailing_bar, anchor_bar, mutual_anchor_bar, trailing_anchor_bar "
+        f"and mutual_trailing_anchor_bar (the positions below {EARLY_PIPS} pips of each of "
+        "the contact, trailing, mutual, mutual trailing and four anchor classes with a "
+        "checker on either bar); default all twenty-three",
     )
     p.add_argument(
         "--alpha-end",

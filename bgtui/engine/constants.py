@@ -64,8 +64,9 @@ FILTER_MARGIN = 0.16
 #: mutual anchor as mutual, trailing anchor as trailing, mutual trailing anchor as mutual
 #: trailing; early trailing (early contact, the side on roll behind in the race) as early;
 #: the early bar classes (the same two with a checker on either bar) as the classes they
-#: split: early bar as early, early trailing bar as early trailing. ``nn.one_ply_weight0``
-#: looks it up.
+#: split: early bar as early, early trailing bar as early trailing; the bar classes below
+#: ``EARLY_PIPS`` (the eight classes there with a checker on either bar) likewise, each as the
+#: class it splits. ``nn.one_ply_weight0`` looks it up.
 ONE_PLY_WEIGHTS0 = (
     0.25,  # contact
     0.0,  # race
@@ -82,6 +83,14 @@ ONE_PLY_WEIGHTS0 = (
     0.25,  # early_trailing
     0.25,  # early_bar
     0.25,  # early_trailing_bar
+    0.25,  # contact_bar
+    0.25,  # trailing_bar
+    0.25,  # mutual_bar
+    0.25,  # mutual_trailing_bar
+    0.25,  # anchor_bar
+    0.25,  # mutual_anchor_bar
+    0.25,  # trailing_anchor_bar
+    0.25,  # mutual_trailing_anchor_bar
 )
 #: the contact weight, the blend of most decisions
 ONE_PLY_WEIGHT0 = ONE_PLY_WEIGHTS0[0]

@@ -55,7 +55,9 @@ from bgtui.engine.inputs import (
 from bgtui.engine.movegen import _generate_plays, make_workspace
 from bgtui.engine.nn import (
     ANCHOR,
+    ANCHOR_BAR,
     CONTACT,
+    CONTACT_BAR,
     CONTACT_CLASSES,
     CRASHED,
     EARLY,
@@ -66,12 +68,18 @@ from bgtui.engine.nn import (
     MAX_TERMS,
     MUTUAL,
     MUTUAL_ANCHOR,
+    MUTUAL_ANCHOR_BAR,
+    MUTUAL_BAR,
     MUTUAL_TRAILING,
     MUTUAL_TRAILING_ANCHOR,
+    MUTUAL_TRAILING_ANCHOR_BAR,
+    MUTUAL_TRAILING_BAR,
     NET_NAMES,
     RACE,
     TRAILING,
     TRAILING_ANCHOR,
+    TRAILING_ANCHOR_BAR,
+    TRAILING_BAR,
     _finish,
     _forward,
     _point_terms,
@@ -132,6 +140,14 @@ TIED_CLASSES = (
     (EARLY_TRAILING, EARLY),
     (EARLY_BAR, EARLY),
     (EARLY_TRAILING_BAR, EARLY_TRAILING),
+    (CONTACT_BAR, CONTACT),
+    (TRAILING_BAR, TRAILING),
+    (MUTUAL_BAR, MUTUAL),
+    (MUTUAL_TRAILING_BAR, MUTUAL_TRAILING),
+    (ANCHOR_BAR, ANCHOR),
+    (MUTUAL_ANCHOR_BAR, MUTUAL_ANCHOR),
+    (TRAILING_ANCHOR_BAR, TRAILING_ANCHOR),
+    (MUTUAL_TRAILING_ANCHOR_BAR, MUTUAL_TRAILING_ANCHOR),
 )
 
 
@@ -155,16 +171,26 @@ def make_evaluator(
     early_trailing=None,
     early_bar=None,
     early_trailing_bar=None,
+    contact_bar=None,
+    trailing_bar=None,
+    mutual_bar=None,
+    mutual_trailing_bar=None,
+    anchor_bar=None,
+    mutual_anchor_bar=None,
+    trailing_anchor_bar=None,
+    mutual_trailing_anchor_bar=None,
 ) -> Evaluator:
-    """An :class:`Evaluator` of fifteen nets (a net may be one before it in ``NET_NAMES``
-    order, the contact net, say, which then values those positions too; a net None is the
-    net of the class :data:`TIED_CLASSES` names: early, trailing, mutual and anchor the
-    contact net, holding the crashed net, mutual trailing and trailing anchor the trailing
-    net, mutual anchor the mutual net, mutual trailing anchor the mutual trailing net, early
-    trailing and early bar the early net, early trailing bar the early trailing net), the
-    bear-off databases, the nets' tables in ``NET_NAMES`` order (from the first three on;
-    those missing are the tables of the class :data:`TIED_CLASSES` names) and the race side
-    net (``side.make_side_net``; None: none, the race net values the races)."""
+    """An :class:`Evaluator` of twenty-three nets (a net may be one before it in
+    ``NET_NAMES`` order, the contact net, say, which then values those positions too; a net
+    None is the net of the class :data:`TIED_CLASSES` names: early, trailing, mutual and
+    anchor the contact net, holding the crashed net, mutual trailing and trailing anchor the
+    trailing net, mutual anchor the mutual net, mutual trailing anchor the mutual trailing
+    net, early trailing and early bar the early net, early trailing bar the early trailing
+    net, each bar class below ``EARLY_PIPS`` the net of the class it splits: contact bar the
+    contact net, trailing bar the trailing net, and so on), the bear-off databases, the
+    nets' tables in ``NET_NAMES`` order (from the first three on; those missing are the
+    tables of the class :data:`TIED_CLASSES` names) and the race side net
+    (``side.make_side_net``; None: none, the race net values the races)."""
     raw = [
         contact,
         race,
@@ -181,6 +207,14 @@ def make_evaluator(
         early_trailing,
         early_bar,
         early_trailing_bar,
+        contact_bar,
+        trailing_bar,
+        mutual_bar,
+        mutual_trailing_bar,
+        anchor_bar,
+        mutual_anchor_bar,
+        trailing_anchor_bar,
+        mutual_trailing_anchor_bar,
     ]
     tables = list(tables)
     for k, to in TIED_CLASSES:
@@ -224,11 +258,20 @@ def _nets(ev):
         ev.early_trailing,
         ev.early_bar,
         ev.early_trailing_bar,
+        ev.contact_bar,
+        ev.trailing_bar,
+        ev.mutual_bar,
+        ev.mutual_trailing_bar,
+        ev.anchor_bar,
+        ev.mutual_anchor_bar,
+        ev.trailing_anchor_bar,
+        ev.mutual_trailing_anchor_bar,
     )
 
 
-# _contact_groups packs a class (or 15: not yet found) per contact stage class in 4 bits
-assert len(NET_NAMES) <= 15
+# _contact_groups keeps a bit per class in an int64 (the classes found, the rows of
+# ews.stage_h computed, the nets that are the parent class's)
+assert len(NET_NAMES) <= 63
 
 #: most groups of plays one call of :func:`_best_in_groups` ranks (the 21 rolls of a position)
 MAX_GROUPS = 32
@@ -259,6 +302,7 @@ def make_eval_workspace(hidden: int = 512) -> EvalWorkspace:
         np.zeros((3, SIDE_HEADS, SIDE_BUCKETS), dtype=np.float32),
         np.zeros(2 * MAX_PLAYS, dtype=np.float64),  # LOOKAHEAD_ROWS: gathered rolls' plays
         aligned(np.zeros((len(NET_NAMES), hidden))),
+        np.zeros(len(NET_NAMES), dtype=np.int64),
     )
 
 
@@ -557,14 +601,15 @@ def _plain_group(pos, start, end, out_pos, ev, ews, g):
     ews.group_best[g] = best
 
 
+#: bit k set for each class k of ``CONTACT_CLASSES``
+_STAGE_MASK = np.int64(sum(1 << k for k in CONTACT_CLASSES))
+
+
 @kernel(inline="always")
 def _is_stage(cls):
-    """Whether ``cls`` is a class of a contact net of a stage of the game
-    (``CONTACT_CLASSES``: neither side has borne off)."""
-    for k in CONTACT_CLASSES:
-        if cls == k:
-            return True
-    return False
+    """Whether ``cls`` (a class, 0 or more) is a class of a contact net of a stage of the
+    game (``CONTACT_CLASSES``: neither side has borne off)."""
+    return (_STAGE_MASK >> cls) & 1 != 0
 
 
 @kernel(inline="always")
@@ -614,12 +659,12 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
     (``CONTACT_CLASSES``: the pips crossing ``EARLY_PIPS``, the lead in the race changing
     hands, above ``EARLY_PIPS`` or below, a hit or the last checker back leaving making the
     position mutual or not, the mover making an anchor or breaking his last one making it of
-    an anchor class or not, above ``EARLY_PIPS`` a hit putting a checker on the bar or the
-    last checker on a bar entering making it of an early bar class or not) when the parent is
-    of one: from the parent's pre-activation by that class's net (as the parent's class when
-    that net is the parent class's, tied to it; ``ews.parent_h`` when that net gives the
-    parent class's pre-activation, else a row of ``ews.stage_h`` computed once a call when
-    first needed, shared by the classes whose nets give the same).
+    an anchor class or not, a hit putting a checker on the bar or the last checker on a bar
+    entering making it of a bar class or not) when the parent is of one: from the parent's
+    pre-activation by that class's net (as the parent's class when that net is the parent
+    class's, tied to it; ``ews.parent_h`` when that net gives the parent class's
+    pre-activation, else a row of ``ews.stage_h`` computed once a call when first needed,
+    shared by the classes whose nets give the same).
     The others (a race, the game over, the mover's first checker borne off) on their own,
     and so is a group of one play."""
     # checkers on the board and pips before the play: was1 the mover's, was0 the opponent's
@@ -634,13 +679,14 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
     tab = ev.tables[cls]
     ends = ews.group_ends
     g, start, best, beste = 0, 0, 0, -1e9  # the group, its first play, its best so far
-    # for each contact stage class k, 4 bits at 4 * k (classes 0..14: 60 bits): where the
-    # parent's pre-activation by k's net is (_stage_row), found when a child of this call
-    # first reaches k (15 before); a row r of ews.stage_h is computed when first needed in
-    # this call (then bit r of done)
-    rows = np.int64(-1)
+    # for each contact stage class k, rows[k]: where the parent's pre-activation by k's net
+    # is (_stage_row), found when a child of this call first reaches k (then bit k of
+    # found; rows[k] is not read before); a row r of ews.stage_h is computed when first
+    # needed in this call (then bit r of done)
+    rows = ews.stage_rows
+    found = np.int64(0)
     done = np.int64(0)
-    # bit k: class k's net is the parent class's (tied weights), found with k's 4 bits
+    # bit k: class k's net is the parent class's (tied weights), found with rows[k]
     same = np.int64(0)
     t = ews.child5
     net = _nets(ev)[cls]
@@ -711,17 +757,16 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
             )
             _write_nonlinear(f, NUM_NONLINEAR, esc, rear, run, shots, loss)
             if ccls != cls and not (same >> ccls) & 1:
-                r = (rows >> (4 * ccls)) & 15
-                if r == 15:  # the first child of class ccls in this call
-                    r = _stage_row(ev, ccls, cls)
-                    rows ^= (15 ^ r) << (4 * ccls)
+                if not (found >> ccls) & 1:  # the first child of class ccls in this call
+                    rows[ccls] = _stage_row(ev, ccls, cls)
+                    found |= np.int64(1) << ccls
                     if _same_net(ev, ccls, cls):
                         same |= np.int64(1) << ccls
             if ccls == cls or (same >> ccls) & 1:  # the parent class's net
                 ph, ctab, cnet = ews.parent_h, tab, net
             else:  # another contact stage's net, from the parent's pre-activation by it
                 ctab, cnet = ev.tables[ccls], _nets(ev)[ccls]
-                r = (rows >> (4 * ccls)) & 15
+                r = rows[ccls]
                 if r == cls:
                     ph = ews.parent_h
                 else:

@@ -4,7 +4,9 @@ A net is a :class:`~bgtui.engine.structs.Net` ``(w1 float32[NUM_INPUTS, H], b1 f
 w2 float32[5, H], b2 float32[5])``; ``nets`` is ``(contact_net, race_net, crashed_net,
 early_net, holding_net, trailing_net, mutual_net, mutual_trailing_net, anchor_net,
 mutual_anchor_net, trailing_anchor_net, mutual_trailing_anchor_net, early_trailing_net,
-early_bar_net, early_trailing_bar_net)``:
+early_bar_net, early_trailing_bar_net, contact_bar_net, trailing_bar_net, mutual_bar_net,
+mutual_trailing_bar_net, anchor_bar_net, mutual_anchor_bar_net, trailing_anchor_bar_net,
+mutual_trailing_anchor_bar_net)``:
 :func:`net_class` says which one values a position. Outputs are the five cumulative
 probabilities of conventions.md for the side on roll: win, win gammon, win backgammon, lose
 gammon, lose backgammon (lose = 1 - win).
@@ -42,7 +44,15 @@ from bgtui.engine.structs import Net
     EARLY_TRAILING,
     EARLY_BAR,
     EARLY_TRAILING_BAR,
-) = range(15)
+    CONTACT_BAR,
+    TRAILING_BAR,
+    MUTUAL_BAR,
+    MUTUAL_TRAILING_BAR,
+    ANCHOR_BAR,
+    MUTUAL_ANCHOR_BAR,
+    TRAILING_ANCHOR_BAR,
+    MUTUAL_TRAILING_ANCHOR_BAR,
+) = range(23)
 NET_NAMES = (
     "contact",
     "race",
@@ -59,6 +69,14 @@ NET_NAMES = (
     "early_trailing",
     "early_bar",
     "early_trailing_bar",
+    "contact_bar",
+    "trailing_bar",
+    "mutual_bar",
+    "mutual_trailing_bar",
+    "anchor_bar",
+    "mutual_anchor_bar",
+    "trailing_anchor_bar",
+    "mutual_trailing_anchor_bar",
 )
 #: the classes valued by a contact net of a stage of the game (neither side has borne off)
 CONTACT_CLASSES = (
@@ -74,6 +92,14 @@ CONTACT_CLASSES = (
     EARLY_TRAILING,
     EARLY_BAR,
     EARLY_TRAILING_BAR,
+    CONTACT_BAR,
+    TRAILING_BAR,
+    MUTUAL_BAR,
+    MUTUAL_TRAILING_BAR,
+    ANCHOR_BAR,
+    MUTUAL_ANCHOR_BAR,
+    TRAILING_ANCHOR_BAR,
+    MUTUAL_TRAILING_ANCHOR_BAR,
 )
 #: the classes of contact once a side has borne off: the side on roll (``CRASHED``) or only
 #: the other side (``HOLDING``)
@@ -94,12 +120,14 @@ def contact_class(mine, theirs, my_pips, their_pips, mutual, anchor, bar):
     the race and ``bar``: where the side on roll is behind in the race (more pips than the
     other side) ``EARLY_TRAILING_BAR`` with a checker on a bar, else ``EARLY_TRAILING``;
     where he is not, ``EARLY_BAR`` with a checker on a bar, else ``EARLY``; below, by the
-    race, ``mutual`` and ``anchor`` (``bar`` is not used there): ``TRAILING`` where the side
-    on roll is behind in the race, ``MUTUAL_TRAILING`` where he is behind and ``mutual``,
-    ``MUTUAL`` where he is not behind and ``mutual``, otherwise ``CONTACT``; each of these
-    four is its anchor class (``TRAILING_ANCHOR``, ``MUTUAL_TRAILING_ANCHOR``,
-    ``MUTUAL_ANCHOR``, ``ANCHOR``) where ``anchor``. Not symmetric: ``mine`` and ``my_pips``
-    are the side on roll's."""
+    race, ``mutual``, ``anchor`` and ``bar``: ``TRAILING`` where the side on roll is behind
+    in the race, ``MUTUAL_TRAILING`` where he is behind and ``mutual``, ``MUTUAL`` where he
+    is not behind and ``mutual``, otherwise ``CONTACT``; each of these four is its anchor
+    class (``TRAILING_ANCHOR``, ``MUTUAL_TRAILING_ANCHOR``, ``MUTUAL_ANCHOR``, ``ANCHOR``)
+    where ``anchor``, and each of those eight its bar class (``TRAILING_BAR``,
+    ``MUTUAL_TRAILING_BAR``, ``MUTUAL_BAR``, ``CONTACT_BAR``, ``TRAILING_ANCHOR_BAR``,
+    ``MUTUAL_TRAILING_ANCHOR_BAR``, ``MUTUAL_ANCHOR_BAR``, ``ANCHOR_BAR``) where ``bar``.
+    Not symmetric: ``mine`` and ``my_pips`` are the side on roll's."""
     if mine < 15:
         return CRASHED
     if theirs < 15:
@@ -110,11 +138,19 @@ def contact_class(mine, theirs, my_pips, their_pips, mutual, anchor, bar):
         return EARLY_BAR if bar else EARLY
     if my_pips > their_pips:
         if mutual:
-            return MUTUAL_TRAILING_ANCHOR if anchor else MUTUAL_TRAILING
-        return TRAILING_ANCHOR if anchor else TRAILING
+            if anchor:
+                return MUTUAL_TRAILING_ANCHOR_BAR if bar else MUTUAL_TRAILING_ANCHOR
+            return MUTUAL_TRAILING_BAR if bar else MUTUAL_TRAILING
+        if anchor:
+            return TRAILING_ANCHOR_BAR if bar else TRAILING_ANCHOR
+        return TRAILING_BAR if bar else TRAILING
     if mutual:
-        return MUTUAL_ANCHOR if anchor else MUTUAL
-    return ANCHOR if anchor else CONTACT
+        if anchor:
+            return MUTUAL_ANCHOR_BAR if bar else MUTUAL_ANCHOR
+        return MUTUAL_BAR if bar else MUTUAL
+    if anchor:
+        return ANCHOR_BAR if bar else ANCHOR
+    return CONTACT_BAR if bar else CONTACT
 
 
 @kernel(inline="always")

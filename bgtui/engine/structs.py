@@ -51,7 +51,9 @@ class Evaluator(NamedTuple):
     one_sided: np.ndarray  #: float32[rows, 2, turns], ``bearoff`` one-sided distributions
     tables: tuple  #: (contact, race, crashed, early, holding, trailing, mutual,
     #: mutual_trailing, anchor, mutual_anchor, trailing_anchor, mutual_trailing_anchor,
-    #: early_trailing, early_bar, early_trailing_bar) float32[rows, H] first-layer tables
+    #: early_trailing, early_bar, early_trailing_bar, contact_bar, trailing_bar, mutual_bar,
+    #: mutual_trailing_bar, anchor_bar, mutual_anchor_bar, trailing_anchor_bar,
+    #: mutual_trailing_anchor_bar) float32[rows, H] first-layer tables
     crashed: Net
     side: SideNet  #: values the races the bear-off databases do not, instead of ``race``
     early: Net  #: values contact from ``EARLY_PIPS`` pips up where the side on roll is not
@@ -59,10 +61,10 @@ class Evaluator(NamedTuple):
     holding: Net  #: values contact where only the side not on roll has borne off (may be
     #: the crashed net)
     trailing: Net  #: values contact below ``EARLY_PIPS`` where the side on roll is behind
-    #: in the race (may be the contact net)
+    #: in the race, no checker on either bar (may be the contact net)
     mutual: Net  #: values contact below ``EARLY_PIPS`` where both sides have a checker back
-    #: (``nn.is_mutual``) and the side on roll is not behind in the race (may be the contact
-    #: net)
+    #: (``nn.is_mutual``) and the side on roll is not behind in the race, no checker on
+    #: either bar (may be the contact net)
     mutual_trailing: Net  #: the same where the side on roll is behind (may be the trailing
     #: net)
     anchor: Net  #: values the contact net's positions where a side has an anchor in the
@@ -79,6 +81,22 @@ class Evaluator(NamedTuple):
     #: may be the early net)
     early_trailing_bar: Net  #: the early trailing net's positions with a checker on either
     #: bar (may be the early trailing net)
+    contact_bar: Net  #: the contact net's positions below ``EARLY_PIPS`` with a checker on
+    #: either bar (may be the contact net)
+    trailing_bar: Net  #: the trailing net's positions with a checker on either bar (may be
+    #: the trailing net)
+    mutual_bar: Net  #: the mutual net's positions with a checker on either bar (may be the
+    #: mutual net)
+    mutual_trailing_bar: Net  #: the mutual trailing net's positions with a checker on
+    #: either bar (may be the mutual trailing net)
+    anchor_bar: Net  #: the anchor net's positions with a checker on either bar (may be the
+    #: anchor net)
+    mutual_anchor_bar: Net  #: the mutual anchor net's positions with a checker on either
+    #: bar (may be the mutual anchor net)
+    trailing_anchor_bar: Net  #: the trailing anchor net's positions with a checker on
+    #: either bar (may be the trailing anchor net)
+    mutual_trailing_anchor_bar: Net  #: the mutual trailing anchor net's positions with a
+    #: checker on either bar (may be the mutual trailing anchor net)
 
 
 class MoveWorkspace(NamedTuple):
@@ -130,6 +148,9 @@ class EvalWorkspace(NamedTuple):
     stage_h: np.ndarray  #: float32[classes, H] the parent's pre-activation by the net of
     #: each contact stage (rows in ``nn.net_class`` order; only those of the contact-stage
     #: classes used)
+    stage_rows: np.ndarray  #: int64[classes] for each contact stage class, where the
+    #: parent's pre-activation by its net is, as a class (``evaluate._stage_row``; valid in a
+    #: call of ``evaluate._contact_groups`` once that class is found there)
 
 
 class PlayWorkspace(NamedTuple):

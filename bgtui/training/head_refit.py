@@ -6,9 +6,10 @@ a backgammon enters a 2-ply target only when it happens within two rolls, so net
 such targets understate the backgammon chances. A rollout counts what happens in whole
 games. Here the output units for the gammons and backgammons (``w2``, ``b2`` rows 1-4) of
 every net but the race net (contact, crashed, early, holding, trailing, the mutual, the
-anchor, the early trailing and the early bar nets) are refitted to rollout outcomes by
-logistic regression on the nets' own hidden layer, with a ridge penalty toward the current
-weights; the hidden layer and the win output stay as they were.
+anchor, the early trailing, the early bar and the bar nets below ``EARLY_PIPS``) are
+refitted to rollout outcomes by logistic regression on the nets' own hidden layer, with a
+ridge penalty toward the current weights; the hidden layer and the win output stay as they
+were.
 """
 
 from __future__ import annotations
@@ -132,8 +133,10 @@ def refit_heads(
     net that is another, as an early, a trailing or a mutual net that is the contact net, a
     holding net that is the crashed net, a mutual trailing net that is the trailing net, an
     anchor net that is the net of the class it splits, an early trailing or early bar net
-    that is the early net or an early trailing bar net that is the early trailing net,
-    refitted as one with the net its ties end at) on the rollout
+    that is the early net, an early trailing bar net that is the early trailing net or a bar
+    net below ``EARLY_PIPS`` that is the net of the class it splits, refitted as one with the
+    net its ties end at: an anchor bar net that is the anchor net that is the contact net
+    with the contact net) on the rollout
     outcomes in ``data_dir`` (:func:`build_game_rollouts`), leaving every ``holdout``-th chunk
     out to measure the fit (0: use all); write the weights to ``out``. Returns the report that
     also goes into the weights' metadata (``output_refit``)."""

@@ -353,8 +353,9 @@ def _supervised_epoch(positions, targets, order, ev, alphas, ews, stats):
 
     ``stats`` (float64, two per class): summed squared error and count per class (contact,
     race, crashed, early, holding, trailing, mutual, mutual_trailing, anchor, mutual_anchor,
-    trailing_anchor, mutual_trailing_anchor, early_trailing, early_bar, early_trailing_bar:
-    ``NET_NAMES``).
+    trailing_anchor, mutual_trailing_anchor, early_trailing, early_bar, early_trailing_bar,
+    contact_bar, trailing_bar, mutual_bar, mutual_trailing_bar, anchor_bar,
+    mutual_anchor_bar, trailing_anchor_bar, mutual_trailing_anchor_bar: ``NET_NAMES``).
     """
     o5 = np.empty(5, dtype=np.float32)
     for j in range(order.shape[0]):

@@ -1055,17 +1055,17 @@ def _fit_start(checkpoint: Path, data_dir, settings: FitSettings, which, log) ->
     """(nets, metadata, tied) a fit starts from: ``checkpoint``'s when it exists (its own fit
     resumed, or a new fit from its weights when that fit was of other data or other nets,
     logged), else :func:`_new_fit_weights`. ``tied``: the names of the nets (crashed, early,
-    holding, trailing, the mutual, the anchor, the early trailing and the early bar nets)
-    that are the net they are tied to (:data:`TIED_TO`). A new fit moves the starting
-    weights' own fit record to their ``fit_history``."""
+    holding, trailing, the mutual, the anchor, the early trailing, the early bar and the bar
+    nets below ``EARLY_PIPS``) that are the net they are tied to (:data:`TIED_TO`). A new
+    fit moves the starting weights' own fit record to their ``fit_history``."""
     start = None  # the metadata of the weights a new fit starts from
     if checkpoint.exists():
         ev, meta = load_weights(checkpoint)
         old = meta.get("fit")
         old_ = old or {}
         # a record made before the early, the holding, the trailing, the mutual, the anchor,
-        # the early trailing or the early bar nets existed: tied if the file has none of its
-        # own
+        # the early trailing, the early bar or the bar nets below EARLY_PIPS existed: tied if
+        # the file has none of its own
         was = {
             name: name != "crashed" and name not in which and meta.get(flag, False)
             for name, (_, flag) in TIED_TO.items()
@@ -1296,7 +1296,9 @@ def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
     anchor nets with the mutual, trailing and mutual trailing nets (or the nets those are in
     turn), for the early trailing and the early bar nets with the early net (the contact net
     when that is tied too), for the early trailing bar net with the early trailing net (or the
-    net that is in turn) and for the holding net with the crashed net (weights without one
+    net that is in turn), for each bar net below ``EARLY_PIPS`` with the net of the class it
+    splits (or the net that is in turn: the anchor bar net the contact net when the anchor
+    net is tied to it) and for the holding net with the crashed net (weights without one
     value those positions by their crashed net). ``holdout`` of the positions (fixed by
     ``seed``) are kept out of training and their mean squared error is logged; when the set
     has sibling groups (``children_best`` shards) whole groups are held out, and the RMS of
@@ -1360,7 +1362,8 @@ def upgrade_inputs(src, dst) -> dict:
             # trailing, mutual and anchor: the contact net; holding: the crashed net;
             # mutual_trailing and trailing_anchor: the trailing net; mutual_anchor: the mutual
             # net; mutual_trailing_anchor: the mutual trailing net; early_trailing and
-            # early_bar: the early net; early_trailing_bar: the early trailing net)
+            # early_bar: the early net; early_trailing_bar: the early trailing net; each bar
+            # net below EARLY_PIPS: the net of the class it splits)
             nets.append(nets[NET_NAMES.index(TIED_TO[name][0])])
             continue
         w1 = data[f"{name}_w1"]

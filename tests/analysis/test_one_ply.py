@@ -106,7 +106,7 @@ def test_match_ranking_at_one_ply(an):
 
 def test_weights_by_class():
     """Contact 0.25 (early and later, ahead in the race or behind, a checker of each side
-    back or not, an anchor or not, early with a checker on a bar or not), race 0.0 (the
+    back or not, an anchor or not, with a checker on a bar or not), race 0.0 (the
     plain 1-ply), crashed 0.5 whichever side has borne off (holding: only the side not on
     roll), by the position before the roll."""
     from bgtui.engine import net_class
@@ -118,15 +118,19 @@ def test_weights_by_class():
         EARLY_TRAILING_BAR,
         MUTUAL,
         MUTUAL_ANCHOR,
+        MUTUAL_ANCHOR_BAR,
+        MUTUAL_BAR,
         MUTUAL_TRAILING,
         MUTUAL_TRAILING_ANCHOR,
+        MUTUAL_TRAILING_ANCHOR_BAR,
+        MUTUAL_TRAILING_BAR,
         TRAILING,
         TRAILING_ANCHOR,
     )
     from bgtui.engine.nn import CONTACT as CONTACT_CLASS
     from bgtui.engine.position import make_position
 
-    assert ONE_PLY_WEIGHTS0 == (0.25, 0.0, 0.5, 0.25, 0.5, *(0.25,) * 10)
+    assert ONE_PLY_WEIGHTS0 == (0.25, 0.0, 0.5, 0.25, 0.5, *(0.25,) * 18)
     below = []  # positions of the contact classes, each seen by both sides
     for mine, theirs, cls, swapped in (
         # 156 pips against 167 (the opening after a 6-5 run), 323 together
@@ -146,6 +150,10 @@ def test_weights_by_class():
         # a checker of each side back: 109 pips against 108, and with an anchor each
         ({24: 1, 7: 1, 6: 13}, {24: 1, 6: 14}, MUTUAL_TRAILING, MUTUAL),
         ({24: 2, 7: 1, 6: 12}, {24: 2, 6: 13}, MUTUAL_TRAILING_ANCHOR, MUTUAL_ANCHOR),
+        # a checker of the side on roll's on the bar: 127 pips against 108, and 109 against
+        # 87 with an anchor each
+        ({25: 1, 24: 1, 6: 13}, {24: 1, 6: 14}, MUTUAL_TRAILING_BAR, MUTUAL_BAR),
+        ({25: 1, 24: 2, 3: 12}, {24: 2, 3: 13}, MUTUAL_TRAILING_ANCHOR_BAR, MUTUAL_ANCHOR_BAR),
     ):
         pos = make_position(mine, theirs)
         assert (net_class(pos), net_class(swap_sides(pos))) == (cls, swapped)

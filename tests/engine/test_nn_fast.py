@@ -17,7 +17,9 @@ from bgtui.engine.inputs import NUM_INPUTS, NUM_NONLINEAR, _fill_inputs, _fill_n
 from bgtui.engine.movegen import _generate_plays, generate_plays, make_workspace
 from bgtui.engine.nn import (
     ANCHOR,
+    ANCHOR_BAR,
     CONTACT,
+    CONTACT_BAR,
     CONTACT_CLASSES,
     CRASHED,
     CRASHED_CLASSES,
@@ -28,12 +30,18 @@ from bgtui.engine.nn import (
     HOLDING,
     MUTUAL,
     MUTUAL_ANCHOR,
+    MUTUAL_ANCHOR_BAR,
+    MUTUAL_BAR,
     MUTUAL_TRAILING,
     MUTUAL_TRAILING_ANCHOR,
+    MUTUAL_TRAILING_ANCHOR_BAR,
+    MUTUAL_TRAILING_BAR,
     NET_NAMES,
     RACE,
     TRAILING,
     TRAILING_ANCHOR,
+    TRAILING_ANCHOR_BAR,
+    TRAILING_BAR,
     _finish,
     _forward,
     _preact_child,
@@ -54,9 +62,9 @@ from tests.reference.games import game_positions
 #: the repository
 _ROOT = Path(__file__).resolve().parents[2]
 
-#: the contact classes below ``EARLY_PIPS`` where neither side has borne off: not behind in
-#: the race and behind, without and with a checker of each side back, without and with an
-#: anchor
+#: the contact classes below ``EARLY_PIPS`` where neither side has borne off and no checker
+#: is on either bar: not behind in the race and behind, without and with a checker of each
+#: side back, without and with an anchor
 _BELOW = (
     CONTACT,
     TRAILING,
@@ -74,6 +82,23 @@ _ANCHOR_OF = {
     TRAILING: TRAILING_ANCHOR,
     MUTUAL_TRAILING: MUTUAL_TRAILING_ANCHOR,
 }
+#: each class of ``_BELOW`` and its bar class (its positions with a checker on either bar)
+_BAR_OF = {
+    CONTACT: CONTACT_BAR,
+    TRAILING: TRAILING_BAR,
+    MUTUAL: MUTUAL_BAR,
+    MUTUAL_TRAILING: MUTUAL_TRAILING_BAR,
+    ANCHOR: ANCHOR_BAR,
+    MUTUAL_ANCHOR: MUTUAL_ANCHOR_BAR,
+    TRAILING_ANCHOR: TRAILING_ANCHOR_BAR,
+    MUTUAL_TRAILING_ANCHOR: MUTUAL_TRAILING_ANCHOR_BAR,
+}
+#: the bar classes below ``EARLY_PIPS``, in class order
+_BARS_BELOW = tuple(_BAR_OF.values())
+#: the sixteen contact classes below ``EARLY_PIPS`` where neither side has borne off
+_ALL_BELOW = _BELOW + _BARS_BELOW
+#: each of those sixteen and the class it is without the bar split
+_UNBARRED = {**{k: k for k in _BELOW}, **{b: k for k, b in _BAR_OF.items()}}
 
 
 def test_fast_sigmoid_is_the_logistic_function_to_float_precision():
@@ -92,22 +117,29 @@ def test_fast_sigmoid_is_the_logistic_function_to_float_precision():
 def _positions():
     """Positions of games, odd ones and bear-offs against an anchor; those where a side has
     borne off also seen from the other side (who has borne off decides the net); then more
-    positions of games below ``EARLY_PIPS`` (at most 45 of each class there), so that each of
-    the eight classes there has its share."""
+    positions of games below ``EARLY_PIPS`` (at most 50 of each class there), so that each of
+    the sixteen classes there has its share."""
+    if _POSITIONS:
+        return [p.copy() for p in _POSITIONS]
     out = game_positions(21, 12)
     rng = np.random.default_rng(22)
     for kind in ("bar", "scatter", "bearoff"):
         out += [_random_position(rng, kind) for _ in range(60)]
     out = [np.asarray(p, dtype=np.int8) for p in out] + _bear_off_positions(rng, 60)
     out += [_swapped(p) for p in out if net_class(p) in CRASHED_CLASSES]
-    more = {k: 0 for k in _BELOW}
-    for p in game_positions(23, 16):
+    more = {k: 0 for k in _ALL_BELOW}
+    for p in game_positions(23, 120):
         p = np.asarray(p, dtype=np.int8)
         k = net_class(p)
-        if k in more and more[k] < 45:
+        if k in more and more[k] < 50:
             more[k] += 1
             out.append(p)
-    return out
+    _POSITIONS.extend(out)
+    return [p.copy() for p in out]
+
+
+#: :func:`_positions`, made once
+_POSITIONS = []
 
 
 def _swapped(pos):
@@ -115,11 +147,11 @@ def _swapped(pos):
     return (-np.asarray(pos)[::-1]).astype(np.int8)
 
 
-def _fifteen_nets():
-    """The shipped contact and race nets and, as each of the other thirteen nets (crashed,
-    early, holding, trailing, the mutual, the anchor, the early trailing and the early bar
-    nets, in ``NET_NAMES`` order), the contact net with its weights perturbed thirteen ways: a
-    position valued by the wrong net shows."""
+def _twenty_three_nets():
+    """The shipped contact and race nets and, as each of the other twenty-one nets (crashed,
+    early, holding, trailing, the mutual, the anchor, the early trailing, the early bar and
+    the bar nets below ``EARLY_PIPS``, in ``NET_NAMES`` order), the contact net with its
+    weights perturbed twenty-one ways: a position valued by the wrong net shows."""
     ev = load_weights("bgtui-0.npz")[0]
     rng = np.random.default_rng(31)
     rest = tuple(
@@ -133,7 +165,7 @@ def _nets_and_tables():
     """(net, its tables) per ``net_class``: the features that are sums over the points are
     folded into the tables, the contact ones only in the contact nets' (every net but the
     race net)."""
-    nets = _fifteen_nets()
+    nets = _twenty_three_nets()
     return [(net, make_tables(net, race=k == RACE)) for k, net in enumerate(nets)]
 
 
@@ -220,7 +252,7 @@ def test_best_play_with_incremental_children_equals_each_child_evaluated_alone()
     and without the bear-off databases."""
     from bgtui.engine.evaluate import _best_child
 
-    nets = _fifteen_nets()
+    nets = _twenty_three_nets()
     rng = np.random.default_rng(8)
     best5 = np.zeros(5, dtype=np.float32)
     counts = [0] * len(NET_NAMES)
@@ -243,6 +275,7 @@ def test_best_play_with_incremental_children_equals_each_child_evaluated_alone()
     assert min(counts[k] for k in _ANCHOR_OF.values()) > 30, counts
     assert counts[EARLY_TRAILING] > 50, counts
     assert counts[EARLY_BAR] > 30 and counts[EARLY_TRAILING_BAR] > 30, counts
+    assert min(counts[k] for k in _BARS_BELOW) > 20, counts
 
 
 def test_best_play_reusing_the_parent_state_over_the_21_rolls_equals_each_child_alone():
@@ -253,7 +286,7 @@ def test_best_play_reusing_the_parent_state_over_the_21_rolls_equals_each_child_
     the path with ``ready`` a constant 0, ``_best_child``, was right: both are checked.)"""
     from bgtui.engine.evaluate import _best_child_from
 
-    nets = _fifteen_nets()
+    nets = _twenty_three_nets()
     best5 = np.zeros(5, dtype=np.float32)
     checked = [0] * len(NET_NAMES)
     for bearoff in (False, True):
@@ -281,7 +314,7 @@ def test_every_play_across_the_early_boundary_is_valued_by_its_own_net():
     has the probabilities it has evaluated alone."""
     from bgtui.engine.constants import EARLY_PIPS
 
-    ev = with_databases(_fifteen_nets(), bearoff=False)
+    ev = with_databases(_twenty_three_nets(), bearoff=False)
     ews = make_eval_workspace()
     crossed = {"fall": 0, "rise": 0}
     for pos in _positions():
@@ -346,7 +379,7 @@ def _bear_off_positions(rng, n):
 
 
 def test_every_play_in_move_selection_is_valued_by_the_net_of_its_own_class():
-    """With fifteen different nets, every play of every roll of positions of every contact
+    """With twenty-three different nets, every play of every roll of positions of every contact
     class, each a group of its own in ``_best_in_groups`` (the incremental path of move
     selection: the parent's state is that of the opponent's view, whose class is not the
     mover's), has the probabilities it has evaluated alone by the net of its class: plays
@@ -358,11 +391,11 @@ def test_every_play_in_move_selection_is_valued_by_the_net_of_its_own_class():
     trailing), where the position becomes mutual (a hit, the mover having a checker
     back) or stops being so (the mover's last checker back running), where it becomes an
     anchor class (the mover making an anchor in the opponent's home board) or stops being one
-    (the mover breaking his last anchor there), and where from ``EARLY_PIPS`` up it becomes an
-    early bar class (a hit) or stops being one (the mover entering his last checker from the
-    bar).
+    (the mover breaking his last anchor there), and where it becomes a bar class (a hit, from
+    ``EARLY_PIPS`` up an early bar class, below each of the eight bar classes there) or stops
+    being one (the mover entering his last checker from the bar).
     """
-    ev = with_databases(_fifteen_nets(), bearoff=False)
+    ev = with_databases(_twenty_three_nets(), bearoff=False)
     ews = make_eval_workspace()
     rng = np.random.default_rng(40)
     positions = [p for p in _positions()[::3] if net_class(p) != RACE]
@@ -370,7 +403,9 @@ def test_every_play_in_move_selection_is_valued_by_the_net_of_its_own_class():
     seen = {}  # (the parent's class, the play's), both with the opponent on roll
     by_hit = 0  # plays a hit moves between the classes ahead and behind in the race
     flips = {}  # (the parent's class, the play's, "hit" or "run"): mutual made or ended
-    anchors = {}  # (the parent's class, the play's, "made" or "broken"): an anchor
+    # (the parent's class, the play's, "made" or "broken"): an anchor; a bar class below
+    # EARLY_PIPS counted as the class it splits
+    anchors = {}
     for pos in positions:
         before = net_class(_swapped(pos))
         for d1 in range(1, 7):
@@ -385,10 +420,11 @@ def test_every_play_in_move_selection_is_valued_by_the_net_of_its_own_class():
                             how = (*key, "hit" if is_mutual(child) else "run")
                             flips[how] = flips.get(how, 0) + 1
                         if has_anchor(child) != has_anchor(pos):
-                            how = (*key, "made" if has_anchor(child) else "broken")
+                            how = tuple(_UNBARRED.get(k, k) for k in key)
+                            how += ("made" if has_anchor(child) else "broken",)
                             anchors[how] = anchors.get(how, 0) + 1
-    # (a play cannot take the opponent from behind in the race to ahead: TRAILING to CONTACT,
-    # either early trailing class to either early class)
+    # (a play cannot take the opponent from behind in the race to ahead: either early
+    # trailing class to either early class, any class below EARLY_PIPS behind to any ahead)
     for key in (
         (EARLY_TRAILING, EARLY),
         (EARLY_TRAILING, EARLY_BAR),
@@ -396,6 +432,12 @@ def test_every_play_in_move_selection_is_valued_by_the_net_of_its_own_class():
         (EARLY_TRAILING_BAR, EARLY_BAR),
     ):
         assert seen.get(key, 0) == 0, (key, seen)
+    behind = (TRAILING, MUTUAL_TRAILING, TRAILING_ANCHOR, MUTUAL_TRAILING_ANCHOR)
+    behind += tuple(_BAR_OF[k] for k in behind)
+    for a in behind:
+        for c in _ALL_BELOW:
+            if c not in behind:
+                assert seen.get((a, c), 0) == 0, (a, c, seen)
     for key in (
         (CRASHED, CRASHED),
         (HOLDING, HOLDING),
@@ -431,38 +473,56 @@ def test_every_play_in_move_selection_is_valued_by_the_net_of_its_own_class():
     ):
         assert seen.get(key, 0) > 50, (key, seen)
     # the pips falling below EARLY_PIPS: from early contact (any of its four classes) to
-    # each class below, from early trailing to trailing (rarer in these positions), and from
-    # each early bar class
+    # each class below and to the bar classes there, from early trailing to trailing or
+    # trailing bar (rarer in these positions), and from each early bar class
     early = (EARLY, EARLY_TRAILING, EARLY_BAR, EARLY_TRAILING_BAR)
     for key in _BELOW:
         assert sum(seen.get((e, key), 0) for e in early) > 50, (key, seen)
-    assert seen.get((EARLY_TRAILING, TRAILING), 0) > 2, seen
+    assert sum(seen.get((e, b), 0) for e in early for b in _BARS_BELOW) > 100, seen
+    assert seen.get((EARLY_TRAILING, TRAILING), 0) + seen.get((EARLY_TRAILING, TRAILING_BAR), 0) > 2
     for e in (EARLY_BAR, EARLY_TRAILING_BAR):
-        assert sum(seen.get((e, key), 0) for key in _BELOW) > 20, (e, seen)
+        assert sum(seen.get((e, key), 0) for key in _ALL_BELOW) > 20, (e, seen)
     # a hit lifts the pips over EARLY_PIPS, the checker hit on the bar: into an early bar
     # class, never an early class without one (the opponent, whose pips it adds to, behind
     # in the race then if he was before)
-    for key in _BELOW:
-        assert seen.get((key, EARLY_BAR), 0) + seen.get((key, EARLY_TRAILING_BAR), 0) > 5, (
-            key,
-            seen,
-        )
+    for key in _ALL_BELOW:
+        if key in _BELOW:
+            up = seen.get((key, EARLY_BAR), 0) + seen.get((key, EARLY_TRAILING_BAR), 0)
+            assert up > 5, (key, seen)
         assert seen.get((key, EARLY), 0) == seen.get((key, EARLY_TRAILING), 0) == 0, (key, seen)
-    for key in (TRAILING, MUTUAL_TRAILING, TRAILING_ANCHOR, MUTUAL_TRAILING_ANCHOR):
+    for key in behind:
         assert seen.get((key, EARLY_BAR), 0) == 0, (key, seen)
+    # below EARLY_PIPS a hit puts the position into a bar class (from each class but ANCHOR
+    # into its own bar class: the mover with no checker back hitting the holder of the
+    # anchor is rare), the mover entering his last checker from the bar, the other side's
+    # bar empty, takes it out of one (into the class it splits, but from TRAILING_ANCHOR_BAR,
+    # where the mover on the bar is ahead in the race with an anchor, the other side not
+    # back: rare); every class into and out of each bar class
+    for k, b in _BAR_OF.items():
+        if k != ANCHOR:
+            assert seen.get((k, b), 0) > 50, (k, b, seen)
+        if k != TRAILING_ANCHOR:
+            assert seen.get((b, k), 0) > 50, (b, k, seen)
+        assert seen.get((b, b), 0) > 50, (b, seen)
+        assert sum(n for (x, c), n in seen.items() if c == b and x != b) > 10, (b, seen)
+        assert sum(n for (x, c), n in seen.items() if x == b and c != b) > 50, (b, seen)
     assert sum(n for (b, c), n in seen.items() if b != c and c != RACE) > 500, seen
     assert by_hit > 50, by_hit
-    # a hit makes the position mutual, the mover's last checker back running ends it
+    # a hit makes the position mutual (and puts it in a bar class), the mover's last checker
+    # back running ends it
     for key in (
-        (CONTACT, MUTUAL, "hit"),
-        (TRAILING, MUTUAL_TRAILING, "hit"),
+        (CONTACT, MUTUAL_BAR, "hit"),
+        (TRAILING, MUTUAL_TRAILING_BAR, "hit"),
         (MUTUAL, CONTACT, "run"),
         (MUTUAL_TRAILING, TRAILING, "run"),
-        (ANCHOR, MUTUAL_ANCHOR, "hit"),
+        (ANCHOR, MUTUAL_ANCHOR_BAR, "hit"),
         (MUTUAL_ANCHOR, ANCHOR, "run"),
         (MUTUAL_TRAILING_ANCHOR, TRAILING_ANCHOR, "run"),
     ):
         assert flips.get(key, 0) > 50, (key, flips)
+    for a, c, how in flips:
+        if how == "hit" and c in _ALL_BELOW:
+            assert c in _BARS_BELOW, (a, c, flips)
     # the mover makes an anchor in the opponent's home board, or breaks his last one there
     for key in (
         (CONTACT, ANCHOR, "made"),
@@ -484,13 +544,14 @@ def test_every_play_in_move_selection_is_valued_by_the_net_of_its_own_class():
 
 def _class_by_hit(pos, child):
     """Whether the hits of the play from ``pos`` to ``child`` (mover's view) move the child
-    (the opponent on roll) between a class ahead in the race and one behind (``CONTACT``
-    and ``TRAILING``, ``MUTUAL`` and ``MUTUAL_TRAILING``, or their anchor classes): its
+    (the opponent on roll) between a class ahead in the race and one behind below
+    ``EARLY_PIPS`` (``CONTACT_BAR`` and ``TRAILING_BAR``, ``MUTUAL_BAR`` and
+    ``MUTUAL_TRAILING_BAR``, or their anchor classes: a hit checker is on the bar): its
     class with the hit checkers' pips added to the opponent's, against its class without."""
     from bgtui.engine.position import _side_totals
 
     sc = _swapped(child)
-    if net_class(sc) not in _BELOW:
+    if net_class(sc) not in _ALL_BELOW:
         return False
     slots = np.arange(26)
     gone = np.maximum(-pos.astype(np.int64), 0)[1:25] - np.maximum(-child.astype(np.int64), 0)[1:25]
@@ -498,7 +559,7 @@ def _class_by_hit(pos, child):
     mine, theirs, my_pips, their_pips = _side_totals(sc)
     flags = (is_mutual(sc), has_anchor(sc), on_bar(sc))
     without = contact_class(mine, theirs, my_pips - gain, their_pips, *flags)
-    return gain > 0 and without != net_class(sc) and without in _BELOW
+    return gain > 0 and without != net_class(sc) and without in _ALL_BELOW
 
 
 def _gathered_rolls(pos, ev):
@@ -517,7 +578,7 @@ def _gathered_rolls(pos, ev):
 
 
 def test_the_21_rolls_valued_in_one_call_value_each_play_by_the_net_of_its_own_class():
-    """With fifteen different nets, the plays of the 21 rolls of positions of every contact
+    """With twenty-three different nets, the plays of the 21 rolls of positions of every contact
     class gathered and valued in one call of ``_best_in_groups``, a group per roll (the
     shape of variance reduction and of the 1-ply: groups whose plays are of different
     classes, the classes alternating from group to group), give each roll the best play and
@@ -527,7 +588,7 @@ def test_the_21_rolls_valued_in_one_call_value_each_play_by_the_net_of_its_own_c
     has the probabilities it has evaluated alone."""
     from bgtui.engine.evaluate import _best_child_from, _best_in_groups
 
-    ev = with_databases(_fifteen_nets(), bearoff=False)
+    ev = with_databases(_twenty_three_nets(), bearoff=False)
     ews = make_eval_workspace()
     best5 = np.zeros(5, dtype=np.float32)
     rng = np.random.default_rng(41)
@@ -562,7 +623,10 @@ def test_the_21_rolls_valued_in_one_call_value_each_play_by_the_net_of_its_own_c
 
 
 def test_tied_nets_value_every_play_as_the_nets_they_are():
-    """Weights without early bar nets of their own (the early bar net the early net, the
+    """Weights without bar nets below ``EARLY_PIPS`` of their own (each the net of the class
+    it splits, the anchor bar net the anchor net, which may itself be the contact net: a
+    chain), with some of them, or all with the anchor nets the nets of the classes they
+    split; without early bar nets of their own (the early bar net the early net, the
     early trailing bar net the early trailing net, which may itself be the early net: a
     chain), with an early bar net only, or with both and without an early trailing net;
     without an early trailing net of their own (the early net, or through it the contact
@@ -575,26 +639,43 @@ def test_tied_nets_value_every_play_as_the_nets_they_are():
     own but no mutual nets: every play of the 21 rolls of positions of every contact class,
     each a group of its own in calls across the rolls, has the probabilities it has
     evaluated alone, by the net it is tied to."""
-    nets = _fifteen_nets()
+    from bgtui.analysis.weights import nets_of
+    from bgtui.engine.evaluate import TIED_CLASSES
+
+    nets = _twenty_three_nets()
     c, t = nets[0], nets[5]
     rng = np.random.default_rng(42)
     positions = [p for p in _positions()[2::10] if net_class(p) != RACE]
     positions += _bear_off_positions(rng, 4)
     e = nets[3]
     for tied in (
+        nets,
+        nets[:19],
+        (*nets[:8], c, nets[6], t, nets[7], *nets[12:]),
+        (*nets[:8], c, *nets[9:]),
+        nets[:15],
         nets[:14],
         nets[:13],
-        (*nets[:12], e, *nets[13:]),
+        (*nets[:12], e, *nets[13:15]),
         nets[:12],
         (*nets[:3], c, *nets[4:13]),
-        (*nets[:3], c, *nets[4:]),
+        (*nets[:3], c, *nets[4:15]),
         nets[:8],
         nets[:6],
         nets[:5],
-        (*nets[:6], c, t, *nets[8:]),
+        (*nets[:6], c, t, *nets[8:15]),
     ):
         ev = with_databases(tied, bearoff=False)
-        if len(tied) < len(NET_NAMES):
+        # the net of each class: its own, else that of the class it splits (TIED_CLASSES)
+        want = list(tied)
+        for k, to in TIED_CLASSES:
+            if k >= len(tied):
+                want.append(want[to])
+        got = nets_of(ev)
+        for j in range(len(NET_NAMES)):
+            for k in range(j):
+                assert (got[j] is got[k]) == (want[j] is want[k]), (len(tied), j, k)
+        if len(tied) < 15:
             assert ev.early_trailing_bar is ev.early_trailing
         else:
             assert ev.early_trailing_bar is not ev.early_trailing
@@ -614,11 +695,25 @@ def test_tied_nets_value_every_play_as_the_nets_they_are():
             assert ev.mutual_trailing_anchor is ev.mutual_trailing
         if len(tied) < 8:
             assert ev.mutual is ev.contact and ev.mutual_trailing is ev.trailing
+            # the anchor bar net is the anchor net is the contact net
+            assert ev.anchor_bar is ev.anchor is ev.contact is ev.contact_bar
         if len(tied) < 6:
             assert ev.mutual_trailing_anchor is ev.contact
-        if len(tied) == len(NET_NAMES) and tied[6] is c:
+            assert ev.mutual_trailing_anchor_bar is ev.contact
+        if len(tied) == 15 and tied[6] is c:
             assert ev.mutual is ev.contact and ev.mutual_trailing is ev.trailing
             assert len({id(x) for x in (ev.anchor, ev.mutual_anchor, ev.contact)}) == 3
+        if len(tied) < len(NET_NAMES):
+            assert ev.mutual_trailing_anchor_bar is ev.mutual_trailing_anchor
+        if len(tied) <= 15:
+            assert ev.contact_bar is ev.contact and ev.trailing_bar is ev.trailing
+            assert ev.mutual_bar is ev.mutual and ev.mutual_trailing_bar is ev.mutual_trailing
+        if len(tied) == 19:  # the bar nets of the anchor classes tied, the others not
+            assert ev.anchor_bar is ev.anchor and ev.contact_bar is not ev.contact
+        if len(tied) == len(NET_NAMES) and tied[8] is c:
+            # the anchor nets the nets of the classes they split, their bar nets their own
+            assert ev.anchor is ev.contact and ev.anchor_bar is not ev.anchor
+            assert ev.anchor_bar is not ev.contact_bar
         ews = make_eval_workspace()
         for pos in positions:
             children, values, _, _ = _gathered_rolls(pos, ev)
@@ -667,15 +762,16 @@ def test_net_class_by_hand():
         == MUTUAL_TRAILING
     )
     assert net_class(make_position({24: 2, 7: 1, 6: 12}, {24: 2, 6: 13})) == MUTUAL_TRAILING_ANCHOR
-    # a checker on the bar counts 25: 25 + 24 + 78 = 127 against 126, behind
+    # a checker on the bar counts 25 (and makes the class a bar class): 25 + 24 + 78 = 127
+    # against 126, behind
     assert (
         net_class(make_position({25: 1, 24: 1, 6: 13}, {24: 1, 23: 1, 7: 1, 6: 12}))
-        == MUTUAL_TRAILING
+        == MUTUAL_TRAILING_BAR
     )
-    assert net_class(make_position({25: 1, 18: 1, 6: 13}, {18: 2, 6: 13})) == TRAILING  # 121
+    assert net_class(make_position({25: 1, 18: 1, 6: 13}, {18: 2, 6: 13})) == TRAILING_BAR  # 121
     # the opponent's checker on the bar: 126 against 127, ahead
-    assert net_class(make_position({24: 2, 6: 13}, {25: 1, 24: 1, 6: 13})) == MUTUAL_ANCHOR
-    assert net_class(make_position({18: 2, 6: 13}, {25: 1, 18: 1, 6: 13})) == CONTACT
+    assert net_class(make_position({24: 2, 6: 13}, {25: 1, 24: 1, 6: 13})) == MUTUAL_ANCHOR_BAR
+    assert net_class(make_position({18: 2, 6: 13}, {25: 1, 18: 1, 6: 13})) == CONTACT_BAR
 
     # only the opponent has borne off: holding; seen by him, crashed (he has borne off)
     assert net_class(make_position({24: 1, 6: 14}, {6: 14})) == HOLDING
@@ -761,7 +857,8 @@ def test_early_bar_classes_by_hand():
     """From ``EARLY_PIPS`` pips of both sides together up, neither side borne off, with a
     checker on either bar (the side on roll's, slot 25, or the other side's, slot 0):
     ``EARLY_TRAILING_BAR`` where the side on roll is behind in the race, ``EARLY_BAR`` where
-    he is not; below ``EARLY_PIPS``, or a side borne off, the bar does not split."""
+    he is not; below ``EARLY_PIPS`` the bar classes there; a side borne off, the bar does
+    not split."""
     from bgtui.engine.constants import EARLY_PIPS, OPENING_POSITION
     from bgtui.engine.position import make_position, pip_counts
 
@@ -783,22 +880,22 @@ def test_early_bar_classes_by_hand():
     assert tuple(pip_counts(both)) == (135, 135)
     assert net_class(both) == EARLY_BAR == net_class(_swapped(both))
     # the side on roll on the bar and behind at EARLY_PIPS together (131 against 128), then
-    # 258 and 230 together: below EARLY_PIPS the bar does not split
+    # 258 and 230 together: below EARLY_PIPS the bar classes there
     assert EARLY_PIPS == 259
     at = make_position({25: 1, 13: 3, 8: 3, 6: 7, 1: 1}, {18: 1, 13: 3, 8: 3, 6: 7, 5: 1})
     assert tuple(pip_counts(at)) == (131, 128)
     assert net_class(at) == EARLY_TRAILING_BAR and net_class(_swapped(at)) == EARLY_BAR
     below = make_position({25: 1, 13: 3, 8: 3, 6: 7, 1: 1}, {16: 1, 13: 3, 8: 3, 6: 8})
     assert tuple(pip_counts(below)) == (131, 127)
-    assert net_class(below) == TRAILING and net_class(_swapped(below)) == CONTACT
+    assert net_class(below) == TRAILING_BAR and net_class(_swapped(below)) == CONTACT_BAR
     below = make_position({25: 1, 13: 3, 8: 3, 6: 7, 1: 1}, {23: 1, 13: 3, 8: 3, 5: 1, 2: 7})
     assert tuple(pip_counts(below)) == (131, 105)
-    assert net_class(below) == MUTUAL_TRAILING and net_class(_swapped(below)) == MUTUAL
+    assert net_class(below) == MUTUAL_TRAILING_BAR and net_class(_swapped(below)) == MUTUAL_BAR
     # a side borne off: crashed or holding, whoever is on the bar
     assert net_class(make_position({25: 1, 24: 1, 13: 13}, {13: 14})) == HOLDING
     assert net_class(make_position({13: 14}, {25: 1, 24: 1, 13: 13})) == CRASHED
     # contact_class from EARLY_PIPS up by the race and the bar, whatever mutual and anchor
-    # say; below, by the race, mutual and anchor, whatever the bar says
+    # say; below, by the race, mutual, anchor and the bar
     for mutual, anchor, below_ahead, below_behind in (
         (False, False, CONTACT, TRAILING),
         (True, False, MUTUAL, MUTUAL_TRAILING),
@@ -810,11 +907,13 @@ def test_early_bar_classes_by_hand():
             (True, EARLY_BAR, EARLY_TRAILING_BAR),
         ):
             flags = (mutual, anchor, bar)
+            low_ahead = _BAR_OF[below_ahead] if bar else below_ahead
+            low_behind = _BAR_OF[below_behind] if bar else below_behind
             assert contact_class(15, 15, 130, 129, *flags) == behind_cls  # 259 together
             assert contact_class(15, 15, 129, 130, *flags) == ahead_cls
             assert contact_class(15, 15, 130, 130, *flags) == ahead_cls  # even
-            assert contact_class(15, 15, 129, 129, *flags) == below_ahead  # 258, even
-            assert contact_class(15, 15, 130, 128, *flags) == below_behind  # 258
+            assert contact_class(15, 15, 129, 129, *flags) == low_ahead  # 258, even
+            assert contact_class(15, 15, 130, 128, *flags) == low_behind  # 258
             assert contact_class(14, 15, 200, 100, *flags) == CRASHED
             assert contact_class(15, 14, 200, 100, *flags) == HOLDING
     assert net_class(np.array(OPENING_POSITION, dtype=np.int8)) == EARLY
@@ -836,7 +935,8 @@ def test_early_bar_classes_by_hand():
 def test_on_bar_by_hand_and_the_same_seen_from_either_side():
     """``on_bar`` is whether the side on roll has a checker on his bar (slot 25) or the other
     side one on his (slot 0), the same of a position's swapped view; so a position from
-    ``EARLY_PIPS`` up is of an early bar class exactly when its swapped view is."""
+    ``EARLY_PIPS`` up is of an early bar class exactly when its swapped view is, and one below
+    (neither side borne off) of a bar class there exactly when its swapped view is."""
     from bgtui.engine.position import make_position
 
     assert on_bar(make_position({25: 1, 12: 14}, {12: 15}))
@@ -844,6 +944,7 @@ def test_on_bar_by_hand_and_the_same_seen_from_either_side():
     assert on_bar(make_position({25: 2, 12: 13}, {25: 1, 12: 14}))
     assert not on_bar(make_position({24: 1, 12: 14}, {24: 1, 2: 1, 12: 13}))
     pairs = 0
+    below = [0, 0]  # positions below EARLY_PIPS without a checker on a bar, with one
     bars = (EARLY_BAR, EARLY_TRAILING_BAR)
     for pos in _positions():
         sw = _swapped(pos)
@@ -854,7 +955,12 @@ def test_on_bar_by_hand_and_the_same_seen_from_either_side():
         if a in early and b in early:
             assert (a in bars) == (b in bars) == want
             pairs += want
+        if a in _ALL_BELOW:
+            assert b in _ALL_BELOW, board_ascii(pos)
+            assert (a in _BARS_BELOW) == (b in _BARS_BELOW) == want, board_ascii(pos)
+            below[want] += 1
     assert pairs > 20, pairs
+    assert min(below) > 200, below
 
 
 def _research_experts():
@@ -895,6 +1001,139 @@ def test_on_bar_is_the_bar_split_of_research_experts():
     assert len(set(cls[early].tolist())) == 4
 
 
+def test_the_split_lead_mutual_anchor_bar_below_early_pips_is_the_sixteen_classes_there():
+    """The parts of ``research/experts.py``'s ``lead+mutual+anchor+bar`` split (lead the most
+    significant, then mutual, anchor and bar: part 8 lead + 4 mutual + 2 anchor + bar) of the
+    positions below ``EARLY_PIPS`` where neither side has borne off (``data/cs2``, both
+    sides' views) are the engine's sixteen classes there, one to one: parts 0..15
+    ``CONTACT``, ``CONTACT_BAR``, ``ANCHOR``, ``ANCHOR_BAR``, ``MUTUAL``, ``MUTUAL_BAR``,
+    ``MUTUAL_ANCHOR``, ``MUTUAL_ANCHOR_BAR``, ``TRAILING``, ``TRAILING_BAR``,
+    ``TRAILING_ANCHOR``, ``TRAILING_ANCHOR_BAR``, ``MUTUAL_TRAILING``,
+    ``MUTUAL_TRAILING_BAR``, ``MUTUAL_TRAILING_ANCHOR``, ``MUTUAL_TRAILING_ANCHOR_BAR``."""
+    from bgtui.engine.constants import EARLY_PIPS
+    from bgtui.training.kernels import net_classes
+
+    experts = _research_experts()
+    pos = _cs2_both_views()
+    part = experts.parts(pos, "lead+mutual+anchor+bar")
+    # the parts from the code of ``parts``: each split's part weighted by the number of
+    # parts of the splits after it
+    lead, mutual, anchor, bar = (experts.parts(pos, k) for k in ("lead", "mutual", "anchor", "bar"))
+    assert np.array_equal(part, 8 * lead + 4 * mutual + 2 * anchor + bar)
+    order = []
+    for behind in (False, True):
+        for both_back in (False, True):
+            for held in (False, True):
+                for on in (False, True):
+                    order.append(contact_class(15, 15, 1 + behind, 1, both_back, held, on))
+    assert order == [
+        CONTACT,
+        CONTACT_BAR,
+        ANCHOR,
+        ANCHOR_BAR,
+        MUTUAL,
+        MUTUAL_BAR,
+        MUTUAL_ANCHOR,
+        MUTUAL_ANCHOR_BAR,
+        TRAILING,
+        TRAILING_BAR,
+        TRAILING_ANCHOR,
+        TRAILING_ANCHOR_BAR,
+        MUTUAL_TRAILING,
+        MUTUAL_TRAILING_BAR,
+        MUTUAL_TRAILING_ANCHOR,
+        MUTUAL_TRAILING_ANCHOR_BAR,
+    ]
+    assert sorted(order) == sorted(_ALL_BELOW)
+    cls = net_classes(pos)
+    below = np.isin(cls, _ALL_BELOW)
+    assert np.array_equal(below, np.isin(cls, CONTACT_CLASSES) & (_pips_of(pos) < EARLY_PIPS))
+    assert np.array_equal(np.array(order)[part[below]], cls[below])
+    assert len(set(cls[below].tolist())) == 16
+
+
+def _pips_of(positions):
+    """int64[N]: both sides' pips together of each of ``positions``."""
+    p = positions.astype(np.int64)
+    slots = np.arange(26)
+    return (np.maximum(p, 0) * slots).sum(1) + (np.maximum(-p, 0) * (25 - slots)).sum(1)
+
+
+def test_bar_classes_below_early_pips_by_hand():
+    """Below ``EARLY_PIPS`` pips of both sides together, neither side borne off, a checker on
+    either bar (the side on roll's, slot 25, or the other side's, slot 0) makes each of the
+    eight classes there its bar class: ``CONTACT_BAR``, ``TRAILING_BAR``, ``MUTUAL_BAR``,
+    ``MUTUAL_TRAILING_BAR``, ``ANCHOR_BAR``, ``MUTUAL_ANCHOR_BAR``, ``TRAILING_ANCHOR_BAR``,
+    ``MUTUAL_TRAILING_ANCHOR_BAR``; seen from the other side, the bar class the other side's
+    view is of (ahead and behind in the race trade places); from ``EARLY_PIPS`` up an early
+    bar class; a side borne off, crashed or holding whoever is on the bar."""
+    from bgtui.engine.constants import EARLY_PIPS
+    from bgtui.engine.position import make_position, pip_counts
+
+    # (the side on roll's checkers, the other side's, their pips, the class, the class of
+    # the swapped view)
+    cases = (
+        # the other side's checker on the bar, the side on roll's none back: 94 against 137
+        ({8: 2, 6: 13}, {25: 1, 13: 4, 6: 10}, (94, 137), CONTACT_BAR, TRAILING_BAR),
+        # the side on roll on the bar, the other side's none back: 130 against 100
+        ({25: 1, 13: 3, 6: 11}, {8: 5, 6: 10}, (130, 100), TRAILING_BAR, CONTACT_BAR),
+        # the side on roll's blot on the other side's 1 point, the other side's on the bar
+        ({24: 1, 6: 14}, {25: 1, 6: 14}, (108, 109), MUTUAL_BAR, MUTUAL_TRAILING_BAR),
+        ({25: 1, 6: 14}, {24: 1, 6: 14}, (109, 108), MUTUAL_TRAILING_BAR, MUTUAL_BAR),
+        # the side on roll on the bar with an anchor on the other side's 2 point, the other
+        # side's none back: 95 against 135
+        ({25: 1, 23: 2, 2: 12}, {13: 5, 8: 5, 6: 5}, (95, 135), ANCHOR_BAR, TRAILING_ANCHOR_BAR),
+        # the other side on the bar with an anchor on the side on roll's 4 point: 111 against
+        # 139, then seen by him
+        ({13: 3, 6: 12}, {25: 1, 21: 2, 6: 12}, (111, 139), ANCHOR_BAR, TRAILING_ANCHOR_BAR),
+        ({25: 1, 21: 2, 6: 12}, {13: 3, 6: 12}, (139, 111), TRAILING_ANCHOR_BAR, ANCHOR_BAR),
+        # both sides' anchors on the other side's 1 point, a checker of one side on the bar
+        (
+            {24: 2, 4: 13},
+            {25: 1, 24: 2, 4: 12},
+            (100, 121),
+            MUTUAL_ANCHOR_BAR,
+            MUTUAL_TRAILING_ANCHOR_BAR,
+        ),
+        (
+            {25: 1, 24: 2, 4: 12},
+            {24: 2, 4: 13},
+            (121, 100),
+            MUTUAL_TRAILING_ANCHOR_BAR,
+            MUTUAL_ANCHOR_BAR,
+        ),
+        # both sides on the bar, even in the race: mutual, not behind either way
+        ({25: 1, 6: 14}, {25: 1, 6: 14}, (109, 109), MUTUAL_BAR, MUTUAL_BAR),
+    )
+    for mine, theirs, pips, cls, other in cases:
+        pos = make_position(mine, theirs)
+        assert tuple(pip_counts(pos)) == pips, (NET_NAMES[cls], tuple(pip_counts(pos)))
+        assert sum(pips) < EARLY_PIPS and on_bar(pos) and on_bar(_swapped(pos))
+        assert net_class(pos) == cls, (NET_NAMES[cls], NET_NAMES[net_class(pos)])
+        assert net_class(_swapped(pos)) == other, (NET_NAMES[other], pips)
+        # the checker on the bar (the first side's that has one) on his 20 point instead:
+        # the class the bar class splits, by the race and the flags after the move
+        bare = dict(mine if 25 in mine else theirs)
+        bare[20] = bare.get(20, 0) + bare.pop(25)
+        moved = make_position(bare, theirs) if 25 in mine else make_position(mine, bare)
+        if not on_bar(moved):
+            assert net_class(moved) in _BELOW, (NET_NAMES[cls], NET_NAMES[net_class(moved)])
+    assert {c[3] for c in cases} == {c[4] for c in cases} == set(_BARS_BELOW)
+    # 258 pips together (130 against 128), then 259 (130 against 129): the early bar
+    # classes from there up
+    pos = make_position({25: 1, 13: 3, 6: 11}, {13: 3, 9: 5, 8: 1, 6: 6})
+    assert tuple(pip_counts(pos)) == (130, 128)
+    assert net_class(pos) == TRAILING_BAR and net_class(_swapped(pos)) == CONTACT_BAR
+    pos = make_position({25: 1, 13: 3, 6: 11}, {13: 3, 9: 5, 8: 1, 7: 1, 6: 5})
+    assert tuple(pip_counts(pos)) == (130, 129)
+    assert net_class(pos) == EARLY_TRAILING_BAR and net_class(_swapped(pos)) == EARLY_BAR
+    # a side borne off: crashed or holding, whoever is on the bar
+    assert net_class(make_position({25: 1, 6: 13}, {24: 1, 6: 14})) == CRASHED
+    assert net_class(make_position({24: 1, 6: 14}, {25: 1, 6: 13})) == HOLDING
+    assert net_class(make_position({6: 14}, {25: 1, 6: 14})) == CRASHED
+    assert net_class(make_position({25: 1, 6: 14}, {6: 14})) == HOLDING
+
+
 def test_mutual_classes_by_hand():
     """Below ``EARLY_PIPS``, neither side borne off: ``MUTUAL`` (not behind in the race) and
     ``MUTUAL_TRAILING`` (behind) where each side has a checker back, on his bar or in the
@@ -906,10 +1145,11 @@ def test_mutual_classes_by_hand():
     assert net_class(make_position({24: 1, 6: 14}, {24: 1, 6: 14})) == MUTUAL
     assert net_class(make_position({24: 1, 7: 1, 6: 13}, {24: 1, 6: 14})) == MUTUAL_TRAILING
     assert net_class(make_position({24: 1, 6: 14}, {24: 1, 7: 1, 6: 13})) == MUTUAL
-    # on the bar counts as back, either side's: 108 against 109, then 109 against 108
-    assert net_class(make_position({24: 1, 6: 14}, {25: 1, 6: 14})) == MUTUAL
-    assert net_class(make_position({25: 1, 6: 14}, {24: 1, 6: 14})) == MUTUAL_TRAILING
-    assert net_class(make_position({25: 1, 6: 14}, {25: 1, 6: 14})) == MUTUAL
+    # on the bar counts as back, either side's (the bar classes): 108 against 109, then 109
+    # against 108
+    assert net_class(make_position({24: 1, 6: 14}, {25: 1, 6: 14})) == MUTUAL_BAR
+    assert net_class(make_position({25: 1, 6: 14}, {24: 1, 6: 14})) == MUTUAL_TRAILING_BAR
+    assert net_class(make_position({25: 1, 6: 14}, {25: 1, 6: 14})) == MUTUAL_BAR
     # any point of the other side's home board counts: the side on roll's 19, his 1
     assert net_class(make_position({19: 1, 5: 14}, {19: 1, 5: 14})) == MUTUAL
     # only one side back: the other side's checker on the 18 point (his 7) is out
@@ -938,7 +1178,7 @@ def test_anchor_classes_by_hand():
     assert net_class(make_position({20: 3, 4: 12}, {13: 4, 6: 11})) == ANCHOR  # three, 108
     # no anchor: split over two points, on the bar, or on the 7 point (out of the board)
     assert net_class(make_position({20: 1, 21: 1, 5: 13}, {13: 4, 6: 11})) == CONTACT  # 106
-    assert net_class(make_position({25: 2, 6: 13}, {13: 4, 6: 11})) == TRAILING  # 128
+    assert net_class(make_position({25: 2, 6: 13}, {13: 4, 6: 11})) == TRAILING_BAR  # 128
     assert net_class(make_position({18: 2, 6: 13}, {13: 4, 6: 11})) == CONTACT  # 114
     # a side's anchor and the other side's blot back: mutual anchor (118 against 136)
     assert net_class(make_position({20: 2, 6: 13}, {24: 1, 13: 4, 6: 10})) == MUTUAL_ANCHOR
@@ -962,7 +1202,8 @@ def test_has_anchor_by_hand_and_the_same_seen_from_either_side():
     """``has_anchor`` is whether the side on roll has two checkers or more on one of slots
     19..24 or the other side two or more on one of slots 1..6 (the bar, slots 0 and 25,
     never counts), the same of a position's swapped view; so a position of a class below
-    ``EARLY_PIPS`` is of an anchor class exactly when its swapped view is."""
+    ``EARLY_PIPS`` is of an anchor class (or the bar class of one) exactly when its swapped
+    view is."""
     from bgtui.engine.position import make_position
 
     # the other side's checkers on his 12 point (slot 13), the side on roll's on his 12
@@ -989,7 +1230,8 @@ def test_has_anchor_by_hand_and_the_same_seen_from_either_side():
         want = bool((pos[19:25] >= 2).any() or (pos[1:7] <= -2).any())
         assert has_anchor(pos) == has_anchor(sw) == want, board_ascii(pos)
         a, b = net_class(pos), net_class(sw)
-        if a in _BELOW and b in _BELOW:
+        if a in _ALL_BELOW and b in _ALL_BELOW:
+            a, b = _UNBARRED[a], _UNBARRED[b]
             assert (a in _ANCHOR_OF.values()) == (b in _ANCHOR_OF.values())
             pairs += want
     assert pairs > 50, pairs
@@ -998,9 +1240,10 @@ def test_has_anchor_by_hand_and_the_same_seen_from_either_side():
 def test_has_anchor_is_the_anchor_split_of_research_experts():
     """``has_anchor`` of positions of a training set (``data/cs2``, both sides' views) is
     ``research/experts.py``'s ``parts(positions, "anchor")``, and the engine's classes below
-    ``EARLY_PIPS`` are the parts of its ``lead+mutual+anchor`` split in the order its
-    docstring gives: 0..7 ``CONTACT``, ``ANCHOR``, ``MUTUAL``, ``MUTUAL_ANCHOR``,
-    ``TRAILING``, ``TRAILING_ANCHOR``, ``MUTUAL_TRAILING``, ``MUTUAL_TRAILING_ANCHOR``."""
+    ``EARLY_PIPS`` (each bar class as the class it splits) are the parts of its
+    ``lead+mutual+anchor`` split in the order its docstring gives: 0..7 ``CONTACT``,
+    ``ANCHOR``, ``MUTUAL``, ``MUTUAL_ANCHOR``, ``TRAILING``, ``TRAILING_ANCHOR``,
+    ``MUTUAL_TRAILING``, ``MUTUAL_TRAILING_ANCHOR``."""
     from bgtui.training.kernels import net_classes
 
     experts = _research_experts()
@@ -1020,23 +1263,25 @@ def test_has_anchor_is_the_anchor_split_of_research_experts():
         MUTUAL_TRAILING,
         MUTUAL_TRAILING_ANCHOR,
     )
-    below = np.isin(cls, _BELOW)
-    assert np.array_equal(np.array(order)[part[below]], cls[below])
-    assert len(set(cls[below].tolist())) == 8
+    below = np.isin(cls, _ALL_BELOW)
+    unbarred = np.array([_UNBARRED[k] for k in cls[below]])
+    assert np.array_equal(np.array(order)[part[below]], unbarred)
+    assert len(set(unbarred.tolist())) == 8
 
 
 def test_mutual_is_the_same_seen_from_either_side():
     """``is_mutual`` of a position is that of its swapped view (both sides back, or not), and
     is what the slots say (19..25 of the side on roll's, 0..6 of the other side's); so a
-    position of a contact stage class below ``EARLY_PIPS`` is of a mutual class exactly when
-    its swapped view is."""
+    position of a contact stage class below ``EARLY_PIPS`` is of a mutual class (or the bar
+    class of one) exactly when its swapped view is."""
     pairs = 0
     for pos in _positions():
         sw = _swapped(pos)
         want = bool((pos[19:26] > 0).any() and (pos[0:7] < 0).any())
         assert is_mutual(pos) == is_mutual(sw) == want, board_ascii(pos)
         a, b = net_class(pos), net_class(sw)
-        if a in _BELOW and b in _BELOW:
+        if a in _ALL_BELOW and b in _ALL_BELOW:
+            a, b = _UNBARRED[a], _UNBARRED[b]
             mutual = (MUTUAL, MUTUAL_TRAILING, MUTUAL_ANCHOR, MUTUAL_TRAILING_ANCHOR)
             assert (a in mutual) == (b in mutual)
             pairs += want
@@ -1044,11 +1289,11 @@ def test_mutual_is_the_same_seen_from_either_side():
 
 
 def test_each_class_is_valued_by_its_own_net():
-    """``evaluate0`` with fifteen different nets gives each position its class's dense forward
+    """``evaluate0`` with twenty-three different nets gives each position its class's dense forward
     pass (then the consistency rules), with tables and without."""
     from bgtui.engine.evaluate import _sanitize, evaluate0
 
-    nets = _fifteen_nets()
+    nets = _twenty_three_nets()
     x = np.zeros(NUM_INPUTS, dtype=np.float32)
     sw = np.zeros(26, dtype=np.int8)
     o = np.zeros(5, dtype=np.float32)
@@ -1086,7 +1331,7 @@ def test_grouped_1ply_is_the_mean_over_the_rolls_of_each_childs_own_best_value()
     result bit for bit."""
     from bgtui.engine.evaluate import _eval_ply1, make_lookahead_workspace
 
-    nets = _fifteen_nets()
+    nets = _twenty_three_nets()
     for bearoff in (False, True):
         ev = with_databases(nets, bearoff=bearoff)
         lws = make_lookahead_workspace()
@@ -1120,7 +1365,7 @@ def test_grouped_variance_reduction_step_does_not_depend_on_how_the_rolls_are_ba
         make_rollout_workspace,
     )
 
-    ev = with_databases(_fifteen_nets(), bearoff=True)
+    ev = with_databases(_twenty_three_nets(), bearoff=True)
     roots = np.ascontiguousarray(_positions()[5::40][:4])
     cubes = np.zeros((len(roots), 3))
     cubes[:, 0] = 1.0

@@ -388,13 +388,15 @@ def test_play_cache_is_emptied_for_another_run(ev):
     from bgtui.engine.nn import make_tables
 
     # the contact nets perturbed: the opening's lines are the early nets' (the trailing, the
-    # mutual and the anchor nets are the contact net, the early trailing and the early bar
-    # nets the early net)
+    # mutual, the anchor nets and the bar nets below EARLY_PIPS are the contact net, the early
+    # trailing and the early bar nets the early net)
     contact, ctab = as_net(contact), make_tables(contact)
     early, etab = as_net(early), make_tables(early)
     tables = (ctab, *ev.tables[1:3], etab, ev.tables[4], *(ctab,) * 7, etab, etab, etab)
+    tables += (ctab,) * 8
     below = ("trailing", "mutual", "mutual_trailing")
     below += ("anchor", "mutual_anchor", "trailing_anchor", "mutual_trailing_anchor")
+    below += tuple(f"{name}_bar" for name in ("contact", *below))
     ev2 = ev._replace(
         contact=contact,
         tables=tables,

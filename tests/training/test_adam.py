@@ -195,15 +195,16 @@ def _check_tied_net(tmp_path, pos, name, to):
 
 
 def test_the_early_net_trains_on_its_own_class_and_files_without_one_keep_it_tied(tmp_path):
-    from bgtui.engine.nn import CONTACT, EARLY
+    from bgtui.engine.nn import CONTACT, CONTACT_BAR, EARLY
     from bgtui.training.kernels import net_classes
 
-    # contact positions of whole games, early and later
+    # contact positions of whole games, early and later (with a checker on a bar or not:
+    # the contact bar net is the contact net's)
     pos = np.array(game_positions(4, 7), dtype=np.int8)
     cls = net_classes(pos)
-    pos = pos[(cls == EARLY) | (cls == CONTACT)]
+    pos = pos[np.isin(cls, (EARLY, CONTACT, CONTACT_BAR))]
     cls = net_classes(pos)
-    assert (cls == EARLY).sum() > 20 and (cls == CONTACT).sum() > 20
+    assert (cls == EARLY).sum() > 20 and np.isin(cls, (CONTACT, CONTACT_BAR)).sum() > 20
     _check_tied_net(tmp_path, pos, "early", "contact")
 
 
@@ -256,6 +257,48 @@ def test_an_early_bar_net_trains_on_its_own_class_and_files_without_one_keep_it_
     assert getattr(got, to) is not got.contact
 
 
+@pytest.mark.parametrize(
+    "name, to",
+    [
+        ("contact_bar", "contact"),
+        ("trailing_bar", "trailing"),
+        ("mutual_bar", "mutual"),
+        ("mutual_trailing_bar", "mutual_trailing"),
+        ("anchor_bar", "anchor"),
+        ("mutual_anchor_bar", "mutual_anchor"),
+        ("trailing_anchor_bar", "trailing_anchor"),
+        ("mutual_trailing_anchor_bar", "mutual_trailing_anchor"),
+    ],
+)
+def test_a_bar_net_below_early_pips_trains_on_its_own_class_and_files_without_one_keep_it_tied(
+    tmp_path, name, to
+):
+    """Each bar net below ``EARLY_PIPS`` against the net of the class it splits (the contact
+    net, or a net the small weights tie in turn to it, directly or through the trailing,
+    mutual or anchor net: a chain): trained alone it starts as that net; a fit of that net
+    alone keeps the two one net; in a chain, the contact net stays as it was."""
+    from bgtui.engine.nn import NET_NAMES
+    from bgtui.training.kernels import net_classes
+
+    # contact positions of whole games below EARLY_PIPS, seen by either side, with a checker
+    # on a bar and without (the rarer classes from more games)
+    classes = (NET_NAMES.index(name), NET_NAMES.index(to))
+    pos = np.array(game_positions(4, 7), dtype=np.int8)
+    pos = np.concatenate([pos, -pos[:, ::-1]])
+    cls = net_classes(pos)
+    if min((cls == k).sum() for k in classes) <= 20:
+        pos = np.array(game_positions(4, 40), dtype=np.int8)
+        pos = np.concatenate([pos, -pos[:, ::-1]])
+    pos = pos[np.isin(net_classes(pos), classes)]
+    cls = net_classes(pos)
+    assert min((cls == k).sum() for k in classes) > 20, np.bincount(cls)
+    start, got = _check_tied_net(tmp_path, pos, name, to)
+    assert getattr(start, name) is getattr(start, to) is start.contact
+    if to != "contact":  # a chain: the fit of the net of the class it splits unties it
+        assert all(np.array_equal(x, y) for x, y in zip(got.contact, start.contact))
+        assert getattr(got, to) is not got.contact
+
+
 def test_the_holding_net_trains_on_its_own_class_and_files_without_one_keep_it_tied(tmp_path):
     from bgtui.engine.nn import CRASHED, CRASHED_CLASSES, HOLDING
     from bgtui.training.kernels import net_classes
@@ -272,14 +315,16 @@ def test_the_holding_net_trains_on_its_own_class_and_files_without_one_keep_it_t
 
 
 def test_the_trailing_net_trains_on_its_own_class_and_files_without_one_keep_it_tied(tmp_path):
-    from bgtui.engine.nn import CONTACT, TRAILING
+    from bgtui.engine.nn import CONTACT, CONTACT_BAR, TRAILING, TRAILING_BAR
     from bgtui.training.kernels import net_classes
 
-    # contact positions of whole games below EARLY_PIPS, the side on roll ahead or behind
+    # contact positions of whole games below EARLY_PIPS, the side on roll ahead or behind,
+    # with a checker on a bar or not (each bar net the net of the class it splits)
     pos = np.array(game_positions(4, 7), dtype=np.int8)
-    pos = pos[np.isin(net_classes(pos), (CONTACT, TRAILING))]
+    pos = pos[np.isin(net_classes(pos), (CONTACT, TRAILING, CONTACT_BAR, TRAILING_BAR))]
     cls = net_classes(pos)
-    assert (cls == TRAILING).sum() > 20 and (cls == CONTACT).sum() > 20
+    assert np.isin(cls, (TRAILING, TRAILING_BAR)).sum() > 20
+    assert np.isin(cls, (CONTACT, CONTACT_BAR)).sum() > 20
     start, got = _check_tied_net(tmp_path, pos, "trailing", "contact")
     # a fit of the contact nets leaves the crashed net alone
     assert all(np.array_equal(x, y) for x, y in zip(got.crashed, start.crashed))

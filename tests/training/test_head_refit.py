@@ -11,17 +11,25 @@ from bgtui.analysis.weights import as_nets, load_weights, save_weights
 from bgtui.engine.evaluate import hidden_size, make_play_workspace
 from bgtui.engine.nn import (
     ANCHOR,
+    ANCHOR_BAR,
     CONTACT,
+    CONTACT_BAR,
     EARLY,
     EARLY_BAR,
     EARLY_TRAILING,
     EARLY_TRAILING_BAR,
     MUTUAL,
     MUTUAL_ANCHOR,
+    MUTUAL_ANCHOR_BAR,
+    MUTUAL_BAR,
     MUTUAL_TRAILING,
     MUTUAL_TRAILING_ANCHOR,
+    MUTUAL_TRAILING_ANCHOR_BAR,
+    MUTUAL_TRAILING_BAR,
     TRAILING,
     TRAILING_ANCHOR,
+    TRAILING_ANCHOR_BAR,
+    TRAILING_BAR,
     net_class,
 )
 from bgtui.engine.rng import make_rng
@@ -60,7 +68,8 @@ def test_refit_changes_only_the_rows_asked_for_and_moves_them_to_the_targets(
     tmp_path, contact_positions
 ):
     """Targets whose backgammon rates are 20%: the refitted rows 2 and 4 of the contact and
-    crashed nets predict about that on the positions; every other weight is untouched."""
+    crashed nets predict about that on the positions (the contact net's: those of its class
+    and of the contact bar class, tied to it); every other weight is untouched."""
     pos = contact_positions
     ro = np.zeros((len(pos), 5), dtype=np.float32)
     ro[:, 0] = 0.5
@@ -90,7 +99,7 @@ def test_refit_changes_only_the_rows_asked_for_and_moves_them_to_the_targets(
             assert new[c][3][j] == old[c][3][j]
     np.testing.assert_array_equal(new[1][2], old[1][2])  # the race net
     cls = np.array([net_class(p) for p in pos])
-    k = np.flatnonzero(cls == 0)
+    k = np.flatnonzero(np.isin(cls, (CONTACT, CONTACT_BAR)))
     _, y_old = forward(old[0], dense_inputs(pos, k))
     _, y_new = forward(new[0], dense_inputs(pos, k))
     assert abs(y_new[:, 2].mean() - 0.2) < 0.02 and abs(y_new[:, 4].mean() - 0.2) < 0.02
@@ -101,9 +110,11 @@ def test_a_chain_of_tied_nets_is_refitted_as_the_net_it_ends_at(tmp_path, contac
     """Weights whose trailing net is their contact net, and so their mutual trailing net
     (tied to the trailing net), their mutual net and their anchor nets (tied to those), and
     whose early trailing and early bar nets are their early net (the early trailing bar net
-    by the early trailing net: a chain): the positions of the eight classes below
-    ``EARLY_PIPS`` refit the contact net's rows, those of the four early classes the early
-    net's, and the weights written keep the ties."""
+    by the early trailing net: a chain), and whose bar nets below ``EARLY_PIPS`` are the
+    nets of the classes they split (so the contact net, by chains through the anchor,
+    mutual and trailing nets): the positions of the sixteen classes below ``EARLY_PIPS``
+    refit the contact net's rows, those of the four early classes the early net's, and the
+    weights written keep the ties."""
     init = tmp_path / "tied.npz"
     save_weights(init, as_nets(load_weights("bgtui-0.npz")[0])[:5], {})
     pos = contact_positions
@@ -114,15 +125,20 @@ def test_a_chain_of_tied_nets_is_refitted_as_the_net_it_ends_at(tmp_path, contac
     out = tmp_path / "w.npz"
     info = refit_heads(out, init, data, heads=(2,), holdout=0, log=lambda s: None)
     cls = np.array([net_class(p) for p in pos])
-    assert (cls == TRAILING).sum() > 20
-    assert np.isin(cls, (MUTUAL_TRAILING, MUTUAL_TRAILING_ANCHOR)).sum() > 20
+    assert np.isin(cls, (TRAILING, TRAILING_BAR)).sum() > 20
+    mutual_trailing = (MUTUAL_TRAILING, MUTUAL_TRAILING_ANCHOR)
+    mutual_trailing += (MUTUAL_TRAILING_BAR, MUTUAL_TRAILING_ANCHOR_BAR)
+    assert np.isin(cls, mutual_trailing).sum() > 20
     below = (CONTACT, TRAILING, MUTUAL, MUTUAL_TRAILING)
     below += (ANCHOR, MUTUAL_ANCHOR, TRAILING_ANCHOR, MUTUAL_TRAILING_ANCHOR)
-    assert info["report"]["contact_2"]["train"] == np.isin(cls, below).sum()
+    bars = (CONTACT_BAR, TRAILING_BAR, MUTUAL_BAR, MUTUAL_TRAILING_BAR)
+    bars += (ANCHOR_BAR, MUTUAL_ANCHOR_BAR, TRAILING_ANCHOR_BAR, MUTUAL_TRAILING_ANCHOR_BAR)
+    assert min((cls == k).sum() for k in bars) > 2, np.bincount(cls)
+    assert info["report"]["contact_2"]["train"] == np.isin(cls, below + bars).sum()
     early = (EARLY, EARLY_TRAILING, EARLY_BAR, EARLY_TRAILING_BAR)
     assert min((cls == k).sum() for k in early) > 5, np.bincount(cls)
     assert info["report"]["early_2"]["train"] == np.isin(cls, early).sum()
-    tied = ("trailing", "mutual", "anchor", "early_trailing", "early_bar")
+    tied = ("trailing", "mutual", "anchor", "early_trailing", "early_bar", "contact_bar")
     assert not any(key.startswith(tied) for key in info["report"])
     ev = load_weights(str(out))[0]
     assert ev.mutual_trailing is ev.trailing and ev.trailing is ev.contact
@@ -131,6 +147,9 @@ def test_a_chain_of_tied_nets_is_refitted_as_the_net_it_ends_at(tmp_path, contac
     assert ev.mutual_trailing_anchor is ev.contact
     assert ev.early_trailing is ev.early and ev.early is not ev.contact
     assert ev.early_bar is ev.early_trailing_bar is ev.early
+    assert ev.contact_bar is ev.trailing_bar is ev.mutual_bar is ev.mutual_trailing_bar
+    assert ev.anchor_bar is ev.mutual_anchor_bar is ev.trailing_anchor_bar is ev.contact
+    assert ev.mutual_trailing_anchor_bar is ev.contact_bar is ev.contact
 
 
 #: (anchor class, the class it splits)
@@ -146,9 +165,11 @@ def test_the_anchor_nets_are_refitted_with_the_nets_of_the_classes_they_split(
     tmp_path, contact_positions
 ):
     """The shipped weights with their anchor nets tied to the nets of the classes they split
-    (the contact, mutual, trailing and mutual trailing nets, each a net of its own): each of
-    those nets' rows is refitted on its class's positions and its anchor class's, and the
-    weights written keep the ties."""
+    (the contact, mutual, trailing and mutual trailing nets, each a net of its own; the bar
+    nets below ``EARLY_PIPS`` tied to the nets of the classes they split, the anchor bar
+    nets so by a chain to those four): each of those nets' rows is refitted on its class's
+    positions, its anchor class's and those two classes' bar classes', and the weights
+    written keep the ties."""
     from bgtui.engine.nn import NET_NAMES
 
     pos = contact_positions
@@ -160,20 +181,25 @@ def test_the_anchor_nets_are_refitted_with_the_nets_of_the_classes_they_split(
     nets = list(as_nets(shipped))
     for anchor, k in _ANCHOR_TIES:
         nets[anchor] = nets[k]
+        nets[NET_NAMES.index(f"{NET_NAMES[anchor]}_bar")] = nets[k]  # tied to it in turn
     tied = tmp_path / "tied.npz"
     save_weights(tied, tuple(nets), meta, side=shipped.side)
     out = tmp_path / "w.npz"
     info = refit_heads(out, str(tied), data, heads=(2,), holdout=0, log=lambda s: None)
     cls = np.array([net_class(p) for p in pos])
     for anchor, k in _ANCHOR_TIES:
-        assert (cls == anchor).sum() > 5 and (cls == k).sum() > 5
-        assert info["report"][f"{NET_NAMES[k]}_2"]["train"] == np.isin(cls, (k, anchor)).sum()
+        bars = tuple(NET_NAMES.index(f"{NET_NAMES[j]}_bar") for j in (k, anchor))
+        assert np.isin(cls, (anchor, bars[1])).sum() > 5 and np.isin(cls, (k, bars[0])).sum() > 5
+        got = info["report"][f"{NET_NAMES[k]}_2"]["train"]
+        assert got == np.isin(cls, (k, anchor, *bars)).sum()
     assert not any("anchor" in key for key in info["report"])
     ev = load_weights(str(out))[0]
     assert ev.anchor is ev.contact and ev.mutual_anchor is ev.mutual
     assert ev.trailing_anchor is ev.trailing
     assert ev.mutual_trailing_anchor is ev.mutual_trailing
     assert len({id(x) for x in (ev.contact, ev.mutual, ev.trailing, ev.mutual_trailing)}) == 4
+    assert ev.anchor_bar is ev.contact_bar is ev.contact
+    assert ev.mutual_trailing_anchor_bar is ev.mutual_trailing
 
 
 def _train_heads(checkpoint, data, *extra):
