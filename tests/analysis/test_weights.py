@@ -303,7 +303,8 @@ def test_tied_nets_follow_a_chain_to_the_net_of_its_own():
     assert tied_nets([with_databases(nets[:13])]) == [(13, 3), (14, 12), *BAR_TIES]
     assert tied_nets([with_databases(nets[:12])]) == [*early, *BAR_TIES]
     assert tied_nets([with_databases(nets[:8])]) == [*anchors, *early, *bars]
-    assert tied_nets([with_databases(nets[:6])]) == [
+    # six nets of their own: the others tied to the contact or the trailing net
+    six = [
         (6, 0),
         (7, 5),
         (8, 0),
@@ -320,6 +321,7 @@ def test_tied_nets_follow_a_chain_to_the_net_of_its_own():
         (21, 5),
         (22, 5),
     ]
+    assert tied_nets([with_databases(nets[:6])]) == six
     assert tied_nets([with_databases(nets[:5])]) == [
         *((k, 0) for k in range(5, 12)),
         *early,
@@ -327,23 +329,7 @@ def test_tied_nets_follow_a_chain_to_the_net_of_its_own():
     ]
     # tied in one evaluator of two: not tied
     both = [with_databases(nets[:5]), with_databases(nets[:6])]
-    assert tied_nets(both) == [
-        (6, 0),
-        (7, 5),
-        (8, 0),
-        (9, 0),
-        (10, 5),
-        (11, 5),
-        *early,
-        (15, 0),
-        (16, 5),
-        (17, 0),
-        (18, 5),
-        (19, 0),
-        (20, 0),
-        (21, 5),
-        (22, 5),
-    ]
+    assert tied_nets(both) == six
     both = [with_databases(nets[:8]), with_databases(nets)]
     assert tied_nets(both) == []
     both = [with_databases(nets[:13]), with_databases(nets[:14])]
@@ -604,26 +590,27 @@ def test_a_file_of_twenty_three_nets_evaluates_as_the_nets_it_was_saved_from(tmp
     assert np.array_equal(np.concatenate(vals), want)
 
 
-def test_the_shipped_weights_have_a_net_for_every_class_but_the_bar_ones(tmp_path):
-    """The shipped file has a net of its own for every class but the two early bar ones and
-    the eight bar classes below ``EARLY_PIPS`` (13 nets; the early bar net is its early net,
-    the early trailing bar net its early trailing net and each bar net below ``EARLY_PIPS``
-    the net of the class it splits, flagged, the only ties), each net of its own counts in
-    its digest by name, which is what files without early bar nets have always had, and a
-    copy saved and loaded again holds the arrays of those 13 nets with the same values and
-    digest, tied as before."""
+def test_the_shipped_weights_have_a_net_for_every_class_but_the_early_bar_ones(tmp_path):
+    """The shipped file has a net of its own for every class but the two early bar ones (21
+    nets; the early bar net is its early net and the early trailing bar net its early
+    trailing net, flagged, the only ties), each net of its own counts in its digest by name,
+    which is what files with bar nets below ``EARLY_PIPS`` have always had (and differs from
+    every older era's), and a copy saved and loaded again holds the arrays of every net but
+    the early bar ones with the same values and digest, tied as before."""
     ev, meta = load_weights("bgtui-0.npz")
     nets = nets_of(ev)
-    assert len(NET_NAMES) == 23 and len({id(net) for net in nets}) == 13
-    assert len({id(table) for table in ev.tables}) == 13
+    assert len(NET_NAMES) == 23 and len({id(net) for net in nets}) == 21
+    assert len({id(table) for table in ev.tables}) == 21
     assert ev.early_bar is ev.early and ev.tables[13] is ev.tables[3]
     assert ev.early_trailing_bar is ev.early_trailing and ev.tables[14] is ev.tables[12]
     assert ev.early_trailing is not ev.early and ev.tables[12] is not ev.tables[3]
-    assert tied_nets([ev]) == [(13, 3), (14, 12), *BAR_TIES]
-    assert {key for key in meta if "_is_" in key} == EARLY_BAR_FLAGS | BAR_FLAGS
+    assert tied_nets([ev]) == [(13, 3), (14, 12)]
+    assert {key for key in meta if "_is_" in key} == EARLY_BAR_FLAGS
     digest = evaluator_digest(ev)
-    assert digest == _digest_with_ties(ev, len(_TIES)) == _digest_without_early_bar(ev)
+    assert digest == _digest_with_ties(ev, len(_TIES))
     assert digest not in (
+        _digest_without_bar(ev),
+        _digest_without_early_bar(ev),
         _digest_without_early_trailing(ev),
         _digest_without_anchor(ev),
         _digest_without_mutual(ev),
@@ -633,12 +620,12 @@ def test_the_shipped_weights_have_a_net_for_every_class_but_the_bar_ones(tmp_pat
     arrays = _arrays(tmp_path / "copy.npz")
     for name in NET_NAMES:
         saved = [f"{name}_{part}" in arrays for part in ("w1", "b1", "w2", "b2")]
-        assert saved == [NET_NAMES.index(name) < 13] * 4, name
-    flags = EARLY_BAR_FLAGS | BAR_FLAGS
-    assert {key for key in json.loads(str(arrays["meta"])) if "_is_" in key} == flags
+        assert saved == [name not in ("early_bar", "early_trailing_bar")] * 4, name
+    flags = {key for key in json.loads(str(arrays["meta"])) if "_is_" in key}
+    assert flags == EARLY_BAR_FLAGS
     got, again = load_weights(tmp_path / "copy.npz")
     assert evaluator_digest(got) == digest
-    assert tied_nets([got]) == [(13, 3), (14, 12), *BAR_TIES]
-    assert {key for key in again if "_is_" in key} == flags
+    assert tied_nets([got]) == [(13, 3), (14, 12)]
+    assert {key for key in again if "_is_" in key} == EARLY_BAR_FLAGS
     for mine, theirs in zip(nets_of(got), nets):
         assert all(np.array_equal(x, y) for x, y in zip(mine, theirs))

@@ -68,8 +68,8 @@ def test_refit_changes_only_the_rows_asked_for_and_moves_them_to_the_targets(
     tmp_path, contact_positions
 ):
     """Targets whose backgammon rates are 20%: the refitted rows 2 and 4 of the contact and
-    crashed nets predict about that on the positions (the contact net's: those of its class
-    and of the contact bar class, tied to it); every other weight is untouched."""
+    crashed nets predict about that on the positions (the contact net's: those of the classes
+    it values); every other weight is untouched."""
     pos = contact_positions
     ro = np.zeros((len(pos), 5), dtype=np.float32)
     ro[:, 0] = 0.5
@@ -99,7 +99,8 @@ def test_refit_changes_only_the_rows_asked_for_and_moves_them_to_the_targets(
             assert new[c][3][j] == old[c][3][j]
     np.testing.assert_array_equal(new[1][2], old[1][2])  # the race net
     cls = np.array([net_class(p) for p in pos])
-    k = np.flatnonzero(np.isin(cls, (CONTACT, CONTACT_BAR)))
+    valued = [j for j, net in enumerate(new) if net is new[CONTACT]]  # by the contact net
+    k = np.flatnonzero(np.isin(cls, valued))
     _, y_old = forward(old[0], dense_inputs(pos, k))
     _, y_new = forward(new[0], dense_inputs(pos, k))
     assert abs(y_new[:, 2].mean() - 0.2) < 0.02 and abs(y_new[:, 4].mean() - 0.2) < 0.02
@@ -165,11 +166,10 @@ def test_the_anchor_nets_are_refitted_with_the_nets_of_the_classes_they_split(
     tmp_path, contact_positions
 ):
     """The shipped weights with their anchor nets tied to the nets of the classes they split
-    (the contact, mutual, trailing and mutual trailing nets, each a net of its own; the bar
-    nets below ``EARLY_PIPS`` tied to the nets of the classes they split, the anchor bar
-    nets so by a chain to those four): each of those nets' rows is refitted on its class's
-    positions, its anchor class's and those two classes' bar classes', and the weights
-    written keep the ties."""
+    (the contact, mutual, trailing and mutual trailing nets, each a net of its own) and the
+    bar nets of both classes tied to those four too: each of those nets' rows is refitted on
+    its class's positions, its anchor class's and those two classes' bar classes', and the
+    weights written keep the ties."""
     from bgtui.engine.nn import NET_NAMES
 
     pos = contact_positions
@@ -181,7 +181,8 @@ def test_the_anchor_nets_are_refitted_with_the_nets_of_the_classes_they_split(
     nets = list(as_nets(shipped))
     for anchor, k in _ANCHOR_TIES:
         nets[anchor] = nets[k]
-        nets[NET_NAMES.index(f"{NET_NAMES[anchor]}_bar")] = nets[k]  # tied to it in turn
+        for j in (k, anchor):  # the bar nets of both classes tied to it in turn
+            nets[NET_NAMES.index(f"{NET_NAMES[j]}_bar")] = nets[k]
     tied = tmp_path / "tied.npz"
     save_weights(tied, tuple(nets), meta, side=shipped.side)
     out = tmp_path / "w.npz"
