@@ -1,0 +1,86 @@
+"""How much do rollout labels depend on the player of the rollouts? The plays of a
+rollout-labelled set relabelled by full-game rollouts played by other weights.
+
+    python research/player_labels.py --data data/dz2t144 --shards 0,1 --seed 9901 \\
+        --into DIR [--trials 144] [--workers 2] PLAYER.npz [PLAYER.npz ...]
+
+Each shard ``k`` of ``--data`` (made by ``bgtui train dataset --target-games --children-best``)
+is rolled out again by each PLAYER, ``--trials`` trials with the set's settings (variance
+reduction by the filter's two best plays, the plays of a roll on the same dice), from the seed
+``seed * 1_000_003 + k``, into ``DIR/<player's file stem>/`` (a shard already there is kept, so
+an interrupted run resumes). Printed, in millipoints, the group-centred RMS
+(``sibling_errors.rms`` of ``adam.sibling_residuals``) of every pair of label sets, the set's
+own included, and of each player's 0-ply against each. With the set's own player among the
+PLAYERs, its pair with the set is the labels' noise alone (two independent rollouts, so
+sqrt(2) times one's noise); a pair of players on independent dice that differs by more has
+that much more, in quadrature, from the players.
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "evaluation"))
+
+from sibling_errors import rms  # noqa: E402
+
+from bgtui.analysis.weights import load_weights, with_databases  # noqa: E402
+from bgtui.engine import EQUITY_COEF  # noqa: E402
+from bgtui.training.adam import sibling_residuals  # noqa: E402
+from bgtui.training.train import load_dataset, plied_targets, rollout_targets  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("players", nargs="+")
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--shards", required=True, help="shard indices, comma-separated")
+    ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("--into", required=True)
+    ap.add_argument("--trials", type=int, default=144)
+    ap.add_argument("--workers", type=int, default=2)
+    a = ap.parse_args()
+    shards = [int(s) for s in a.shards.split(",")]
+    pos, own, groups = [], [], []
+    for k in shards:
+        p, t, g = load_dataset(f"{a.data}:{k}:{k + 1}", with_groups=True)
+        pos.append(p)
+        own.append(t)
+        groups.append(g + (0 if not groups else groups[-1].max() + 1))
+    pos, groups = np.concatenate(pos), np.concatenate(groups)
+    labels = {Path(a.data).name: np.concatenate(own).astype(np.float64)}
+    for w in a.players:
+        ev = with_databases(load_weights(w)[0], True)
+        out = Path(a.into) / Path(w).stem
+        out.mkdir(parents=True, exist_ok=True)
+        rows = []
+        for k in shards:
+            f = out / f"shard-{k:05d}.npz"
+            if not f.exists():
+                p, _, g = load_dataset(f"{a.data}:{k}:{k + 1}", with_groups=True)
+                seed = a.seed * 1_000_003 + k
+                t = rollout_targets(ev, p, a.trials, seed, a.workers, vr_filter=2, groups=g)
+                np.savez_compressed(f, positions=p, targets=t, groups=g)
+            with np.load(f) as z:
+                rows.append(z["targets"])
+        labels[Path(w).stem] = np.concatenate(rows).astype(np.float64)
+    names = list(labels)
+    print(f"{len(pos)} plays")
+    for i, x in enumerate(names):
+        for y in names[i + 1 :]:
+            d = 1000 * float(np.mean((labels[x] - labels[y]) @ EQUITY_COEF))
+            r = rms(sibling_residuals(labels[x], labels[y], groups))
+            print(f"{x} against {y}: group-centred {r:.2f}, mean equity {d:+.2f}")
+    for w in a.players:
+        ev = with_databases(load_weights(w)[0])
+        v = plied_targets(ev, pos, 0, a.workers).astype(np.float64)
+        against = ", ".join(
+            f"{n} {rms(sibling_residuals(v, labels[n], groups)):.2f}" for n in names
+        )
+        print(f"{Path(w).stem}'s 0-ply against {against}")
+
+
+if __name__ == "__main__":
+    main()
