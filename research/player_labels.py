@@ -2,13 +2,15 @@
 rollout-labelled set relabelled by full-game rollouts played by other weights.
 
     python research/player_labels.py --data data/dz2t144 --shards 0,1 --seed 9901 \\
-        --into DIR [--trials 144] [--workers 2] PLAYER.npz [PLAYER.npz ...]
+        --into DIR [--trials 144] [--ply 0] [--workers 2] PLAYER.npz [PLAYER.npz ...]
 
 Each shard ``k`` of ``--data`` (made by ``bgtui train dataset --target-games --children-best``)
 is rolled out again by each PLAYER, ``--trials`` trials with the set's settings (variance
 reduction by the filter's two best plays, the plays of a roll on the same dice), from the seed
 ``seed * 1_000_003 + k``, into ``DIR/<player's file stem>/`` (a shard already there is kept, so
-an interrupted run resumes). Printed, in millipoints, the group-centred RMS
+an interrupted run resumes). With ``--ply 1`` the players choose their plays (and value the
+variance reduction's) at 1-ply, about twenty times the time; the directory is then
+``DIR/<stem>-ply1/``. Printed, in millipoints, the group-centred RMS
 (``sibling_errors.rms`` of ``adam.sibling_residuals``) of every pair of label sets, the set's
 own included, and of each player's 0-ply against each. With the set's own player among the
 PLAYERs, its pair with the set is the labels' noise alone (two independent rollouts, so
@@ -40,6 +42,7 @@ def main():
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--into", required=True)
     ap.add_argument("--trials", type=int, default=144)
+    ap.add_argument("--ply", type=int, default=0, choices=(0, 1, 2))
     ap.add_argument("--workers", type=int, default=2)
     a = ap.parse_args()
     shards = [int(s) for s in a.shards.split(",")]
@@ -53,7 +56,8 @@ def main():
     labels = {Path(a.data).name: np.concatenate(own).astype(np.float64)}
     for w in a.players:
         ev = with_databases(load_weights(w)[0], True)
-        out = Path(a.into) / Path(w).stem
+        name = Path(w).stem + (f"-ply{a.ply}" if a.ply else "")
+        out = Path(a.into) / name
         out.mkdir(parents=True, exist_ok=True)
         rows = []
         for k in shards:
@@ -61,11 +65,13 @@ def main():
             if not f.exists():
                 p, _, g = load_dataset(f"{a.data}:{k}:{k + 1}", with_groups=True)
                 seed = a.seed * 1_000_003 + k
-                t = rollout_targets(ev, p, a.trials, seed, a.workers, vr_filter=2, groups=g)
+                t = rollout_targets(
+                    ev, p, a.trials, seed, a.workers, vr_filter=2, groups=g, ply=a.ply
+                )
                 np.savez_compressed(f, positions=p, targets=t, groups=g)
             with np.load(f) as z:
                 rows.append(z["targets"])
-        labels[Path(w).stem] = np.concatenate(rows).astype(np.float64)
+        labels[name] = np.concatenate(rows).astype(np.float64)
     names = list(labels)
     print(f"{len(pos)} plays")
     for i, x in enumerate(names):

@@ -323,14 +323,20 @@ def list_shards(data_dir: Path) -> list[Path]:
 
 
 def target_rollout_settings(
-    trials: int, seed: int, truncate: int = 0, vr_filter: int = 0, one_sided: bool = True
+    trials: int,
+    seed: int,
+    truncate: int = 0,
+    vr_filter: int = 0,
+    one_sided: bool = True,
+    ply: int = 0,
 ):
     """The RolloutSettings of the rollouts that label positions: ``trials`` trials from
     ``seed``, variance reduction (its ``vr_filter``), one worker a job, ``truncate`` rolls a
-    trial (0: to the end); ``one_sided``: cut by the one-sided bear-off approximation too."""
+    trial (0: to the end); ``one_sided``: cut by the one-sided bear-off approximation too;
+    ``ply``: the checker play's ply."""
     from bgtui.analysis.models import RolloutSettings
 
-    chosen = dict(trials=trials, seed=seed, truncate=truncate, vr_filter=vr_filter)
+    chosen = dict(trials=trials, seed=seed, truncate=truncate, vr_filter=vr_filter, ply=ply)
     fixed = dict(variance_reduction=True, one_sided_truncation=one_sided, workers=1)
     return RolloutSettings(**chosen, **fixed)
 
@@ -344,9 +350,10 @@ def rollout_targets(
     truncate: int = 0,
     vr_filter: int = 0,
     groups=1,
+    ply: int = 0,
 ) -> np.ndarray:
     """Targets for ``positions`` from rollouts of ``trials`` trials each (variance reduction,
-    quasi-random dice, 0-ply play), truncated where a bear-off database values the position:
+    quasi-random dice, ``ply``-ply play), truncated where a bear-off database values the position:
     exactly in the two-sided one, by the one-sided approximation in home-board bear-offs and
     straggler races (mean error 0.03 points of winning chances against long rollouts; the
     rollouts take 0.06 s a race instead of 0.11 s).
@@ -363,7 +370,7 @@ def rollout_targets(
     from bgtui.analysis.rollout import RolloutJob
 
     out = np.zeros((len(positions), 5), dtype=np.float32)
-    settings = target_rollout_settings(trials, seed, truncate, vr_filter)
+    settings = target_rollout_settings(trials, seed, truncate, vr_filter, ply=ply)
     if np.ndim(groups) == 0:
         starts = list(range(0, len(positions), int(groups)))
         ends = starts[1:] + [len(positions)]
