@@ -46,13 +46,13 @@ def main():
     ap.add_argument("--workers", type=int, default=2)
     a = ap.parse_args()
     shards = [int(s) for s in a.shards.split(",")]
-    pos, own, groups = [], [], []
+    pos, own, groups, rolls = [], [], [], []
     for k in shards:
         p, t, g = load_dataset(f"{a.data}:{k}:{k + 1}", with_groups=True)
         pos.append(p)
         own.append(t)
+        rolls.append(g)
         groups.append(g + (0 if not groups else groups[-1].max() + 1))
-    pos, groups = np.concatenate(pos), np.concatenate(groups)
     labels = {Path(a.data).name: np.concatenate(own).astype(np.float64)}
     for w in a.players:
         ev = with_databases(load_weights(w)[0], True)
@@ -60,10 +60,9 @@ def main():
         out = Path(a.into) / name
         out.mkdir(parents=True, exist_ok=True)
         rows = []
-        for k in shards:
+        for k, p, g in zip(shards, pos, rolls):
             f = out / f"shard-{k:05d}.npz"
             if not f.exists():
-                p, _, g = load_dataset(f"{a.data}:{k}:{k + 1}", with_groups=True)
                 seed = a.seed * 1_000_003 + k
                 t = rollout_targets(
                     ev, p, a.trials, seed, a.workers, vr_filter=2, groups=g, ply=a.ply
@@ -72,6 +71,7 @@ def main():
             with np.load(f) as z:
                 rows.append(z["targets"])
         labels[name] = np.concatenate(rows).astype(np.float64)
+    pos, groups = np.concatenate(pos), np.concatenate(groups)
     names = list(labels)
     print(f"{len(pos)} plays")
     for i, x in enumerate(names):
