@@ -3,7 +3,7 @@
     python research/experts.py median --anchor DIRS
     python research/experts.py fit WEIGHTS OUT.npz --anchor DIRS --split T[,T2...]|off|lead|mutual|anchor|bar|prime|homeblot[+...] \\
         --part K|all [--net contact|crashed] [--below PIPS] [--from PIPS] [--start NET] \\
-        [--epochs 4] [--alpha 1e-4] [--alpha-end 2e-5] [--batch 256] [--rank-weight 16]
+        [--epochs 4] [--alpha 1e-4] [--alpha-end 2e-5] [--batch 256] [--rank-weight 16] [--cross]
     python research/experts.py errors --data DIRS --split T[,T2...]|off|lead|mutual|anchor|bar|prime|homeblot[+...] \\
         [--net contact|crashed] [--below PIPS] [--from PIPS] WEIGHTS PART0.npz PART1.npz [...] \\
         [--control CONTROL.npz | --controls C0.npz,C1.npz,... --control-split S]
@@ -62,7 +62,8 @@ tie to another is that net).
 ``fit``: fine-tunes the contact (``--net``) net of WEIGHTS (the other nets kept) by minibatch
 Adam on the anchor's contact (``--net``) rows of one part (``all``: every such row, the
 control), the loss of ``bgtui train fit --optimizer adam`` (cross-entropy and the sibling rank
-term). Weights whose early, trailing, mutual or anchor net is their contact net (or whose
+term; with ``--cross``, a roll's plays outside the part join the sibling term too, at the
+0-ply values of WEIGHTS, fixed). Weights whose early, trailing, mutual or anchor net is their contact net (or whose
 holding net is their crashed net, whose mutual trailing net their trailing net or, through it,
 their contact net, whose other anchor nets the nets of the classes they split or the nets those
 are in turn, whose early trailing net their early net or, through it, their contact net,
@@ -259,8 +260,16 @@ def cmd_fit(args):
         keep &= parts(pos, args.split) == int(args.part)
     rows = np.flatnonzero(keep)
     x, t, g = adam.dense_inputs(pos, rows), tg[rows], grp[rows]
+    fixed = None
+    if args.cross:
+        other = np.flatnonzero(~keep & np.isin(grp, g[g >= 0]))
+        other = other[np.argsort(grp[other], kind="stable")]
+        fixed = (values(args.weights, pos[other]), tg[other], grp[other])
     del pos, tg, grp
-    print(json.dumps({"part": args.part, "rows": len(rows)}), flush=True)
+    print(
+        json.dumps({"part": args.part, "rows": len(rows), "cross": len(fixed[2]) if fixed else 0}),
+        flush=True,
+    )
     net = nets[NET_NAMES.index(args.start) if args.start else NETS[args.net][0]]
     moments = adam.new_moments(net)
     rng = np.random.default_rng(args.seed)
@@ -268,7 +277,7 @@ def cmd_fit(args):
         t0 = time.time()
         a = fit_alpha(ep, args.epochs, args.alpha, args.alpha_end)
         order = adam.group_order(g, rng)
-        se = adam.adam_pass(net, moments, x, t, order, args.batch, a, g, args.rank_weight)
+        se = adam.adam_pass(net, moments, x, t, order, args.batch, a, g, args.rank_weight, fixed)
         meta_out = dict(meta)
         meta_out["experts_fit"] = {
             "weights": str(args.weights),
@@ -283,6 +292,7 @@ def cmd_fit(args):
             "batch": args.batch,
             "rank_weight": args.rank_weight,
             "seed": args.seed,
+            "cross": args.cross,
         }
         save_weights(args.out, tuple(nets), meta_out)
         print(
@@ -419,6 +429,11 @@ def main():
     p.add_argument("--alpha-end", type=float, default=2e-5)
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--rank-weight", type=float, default=16.0)
+    p.add_argument(
+        "--cross",
+        action="store_true",
+        help="the sibling term spans whole rolls: plays outside the part join it at WEIGHTS' values",
+    )
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--start", choices=NET_NAMES, help="the net fitted starts as this one")
     p.set_defaults(func=cmd_fit)

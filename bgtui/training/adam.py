@@ -72,13 +72,15 @@ def sibling_residuals(y, t, groups):
     return rc
 
 
-def gradients(net, x, t, groups=None, rank_weight: float = 0.0):
+def gradients(net, x, t, groups=None, rank_weight: float = 0.0, fixed=None):
     """(gradients of the mean loss over the rows of ``x`` for w1, b1, w2, b2; summed squared
     error of the outputs). The loss is the cross-entropy of the five outputs and, with
     ``rank_weight`` > 0 and ``groups`` (the sibling group of each row, -1 for none), that
     weight times the squared sibling residual of each row (:func:`sibling_residuals`): the
     error in the equity differences between plays of one roll, the part of the error that
-    changes which play is chosen."""
+    changes which play is chosen. ``fixed`` (outputs, targets, groups) adds siblings valued
+    elsewhere (by other nets): they join the groups' centring and the sibling term, without
+    gradients of their own and without a row of the mean."""
     w1, b1, w2, b2 = net
     h, y = forward(net, x)
     d = y - t
@@ -86,7 +88,16 @@ def gradients(net, x, t, groups=None, rank_weight: float = 0.0):
     if rank_weight > 0.0 and groups is not None:
         from bgtui.engine import EQUITY_COEF
 
-        rc = sibling_residuals(y, t, groups)
+        if fixed is None:
+            rc = sibling_residuals(y, t, groups)
+        else:
+            fy, ft, fg = fixed
+            both = sibling_residuals(
+                np.concatenate([y, fy.astype(y.dtype)]),
+                np.concatenate([t, ft.astype(t.dtype)]),
+                np.concatenate([groups, fg]),
+            )
+            rc = both[: len(y)]
         # d(sum of rc^2)/d(output equity) = 2 rc (the group means' own terms sum to zero);
         # then through the equity's coefficients and the sigmoid to the output's input
         d += (2.0 * rank_weight) * rc[:, None] * EQUITY_COEF[None, :] * y * (1.0 - y)
@@ -122,19 +133,47 @@ def group_order(groups, rng):
     return np.argsort(rank[inv], kind="stable")
 
 
+def fixed_siblings(fixed, groups):
+    """The rows of ``fixed`` (outputs, targets, groups sorted ascending) whose group is one of
+    ``groups`` (-1 excluded), as a ``fixed`` of :func:`gradients`."""
+    fy, ft, fg = fixed
+    ug = np.unique(groups[groups >= 0])
+    lo = np.searchsorted(fg, ug, "left")
+    n = np.searchsorted(fg, ug, "right") - lo
+    rows = np.repeat(lo - np.cumsum(n) + n, n) + np.arange(n.sum())
+    return fy[rows], ft[rows], fg[rows]
+
+
 def adam_pass(
-    net, moments, x, t, order, batch: int, lr: float, groups=None, rank_weight: float = 0.0
+    net,
+    moments,
+    x,
+    t,
+    order,
+    batch: int,
+    lr: float,
+    groups=None,
+    rank_weight: float = 0.0,
+    fixed=None,
 ) -> float:
     """One pass over the rows ``order`` of ``x`` / ``t`` in minibatches of ``batch`` (a last
     partial batch is skipped: the next pass's order covers those rows), updating ``net`` and
     its :class:`Moments` in place. Returns the summed squared error seen in training.
     With ``rank_weight`` and ``groups``, the loss has the sibling term of :func:`gradients`
-    (``order`` should then keep groups together: :func:`group_order`)."""
+    (``order`` should then keep groups together: :func:`group_order`), over the batch's rows
+    and the rows of ``fixed`` (outputs, targets, groups sorted ascending: siblings valued by
+    other nets) in the batch's groups."""
     se = 0.0
     for s in range(0, len(order) - batch + 1, batch):
         rows = order[s : s + batch]
+        g = None if groups is None else groups[rows]
         grads, e = gradients(
-            net, x[rows], t[rows], None if groups is None else groups[rows], rank_weight
+            net,
+            x[rows],
+            t[rows],
+            g,
+            rank_weight,
+            None if fixed is None or g is None else fixed_siblings(fixed, g),
         )
         se += e
         step_net(net, moments, grads, lr)

@@ -433,6 +433,41 @@ def test_gradients_with_the_sibling_term_by_finite_differences():
     _assert_finite_differences(rng, net, grads, lambda: _rank_loss(net, x, t, groups, w), 1e-4)
 
 
+def _rank_loss_with_fixed(net, x, t, groups, w, fixed):
+    """The loss with siblings valued elsewhere: cross-entropy over the net's rows, the sibling
+    term over every row of the groups (the fixed ones included), divided by the net's rows."""
+    fy, ft, fg = fixed
+    _, y = adam.forward(net, x)
+    rc = adam.sibling_residuals(
+        np.concatenate([y, fy]), np.concatenate([t, ft]), np.concatenate([groups, fg])
+    ).astype(np.float64)
+    ce = -(t * np.log(y) + (1 - t) * np.log(1 - y)).sum()
+    return float((ce + w * (rc**2).sum()) / len(x))
+
+
+def test_gradients_with_fixed_siblings_by_finite_differences():
+    rng, net, x, t = _small_problem(4)
+    groups = np.repeat(np.arange(10), 4)
+    fg = np.array([0, 0, 3, 7, 7, 7, 11])  # group 11: fixed rows alone, no net's row
+    fixed = (rng.uniform(0.05, 0.95, (len(fg), 5)), rng.uniform(0, 1, (len(fg), 5)), fg)
+    w = 3.0
+    grads, _ = adam.gradients(net, x, t, groups, w, fixed)
+    alone, _ = adam.gradients(net, x, t, groups, w)
+    assert not np.allclose(grads[2], alone[2])  # the fixed siblings change the sibling term
+    _assert_finite_differences(
+        rng, net, grads, lambda: _rank_loss_with_fixed(net, x, t, groups, w, fixed), 1e-4
+    )
+
+
+def test_fixed_siblings_picks_the_rows_of_the_batch_groups():
+    fg = np.array([1, 1, 2, 4, 4, 4, 9])
+    fy = np.arange(7.0)[:, None] * np.ones((1, 5))
+    y, t, g = adam.fixed_siblings((fy, fy + 1, fg), np.array([4, -1, 9, 4, 3, 1]))
+    assert list(g) == [1, 1, 4, 4, 4, 9]
+    assert list(y[:, 0]) == [0, 1, 3, 4, 5, 6]
+    assert list(t[:, 0]) == [1, 2, 4, 5, 6, 7]
+
+
 def test_group_order_keeps_each_group_together():
     groups = np.array([0, 0, 0, 1, -1, 2, 2, -1, 3, 3, 3, 3])
     order = adam.group_order(groups, np.random.default_rng(3))
