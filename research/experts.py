@@ -102,6 +102,9 @@ all contact (``--net``), by part: WEIGHTS, the experts PART0, PART1, ... (each p
 net of its own part, centred over its whole group), and CONTROL; ``--controls`` with
 ``--control-split S`` takes the control's values of each part of the coarser split ``S`` from
 its own weights (the experts of a finer split against those of ``S`` fitted as long).
+Besides each part: ``mixed``, the groups whose plays span parts, and ``one_part`` the rest; the
+experts' figure less WEIGHTS' and CONTROL's with standard errors over whole groups for all
+three.
 """
 
 import argparse
@@ -354,9 +357,13 @@ def cmd_errors(args):
         eq["control"] = values_by_part(files, cpart, pos)
     eq["experts"] = values_by_part(args.experts, part, pos)
     report = {"plays": len(rows), "parts": np.bincount(part).tolist()}
-    masks = [("all", np.ones(len(pos), dtype=bool))]
-    masks += [(str(k), part == k) for k in range(len(args.experts))]
     _, ginv = np.unique(grp, return_inverse=True)
+    first = np.full(ginv.max() + 1, -1)
+    first[ginv[::-1]] = part[::-1]  # the part of each group's first play
+    spans = np.bincount(ginv, weights=part != first[ginv]) > 0  # groups across parts
+    masks = [("all", np.ones(len(pos), dtype=bool))]
+    masks += [("mixed", spans[ginv]), ("one_part", ~spans[ginv])]
+    masks += [(str(k), part == k) for k in range(len(args.experts))]
     live = np.bincount(ginv)[ginv] >= 2  # plays with a sibling
     sq = {}
     for name, v in eq.items():
@@ -367,22 +374,26 @@ def cmd_errors(args):
             k: round(1000 * float(np.sqrt(np.mean(c[live & m] ** 2))), 3) for k, m in masks
         }
         sq[name] = np.bincount(ginv, weights=np.where(live, c * c, 0.0))
-    # the experts' error less the other's, with a standard error from resampling whole groups
+    # the experts' error less the other's, with a standard error from resampling whole groups:
+    # over all groups, those whose plays span parts, and those within one part
     rows_per_group = np.bincount(ginv, weights=live.astype(float))
     rng = np.random.default_rng(0)
-    draws = [rng.integers(0, len(rows_per_group), len(rows_per_group)) for _ in range(400)]
     for other in ("weights", "control"):
         if other not in sq:
             continue
-        d = [
-            np.sqrt(sq["experts"][i].sum() / rows_per_group[i].sum())
-            - np.sqrt(sq[other][i].sum() / rows_per_group[i].sum())
-            for i in draws
-        ]
-        report[f"experts_minus_{other}"] = {
-            "all": round(report["experts"]["all"] - report[other]["all"], 3),
-            "se": round(1000 * float(np.std(d)), 3),
-        }
+        out = {}
+        for key, sel in (("all", spans | True), ("mixed", spans), ("one_part", ~spans)):
+            pool = np.flatnonzero(sel)
+            if len(pool) == 0:
+                continue
+            d = [
+                np.sqrt(sq["experts"][i].sum() / rows_per_group[i].sum())
+                - np.sqrt(sq[other][i].sum() / rows_per_group[i].sum())
+                for i in (rng.choice(pool, len(pool)) for _ in range(400))
+            ]
+            out[key] = round(report["experts"][key] - report[other][key], 3)
+            out["se" if key == "all" else f"se_{key}"] = round(1000 * float(np.std(d)), 3)
+        report[f"experts_minus_{other}"] = out
     print(json.dumps(report, indent=1))
 
 
