@@ -109,9 +109,15 @@ three.
 
 import argparse
 import json
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "evaluation"))
+
+from sibling_errors import group_classes  # noqa: E402
 
 from bgtui.analysis.weights import (
     TIES,
@@ -358,9 +364,7 @@ def cmd_errors(args):
     eq["experts"] = values_by_part(args.experts, part, pos)
     report = {"plays": len(rows), "parts": np.bincount(part).tolist()}
     _, ginv = np.unique(grp, return_inverse=True)
-    first = np.full(ginv.max() + 1, -1)
-    first[ginv[::-1]] = part[::-1]  # the part of each group's first play
-    spans = np.bincount(ginv, weights=part != first[ginv]) > 0  # groups across parts
+    spans = group_classes(part, grp) < 0  # groups whose plays span parts
     masks = [("all", np.ones(len(pos), dtype=bool))]
     masks += [("mixed", spans[ginv]), ("one_part", ~spans[ginv])]
     masks += [(str(k), part == k) for k in range(len(args.experts))]
@@ -382,7 +386,7 @@ def cmd_errors(args):
         if other not in sq:
             continue
         out = {}
-        for key, sel in (("all", spans | True), ("mixed", spans), ("one_part", ~spans)):
+        for key, sel in (("all", np.ones_like(spans)), ("mixed", spans), ("one_part", ~spans)):
             pool = np.flatnonzero(sel)
             if len(pool) == 0:
                 continue

@@ -27,12 +27,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "evaluation"))
 
+from player_labels import load_shards  # noqa: E402
 from sibling_errors import CLASSES, group_classes  # noqa: E402
 
 from bgtui.analysis.weights import load_weights  # noqa: E402
 from bgtui.training.adam import sibling_residuals  # noqa: E402
 from bgtui.training.kernels import net_classes  # noqa: E402
-from bgtui.training.train import load_dataset, plied_targets  # noqa: E402
+from bgtui.training.train import plied_targets  # noqa: E402
 
 FAMILIES = ("early", "contact", "mutual", "crashed", "holding", "race", "mixed")
 
@@ -65,16 +66,14 @@ def main():
     ap.add_argument("--workers", type=int, default=2)
     a = ap.parse_args()
     lo, hi = (int(v) for v in a.shards.split("-"))
-    P, T, G, S = [], [], [], []
-    for k in range(lo, hi + 1):
-        p, t, g = load_dataset(f"{a.data}:{k}:{k + 1}", with_groups=True)
-        P.append(p)
-        T.append(t.astype(np.float64))
-        G.append(g + (0 if not G else G[-1].max() + 1))
+    P, T, _, G = load_shards(a.data, range(lo, hi + 1))
+    P, T = np.concatenate(P), np.concatenate(T).astype(np.float64)
+    S = []
+    for k in range(lo, hi + 1):  # the sharp labels of the first shards, in a row
         f = Path(a.sharp) / f"shard-{k:05d}.npz"
-        if f.exists() and len(S) == k - lo:
-            S.append(np.load(f)["targets"].astype(np.float64))
-    P, T, G = np.concatenate(P), np.concatenate(T), np.concatenate(G)
+        if not f.exists():
+            break
+        S.append(np.load(f)["targets"].astype(np.float64))
     S = np.concatenate(S)
     ns = len(S)
     y = plied_targets(load_weights(a.weights)[0], P, 0, a.workers).astype(np.float64)

@@ -27,9 +27,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from player_labels import load_shards  # noqa: E402
+
 from bgtui.engine import EQUITY_COEF  # noqa: E402
 from bgtui.training.adam import sibling_residuals  # noqa: E402
-from bgtui.training.train import load_dataset  # noqa: E402
 
 
 def _labels(directory, shards, positions):
@@ -51,14 +52,8 @@ def main():
     ap.add_argument("--other")
     a = ap.parse_args()
     shards = [int(s) for s in a.shards.split(",")]
-    pos, own, groups = [], [], []
-    for k in shards:
-        p, t, g = load_dataset(f"{a.data}:{k}:{k + 1}", with_groups=True)
-        pos.append(p)
-        own.append(t.astype(np.float64))
-        groups.append(g + (0 if not groups else groups[-1].max() + 1))
-    g = np.concatenate(groups)
-    own = np.concatenate(own)
+    pos, own, _, g = load_shards(a.data, shards)
+    own = np.concatenate(own).astype(np.float64)
     sharp = _labels(a.sharp, shards, pos)
     ha, hb = (_labels(d, shards, pos) for d in a.halves)
     r, m = (own + sharp) / 2, (ha + hb) / 2

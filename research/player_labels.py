@@ -34,6 +34,19 @@ from bgtui.training.adam import sibling_residuals  # noqa: E402
 from bgtui.training.train import load_dataset, plied_targets, rollout_targets  # noqa: E402
 
 
+def load_shards(data, shards):
+    """(positions, labels, groups: one array per shard of ``data``; the groups of all the
+    shards numbered apart, concatenated)."""
+    pos, own, rolls, groups = [], [], [], []
+    for k in shards:
+        p, t, g = load_dataset(f"{data}:{k}:{k + 1}", with_groups=True)
+        pos.append(p)
+        own.append(t)
+        rolls.append(g)
+        groups.append(g + (0 if not groups else groups[-1].max() + 1))
+    return pos, own, rolls, np.concatenate(groups)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("players", nargs="+")
@@ -46,13 +59,7 @@ def main():
     ap.add_argument("--workers", type=int, default=2)
     a = ap.parse_args()
     shards = [int(s) for s in a.shards.split(",")]
-    pos, own, groups, rolls = [], [], [], []
-    for k in shards:
-        p, t, g = load_dataset(f"{a.data}:{k}:{k + 1}", with_groups=True)
-        pos.append(p)
-        own.append(t)
-        rolls.append(g)
-        groups.append(g + (0 if not groups else groups[-1].max() + 1))
+    pos, own, rolls, groups = load_shards(a.data, shards)
     labels = {Path(a.data).name: np.concatenate(own).astype(np.float64)}
     for w in a.players:
         ev = with_databases(load_weights(w)[0], True)
@@ -71,7 +78,7 @@ def main():
             with np.load(f) as z:
                 rows.append(z["targets"])
         labels[name] = np.concatenate(rows).astype(np.float64)
-    pos, groups = np.concatenate(pos), np.concatenate(groups)
+    pos = np.concatenate(pos)
     names = list(labels)
     print(f"{len(pos)} plays")
     for i, x in enumerate(names):

@@ -415,9 +415,15 @@ def test_sibling_residuals_by_hand():
     )
 
 
-def _rank_loss(net, x, t, groups, w):
+def _rank_loss(net, x, t, groups, w, fixed=None):
+    """Cross-entropy over the net's rows and the sibling term over every row of the groups
+    (with ``fixed``, the siblings valued elsewhere too), divided by the net's rows."""
     _, y = adam.forward(net, x)
-    rc = adam.sibling_residuals(y, t, groups).astype(np.float64)
+    ya, ta, ga = y, t, groups
+    if fixed is not None:
+        fy, ft, fg = fixed
+        ya, ta, ga = np.concatenate([y, fy]), np.concatenate([t, ft]), np.concatenate([groups, fg])
+    rc = adam.sibling_residuals(ya, ta, ga).astype(np.float64)
     ce = -(t * np.log(y) + (1 - t) * np.log(1 - y)).sum()
     return float((ce + w * (rc**2).sum()) / len(x))
 
@@ -433,18 +439,6 @@ def test_gradients_with_the_sibling_term_by_finite_differences():
     _assert_finite_differences(rng, net, grads, lambda: _rank_loss(net, x, t, groups, w), 1e-4)
 
 
-def _rank_loss_with_fixed(net, x, t, groups, w, fixed):
-    """The loss with siblings valued elsewhere: cross-entropy over the net's rows, the sibling
-    term over every row of the groups (the fixed ones included), divided by the net's rows."""
-    fy, ft, fg = fixed
-    _, y = adam.forward(net, x)
-    rc = adam.sibling_residuals(
-        np.concatenate([y, fy]), np.concatenate([t, ft]), np.concatenate([groups, fg])
-    ).astype(np.float64)
-    ce = -(t * np.log(y) + (1 - t) * np.log(1 - y)).sum()
-    return float((ce + w * (rc**2).sum()) / len(x))
-
-
 def test_gradients_with_fixed_siblings_by_finite_differences():
     rng, net, x, t = _small_problem(4)
     groups = np.repeat(np.arange(10), 4)
@@ -455,7 +449,7 @@ def test_gradients_with_fixed_siblings_by_finite_differences():
     alone, _ = adam.gradients(net, x, t, groups, w)
     assert not np.allclose(grads[2], alone[2])  # the fixed siblings change the sibling term
     _assert_finite_differences(
-        rng, net, grads, lambda: _rank_loss_with_fixed(net, x, t, groups, w, fixed), 1e-4
+        rng, net, grads, lambda: _rank_loss(net, x, t, groups, w, fixed), 1e-4
     )
 
 
