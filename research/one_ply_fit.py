@@ -3,7 +3,7 @@ rollout labels, not only on the 0-ply value of each position.
 
     python research/one_ply_fit.py leaves WEIGHTS OUT.npz SRC[:first[:last]] [--workers 2]
     python research/one_ply_fit.py fit WEIGHTS LEAVES.npz OUT.npz --anchor DIRS \\
-        [--lam 1.0] [--epochs 4] [--alpha 5e-5] [--alpha-end 1e-5] [--rank-weight 16] \\
+        [--lam 1.0] [--epochs 4] [--alpha 5e-5] [--alpha-end 1e-5] [--rank-weight 16] [--cross] \\
         [--nets contact,crashed,early,holding,trailing,mutual,mutual_trailing,anchor,...,
         early_trailing,early_bar,early_trailing_bar,contact_bar,...,mutual_trailing_anchor_bar]
 
@@ -24,7 +24,8 @@ be made again.
 
 ``fit``: minibatch Adam from WEIGHTS on two losses. Each step takes a batch of the ``--anchor``
 rows per trained net (the fit's own loss: cross-entropy and the sibling rank term, as
-``bgtui train fit --optimizer adam`` has it) and a batch of whole sibling groups of the
+``bgtui train fit --optimizer adam`` has it; with ``--cross`` the rank term also takes in the
+anchor rows of the same rolls that other nets value, fixed at WEIGHTS' 0-ply values) and a batch of whole sibling groups of the
 leaves' positions, whose 1-ply value (the leaves' mean, contact and crashed leaves by the
 nets being fitted (every net but the race net; weights whose contact net values the early,
 the trailing, the mutual or the anchor positions too keep it so, and so do weights whose
@@ -271,6 +272,16 @@ def cmd_fit(args):
     for k in sorted(set(owner.values())):
         rows = np.flatnonzero(np.isin(acls, [q for q, o in owner.items() if o == k]))
         anchor[k] = (adam.dense_inputs(apos, rows), atg[rows], agrp[rows])
+    fixed = {}
+    if args.cross:
+        from experts import values  # research/experts.py, beside this script
+
+        owned = np.array([owner.get(int(c), -1) for c in acls])
+        for k in anchor:
+            mine = owned == k
+            other = np.flatnonzero(~mine & (agrp >= 0) & np.isin(agrp, agrp[mine & (agrp >= 0)]))
+            other = other[np.argsort(agrp[other], kind="stable")]
+            fixed[k] = (values(args.weights, apos[other]), atg[other], agrp[other])
     n_roots = len(keep)
     steps = n_roots // args.roots
     ref = len(anchor[CONTACT][1]) if CONTACT in anchor else max(len(a[1]) for a in anchor.values())
@@ -305,7 +316,8 @@ def cmd_fit(args):
                     cursor[k] = 0
                 rows = aorder[k][cursor[k] : cursor[k] + ab[k]]
                 cursor[k] += ab[k]
-                g, e = adam.gradients(nets[k], x[rows], tk[rows], gk[rows], args.rank_weight)
+                fk = adam.fixed_siblings(fixed[k], gk[rows]) if k in fixed else None
+                g, e = adam.gradients(nets[k], x[rows], tk[rows], gk[rows], args.rank_weight, fk)
                 total[k] = list(g)
                 se0 += e
             if args.lam > 0.0:
@@ -368,6 +380,11 @@ def main():
     p.add_argument("--alpha", type=float, default=5e-5)
     p.add_argument("--alpha-end", type=float, default=1e-5)
     p.add_argument("--rank-weight", type=float, default=16.0)
+    p.add_argument(
+        "--cross",
+        action="store_true",
+        help="the anchor's sibling term spans nets: a roll's plays of other nets join it, fixed",
+    )
     p.add_argument("--roots", type=int, default=64)
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--seed", type=int, default=5)
