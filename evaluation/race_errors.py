@@ -6,6 +6,7 @@
         --trials 648 --seed 2 --out runs/re/c21.npz
     python3 evaluation/race_errors.py report runs/re/d21.npz --rollouts runs/re/r21.npz
                                              [--weights FILE] [--plies 0,1,2]
+    python3 evaluation/race_errors.py blends runs/re/d21.npz:runs/re/r21.npz ... [--weights FILE]
 
 ``collect`` plays 0-ply games of the shipped weights (``--sample-weights``), half against
 PubEval and half self-play (a game's source and who moves first drawn from ``--seed``), and
@@ -23,6 +24,10 @@ The rollout values are stored by decision and resulting position, so that a choo
 outside the candidates (another weights file's) can be rolled later (``rollout --weights FILE``
 rolls the plays of FILE's choosers that have no value yet, with the same trials and seed, played
 by the shipped weights as before) and every chooser is judged on the same positions.
+
+``blends DATA:ROLLOUTS ...`` pools sets and compares the 1-ply blends of ``--blends`` (0-ply
+shares) with the one at ``--one-ply-weight`` (the engine's), decision by decision: which share
+suits races.
 
 ``confirm`` rolls again, with another seed, the 0-ply choice and the rollouts' best where they
 differ, to measure how much of 0-ply's error is the rollouts' noise.
@@ -183,9 +188,7 @@ def confirm(args):
     from bgtui.analysis.models import RolloutSettings
 
     d = dict(np.load(args.data))
-    by_dec = {}
-    for (i, c), v in _load_table(args.rollouts).items():
-        by_dec.setdefault(i, {})[c] = v
+    by_dec, _ = _judged(d, _load_table(args.rollouts))
     an = Analyzer(args.sample_weights)
     settings = RolloutSettings(
         trials=args.trials, seed=args.seed, truncate=0, variance_reduction=True, workers=1
@@ -241,10 +244,7 @@ def report(args):
     plies = [int(p) for p in args.plies.split(",")]
     picks = _choices(an, d, plies, args.one_ply_weight)
     m = len(d["n"])
-    by_dec = {}
-    for (i, c), v in table.items():
-        by_dec.setdefault(i, {})[c] = v
-    done = [i for i in range(m) if d["n"][i] == 1 or len(by_dec.get(i, {})) >= d["n"][i]]
+    by_dec, done = _judged(d, table)
     kind = np.array([_decision_kind(d["kind"][i, : d["n"][i]]) for i in range(m)])
     pip = np.array([pip_counts(d["pos"][i])[0] for i in range(m)])
     print(
@@ -309,6 +309,42 @@ def report(args):
     # the precision of a difference of two rolled plays of a decision (same dice)
     se = [v[1] for i in done for v in by_dec.get(i, {}).values()]
     print(f"mean standard error of a rolled play's equity: {1000 * np.mean(se):.2f} millipoints")
+
+
+def _judged(d, table):
+    """(decision -> {play: rollout value}, the decisions whose candidates are all rolled out or
+    that have one candidate)."""
+    by_dec = {}
+    for (i, c), v in table.items():
+        by_dec.setdefault(i, {})[c] = v
+    done = [i for i in range(len(d["n"])) if d["n"][i] == 1 or len(by_dec.get(i, {})) >= d["n"][i]]
+    return by_dec, done
+
+
+def blends(args):
+    """Each 1-ply blend of ``--blends`` against the blend at ``--one-ply-weight``, decision by
+    decision over the sets ``DATA:ROLLOUTS`` pooled (the same rollouts judge both)."""
+    an = Analyzer(args.weights)
+    ws = [args.one_ply_weight] + [float(w) for w in args.blends.split(",")]
+    errs = {w: [] for w in ws}
+    for spec in args.sets:
+        data, rollouts = spec.split(":")
+        d = dict(np.load(data))
+        by_dec, done = _judged(d, _load_table(rollouts))
+        for w in ws:
+            errs[w].append(_errors(d, by_dec, done, _choices(an, d, [1], w), [1])[0][1])
+    base = np.concatenate(errs[ws[0]])
+    print(
+        f"1-ply blends by their 0-ply share, minus {ws[0]:.2f} (millipoints; {len(args.sets)} sets)"
+    )
+    for w in ws:
+        x = np.concatenate(errs[w])
+        diff = (x - base)[~np.isnan(x - base)]
+        se = diff.std(ddof=1) * np.sqrt(len(diff)) if len(diff) > 1 else 0.0
+        print(
+            f"  {w:4.2f}: {1000 * np.nanmean(x):6.3f} a decision over {len(diff)}, "
+            f"summed {1000 * diff.sum():+7.0f} +- {1000 * se:.0f}"
+        )
 
 
 def _errors(d, by_dec, done, picks, plies):
@@ -408,10 +444,17 @@ def main():
     )
     r.add_argument("--compare", default=None, help="paired differences against this weights file")
     r.add_argument("--worst", type=int, default=0, help="list the COUNT worst decisions")
+    b = sub.add_parser("blends")
+    b.add_argument("sets", nargs="+", metavar="DATA:ROLLOUTS")
+    b.add_argument("--weights", default=None)
+    b.add_argument("--blends", default="0.15,0.25,0.4,0.6")
+    b.add_argument("--one-ply-weight", type=float, default=ONE_PLY_WEIGHTS0[RACE])
     args = ap.parse_args()
     if getattr(args, "plies", None) and args.cmd == "rollout":
         args.plies = [int(p) for p in args.plies.split(",")]
-    {"collect": collect, "rollout": rollout, "confirm": confirm, "report": report}[args.cmd](args)
+    run = {"collect": collect, "rollout": rollout, "confirm": confirm, "report": report}
+    run["blends"] = blends
+    run[args.cmd](args)
 
 
 if __name__ == "__main__":
