@@ -15,13 +15,16 @@ replacement when it is replaced (an anchor net of BASE tied to its contact net i
 contact net, an early trailing or early bar net tied to its early net the new early net, an
 early trailing bar net tied to its early trailing net the new early trailing net, a bar net
 below ``EARLY_PIPS`` tied to the net of the class it splits that net's replacement). The
-metadata records the replacements.
+metadata records the replacements, and (``first_layer_of``) the nets whose first layer is
+another's, which the loader then shares.
 """
 
 import sys
 
+import numpy as np
+
 from bgtui.analysis.weights import TIES, as_nets, load_weights, save_weights, tied_nets
-from bgtui.engine import NET_NAMES
+from bgtui.engine import NET_NAMES, RACE
 
 
 def main():
@@ -45,9 +48,28 @@ def main():
     for k, to in TIES:  # in order: a net tied to one tied in turn follows that net's end
         if k in tied and k not in replaced:
             nets[k] = nets[to]  # still the net it is tied to, or that net's replacement
-    meta = {k: v for k, v in meta.items() if k not in ("path", "sha256")}
+    meta = {k: v for k, v in meta.items() if k not in ("path", "sha256", "first_layer_of")}
     meta["combined"] = {"from": base, "nets": subs}
+    shared = _shared_first_layers(nets)
+    if shared:
+        meta["first_layer_of"] = shared
     save_weights(out, tuple(nets), meta, side=ev.side)
+
+
+def _shared_first_layers(nets) -> dict:
+    """NAME -> OTHER for each contact net (not the same net as any before it) whose first
+    layer equals that of a net OTHER before it: an expert fitted with ``experts.py fit
+    --output-only`` over OTHER's first layer. The loader then shares the arrays."""
+    out = {}
+    for k, net in enumerate(nets):
+        if k == RACE or any(nets[j] is net for j in range(k)):
+            continue
+        for j in range(k):
+            if j != RACE and nets[j] is not net and NET_NAMES[j] not in out:
+                if np.array_equal(nets[j][0], net[0]) and np.array_equal(nets[j][1], net[1]):
+                    out[NET_NAMES[k]] = NET_NAMES[j]
+                    break
+    return out
 
 
 if __name__ == "__main__":

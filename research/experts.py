@@ -3,7 +3,7 @@
     python research/experts.py median --anchor DIRS
     python research/experts.py fit WEIGHTS OUT.npz --anchor DIRS --split T[,T2...]|off|lead|mutual|anchor|bar|prime|homeblot[+...] \\
         --part K|all [--net contact|crashed] [--below PIPS] [--from PIPS] [--start NET] \\
-        [--epochs 4] [--alpha 1e-4] [--alpha-end 2e-5] [--batch 256] [--rank-weight 16] [--cross]
+        [--epochs 4] [--alpha 1e-4] [--alpha-end 2e-5] [--batch 256] [--rank-weight 16] [--cross] [--output-only]
     python research/experts.py errors --data DIRS --split T[,T2...]|off|lead|mutual|anchor|bar|prime|homeblot[+...] \\
         [--net contact|crashed] [--below PIPS] [--from PIPS] WEIGHTS PART0.npz PART1.npz [...] \\
         [--control CONTROL.npz | --controls C0.npz,C1.npz,... --control-split S]
@@ -286,7 +286,19 @@ def cmd_fit(args):
         t0 = time.time()
         a = fit_alpha(ep, args.epochs, args.alpha, args.alpha_end)
         order = adam.group_order(g, rng)
-        se = adam.adam_pass(net, moments, x, t, order, args.batch, a, g, args.rank_weight, fixed)
+        se = adam.adam_pass(
+            net,
+            moments,
+            x,
+            t,
+            order,
+            args.batch,
+            a,
+            g,
+            args.rank_weight,
+            fixed,
+            not args.output_only,
+        )
         meta_out = dict(meta)
         meta_out["experts_fit"] = {
             "weights": str(args.weights),
@@ -302,6 +314,7 @@ def cmd_fit(args):
             "rank_weight": args.rank_weight,
             "seed": args.seed,
             "cross": args.cross,
+            "output_only": args.output_only,
         }
         save_weights(args.out, tuple(nets), meta_out)
         print(
@@ -448,6 +461,11 @@ def main():
         "--cross",
         action="store_true",
         help="the sibling term spans whole rolls: plays outside the part join it at WEIGHTS' values",
+    )
+    p.add_argument(
+        "--output-only",
+        action="store_true",
+        help="fit the output layer only: the first layer stays the starting net's",
     )
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--start", choices=NET_NAMES, help="the net fitted starts as this one")

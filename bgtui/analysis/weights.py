@@ -34,7 +34,10 @@ those (the contact net, the trailing net, ...; the net that one is in turn, when
 too). Arrays ``side_w1``,
 ``side_b1``, ``side_w2``, ``side_b2``, ``side_skip`` hold the race side net (``bgtui.engine``'s
 ``make_side_net``), which values the races the bear-off databases do not; a file without them
-values those races by its race net.
+values those races by its race net. A ``meta`` entry ``first_layer_of`` (net name -> net
+name) says that a net's first layer (``w1``, ``b1``) is another's: the file holds it for both,
+and the loaded nets share the arrays, so that a parent's pre-activation serves both in move
+selection; each keeps its own output layer.
 """
 
 from __future__ import annotations
@@ -155,6 +158,17 @@ def save_weights(path, ev, meta: dict, side=None) -> None:
     for name, (_, flag) in TIED_TO.items():
         if f"{name}_b1" in arrays:  # the file now holds a net of its own for these positions
             meta.pop(flag, None)
+    shared = {
+        name: other
+        for name, other in meta.pop("first_layer_of", {}).items()
+        if all(
+            f"{n}_{p}" in arrays for n in (name, other) for p in ("w1", "b1")
+        )  # a net tied since then is saved as the net it is
+        and np.array_equal(arrays[f"{name}_w1"], arrays[f"{other}_w1"])
+        and np.array_equal(arrays[f"{name}_b1"], arrays[f"{other}_b1"])
+    }
+    if shared:  # what is still so: a fit may have changed one of the two
+        meta["first_layer_of"] = shared
     meta.update(
         format=WEIGHTS_FORMAT,
         input_version=INPUT_VERSION,
@@ -212,9 +226,29 @@ def load_weights(path=DEFAULT_WEIGHTS):
         if w1.shape != (NUM_INPUTS, h) or w2.shape != (5, h) or b2.shape != (5,):
             raise WeightsError(f"{path}: {name} net has inconsistent shapes")
         ev.append(net)
+    _share_first_layers(path, ev, meta.get("first_layer_of", {}))
     side = _side_net(path, data)
     meta["path"] = str(path)
     return with_databases(tuple(ev), side=side), meta
+
+
+def _share_first_layers(path, ev: list, shared: dict) -> None:
+    """Give each net NAME of ``shared`` (the metadata's ``first_layer_of``: NAME -> OTHER) the
+    very arrays of OTHER's first layer, which the file holds for both: the evaluator then
+    builds one table for the two and computes a parent's pre-activation once for both nets
+    (``evaluate._same_preact``); each keeps its own output layer."""
+    if not isinstance(shared, dict):
+        raise WeightsError(f"{path}: first_layer_of is not a table of net names")
+    for name, other in shared.items():
+        k = NET_NAMES.index(name) if name in NET_NAMES else RACE
+        j = NET_NAMES.index(other) if other in NET_NAMES else RACE
+        if RACE in (k, j):
+            raise WeightsError(
+                f"{path}: first_layer_of names {name!r} -> {other!r}: not two contact nets"
+            )
+        if not (np.array_equal(ev[k][0], ev[j][0]) and np.array_equal(ev[k][1], ev[j][1])):
+            raise WeightsError(f"{path}: the {name} net's first layer is not the {other} net's")
+        ev[k] = (ev[j][0], ev[j][1], ev[k][2], ev[k][3])
 
 
 def _side_net(path, data: dict):
@@ -324,10 +358,11 @@ def with_tables(ev, tables: bool = True):
     side = ev[6] if len(ev) > 6 else None
     nets = as_nets(ev)
     if tables:
-        # a contact net that is one before it (a net tied to another) shares its tables
+        # a contact net whose first layer is one before it (a net tied to another, or sharing
+        # only its first layer) shares its tables
         tabs = []
         for k, net in enumerate(nets):
-            same = [j for j in range(k) if j != RACE and k != RACE and nets[j] is net]
+            same = [j for j in range(k) if j != RACE and k != RACE and nets[j][0] is net[0]]
             tabs.append(tabs[same[0]] if same else make_tables(net, race=k == RACE))
         tabs = tuple(tabs)
     else:

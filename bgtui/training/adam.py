@@ -155,10 +155,12 @@ def adam_pass(
     groups=None,
     rank_weight: float = 0.0,
     fixed=None,
+    first_layer: bool = True,
 ) -> float:
     """One pass over the rows ``order`` of ``x`` / ``t`` in minibatches of ``batch`` (a last
     partial batch is skipped: the next pass's order covers those rows), updating ``net`` and
-    its :class:`Moments` in place. Returns the summed squared error seen in training.
+    its :class:`Moments` in place (without ``first_layer``, only the output layer: w1 and b1
+    stay as they are). Returns the summed squared error seen in training.
     With ``rank_weight`` and ``groups``, the loss has the sibling term of :func:`gradients`
     (``order`` should then keep groups together: :func:`group_order`), over the batch's rows
     and the rows of ``fixed`` (outputs, targets, groups sorted ascending: siblings valued by
@@ -176,17 +178,17 @@ def adam_pass(
             None if fixed is None or g is None else fixed_siblings(fixed, g),
         )
         se += e
-        step_net(net, moments, grads, lr)
+        step_net(net, moments, grads, lr, 0 if first_layer else 2)
     return se
 
 
-def step_net(net, moments, grads, lr: float) -> None:
+def step_net(net, moments, grads, lr: float, first: int = 0) -> None:
     """One Adam step of size ``lr`` on ``net`` (in place) with gradients ``grads`` (w1, b1, w2,
-    b2), updating its :class:`Moments`."""
+    b2), updating its :class:`Moments`; the parameters before index ``first`` are left alone."""
     moments.step += 1
     c1 = 1.0 - BETA1**moments.step
     c2 = 1.0 - BETA2**moments.step
-    for p, g, mm, vv in zip(net, grads, moments.m, moments.v):
+    for p, g, mm, vv in list(zip(net, grads, moments.m, moments.v))[first:]:
         mm *= BETA1
         mm += (1.0 - BETA1) * g
         vv *= BETA2

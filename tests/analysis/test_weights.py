@@ -552,15 +552,7 @@ def test_a_file_of_twenty_three_nets_evaluates_as_the_nets_it_was_saved_from(tmp
     """Twenty-three distinct nets saved and loaded again: every net its own, the same arrays
     and digest, and the same values, bit for bit, of positions of every class (static
     values, and the best play of each roll: the incremental path of move selection)."""
-    from bgtui.engine import (
-        MAX_PLAYS,
-        ROLLS,
-        best_play0,
-        evaluate0,
-        make_eval_workspace,
-        make_move_workspace,
-        net_class,
-    )
+    from bgtui.engine import net_class
     from tests.reference.games import game_positions
 
     nets = tuple(init_net(8 if j != 1 else 4, 60 + j, scale=0.3) for j in range(23))
@@ -574,20 +566,32 @@ def test_a_file_of_twenty_three_nets_evaluates_as_the_nets_it_was_saved_from(tmp
     positions = [np.asarray(p, dtype=np.int8) for p in game_positions(5, 20)]
     classes = {net_class(p) for p in positions}
     assert set(range(23)) - classes <= {4}, classes  # every class but (perhaps) holding
+    assert np.array_equal(_values(got, positions), _values(ev, positions))
+
+
+def _values(ev, positions):
+    """The static values of every third of ``positions`` and, for each, the best play's index
+    and value for every fourth roll (move selection's incremental path), in one array."""
+    from bgtui.engine import (
+        MAX_PLAYS,
+        ROLLS,
+        best_play0,
+        evaluate0,
+        make_eval_workspace,
+        make_move_workspace,
+    )
+
     out = np.zeros((MAX_PLAYS, 26), dtype=np.int8)
     moves = np.zeros((MAX_PLAYS, 8), dtype=np.int8)
     b5 = np.zeros(5, dtype=np.float32)
-    for e in (ev, got):
-        mws, ews = make_move_workspace(), make_eval_workspace(8)
-        vals = []
-        for pos in positions[::3]:
-            vals.append(evaluate0(pos, e))
-            for d1, d2 in ROLLS[::4]:
-                b, _ = best_play0(pos, int(d1), int(d2), e, mws, ews, out, moves, b5)
-                vals.append(np.concatenate([b5, [b]]))
-        if e is ev:
-            want = np.concatenate(vals)
-    assert np.array_equal(np.concatenate(vals), want)
+    mws, ews = make_move_workspace(), make_eval_workspace(8)
+    vals = []
+    for pos in positions[::3]:
+        vals.append(evaluate0(pos, ev))
+        for d1, d2 in ROLLS[::4]:
+            b, _ = best_play0(pos, int(d1), int(d2), ev, mws, ews, out, moves, b5)
+            vals.append(np.concatenate([b5, [b]]))
+    return np.concatenate(vals)
 
 
 def test_the_shipped_weights_have_a_net_for_every_class_but_the_early_bar_ones(tmp_path):
@@ -629,3 +633,91 @@ def test_the_shipped_weights_have_a_net_for_every_class_but_the_early_bar_ones(t
     assert {key for key in again if "_is_" in key} == EARLY_BAR_FLAGS
     for mine, theirs in zip(nets_of(got), nets):
         assert all(np.array_equal(x, y) for x, y in zip(mine, theirs))
+
+
+#: each bar class below ``EARLY_PIPS`` and the class whose net's first layer it may share
+BAR_BASES = ((15, 0), (16, 5), (17, 6), (18, 7), (19, 8), (20, 9), (21, 10), (22, 11))
+
+
+def _bar_nets_over_their_bases():
+    """Twenty-three nets, each bar net below ``EARLY_PIPS`` with a copy of its base net's first
+    layer and an output layer of its own."""
+    nets = [init_net(8 if j != 1 else 4, 80 + j, scale=0.3) for j in range(23)]
+    for k, base in BAR_BASES:
+        nets[k] = (nets[base][0].copy(), nets[base][1].copy(), nets[k][2], nets[k][3])
+    return tuple(nets)
+
+
+def test_nets_that_share_a_first_layer_evaluate_as_when_apart(tmp_path):
+    """A file whose metadata says each bar net's first layer is its base net's loads with the
+    very arrays and tables shared (one pre-activation of a parent serves both nets in move
+    selection), and values positions of every class, static and by the best play of each
+    roll, bit for bit as the same nets with their arrays apart."""
+    from tests.reference.games import game_positions
+
+    nets = _bar_nets_over_their_bases()
+    apart = with_databases(nets)
+    shared = {NET_NAMES[k]: NET_NAMES[base] for k, base in BAR_BASES}
+    save_weights(tmp_path / "w.npz", apart, {"first_layer_of": shared})
+    got, meta = load_weights(tmp_path / "w.npz")
+    assert meta["first_layer_of"] == shared
+    mine = nets_of(got)
+    for k, base in BAR_BASES:
+        assert mine[k][0] is mine[base][0] and mine[k][1] is mine[base][1]
+        assert got.tables[k] is got.tables[base]
+        assert not np.array_equal(mine[k][2], mine[base][2])
+        assert nets_of(apart)[k][0] is not nets_of(apart)[base][0]
+    positions = [np.asarray(p, dtype=np.int8) for p in game_positions(5, 20)]
+    assert np.array_equal(_values(got, positions), _values(apart, positions))
+    # saved again after a fit changed one of them: that pair is no longer said to be shared
+    changed = list(nets_of(got))
+    changed[15] = (changed[15][0] + 0.01, *changed[15][1:])
+    save_weights(tmp_path / "c.npz", tuple(changed), dict(meta))
+    again, meta2 = load_weights(tmp_path / "c.npz")
+    assert "contact_bar" not in meta2["first_layer_of"]
+    assert len(meta2["first_layer_of"]) == len(shared) - 1
+    assert nets_of(again)[16][0] is nets_of(again)[5][0]
+
+
+def _with_meta(path, out, change=None, **meta):
+    """The weights file ``path`` written again to ``out`` as another program might: ``meta``
+    set in its metadata and the arrays of ``change`` (name -> array) replaced, with a
+    matching checksum."""
+    from bgtui.analysis.checksum import arrays_sha256
+    from bgtui.analysis.weights import _write_npz
+
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files if k != "meta"}
+        old = json.loads(str(z["meta"]))
+    arrays.update(change or {})
+    old.update(meta, sha256=arrays_sha256(arrays))
+    _write_npz(out, old, arrays)
+
+
+def test_a_first_layer_said_shared_but_not_is_refused(tmp_path):
+    """Metadata that names a first layer shared where the arrays differ, or names the race
+    net, is refused with a message that says which nets."""
+    from bgtui.analysis.weights import WeightsError
+
+    save_weights(tmp_path / "w.npz", with_databases(_bar_nets_over_their_bases()), {})
+    with np.load(tmp_path / "w.npz") as z:
+        w1 = z["contact_bar_w1"] + np.float32(0.01)
+    _with_meta(
+        tmp_path / "w.npz",
+        tmp_path / "x.npz",
+        {"contact_bar_w1": w1},
+        first_layer_of={"contact_bar": "contact"},
+    )
+    with pytest.raises(
+        WeightsError, match="contact_bar net's first layer is not the contact net's"
+    ):
+        load_weights(tmp_path / "x.npz")
+    _with_meta(tmp_path / "w.npz", tmp_path / "r.npz", first_layer_of={"race": "contact"})
+    with pytest.raises(WeightsError, match="not two contact nets"):
+        load_weights(tmp_path / "r.npz")
+    _with_meta(tmp_path / "w.npz", tmp_path / "l.npz", first_layer_of=["contact_bar"])
+    with pytest.raises(WeightsError, match="first_layer_of is not a table of net names"):
+        load_weights(tmp_path / "l.npz")
+    _with_meta(tmp_path / "w.npz", tmp_path / "ok.npz", first_layer_of={"contact_bar": "contact"})
+    ev, _ = load_weights(tmp_path / "ok.npz")
+    assert nets_of(ev)[15][0] is nets_of(ev)[0][0]

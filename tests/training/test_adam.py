@@ -453,6 +453,25 @@ def test_gradients_with_fixed_siblings_by_finite_differences():
     )
 
 
+def test_a_pass_of_the_output_layer_only_leaves_the_first_layer_and_lowers_the_loss():
+    """``adam_pass(..., first_layer=False)``: w1 and b1 bit for bit as they were, the output
+    layer moved, and the loss lower after some passes; the same passes with the first layer
+    change it too."""
+    rng, net, x, t = _small_problem(5)
+    start = [p.copy() for p in net]
+    before = _cross_entropy(net, x, t)
+    moments = adam.new_moments(net)
+    for _ in range(20):
+        order = rng.permutation(len(x))
+        adam.adam_pass(net, moments, x, t, order, 8, 1e-2, first_layer=False)
+    assert np.array_equal(net[0], start[0]) and np.array_equal(net[1], start[1])
+    assert not np.array_equal(net[2], start[2]) and not np.array_equal(net[3], start[3])
+    assert _cross_entropy(net, x, t) < before
+    both = tuple(p.copy() for p in start)
+    adam.adam_pass(both, adam.new_moments(both), x, t, np.arange(len(x)), 8, 1e-2)
+    assert not np.array_equal(both[0], start[0])
+
+
 def test_fixed_siblings_picks_the_rows_of_the_batch_groups():
     fg = np.array([1, 1, 2, 4, 4, 4, 9])
     fy = np.arange(7.0)[:, None] * np.ones((1, 5))
