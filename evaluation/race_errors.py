@@ -452,8 +452,13 @@ def main():
     args = ap.parse_args()
     if getattr(args, "plies", None) and args.cmd == "rollout":
         args.plies = [int(p) for p in args.plies.split(",")]
-    run = {"collect": collect, "rollout": rollout, "confirm": confirm, "report": report}
-    run["blends"] = blends
+    run = {
+        "collect": collect,
+        "rollout": rollout,
+        "confirm": confirm,
+        "report": report,
+        "blends": blends,
+    }
     run[args.cmd](args)
 
 

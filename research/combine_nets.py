@@ -21,9 +21,14 @@ another's, which the loader then shares.
 
 import sys
 
-import numpy as np
-
-from bgtui.analysis.weights import TIES, as_nets, load_weights, save_weights, tied_nets
+from bgtui.analysis.weights import (
+    TIES,
+    as_nets,
+    load_weights,
+    same_first_layer,
+    save_weights,
+    tied_nets,
+)
 from bgtui.engine import NET_NAMES, RACE
 
 
@@ -66,7 +71,7 @@ def _shared_first_layers(nets) -> dict:
             continue
         for j in range(k):
             if j != RACE and nets[j] is not net and NET_NAMES[j] not in out:
-                if np.array_equal(nets[j][0], net[0]) and np.array_equal(nets[j][1], net[1]):
+                if same_first_layer(nets[j], net):
                     out[NET_NAMES[k]] = NET_NAMES[j]
                     break
     return out

@@ -269,11 +269,7 @@ def cmd_fit(args):
         keep &= parts(pos, args.split) == int(args.part)
     rows = np.flatnonzero(keep)
     x, t, g = adam.dense_inputs(pos, rows), tg[rows], grp[rows]
-    fixed = None
-    if args.cross:
-        other = np.flatnonzero(~keep & np.isin(grp, g[g >= 0]))
-        other = other[np.argsort(grp[other], kind="stable")]
-        fixed = (values(args.weights, pos[other]), tg[other], grp[other])
+    fixed = cross_siblings(args.weights, pos, tg, grp, keep) if args.cross else None
     del pos, tg, grp
     print(
         json.dumps({"part": args.part, "rows": len(rows), "cross": len(fixed[2]) if fixed else 0}),
@@ -296,8 +292,8 @@ def cmd_fit(args):
             a,
             g,
             args.rank_weight,
-            fixed,
-            not args.output_only,
+            fixed=fixed,
+            first_layer=not args.output_only,
         )
         meta_out = dict(meta)
         meta_out["experts_fit"] = {
@@ -328,6 +324,15 @@ def cmd_fit(args):
             ),
             flush=True,
         )
+
+
+def cross_siblings(path, pos, targets, groups, mine):
+    """The siblings of the rows ``mine`` that other nets value, as ``adam.gradients`` takes them
+    (``fixed``): the rows not in ``mine`` whose group (>= 0) has a row in it, sorted by group,
+    as (their 0-ply values by the weights at ``path``, targets, groups)."""
+    other = np.flatnonzero(~mine & (groups >= 0) & np.isin(groups, groups[mine & (groups >= 0)]))
+    other = other[np.argsort(groups[other], kind="stable")]
+    return values(path, pos[other]), targets[other], groups[other]
 
 
 def values(path, positions):

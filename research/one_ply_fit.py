@@ -274,14 +274,11 @@ def cmd_fit(args):
         anchor[k] = (adam.dense_inputs(apos, rows), atg[rows], agrp[rows])
     fixed = {}
     if args.cross:
-        from experts import values  # research/experts.py, beside this script
+        from experts import cross_siblings  # research/experts.py, beside this script
 
         owned = np.array([owner.get(int(c), -1) for c in acls])
         for k in anchor:
-            mine = owned == k
-            other = np.flatnonzero(~mine & (agrp >= 0) & np.isin(agrp, agrp[mine & (agrp >= 0)]))
-            other = other[np.argsort(agrp[other], kind="stable")]
-            fixed[k] = (values(args.weights, apos[other]), atg[other], agrp[other])
+            fixed[k] = cross_siblings(args.weights, apos, atg, agrp, owned == k)
     n_roots = len(keep)
     steps = n_roots // args.roots
     ref = len(anchor[CONTACT][1]) if CONTACT in anchor else max(len(a[1]) for a in anchor.values())

@@ -158,14 +158,11 @@ def save_weights(path, ev, meta: dict, side=None) -> None:
     for name, (_, flag) in TIED_TO.items():
         if f"{name}_b1" in arrays:  # the file now holds a net of its own for these positions
             meta.pop(flag, None)
-    shared = {
+    by_name = {name: net for name, net in zip(NET_NAMES, nets) if name not in tied}
+    shared = {  # a net tied since then is saved as the net it is
         name: other
         for name, other in meta.pop("first_layer_of", {}).items()
-        if all(
-            f"{n}_{p}" in arrays for n in (name, other) for p in ("w1", "b1")
-        )  # a net tied since then is saved as the net it is
-        and np.array_equal(arrays[f"{name}_w1"], arrays[f"{other}_w1"])
-        and np.array_equal(arrays[f"{name}_b1"], arrays[f"{other}_b1"])
+        if name in by_name and other in by_name and same_first_layer(by_name[name], by_name[other])
     }
     if shared:  # what is still so: a fit may have changed one of the two
         meta["first_layer_of"] = shared
@@ -232,6 +229,11 @@ def load_weights(path=DEFAULT_WEIGHTS):
     return with_databases(tuple(ev), side=side), meta
 
 
+def same_first_layer(a, b) -> bool:
+    """Whether nets ``a`` and ``b`` (w1, b1, w2, b2) have the same first layer, value for value."""
+    return np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+
+
 def _share_first_layers(path, ev: list, shared: dict) -> None:
     """Give each net NAME of ``shared`` (the metadata's ``first_layer_of``: NAME -> OTHER) the
     very arrays of OTHER's first layer, which the file holds for both: the evaluator then
@@ -246,7 +248,7 @@ def _share_first_layers(path, ev: list, shared: dict) -> None:
             raise WeightsError(
                 f"{path}: first_layer_of names {name!r} -> {other!r}: not two contact nets"
             )
-        if not (np.array_equal(ev[k][0], ev[j][0]) and np.array_equal(ev[k][1], ev[j][1])):
+        if not same_first_layer(ev[k], ev[j]):
             raise WeightsError(f"{path}: the {name} net's first layer is not the {other} net's")
         ev[k] = (ev[j][0], ev[j][1], ev[k][2], ev[k][3])
 
