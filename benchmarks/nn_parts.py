@@ -46,7 +46,9 @@ def _copy_calls(h0, calls):
 
 
 @kernel
-def _accumulate_calls(base, tab, calls, n, pool, seed):
+def _accumulate_calls(base, tab, calls, n, pool, seed, draw_only):
+    """``calls`` sums of ``n`` rows drawn from the first ``pool``; with ``draw_only``, only the
+    drawing of the rows."""
     h = np.zeros(base.shape[0], dtype=np.float32)
     idx = np.zeros(n + 4, dtype=np.int64)
     coef = np.ones(n + 4, dtype=np.float32)
@@ -55,20 +57,11 @@ def _accumulate_calls(base, tab, calls, n, pool, seed):
     for _ in range(calls):
         for k in range(n):
             idx[k] = np.random.randint(0, pool)
-        _accumulate(h, base, tab, idx, coef, n)
-        s += h[3]
-    return s
-
-
-@kernel
-def _draw_calls(calls, n, pool, seed):
-    idx = np.zeros(n + 4, dtype=np.int64)
-    np.random.seed(seed)
-    s = 0
-    for _ in range(calls):
-        for k in range(n):
-            idx[k] = np.random.randint(0, pool)
-        s += idx[0]
+        if draw_only:
+            s += idx[0]
+        else:
+            _accumulate(h, base, tab, idx, coef, n)
+            s += h[3]
     return s
 
 
@@ -95,18 +88,19 @@ def main():
     tab = rng.normal(size=(TABLE_ROWS, hidden)).astype(np.float32)
     _finish_calls(h0, w2, b2, 2)
     _copy_calls(h0, 2)
-    _accumulate_calls(h0, tab, 2, 8, 16, 1)
-    _draw_calls(2, 8, 16, 1)
+    _accumulate_calls(h0, tab, 2, 8, 16, 1, False)
     copy = _best_ns(lambda: _copy_calls(h0, calls), calls, repeat)
     fin = _best_ns(lambda: _finish_calls(h0, w2, b2, calls), calls, repeat)
     print(f"output layer ({hidden} hidden): {fin - copy:6.1f} ns a call", flush=True)
     for pool, name in ((16, "16 rows (hot)"), (TABLE_ROWS, f"all {TABLE_ROWS} rows")):
         for n in (4, 8, 12):
-            draw = _best_ns(lambda n=n, pool=pool: _draw_calls(calls, n, pool, 1), calls, repeat)
-            acc = _best_ns(
-                lambda n=n, pool=pool: _accumulate_calls(h0, tab, calls, n, pool, 1),
-                calls,
-                repeat,
+            draw, acc = (
+                _best_ns(
+                    lambda n=n, pool=pool, d=d: _accumulate_calls(h0, tab, calls, n, pool, 1, d),
+                    calls,
+                    repeat,
+                )
+                for d in (True, False)
             )
             print(
                 f"first layer, {n:2d} rows from {name}: {acc - draw:6.1f} ns a call",
