@@ -15,7 +15,8 @@ across such a call, and does: that matters on the hot path (evaluation calls its
 code several times faster with the callees' bodies in view than through opaque calls). The
 price is compile time: a kernel's compile optimises and generates machine code for its whole
 call tree again. Kernels at the top of large trees whose every call does a lot of work (a
-rollout trial, a turn's variance reduction, a 1- to 3-ply lookahead) are therefore
+rollout trial, a turn's variance reduction, a 1- to 3-ply lookahead, the plays of a roll
+valued together), and the valuing of one play, which many of them call, are therefore
 ``@kernel(separate=True)``: they are compiled once and called through their entry point
 (:func:`_link_separate_kernels_by_symbol`); ``benchmarks/rollout.py`` and ``eval.py`` run as
 fast as with them linked in, and a first start compiles less. Large kernels are not inlined:

@@ -471,7 +471,7 @@ def _evaluate0(pos, ev, ews, out5):
         _evaluate_net(pos, ev, ews, out5)
 
 
-@kernel
+@kernel(separate=True)
 def _evaluate_after(child, ev, ews, out5):
     """Probabilities from the mover's view after a play reaching ``child`` (mover's view)."""
     r = game_result(child)
@@ -589,7 +589,7 @@ def _best_in_groups(pos, n, out_pos, ev, ews, ready, groups, side):
     return 1
 
 
-@kernel
+@kernel(separate=True)
 def _plain_group(pos, start, end, out_pos, ev, ews, g):
     """Group ``g`` (plays ``start .. end - 1``) valued play by play on its own."""
     t = ews.child5
@@ -650,7 +650,7 @@ def _stage_row(ev, k, cls):
     return np.int64(k)
 
 
-@kernel
+@kernel(separate=True)
 def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
     """:func:`_best_in_groups` in contact (tables): each child is valued by the net of its
     class with the opponent on roll (the children's view). Those of the parent's class seen
@@ -864,7 +864,7 @@ def _child_slot_terms(child, psw, changed, idx, coef):
     return n
 
 
-@kernel
+@kernel(separate=True)
 def _race_groups(pos, n, out_pos, ev, ews, ready, groups):
     """:func:`_best_in_groups` in a race: the race net's tables hold every input, so a child
     is the parent's pre-activation plus its changed rows, unless a database values it or its
@@ -937,7 +937,7 @@ def _race_net_child(child, mine, theirs, mp, op, ch, was0, was1, ev, ews, o, t):
     _flip_into(o, t)
 
 
-@kernel
+@kernel(separate=True)
 def _side_groups(pos, n, out_pos, ev, ews, ready, groups):
     """:func:`_best_in_groups` in a race valued by the side net: the race net ranks each
     group's plays (incrementally, as :func:`_race_groups` does; a play a database values, or
