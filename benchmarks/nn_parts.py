@@ -1,6 +1,7 @@
-"""The cost of the evaluator's two dense kernels, one core: the output layer (``nn._finish``:
-the hidden layer's sigmoid and the five output sums) and the first layer's sum of table rows
-(``nn._accumulate``), with rows drawn from a few (cache-hot) or from a whole net's table.
+"""The cost of the evaluator's two dense kernels, one core: the output layer (``nn._finish``,
+exported as ``finish_outputs``: the hidden layer's sigmoid and the five output sums) and the
+first layer's sum of table rows (``nn._accumulate``, exported as ``sum_table_rows``), with
+rows drawn from a few (cache-hot) or from a whole net's table.
 
     python benchmarks/nn_parts.py [--hidden 224] [--calls 1000000] [--repeat 3]
 
@@ -15,8 +16,9 @@ import time
 
 import numpy as np
 
-from bgtui.engine import kernel
-from bgtui.engine.nn import TABLE_ROWS, _accumulate, _finish
+from bgtui.engine import TABLE_ROWS, kernel
+from bgtui.engine import finish_outputs as _finish
+from bgtui.engine import sum_table_rows as _accumulate
 
 
 @kernel

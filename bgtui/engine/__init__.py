@@ -112,9 +112,12 @@ _export(
     "init_net",
     "make_tables",
     "aligned",
+    "TABLE_ROWS",
     forward="_forward",
     backward="_backward",
     sigmoid_inplace="_sigmoid_inplace",
+    finish_outputs="_finish",
+    sum_table_rows="_accumulate",
 )
 _export(
     "structs",
