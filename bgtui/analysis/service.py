@@ -139,6 +139,8 @@ class Analyzer:
         workers = {}
         if allowed and not dbs_cached:  # a first start, or the cache directory was emptied
             workers.update(warmup.start_workers(("databases",), self._weights_name))
+        if use_workers or workers:  # each kernel compiled by one process (see warmup)
+            warmup.compile_one_at_a_time()
         ticker = _Ticker(progress, cold)
         try:
             if "databases" in workers:

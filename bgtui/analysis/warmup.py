@@ -53,9 +53,15 @@ def _stamp_path() -> Path:
 def compile_one_at_a_time() -> None:
     """Make this process take a file lock per kernel around each numba compile.
 
-    Two compile workers walk the same call graph from different ends. A worker that reaches a
-    kernel the other is compiling waits for the lock and then finds the kernel in numba's
-    on-disk cache (``Dispatcher.compile`` looks there first), instead of compiling it again.
+    Every process of a first start (the app's and its workers) compiles under these locks. Two
+    compile workers walk the same call graph from different ends, and the app's process and the
+    databases worker both start with move generation. A process that reaches a kernel another
+    is compiling waits for the lock and then finds the kernel in numba's on-disk cache
+    (``Dispatcher.compile`` looks there first), instead of compiling it again. So each kernel is
+    compiled once: a separate kernel (``bgtui.engine._jit``) compiled in two processes has two
+    symbols, and a process that holds one would compile again every kernel cached against the
+    other. Nor do two processes write a kernel's cache index at once (each would drop the
+    other's entry).
     Locks are taken in call-graph order (a kernel's lock is held while its callees compile) and
     the graph has no cycles, so the workers cannot deadlock; a lock dies with its process."""
     try:
@@ -63,6 +69,9 @@ def compile_one_at_a_time() -> None:
     except ImportError:  # no flock: the workers may compile a kernel twice, nothing worse
         return
     from numba.core import dispatcher
+
+    if getattr(dispatcher.Dispatcher.compile, "_bgtui_locked", False):
+        return
 
     locks = _cache_dir() / "bgtui-compile-locks"
     try:
@@ -85,6 +94,7 @@ def compile_one_at_a_time() -> None:
         finally:
             os.close(fd)  # releases the lock
 
+    compile_locked._bgtui_locked = True
     dispatcher.Dispatcher.compile = compile_locked
 
 
@@ -268,10 +278,10 @@ def main(argv=None) -> int:
         os.nice(10)  # the app's own compilation comes first
     except OSError:
         pass
+    compile_one_at_a_time()
     if args.part == "databases":
         _databases()
     else:
-        compile_one_at_a_time()
         (_rollouts if args.part == "rollouts" else _lookahead)(args.weights)
     print("done", flush=True)
     return 0

@@ -110,3 +110,85 @@ def test_kernel_compiled_over_a_cached_caller_loads_the_separate_kernel_first(tm
     both = "sepmod.top(np.arange(4.0)), sepmod.upper(np.arange(4.0))"
     assert _run(tmp_path, call.format(both)) == "36.0 37.0\n"
     assert _run(tmp_path, call.format("sepmod.upper(np.arange(4.0))")) == "37.0\n"
+
+
+# run with the per-kernel compile locks of a first start's processes; argv[1]: the kernel to
+# call. Prints its value and how many times this process compiled middle
+LOCKED = textwrap.dedent(
+    """
+    import sys
+    import numpy as np
+    from bgtui.analysis import warmup
+    warmup.compile_one_at_a_time()
+    import sepmod
+    a = np.arange(4.0)
+    print(sepmod.top(a) if sys.argv[1] == "top" else sepmod.middle(a, 3))
+    print(sum(sepmod.middle.stats.cache_misses.values()))
+    """
+)
+
+
+@pytest.mark.skipif(
+    not numba.__version__.startswith("0.68."), reason="separate linking follows numba 0.68"
+)
+@pytest.mark.skipif(not Path("/proc/locks").is_file(), reason="needs Linux's /proc/locks")
+def test_processes_needing_a_separate_kernel_at_once_compile_it_once(tmp_path):
+    """Two processes of a first start reach the same separate kernel together (the app and
+    the databases worker both begin with move generation): with the per-kernel locks one
+    compiles it and the other loads that compile, so the kernels cached against it load in a
+    third process. Compiled twice, it would have two symbols, and the process holding the
+    other one would compile every such kernel again."""
+    import fcntl
+    import hashlib
+    import os
+    import time
+
+    (tmp_path / "sepmod.py").write_text(MODULE)
+    (tmp_path / "locked.py").write_text(LOCKED)
+    cache = tmp_path / "cache"
+    locks = cache / "bgtui-compile-locks"
+    locks.mkdir(parents=True)
+    env = {
+        "PYTHONPATH": f"{tmp_path}:{ROOT}",
+        "PATH": "/usr/bin:/bin",
+        "NUMBA_CACHE_DIR": str(cache),
+        "BGTUI_SEPARATE_KERNELS": "",
+    }
+    held = locks / hashlib.sha1(b"sepmod.middle").hexdigest()
+    fd = os.open(held, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # both processes wait for middle's lock
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "locked.py", name],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("top", "middle")
+    ]
+    inode = f":{os.stat(held).st_ino} "
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        waiting = [line for line in Path("/proc/locks").read_text().splitlines() if "->" in line]
+        if sum(inode in line for line in waiting) == 2:
+            break
+        time.sleep(0.1)
+    os.close(fd)
+    outs = [p.communicate(timeout=300) for p in procs]
+    for p, (_, err) in zip(procs, outs):
+        assert p.returncode == 0, err
+    values = [o.split() for o, _ in outs]
+    assert [v[0] for v in values] == ["36.0", "27.0"]
+    assert sum(int(v[1]) for v in values) == 1  # middle compiled by one process only
+    r = subprocess.run(
+        [sys.executable, "-c", RUN],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split("\n")[:2] == ["36.0", "1"]  # top loaded from the cache
