@@ -736,7 +736,7 @@ COLD_SECONDS = (
 #: the workers' whole run on a first start (seconds on two cores, the workers side by side:
 #: ``benchmarks/cold_start.py``; the compile workers start once the evaluator is cached, and
 #: both have ended when the rollouts' has)
-COLD_WORKER_SECONDS = {"databases": 60.0, "rollouts": 200.0, "lookahead": 200.0}
+COLD_WORKER_SECONDS = {"databases": 60.0, "rollouts": 150.0, "lookahead": 150.0}
 
 
 class _Ticker:

@@ -90,7 +90,10 @@ def rollout_parts(ev) -> list:
 
     A second process compiles these (``kernel.compile(types)``) while the first compiles
     the rollout from the top: each subtree is compiled once and loaded by the other (see
-    ``bgtui.analysis.warmup``). Listed from the bottom of the tree up."""
+    ``bgtui.analysis.warmup``). First the lookahead, which the first process reaches half-way,
+    then the trial's last callees (its outcome and live-cube end, the filtered lookahead of a
+    variance-reduction step), which it reaches last, so that the two work on different
+    subtrees; then the rest, from the bottom of the tree up."""
     from numba import typeof
 
     from bgtui.engine import evaluate as E
@@ -109,6 +112,9 @@ def rollout_parts(ev) -> list:
     return [
         (E._eval_ply1, (pos, tev, tlws, i, p5)),
         (E._eval_deep, plied),
+        (R._live_end, (pos, i, i, i, i, f, tst, tev, tws, p5)),
+        (R._trial_outcome, (pos, i, i, i, tev, typeof(ws.eval), p5)),
+        (R._filtered_plied, (pos, i, i, i, tev, tws, p5)),
         (E._evaluate_after_plied, plied),
         (E._evaluate_plied, plied),
         (M.cubeless_mwc, (p5, met, i, i, i)),
@@ -118,9 +124,6 @@ def rollout_parts(ev) -> list:
         (R._vr_step_grouped, (pos, i, i, tev, tws, p5) + vr[1:]),
         (R._vr_step_filtered, (pos, i, i, i, tev, tws, p5) + vr[1:]),
         (R._vr_step, (pos, i, i, i, i, tev, tws, p5) + vr[1:]),
-        (R._filtered_plied, (pos, i, i, i, tev, tws, p5)),
-        (R._trial_outcome, (pos, i, i, i, tev, typeof(ws.eval), p5)),
-        (R._live_end, (pos, i, i, i, i, f, tst, tev, tws, p5)),
     ]
 
 
