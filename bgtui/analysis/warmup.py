@@ -36,6 +36,7 @@ from pathlib import Path
 from bgtui.analysis.atomic import atomic_write_text
 
 PARTS = ("rollouts", "lookahead", "databases")
+_LOCKS = "bgtui-compile-locks"
 
 _HERE = Path(__file__).resolve().parent
 _ENGINE = _HERE.parent / "engine"
@@ -48,6 +49,13 @@ def _cache_dir() -> Path:
 
 def _stamp_path() -> Path:
     return _cache_dir() / "bgtui-warm.stamp"
+
+
+def lock_file(kernel: str, cache_dir: Path | None = None) -> Path:
+    """The file whose lock a first start's processes hold while compiling ``kernel``
+    (``module.qualname``), in numba's cache directory (``cache_dir``, default this process's)."""
+    cache = cache_dir if cache_dir is not None else _cache_dir()
+    return cache / _LOCKS / hashlib.sha1(kernel.encode()).hexdigest()
 
 
 def compile_one_at_a_time() -> None:
@@ -73,9 +81,9 @@ def compile_one_at_a_time() -> None:
     if getattr(dispatcher.Dispatcher.compile, "_bgtui_locked", False):
         return
 
-    locks = _cache_dir() / "bgtui-compile-locks"
+    cache = _cache_dir()
     try:
-        locks.mkdir(parents=True, exist_ok=True)
+        (cache / _LOCKS).mkdir(parents=True, exist_ok=True)
     except OSError:
         return
     original = dispatcher.Dispatcher.compile
@@ -83,9 +91,7 @@ def compile_one_at_a_time() -> None:
     def compile_locked(self, sig):
         name = f"{self.py_func.__module__}.{self.py_func.__qualname__}"
         try:
-            fd = os.open(
-                locks / hashlib.sha1(name.encode()).hexdigest(), os.O_RDWR | os.O_CREAT, 0o600
-            )
+            fd = os.open(lock_file(name, cache), os.O_RDWR | os.O_CREAT, 0o600)
         except OSError:
             return original(self, sig)
         try:

@@ -139,22 +139,22 @@ def test_processes_needing_a_separate_kernel_at_once_compile_it_once(tmp_path):
     third process. Compiled twice, it would have two symbols, and the process holding the
     other one would compile every such kernel again."""
     import fcntl
-    import hashlib
     import os
     import time
+
+    from bgtui.analysis.warmup import lock_file
 
     (tmp_path / "sepmod.py").write_text(MODULE)
     (tmp_path / "locked.py").write_text(LOCKED)
     cache = tmp_path / "cache"
-    locks = cache / "bgtui-compile-locks"
-    locks.mkdir(parents=True)
+    held = lock_file("sepmod.middle", cache)
+    held.parent.mkdir(parents=True)
     env = {
         "PYTHONPATH": f"{tmp_path}:{ROOT}",
         "PATH": "/usr/bin:/bin",
         "NUMBA_CACHE_DIR": str(cache),
         "BGTUI_SEPARATE_KERNELS": "",
     }
-    held = locks / hashlib.sha1(b"sepmod.middle").hexdigest()
     fd = os.open(held, os.O_RDWR | os.O_CREAT, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)  # both processes wait for middle's lock
     procs = [
