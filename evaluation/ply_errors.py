@@ -22,14 +22,17 @@ ROLLOUTS (the same ``--trials``, ``--seed`` and ``--weights``) has instead of ro
 ``compare ROLLOUTS A B ...`` pairs the choosers of revalue files A, B, ... (the same
 decisions valued by different weights) over the decisions where ROLLOUTS values every play any
 of them picks: each one's millipoints lost, summed, and each one's minus A's with its standard
-error (the differences' standard deviation times the square root of the decisions).
+error (the differences' standard deviation times the square root of the decisions), then the
+same by kind (the contact nets', the crashed nets' and the race net's decisions), a decision of
+the kind.
 
 ``rollout --agreed K`` rolls out instead K decisions spread over those where every chooser
 and the 2-ply judge agree, the common play and the next ``--alternatives`` by 2-ply; ``shared
 DATA --rollouts R --agreed A`` turns them into the error every chooser shares (the common
 play's loss against the best of those rolled, a decision) and adds it, over all the agreed
 decisions, to the disagreements' figures of ``R``: each chooser's error a decision over the
-whole set and its ratio to 0-ply's, the part of the full error the report leaves out.
+whole set and its ratio to 0-ply's, the part of the full error the report leaves out; with
+``--with FILE`` (the revalue files that ``rollout --with`` counted) each file's choosers too.
 
 ``report`` prints, for each way of choosing a play, the mean equity lost a decision (the
 judge's value of its best play minus that of the play chosen, millipoints) and how often it
@@ -327,13 +330,15 @@ def _rollout_report(d, ch, path):
 
 def shared(args):
     """The error every chooser shares, from rollouts of decisions where they all agree
-    (``rollout --agreed``), and the ratios over all decisions it implies."""
+    (``rollout --agreed``), and the ratios over all decisions it implies; with ``--with``, the
+    choosers of every file (as ``rollout --with`` counted the agreements), each file's figures."""
     d = dict(np.load(args.data))
-    ch = choosers(d)
+    paths = [args.data] + list(args.with_ or ())
+    sets = [d] + [dict(np.load(p)) for p in paths[1:]]
     agreed = dict(np.load(args.agreed))["equity"]
     idx = _rolled(agreed)
-    loss = _losses(agreed, ch, idx)["0-ply"]
-    n_dis = len(_disagreements([d]))
+    loss = _losses(agreed, choosers(d), idx)["0-ply"]
+    n_dis = len(_disagreements(sets))
     n_agreed = len(d["e2"]) - n_dis
     mean, se = 1000 * loss.mean(), 1000 * loss.std(ddof=1) / np.sqrt(len(loss))
     print(
@@ -343,25 +348,26 @@ def shared(args):
     )
     eq = dict(np.load(args.rollouts))["equity"]
     ri = _rolled(eq)
-    losses = _losses(eq, ch, ri)
-    base = 1000 * np.sum(losses["0-ply"])
     extra = mean * n_agreed
-    print(
-        f"over all {len(d['e2'])} decisions ({len(ri)} where the choosers disagree, by "
-        f"{args.rollouts}), with the shared error added: 0-ply {(base + extra) / len(d['e2']):.2f}"
-        " millipoints a decision"
-    )
-    for name in ch:
-        if name == "0-ply":
-            continue
-        err = 1000 * np.sum(losses[name])
-        lo, hi = (err + (mean + k * se) * n_agreed for k in (-1, 1))
-        b_lo, b_hi = (base + (mean + k * se) * n_agreed for k in (-1, 1))
+    for path, ds in zip(paths, sets):
+        losses = _losses(eq, choosers(ds), ri)
+        base = 1000 * np.sum(losses["0-ply"])
         print(
-            f"  {name:22s} {(err + extra) / len(d['e2']):5.2f} a decision, "
-            f"{(err + extra) / (base + extra):.2f} of 0-ply's "
-            f"({lo / b_lo:.2f} to {hi / b_hi:.2f} with the shared error one SE lower or higher)"
+            f"{path}: over all {len(d['e2'])} decisions ({len(ri)} where the choosers disagree, "
+            f"by {args.rollouts}), with the shared error added: 0-ply "
+            f"{(base + extra) / len(d['e2']):.2f} millipoints a decision"
         )
+        for name in losses:
+            if name == "0-ply":
+                continue
+            err = 1000 * np.sum(losses[name])
+            lo, hi = (err + (mean + k * se) * n_agreed for k in (-1, 1))
+            b_lo, b_hi = (base + (mean + k * se) * n_agreed for k in (-1, 1))
+            print(
+                f"  {name:22s} {(err + extra) / len(d['e2']):5.2f} a decision, "
+                f"{(err + extra) / (base + extra):.2f} of 0-ply's "
+                f"({lo / b_lo:.2f} to {hi / b_hi:.2f} with the shared error one SE lower or higher)"
+            )
 
 
 def _every_pick_rolled(eq, picks, what: str = "") -> np.ndarray:
@@ -400,6 +406,20 @@ def compare(args):
         diff = {n: lo[n] - loss[0][n] for n in names}
         row = "  ".join(f"{n} {x.sum():+6.0f} +- {_paired_se(x):.0f}" for n, x in diff.items())
         print(f"{path} minus {args.sets[0]}: {row}")
+    kinds = _kinds(dict(np.load(args.sets[0])))
+    print("by kind, millipoints a decision of the kind (the decisions not rolled count 0)")
+    for kind, label in ((CONTACT, "contact nets"), (CRASHED, "crashed nets"), (RACE, "race")):
+        n = int(np.sum(kinds == kind))
+        sel = kinds[idx] == kind
+        if not n:
+            continue
+        for path, lo in zip(args.sets, loss):
+            row = "  ".join(f"{name} {lo[name][sel].sum() / n:5.2f}" for name in names)
+            print(f"  {label} ({n}, {int(sel.sum())} rolled) {path}: {row}")
+        for path, lo in zip(args.sets[1:], loss[1:]):
+            x = (lo["0-ply"] - loss[0]["0-ply"])[sel]
+            se = _paired_se(x) / n if len(x) > 1 else 0.0
+            print(f"  {label}: {path} minus {args.sets[0]}, 0-ply {x.sum() / n:+.2f} +- {se:.2f}")
 
 
 def by_class(args):
@@ -494,6 +514,12 @@ def main():
     s_.add_argument("data")
     s_.add_argument("--rollouts", required=True, help="the disagreements' rollouts")
     s_.add_argument("--agreed", required=True, help="rollout --agreed's file")
+    s_.add_argument(
+        "--with",
+        dest="with_",
+        action="append",
+        help="revalue files whose choosers the agreements counted (rollout --with)",
+    )
     v = sub.add_parser("revalue")
     v.add_argument("data")
     v.add_argument("--weights", required=True)
