@@ -42,7 +42,7 @@ def _train_dataset(args) -> None:
     try:
         spec = DatasetSpec(
             args.positions,
-            ply=args.target_ply,
+            ply=_target_ply(args),
             seed=args.seed,
             workers=args.workers,
             children=args.children,
@@ -179,7 +179,7 @@ def _train_supervised(args) -> None:
     """``train supervised``: rounds toward the nets' own n-ply evaluations."""
     from bgtui.training.train import SupervisedSettings, supervised_train
 
-    if args.target_ply < 1:
+    if _target_ply(args) < 1:
         raise UserError(
             "train supervised needs --target-ply 1 to 3: 0-ply targets are the "
             "nets' own values, nothing to learn"
@@ -189,7 +189,7 @@ def _train_supervised(args) -> None:
         SupervisedSettings(
             args.rounds,
             positions=args.positions,
-            ply=args.target_ply,
+            ply=_target_ply(args),
             epochs=args.epochs,
             alpha=args.alpha or 0.1,
             seed=args.seed,
@@ -222,6 +222,11 @@ def _train_side(args) -> None:
         raise UserError(str(exc)) from None
 
 
+def _target_ply(args) -> int:
+    """``--target-ply`` of supervised and dataset (1 when not given)."""
+    return 1 if args.target_ply is None else args.target_ply
+
+
 def _train_side_labels(args) -> None:
     """``train side-labels``: the race sets of ``--races`` labelled by ``--checkpoint``'s side
     net into ``--data``."""
@@ -241,6 +246,8 @@ def _train_side_labels(args) -> None:
             children=args.children,
             seed=args.seed,
             cousins=args.cousins,
+            ply=0 if args.target_ply is None else args.target_ply,
+            workers=args.workers,
         )
     except (ValueError, WeightsError, OSError) as exc:
         raise UserError(str(exc)) from None
@@ -552,11 +559,12 @@ def _add_sizes(p) -> None:
     p.add_argument(
         "--target-ply",
         type=whole(0, 3),
-        default=1,
+        default=None,
         metavar="N",
-        help="supervised / dataset: ply of the targets (1-3; dataset also 0: the "
-        "weights' own static values, an anchor that keeps a fine-tune close to "
-        "them where other sets say nothing)",
+        help="supervised / dataset: ply of the targets (1-3, default 1; dataset also 0: "
+        "the weights' own static values, an anchor that keeps a fine-tune close to "
+        "them where other sets say nothing); side-labels: label by the teacher's N-ply "
+        "(default 0, its side net; above 0 the teacher need not have one)",
     )
     p.add_argument(
         "--epochs", type=whole(1, MAX_COUNT), default=2, help="supervised: passes per round"
@@ -565,7 +573,7 @@ def _add_sizes(p) -> None:
         "--workers",
         type=whole(1, MAX_WORKERS),
         default=1,
-        help="supervised: threads for the targets",
+        help="supervised, side-labels: threads for the targets",
     )
 
 

@@ -431,7 +431,9 @@ def race_cousins(pos, groups, rolls, ev):
     return np.array(out, dtype=np.int8).reshape(-1, 26), np.array(out_g, dtype=np.int64)
 
 
-def label_races(out, teacher, sources, children=300, seed=1, cousins=False, log=print) -> int:
+def label_races(
+    out, teacher, sources, children=300, seed=1, cousins=False, ply=0, workers=1, log=print
+) -> int:
     """Write to ``out`` a training set for the race net labelled by ``teacher``'s side net:
     for each shard of the race sets ``sources`` (directories, in order), a shard of its
     positions and, for ``children`` of them drawn at random, a random roll's every play (the
@@ -440,6 +442,8 @@ def label_races(out, teacher, sources, children=300, seed=1, cousins=False, log=
     roll numbered as one group (the source's groups kept). With ``cousins`` a shard holds
     instead the leaves of the source shard's sibling groups (:func:`race_cousins`, a roll drawn
     for each group, the best replies by the teacher's 0-ply), grouped as their siblings were.
+    With ``ply`` above 0 every label is the teacher's ``ply``-ply probabilities instead
+    (``workers`` threads), and the teacher needs no side net: its 0-ply values the leaves.
     A shard already in ``out`` is kept (the same command resumes). Returns the number of
     positions written."""
     from functools import partial
@@ -448,10 +452,11 @@ def label_races(out, teacher, sources, children=300, seed=1, cousins=False, log=
     from bgtui.analysis.weights import load_weights, with_databases
     from bgtui.engine import game_result, generate_plays
     from bgtui.engine import swap_sides as swapped
+    from bgtui.training.train import plied_targets
 
     evs, meta = load_weights(teacher)
     ev = with_databases(evs, bearoff=True)
-    if ev.side.w2.shape[0] == 0:
+    if ply == 0 and ev.side.w2.shape[0] == 0:
         raise ValueError(f"{teacher}: no side net to label the races with")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -487,7 +492,7 @@ def label_races(out, teacher, sources, children=300, seed=1, cousins=False, log=
                     grp_parts.append(np.full(len(kids), g))
                     g += 1
         pos = np.concatenate(pos_parts)
-        labels = values0(pos, ev)
+        labels = values0(pos, ev) if ply == 0 else plied_targets(ev, pos, ply, workers)
         info = dict(
             teacher=str(teacher),
             teacher_sha256=meta.get("sha256", ""),
@@ -496,6 +501,7 @@ def label_races(out, teacher, sources, children=300, seed=1, cousins=False, log=
             cousins=cousins,
             seed=seed,
             index=k,
+            ply=ply,
         )
         atomic_write(
             dest,

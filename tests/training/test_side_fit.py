@@ -174,3 +174,33 @@ def test_side_label_cousins_are_the_leaves_after_the_opponents_best_reply(tmp_pa
     assert want and got == want
     for i in range(n):
         np.testing.assert_allclose(lab[i], evaluate0(pos[i], ev), atol=1e-6)
+
+
+def test_plied_side_labels_are_the_teachers_n_ply_values_and_need_no_side_net(tmp_path):
+    import json
+
+    import pytest
+
+    from bgtui.analysis.weights import with_databases
+    from bgtui.engine import evaluate_plied, hidden_size, make_lookahead_workspace
+    from bgtui.training.side import label_races
+
+    src = tmp_path / "races"
+    src.mkdir()
+    with np.load("data/rs/shard-00000.npz") as z:
+        np.savez(src / "shard-00000.npz", positions=z["positions"][:6], targets=z["targets"][:6])
+    out = tmp_path / "labels"
+    # the shipped weights carry no side net: 0-ply labels need one, 1-ply labels do not
+    with pytest.raises(ValueError, match="no side net"):
+        label_races(out, "bgtui-0.npz", [src], children=0, log=lambda _: None)
+    n = label_races(out, "bgtui-0.npz", [src], children=0, ply=1, workers=2, log=lambda _: None)
+    with np.load(out / "shard-00000.npz") as z:
+        pos, lab = z["positions"], z["targets"]
+        assert json.loads(str(z["meta"]))["ply"] == 1
+    assert n == len(pos) == 6
+    ev = with_databases(load_weights("bgtui-0.npz")[0], bearoff=True)
+    lws = make_lookahead_workspace(hidden_size(ev))
+    for i in range(n):
+        want = np.zeros(5, dtype=np.float32)
+        evaluate_plied(pos[i], 1, ev, lws, want)
+        np.testing.assert_allclose(lab[i], want, atol=1e-6)
