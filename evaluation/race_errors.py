@@ -6,6 +6,7 @@
         --trials 648 --seed 2 --out runs/re/c21.npz
     python3 evaluation/race_errors.py report runs/re/d21.npz --rollouts runs/re/r21.npz
                                              [--weights FILE] [--plies 0,1,2]
+                                             [--pool runs/re/d22.npz:runs/re/r22.npz ...]
     python3 evaluation/race_errors.py blends runs/re/d21.npz:runs/re/r21.npz ... [--weights FILE]
 
 ``collect`` plays 0-ply games of the shipped weights (``--sample-weights``), half against
@@ -46,6 +47,8 @@ count. The rollouts' noise biases each error up (the best of the rolled plays is
 of noisy values; ``confirm`` measures by how much); the report gives the mean standard error
 of a rolled play's value. ``--compare FILE`` adds the paired differences between the errors of
 ``--weights`` and of FILE, decision by decision (the same rollouts judge both).
+``--pool DATA:ROLLOUTS ...`` adds more sets: every figure is then over the decisions of all
+sets together.
 """
 
 import argparse
@@ -237,31 +240,57 @@ def _choices(an, d, plies, w0=ONE_PLY_WEIGHTS0[RACE]):
     return out
 
 
-def report(args):
-    d = dict(np.load(args.data))
-    table = _load_table(args.rollouts)
-    an = Analyzer(args.weights)
-    plies = [int(p) for p in args.plies.split(",")]
-    picks = _choices(an, d, plies, args.one_ply_weight)
+def _set_rows(data, rollouts, an, plies, w0, base_an):
+    """One set's per-decision columns for :func:`report`: the errors of ``an``'s choices at
+    each ply (and of ``base_an``'s, or None), who values the candidates, the mover's pips, the
+    fewest checkers off of a side, the games' source; the missing counts and the rolled plays'
+    standard errors."""
+    d = dict(np.load(data))
+    by_dec, done = _judged(d, _load_table(rollouts))
+    errs, missing = _errors(d, by_dec, done, _choices(an, d, plies, w0), plies)
+    base = None
+    if base_an is not None:
+        base = _errors(d, by_dec, done, _choices(base_an, d, plies, w0), plies)[0]
     m = len(d["n"])
-    by_dec, done = _judged(d, table)
-    kind = np.array([_decision_kind(d["kind"][i, : d["n"][i]]) for i in range(m)])
-    pip = np.array([pip_counts(d["pos"][i])[0] for i in range(m)])
-    print(
-        f"{args.data}: {m} race decisions, {len(done)} with rollouts ({args.rollouts}); "
-        f"plays valued by {args.weights or 'the shipped weights'}"
-    )
-    errs, missing = _errors(d, by_dec, done, picks, plies)
+    cols = {
+        "kind": np.array([_decision_kind(d["kind"][i, : d["n"][i]]) for i in range(m)]),
+        "pip": np.array([pip_counts(d["pos"][i])[0] for i in range(m)]),
+        "off": np.array(
+            [
+                min(15 - int(np.clip(q, 0, None).sum()), 15 - int(np.clip(-q, 0, None).sum()))
+                for q in d["pos"]
+            ]
+        ),
+        "pubeval": d["pubeval"].astype(bool),
+    }
+    se = [v[1] for i in done for v in by_dec.get(i, {}).values()]
+    return d, by_dec, errs, base, cols, missing, len(done), se
+
+
+def report(args):
+    plies = [int(p) for p in args.plies.split(",")]
+    an = Analyzer(args.weights)
+    base_an = Analyzer(args.compare) if args.compare else None
+    sets = [(args.data, args.rollouts)] + [tuple(s.split(":")) for s in args.pool]
+    if args.worst and len(sets) > 1:
+        raise SystemExit("race_errors.py report: --worst lists one set's decisions, not --pool's")
+    rows = [_set_rows(dt, ro, an, plies, args.one_ply_weight, base_an) for dt, ro in sets]
+    for (dt, ro), r in zip(sets, rows):
+        print(
+            f"{dt}: {len(r[0]['n'])} race decisions, {r[6]} with rollouts ({ro}); "
+            f"plays valued by {args.weights or 'the shipped weights'}"
+        )
+    errs = {p: np.concatenate([r[2][p] for r in rows]) for p in plies}
+    missing = {p: sum(r[5][p] for r in rows) for p in plies}
+    cols = {k: np.concatenate([r[4][k] for r in rows]) for k in rows[0][4]}
+    kind, pip, off = cols["kind"], cols["pip"], cols["off"]
+    m = len(kind)
+    if len(sets) > 1:
+        print(f"pooled: {len(sets)} sets, {m} race decisions")
     groups = [("all", np.ones(m, dtype=bool))]
     groups += [(f"valued by {KINDS[k]}", kind == k) for k in KINDS]
-    off = np.array(
-        [
-            min(15 - int(np.clip(q, 0, None).sum()), 15 - int(np.clip(-q, 0, None).sum()))
-            for q in d["pos"]
-        ]
-    )
-    groups.append(("games against PubEval", d["pubeval"].astype(bool)))
-    groups.append(("self-play", ~d["pubeval"].astype(bool)))
+    groups.append(("games against PubEval", cols["pubeval"]))
+    groups.append(("self-play", ~cols["pubeval"]))
     groups.append(("a side has none off (gammons)", off == 0))
     groups.append(("both sides have some off", off > 0))
     for lo, hi in zip(PIP_BUCKETS, PIP_BUCKETS[1:] + (999,)):
@@ -287,9 +316,8 @@ def report(args):
             f"{p}-ply: differs from the rollouts' best in {np.sum(e > 0)} decisions; "
             f"{missing[p]} decisions skipped (its play has no rollout: `rollout --weights`)"
         )
-    if args.compare:
-        base_picks = _choices(Analyzer(args.compare), d, plies, args.one_ply_weight)
-        base, _ = _errors(d, by_dec, done, base_picks, plies)
+    if base_an is not None:
+        base = {p: np.concatenate([r[3][p] for r in rows]) for p in plies}
         print(
             f"\npaired: {args.weights or 'shipped'} minus {args.compare} (millipoints a decision)"
         )
@@ -305,9 +333,11 @@ def report(args):
                 )
             print(f"{name:28s} {mask.sum():6d}" + "".join(f"{c:>17s}" for c in cells))
     if args.worst:
+        d, by_dec = rows[0][0], rows[0][1]
+        picks = _choices(an, d, plies, args.one_ply_weight)
         _worst(d, by_dec, errs, picks, plies, kind, pip, args.worst)
     # the precision of a difference of two rolled plays of a decision (same dice)
-    se = [v[1] for i in done for v in by_dec.get(i, {}).values()]
+    se = [s for r in rows for s in r[7]]
     print(f"mean standard error of a rolled play's equity: {1000 * np.mean(se):.2f} millipoints")
 
 
@@ -444,6 +474,13 @@ def main():
     )
     r.add_argument("--compare", default=None, help="paired differences against this weights file")
     r.add_argument("--worst", type=int, default=0, help="list the COUNT worst decisions")
+    r.add_argument(
+        "--pool",
+        nargs="+",
+        default=[],
+        metavar="DATA:ROLLOUTS",
+        help="more sets, pooled with the first decision by decision",
+    )
     b = sub.add_parser("blends")
     b.add_argument("sets", nargs="+", metavar="DATA:ROLLOUTS")
     b.add_argument("--weights", default=None)
