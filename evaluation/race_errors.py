@@ -53,6 +53,7 @@ sets together.
 
 import argparse
 import time
+from typing import NamedTuple
 
 import numpy as np
 from games import decisions, roll_children, sample, save_rows, value
@@ -240,14 +241,29 @@ def _choices(an, d, plies, w0=ONE_PLY_WEIGHTS0[RACE]):
     return out
 
 
-def _set_rows(data, rollouts, an, plies, w0, base_an):
-    """One set's per-decision columns for :func:`report`: the errors of ``an``'s choices at
-    each ply (and of ``base_an``'s, or None), who values the candidates, the mover's pips, the
-    fewest checkers off of a side, the games' source; the missing counts and the rolled plays'
-    standard errors."""
+class _SetRows(NamedTuple):
+    """One set's part of :func:`report`: its decisions, their rollout values and, per decision,
+    the plays chosen, their errors and the columns the report splits by."""
+
+    d: dict  #: the decisions file's arrays
+    by_dec: dict  #: decision -> {play: rollout value}
+    judged: int  #: decisions all of whose candidates are rolled out
+    picks: dict  #: ply -> the play ``--weights`` chooses in each decision
+    errs: dict  #: ply -> each decision's error (nan: not judged)
+    base: dict | None  #: the same errors of ``--compare``'s choices
+    missing: dict  #: ply -> decisions whose chosen play has no rollout
+    cols: dict  #: kind, pip, off, pubeval: a value a decision
+    se: list  #: each rolled play's standard error
+
+
+def _set_rows(data, rollouts, an, plies, w0, base_an) -> _SetRows:
+    """One set's :class:`_SetRows`: the choices of ``an`` (and of ``base_an``, or None) at
+    each ply; who values the candidates, the mover's pips, the fewest checkers off of a side,
+    the games' source."""
     d = dict(np.load(data))
     by_dec, done = _judged(d, _load_table(rollouts))
-    errs, missing = _errors(d, by_dec, done, _choices(an, d, plies, w0), plies)
+    picks = _choices(an, d, plies, w0)
+    errs, missing = _errors(d, by_dec, done, picks, plies)
     base = None
     if base_an is not None:
         base = _errors(d, by_dec, done, _choices(base_an, d, plies, w0), plies)[0]
@@ -264,7 +280,7 @@ def _set_rows(data, rollouts, an, plies, w0, base_an):
         "pubeval": d["pubeval"].astype(bool),
     }
     se = [v[1] for i in done for v in by_dec.get(i, {}).values()]
-    return d, by_dec, errs, base, cols, missing, len(done), se
+    return _SetRows(d, by_dec, len(done), picks, errs, base, missing, cols, se)
 
 
 def report(args):
@@ -277,12 +293,12 @@ def report(args):
     rows = [_set_rows(dt, ro, an, plies, args.one_ply_weight, base_an) for dt, ro in sets]
     for (dt, ro), r in zip(sets, rows):
         print(
-            f"{dt}: {len(r[0]['n'])} race decisions, {r[6]} with rollouts ({ro}); "
+            f"{dt}: {len(r.d['n'])} race decisions, {r.judged} with rollouts ({ro}); "
             f"plays valued by {args.weights or 'the shipped weights'}"
         )
-    errs = {p: np.concatenate([r[2][p] for r in rows]) for p in plies}
-    missing = {p: sum(r[5][p] for r in rows) for p in plies}
-    cols = {k: np.concatenate([r[4][k] for r in rows]) for k in rows[0][4]}
+    errs = {p: np.concatenate([r.errs[p] for r in rows]) for p in plies}
+    missing = {p: sum(r.missing[p] for r in rows) for p in plies}
+    cols = {k: np.concatenate([r.cols[k] for r in rows]) for k in rows[0].cols}
     kind, pip, off = cols["kind"], cols["pip"], cols["off"]
     m = len(kind)
     if len(sets) > 1:
@@ -317,7 +333,7 @@ def report(args):
             f"{missing[p]} decisions skipped (its play has no rollout: `rollout --weights`)"
         )
     if base_an is not None:
-        base = {p: np.concatenate([r[3][p] for r in rows]) for p in plies}
+        base = {p: np.concatenate([r.base[p] for r in rows]) for p in plies}
         print(
             f"\npaired: {args.weights or 'shipped'} minus {args.compare} (millipoints a decision)"
         )
@@ -333,11 +349,10 @@ def report(args):
                 )
             print(f"{name:28s} {mask.sum():6d}" + "".join(f"{c:>17s}" for c in cells))
     if args.worst:
-        d, by_dec = rows[0][0], rows[0][1]
-        picks = _choices(an, d, plies, args.one_ply_weight)
-        _worst(d, by_dec, errs, picks, plies, kind, pip, args.worst)
+        one = rows[0]
+        _worst(one.d, one.by_dec, errs, one.picks, plies, kind, pip, args.worst)
     # the precision of a difference of two rolled plays of a decision (same dice)
-    se = [s for r in rows for s in r[7]]
+    se = [s for r in rows for s in r.se]
     print(f"mean standard error of a rolled play's equity: {1000 * np.mean(se):.2f} millipoints")
 
 

@@ -222,9 +222,10 @@ def _train_side(args) -> None:
         raise UserError(str(exc)) from None
 
 
-def _target_ply(args) -> int:
-    """``--target-ply`` of supervised and dataset (1 when not given)."""
-    return 1 if args.target_ply is None else args.target_ply
+def _target_ply(args, default=1) -> int:
+    """``--target-ply``, or the method's ``default`` when not given (supervised and dataset 1,
+    side-labels 0)."""
+    return default if args.target_ply is None else args.target_ply
 
 
 def _train_side_labels(args) -> None:
@@ -246,7 +247,7 @@ def _train_side_labels(args) -> None:
             children=args.children,
             seed=args.seed,
             cousins=args.cousins,
-            ply=0 if args.target_ply is None else args.target_ply,
+            ply=_target_ply(args, default=0),
             workers=args.workers,
         )
     except (ValueError, WeightsError, OSError) as exc:

@@ -1,7 +1,10 @@
 """``bgtui train side``: the formula's gradients against finite differences, the numpy net
 against the engine's kernel, and a small fit end to end."""
 
+import json
+
 import numpy as np
+import pytest
 
 from bgtui.analysis.weights import load_weights
 from bgtui.engine import SIDE_OUTPUTS, side_dists
@@ -177,10 +180,6 @@ def test_side_label_cousins_are_the_leaves_after_the_opponents_best_reply(tmp_pa
 
 
 def test_plied_side_labels_are_the_teachers_n_ply_values_and_need_no_side_net(tmp_path):
-    import json
-
-    import pytest
-
     from bgtui.analysis.weights import with_databases
     from bgtui.engine import evaluate_plied, hidden_size, make_lookahead_workspace
     from bgtui.training.side import label_races
