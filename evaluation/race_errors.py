@@ -16,6 +16,8 @@ legal play, until it has ``--decisions``. For each it keeps the candidates: the 
 ``--margin`` of the 0-ply best, at most ``--plays`` (by default the services' move filter:
 ``FILTER_MARGIN`` 0.16, ``FILTER_MAX_PLAYS`` 8, so that 1 and 2-ply choose among them), best first.
 A decision with a single candidate is not rolled: every chooser plays it and loses 0.
+``--net-only`` keeps only the decisions where the race net values at least one candidate (the
+others are judged by the bear-off databases, where every chooser's error is about 0).
 
 ``rollout`` values every candidate by a rollout of the position after it (``--trials``, full
 games with bear-off truncation and variance reduction, one worker, the same ``--seed``: a play's
@@ -111,6 +113,8 @@ def collect(args):
             for j, i in enumerate(keep):
                 cand[j] = children[i]
                 kind[j] = _kind(an, children[i])
+            if args.net_only and not (kind[: len(keep)] == NO_DATABASE).any():
+                continue
             yield dict(pos=pos, dice=(d1, d2), pubeval=vs, n=len(keep), cand=cand, kind=kind)
 
     save_rows(rows(), args.decisions, args.out, "race decisions")
@@ -459,6 +463,11 @@ def main():
     c.add_argument("--margin", type=float, default=FILTER_MARGIN)
     c.add_argument("--plays", type=int, default=FILTER_MAX_PLAYS)
     c.add_argument("--sample-weights", default=None)
+    c.add_argument(
+        "--net-only",
+        action="store_true",
+        help="keep only the decisions where the race net values a candidate",
+    )
     c.add_argument("--out", required=True)
     o = sub.add_parser("rollout")
     o.add_argument("data")
