@@ -46,6 +46,8 @@ def main():
     ev_a = with_databases(load_weights(a.weights)[0], bearoff=True)
     ev_b = with_databases(load_weights(a.vs)[0], bearoff=True)
     st = starts(a.data, a.starts)
+    if len(st) == 0:
+        raise SystemExit(f"--data {a.data}: no race set shards (*.npz) there")
     hidden = max(hidden_size(ev_a), hidden_size(ev_b))
     res = np.zeros((len(st), a.pairs, 4))
 
