@@ -113,7 +113,7 @@ def collect(args):
             for j, i in enumerate(keep):
                 cand[j] = children[i]
                 kind[j] = _kind(an, children[i])
-            if args.net_only and not (kind[: len(keep)] == NO_DATABASE).any():
+            if args.net_only and _decision_kind(kind[: len(keep)]) not in (NO_DATABASE, MIXED):
                 continue
             yield dict(pos=pos, dice=(d1, d2), pubeval=vs, n=len(keep), cand=cand, kind=kind)
 
