@@ -190,7 +190,8 @@ def make_evaluator(
     contact net, trailing bar the trailing net, and so on), the bear-off databases, the
     nets' tables in ``NET_NAMES`` order (from the first three on; those missing are the
     tables of the class :data:`TIED_CLASSES` names) and the race side net
-    (``side.make_side_net``; None: none, the race net values the races)."""
+    (``side.make_side_net``; None: none, the race net values the races; see
+    :func:`_side_net_values` for the races it values)."""
     raw = [
         contact,
         race,
@@ -438,12 +439,26 @@ def _sanitize(pos, out5):
             out5[4] = 0.0
 
 
+@kernel(inline="always")
+def _side_net_values(pos, ev, side):
+    """Whether the side net of ``ev`` values the race ``pos`` (outside the databases): ``ev``
+    has one and side ``side`` of ``pos`` (0 the player on roll, 1 the other) has no row of the
+    one-sided database. Where the side on roll has one (home, against a side outside), the race
+    net values the race: the side net ranks the plays of the side outside worse than the race
+    net does, and every other race's plays better (docs/lab-notes/2026-12-07-race-side-hybrid.md).
+    """
+    if ev.side.w2.shape[0] == 0:
+        return False
+    nrows = ev.one_sided.shape[0]
+    return nrows == 0 or side_row(pos, side, nrows) < 0
+
+
 @kernel
 def _evaluate_net(pos, ev, ews, out5):
     """0-ply probabilities of ``pos`` (player on roll, game not over) by the nets (a race by
-    the side net if ``ev`` has one)."""
+    the side net where :func:`_side_net_values`)."""
     cls = net_class(pos)
-    if cls == RACE and ev.side.w2.shape[0] > 0:
+    if cls == RACE and _side_net_values(pos, ev, 0):
         _side_race_probs(pos, ev.side, ev.one_sided, ews.side_u, ews.side_d, out5)
         _sanitize(pos, out5)
         return
@@ -567,11 +582,12 @@ def _best_in_groups(pos, n, out_pos, ev, ews, ready, groups, side):
     (:func:`_evaluate_after`), the others incrementally from the parent, a group of one
     picked play too. One call for the picked plays of all 21 rolls (variance reduction with a filter)
     saves the cost of 20 calls, each passing the evaluator's twenty arrays. A race is valued by
-    the side net (:func:`_side_groups`) if ``ev`` has one and ``side`` is 1, else by the race
-    net (variance reduction's picks: ``side`` 0)."""
+    the side net (:func:`_side_groups`) if ``side`` is 1 and :func:`_side_net_values` the
+    children (the side on roll in each is the side not moving here, the same in all), else by
+    the race net (variance reduction's picks: ``side`` 0)."""
     race = is_race(pos)  # then every child is a race too
     tab = ev.tables[RACE] if race else ev.tables[CONTACT]
-    if race and side and ev.side.w2.shape[0] > 0:
+    if race and side and _side_net_values(pos, ev, 1):
         return _side_groups(pos, n, out_pos, ev, ews, ready, groups)
     if tab.shape[0] == 0:  # dense inputs: every play on its own
         start = 0

@@ -39,7 +39,7 @@ from bgtui.engine import (
     swap_sides,
 )
 from bgtui.engine.evaluate import _sanitize, equity
-from bgtui.engine.side import _race5
+from bgtui.engine.side import _race5, side_row
 
 NB = SIDE_BUCKETS
 
@@ -217,6 +217,38 @@ def test_the_evaluator_values_races_by_the_side_net(shipped):
     assert np.array_equal(evaluate0(opening.astype(np.int8), ev), evaluate0(opening, plain))
 
 
+def test_with_the_databases_the_side_net_values_the_races_where_the_roller_has_no_row(shipped):
+    """With the one-sided database the side net values a race outside the databases only where
+    the side on roll has no row of it (by the formula, a side with a row from that row); where
+    it has one, the race net does, as without a side net."""
+    rng = np.random.default_rng(21)
+    _, net = _random_side_net(rng, hidden=32)
+    plain = with_databases(nets_of(shipped), bearoff=True)
+    ev = with_databases(nets_of(shipped), bearoff=True, side=net)
+    one = ev.one_sided
+    u = np.zeros(32 + SIDE_OUTPUTS, dtype=np.float32)
+    d = np.zeros((2, 3, NB), dtype=np.float32)
+    seen = {"side net": 0, "race net": 0}
+    for k in range(400):
+        pos = _random_race(rng, straggler=k % 2 == 1)
+        if k % 4 == 2:  # the player's checkers all home, the opponent's not
+            pos[7:13] = 0
+            pos[13] -= 1
+        rows = [side_row(pos, s, one.shape[0]) >= 0 for s in (0, 1)]
+        if all(rows) or game_result(pos):
+            continue
+        if rows[0]:
+            assert np.array_equal(evaluate0(pos, ev), evaluate0(pos, plain))
+            seen["race net"] += 1
+        else:
+            want = np.zeros(5, dtype=np.float32)
+            side_race_probs(pos, net, one, u, d, want)
+            _sanitize(pos, want)
+            assert np.array_equal(evaluate0(pos, ev), want)
+            seen["side net"] += 1
+    assert min(seen.values()) >= 20, seen
+
+
 def _flip(p):
     return np.array([1 - p[0], p[3], p[4], p[1], p[2]], dtype=np.float32)
 
@@ -226,7 +258,8 @@ def test_a_race_best_play_is_the_side_nets_best_of_the_race_nets_best(shipped, b
     """Move selection in a race valued by the side net: the race net ranks the plays, the side
     net values the best RACE_SIDE_PLAYS within RACE_SIDE_MARGIN of the race net's best (a play a
     database values ranks by that value), each as evaluating it alone does,
-    bit for bit, with and without the bear-off databases."""
+    bit for bit, with and without the bear-off databases. Where the side not moving has a row
+    of the one-sided database the race net alone chooses, as without a side net."""
     rng = np.random.default_rng(13)
     _, net = _random_side_net(rng, hidden=32)
     ev = with_databases(nets_of(shipped), bearoff=bearoff, side=net)
@@ -236,12 +269,21 @@ def test_a_race_best_play_is_the_side_nets_best_of_the_race_nets_best(shipped, b
     op = np.zeros((MAX_PLAYS, 26), dtype=np.int8)
     om = np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8)
     best5 = np.zeros(5, dtype=np.float32)
-    checked = differs = 0
+    nrows = ev.one_sided.shape[0]
+    checked = differs = by_race_net = 0
     for k in range(200):
         pos = _random_race(rng, straggler=k % 2 == 1)
         d1, d2 = int(rng.integers(1, 7)), int(rng.integers(1, 7))
         children, _ = generate_plays(pos, d1, d2)
         if len(children) < 2 or any(game_result(c) for c in children):
+            continue
+        if nrows > 0 and side_row(pos, 1, nrows) >= 0:
+            ews0 = make_eval_workspace(hidden_size(plain))
+            want5 = np.zeros(5, dtype=np.float32)
+            want = best_play0(pos, d1, d2, plain, mws, ews0, op, om, want5)
+            assert best_play0(pos, d1, d2, ev, mws, ews, op, om, best5) == want
+            assert np.array_equal(best5, want5)
+            by_race_net += 1
             continue
         # the race net's values, or a database's (the same in both evaluators)
         net_eq = [float(equity(_flip(evaluate0(swap_sides(c), plain)))) for c in children]
@@ -260,6 +302,7 @@ def test_a_race_best_play_is_the_side_nets_best_of_the_race_nets_best(shipped, b
         differs += int(np.argmax(everything)) != i
         checked += 1
     assert checked >= 20 and differs > 0  # the filter mattered somewhere
+    assert by_race_net >= 10 if bearoff else by_race_net == 0
 
 
 def test_weights_keep_the_side_net(tmp_path, shipped):
