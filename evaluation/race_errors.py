@@ -43,9 +43,12 @@ equity lost a decision (the rollouts' best value among the rolled plays minus th
 chosen, millipoints) with its standard error over the decisions, split by who values the
 candidates at 0-ply (``net``: the race net values them all; ``net and database``: the race net
 some and a database the others; ``one-sided``: the one-sided approximation values at least one,
-the net none; ``two-sided``: the exact database values them all), by the source of the games,
-by whether a side has yet to bear off a checker (gammons at stake) and by the mover's pip
-count. The rollouts' noise biases each error up (the best of the rolled plays is the largest
+the net none; ``two-sided``: the exact database values them all), among the decisions the
+net values (all or some candidates) by which side of the position has a row of the one-sided
+database (``bearoff.side_row``: home, a straggler, few checkers; where the side on roll of a
+play's position has one, a side net leaves the play to the race net), by the source of the
+games, by whether a side has yet to bear off a checker (gammons at stake) and by the mover's
+pip count. The rollouts' noise biases each error up (the best of the rolled plays is the largest
 of noisy values; ``confirm`` measures by how much); the report gives the mean standard error
 of a rolled play's value. ``--compare FILE`` adds the paired differences between the errors of
 ``--weights`` and of FILE, decision by decision (the same rollouts judge both).
@@ -72,6 +75,7 @@ from bgtui.engine import (
     generate_plays,
     is_race,
     pip_counts,
+    side_row,
     swap_sides,
 )
 
@@ -282,9 +286,17 @@ def _set_rows(data, rollouts, an, plies, w0, base_an) -> _SetRows:
             ]
         ),
         "pubeval": d["pubeval"].astype(bool),
+        "rows": np.array([_rows(an, q) for q in d["pos"]]),
     }
     se = [v[1] for i in done for v in by_dec.get(i, {}).values()]
     return _SetRows(d, by_dec, len(done), picks, errs, base, missing, cols, se)
+
+
+def _rows(an, pos):
+    """Which sides of ``pos`` have a row of the one-sided database: 1 the mover, 2 the
+    opponent, 3 both, 0 neither."""
+    n = an.ev.one_sided.shape[0]
+    return int(side_row(pos, 0, n) >= 0) + 2 * int(side_row(pos, 1, n) >= 0) if n else 0
 
 
 def report(args):
@@ -311,6 +323,11 @@ def report(args):
     groups += [(f"valued by {KINDS[k]}", kind == k) for k in KINDS]
     groups.append(("games against PubEval", cols["pubeval"]))
     groups.append(("self-play", ~cols["pubeval"]))
+    net = (kind == NO_DATABASE) | (kind == MIXED)
+    rows_ = cols["rows"]
+    groups.append(("net, neither side has a row", net & (rows_ == 0)))
+    groups.append(("net, the mover has a row", net & (rows_ == 1)))
+    groups.append(("net, the opponent has a row", net & (rows_ == 2)))
     groups.append(("a side has none off (gammons)", off == 0))
     groups.append(("both sides have some off", off > 0))
     for lo, hi in zip(PIP_BUCKETS, PIP_BUCKETS[1:] + (999,)):
