@@ -54,8 +54,9 @@ FILTER_MARGIN = 0.16
 #: value errs in the opponent's favour by play-dependent amounts, the 0-ply value otherwise,
 #: and their blend chooses better than either (docs/lab-notes/2026-11-26-one-ply.md). The
 #: weight is that of the class of the position before the roll (``nn.net_class``), in class
-#: order: contact 0.25; race 0.0, the plain 1-ply, whose leaves are the bear-off databases' or
-#: the race net's with little bias; crashed 0.5, where the 1-ply gains least; early contact
+#: order: contact 0.25; race 0.5 (with the side net valuing some of the leaves and the race
+#: net others, docs/lab-notes/2026-12-07-race-side-hybrid.md); crashed 0.5, where the 1-ply
+#: gains least; early contact
 #: and trailing (contact, the side on roll behind in the race) as contact; holding (only the
 #: side not on roll has borne off) as crashed (docs/lab-notes/2026-12-04-trailing-split.md);
 #: mutual (contact with a checker of each side back) as contact, mutual trailing (and the
@@ -69,7 +70,7 @@ FILTER_MARGIN = 0.16
 #: class it splits. ``nn.one_ply_weight0`` looks it up.
 ONE_PLY_WEIGHTS0 = (
     0.25,  # contact
-    0.0,  # race
+    0.5,  # race
     0.5,  # crashed
     0.25,  # early
     0.5,  # holding

@@ -3,7 +3,7 @@ reply by 0-ply equity, its 0-ply value, weights 1/36 and 2/36, from the mover's 
 1-ply rows of ``rank_plays`` (money and match) carrying the blend of that value with the
 play's 0-ply value, weighted by the class of the position before the roll
 (``ONE_PLY_WEIGHTS0``: contact 0.25, early, trailing, the mutual, the anchor, the early
-trailing and the early bar classes too; race 0.0; crashed and holding 0.5)."""
+trailing and the early bar classes too; race, crashed and holding 0.5)."""
 
 from dataclasses import replace
 
@@ -12,8 +12,9 @@ import pytest
 
 from bgtui.analysis.formats import format_position_id, parse_position
 from bgtui.analysis.service import Analyzer
-from bgtui.engine import one_ply_weight0
-from bgtui.engine.constants import ONE_PLY_WEIGHTS0
+from bgtui.analysis.weights import nets_of, with_databases
+from bgtui.engine import is_race, one_ply_weight0, side_row
+from bgtui.engine.constants import ONE_PLY_WEIGHTS0, RACE_SIDE_MARGIN, RACE_SIDE_PLAYS
 from bgtui.engine.evaluate import equity, evaluate0
 from bgtui.engine.movegen import generate_plays
 from bgtui.engine.position import game_result, swap_sides
@@ -36,48 +37,75 @@ def an():
 
 
 def after0(an, child):
-    """0-ply value (mover's view) of a play reaching ``child``, float64."""
+    """0-ply value (mover's view) of a play reaching ``child``, float64, by the analyser
+    ``an`` (or an evaluator)."""
     r = game_result(child)
     if r > 0:
         return np.array([1.0, r >= 2, r >= 3, 0.0, 0.0])
-    t = evaluate0(swap_sides(child), an.ev).astype(np.float64)
+    t = evaluate0(swap_sides(child), getattr(an, "ev", an)).astype(np.float64)
     return np.array([1.0 - t[0], t[3], t[4], t[1], t[2]])
 
 
-def brute_one_ply(an, child):
+@pytest.fixture(scope="module")
+def race_net_only(an):
+    """The analyser's nets and databases without its race side net: the race net's values."""
+    return with_databases(nets_of(an.ev), bearoff=True)
+
+
+def best_reply(an, race_net_only, opp, replies):
+    """The 0-ply value (replier's view) of the reply the engine's 0-ply player picks from
+    ``opp``: the best by 0-ply equity (the first of equal equities); in a race the side net
+    values (the side not moving in ``opp`` has no row of the one-sided database), the best by
+    the side net's equity of the race net's best ``RACE_SIDE_PLAYS`` within
+    ``RACE_SIDE_MARGIN`` of its best."""
+    values = [after0(an, r) for r in replies]
+    nrows = an.ev.one_sided.shape[0]
+    if not (is_race(opp) and an.ev.side.w2.shape[0] > 0 and side_row(opp, 1, nrows) < 0):
+        return max(values, key=equity)
+    ranked = [float(equity(after0(race_net_only, r))) for r in replies]
+    top = max(ranked)
+    order = sorted(range(len(replies)), key=lambda i: -ranked[i])
+    picked = [i for i in order if ranked[i] >= top - RACE_SIDE_MARGIN][:RACE_SIDE_PLAYS]
+    return values[max(picked, key=lambda i: (float(equity(values[i])), -picked.index(i)))]
+
+
+def brute_one_ply(an, child, race_net_only):
     """1-ply value (mover's view) of a play reaching ``child``: the opponent's reply to each
-    roll chosen by its 0-ply equity, its 0-ply value averaged over the 36 rolls."""
+    roll as the engine's 0-ply player picks it (:func:`best_reply`), its 0-ply value averaged
+    over the 36 rolls."""
     opp = swap_sides(child)
     acc = np.zeros(5)
     for a in range(1, 7):
         for b in range(1, a + 1):
             replies, _ = generate_plays(opp, a, b)
-            values = [after0(an, r) for r in replies]
-            best = max(values, key=equity)  # the first of equal equities, as the engine
+            best = best_reply(an, race_net_only, opp, replies)
             acc += (1 if a == b else 2) * best
     acc /= 36.0
     return np.array([1.0 - acc[0], acc[3], acc[4], acc[1], acc[2]])
 
 
 @pytest.mark.parametrize("pos, dice", [(CONTACT, (3, 1)), (RACE, (6, 4))])
-def test_one_ply_value_is_the_brute_force(an, pos, dice):
+def test_one_ply_value_is_the_brute_force(an, race_net_only, pos, dice):
     state = parse_position(pos)
     children, _ = generate_plays(state.position, *dice)
     for child in children[:6]:
-        assert np.allclose(an._after_probs(child, 1), brute_one_ply(an, child), atol=2e-6)
+        want = brute_one_ply(an, child, race_net_only)
+        assert np.allclose(an._after_probs(child, 1), want, atol=2e-6)
 
 
-def brute_blend(an, child, w):
+def brute_blend(an, child, w, race_net_only):
     """The value a play is ranked by at 1-ply: ``w`` times its 0-ply value plus the rest times
     its brute-force 1-ply value."""
-    return w * after0(an, child) + (1.0 - w) * brute_one_ply(an, child)
+    return w * after0(an, child) + (1.0 - w) * brute_one_ply(an, child, race_net_only)
 
 
-def _check_ranking(an, state, dice, rows, w):
+def _check_ranking(an, state, dice, rows, w, race_net_only):
     """Each 1-ply row carries the brute-force blend (0-ply weight ``w``) of its play's 0-ply
     and 1-ply values."""
     children, _ = generate_plays(state.position, *dice)
-    want = {bytes(swap_sides(c).astype(np.int8)): brute_blend(an, c, w) for c in children}
+    want = {
+        bytes(swap_sides(c).astype(np.int8)): brute_blend(an, c, w, race_net_only) for c in children
+    }
     seen = 0
     for row in rows:
         if row.evaluated_by != "1-ply":
@@ -90,24 +118,24 @@ def _check_ranking(an, state, dice, rows, w):
     assert seen >= 2
 
 
-def test_money_ranking_at_one_ply(an):
+def test_money_ranking_at_one_ply(an, race_net_only):
     state = replace(parse_position(CONTACT), dice=(3, 1))
     rows = an.rank_plays(state, (3, 1), 1)
-    _check_ranking(an, state, (3, 1), rows, 0.25)
+    _check_ranking(an, state, (3, 1), rows, 0.25, race_net_only)
     eqs = [r.equity.cubeless for r in rows if r.evaluated_by == "1-ply"]
     assert eqs == sorted(eqs, reverse=True)
 
 
-def test_match_ranking_at_one_ply(an):
+def test_match_ranking_at_one_ply(an, race_net_only):
     state = replace(parse_position(CONTACT), dice=(3, 1), match_length=7, score=(2, 4))
     rows = an.rank_plays(state, (3, 1), 1)
-    _check_ranking(an, state, (3, 1), rows, 0.25)
+    _check_ranking(an, state, (3, 1), rows, 0.25, race_net_only)
 
 
 def test_weights_by_class():
     """Contact 0.25 (early and later, ahead in the race or behind, a checker of each side
-    back or not, an anchor or not, with a checker on a bar or not), race 0.0 (the
-    plain 1-ply), crashed 0.5 whichever side has borne off (holding: only the side not on
+    back or not, an anchor or not, with a checker on a bar or not), race 0.5,
+    crashed 0.5 whichever side has borne off (holding: only the side not on
     roll), by the position before the roll."""
     from bgtui.engine import net_class
     from bgtui.engine.nn import (
@@ -130,7 +158,7 @@ def test_weights_by_class():
     from bgtui.engine.nn import CONTACT as CONTACT_CLASS
     from bgtui.engine.position import make_position
 
-    assert ONE_PLY_WEIGHTS0 == (0.25, 0.0, 0.5, 0.25, 0.5, *(0.25,) * 18)
+    assert ONE_PLY_WEIGHTS0 == (0.25, 0.5, 0.5, 0.25, 0.5, *(0.25,) * 18)
     below = []  # positions of the contact classes, each seen by both sides
     for mine, theirs, cls, swapped in (
         # 156 pips against 167 (the opening after a 6-5 run), 323 together
@@ -162,15 +190,15 @@ def test_weights_by_class():
     for pid, w in (
         (CONTACT, 0.25),
         *((pid, 0.25) for pid in below),
-        (RACE, 0.0),
+        (RACE, 0.5),
         (CRASHED, 0.5),
         (holding, 0.5),
     ):
         assert one_ply_weight0(parse_position(pid).position) == w
 
 
-@pytest.mark.parametrize("pid, dice, w", [(RACE, (6, 4), 0.0), (CRASHED, (4, 2), 0.5)])
-def test_race_and_crashed_rankings_at_one_ply(an, pid, dice, w):
+@pytest.mark.parametrize("pid, dice, w", [(RACE, (6, 4), 0.5), (CRASHED, (4, 2), 0.5)])
+def test_race_and_crashed_rankings_at_one_ply(an, race_net_only, pid, dice, w):
     state = replace(parse_position(pid), dice=dice)
     rows = an.rank_plays(state, dice, 1)
-    _check_ranking(an, state, dice, rows, w)
+    _check_ranking(an, state, dice, rows, w, race_net_only)

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from bgtui.analysis.weights import load_weights
+from bgtui.analysis.weights import load_weights, nets_of, save_weights
 from bgtui.engine import SIDE_OUTPUTS, side_dists
 from bgtui.training.side import (
     SideFit,
@@ -189,15 +189,20 @@ def test_plied_side_labels_are_the_teachers_n_ply_values_and_need_no_side_net(tm
     with np.load("data/rs/shard-00000.npz") as z:
         np.savez(src / "shard-00000.npz", positions=z["positions"][:6], targets=z["targets"][:6])
     out = tmp_path / "labels"
-    # the shipped weights carry no side net: 0-ply labels need one, 1-ply labels do not
+    # the shipped nets without their side net: 0-ply labels need one, 1-ply labels do not
+    teacher = tmp_path / "no_side.npz"
+    shipped, meta = load_weights("bgtui-0.npz")
+    meta.pop("path")
+    save_weights(teacher, nets_of(shipped), meta)
     with pytest.raises(ValueError, match="no side net"):
-        label_races(out, "bgtui-0.npz", [src], children=0, log=lambda _: None)
-    n = label_races(out, "bgtui-0.npz", [src], children=0, ply=1, workers=2, log=lambda _: None)
+        label_races(out, teacher, [src], children=0, log=lambda _: None)
+    n = label_races(out, teacher, [src], children=0, ply=1, workers=2, log=lambda _: None)
     with np.load(out / "shard-00000.npz") as z:
         pos, lab = z["positions"], z["targets"]
         assert json.loads(str(z["meta"]))["ply"] == 1
     assert n == len(pos) == 6
-    ev = with_databases(load_weights("bgtui-0.npz")[0], bearoff=True)
+    ev = with_databases(load_weights(teacher)[0], bearoff=True)
+    assert ev.side.w2.shape[0] == 0
     lws = make_lookahead_workspace(hidden_size(ev))
     for i in range(n):
         want = np.zeros(5, dtype=np.float32)
