@@ -959,8 +959,9 @@ def _side_groups(pos, n, out_pos, ev, ews, ready, groups):
     group's plays (incrementally, as :func:`_race_groups` does; a play a database values, or
     that wins, by that value), and the side net values the best ``RACE_SIDE_PLAYS`` within
     ``RACE_SIDE_MARGIN`` of the group's best; the group's best is the best of those. The side
-    not moving is the same in every child, so its distributions are found once
-    (``ews.side_d[2]``); a play a database values, that wins, or
+    not moving is the same in every child and has no row of the one-sided database (else
+    :func:`_side_net_values` leaves the roll to the race net), so its distributions are the
+    side net's, found once (``ews.side_d[2]``); a play a database values, that wins, or
     that is its roll's only play is valued as :func:`_evaluate_after` values it, and so is
     every play the side net values, bit for bit."""
     ends = ews.group_ends
@@ -975,11 +976,7 @@ def _side_groups(pos, n, out_pos, ev, ews, ready, groups):
     has_net = ev.tables[RACE].shape[0] > 0
     if has_net:
         was0, was1 = _race_parent(pos, ev, ews, ready)
-    r = side_row(pos, 1, nrows) if nrows > 0 else -1
-    if r >= 0:
-        _row_dists(one, r, d[2])
-    else:
-        _side_dists(pos, 1, ev.side, ews.side_u, d[2])
+    _side_dists(pos, 1, ev.side, ews.side_u, d[2])
     start = 0
     for g in range(groups):
         end = ends[g]
