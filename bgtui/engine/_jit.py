@@ -5,7 +5,8 @@ recompile) and ``nogil=True`` (so a thread worker in the UI does not hold the GI
 ``error_model="numpy"``: a float division does not test its divisor to raise Python's
 ZeroDivisionError, a branch that stops LLVM from vectorising loops with a division (the
 hidden layer's sigmoids). ``fastmath`` is off except in the kernels that ask for it (the
-dense layers' sums in ``nn`` and ``filter_net``): the rest compute IEEE floats in source order.
+dense layers' sums in ``nn`` and ``filter_net``; fused multiply-adds only in the race side
+net's ``side._side_dists``): the rest compute IEEE floats in source order.
 
 Small kernels on the hot path of move selection are ``@kernel(inline="always")``: numba then
 inlines them in its own IR. A call to a kernel that is not inlined passes every array as a
