@@ -1,11 +1,18 @@
 """Evaluation speed, one core: static evaluations per second alone and inside move selection,
 per net, and the time of a 1-ply and 2-ply evaluation of middle-game positions.
 
-    python benchmarks/eval.py [--repeat 5] [--weights FILE] [--positions-from FILE]
+    python benchmarks/eval.py [--repeat 5] [--weights FILE] [--positions-from FILE] [--databases]
 
 The positions are sampled from games of ``--weights`` (200 games, seed 3) unless
 ``--positions-from`` names another weights file whose games to sample: two weights files
 compared with the same ``--positions-from`` are timed on the same positions.
+
+By default the nets alone: a race outside the bear-off databases is then valued by the race
+side net if the weights carry one. ``--databases``: the evaluator that ``bgtui`` and the app
+use, with the bear-off databases, where the side net values only the races in which the side
+on roll has no row of the one-sided database and the race net the others
+(``evaluate._side_net_values``), and a static evaluation is the 0-ply one (a race both of
+whose sides have a row is the database's); the positions are the same.
 
 Times are CPU time of this process (time.process_time), so other load on the machine does
 not count against the kernels (it still shares caches and turbo frequency). Each figure is
@@ -29,6 +36,7 @@ from bgtui.engine import (
     RACE,
     START,
     best_play0,
+    evaluate0_into,
     evaluate_net,
     evaluate_plied,
     hidden_size,
@@ -47,6 +55,14 @@ def _static(P, ev, ews, reps):
     for r in range(reps):
         for k in range(P.shape[0]):
             evaluate_net(P[k], ev, ews, out)
+
+
+@kernel
+def _static0(P, ev, ews, reps):
+    out = np.zeros(5, dtype=np.float32)
+    for r in range(reps):
+        for k in range(P.shape[0]):
+            evaluate0_into(P[k], ev, ews, out)
 
 
 @kernel
@@ -87,12 +103,15 @@ def main():
         default=None,
         help="weights file whose games give the positions (default: --weights)",
     )
+    parser.add_argument(
+        "--databases",
+        action="store_true",
+        help="evaluate with the bear-off databases, as bgtui and the app do",
+    )
     args = parser.parse_args()
     repeat = args.repeat
-    ev = with_databases(load_weights(args.weights)[0], bearoff=False)
-    sampler = ev
-    if args.positions_from:
-        sampler = with_databases(load_weights(args.positions_from)[0], bearoff=False)
+    ev = with_databases(load_weights(args.weights)[0], bearoff=args.databases)
+    sampler = with_databases(load_weights(args.positions_from or args.weights)[0], bearoff=False)
     ws = make_play_workspace(max(hidden_size(ev), hidden_size(sampler)))
     ews, mws, op, om = ws.eval, ws.moves, ws.play_pos, ws.play_moves
     dest = np.zeros((6000, 26), dtype=np.int8)
@@ -104,10 +123,11 @@ def main():
     contact, race, crashed = (
         dest[:m][np.isin(classes, k)][:2000] for k in (CONTACT_CLASSES, RACE, CRASHED_CLASSES)
     )
-    _static(contact[:2], ev, ews, 1)
+    static = _static0 if args.databases else _static
+    static(contact[:2], ev, ews, 1)
     _in_selection(contact[:2], ev, mws, ews, op, om)
     for name, P in (("contact", contact), ("crashed", crashed), ("race", race)):
-        best, med = _runs(lambda P=P: (5 * len(P), _timed(_static, P, ev, ews, 5)[1]), repeat)
+        best, med = _runs(lambda P=P: (5 * len(P), _timed(static, P, ev, ews, 5)[1]), repeat)
         print(
             f"{name:8s} static evaluations/s: {best:12,.0f} best, {med:12,.0f} median", flush=True
         )
