@@ -50,19 +50,16 @@ from bgtui.engine import (
 
 
 @kernel
-def _static(P, ev, ews, reps):
+def _static(P, ev, ews, reps, full):
+    """``reps`` passes of static evaluations of ``P``: the 0-ply ones with ``full`` (databases
+    where they apply), else the nets'."""
     out = np.zeros(5, dtype=np.float32)
     for r in range(reps):
         for k in range(P.shape[0]):
-            evaluate_net(P[k], ev, ews, out)
-
-
-@kernel
-def _static0(P, ev, ews, reps):
-    out = np.zeros(5, dtype=np.float32)
-    for r in range(reps):
-        for k in range(P.shape[0]):
-            evaluate0_into(P[k], ev, ews, out)
+            if full:
+                evaluate0_into(P[k], ev, ews, out)
+            else:
+                evaluate_net(P[k], ev, ews, out)
 
 
 @kernel
@@ -123,11 +120,11 @@ def main():
     contact, race, crashed = (
         dest[:m][np.isin(classes, k)][:2000] for k in (CONTACT_CLASSES, RACE, CRASHED_CLASSES)
     )
-    static = _static0 if args.databases else _static
-    static(contact[:2], ev, ews, 1)
+    full = bool(args.databases)
+    _static(contact[:2], ev, ews, 1, full)
     _in_selection(contact[:2], ev, mws, ews, op, om)
     for name, P in (("contact", contact), ("crashed", crashed), ("race", race)):
-        best, med = _runs(lambda P=P: (5 * len(P), _timed(static, P, ev, ews, 5)[1]), repeat)
+        best, med = _runs(lambda P=P: (5 * len(P), _timed(_static, P, ev, ews, 5, full)[1]), repeat)
         print(
             f"{name:8s} static evaluations/s: {best:12,.0f} best, {med:12,.0f} median", flush=True
         )
