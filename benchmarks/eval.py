@@ -107,8 +107,12 @@ def main():
     )
     args = parser.parse_args()
     repeat = args.repeat
-    ev = with_databases(load_weights(args.weights)[0], bearoff=args.databases)
-    sampler = with_databases(load_weights(args.positions_from or args.weights)[0], bearoff=False)
+    nets = load_weights(args.weights)[0]
+    ev = with_databases(nets, bearoff=args.databases)
+    if args.positions_from:
+        sampler = with_databases(load_weights(args.positions_from)[0])
+    else:  # the games of --weights, played without the databases
+        sampler = with_databases(nets) if args.databases else ev
     ws = make_play_workspace(max(hidden_size(ev), hidden_size(sampler)))
     ews, mws, op, om = ws.eval, ws.moves, ws.play_pos, ws.play_moves
     dest = np.zeros((6000, 26), dtype=np.int8)
@@ -120,7 +124,7 @@ def main():
     contact, race, crashed = (
         dest[:m][np.isin(classes, k)][:2000] for k in (CONTACT_CLASSES, RACE, CRASHED_CLASSES)
     )
-    full = bool(args.databases)
+    full = args.databases
     _static(contact[:2], ev, ews, 1, full)
     _in_selection(contact[:2], ev, mws, ews, op, om)
     for name, P in (("contact", contact), ("crashed", crashed), ("race", race)):
