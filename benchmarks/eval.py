@@ -20,6 +20,10 @@ measured ``--repeat`` times and printed as the best and the median: on a shared 
 machine the speed of the same kernel drifts by a quarter within minutes, and the best of
 several runs is the steadiest estimate of what the code itself costs.
 
+The 1- and 2-ply times are given twice: with the lookahead's pruning as ``bgtui`` and the
+app use it (each roll's play chosen among the filter net's best ``DEFAULT_PRUNE`` plays), and
+with every play valued.
+
 Targets: >= 1.5 M static evaluations/s inside move selection; 1-ply of a middle-game
 position under 0.3 ms.
 """
@@ -29,7 +33,8 @@ import time
 
 import numpy as np
 
-from bgtui.analysis.weights import load_weights, with_databases
+from bgtui.analysis.service import DEFAULT_PRUNE
+from bgtui.analysis.weights import load_filter_net, load_weights, with_databases
 from bgtui.engine import (
     CONTACT_CLASSES,
     CRASHED_CLASSES,
@@ -138,23 +143,26 @@ def main():
             f"{med:12,.0f} median",
             flush=True,
         )
-    lws = make_lookahead_workspace(hidden_size(ev))
     out = np.zeros(5, dtype=np.float32)
-    evaluate_plied(contact[0], 1, ev, lws, out)
-    for ply, k in ((1, 200), (2, 10)):
+    for prune in (DEFAULT_PRUNE, 0):
+        fn = load_filter_net() if prune else None
+        lws = make_lookahead_workspace(hidden_size(ev), fn, prune)
+        evaluate_plied(contact[0], 2, ev, lws, out)
+        what = f"pruned to the filter's best {prune}" if prune else "every play"
+        for ply, k in ((1, 200), (2, 10)):
 
-        def run(ply=ply, k=k):
-            t = time.process_time()
-            for p in contact[:k]:
-                evaluate_plied(p, ply, ev, lws, out)
-            return k, time.process_time() - t
+            def run(ply=ply, k=k, lws=lws):
+                t = time.process_time()
+                for p in contact[:k]:
+                    evaluate_plied(p, ply, ev, lws, out)
+                return k, time.process_time() - t
 
-        best, med = _runs(run, repeat)  # positions per second
-        print(
-            f"{ply}-ply evaluation of a middle-game position: {1000 / best:.2f} ms best, "
-            f"{1000 / med:.2f} ms median",
-            flush=True,
-        )
+            best, med = _runs(run, repeat)  # positions per second
+            print(
+                f"{ply}-ply evaluation of a middle-game position ({what}): "
+                f"{1000 / best:.2f} ms best, {1000 / med:.2f} ms median",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

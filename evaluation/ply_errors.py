@@ -147,6 +147,8 @@ def revalue(args):
     choices those weights make among them."""
     d = dict(np.load(args.data))
     an = Analyzer(args.weights)
+    if args.prune is not None:
+        an.prune = args.prune
     t = time.time()
     for i in range(len(d["n"])):
         for j in np.flatnonzero(~np.isnan(d["e0"][i])):
@@ -247,6 +249,8 @@ def rollout(args):
 
     d = dict(np.load(args.data))
     an = Analyzer(args.weights)
+    if args.prune is not None:
+        an.prune = args.prune
     sets = [d] + [dict(np.load(p)) for p in args.with_ or ()]
     if args.agreed:
         todo = _agreed(sets, args.agreed, args.alternatives)
@@ -523,6 +527,7 @@ def main():
     v = sub.add_parser("revalue")
     v.add_argument("data")
     v.add_argument("--weights", required=True)
+    v.add_argument("--prune", type=int, default=None, help="the lookahead's pruning (k plays)")
     v.add_argument("--out", required=True)
     k = sub.add_parser("classes")
     k.add_argument("sets", nargs="+", metavar="DATA:ROLLOUTS")

@@ -14,6 +14,10 @@ from bgtui.analysis.board import OTHER_SIDE_OWNER
 from bgtui.analysis.models import Equities, Evaluation, PlayRow, Probabilities
 from bgtui.engine import FILTER_MARGIN, FILTER_MAX_PLAYS
 
+#: inside 1- to 3-ply lookahead, each roll's play is the 0-ply best of the plays the filter
+#: net ranks highest, this many (``engine.make_lookahead_workspace``'s ``prune``); 0: of all
+DEFAULT_PRUNE = 8
+
 
 class Analyzer:
     """Evaluate positions, rank plays, decide cube actions and run rollouts.
@@ -34,6 +38,8 @@ class Analyzer:
         self._cluster = None
         #: the match equity table's file for analysis at a match score (None: Kazaross-XG2)
         self.met_path: str | None = None
+        #: how many of a roll's plays the lookahead values at 0-ply (:data:`DEFAULT_PRUNE`)
+        self.prune: int = DEFAULT_PRUNE
 
     # -- set-up ------------------------------------------------------------------------------
     @property
@@ -73,10 +79,12 @@ class Analyzer:
 
     def _lws(self):
         lws = getattr(self._local, "lws", None)
-        if lws is None:
+        if lws is None or int(lws.prune[0]) != self.prune:
+            from bgtui.analysis.weights import load_filter_net
             from bgtui.engine import hidden_size, make_lookahead_workspace
 
-            lws = make_lookahead_workspace(hidden_size(self.ev))
+            fn = load_filter_net() if self.prune else None
+            lws = make_lookahead_workspace(hidden_size(self.ev), fn, self.prune)
             self._local.lws = lws
         return lws
 

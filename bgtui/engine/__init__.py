@@ -256,8 +256,8 @@ _export(
     one_sided_solve_row="_solve_row",
     one_sided_rows_race_probs="_rows_race_probs",
 )
-_export("filter_net", "extend_filter_table", "filter_samples")
-_export("filter_terms", "FILTER_ROWS", "FILTER_ACTIVE")
+_export("filter_net", "extend_filter_table")
+_export("filter_terms", "FILTER_ROWS", "FILTER_ACTIVE", filter_rows="_filter_rows")
 _export("pubeval", "WC", "WR", "pubeval_score", best_play_pubeval="_best_play_pubeval")
 _export("duel", duel_pairs="_duel_pairs")
 _export(

@@ -6,7 +6,8 @@ Janowski over n-ply *cubeless* probabilities (``cube.cube_equities`` of an n-ply
 prices the cube from one averaged position: it cannot see that after some rolls the opponent
 will have a take or a pass and after others not (market losers), nor that the values of the
 rolls are non-linear in the winning chances. Here the tree is walked as in
-``evaluate._eval_ply*`` (the play for each roll chosen at 0-ply), but what goes up the tree is
+``evaluate._eval_ply*`` (the play for each roll chosen at 0-ply, among the filter net's best
+plays when the lookahead workspace prunes), but what goes up the tree is
 the three cube-state equities (centred, owned by the player on roll, owned by his opponent; on
 a 1-cube, for the player on roll):
 
@@ -52,7 +53,13 @@ from bgtui.engine._jit import kernel
 from bgtui.engine.bearoff import is_two_sided, two_sided_cubeful
 from bgtui.engine.constants import ROLL_WEIGHTS, ROLLS
 from bgtui.engine.cube import CENTRED, OPP_OWNED, OWNED, cube_efficiency, cube_equities
-from bgtui.engine.evaluate import MAX_PLY, _best_child_from, _evaluate0, _flip_into
+from bgtui.engine.evaluate import (
+    MAX_PLY,
+    _best_child_from,
+    _evaluate0,
+    _flip_into,
+    _pruned_best,
+)
 from bgtui.engine.match import LEVELS, NV, POINT_ROWS, match_cube_values, mwc_after
 from bgtui.engine.movegen import _generate_plays
 from bgtui.engine.position import game_result, swap_sides_into
@@ -250,8 +257,13 @@ def _tree(pos, ply, ev, lws, cws, two_cf, ctx, out):
             continue
         w = ROLL_WEIGHTS[i]
         node = pos if level == 0 else sw[level - 1]
-        n = _generate_plays(node, ROLLS[i, 0], ROLLS[i, 1], mws, ppos[level], pmov[level])
-        best, ready = _best_child_from(node, n, ppos[level], ev, ews, t5[level], ready)
+        if lws.prune[0] > 0:  # among the filter net's best plays (``evaluate._pruned_plays``)
+            best, ready = _pruned_best(
+                node, ROLLS[i, 0], ROLLS[i, 1], ev, lws, np.int64(level), t5[level], ready
+            )
+        else:
+            n = _generate_plays(node, ROLLS[i, 0], ROLLS[i, 1], mws, ppos[level], pmov[level])
+            best, ready = _best_child_from(node, n, ppos[level], ev, ews, t5[level], ready)
         played = ppos[level, best]
         v = cws.child[level, :nv]
         r = game_result(played)

@@ -32,6 +32,13 @@ from bgtui.engine.constants import (
     ROLL_WEIGHTS,
     ROLLS,
 )
+from bgtui.engine.filter_net import (
+    MAX_FILTER_K,
+    as_filter_net,
+    filter_keep,
+    filter_parent,
+    make_filter_scratch,
+)
 from bgtui.engine.inputs import (
     LOW25,
     NUM_INPUTS,
@@ -52,7 +59,12 @@ from bgtui.engine.inputs import (
     _write_nonlinear,
     make_escapes_cache,
 )
-from bgtui.engine.movegen import _generate_plays, make_workspace
+from bgtui.engine.movegen import (
+    _copy_position,
+    _generate_plays,
+    _generate_scored_plays,
+    make_workspace,
+)
 from bgtui.engine.nn import (
     ANCHOR,
     ANCHOR_BAR,
@@ -1073,8 +1085,20 @@ MAX_PLY = 3
 LOOKAHEAD_ROWS = 2 * MAX_PLAYS
 
 
-def make_lookahead_workspace(hidden: int = 512) -> LookaheadWorkspace:
-    """Scratch of the lookahead, L = ``MAX_PLY`` + 2 levels (:class:`LookaheadWorkspace`)."""
+def make_lookahead_workspace(
+    hidden: int = 512, filter_net=None, prune: int = 0
+) -> LookaheadWorkspace:
+    """Scratch of the lookahead, L = ``MAX_PLY`` + 2 levels (:class:`LookaheadWorkspace`).
+
+    ``prune`` k > 0: inside the lookahead, each roll's play is the 0-ply best of the ``k``
+    plays ``filter_net`` (``weights.load_filter_net``) ranks highest, as GNU Backgammon's
+    pruning nets choose; 0: of every play."""
+    prune = int(prune)
+    if not 0 <= prune <= MAX_FILTER_K:
+        raise ValueError(f"prune must be 0 to {MAX_FILTER_K}, got {prune}")
+    if prune and filter_net is None:
+        raise ValueError("prune > 0 needs a filter net")
+    fn = as_filter_net(filter_net)
     levels = MAX_PLY + 2  # one spare level for _evaluate_after_plied
     return LookaheadWorkspace(
         make_workspace(),
@@ -1085,17 +1109,80 @@ def make_lookahead_workspace(hidden: int = 512) -> LookaheadWorkspace:
         np.zeros((levels, POSITION_SIZE), dtype=np.int8),
         np.zeros((levels, 5), dtype=np.float64),
         np.zeros((levels, 5), dtype=np.float32),
+        fn,
+        make_filter_scratch(fn.b1.shape[0]),
+        np.array([prune], dtype=np.int64),
     )
 
 
 @kernel
+def _pruned_plays(pos, d1, d2, lws, buf, mv):
+    """The plays of (d1, d2) the lookahead chooses among when it prunes (``lws.prune`` k > 0)
+    into ``buf`` (their steps in ``mv``, both with room for a roll's every play): the filter
+    net's best k, best first, or every play when there are no more. Returns (how many, how
+    many the roll has). ``lws.filter_scratch.parent_h`` must hold the filter net's
+    pre-activation of ``pos`` (``filter_net.filter_parent``)."""
+    fw1, fb1, fw2 = lws.filter_net
+    fs = lws.filter_scratch
+    k = lws.prune[0]
+    n = _generate_scored_plays(pos, d1, d2, lws.moves, buf, mv, fw1, fw2, fs)
+    if n <= k:
+        return n, n
+    m = filter_keep(pos, buf, mv, n, k, fw1, fw2, fs)
+    for j in range(m):
+        _copy_position(buf, j, fs.picked, j)
+    return m, n
+
+
+@kernel
+def _pruned_best(pos, d1, d2, ev, lws, level, out5, ready):
+    """The 0-ply best of the plays of (d1, d2) that :func:`_pruned_plays` keeps, in
+    ``lws.play_pos[level]``: returns (its index there, ``ready``) and puts its value (mover's
+    view after the play) into ``out5``, as ``_best_child_from`` does for every play."""
+    fn = lws.filter_net
+    filter_parent(pos, fn.w1, fn.b1, lws.filter_scratch)
+    buf = lws.play_pos[level]
+    m, n = _pruned_plays(pos, d1, d2, lws, buf, lws.play_moves[level])
+    return _best_child_from(pos, m, buf, ev, lws.eval, out5, ready)
+
+
+@kernel
+def _value_rolls_pruned(pos, ev, lws, buf, mv, a):
+    """Add to ``a`` the sum over the 36 rolls of the 0-ply value of the roll's best play
+    among those :func:`_pruned_plays` keeps (each roll's value is the mover's view after
+    the play); the kept plays of the 21 rolls are gathered in ``buf`` (steps in ``mv``) and
+    valued in one grouped call (``_best_in_groups``)."""
+    fn = lws.filter_net
+    filter_parent(pos, fn.w1, fn.b1, lws.filter_scratch)
+    ews = lws.eval
+    ends = ews.group_ends
+    single = ews.group_best
+    total = 0
+    for r in range(21):
+        m, n = _pruned_plays(pos, ROLLS[r, 0], ROLLS[r, 1], lws, buf[total:], mv[total:])
+        total += m
+        ends[r] = total
+        single[r] = 1 if n == 1 else 0  # a roll's only play is valued on its own
+    _best_in_groups(pos, total, buf, ev, ews, np.int64(0), np.int64(21), np.int64(1))
+    gv = ews.group_values
+    for g in range(21):
+        w = ROLL_WEIGHTS[g]
+        for k in range(5):
+            a[k] += w * gv[g, k]
+
+
+@kernel
 def _roll_value(pos, d1, d2, ev, lws, level, out5):
-    """Pick the 0-ply best play of (d1, d2) at this level; leave the swapped result in
+    """Pick the 0-ply best play of (d1, d2) at this level (of the plays the filter net ranks
+    highest when the lookahead prunes: :func:`_pruned_plays`); leave the swapped result in
     ``lws.swapped[level]`` and return 0, or return the game result (1..3) when the play
     wins."""
-    best, n = _best_play0(
-        pos, d1, d2, ev, lws.moves, lws.eval, lws.play_pos[level], lws.play_moves[level], out5
-    )
+    if lws.prune[0] > 0:
+        best = _pruned_best(pos, d1, d2, ev, lws, level, out5, np.int64(0))[0]
+    else:
+        best = _best_play0(
+            pos, d1, d2, ev, lws.moves, lws.eval, lws.play_pos[level], lws.play_moves[level], out5
+        )[0]
     child = lws.play_pos[level, best]
     r = game_result(child)
     if r == 0:
@@ -1181,19 +1268,22 @@ def _eval_ply1(pos, ev, lws, level, out5):
     a = lws.acc[level]
     for k in range(5):
         a[k] = 0.0
-    # no roll's play is taken (ra = -1): this level's sw and t5 are never written
-    _value_rolls(
-        pos,
-        np.int64(-1),
-        ev,
-        lws.moves,
-        lws.eval,
-        lws.play_pos[level],
-        lws.play_moves[level],
-        a,
-        lws.swapped[level],
-        lws.probs5[level],
-    )
+    if lws.prune[0] > 0:
+        _value_rolls_pruned(pos, ev, lws, lws.play_pos[level], lws.play_moves[level], a)
+    else:
+        # no roll's play is taken (ra = -1): this level's sw and t5 are never written
+        _value_rolls(
+            pos,
+            np.int64(-1),
+            ev,
+            lws.moves,
+            lws.eval,
+            lws.play_pos[level],
+            lws.play_moves[level],
+            a,
+            lws.swapped[level],
+            lws.probs5[level],
+        )
     for k in range(5):
         out5[k] = a[k] / 36.0
 

@@ -15,11 +15,11 @@ A variance-reduction step scores the plays as move generation makes them
 import numpy as np
 
 from bgtui.engine._jit import kernel
-from bgtui.engine.constants import MAX_PLAYS, ROLLS
-from bgtui.engine.evaluate import _evaluate_after, equity
+from bgtui.engine.constants import MAX_PLAYS
 from bgtui.engine.filter_terms import (
     _SPAN,
     FILTER_ACTIVE,
+    FILTER_ROWS,
     _clip,
     _filter_change,
     _filter_output,
@@ -27,8 +27,8 @@ from bgtui.engine.filter_terms import (
     _filter_sum,
 )
 from bgtui.engine.inputs import _popcount
-from bgtui.engine.movegen import _copy_position, _generate_plays
-from bgtui.engine.structs import FilterScratch
+from bgtui.engine.movegen import _copy_position
+from bgtui.engine.structs import FilterNet, FilterScratch
 
 #: the most plays a filter keeps per roll
 MAX_FILTER_K = 8
@@ -48,6 +48,29 @@ def extend_filter_table(w1):
     for start, size in groups:
         d[start : start + size - 1] = w1[start + 1 : start + size] - w1[start : start + size - 1]
     return np.ascontiguousarray(np.concatenate([w1, d]))
+
+
+def empty_filter_net() -> FilterNet:
+    """A placeholder filter net, for the workspaces of callers that never rank plays with one."""
+    return FilterNet(
+        np.zeros((2 * FILTER_ROWS, 1), dtype=np.float32),
+        np.zeros(1, dtype=np.float32),
+        np.zeros(2, dtype=np.float32),
+    )
+
+
+def as_filter_net(filter_net) -> FilterNet:
+    """``filter_net`` (w1 float32[2 * FILTER_ROWS, H], b1 float32[H], w2 float32[H + 1], as
+    ``weights.load_filter_net`` gives it) as a :class:`FilterNet` the kernels take; None: the
+    placeholder :func:`empty_filter_net`."""
+    if filter_net is None:
+        return empty_filter_net()
+    fw1, fb1, fw2 = filter_net
+    return FilterNet(
+        np.ascontiguousarray(fw1, dtype=np.float32),
+        np.ascontiguousarray(fb1, dtype=np.float32),
+        np.ascontiguousarray(fw2, dtype=np.float32),
+    )
 
 
 def make_filter_scratch(hidden: int) -> FilterScratch:
@@ -193,32 +216,3 @@ def _keep_best(scores, positions, n, k, tie, fs):
     for j in range(m):
         _copy_position(picked, j, positions, ki[j])
     return m
-
-
-@kernel(_nrt=True)
-def filter_samples(positions, ev, mws, ews, out_pos, out_moves, rows, values, groups, cap):
-    """Training samples for the filter net: for every position (player on roll) and each of
-    its 21 rolls, every play's 28 active rows (``rows`` int16[cap, 28]) and the evaluator's
-    0-ply equity of it for the mover (``values``), with the index of its (position, roll)
-    group (``groups``: position * 21 + roll). Stops before a position whose plays would not
-    fit; returns (samples stored, positions used)."""
-    t5 = np.zeros(5, dtype=np.float32)
-    idx = np.zeros(FILTER_ACTIVE, dtype=np.int64)
-    m = 0
-    for p in range(positions.shape[0]):
-        start = m
-        for roll in range(21):
-            n = _generate_plays(
-                positions[p], ROLLS[roll, 0], ROLLS[roll, 1], mws, out_pos, out_moves
-            )
-            if m + n > cap:
-                return start, p
-            for i in range(n):
-                _evaluate_after(out_pos[i], ev, ews, t5)
-                values[m] = equity(t5)
-                _filter_rows(out_pos[i], idx)
-                for r in range(FILTER_ACTIVE):
-                    rows[m, r] = idx[r]
-                groups[m] = p * 21 + roll
-                m += 1
-    return m, positions.shape[0]

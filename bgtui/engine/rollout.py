@@ -67,12 +67,12 @@ from bgtui.engine.evaluate import (
 )
 from bgtui.engine.filter_net import (
     MAX_FILTER_K,
+    as_filter_net,
     filter_keep,
     filter_parent,
     filter_pick,
     make_filter_scratch,
 )
-from bgtui.engine.filter_terms import FILTER_ROWS
 from bgtui.engine.match import POINT_ROWS, match_cube_values, mwc_after, mwc_coefficients
 from bgtui.engine.movegen import (
     _copy_position,
@@ -84,7 +84,6 @@ from bgtui.engine.nn import one_ply_weight0
 from bgtui.engine.position import game_result, swap_sides_into
 from bgtui.engine.structs import (
     CubeStates,
-    FilterNet,
     PlayCache,
     RolloutSettings,
     RolloutWorkspace,
@@ -143,15 +142,6 @@ def make_settings(late_ply=None, met=None, away=(0, 0), **options) -> RolloutSet
     return RolloutSettings(**typed, met=np.ascontiguousarray(table, dtype=np.float64))
 
 
-def empty_filter_net() -> FilterNet:
-    """A placeholder filter net (``vr_filter`` 0 never reads it)."""
-    return FilterNet(
-        np.zeros((2 * FILTER_ROWS, 1), dtype=np.float32),
-        np.zeros(1, dtype=np.float32),
-        np.zeros(2, dtype=np.float32),
-    )
-
-
 def make_rollout_workspace(hidden: int = 512, filter_net=None) -> RolloutWorkspace:
     """The scratch of one rollout worker (:class:`RolloutWorkspace`), with its play cache
     (:func:`make_play_cache`).
@@ -159,7 +149,7 @@ def make_rollout_workspace(hidden: int = 512, filter_net=None) -> RolloutWorkspa
     ``filter_net``: (w1 float32[2 * FILTER_ROWS, H], b1 float32[H], w2 float32[H + 1]), the
     filter net of ``vr_filter`` as ``weights.load_filter_net`` gives it
     (:mod:`bgtui.engine.filter_net`); None: a placeholder."""
-    fw1, fb1, fw2 = filter_net if filter_net is not None else empty_filter_net()
+    fn = as_filter_net(filter_net)
     return RolloutWorkspace(
         moves=make_workspace(),
         eval=make_eval_workspace(hidden),
@@ -184,12 +174,8 @@ def make_rollout_workspace(hidden: int = 512, filter_net=None) -> RolloutWorkspa
         split_cube=np.zeros(MAX_SPLITS, dtype=np.float64),
         line_cur=np.zeros(POSITION_SIZE, dtype=np.int8),
         line_nxt=np.zeros(POSITION_SIZE, dtype=np.int8),
-        filter_net=FilterNet(
-            np.ascontiguousarray(fw1, dtype=np.float32),
-            np.ascontiguousarray(fb1, dtype=np.float32),
-            np.ascontiguousarray(fw2, dtype=np.float32),
-        ),
-        filter_scratch=make_filter_scratch(fb1.shape[0]),
+        filter_net=fn,
+        filter_scratch=make_filter_scratch(fn.b1.shape[0]),
         actual5=np.zeros(5, dtype=np.float32),
         cache=make_play_cache(),
         picks=np.zeros((21 * MAX_FILTER_K, POSITION_SIZE), dtype=np.int8),

@@ -182,6 +182,29 @@ class SuccessorScratch(NamedTuple):
     rows: np.ndarray  #: int64[MAX_PLAYS] the one-sided indices of the plays' positions
 
 
+class FilterNet(NamedTuple):
+    """The filter net that ranks a roll's plays for variance reduction (``filter_net``)."""
+
+    w1: np.ndarray  #: float32[2 * FILTER_ROWS, H]
+    b1: np.ndarray  #: float32[H]
+    w2: np.ndarray  #: float32[H + 1]
+
+
+class FilterScratch(NamedTuple):
+    """Scratch of ``filter_net``'s kernels."""
+
+    h: np.ndarray  #: float32[H]
+    term_rows: np.ndarray  #: int64[60]
+    term_coefs: np.ndarray  #: float32[60]
+    kept_scores: np.ndarray  #: float64[MAX_FILTER_K + 1] the best scores, best first
+    kept_idx: np.ndarray  #: int64[MAX_FILTER_K + 1] their plays
+    picked: np.ndarray  #: int8[MAX_FILTER_K, 26] the plays picked
+    parent_h: np.ndarray  #: float32[H] the parent's pre-activation (``level_h[0]``)
+    scores: np.ndarray  #: float32[MAX_PLAYS] the scores of a roll's plays
+    level_h: np.ndarray  #: float32[5, H] pre-activations at each depth of move generation
+    level_off: np.ndarray  #: int64[5] the mover's checkers borne off at each depth
+
+
 class LookaheadWorkspace(NamedTuple):
     """Scratch of the n-ply lookahead: one row per level of the tree (``MAX_PLY`` + 2)."""
 
@@ -192,6 +215,10 @@ class LookaheadWorkspace(NamedTuple):
     swapped: np.ndarray  #: int8[L, 26] each level's chosen play, opponent on roll
     acc: np.ndarray  #: float64[L, 5] each level's sum over the rolls
     probs5: np.ndarray  #: float32[L, 5] each level's child value
+    filter_net: FilterNet  #: ranks a roll's plays for ``prune``
+    filter_scratch: FilterScratch
+    prune: np.ndarray  #: int64[1] how many of a roll's plays the lookahead values at 0-ply:
+    #: the filter net's best k (a roll with no more plays: all of them); 0: every play
 
 
 class CubeContext(NamedTuple):
@@ -225,29 +252,6 @@ class CubefulWorkspace(NamedTuple):
     sums: np.ndarray  #: float64[L, values] the sum of the node's values over its rolls so far
     child: np.ndarray  #: float64[L, values] the values of its latest child
     next_roll: np.ndarray  #: int64[L] the index in ``ROLLS`` of its next roll
-
-
-class FilterNet(NamedTuple):
-    """The filter net that ranks a roll's plays for variance reduction (``filter_net``)."""
-
-    w1: np.ndarray  #: float32[2 * FILTER_ROWS, H]
-    b1: np.ndarray  #: float32[H]
-    w2: np.ndarray  #: float32[H + 1]
-
-
-class FilterScratch(NamedTuple):
-    """Scratch of ``filter_net``'s kernels."""
-
-    h: np.ndarray  #: float32[H]
-    term_rows: np.ndarray  #: int64[60]
-    term_coefs: np.ndarray  #: float32[60]
-    kept_scores: np.ndarray  #: float64[MAX_FILTER_K + 1] the best scores, best first
-    kept_idx: np.ndarray  #: int64[MAX_FILTER_K + 1] their plays
-    picked: np.ndarray  #: int8[MAX_FILTER_K, 26] the plays picked
-    parent_h: np.ndarray  #: float32[H] the parent's pre-activation (``level_h[0]``)
-    scores: np.ndarray  #: float32[MAX_PLAYS] the scores of a roll's plays
-    level_h: np.ndarray  #: float32[5, H] pre-activations at each depth of move generation
-    level_off: np.ndarray  #: int64[5] the mover's checkers borne off at each depth
 
 
 class PlayCache(NamedTuple):

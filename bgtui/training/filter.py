@@ -21,7 +21,6 @@ from bgtui.engine import (
     FILTER_ROWS,
     ROLL_WEIGHTS,
     START,
-    filter_samples,
     hidden_size,
     make_eval_workspace,
     make_move_workspace,
@@ -30,6 +29,7 @@ from bgtui.engine import (
     make_rng,
     sample_positions,
 )
+from bgtui.training.kernels import filter_samples
 
 #: probability of each of the 21 rolls (doubles 1/36, the others 2/36)
 ROLL_PROBS = ROLL_WEIGHTS / 36

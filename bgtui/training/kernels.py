@@ -5,9 +5,11 @@ supervised steps. Self-play that samples positions is the engine's (``sample_pos
 import numpy as np
 
 from bgtui.engine import (
+    FILTER_ACTIVE,
     MAX_PLAYS,
     NO_DATABASE,
     RACE,
+    ROLLS,
     backward,
     best_play0,
     best_play_pubeval,
@@ -17,6 +19,7 @@ from bgtui.engine import (
     evaluate0_into,
     evaluate_after,
     fill_inputs,
+    filter_rows,
     flip_into,
     forward,
     game_result,
@@ -394,3 +397,32 @@ def evaluate_all(positions, ev, ews, out):
     """out[i] = the 0-ply probabilities of ``positions[i]`` (player on roll) by ``ev``."""
     for i in range(positions.shape[0]):
         evaluate0_into(positions[i], ev, ews, out[i])
+
+
+@kernel
+def filter_samples(positions, ev, mws, ews, out_pos, out_moves, rows, values, groups, cap):
+    """Training samples for the filter net: for every position (player on roll) and each of
+    its 21 rolls, every play's 28 active rows (``rows`` int16[cap, 28]) and the evaluator's
+    0-ply equity of it for the mover (``values``), with the index of its (position, roll)
+    group (``groups``: position * 21 + roll). Stops before a position whose plays would not
+    fit; returns (samples stored, positions used)."""
+    t5 = np.zeros(5, dtype=np.float32)
+    idx = np.zeros(FILTER_ACTIVE, dtype=np.int64)
+    m = 0
+    for p in range(positions.shape[0]):
+        start = m
+        for roll in range(21):
+            n = generate_plays_into(
+                positions[p], ROLLS[roll, 0], ROLLS[roll, 1], mws, out_pos, out_moves
+            )
+            if m + n > cap:
+                return start, p
+            for i in range(n):
+                evaluate_after(out_pos[i], ev, ews, t5)
+                values[m] = equity(t5)
+                filter_rows(out_pos[i], idx)
+                for r in range(FILTER_ACTIVE):
+                    rows[m, r] = idx[r]
+                groups[m] = p * 21 + roll
+                m += 1
+    return m, positions.shape[0]

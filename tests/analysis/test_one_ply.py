@@ -1,5 +1,6 @@
 """A play's 1-ply lookahead against a brute force in Python: the opponent's 21 rolls, his best
-reply by 0-ply equity, its 0-ply value, weights 1/36 and 2/36, from the mover's side; and the
+reply by 0-ply equity (among the filter net's best replies when the analyser prunes, and
+among all of them when not), its 0-ply value, weights 1/36 and 2/36, from the mover's side; and the
 1-ply rows of ``rank_plays`` (money and match) carrying the blend of that value with the
 play's 0-ply value, weighted by the class of the position before the roll
 (``ONE_PLY_WEIGHTS0``: contact 0.25, early, trailing, the mutual, the anchor, the early
@@ -11,11 +12,12 @@ import numpy as np
 import pytest
 
 from bgtui.analysis.formats import format_position_id, parse_position
-from bgtui.analysis.service import Analyzer
-from bgtui.analysis.weights import nets_of, with_databases
+from bgtui.analysis.service import DEFAULT_PRUNE, Analyzer
+from bgtui.analysis.weights import load_filter_net, nets_of, with_databases
 from bgtui.engine import is_race, one_ply_weight0, side_row
 from bgtui.engine.constants import ONE_PLY_WEIGHTS0, RACE_SIDE_MARGIN, RACE_SIDE_PLAYS
 from bgtui.engine.evaluate import equity, evaluate0
+from bgtui.engine.filter_net import filter_scores, make_filter_scratch
 from bgtui.engine.movegen import generate_plays
 from bgtui.engine.position import game_result, swap_sides
 
@@ -31,9 +33,12 @@ CRASHED = format_position_id(
 )
 
 
-@pytest.fixture(scope="module")
-def an():
-    return Analyzer()
+@pytest.fixture(scope="module", params=[DEFAULT_PRUNE, 0], ids=["pruned", "every-play"])
+def an(request):
+    """The analyser, its lookahead pruning as shipped or off."""
+    a = Analyzer()
+    a.prune = request.param
+    return a
 
 
 def after0(an, child):
@@ -69,16 +74,29 @@ def best_reply(an, race_net_only, opp, replies):
     return values[max(picked, key=lambda i: (float(equity(values[i])), -picked.index(i)))]
 
 
+def kept_replies(an, replies):
+    """The replies the lookahead chooses among: with the analyser's pruning k, the k whose
+    filter-net scores (from all their rows) are highest, best first; else all of them."""
+    k = an.prune
+    if not k or len(replies) <= k:
+        return replies
+    w1, b1, w2 = load_filter_net()
+    scores = np.zeros(len(replies))
+    plays = np.ascontiguousarray(replies, dtype=np.int8)
+    filter_scores(plays, len(plays), w1, b1, w2, make_filter_scratch(b1.shape[0]), scores)
+    return plays[np.argsort(-scores, kind="stable")[:k]]
+
+
 def brute_one_ply(an, child, race_net_only):
     """1-ply value (mover's view) of a play reaching ``child``: the opponent's reply to each
-    roll as the engine's 0-ply player picks it (:func:`best_reply`), its 0-ply value averaged
-    over the 36 rolls."""
+    roll as the engine's 0-ply player picks it (:func:`best_reply`) among
+    :func:`kept_replies`, its 0-ply value averaged over the 36 rolls."""
     opp = swap_sides(child)
     acc = np.zeros(5)
     for a in range(1, 7):
         for b in range(1, a + 1):
             replies, _ = generate_plays(opp, a, b)
-            best = best_reply(an, race_net_only, opp, replies)
+            best = best_reply(an, race_net_only, opp, kept_replies(an, replies))
             acc += (1 if a == b else 2) * best
     acc /= 36.0
     return np.array([1.0 - acc[0], acc[3], acc[4], acc[1], acc[2]])

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from bgtui.analysis.bearoff_cache import get_two_sided
-from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine import bearoff, best_play0
+from bgtui.analysis.weights import load_filter_net, load_weights, with_databases
+from bgtui.engine import bearoff, best_play0, equity, evaluate_after, generate_plays_into
 from bgtui.engine.constants import START
 from bgtui.engine.cube import cube_efficiency, cube_equities
 from bgtui.engine.cubeful import cubeful_no_double, make_cubeful_workspace
@@ -23,6 +23,7 @@ from bgtui.engine.evaluate import (
     make_play_buffers,
     make_play_workspace,
 )
+from bgtui.engine.filter_net import filter_scores, make_filter_scratch
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.position import game_result
 from bgtui.engine.rng import make_rng
@@ -67,6 +68,13 @@ class Reference:
         self.ews = make_eval_workspace(hidden_size(ev))
         self.buf = make_play_buffers()
 
+    def choose(self, pos, d1, d2):
+        """The play made for roll (d1, d2): the engine's 0-ply best."""
+        op, om = self.buf
+        best5 = np.zeros(5, dtype=np.float32)
+        best, _ = best_play0(pos, d1, d2, self.ev, self.mws, self.ews, op, om, best5)
+        return op[best].copy()
+
     def exact(self, pos):
         return self.two_cf.shape[0] > 0 and bearoff.is_two_sided(pos)
 
@@ -100,13 +108,10 @@ class Reference:
         if ply == 0:
             return self.leaf(pos)
         acc = np.zeros(3)
-        op, om = self.buf
-        best5 = np.zeros(5, dtype=np.float32)
         for d1 in range(1, 7):
             for d2 in range(1, d1 + 1):
                 w = 1.0 if d1 == d2 else 2.0
-                best, _ = best_play0(pos, d1, d2, self.ev, self.mws, self.ews, op, om, best5)
-                child = op[best].copy()
+                child = self.choose(pos, d1, d2)
                 r = game_result(child)
                 if r > 0:
                     won = np.array([1.0 if self.jacoby else r, r, r], dtype=float)
@@ -118,13 +123,39 @@ class Reference:
         return acc / 36.0
 
 
-def _kernel(ev, two_cf, pos, ply, jacoby, beavers):
+class PrunedReference(Reference):
+    """The tree of a lookahead that prunes to the filter net's best ``k`` plays: each roll's
+    play is the best by 0-ply (each play valued on its own) of the ``k`` plays whose filter
+    scores, from all their rows, are highest."""
+
+    def __init__(self, ev, two_cf, jacoby, beavers, k):
+        super().__init__(ev, two_cf, jacoby, beavers)
+        self.k = k
+        self.fn = load_filter_net()
+        self.fs = make_filter_scratch(self.fn[1].shape[0])
+
+    def choose(self, pos, d1, d2):
+        op, om = self.buf
+        n = generate_plays_into(pos, d1, d2, self.mws, op, om)
+        scores = np.zeros(n)
+        filter_scores(op, n, *self.fn, self.fs, scores)
+        order = np.argsort(-scores, kind="stable")
+        assert n <= self.k or scores[order[self.k - 1]] - scores[order[self.k]] > 1e-4
+        t = np.zeros(5, dtype=np.float32)
+        values = []
+        for i in order[: self.k]:
+            evaluate_after(op[i], self.ev, self.ews, t)
+            values.append(equity(t))
+        return op[order[int(np.argmax(values))]].copy()
+
+
+def _kernel(ev, two_cf, pos, ply, jacoby, beavers, prune=0):
     out = np.zeros(3)
     cubeful_no_double(
         np.ascontiguousarray(pos, dtype=np.int8),
         ply,
         ev,
-        make_lookahead_workspace(hidden_size(ev)),
+        make_lookahead_workspace(hidden_size(ev), load_filter_net() if prune else None, prune),
         make_cubeful_workspace(),
         two_cf,
         jacoby,
@@ -151,6 +182,17 @@ def test_two_ply_matches_the_reference(ev, two_cf, positions, jacoby, beavers):
     for pos in (positions[0], positions[len(positions) // 2]):
         np.testing.assert_allclose(
             _kernel(ev, two_cf, pos, 2, jacoby, beavers), ref.no_double(pos, 2), atol=2e-6
+        )
+
+
+@pytest.mark.parametrize("ply", [1, 2])
+def test_pruned_tree_matches_the_reference(ev, two_cf, positions, ply):
+    """The tree of a lookahead that prunes: each roll's play chosen among the filter net's
+    best three."""
+    ref = PrunedReference(ev, two_cf, True, True, 3)
+    for pos in positions[:6] if ply == 1 else positions[:1]:
+        np.testing.assert_allclose(
+            _kernel(ev, two_cf, pos, ply, True, True, prune=3), ref.no_double(pos, ply), atol=2e-6
         )
 
 
