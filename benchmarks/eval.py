@@ -33,7 +33,7 @@ import time
 
 import numpy as np
 
-from bgtui.analysis.service import DEFAULT_PRUNE
+from bgtui.analysis.models import DEFAULT_PRUNE
 from bgtui.analysis.weights import load_filter_net, load_weights, with_databases
 from bgtui.engine import (
     CONTACT_CLASSES,

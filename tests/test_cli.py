@@ -13,7 +13,8 @@ from bgtui.engine.cube import CONTACT_EFFICIENCY as X_CONTACT
 OPENING = "4HPwATDgc/ABMA"
 # a blitz far past the cash point (0-ply: 81% wins, 63% gammons; contact)
 STRONG_GAMMONISH = "bDtgAHhbM8FBIA"
-PROBS = {"win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"}
+PROBS_ORDER = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+PROBS = set(PROBS_ORDER)
 
 
 def run(capsys, *argv):
@@ -546,3 +547,28 @@ def test_rollout_text_of_one_trial_leaves_the_unknown_standard_errors_out(capsys
     assert code == 0 and "MWC" in out and "nan" not in out and "±" not in out
     code, out, _ = run(capsys, "rollout", OPENING, "--trials", "3", "--truncate", "2")
     assert code == 0 and "±" in out and "nan" not in out
+
+
+@pytest.mark.parametrize("k", [0, 1])
+def test_eval_prune_sets_the_lookaheads_pruning(capsys, k):
+    """``--prune K``: the 1-ply evaluation the engine's lookahead gives with the filter net's
+    best K plays a roll (0: every play); K = 1 changes this position's value."""
+    from bgtui.analysis.formats import parse_position
+    from bgtui.analysis.weights import load_filter_net, load_weights, with_databases
+    from bgtui.engine import evaluate_plied, hidden_size, make_lookahead_workspace
+
+    pid = "zGbiIQgxH/AAWA"
+    d = json.loads(run(capsys, "eval", pid, "--ply", "1", "--prune", str(k), "--json")[1])
+    ev = with_databases(load_weights("bgtui-0.npz")[0], bearoff=True)
+    pos = parse_position(pid).position
+    want, exact = np.zeros(5, dtype=np.float32), np.zeros(5, dtype=np.float32)
+    fn = load_filter_net() if k else None
+    evaluate_plied(pos, 1, ev, make_lookahead_workspace(hidden_size(ev), fn, k), want)
+    evaluate_plied(pos, 1, ev, make_lookahead_workspace(hidden_size(ev)), exact)
+    got = [d["probabilities"][name] for name in PROBS_ORDER]
+    assert np.allclose(got, want, atol=1e-6)
+    assert np.allclose(got, exact, atol=1e-6) == (k == 0)
+    with pytest.raises(SystemExit) as exc:
+        run(capsys, "eval", pid, "--ply", "1", "--prune", "9")
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "--prune" in err and "from 0 to 8" in err

@@ -14,6 +14,10 @@ PROBABILITY_NAMES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose
 #: the largest ``RolloutSettings.vr_filter``: the engine keeps room for this many plays a roll
 #: (``engine.filter_net.MAX_FILTER_K``, which a test holds equal; the UI does not import the engine)
 MAX_VR_FILTER = 8
+#: inside 1- to 3-ply lookahead (``eval``, ``moves``, ``cube`` and the app), each roll's play
+#: is the 0-ply best of this many plays, those the filter net ranks highest (the engine's
+#: ``make_lookahead_workspace(prune=...)``; at most ``MAX_VR_FILTER``); 0: of every play
+DEFAULT_PRUNE = 8
 
 
 @dataclass(frozen=True)

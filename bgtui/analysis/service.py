@@ -11,12 +11,8 @@ from dataclasses import replace
 import numpy as np
 
 from bgtui.analysis.board import OTHER_SIDE_OWNER
-from bgtui.analysis.models import Equities, Evaluation, PlayRow, Probabilities
+from bgtui.analysis.models import DEFAULT_PRUNE, Equities, Evaluation, PlayRow, Probabilities
 from bgtui.engine import FILTER_MARGIN, FILTER_MAX_PLAYS
-
-#: inside 1- to 3-ply lookahead, each roll's play is the 0-ply best of the plays the filter
-#: net ranks highest, this many (``engine.make_lookahead_workspace``'s ``prune``); 0: of all
-DEFAULT_PRUNE = 8
 
 
 class Analyzer:

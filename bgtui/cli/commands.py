@@ -9,7 +9,7 @@ import sys
 from dataclasses import replace
 
 from bgtui.analysis import options as R
-from bgtui.analysis.models import MAX_VR_FILTER, RolloutSettings
+from bgtui.analysis.models import DEFAULT_PRUNE, MAX_VR_FILTER, RolloutSettings
 from bgtui.analysis.numbers import eq, mwc, mwc_diff, mwc_se, pct, percent, se
 from bgtui.analysis.options import real, whole
 
@@ -81,9 +81,12 @@ def _analyzer(args):
     from bgtui.analysis.weights import WeightsError
 
     key = getattr(args, "weights", None)
-    if key in _ANALYZERS:
-        return _ANALYZERS[key]
+    an = _ANALYZERS.get(key)
+    if an is not None:
+        an.prune = getattr(args, "prune", DEFAULT_PRUNE)
+        return an
     an = Analyzer(weights=key)
+    an.prune = getattr(args, "prune", DEFAULT_PRUNE)
     from bgtui.analysis.bearoff_cache import all_cached
 
     if not all_cached():
@@ -910,6 +913,14 @@ def _add_common(p, *, batch=True, ply=True):
             default=0,
             metavar="N",
             help="lookahead, 0-3, as GNU Backgammon counts (default 0)",
+        )
+        p.add_argument(
+            "--prune",
+            type=whole(0, MAX_VR_FILTER),
+            default=DEFAULT_PRUNE,
+            metavar="K",
+            help="inside the lookahead, each roll's play is the best of the K plays a filter "
+            f"net ranks highest, 0-{MAX_VR_FILTER} (default {DEFAULT_PRUNE}; 0: of every play)",
         )
     p.add_argument("--weights", default=None, help="weights file (default: the shipped one)")
     g = p.add_argument_group("match play (default: the position's own context; money if none)")

@@ -35,7 +35,10 @@ from bgtui.training.kernels import filter_samples
 ROLL_PROBS = ROLL_WEIGHTS / 36
 
 
-def _samples(ev, positions, cap):
+def play_samples(ev, positions, cap):
+    """Every play of every roll of ``positions`` (at most ``cap``): its filter rows, the
+    evaluator ``ev``'s 0-ply equity of it for the mover and its group (position * 21 + roll),
+    and how many positions were used (``training.kernels.filter_samples``)."""
     mws = make_move_workspace()
     ews = make_eval_workspace(hidden_size(ev))
     plays = make_play_buffers()
@@ -164,11 +167,11 @@ def train_filter(
     pos = dest[:n]
     np.random.default_rng(seed).shuffle(pos)
     n_test = max(1, n // 10)
-    rows, values, _, used = _samples(ev, pos[n_test:], cap)
+    rows, values, _, used = play_samples(ev, pos[n_test:], cap)
     log(json.dumps({"positions": n, "train_positions": int(used), "samples": len(rows)}))
     net = fit_filter(rows, values, hidden, epochs, seed, log=log)
     del rows, values
-    trows, tvalues, tgroups, _ = _samples(ev, pos[:n_test], cap)
+    trows, tvalues, tgroups, _ = play_samples(ev, pos[:n_test], cap)
     s = scores(net, trows)
     w1, b1, w2 = (np.ascontiguousarray(a, dtype=np.float32) for a in net)
     report = {

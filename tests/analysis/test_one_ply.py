@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from bgtui.analysis.formats import format_position_id, parse_position
-from bgtui.analysis.service import DEFAULT_PRUNE, Analyzer
+from bgtui.analysis.models import DEFAULT_PRUNE
+from bgtui.analysis.service import Analyzer
 from bgtui.analysis.weights import load_filter_net, nets_of, with_databases
 from bgtui.engine import is_race, one_ply_weight0, side_row
 from bgtui.engine.constants import ONE_PLY_WEIGHTS0, RACE_SIDE_MARGIN, RACE_SIDE_PLAYS
