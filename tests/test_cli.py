@@ -572,3 +572,32 @@ def test_eval_prune_sets_the_lookaheads_pruning(capsys, k):
         run(capsys, "eval", pid, "--ply", "1", "--prune", "9")
     err = capsys.readouterr().err
     assert exc.value.code == 2 and "--prune" in err and "from 0 to 8" in err
+
+
+def test_lookahead_without_its_filter_net_is_a_clear_error(capsys, monkeypatch):
+    """1-ply and deeper prune with the filter net: a missing one is one line and status 2,
+    and ``--prune 0`` (every play) does without it."""
+    import bgtui.analysis.weights as W
+
+    def missing(name=W.DEFAULT_FILTER):
+        raise W.WeightsError(f"weights file {name!r} not found (looked in: nowhere)")
+
+    monkeypatch.setattr(W, "load_filter_net", missing)
+    code, out, err = run(capsys, "eval", OPENING, "--ply", "1")
+    assert code == 2 and out == ""
+    assert err.startswith("bgtui: error: weights file 'filter-0.npz' not found")
+    assert run(capsys, "eval", OPENING, "--ply", "1", "--prune", "0")[0] == 0
+    code, out, err = run(
+        capsys,
+        "rollout",
+        OPENING,
+        "--trials",
+        "36",
+        "--truncate",
+        "1",
+        "--ply",
+        "1",
+        "--vr-filter",
+        "0",
+    )
+    assert code == 2 and err.startswith("bgtui: error: weights file 'filter-0.npz' not found")

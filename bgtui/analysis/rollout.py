@@ -28,6 +28,7 @@ import numpy as np
 from bgtui.analysis.atomic import atomic_write
 from bgtui.analysis.cancel import CancelToken
 from bgtui.analysis.models import (
+    DEFAULT_PRUNE,
     MAX_VR_FILTER,
     Equities,
     PlayRow,
@@ -179,7 +180,8 @@ def validate_settings(s: RolloutSettings) -> RolloutSettings:
 class ChunkInputs(NamedTuple):
     """What every chunk of one run shares: the roots (int8[R, 26]) and their cubes
     (float64[R, 3]), the engine settings, the dice permutations and seed, the evaluator and
-    filter net (None when ``vr_filter`` is 0) with their digests (``weights.evaluator_digest``,
+    filter net (None when neither ``vr_filter`` nor checker play at 1-ply or deeper uses one;
+    with one, the lookahead of that checker play is pruned) with their digests (``weights.evaluator_digest``,
     ``weights.net_digest``; "" for no filter net), and the run's play-cache epoch
     (:func:`play_cache_epoch`)."""
 
@@ -254,7 +256,9 @@ def compute_chunk(local, roots, cubes, first, count, st, perms, seed, ev, filter
 
     ws = getattr(local, "ws", None)
     if ws is None:
-        ws = local.ws = make_rollout_workspace(hidden_size(ev), filter_net)
+        # checker play at 1-ply and deeper prunes its lookahead as the analysis does
+        prune = DEFAULT_PRUNE if filter_net is not None else 0
+        ws = local.ws = make_rollout_workspace(hidden_size(ev), filter_net, prune)
     out = np.zeros((len(roots), count, NUM_OUT))
     t0 = time.perf_counter()
     done = rollout_chunk(roots, cubes, first, count, st, perms, seed, ev, ws, out, stop)
@@ -477,8 +481,9 @@ class RolloutJob:
     ) -> Iterator[RolloutSnapshot]:
         """Run to ``target`` trials (default: settings.trials), yielding snapshots.
 
-        ``filter_net``: the filter net of ``vr_filter`` (default: the shipped one, loaded only
-        when ``vr_filter`` > 0). ``executor``: where the chunks run (default: a
+        ``filter_net``: the filter net of ``vr_filter`` and of the pruned lookahead of checker
+        play at 1-ply and deeper (``models.DEFAULT_PRUNE`` plays a roll; default: the shipped
+        one, loaded only when ``vr_filter`` > 0 or a ply is 1 or more). ``executor``: where the chunks run (default: a
         :class:`LocalChunks` of ``settings.workers`` threads; ``bgtui.analysis.cluster`` runs
         them on a Dask cluster). The merge does not depend on it.
 
@@ -489,7 +494,7 @@ class RolloutJob:
         """
         s = self.settings
         target = int(target or s.trials)
-        if s.vr_filter > 0 and filter_net is None:
+        if filter_net is None and (s.vr_filter > 0 or s.ply > 0 or (s.late_ply or 0) > 0):
             from bgtui.analysis.weights import load_filter_net
 
             filter_net = load_filter_net()

@@ -77,18 +77,31 @@ _ANALYZERS: dict = {}  # one per weights file and process (a server answers many
 
 
 def _analyzer(args):
-    from bgtui.analysis.service import Analyzer
+    """The analyser of ``args.weights`` (one per process), its lookahead pruning ``--prune``."""
     from bgtui.analysis.weights import WeightsError
 
     key = getattr(args, "weights", None)
     an = _ANALYZERS.get(key)
-    if an is not None:
-        an.prune = getattr(args, "prune", DEFAULT_PRUNE)
-        return an
-    an = Analyzer(weights=key)
+    if an is None:
+        an = _new_analyzer(key)
+        _ANALYZERS[key] = an
     an.prune = getattr(args, "prune", DEFAULT_PRUNE)
-    from bgtui.analysis.bearoff_cache import all_cached
+    if an.prune and getattr(args, "ply", 0):
+        from bgtui.analysis.weights import load_filter_net
 
+        try:  # the pruned lookahead's filter net: a missing file is reported now
+            load_filter_net()
+        except WeightsError as exc:
+            raise UserError(str(exc)) from None
+    return an
+
+
+def _new_analyzer(key):
+    from bgtui.analysis.bearoff_cache import all_cached
+    from bgtui.analysis.service import Analyzer
+    from bgtui.analysis.weights import WeightsError
+
+    an = Analyzer(weights=key)
     if not all_cached():
         print(
             "bgtui: building the bear-off databases (first run only, under a minute)",
@@ -99,7 +112,6 @@ def _analyzer(args):
         _ = an.ev  # loads the nets now: a missing weights file is reported first
     except WeightsError as exc:
         raise UserError(str(exc)) from None
-    _ANALYZERS[key] = an
     return an
 
 
@@ -476,7 +488,9 @@ def _rollout_settings(args):
         from bgtui.analysis.rollout import validate_settings
 
         validate_settings(settings)
-        if settings.vr_filter:  # the filter net is needed: say now if it cannot be loaded
+        # the filter net is needed (variance reduction's filter, the pruned lookahead of
+        # checker play at 1-ply and deeper): say now if it cannot be loaded
+        if settings.vr_filter or settings.ply or settings.late_ply:
             from bgtui.analysis.weights import load_filter_net
 
             load_filter_net()

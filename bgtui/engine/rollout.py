@@ -142,18 +142,20 @@ def make_settings(late_ply=None, met=None, away=(0, 0), **options) -> RolloutSet
     return RolloutSettings(**typed, met=np.ascontiguousarray(table, dtype=np.float64))
 
 
-def make_rollout_workspace(hidden: int = 512, filter_net=None) -> RolloutWorkspace:
+def make_rollout_workspace(hidden: int = 512, filter_net=None, prune: int = 0) -> RolloutWorkspace:
     """The scratch of one rollout worker (:class:`RolloutWorkspace`), with its play cache
     (:func:`make_play_cache`).
 
     ``filter_net``: (w1 float32[2 * FILTER_ROWS, H], b1 float32[H], w2 float32[H + 1]), the
     filter net of ``vr_filter`` as ``weights.load_filter_net`` gives it
-    (:mod:`bgtui.engine.filter_net`); None: a placeholder."""
+    (:mod:`bgtui.engine.filter_net`); None: a placeholder. ``prune``: the pruning of the
+    lookahead of checker play at 1-ply and deeper (``evaluate.make_lookahead_workspace``;
+    0: every play; k > 0 needs ``filter_net``)."""
     fn = as_filter_net(filter_net)
     return RolloutWorkspace(
         moves=make_workspace(),
         eval=make_eval_workspace(hidden),
-        lookahead=make_lookahead_workspace(hidden),
+        lookahead=make_lookahead_workspace(hidden, filter_net, prune),
         play_pos=np.zeros((MAX_PLAYS, POSITION_SIZE), dtype=np.int8),
         play_moves=np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8),
         cur=np.zeros(POSITION_SIZE, dtype=np.int8),

@@ -264,3 +264,42 @@ def test_stop_decisions_wait_for_a_boundary_whatever_the_chunks(ev, monkeypatch)
     for workers in (1, 2):
         s = _last(_job(trials=5000, stop_se=0.5, workers=workers).run(ev))
         assert s.trials_done == 72, (workers, s.trials_done)
+
+
+def test_checker_play_at_1ply_prunes_its_lookahead_as_the_analysis_does(ev):
+    """A rollout with 1-ply checker play loads the filter net even without ``vr_filter``, and
+    its chunks are the engine's with the lookahead pruned to ``DEFAULT_PRUNE`` plays a roll,
+    trial for trial; the exact lookahead plays or values some trial otherwise."""
+    from types import SimpleNamespace
+
+    from bgtui.analysis import rollout as R
+    from bgtui.analysis.models import DEFAULT_PRUNE
+    from bgtui.analysis.weights import load_filter_net
+    from bgtui.engine import NUM_OUT, hidden_size, make_rollout_workspace, rollout_chunk
+
+    seen = []
+
+    class Recording(R.LocalChunks):
+        def start(self, inputs):
+            seen.append(inputs.filter_net is not None)
+            super().start(inputs)
+
+    job = _job(trials=36, truncate=2, ply=1, vr_filter=0, workers=1)
+    _last(job.run(ev, executor=Recording(1)))
+    assert seen == [True]
+
+    filt = load_filter_net()
+    x = job._chunk_inputs(ev, filt)
+    stop = np.array([0, x.epoch], dtype=np.int64)
+    got, done, _ = R.compute_chunk(
+        SimpleNamespace(ws=None), x.roots, x.cubes, 0, 36, x.st, x.perms, x.seed, ev, filt, stop
+    )
+    assert done == 36
+    outs = {}
+    for prune in (DEFAULT_PRUNE, 0):
+        out = np.zeros((1, 36, NUM_OUT))
+        ws = make_rollout_workspace(hidden_size(ev), filt, prune)
+        rollout_chunk(x.roots, x.cubes, 0, 36, x.st, x.perms, x.seed, ev, ws, out, stop.copy())
+        outs[prune] = out
+    np.testing.assert_array_equal(got, outs[DEFAULT_PRUNE])
+    assert not np.array_equal(outs[DEFAULT_PRUNE], outs[0])
