@@ -22,8 +22,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from bgtui.analysis.models import DEFAULT_PRUNE
 from bgtui.analysis.options import script_parser
-from bgtui.analysis.weights import load_weights, with_databases
+from bgtui.analysis.weights import load_filter_net, load_weights, with_databases
 from bgtui.engine import START, WC, WR, duel_pairs, hidden_size, make_rollout_workspace
 
 
@@ -31,6 +32,7 @@ def duel(ev_a, kind_a, ev_b, kind_b, pairs, seed, workers):
     out = np.zeros((pairs, 4))
     bounds = np.linspace(0, pairs, workers * 4 + 1).astype(int)
     hidden = max(hidden_size(ev_a), hidden_size(ev_b))
+    filt = load_filter_net()  # the 1-ply player's lookahead prunes as the app's does
 
     def part(lo, hi):
         duel_pairs(
@@ -44,7 +46,7 @@ def duel(ev_a, kind_a, ev_b, kind_b, pairs, seed, workers):
             START,
             WR,
             WC,
-            make_rollout_workspace(hidden),
+            make_rollout_workspace(hidden, filt, DEFAULT_PRUNE),
             out[lo:hi],
         )
 
@@ -62,7 +64,8 @@ def main():
         type=int,
         default=0,
         choices=(0, 1),
-        help="bgtui's lookahead (1: every play at 0-ply, the best 8 within 0.16 at 1-ply)",
+        help="bgtui's lookahead (1: every play at 0-ply, the best 8 within 0.16 at 1-ply, "
+        "each roll of the lookahead pruned to the filter net's best 8 plays)",
     )
     a = ap.parse_args()
     ev = with_databases(load_weights(a.weights)[0], bearoff=True)

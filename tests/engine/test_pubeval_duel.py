@@ -1,7 +1,9 @@
 """PubEval's published scoring, and duplicate-dice duels."""
 
 import numpy as np
+import pytest
 
+from bgtui.analysis.models import DEFAULT_PRUNE
 from bgtui.analysis.weights import load_weights, with_databases
 from bgtui.engine import duel_pairs
 from bgtui.engine.constants import OPENING_POSITION, START
@@ -73,20 +75,24 @@ def test_a_player_against_itself_scores_exactly_zero_per_pair():
     assert np.all(out[:, 0] + out[:, 1] == 0)
 
 
-def test_the_1ply_player_chooses_the_services_1ply_best_play():
+@pytest.mark.parametrize("prune", [DEFAULT_PRUNE, 0])
+def test_the_1ply_player_chooses_the_services_1ply_best_play(prune):
     # the duel's 1-ply player (kind 2) filters, looks ahead and blends as
-    # Analyzer.rank_plays(ply=1)
+    # Analyzer.rank_plays(ply=1), both with the lookahead pruned as shipped or neither
     from bgtui.analysis.service import Analyzer
     from bgtui.analysis.state import GameState
+    from bgtui.analysis.weights import load_filter_net
     from bgtui.engine import evaluate_after_plied
     from bgtui.engine.duel import _choose
     from bgtui.engine.evaluate import equity, make_lookahead_workspace
     from tests.reference.games import game_positions
 
     an = Analyzer()
+    an.prune = prune
     ev = an.ev
-    ws = make_rollout_workspace(512)
-    lws = make_lookahead_workspace(512)
+    filt = load_filter_net() if prune else None
+    ws = make_rollout_workspace(512, filt, prune)
+    lws = make_lookahead_workspace(512, filt, prune)
     b5 = np.zeros(5, dtype=np.float32)
     p1 = np.zeros(5, dtype=np.float32)
     checked_blend = 0
