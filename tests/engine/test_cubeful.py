@@ -12,7 +12,6 @@ import pytest
 from bgtui.analysis.bearoff_cache import get_two_sided
 from bgtui.analysis.weights import load_filter_net, load_weights, with_databases
 from bgtui.engine import bearoff, best_play0, equity, evaluate_after, generate_plays_into
-from bgtui.engine.constants import START
 from bgtui.engine.cube import cube_efficiency, cube_equities
 from bgtui.engine.cubeful import cubeful_no_double, make_cubeful_workspace
 from bgtui.engine.evaluate import (
@@ -21,14 +20,12 @@ from bgtui.engine.evaluate import (
     make_eval_workspace,
     make_lookahead_workspace,
     make_play_buffers,
-    make_play_workspace,
 )
 from bgtui.engine.filter_net import filter_scores, make_filter_scratch
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.position import game_result
-from bgtui.engine.rng import make_rng
-from bgtui.engine.selfplay import _sample_positions
 from tests.engine.test_bearoff import index_board
+from tests.reference.games import engine_game_positions
 
 C, OWN, OPP = 0, 1, 2
 
@@ -47,10 +44,7 @@ def two_cf():
 def positions(ev):
     """Self-play positions, the volatile ones first (far from an even game: where the cube
     decisions inside the tree matter)."""
-    ws = make_play_workspace(hidden_size(ev))
-    dest = np.zeros((600, 26), dtype=np.int8)
-    n = _sample_positions(ev, 12, make_rng(17), START, 0.0, ws, dest)
-    pos = dest[:n]
+    pos = engine_game_positions(ev, 12, 17, 0.0, 600)
     win = np.array([evaluate0(p, ev)[0] for p in pos])
     return pos[np.argsort(-np.abs(win - 0.5))]
 

@@ -10,8 +10,8 @@ from bgtui.analysis.models import RolloutSettings
 from bgtui.analysis.rollout import validate_settings
 from bgtui.analysis.weights import WeightsError, load_filter_net, nets_of, with_databases
 from bgtui.engine import generate_plays_into, generate_scored_plays_into, rollout_chunk
-from bgtui.engine.constants import OPENING_POSITION, START
-from bgtui.engine.evaluate import hidden_size, make_play_buffers, make_play_workspace
+from bgtui.engine.constants import OPENING_POSITION
+from bgtui.engine.evaluate import hidden_size, make_play_buffers
 from bgtui.engine.filter_net import (
     _keep_best,
     extend_filter_table,
@@ -23,7 +23,6 @@ from bgtui.engine.filter_net import (
 )
 from bgtui.engine.filter_terms import FILTER_ROWS
 from bgtui.engine.movegen import make_workspace
-from bgtui.engine.rng import make_rng
 from bgtui.engine.rollout import (
     NUM_OUT,
     O_CUBELESS,
@@ -32,16 +31,13 @@ from bgtui.engine.rollout import (
     make_rollout_workspace,
     make_settings,
 )
-from bgtui.engine.selfplay import _sample_positions
+from tests.reference.games import engine_game_positions
 
 
 @pytest.fixture(scope="module")
 def positions(ev):
     """600 positions of games of random plays: the same whatever the shipped weights."""
-    ws = make_play_workspace(hidden_size(ev))
-    dest = np.zeros((600, 26), dtype=np.int8)
-    n = _sample_positions(ev, 8, make_rng(5), START, 1.0, ws, dest)
-    return dest[:n]
+    return engine_game_positions(ev, 8, 5, 1.0, 600)
 
 
 def _random_net(hidden, seed):

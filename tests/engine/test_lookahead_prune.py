@@ -16,28 +16,22 @@ from bgtui.engine import (
     generate_plays_into,
     swap_sides_into,
 )
-from bgtui.engine.constants import START
 from bgtui.engine.evaluate import (
     hidden_size,
     make_eval_workspace,
     make_lookahead_workspace,
     make_play_buffers,
-    make_play_workspace,
 )
 from bgtui.engine.filter_net import MAX_FILTER_K, filter_scores, make_filter_scratch
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.position import game_result
-from bgtui.engine.rng import make_rng
-from bgtui.engine.selfplay import _sample_positions
+from tests.reference.games import engine_game_positions
 
 
 @pytest.fixture(scope="module")
 def positions(ev):
     """Positions of 0-ply self-play from the start: contact, races and bear-offs."""
-    ws = make_play_workspace(hidden_size(ev))
-    dest = np.zeros((400, 26), dtype=np.int8)
-    n = _sample_positions(ev, 5, make_rng(31), START, 0.0, ws, dest)
-    return dest[:n]
+    return engine_game_positions(ev, 5, 31, 0.0, 400)
 
 
 def _pruned_choice(ev, fn, pos, d1, d2, k):

@@ -36,3 +36,18 @@ def game_positions(seed: int, games: int) -> list:
     for _ in range(games):
         out.extend(islice(random_game(rng, 300), 300))
     return out
+
+
+def engine_game_positions(ev, games: int, seed: int, explore: float, cap: int) -> np.ndarray:
+    """Up to ``cap`` positions (player on roll) of ``games`` games from the start played by the
+    engine's sampler (``selfplay._sample_positions``) with the evaluator ``ev``: 0-ply play,
+    or a random play with probability ``explore``; dice from ``seed``."""
+    from bgtui.engine.constants import START
+    from bgtui.engine.evaluate import hidden_size, make_play_workspace
+    from bgtui.engine.rng import make_rng
+    from bgtui.engine.selfplay import _sample_positions
+
+    ws = make_play_workspace(hidden_size(ev))
+    dest = np.zeros((cap, 26), dtype=np.int8)
+    n = _sample_positions(ev, games, make_rng(seed), START, explore, ws, dest)
+    return dest[:n]
