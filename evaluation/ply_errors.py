@@ -249,8 +249,6 @@ def rollout(args):
 
     d = dict(np.load(args.data))
     an = Analyzer(args.weights)
-    if args.prune is not None:
-        an.prune = args.prune
     sets = [d] + [dict(np.load(p)) for p in args.with_ or ()]
     if args.agreed:
         todo = _agreed(sets, args.agreed, args.alternatives)
