@@ -14,13 +14,13 @@ import pytest
 from bgtui.analysis.formats import format_position_id, parse_position
 from bgtui.analysis.models import DEFAULT_PRUNE
 from bgtui.analysis.service import Analyzer
-from bgtui.analysis.weights import load_filter_net, nets_of, with_databases
+from bgtui.analysis.weights import nets_of, with_databases
 from bgtui.engine import is_race, one_ply_weight0, side_row
 from bgtui.engine.constants import ONE_PLY_WEIGHTS0, RACE_SIDE_MARGIN, RACE_SIDE_PLAYS
 from bgtui.engine.evaluate import equity, evaluate0
-from bgtui.engine.filter_net import filter_scores, make_filter_scratch
 from bgtui.engine.movegen import generate_plays
 from bgtui.engine.position import game_result, swap_sides
+from tests.reference.pruning import filter_top_k
 
 CONTACT = "zGbiIQgxH/AAWA"  # middle game (309 pips: the early net's), 4 plays of 31 (one hits)
 RACE = "tnWEBwC2mvIBAA"
@@ -81,11 +81,8 @@ def kept_replies(an, replies):
     k = an.prune
     if not k or len(replies) <= k:
         return replies
-    w1, b1, w2 = load_filter_net()
-    scores = np.zeros(len(replies))
     plays = np.ascontiguousarray(replies, dtype=np.int8)
-    filter_scores(plays, len(plays), w1, b1, w2, make_filter_scratch(b1.shape[0]), scores)
-    return plays[np.argsort(-scores, kind="stable")[:k]]
+    return plays[filter_top_k(plays, k)[0]]
 
 
 def brute_one_ply(an, child, race_net_only):

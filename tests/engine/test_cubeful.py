@@ -21,11 +21,11 @@ from bgtui.engine.evaluate import (
     make_lookahead_workspace,
     make_play_buffers,
 )
-from bgtui.engine.filter_net import filter_scores, make_filter_scratch
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.position import game_result
 from tests.engine.test_bearoff import index_board
 from tests.reference.games import engine_game_positions
+from tests.reference.pruning import filter_top_k
 
 C, OWN, OPP = 0, 1, 2
 
@@ -125,22 +125,18 @@ class PrunedReference(Reference):
     def __init__(self, ev, two_cf, jacoby, beavers, k):
         super().__init__(ev, two_cf, jacoby, beavers)
         self.k = k
-        self.fn = load_filter_net()
-        self.fs = make_filter_scratch(self.fn[1].shape[0])
 
     def choose(self, pos, d1, d2):
         op, om = self.buf
         n = generate_plays_into(pos, d1, d2, self.mws, op, om)
-        scores = np.zeros(n)
-        filter_scores(op, n, *self.fn, self.fs, scores)
-        order = np.argsort(-scores, kind="stable")
-        assert n <= self.k or scores[order[self.k - 1]] - scores[order[self.k]] > 1e-4
+        kept, tie = filter_top_k(op[:n], self.k)
+        assert not tie
         t = np.zeros(5, dtype=np.float32)
         values = []
-        for i in order[: self.k]:
+        for i in kept:
             evaluate_after(op[i], self.ev, self.ews, t)
             values.append(equity(t))
-        return op[order[int(np.argmax(values))]].copy()
+        return op[kept[int(np.argmax(values))]].copy()
 
 
 def _kernel(ev, two_cf, pos, ply, jacoby, beavers, prune=0):

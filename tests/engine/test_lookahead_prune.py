@@ -22,10 +22,11 @@ from bgtui.engine.evaluate import (
     make_lookahead_workspace,
     make_play_buffers,
 )
-from bgtui.engine.filter_net import MAX_FILTER_K, filter_scores, make_filter_scratch
+from bgtui.engine.filter_net import MAX_FILTER_K
 from bgtui.engine.movegen import make_workspace
 from bgtui.engine.position import game_result
 from tests.reference.games import engine_game_positions
+from tests.reference.pruning import filter_top_k
 
 
 @pytest.fixture(scope="module")
@@ -34,32 +35,29 @@ def positions(ev):
     return engine_game_positions(ev, 5, 31, 0.0, 400)
 
 
-def _pruned_choice(ev, fn, pos, d1, d2, k):
+def _pruned_choice(ev, pos, d1, d2, k):
     """(value of the play chosen (mover's view after it), the play) by brute force, or None
-    where two filter scores at the edge of the top k are within 1e-4 (a near tie the
-    engine's incremental sums may break the other way)."""
-    w1, b1, w2 = fn
+    where two filter scores at the edge of the top k are a near tie (the engine's
+    incremental sums may break it the other way)."""
     op, om = make_play_buffers()
     n = generate_plays_into(pos, d1, d2, make_workspace(), op, om)
-    scores = np.zeros(n)
-    filter_scores(op, n, w1, b1, w2, make_filter_scratch(b1.shape[0]), scores)
-    order = np.argsort(-scores, kind="stable")
-    if n > k and scores[order[k - 1]] - scores[order[k]] < 1e-4:
+    kept, tie = filter_top_k(op[:n], k)
+    if tie:
         return None
     ews = make_eval_workspace(512)
     t = np.zeros(5, dtype=np.float32)
     best, best_eq, best_play = None, -np.inf, None
-    for i in order[:k]:
+    for i in kept:
         evaluate_after(op[i], ev, ews, t)
         if equity(t) > best_eq:
             best, best_eq, best_play = t.copy(), equity(t), op[i].copy()
     return best, best_play
 
 
-def _pruned_one_ply(ev, fn, pos, k):
+def _pruned_one_ply(ev, pos, k):
     acc = np.zeros(5)
     for r in range(21):
-        got = _pruned_choice(ev, fn, pos, ROLLS[r, 0], ROLLS[r, 1], k)
+        got = _pruned_choice(ev, pos, ROLLS[r, 0], ROLLS[r, 1], k)
         if got is None:
             return None
         acc += ROLL_WEIGHTS[r] * got[0]
@@ -74,7 +72,7 @@ def test_pruned_one_ply_is_the_average_of_each_rolls_best_of_the_filters_top_k(e
     out, full = np.zeros(5, dtype=np.float32), np.zeros(5, dtype=np.float32)
     checked = differ = 0
     for pos in positions[::8]:
-        want = _pruned_one_ply(ev, fn, pos, k)
+        want = _pruned_one_ply(ev, pos, k)
         if want is None:
             continue
         evaluate_plied(pos, 1, ev, lws, out)
@@ -98,7 +96,7 @@ def test_pruned_two_ply_chooses_each_rolls_play_among_the_filters_top_k(ev, posi
     for pos in positions[5::60][:4]:
         acc = np.zeros(5)
         for r in range(21):
-            got = _pruned_choice(ev, fn, pos, ROLLS[r, 0], ROLLS[r, 1], k)
+            got = _pruned_choice(ev, pos, ROLLS[r, 0], ROLLS[r, 1], k)
             if got is None:
                 break
             play = got[1]
