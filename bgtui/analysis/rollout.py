@@ -181,9 +181,9 @@ class ChunkInputs(NamedTuple):
     """What every chunk of one run shares: the roots (int8[R, 26]) and their cubes
     (float64[R, 3]), the engine settings, the dice permutations and seed, the evaluator and
     filter net (None when neither ``vr_filter`` nor checker play at 1-ply or deeper uses one;
-    with one, the lookahead of that checker play is pruned) with their digests (``weights.evaluator_digest``,
-    ``weights.net_digest``; "" for no filter net), and the run's play-cache epoch
-    (:func:`play_cache_epoch`)."""
+    with one, the lookahead of that checker play is pruned) with their digests
+    (``weights.evaluator_digest``, ``weights.net_digest``; "" for no filter net), and the
+    run's play-cache epoch (:func:`play_cache_epoch`)."""
 
     roots: np.ndarray
     cubes: np.ndarray
@@ -483,9 +483,10 @@ class RolloutJob:
 
         ``filter_net``: the filter net of ``vr_filter`` and of the pruned lookahead of checker
         play at 1-ply and deeper (``models.DEFAULT_PRUNE`` plays a roll; default: the shipped
-        one, loaded only when ``vr_filter`` > 0 or a ply is 1 or more). ``executor``: where the chunks run (default: a
-        :class:`LocalChunks` of ``settings.workers`` threads; ``bgtui.analysis.cluster`` runs
-        them on a Dask cluster). The merge does not depend on it.
+        one, loaded only when ``vr_filter`` > 0 or a ply is 1 or more). ``executor``: where
+        the chunks run (default: a :class:`LocalChunks` of ``settings.workers`` threads;
+        ``bgtui.analysis.cluster`` runs them on a Dask cluster). The merge does not depend on
+        it.
 
         Decisions that change what is rolled out (stopping at a standard-error target, pruning
         and un-pruning candidates) are taken only at multiples of ``DECISION_INTERVAL`` trials,
