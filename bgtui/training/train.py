@@ -1025,12 +1025,13 @@ def _fit_nets(settings: FitSettings) -> list[str]:
 
 
 def _new_fit_weights(settings: FitSettings, which) -> tuple:
-    """(nets, metadata, metadata of the weights started from) of a new checkpoint: fresh nets
-    for the nets ``which`` with ``settings.init`` "random" (the others shipped), else the
-    weights ``settings.init`` (default: shipped) widened to ``hidden`` / ``race_hidden``."""
+    """(nets, metadata, metadata of the weights started from, race side net) of a new
+    checkpoint: fresh nets for the nets ``which`` with ``settings.init`` "random" (the others
+    and the side net shipped), else the weights ``settings.init`` (default: shipped) widened to
+    ``hidden`` / ``race_hidden``, with their side net."""
     if settings.init == "random":
         ev, meta0 = load_weights(DEFAULT_WEIGHTS)  # the nets not trained come from there
-        shipped = nets_of(ev)
+        shipped, shipped_side = nets_of(ev), ev.side
         # default widths: the race net 64, every other net 128
         ev = tuple(
             init_net(h or (64 if name == "race" else 128), settings.seed + k)
@@ -1041,15 +1042,16 @@ def _new_fit_weights(settings: FitSettings, which) -> tuple:
             )
         )
         meta = {"init": {"random": which, "seed": settings.seed}}
-        return ev, meta, meta0
+        return ev, meta, meta0, shipped_side
     ev, meta = load_weights(settings.init or DEFAULT_WEIGHTS)
+    side = ev.side
     ev = tuple(
         widen_net(net, h, settings.seed + k) if h else net
         for k, (net, h) in enumerate(
             zip(nets_of(ev), net_widths(settings.hidden, settings.race_hidden))
         )
     )
-    return ev, meta, meta
+    return ev, meta, meta, side
 
 
 def net_widths(hidden: int, race_hidden: int) -> tuple:
@@ -1059,7 +1061,7 @@ def net_widths(hidden: int, race_hidden: int) -> tuple:
 
 
 def _fit_start(checkpoint: Path, data_dir, settings: FitSettings, which, log) -> tuple:
-    """(nets, metadata, tied) a fit starts from: ``checkpoint``'s when it exists (its own fit
+    """(nets, metadata, tied, race side net) a fit starts from: ``checkpoint``'s when it exists (its own fit
     resumed, or a new fit from its weights when that fit was of other data or other nets,
     logged), else :func:`_new_fit_weights`. ``tied``: the names of the nets (crashed, early,
     holding, trailing, the mutual, the anchor, the early trailing, the early bar and the bar
@@ -1068,6 +1070,7 @@ def _fit_start(checkpoint: Path, data_dir, settings: FitSettings, which, log) ->
     start = None  # the metadata of the weights a new fit starts from
     if checkpoint.exists():
         ev, meta = load_weights(checkpoint)
+        side = ev.side
         old = meta.get("fit")
         old_ = old or {}
         # a record made before the early, the holding, the trailing, the mutual, the anchor,
@@ -1093,7 +1096,7 @@ def _fit_start(checkpoint: Path, data_dir, settings: FitSettings, which, log) ->
                 flush=True,
             )
     else:
-        ev, meta, start = _new_fit_weights(settings, which)
+        ev, meta, start, side = _new_fit_weights(settings, which)
     if start is not None:
         tied = [
             name
@@ -1102,7 +1105,7 @@ def _fit_start(checkpoint: Path, data_dir, settings: FitSettings, which, log) ->
         ]
         if "fit" in meta:  # the starting weights' own fit stays on record
             meta.setdefault("fit_history", []).append(meta.pop("fit"))
-    return ev, meta, tied
+    return ev, meta, tied, side
 
 
 def _fit_state(checkpoint: Path, meta: dict, data_dir, settings: FitSettings, which, tied):
@@ -1264,18 +1267,19 @@ def _sgd_pass(data: _FitData, ev, ews, owner, trained, settings, ep, a, rec) -> 
     return {name: hs[2 * k] / max(hs[2 * k + 1], 1) for k, name in enumerate(NET_NAMES)}
 
 
-def _end_pass(checkpoint, ev, meta, state, settings, ep, n, rec, hold_mse, t, log) -> None:
-    """After pass ``ep`` (started at ``t``): write ``checkpoint`` with the fit record
-    ``state`` in ``meta``, measure the strength against PubEval if asked and log ``rec``
-    with the held-out errors ``hold_mse``."""
+def _end_pass(checkpoint, ev, side, meta, state, settings, ep, n, rec, hold_mse, t, log) -> None:
+    """After pass ``ep`` (started at ``t``): write ``checkpoint`` (the nets ``ev`` and the race
+    side net ``side``, which a fit does not change) with the fit record ``state`` in ``meta``,
+    measure the strength against PubEval if asked and log ``rec`` with the held-out errors
+    ``hold_mse``."""
     for name in NET_NAMES:
         rec[f"holdout_{name}_mse"] = round(hold_mse[name], 6)
     state.update(epochs_done=ep + 1, epochs=settings.epochs, positions=n)
     meta["fit"] = state
-    save_weights(checkpoint, ev, meta)
+    save_weights(checkpoint, ev, meta, side=side)
     rec["seconds"] = round(time.time() - t, 1)
     if settings.strength_pairs:
-        ppg, se_ = pubeval_ppg(with_databases(ev, True), settings.strength_pairs)
+        ppg, se_ = pubeval_ppg(with_databases(ev, True, side=side), settings.strength_pairs)
         rec.update(vs_pubeval_ppg=round(ppg, 3), se=round(se_, 3))
     print(json.dumps(rec), file=log, flush=True)
 
@@ -1316,7 +1320,7 @@ def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
     log = sys.stdout if log is None else log  # the stdout of the call, not of the import
     which = _fit_nets(settings)
     checkpoint = Path(checkpoint)
-    ev, meta, tied = _fit_start(checkpoint, data_dir, settings, which, log)
+    ev, meta, tied, side = _fit_start(checkpoint, data_dir, settings, which, log)
     nets_ = [tuple(np.array(a, dtype=np.float32) for a in net) for net in as_nets(ev)]
     nets_ = _tie(nets_, tied)
     state, rank_weight = _fit_state(checkpoint, meta, data_dir, settings, which, tied)
@@ -1345,7 +1349,9 @@ def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
             ev = tuple(nets_)
         else:
             hold_mse = _sgd_pass(data, ev, ews, owner, trained, settings, ep, a, rec)
-        _end_pass(checkpoint, ev, meta, state, settings, ep, len(data.pos), rec, hold_mse, t, log)
+        _end_pass(
+            checkpoint, ev, side, meta, state, settings, ep, len(data.pos), rec, hold_mse, t, log
+        )
     return meta
 
 

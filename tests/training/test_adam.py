@@ -557,3 +557,23 @@ def test_weights_fitted_to_other_data_start_a_new_fit_and_a_finished_one_stays_d
     b2, meta_b2 = load_weights(tmp_path / "b.npz")
     assert all(np.array_equal(x, y) for x, y in zip(b[0], b2[0]))
     assert meta_b2["fit"] == meta_b["fit"] and meta_b2["fit_history"] == meta_b["fit_history"]
+
+
+def test_a_fit_keeps_the_race_side_net_of_the_weights_it_starts_from(tmp_path):
+    from bgtui.analysis.weights import save_weights
+    from bgtui.training.side import SideFit
+
+    ck = _small_weights(tmp_path)
+    ev0, meta0 = load_weights(ck)
+    side = SideFit(np.random.default_rng(4), 6).side_net()
+    save_weights(ck, ev0, meta0, side=side)
+    build_dataset(tmp_path / "d", ck, DatasetSpec(200, shard=200), log=io.StringIO())
+    out = tmp_path / "fitted.npz"
+    kw = dict(init=ck, optimizer="adam", nets="contact", batch=16)
+    for passes in (1, 2):  # a new fit from ``ck``, then the same fit resumed for a second pass
+        fit(out, tmp_path / "d", FitSettings(passes, **kw), log=io.StringIO())
+        got, meta = load_weights(out)
+        assert meta["fit"]["epochs_done"] == passes
+        assert not np.array_equal(got.contact.w1, ev0.contact.w1)
+        for part in ("w1", "b1", "w2", "b2", "skip"):
+            assert np.array_equal(getattr(got.side, part), getattr(side, part)), part
