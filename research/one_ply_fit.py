@@ -344,7 +344,7 @@ def cmd_fit(args):
             "roots": args.roots,
             "batch": args.batch,
         }
-        save_weights(args.out, tuple(nets), meta_out)
+        save_weights(args.out, tuple(nets), meta_out, side=ev.side)  # the side net unchanged
         print(
             json.dumps(
                 {
