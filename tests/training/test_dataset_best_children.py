@@ -308,6 +308,7 @@ def test_disagreements_keep_the_rolls_where_2ply_picks_another_play_than_0ply():
     from bgtui.training.train import DISAGREE_MARGIN, _keep_disagreements
 
     an = Analyzer()
+    an.prune = 0  # the training set's 2-ply values every play of each roll (plied_targets)
     ev = an.ev
     dest = np.zeros((4000, 26), dtype=np.int8)
     groups = np.zeros(4000, dtype=np.int32)
