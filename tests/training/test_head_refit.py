@@ -61,7 +61,7 @@ def test_ridge_keeps_the_weights_near_the_start():
 @pytest.fixture(scope="module")
 def contact_positions():
     ev = load_weights("bgtui-0.npz")[0]
-    return engine_contact_positions(ev, 20, make_rng(8), make_play_workspace(hidden_size(ev)), 4000)
+    return engine_contact_positions(ev, 40, make_rng(8), make_play_workspace(hidden_size(ev)), 4000)
 
 
 def test_refit_changes_only_the_rows_asked_for_and_moves_them_to_the_targets(
