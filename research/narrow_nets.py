@@ -14,8 +14,9 @@ with their sibling groups: a set whose fit teaches a student to compute what ``W
 ``narrow``: ``W`` with every net wider than ``H`` units cut to ``H`` units: the units kept are
 those with the largest spread of activation (standard deviation over 30,000 of the teacher
 set's positions of the net's class) times the sum of their absolute output weights; each
-dropped unit's mean activation is folded into the output biases. The race net and the race side
-net are kept as they are. The fit then recovers what the cut lost
+dropped unit's mean activation is folded into the output biases. A net that is another's (two
+classes valued by the same arrays) stays so. The race net and the race side net are kept as
+they are. The fit then recovers what the cut lost
 (docs/lab-notes/2026-12-07-narrow-nets.md).
 """
 
@@ -92,9 +93,15 @@ def narrow(out, hidden, teacher_dir, weights):
     pos, _ = load_dataset(str(teacher_dir))
     cls = net_classes(pos)
     rng = np.random.default_rng(1)
+    first = {}  # a net tied to an earlier one (the same arrays) stays that net, cut once
+    for k, net in enumerate(nets_of(ev)):
+        first.setdefault(id(net), k)
     cut = []
     for k, name in enumerate(NET_NAMES):
         rows = np.flatnonzero(cls == k)
+        if first[id(nets_of(ev)[k])] != k:
+            cut.append(cut[first[id(nets_of(ev)[k])]])
+            continue
         if name == "race" or nets[k][1].shape[0] <= hidden or not len(rows):
             cut.append(nets[k])
             continue
