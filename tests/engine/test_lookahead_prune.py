@@ -8,12 +8,14 @@ import pytest
 
 from bgtui.analysis.weights import load_filter_net
 from bgtui.engine import (
+    RACE,
     ROLL_WEIGHTS,
     ROLLS,
     equity,
     evaluate_after,
     evaluate_plied,
     generate_plays_into,
+    net_class,
     swap_sides_into,
 )
 from bgtui.engine.evaluate import (
@@ -37,8 +39,12 @@ def positions(ev):
 
 def _pruned_choice(ev, pos, d1, d2, k):
     """(value of the play chosen (mover's view after it), the play) by brute force, or None
-    where two filter scores at the edge of the top k, or the equities of the two best kept
-    plays, are a near tie (the engine's incremental sums may break it the other way)."""
+    where two filter scores at the edge of the top k are a near tie (the engine's
+    incremental sums may break it the other way) or where ``pos`` is a race: there the race
+    net ranks the kept plays and the side net values only its best few
+    (``RACE_SIDE_PLAYS``), which tests/engine/test_side.py checks."""
+    if net_class(pos) == RACE:
+        return None
     op, om = make_play_buffers()
     n = generate_plays_into(pos, d1, d2, make_workspace(), op, om)
     kept, tie = filter_top_k(op[:n], k)
@@ -46,16 +52,11 @@ def _pruned_choice(ev, pos, d1, d2, k):
         return None
     ews = make_eval_workspace(512)
     t = np.zeros(5, dtype=np.float32)
-    best, best_eq, best_play, second_eq = None, -np.inf, None, -np.inf
+    best, best_eq, best_play = None, -np.inf, None
     for i in kept:
         evaluate_after(op[i], ev, ews, t)
         if equity(t) > best_eq:
-            second_eq = best_eq
             best, best_eq, best_play = t.copy(), equity(t), op[i].copy()
-        else:
-            second_eq = max(second_eq, equity(t))
-    if best_eq - second_eq < 1e-6:
-        return None
     return best, best_play
 
 
