@@ -82,9 +82,8 @@ def narrow_net(net, x, hidden):
     drop = np.setdiff1d(np.arange(b1.shape[0]), keep)
     b2 = b2 + w2[:, drop] @ h[:, drop].mean(axis=0)
     kept = (w1[:, keep], b1[keep], w2[:, keep], b2)
-    return tuple(np.ascontiguousarray(a, dtype=np.float32) for a in kept), score[keep].sum() / (
-        score.sum()
-    )
+    share = score[keep].sum() / score.sum()
+    return tuple(np.ascontiguousarray(a, dtype=np.float32) for a in kept), share
 
 
 def narrow(out, hidden, teacher_dir, weights):
@@ -94,14 +93,13 @@ def narrow(out, hidden, teacher_dir, weights):
     cls = net_classes(pos)
     rng = np.random.default_rng(1)
     first = {}  # a net tied to an earlier one (the same arrays) stays that net, cut once
-    for k, net in enumerate(nets_of(ev)):
-        first.setdefault(id(net), k)
     cut = []
-    for k, name in enumerate(NET_NAMES):
-        rows = np.flatnonzero(cls == k)
-        if first[id(nets_of(ev)[k])] != k:
-            cut.append(cut[first[id(nets_of(ev)[k])]])
+    for k, (name, net) in enumerate(zip(NET_NAMES, nets_of(ev))):
+        j = first.setdefault(id(net), k)
+        if j != k:
+            cut.append(cut[j])
             continue
+        rows = np.flatnonzero(cls == k)
         if name == "race" or nets[k][1].shape[0] <= hidden or not len(rows):
             cut.append(nets[k])
             continue

@@ -1061,9 +1061,9 @@ def net_widths(hidden: int, race_hidden: int) -> tuple:
 
 
 def _fit_start(checkpoint: Path, data_dir, settings: FitSettings, which, log) -> tuple:
-    """(nets, metadata, tied, race side net) a fit starts from: ``checkpoint``'s when it exists (its own fit
-    resumed, or a new fit from its weights when that fit was of other data or other nets,
-    logged), else :func:`_new_fit_weights`. ``tied``: the names of the nets (crashed, early,
+    """(nets, metadata, tied, race side net) a fit starts from: ``checkpoint``'s when it
+    exists (its own fit resumed, or a new fit from its weights when that fit was of other data
+    or other nets, logged), else :func:`_new_fit_weights`. ``tied``: the names of the nets (crashed, early,
     holding, trailing, the mutual, the anchor, the early trailing, the early bar and the bar
     nets below ``EARLY_PIPS``) that are the net they are tied to (:data:`TIED_TO`). A new
     fit moves the starting weights' own fit record to their ``fit_history``."""
