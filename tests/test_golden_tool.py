@@ -1,18 +1,14 @@
 """``tools/golden.py``: its command file parses to the commands it names, and ``--compare``
 finds every kind of difference between two output directories."""
 
-import importlib.util
 import json
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.reference.scripts import load_script
 
 
 def _golden():
-    spec = importlib.util.spec_from_file_location("golden", ROOT / "tools" / "golden.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("tools/golden.py")
 
 
 def test_the_command_file_names_positions_and_quoted_arguments():

@@ -965,12 +965,9 @@ def test_on_bar_by_hand_and_the_same_seen_from_either_side():
 
 def _research_experts():
     """``research/experts.py`` loaded as a module (it is a script, not a package)."""
-    import importlib.util
+    from tests.reference.scripts import load_script
 
-    spec = importlib.util.spec_from_file_location("experts", _ROOT / "research" / "experts.py")
-    experts = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(experts)
-    return experts
+    return load_script("research/experts.py")
 
 
 def _cs2_both_views():

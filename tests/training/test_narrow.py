@@ -1,22 +1,15 @@
 """``research/narrow_nets.py``: cutting a net to fewer hidden units."""
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 
 from bgtui.engine.nn import init_net
 from bgtui.training import adam
 from tests.reference.games import game_positions
-
-_SCRIPT = Path(__file__).resolve().parents[2] / "research" / "narrow_nets.py"
+from tests.reference.scripts import load_script
 
 
 def _narrow_nets():
-    spec = importlib.util.spec_from_file_location("narrow_nets", _SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("research/narrow_nets.py")
 
 
 def _inputs():
