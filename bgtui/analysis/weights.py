@@ -224,7 +224,7 @@ def load_weights(path=DEFAULT_WEIGHTS):
             raise WeightsError(f"{path}: {name} net has inconsistent shapes")
         ev.append(net)
     _share_first_layers(path, ev, meta.get("first_layer_of", {}))
-    side = _side_net(path, data)
+    side = side_net_of_arrays(path, data)
     meta["path"] = str(path)
     return with_databases(tuple(ev), side=side), meta
 
@@ -253,7 +253,7 @@ def _share_first_layers(path, ev: list, shared: dict) -> None:
         ev[k] = (ev[j][0], ev[j][1], ev[k][2], ev[k][3])
 
 
-def _side_net(path, data: dict):
+def side_net_of_arrays(path, data: dict):
     """The race side net of a weights file's arrays, or None if it has none."""
     if not any(k.startswith("side_") for k in data):
         return None

@@ -29,6 +29,7 @@ from bgtui.analysis.weights import (
     load_weights,
     nets_of,
     save_weights,
+    side_net_of_arrays,
     tied_nets,
     with_databases,
     with_tables,
@@ -1387,7 +1388,9 @@ def upgrade_inputs(src, dst) -> dict:
     meta.setdefault("upgraded", []).append(
         {"from_input_version": meta.get("input_version"), "to_input_version": INPUT_VERSION}
     )
-    save_weights(dst, with_databases(tuple(nets)), meta)
+    # the race side net reads one side's checkers, not the nets' encoding: kept as it is
+    side = side_net_of_arrays(src, data)
+    save_weights(dst, with_databases(tuple(nets), side=side), meta)
     return meta
 
 
@@ -1417,10 +1420,41 @@ def average_weights(out, paths) -> dict:
     ]
     for k, to in tied_nets([ev for ev, _ in loaded]):
         mean[k] = mean[to]  # one net in every file: one net in the mean, saved as one
+    side = _mean_side_net([ev.side for ev, _ in loaded], paths)
     meta = {
         "average": {"of": [str(p) for p in paths], "sha256": [m.get("sha256") for _, m in loaded]},
         "averaged_meta": [m for _, m in loaded],
         "games_trained": max(int(m.get("games_trained", 0)) for _, m in loaded),
     }
-    save_weights(out, tuple(mean), meta)
+    save_weights(out, tuple(mean), meta, side=side)
     return meta
+
+
+def _mean_side_net(sides, paths):
+    """The element-wise mean of the race side nets ``sides`` of the files ``paths``: None
+    when no file has one; a file without one, or with one of another width, is refused."""
+    from bgtui.engine.side import make_side_net
+
+    has = [s.w2.shape[0] > 0 for s in sides]
+    if not any(has):
+        return None
+    if not all(has):
+        k = has.index(False)
+        raise ValueError(
+            f"{paths[k]} has no race side net and {paths[has.index(True)]} has one; "
+            "only weights of one architecture average"
+        )
+    for k, s in enumerate(sides[1:], 1):
+        if s.w2.shape != sides[0].w2.shape:
+            raise ValueError(
+                f"{paths[k]}: its race side net has another shape than {paths[0]}'s; "
+                "only weights of one architecture average"
+            )
+    parts = ("w1", "b1", "w2", "b2", "skip")
+    mean = [
+        (sum(np.asarray(getattr(s, q), dtype=np.float64) for s in sides) / len(sides)).astype(
+            np.float32
+        )
+        for q in parts
+    ]
+    return make_side_net(*mean)

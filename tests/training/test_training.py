@@ -233,6 +233,38 @@ def test_upgrading_older_weights_keeps_what_the_nets_compute(tmp_path):
     assert NUM_FEATURES >= 1
 
 
+_SIDE_PARTS = ("w1", "b1", "w2", "b2", "skip")
+
+
+def test_upgrading_older_weights_keeps_their_race_side_net(tmp_path):
+    """The side net reads one side's checkers, not the nets' encoding: an upgraded file has
+    the same side net, array for array."""
+    from bgtui.analysis.checksum import arrays_sha256
+    from bgtui.engine.inputs import PER_SIDE
+    from bgtui.training.side import SideFit
+    from bgtui.training.train import upgrade_inputs
+
+    ev, meta = load_weights()
+    side = SideFit(np.random.default_rng(8), 6).side_net()
+    arrays = {f"side_{q}": np.asarray(getattr(side, q)) for q in _SIDE_PARTS}
+    for name, net in zip(NET_NAMES, ev[:2]):
+        w1, b1, w2, b2 = (np.array(a) for a in net)
+        old = np.delete(w1, [PER_SIDE - 1, 2 * PER_SIDE - 1], axis=0)
+        arrays.update({f"{name}_w1": old, f"{name}_b1": b1, f"{name}_w2": w2, f"{name}_b2": b2})
+    old_meta = dict(
+        meta,
+        input_version=meta["input_version"] - 1,
+        num_inputs=2 * (PER_SIDE - 1),
+        sha256=arrays_sha256(arrays),
+    )
+    src = tmp_path / "old.npz"
+    np.savez(src, meta=np.array(json.dumps(old_meta)), **arrays)
+    upgrade_inputs(src, tmp_path / "new.npz")
+    up, _ = load_weights(tmp_path / "new.npz")
+    for q in _SIDE_PARTS:
+        assert np.array_equal(getattr(up.side, q), getattr(side, q)), q
+
+
 def test_a_shard_left_half_written_is_not_part_of_the_set(tmp_path):
     from bgtui.training.train import DatasetSpec, build_dataset, load_dataset
 
@@ -318,3 +350,27 @@ def test_average_is_the_elementwise_mean_of_the_nets_and_refuses_other_shapes(tm
     save_weights(tmp_path / "c.npz", (init_net(6, 1), init_net(4, 2), init_net(6, 3)), {})
     with pytest.raises(ValueError, match="another shape"):
         average_weights(tmp_path / "x.npz", [tmp_path / "a.npz", tmp_path / "c.npz"])
+
+
+def test_average_means_the_race_side_nets_and_refuses_a_file_without_one(tmp_path):
+    from bgtui.analysis.weights import save_weights
+    from bgtui.training.side import SideFit
+    from bgtui.training.train import average_weights
+
+    nets = (init_net(8, 1), init_net(4, 2), init_net(8, 3))
+    sa = SideFit(np.random.default_rng(1), 6).side_net()
+    sb = SideFit(np.random.default_rng(2), 6).side_net()
+    save_weights(tmp_path / "a.npz", nets, {}, side=sa)
+    save_weights(tmp_path / "b.npz", nets, {}, side=sb)
+    average_weights(tmp_path / "m.npz", [tmp_path / "a.npz", tmp_path / "b.npz"])
+    ev, _ = load_weights(tmp_path / "m.npz")
+    for q in _SIDE_PARTS:
+        want = (np.float64(getattr(sa, q)) + np.float64(getattr(sb, q))) / 2
+        np.testing.assert_allclose(getattr(ev.side, q), want, rtol=1e-6, atol=1e-7)
+    save_weights(tmp_path / "c.npz", nets, {})
+    with pytest.raises(ValueError, match="c.npz has no race side net"):
+        average_weights(tmp_path / "x.npz", [tmp_path / "a.npz", tmp_path / "c.npz"])
+    wide = SideFit(np.random.default_rng(3), 8).side_net()
+    save_weights(tmp_path / "w.npz", nets, {}, side=wide)
+    with pytest.raises(ValueError, match="race side net has another shape"):
+        average_weights(tmp_path / "x.npz", [tmp_path / "a.npz", tmp_path / "w.npz"])
