@@ -67,7 +67,8 @@ def _cube_states(p: Probabilities) -> Equities:
 
 
 class FakeRolloutJob:
-    """The fake's resumable rollout state (the real service's is ``analysis.rollout.RolloutJob``)."""
+    """The fake's resumable rollout state (the real service's is
+    ``analysis.rollout.RolloutJob``)."""
 
     def __init__(
         self, analysis_id: int, rows: tuple[PlayRow, ...], settings: RolloutSettings, done: int = 0

@@ -620,8 +620,8 @@ class RolloutJob:
         trial as ``coef[0] + coef[1:] . (its five outputs)`` (the MWC is linear in them at a
         fixed score and cube); ``win``, ``lose``: the reported side's MWC after winning and
         after losing a single game at the cube (for EMG). ``live``: the score when the cube is
-        live in the trials (the cubeful MWC is then the trials' live-cube score). ``match``: the match as saved
-        and checked on resume. Sums already there (a resumed job) are kept."""
+        live in the trials (the cubeful MWC is then the trials' live-cube score). ``match``: the
+        match as saved and checked on resume. Sums already there (a resumed job) are kept."""
         self.mwc_coef = np.asarray(coef, dtype=np.float64)
         self.mwc_scale = (float(win), float(lose))
         self.live_match = live

@@ -296,12 +296,13 @@ def _tree(pos, ply, ev, lws, cws, two_cf, ctx, out):
 @kernel
 def cubeful_no_double_ctx(pos, ply, ev, lws, cws, two_cf, ctx, out):
     """``out`` = the no-double values of ``pos`` (player on roll, before his cube decision and
-    his roll) at ``ply`` (0..``MAX_PLY``) in cube context ``ctx``: money (:func:`make_cube_context`),
-    the equities for the cube centred, owned by him, owned by the opponent, on a 1-cube; a match
-    score (:func:`make_match_context`), those states' MWC minus 1/2 at each cube level
-    (:func:`match_no_double` gives the MWC). ``lws``: ``evaluate.make_lookahead_workspace``;
-    ``cws``: :func:`make_cubeful_workspace` for the context's values; ``two_cf``: the two-sided
-    database's cubeful values for money (float32 or float64[924, 924, 3]; size 0: not used)."""
+    his roll) at ``ply`` (0..``MAX_PLY``) in cube context ``ctx``: money
+    (:func:`make_cube_context`), the equities for the cube centred, owned by him, owned by the
+    opponent, on a 1-cube; a match score (:func:`make_match_context`), those states' MWC minus
+    1/2 at each cube level (:func:`match_no_double` gives the MWC). ``lws``:
+    ``evaluate.make_lookahead_workspace``; ``cws``: :func:`make_cubeful_workspace` for the
+    context's values; ``two_cf``: the two-sided database's cubeful values for money (float32 or
+    float64[924, 924, 3]; size 0: not used)."""
     if ply <= 0:
         if _exact(pos, two_cf):
             two_sided_cubeful(pos, two_cf, out)

@@ -592,11 +592,11 @@ def _best_in_groups(pos, n, out_pos, ev, ews, ready, groups, side):
     Each group is valued as :func:`_best_child` values a roll's plays, bit for bit: a group
     that is a roll's only play (flagged by ``ews.group_best[g]`` != 0 on entry) on its own
     (:func:`_evaluate_after`), the others incrementally from the parent, a group of one
-    picked play too. One call for the picked plays of all 21 rolls (variance reduction with a filter)
-    saves the cost of 20 calls, each passing the evaluator's twenty arrays. A race is valued by
-    the side net (:func:`_side_groups`) if ``side`` is 1 and :func:`_side_net_values` the
-    children (the side on roll in each is the side not moving here, the same in all), else by
-    the race net (variance reduction's picks: ``side`` 0)."""
+    picked play too. One call for the picked plays of all 21 rolls (variance reduction with a
+    filter) saves the cost of 20 calls, each passing the evaluator's twenty arrays. A race is
+    valued by the side net (:func:`_side_groups`) if ``side`` is 1 and :func:`_side_net_values`
+    the children (the side on roll in each is the side not moving here, the same in all), else
+    by the race net (variance reduction's picks: ``side`` 0)."""
     race = is_race(pos)  # then every child is a race too
     tab = ev.tables[RACE] if race else ev.tables[CONTACT]
     if race and side and _side_net_values(pos, ev, 1):

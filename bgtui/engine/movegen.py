@@ -154,10 +154,10 @@ def _generate_scored_plays(pos, d1, d2, ws, out_pos, out_moves, fw1, fw2, fs):
 
     The filter net (``filter_net``): ``fw1`` float32[2 * FILTER_ROWS, H] with its difference
     rows, ``fw2`` float32[H + 1]; ``fs`` its scratch (``filter_net.make_filter_scratch``),
-    whose ``level_h[0]`` holds the pre-activation of ``pos`` (``filter_net.filter_parent``). Each node of the
-    search adds the rows its step changes to its parent node's pre-activation (a count moving
-    by one is one difference row), so that a play's score costs its last step's rows and the
-    output, not the rows of every slot the play changed."""
+    whose ``level_h[0]`` holds the pre-activation of ``pos`` (``filter_net.filter_parent``).
+    Each node of the search adds the rows its step changes to its parent node's pre-activation
+    (a count moving by one is one difference row), so that a play's score costs its last step's
+    rows and the output, not the rows of every slot the play changed."""
     return _generate(pos, d1, d2, ws, out_pos, out_moves, fw1, fw2, fs, True)
 
 

@@ -387,9 +387,9 @@ def make_tables(net, race: bool = False):
     and, folded in, their share of every feature that is a sum over slots (the tables of the
     race net, ``race``, fold the race features). What remains for inference to add is the
     non-linear features (``inputs._fill_nonlinear``), whose first-layer weights follow at rows
-    ``FEATURE_ROW + k``, then a row of zeros (``ZERO_ROW``). Between them, at ``DELTA_ROW + r``, each row ``r`` minus the row of
-    one checker fewer on that slot: a play moves checkers one at a time, so a changed slot of
-    a child usually costs one row, not two."""
+    ``FEATURE_ROW + k``, then a row of zeros (``ZERO_ROW``). Between them, at ``DELTA_ROW + r``,
+    each row ``r`` minus the row of one checker fewer on that slot: a play moves checkers one at
+    a time, so a changed slot of a child usually costs one row, not two."""
     w1 = np.asarray(net[0], dtype=np.float64)
     hidden = w1.shape[1]
     t = np.zeros((2, 26, TABLE_COUNTS, hidden), dtype=np.float64)

@@ -436,9 +436,9 @@ def _vr_step(cur, a1, a2, ply, k, ev, ws, t5, nxt, tmpa):
     filter net ranks highest (all plays when there are no more than ``k``; in a race valued by a
     side net, their values by the race net): every roll's plays are still generated, but only
     ``k`` of them evaluated. The play made is the one
-    :func:`_choose` makes either way; f is a fixed function of the position and the roll, so the luck has mean zero and the
-    estimate stays unbiased; the filter only makes it a little less tight when it misses a
-    roll's best play."""
+    :func:`_choose` makes either way; f is a fixed function of the position and the roll, so the
+    luck has mean zero and the estimate stays unbiased; the filter only makes it a little less
+    tight when it misses a roll's best play."""
     best5 = ws.best5
     fa5 = ws.actual5
     for q in range(5):

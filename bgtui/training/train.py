@@ -1064,10 +1064,11 @@ def net_widths(hidden: int, race_hidden: int) -> tuple:
 def _fit_start(checkpoint: Path, data_dir, settings: FitSettings, which, log) -> tuple:
     """(nets, metadata, tied, race side net) a fit starts from: ``checkpoint``'s when it
     exists (its own fit resumed, or a new fit from its weights when that fit was of other data
-    or other nets, logged), else :func:`_new_fit_weights`. ``tied``: the names of the nets (crashed, early,
-    holding, trailing, the mutual, the anchor, the early trailing, the early bar and the bar
-    nets below ``EARLY_PIPS``) that are the net they are tied to (:data:`TIED_TO`). A new
-    fit moves the starting weights' own fit record to their ``fit_history``."""
+    or other nets, logged), else :func:`_new_fit_weights`. ``tied``: the names of the nets
+    (crashed, early, holding, trailing, the mutual, the anchor, the early trailing, the early
+    bar and the bar nets below ``EARLY_PIPS``) that are the net they are tied to
+    (:data:`TIED_TO`). A new fit moves the starting weights' own fit record to their
+    ``fit_history``."""
     start = None  # the metadata of the weights a new fit starts from
     if checkpoint.exists():
         ev, meta = load_weights(checkpoint)
@@ -1291,10 +1292,10 @@ def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
     checkpoint part-way through the passes resumes where it stopped (exactly: the same weights
     as an uninterrupted fit); one whose fit was of another training set or other nets (a copy
     of the shipped weights, say) starts a new fit from its weights. ``optimizer`` "sgd":
-    stochastic gradient descent position by position on squared error (numba); "adam": minibatch Adam on cross-entropy
-    (:mod:`bgtui.training.adam`), whose state is kept beside the checkpoint in
-    ``CHECKPOINT.adam.npz``. Only the nets named in ``nets`` are trained, each on the
-    positions of its class (``nn.net_class``).
+    stochastic gradient descent position by position on squared error (numba); "adam": minibatch
+    Adam on cross-entropy (:mod:`bgtui.training.adam`), whose state is kept beside the
+    checkpoint in ``CHECKPOINT.adam.npz``. Only the nets named in ``nets`` are trained, each on
+    the positions of its class (``nn.net_class``).
 
     A new checkpoint starts from ``init`` (default: the shipped weights; "random": fresh nets of
     ``hidden`` / ``race_hidden`` units for the nets trained, the shipped ones for the others),
