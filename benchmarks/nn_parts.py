@@ -1,5 +1,6 @@
 """The cost of the evaluator's two dense kernels, one core: the output layer (``nn._finish``,
-exported as ``finish_outputs``: the hidden layer's sigmoid and the five output sums) and the
+exported as ``finish_outputs``: the hidden layer's function, sigmoid or piecewise quadratic
+(``nn.QUADRATIC``), and the five output sums) and the
 first layer's sum of table rows (``nn._accumulate``, exported as ``sum_table_rows``), with
 rows drawn from a few (cache-hot) or from a whole net's table.
 
@@ -16,15 +17,15 @@ import time
 
 import numpy as np
 
-from bgtui.engine import TABLE_ROWS, kernel
+from bgtui.engine import ACTIVATIONS, QUADRATIC, SIGMOID, TABLE_ROWS, kernel
 from bgtui.engine import finish_outputs as _finish
 from bgtui.engine import sum_table_rows as _accumulate
 
 
 @kernel
-def _finish_calls(h0, w2, b2, calls, copy_only):
-    """``calls`` output layers over ``h0`` (its first unit nudged each call); with
-    ``copy_only``, only the copies of ``h0`` into the workspace."""
+def _finish_calls(h0, w2, b2, calls, copy_only, act):
+    """``calls`` output layers (hidden function ``act``) over ``h0`` (its first unit nudged
+    each call); with ``copy_only``, only the copies of ``h0`` into the workspace."""
     h = h0.copy()
     out = np.zeros(5, dtype=np.float32)
     s = 0.0
@@ -35,7 +36,7 @@ def _finish_calls(h0, w2, b2, calls, copy_only):
         if copy_only:
             s += h[1]
         else:
-            _finish(h, w2, b2, out)
+            _finish(h, w2, b2, out, act)
             s += out[0]
     return s
 
@@ -81,13 +82,17 @@ def main():
     w2 = (0.1 * rng.normal(size=(5, hidden))).astype(np.float32)
     b2 = np.zeros(5, dtype=np.float32)
     tab = rng.normal(size=(TABLE_ROWS, hidden)).astype(np.float32)
-    _finish_calls(h0, w2, b2, 2, False)
     _accumulate_calls(h0, tab, 2, 8, 16, 1, False)
-    copy, fin = (
-        _best_ns(lambda c=c: _finish_calls(h0, w2, b2, calls, c), calls, repeat)
-        for c in (True, False)
-    )
-    print(f"output layer ({hidden} hidden): {fin - copy:6.1f} ns a call", flush=True)
+    for act in (SIGMOID, QUADRATIC):
+        _finish_calls(h0, w2, b2, 2, False, act)
+        copy, fin = (
+            _best_ns(lambda c=c, a=act: _finish_calls(h0, w2, b2, calls, c, a), calls, repeat)
+            for c in (True, False)
+        )
+        print(
+            f"output layer ({hidden} hidden, {ACTIVATIONS[act]}): {fin - copy:6.1f} ns a call",
+            flush=True,
+        )
     for pool, name in ((16, "16 rows (hot)"), (TABLE_ROWS, f"all {TABLE_ROWS} rows")):
         for n in (4, 8, 12):
             draw, acc = (

@@ -18,7 +18,7 @@ import argparse
 import numpy as np
 
 from bgtui.analysis.weights import load_weights
-from bgtui.engine import CONTACT, Net, escapes, kernel
+from bgtui.engine import CONTACT, escapes, kernel, net_copy
 from bgtui.training import adam
 from bgtui.training.kernels import net_classes
 from bgtui.training.train import load_dataset
@@ -60,7 +60,7 @@ def main():
     _containment(pos, ho.astype(np.int64), ch)
     contact = load_weights()[0].contact
     for extra in (False, True):
-        net = Net(*(np.array(p, dtype=np.float32) for p in contact))
+        net = net_copy(contact)
         X, XH = x, xh
         if extra:
             net = net._replace(w1=np.vstack([net.w1, np.zeros((4, net.w1.shape[1]), np.float32)]))

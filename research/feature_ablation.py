@@ -52,7 +52,7 @@ def _train(X, Y, order, net, alpha, epochs):
         a = alpha / (1.0 + ep)
         for j in range(order.shape[0]):
             k = order[j]
-            forward(X[k], net.w1, net.b1, net.w2, net.b2, h, o)
+            forward(X[k], net.w1, net.b1, net.w2, net.b2, h, o, net.act)
             backward(X[k], net.w1, net.b1, net.w2, net.b2, h, o, Y[k], a, dh)
 
 
@@ -63,7 +63,7 @@ def _mse(X, Y, net):
     o = np.zeros(5, dtype=np.float32)
     s = 0.0
     for k in range(X.shape[0]):
-        forward(X[k], net.w1, net.b1, net.w2, net.b2, h, o)
+        forward(X[k], net.w1, net.b1, net.w2, net.b2, h, o, net.act)
         for q in range(5):
             d = Y[k, q] - o[q]
             s += d * d

@@ -3,6 +3,7 @@ teacher's own outputs, and a start of fewer hidden units for ``bgtui train fit``
 
     python3 research/narrow_nets.py teacher OUT_DIR --data SETS [--weights W]
     python3 research/narrow_nets.py narrow OUT.npz --hidden H --teacher OUT_DIR [--weights W]
+        [--activation quadratic]
     bgtui train fit --checkpoint OUT.npz --data OUT_DIR --optimizer adam --rank-weight 16 \\
         --nets contact,crashed,... --epochs E --alpha A --alpha-end B
 
@@ -16,8 +17,10 @@ those with the largest spread of activation (standard deviation over 30,000 of t
 set's positions of the net's class) times the sum of their absolute output weights; each
 dropped unit's mean activation is folded into the output biases. A net that is another's (two
 classes valued by the same arrays) stays so. The race net and the race side net are kept as
-they are. The fit then recovers what the cut lost
-(docs/lab-notes/2026-12-07-narrow-nets.md).
+they are. With ``--activation quadratic`` the nets cut get the piecewise quadratic hidden
+function (``nn.QUADRATIC``) in place of their sigmoids (the units are chosen by the sigmoids'
+activations). The fit then recovers what the cut lost
+(docs/lab-notes/2026-12-07-narrow-nets.md, docs/lab-notes/2026-12-07-quadratic-units.md).
 """
 
 import json
@@ -27,7 +30,7 @@ import numpy as np
 
 from bgtui.analysis.options import script_parser
 from bgtui.analysis.weights import load_weights, nets_of, save_weights
-from bgtui.engine import NET_NAMES, RACE
+from bgtui.engine import ACTIVATIONS, NET_NAMES, RACE, Net, as_net, net_copy
 from bgtui.training import adam
 from bgtui.training.kernels import net_classes
 from bgtui.training.train import load_dataset
@@ -38,7 +41,7 @@ SAMPLE = 30_000
 
 def _nets(weights):
     ev, meta = load_weights(weights)
-    return ev, meta, [tuple(np.asarray(a, dtype=np.float32) for a in n) for n in nets_of(ev)]
+    return ev, meta, [net_copy(n) for n in nets_of(ev)]
 
 
 def teacher(out_dir, data, weights):
@@ -72,10 +75,11 @@ def teacher(out_dir, data, weights):
     print(json.dumps({"positions": len(pos), "by_net": counts}))
 
 
-def narrow_net(net, x, hidden):
+def narrow_net(net, x, hidden, act=None):
     """``net`` cut to the ``hidden`` units of largest activation spread times output weight
-    over the inputs ``x``, the dropped units' mean activations folded into the output biases."""
-    w1, b1, w2, b2 = net
+    over the inputs ``x``, the dropped units' mean activations folded into the output biases;
+    the hidden function ``act`` (default: ``net``'s)."""
+    w1, b1, w2, b2 = net[:4]
     h, _ = adam.forward(net, x)
     score = h.std(axis=0) * np.abs(w2).sum(axis=0)
     keep = np.sort(np.argsort(-score)[:hidden])
@@ -83,11 +87,13 @@ def narrow_net(net, x, hidden):
     b2 = b2 + w2[:, drop] @ h[:, drop].mean(axis=0)
     kept = (w1[:, keep], b1[keep], w2[:, keep], b2)
     share = score[keep].sum() / score.sum()
-    return tuple(np.ascontiguousarray(a, dtype=np.float32) for a in kept), share
+    act = as_net(net).act if act is None else act
+    return Net(*(np.ascontiguousarray(a, dtype=np.float32) for a in kept), act), share
 
 
-def narrow(out, hidden, teacher_dir, weights):
-    """Write ``weights`` with its contact and crashed nets cut to ``hidden`` units to ``out``."""
+def narrow(out, hidden, teacher_dir, weights, act=None):
+    """Write ``weights`` with its contact and crashed nets cut to ``hidden`` units (of the
+    hidden function ``act``, default their own) to ``out``."""
     ev, meta, nets = _nets(weights)
     pos, _ = load_dataset(str(teacher_dir))
     cls = net_classes(pos)
@@ -104,11 +110,13 @@ def narrow(out, hidden, teacher_dir, weights):
             cut.append(nets[k])
             continue
         rows = np.sort(rng.choice(rows, min(SAMPLE, len(rows)), replace=False))
-        net, share = narrow_net(nets[k], adam.dense_inputs(pos, rows), hidden)
+        net, share = narrow_net(nets[k], adam.dense_inputs(pos, rows), hidden, act)
         cut.append(net)
         print(json.dumps({"net": name, "rows": len(rows), "score_kept": round(float(share), 3)}))
     meta = {k: v for k, v in meta.items() if k not in ("fit", "path")}
     meta["narrowed"] = {"from_sha256": meta.get("sha256"), "hidden": hidden}
+    if act is not None:
+        meta["narrowed"]["activation"] = ACTIVATIONS[act]
     save_weights(out, tuple(cut), meta, side=ev.side)
 
 
@@ -124,11 +132,13 @@ def main():
     n.add_argument("--hidden", type=int, required=True)
     n.add_argument("--teacher", required=True)
     n.add_argument("--weights", default="bgtui-0.npz")
+    n.add_argument("--activation", choices=ACTIVATIONS, help="the cut nets' hidden function")
     args = parser.parse_args()
     if args.command == "teacher":
         teacher(args.out_dir, args.data, args.weights)
     else:
-        narrow(args.out, args.hidden, args.teacher, args.weights)
+        act = None if args.activation is None else ACTIVATIONS.index(args.activation)
+        narrow(args.out, args.hidden, args.teacher, args.weights, act)
 
 
 if __name__ == "__main__":

@@ -80,6 +80,7 @@ from bgtui.engine import (
     make_eval_workspace,
     make_move_workspace,
     net_class,
+    net_copy,
     swap_sides_into,
 )
 from bgtui.training import adam
@@ -154,7 +155,7 @@ def cmd_leaves(args):
         rows = np.flatnonzero(cls.reshape(-1) == k)
         rows = np.sort(np.random.default_rng(0).permutation(rows)[:20000])
         x = adam.dense_inputs(leaves.reshape(-1, 26), rows)
-        _, y = adam.forward(tuple(np.asarray(a) for a in nets[k]), x)
+        _, y = adam.forward(nets[k], x)
         y = sanitize(y, leaves.reshape(-1, 26)[rows])[0]
         err = float(np.abs(y - vals.reshape(-1, 5)[rows]).max()) if len(rows) else 0.0
         print(f"{NET_NAMES[k]} leaves: largest |net - saved| {err:.2e} over {len(rows)}")
@@ -224,15 +225,15 @@ def one_ply_gradients(nets, owner, batch, d, rank_weight):
     for k, (rows, x, h, y, live) in parts.items():
         root = rows // 21
         dz = (dm[root] * wr[rows, None] * y * (1.0 - y) * live).astype(np.float32)
-        w1, b1, w2, b2 = nets[k]
-        dh = (dz @ w2) * h * (1.0 - h)
+        w1, b1, w2, b2 = nets[k][:4]
+        dh = (dz @ w2) * adam.hidden_slope(h, nets[k].act)
         grads[k] = (x.T @ dh, dh.sum(0), dz.T @ h, dz.sum(0))
     return grads, float(((m - t) ** 2).sum())
 
 
 def cmd_fit(args):
     ev, meta = load_weights(args.weights)
-    nets = [tuple(np.array(a, dtype=np.float32) for a in net) for net in as_nets(ev)]
+    nets = [net_copy(net) for net in as_nets(ev)]
     # the net each fitted class trains: the contact net the early, the trailing, the mutual
     # and the anchor positions too if it values them, the crashed net the holding ones, the
     # trailing net the mutual trailing and the trailing anchor ones, the mutual and mutual

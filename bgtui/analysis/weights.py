@@ -52,6 +52,7 @@ import numpy as np
 from bgtui.analysis.atomic import atomic_write
 from bgtui.analysis.checksum import arrays_sha256
 from bgtui.engine import (
+    ACTIVATIONS,
     CONTACT,
     CRASHED,
     EARLY,
@@ -61,10 +62,12 @@ from bgtui.engine import (
     RACE,
     SIDE_INPUTS,
     SIDE_OUTPUTS,
+    SIGMOID,
     TIED_CLASSES,
     Evaluator,
     Net,
     aligned,
+    as_net,
     make_evaluator,
     make_side_net,
     make_tables,
@@ -137,7 +140,7 @@ def save_weights(path, ev, meta: dict, side=None) -> None:
     """Write the nets of ``ev`` (an evaluator context or a tuple of nets), the race side net
     (``side``, by default an evaluator's own) and ``meta`` atomically to ``path``."""
     raw = as_nets(ev)
-    nets = tuple(Net(*net) for net in raw)
+    nets = tuple(as_net(net) for net in raw)
     if side is None and isinstance(ev, Evaluator):
         side = ev.side
     arrays = {}
@@ -147,6 +150,11 @@ def save_weights(path, ev, meta: dict, side=None) -> None:
             continue
         for part, a in zip(_PARTS, net):
             arrays[f"{name}_{part}"] = np.asarray(a, dtype=np.float32)
+    activation = {
+        name: ACTIVATIONS[net.act]
+        for name, net in zip(NET_NAMES, nets)
+        if f"{name}_b1" in arrays and net.act != SIGMOID
+    }
     hidden = {
         name: int(net.b1.shape[0]) for name, net in zip(NET_NAMES, nets) if f"{name}_b1" in arrays
     }
@@ -166,6 +174,9 @@ def save_weights(path, ev, meta: dict, side=None) -> None:
     }
     if shared:  # what is still so: a fit may have changed one of the two
         meta["first_layer_of"] = shared
+    meta.pop("activation", None)
+    if activation:  # the nets whose hidden layer is not of sigmoids
+        meta["activation"] = activation
     meta.update(
         format=WEIGHTS_FORMAT,
         input_version=INPUT_VERSION,
@@ -207,6 +218,7 @@ def load_weights(path=DEFAULT_WEIGHTS):
         )
     if arrays_sha256(data) != meta.get("sha256"):
         raise WeightsError(f"{path}: checksum mismatch; the file is damaged")
+    acts = _activations(path, meta.get("activation", {}))
     ev = []
     for name in NET_NAMES:
         if name in TIED_TO and not any(f"{name}_{p}" in data for p in _PARTS):
@@ -222,11 +234,29 @@ def load_weights(path=DEFAULT_WEIGHTS):
         h = b1.shape[0]
         if w1.shape != (NUM_INPUTS, h) or w2.shape != (5, h) or b2.shape != (5,):
             raise WeightsError(f"{path}: {name} net has inconsistent shapes")
-        ev.append(net)
+        ev.append(Net(*net, acts.get(name, SIGMOID)))
     _share_first_layers(path, ev, meta.get("first_layer_of", {}))
     side = side_net_of_arrays(path, data)
     meta["path"] = str(path)
     return with_databases(tuple(ev), side=side), meta
+
+
+def _activations(path, table) -> dict:
+    """The metadata's ``activation`` (net name -> its hidden function's name, for the nets
+    whose hidden layer is not of sigmoids) as net name -> ``nn.ACTIVATIONS`` index."""
+    if not isinstance(table, dict):
+        raise WeightsError(f"{path}: activation is not a table of net names")
+    acts = {}
+    for name, kind in table.items():
+        if name not in NET_NAMES:
+            raise WeightsError(f"{path}: activation names {name!r}, not a net")
+        if kind not in ACTIVATIONS:
+            raise WeightsError(
+                f"{path}: the {name} net's hidden function {kind!r} is not one of "
+                f"{', '.join(ACTIVATIONS)}"
+            )
+        acts[name] = ACTIVATIONS.index(kind)
+    return acts
 
 
 def same_first_layer(a, b) -> bool:
@@ -250,7 +280,7 @@ def _share_first_layers(path, ev: list, shared: dict) -> None:
             )
         if not same_first_layer(ev[k], ev[j]):
             raise WeightsError(f"{path}: the {name} net's first layer is not the {other} net's")
-        ev[k] = (ev[j][0], ev[j][1], ev[k][2], ev[k][3])
+        ev[k] = Net(ev[j].w1, ev[j].b1, ev[k].w2, ev[k].b2, ev[k].act)
 
 
 def side_net_of_arrays(path, data: dict):
@@ -443,6 +473,14 @@ def net_digest(arrays) -> str:
     return h.hexdigest()[:16]
 
 
+def _net_id(net) -> str:
+    """The digest of a net's four arrays, tagged with the name of its hidden function unless
+    that is the sigmoid (a sigmoid net's digest is that of its arrays alone)."""
+    net = as_net(net)
+    tag = "" if net.act == SIGMOID else f":{ACTIVATIONS[net.act]}"
+    return net_digest(net[:4]) + tag
+
+
 def evaluator_digest(ev) -> str:
     """A digest of what an evaluator computes with: its nets' weights (a net that is the net
     it is tied to counted once: an early or a trailing net that is the contact net, a holding
@@ -450,17 +488,17 @@ def evaluator_digest(ev) -> str:
     early trailing net that is the early net, an early bar net that is the early net, an
     early trailing bar net that is the early trailing net, a bar net below ``EARLY_PIPS``
     that is the net of the class it splits; a net of its own counted with its name but the
-    early net), its race side net's and the shapes of its bear-off databases (their
-    contents are built by the code)."""
+    early net) and their hidden functions, its race side net's and the shapes of its bear-off
+    databases (their contents are built by the code)."""
     h = hashlib.sha256()
     nets = nets_of(ev)
     for net in nets[:3]:
-        h.update(net_digest(net).encode())
+        h.update(_net_id(net).encode())
     for k, to in TIES:
         if nets[k] is not nets[to]:
             if k != EARLY:  # the early net's digest is untagged
                 h.update(NET_NAMES[k].encode())
-            h.update(net_digest(nets[k]).encode())
+            h.update(_net_id(nets[k]).encode())
     if ev.side.w2.shape[0] > 0:
         h.update(net_digest(ev.side[1:]).encode())
     for db in (ev.two_sided, ev.one_sided):

@@ -88,6 +88,7 @@ from bgtui.engine.nn import (
     MUTUAL_TRAILING_BAR,
     NET_NAMES,
     RACE,
+    SIGMOID,
     TRAILING,
     TRAILING_ANCHOR,
     TRAILING_ANCHOR_BAR,
@@ -133,8 +134,19 @@ from bgtui.engine.structs import (
 
 
 def as_net(net) -> Net:
-    """``net`` (four arrays w1, b1, w2, b2) as a :class:`Net`."""
-    return net if isinstance(net, Net) else Net(*net)
+    """``net`` (four arrays w1, b1, w2, b2, then the hidden function ``Net.act``: sigmoids if
+    not given) as a :class:`Net`."""
+    if isinstance(net, Net):
+        return net
+    w1, b1, w2, b2, *act = net
+    return Net(w1, b1, w2, b2, int(act[0]) if act else SIGMOID)
+
+
+def net_copy(net, dtype=np.float32) -> Net:
+    """A :class:`Net` of copies of ``net``'s four arrays (as ``dtype``: training changes them
+    in place), with its hidden function."""
+    net = as_net(net)
+    return Net(*(np.array(a, dtype=dtype) for a in net[:4]), net.act)
 
 
 #: (class, the class whose net and tables :func:`make_evaluator` takes for it when its net or
@@ -479,10 +491,10 @@ def _evaluate_net(pos, ev, ews, out5):
     if tab.shape[0] > 0:
         _fill_nonlinear(pos, ews.swapped, ews.feats)
         _preact_tables(pos, tab, net.b1, ews.feats, ews.h, ews.term_rows, ews.term_coefs)
-        _finish(ews.h, net.w2, net.b2, out5)
+        _finish(ews.h, net.w2, net.b2, out5, net.act)
     else:
         _fill_inputs(pos, ews.swapped, ews.x)
-        _forward(ews.x, net.w1, net.b1, net.w2, net.b2, ews.h, out5)
+        _forward(ews.x, net.w1, net.b1, net.w2, net.b2, ews.h, out5, net.act)
     _sanitize(pos, out5)
 
 
@@ -866,7 +878,7 @@ def _incremental_child(child, psw, changed, mine, theirs, was0, was1, tab, net, 
         idx,
         coef,
     )
-    _finish(ews.h, net.w2, net.b2, o)
+    _finish(ews.h, net.w2, net.b2, o, net.act)
     _sanitize_order(o)
     if mine < 15:  # the mover has borne off: no gammon for the opponent
         o[1] = 0.0

@@ -19,12 +19,14 @@ import numpy as np
 
 
 class Net(NamedTuple):
-    """One net of the evaluator: a hidden layer of sigmoids, five sigmoid outputs."""
+    """One net of the evaluator: a hidden layer (sigmoids, or their piecewise quadratic
+    approximation: ``act``), five sigmoid outputs."""
 
     w1: np.ndarray  #: float32[NUM_INPUTS, H]
     b1: np.ndarray  #: float32[H]
     w2: np.ndarray  #: float32[5, H]
     b2: np.ndarray  #: float32[5]
+    act: int = 0  #: the hidden layer's function: ``nn.SIGMOID`` (0) or ``nn.QUADRATIC`` (1)
 
 
 class SideNet(NamedTuple):

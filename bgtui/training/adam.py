@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bgtui.analysis.atomic import atomic_write
+from bgtui.engine import QUADRATIC, SIGMOID, Net
 
 BETA1 = 0.9
 BETA2 = 0.999
@@ -41,10 +42,32 @@ def _sigmoid(z):
         return 1.0 / (1.0 + np.exp(-z))
 
 
+def _hidden(z, act):
+    """The hidden layer's function (``Net.act``) of the pre-activations ``z``, as
+    ``nn._finish`` computes it: sigmoids, or ``nn._quadratic``."""
+    if act == QUADRATIC:
+        y = np.clip(0.25 * z, -1.0, 1.0)
+        return 0.5 + 0.5 * y * (2.0 - np.abs(y))
+    return _sigmoid(z)
+
+
+def hidden_slope(h, act):
+    """The hidden function's slope where its values are ``h`` (``nn._slope``)."""
+    if act == QUADRATIC:
+        return 0.25 * np.sqrt(np.maximum(1.0 - np.abs(2.0 * h - 1.0), 0.0))
+    return h * (1.0 - h)
+
+
+def _act(net) -> int:
+    """The hidden function of ``net`` (a ``Net``, or four arrays: sigmoids)."""
+    return int(net[4]) if len(net) > 4 else SIGMOID
+
+
 def forward(net, x):
-    """(hidden activations, outputs) of ``net`` for the rows of ``x``."""
-    w1, b1, w2, b2 = net
-    h = _sigmoid(x @ w1 + b1)
+    """(hidden activations, outputs) of ``net`` (a ``Net``, or its four arrays for sigmoids)
+    for the rows of ``x``."""
+    w1, b1, w2, b2 = net[:4]
+    h = _hidden(x @ w1 + b1, _act(net)).astype(w1.dtype, copy=False)
     return h, _sigmoid(h @ w2.T + b2)
 
 
@@ -81,7 +104,7 @@ def gradients(net, x, t, groups=None, rank_weight: float = 0.0, fixed=None):
     changes which play is chosen. ``fixed`` (outputs, targets, groups) adds siblings valued
     elsewhere (by other nets): they join the groups' centring and the sibling term, without
     gradients of their own and without a row of the mean."""
-    w1, b1, w2, b2 = net
+    w1, b1, w2, b2 = net[:4]
     h, y = forward(net, x)
     d = y - t
     se = float((d * d).sum())
@@ -102,7 +125,7 @@ def gradients(net, x, t, groups=None, rank_weight: float = 0.0, fixed=None):
         # then through the equity's coefficients and the sigmoid to the output's input
         d += (2.0 * rank_weight) * rc[:, None] * EQUITY_COEF[None, :] * y * (1.0 - y)
     d *= np.asarray(1.0 / len(x), dtype=d.dtype)  # the loss's gradient at the output sums
-    dh = (d @ w2) * h * (1.0 - h)
+    dh = (d @ w2) * hidden_slope(h, _act(net))
     return (x.T @ dh, dh.sum(0), d.T @ h, d.sum(0)), se
 
 
@@ -118,7 +141,7 @@ class Moments:
 
 def new_moments(net) -> Moments:
     """Adam's :class:`Moments` for ``net``: zero, zero, 0 steps."""
-    return Moments([np.zeros_like(p) for p in net], [np.zeros_like(p) for p in net], 0)
+    return Moments([np.zeros_like(p) for p in net[:4]], [np.zeros_like(p) for p in net[:4]], 0)
 
 
 def group_order(groups, rng):
@@ -202,6 +225,7 @@ def save_state(path, nets, moments, epochs_done: int) -> None:
     arrays = {"epochs_done": np.array(epochs_done)}
     for k, (net, mom) in enumerate(zip(nets, moments)):
         arrays[f"step{k}"] = np.array(mom.step)
+        arrays[f"act{k}"] = np.array(_act(net))
         for j in range(4):
             arrays[f"net{k}_{j}"] = net[j]
             arrays[f"m{k}_{j}"] = mom.m[j]
@@ -216,7 +240,8 @@ def load_state(path):
         nets, moments = [], []
         k = 0
         while f"net{k}_0" in z.files:
-            nets.append(tuple(z[f"net{k}_{j}"] for j in range(4)))
+            act = int(z[f"act{k}"]) if f"act{k}" in z.files else SIGMOID
+            nets.append(Net(*(z[f"net{k}_{j}"] for j in range(4)), act))
             moments.append(
                 Moments(
                     m=[z[f"m{k}_{j}"] for j in range(4)],

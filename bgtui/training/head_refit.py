@@ -28,7 +28,7 @@ from bgtui.analysis.weights import (
     tied_nets,
     with_databases,
 )
-from bgtui.engine import NET_NAMES, Net
+from bgtui.engine import NET_NAMES, net_copy
 
 #: output rows refitted by default: win gammon, win backgammon, lose gammon, lose backgammon
 DEFAULT_HEADS = (1, 2, 3, 4)
@@ -156,7 +156,7 @@ def refit_heads(
             test.append(np.full(len(z["pos"]), holdout > 0 and i % holdout == 0))
     P, T, test = np.concatenate(pos), np.concatenate(tg), np.concatenate(test)
     ev, meta = load_weights(init)
-    nets = [Net(*(np.array(a) for a in net)) for net in as_nets(ev)]
+    nets = [net_copy(net) for net in as_nets(ev)]
     cls = np.array([net_class(p) for p in P])
     for k, to in tied_nets([ev]):  # a net that is another: refitted as one with that net
         nets[k] = nets[to]

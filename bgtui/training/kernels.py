@@ -39,8 +39,8 @@ def _sgd_step(pos, target, ev, cls, alpha, ews, o5):
     for ``pos``; ``o5`` gets the net's output before the step."""
     net = eval_nets(ev)[cls]
     fill_inputs(pos, ews.swapped, ews.x)
-    forward(ews.x, net.w1, net.b1, net.w2, net.b2, ews.h, o5)
-    backward(ews.x, net.w1, net.b1, net.w2, net.b2, ews.h, o5, target, alpha, ews.dh)
+    forward(ews.x, net.w1, net.b1, net.w2, net.b2, ews.h, o5, net.act)
+    backward(ews.x, net.w1, net.b1, net.w2, net.b2, ews.h, o5, target, alpha, ews.dh, net.act)
 
 
 @kernel

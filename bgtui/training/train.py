@@ -37,11 +37,14 @@ from bgtui.analysis.weights import (
 from bgtui.engine import (
     NET_NAMES,
     START,
+    Net,
+    as_net,
     hidden_size,
     init_net,
     make_eval_workspace,
     make_play_workspace,
     make_rng,
+    net_copy,
     sample_positions,
 )
 from bgtui.training.kernels import _td_lambda_selfplay, _td_selfplay
@@ -99,7 +102,7 @@ def td_train(checkpoint, settings: TDSettings, log=None) -> dict:
     if checkpoint.exists():
         ev, meta = load_weights(checkpoint)
         ev = with_databases(
-            tuple(tuple(a.copy() for a in net) for net in nets_of(ev)),
+            tuple(net_copy(net) for net in nets_of(ev)),
             settings.bearoff,
             tables=False,
         )  # the weights change after every play
@@ -112,7 +115,7 @@ def td_train(checkpoint, settings: TDSettings, log=None) -> dict:
             (
                 contact,
                 init_net(settings.race_hidden, settings.seed + 1),
-                tuple(a.copy() for a in contact),
+                net_copy(contact),
             ),
             settings.bearoff,
             tables=False,
@@ -210,7 +213,8 @@ def widen_net(net, hidden: int, seed: int, scale: float = 0.05):
     """``net`` with ``hidden`` hidden units: the new units get small random input weights and
     zero output weights, so the widened net computes exactly what the old one did and training
     then puts the new capacity to use."""
-    w1, b1, w2, b2 = net
+    net = as_net(net)
+    w1, b1, w2, b2 = net[:4]
     old = b1.shape[0]
     if hidden < old:
         raise ValueError(f"cannot narrow a net from {old} to {hidden} hidden units")
@@ -221,7 +225,7 @@ def widen_net(net, hidden: int, seed: int, scale: float = 0.05):
     w1n = np.concatenate([w1, rng.uniform(-scale, scale, (w1.shape[0], extra))], axis=1)
     b1n = np.concatenate([b1, np.zeros(extra)])
     w2n = np.concatenate([w2, np.zeros((5, extra))], axis=1)
-    return tuple(np.ascontiguousarray(a, dtype=np.float32) for a in (w1n, b1n, w2n, b2))
+    return Net(*(np.ascontiguousarray(a, dtype=np.float32) for a in (w1n, b1n, w2n, b2)), net.act)
 
 
 @dataclass(frozen=True)
@@ -253,7 +257,7 @@ def supervised_train(checkpoint, settings: SupervisedSettings, log=None) -> dict
     from bgtui.training.kernels import _supervised_epoch
 
     ev, meta = load_weights(checkpoint)
-    nets = [tuple(a.copy() for a in net) for net in nets_of(ev)]
+    nets = [net_copy(net) for net in nets_of(ev)]
     for k, h in enumerate(net_widths(settings.hidden, settings.race_hidden)):
         if h and h != nets[k][1].shape[0]:
             nets[k] = widen_net(nets[k], h, settings.seed + k)
@@ -1323,7 +1327,7 @@ def fit(checkpoint, data_dir, settings: FitSettings, log=None) -> dict:
     which = _fit_nets(settings)
     checkpoint = Path(checkpoint)
     ev, meta, tied, side = _fit_start(checkpoint, data_dir, settings, which, log)
-    nets_ = [tuple(np.array(a, dtype=np.float32) for a in net) for net in as_nets(ev)]
+    nets_ = [net_copy(net) for net in as_nets(ev)]
     nets_ = _tie(nets_, tied)
     state, rank_weight = _fit_state(checkpoint, meta, data_dir, settings, which, tied)
     owner = _owners(tied)  # the net each class trains
@@ -1361,7 +1365,14 @@ def upgrade_inputs(src, dst) -> dict:
     """Write to ``dst`` the weights of ``src`` made for an older input encoding with fewer
     features per side, with zero first-layer weights for the features added since: the nets
     compute exactly what they did, and training (``fit``) then learns the new features."""
-    from bgtui.engine import INPUT_VERSION, NET_NAMES, NUM_FEATURES, PER_SIDE, RAW_PER_SIDE
+    from bgtui.engine import (
+        ACTIVATIONS,
+        INPUT_VERSION,
+        NET_NAMES,
+        NUM_FEATURES,
+        PER_SIDE,
+        RAW_PER_SIDE,
+    )
 
     with np.load(src, allow_pickle=False) as z:
         data = {k: z[k] for k in z.files}
@@ -1385,7 +1396,8 @@ def upgrade_inputs(src, dst) -> dict:
         new = np.zeros((2 * PER_SIDE, w1.shape[1]), dtype=np.float32)
         new[:old_side] = w1[:old_side]
         new[PER_SIDE : PER_SIDE + old_side] = w1[old_side:]
-        nets.append((new, data[f"{name}_b1"], data[f"{name}_w2"], data[f"{name}_b2"]))
+        act = ACTIVATIONS.index(meta.get("activation", {}).get(name, "sigmoid"))
+        nets.append(Net(new, data[f"{name}_b1"], data[f"{name}_w2"], data[f"{name}_b2"], act))
     meta.setdefault("upgraded", []).append(
         {"from_input_version": meta.get("input_version"), "to_input_version": INPUT_VERSION}
     )
@@ -1405,17 +1417,20 @@ def average_weights(out, paths) -> dict:
     nets = [nets_of(ev) for ev, _ in loaded]
     for k, (_ev, _) in enumerate(loaded[1:], 1):
         for name, a, b in zip(NET_NAMES, nets[0], nets[k]):
-            if [x.shape for x in a] != [x.shape for x in b]:
+            if [x.shape for x in a[:4]] != [x.shape for x in b[:4]] or a.act != b.act:
                 raise ValueError(
-                    f"{paths[k]}: its {name} net has another shape than "
+                    f"{paths[k]}: its {name} net has another shape or hidden function than "
                     f"{paths[0]}'s; only weights of one architecture average"
                 )
     mean = [
-        tuple(
-            (sum(np.asarray(n[j][q], dtype=np.float64) for n in nets) / len(nets)).astype(
-                np.float32
-            )
-            for q in range(len(nets[0][j]))
+        Net(
+            *(
+                (sum(np.asarray(n[j][q], dtype=np.float64) for n in nets) / len(nets)).astype(
+                    np.float32
+                )
+                for q in range(4)
+            ),
+            nets[0][j].act,
         )
         for j in range(len(NET_NAMES))
     ]
@@ -1434,7 +1449,7 @@ def average_weights(out, paths) -> dict:
 def _mean_side_net(sides, paths):
     """The element-wise mean of the race side nets ``sides`` of the files ``paths``: None
     when no file has one; a file without one, or with one of another width, is refused."""
-    from bgtui.engine.side import make_side_net
+    from bgtui.engine import make_side_net
 
     has = [s.w2.shape[0] > 0 for s in sides]
     if not any(has):

@@ -4,9 +4,11 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from bgtui.analysis.board_ascii import board_ascii
 from bgtui.analysis.weights import load_weights, with_databases
+from bgtui.engine import Net
 from bgtui.engine.evaluate import (
     _evaluate_after,
     equity,
@@ -37,7 +39,9 @@ from bgtui.engine.nn import (
     MUTUAL_TRAILING_ANCHOR_BAR,
     MUTUAL_TRAILING_BAR,
     NET_NAMES,
+    QUADRATIC,
     RACE,
+    SIGMOID,
     TRAILING,
     TRAILING_ANCHOR,
     TRAILING_ANCHOR_BAR,
@@ -147,18 +151,19 @@ def _swapped(pos):
     return (-np.asarray(pos)[::-1]).astype(np.int8)
 
 
-def _twenty_three_nets():
+def _twenty_three_nets(act=SIGMOID):
     """The shipped contact and race nets and, as each of the other twenty-one nets (crashed,
     early, holding, trailing, the mutual, the anchor, the early trailing, the early bar and
     the bar nets below ``EARLY_PIPS``, in ``NET_NAMES`` order), the contact net with its
-    weights perturbed twenty-one ways: a position valued by the wrong net shows."""
+    weights perturbed twenty-one ways: a position valued by the wrong net shows. Every net
+    but the race net has the hidden function ``act``."""
     ev = load_weights("bgtui-0.npz")[0]
     rng = np.random.default_rng(31)
     rest = tuple(
-        tuple((a + rng.normal(0, 0.05, a.shape)).astype(np.float32) for a in ev[0])
+        Net(*((a + rng.normal(0, 0.05, a.shape)).astype(np.float32) for a in ev[0][:4]), act)
         for _ in range(len(NET_NAMES) - 2)
     )
-    return (ev[0], ev[1], *rest)
+    return (ev[0]._replace(act=act), ev[1], *rest)
 
 
 def _nets_and_tables():
@@ -181,14 +186,14 @@ def test_table_forward_equals_dense_forward():
         cls = net_class(pos)
         classes[cls] += 1
         net, tab = both[cls]
-        w1, b1, w2, b2 = net
+        w1, b1, w2, b2 = net[:4]
         h = np.zeros(b1.shape[0], dtype=np.float32)
         hd = np.zeros_like(h)
         _fill_inputs(pos, sw, x)
         _forward(x, w1, b1, w2, b2, hd, o_dense)
         _fill_nonlinear(pos, sw, feats)
         _preact_tables(pos, tab, b1, feats, h, *make_terms())
-        _finish(h, w2, b2, o_tab)
+        _finish(h, w2, b2, o_tab, 0)
         assert np.abs(o_dense - o_tab).max() < 2e-5, board_ascii(pos)
     assert min(classes) > 50
 
@@ -245,14 +250,15 @@ _MWS = make_workspace()
 _PLAYS = make_play_buffers()
 
 
-def test_best_play_with_incremental_children_equals_each_child_evaluated_alone():
+@pytest.mark.parametrize("act", [SIGMOID, QUADRATIC])
+def test_best_play_with_incremental_children_equals_each_child_evaluated_alone(act):
     """``_best_child`` (parent's pre-activation plus changed rows, memoised escapes, one scan
     per child) picks the play and probabilities that evaluating every child from scratch
     (``_evaluate_after``: dense-free but non-incremental) gives, in contact, in races, with
-    and without the bear-off databases."""
+    and without the bear-off databases, for nets of either hidden function."""
     from bgtui.engine.evaluate import _best_child
 
-    nets = _twenty_three_nets()
+    nets = _twenty_three_nets(act)
     rng = np.random.default_rng(8)
     best5 = np.zeros(5, dtype=np.float32)
     counts = [0] * len(NET_NAMES)
@@ -1300,7 +1306,7 @@ def test_each_class_is_valued_by_its_own_net():
         for pos in _positions()[::4]:
             cls = net_class(pos)
             seen[cls] += 1
-            w1, b1, w2, b2 = nets[cls]
+            w1, b1, w2, b2 = nets[cls][:4]
             _fill_inputs(pos, sw, x)
             _forward(x, w1, b1, w2, b2, np.zeros(b1.shape[0], dtype=np.float32), o)
             _sanitize(pos, o)

@@ -37,7 +37,7 @@ def _cross_entropy(net, x, t):
 def _small_problem(seed):
     """(rng, a 6-unit net in float64, inputs of 40 positions, random targets)."""
     rng = np.random.default_rng(seed)
-    net = tuple(a.astype(np.float64) for a in init_net(6, 2, scale=0.5))
+    net = tuple(a.astype(np.float64) for a in init_net(6, 2, scale=0.5)[:4])
     net[1][:] = rng.normal(0, 0.5, 6)
     positions = np.array(game_positions(5, 1)[:40], dtype=np.int8)
     x = adam.dense_inputs(positions, np.arange(len(positions))).astype(np.float64)
@@ -68,6 +68,18 @@ def test_gradients_are_those_of_the_cross_entropy_by_finite_differences():
     _, y = adam.forward(net, x)
     assert se == pytest.approx(((y - t) ** 2).sum())
     _assert_finite_differences(rng, net, grads, lambda: _cross_entropy(net, x, t), 1e-5)
+
+
+def test_gradients_of_quadratic_units_are_those_of_the_cross_entropy():
+    """The same for a net whose hidden layer is ``nn.QUADRATIC`` (a fifth element of the
+    net), its units' biases spread so that some saturate."""
+    from bgtui.engine import QUADRATIC
+
+    rng, net, x, t = _small_problem(2)
+    net[1][:] = rng.normal(0, 2.5, 6)
+    net = (*net, QUADRATIC)
+    grads, _ = adam.gradients(net, x, t)
+    _assert_finite_differences(rng, net, grads, lambda: _cross_entropy(net, x, t), 1e-4)
 
 
 def test_an_adam_fit_resumed_equals_an_uninterrupted_one_and_lowers_the_error(tmp_path):

@@ -196,32 +196,42 @@ def test_fit_resumed_equals_uninterrupted_and_lowers_the_error(tmp_path):
     assert recs[-1]["train_mse"] < recs[0]["train_mse"]
 
 
-def test_upgrading_older_weights_keeps_what_the_nets_compute(tmp_path):
-    """Weights made without the last feature, upgraded, evaluate exactly like the current nets
-    with that feature's weights set to zero."""
+def _older_weights(path, extra=None, **meta_extra):
+    """The shipped contact and race nets written to ``path`` as made for the input encoding
+    before this one (the last feature of each side missing), with the arrays ``extra`` and
+    the metadata ``meta_extra``; returns (the nets with that feature's weights zero, the
+    shipped metadata)."""
     from bgtui.analysis.checksum import arrays_sha256
-    from bgtui.engine.inputs import NUM_FEATURES, PER_SIDE
-    from bgtui.engine.nn import NET_NAMES
-    from bgtui.training.train import upgrade_inputs
+    from bgtui.engine.inputs import PER_SIDE
 
     ev, meta = load_weights()
-    last = PER_SIDE - 1  # the last feature of the player's side; of the opponent's: 2*PER_SIDE-1
-    arrays, zeroed = {}, []
+    gone = [PER_SIDE - 1, 2 * PER_SIDE - 1]  # the last feature of the player's and opponent's
+    arrays, zeroed = dict(extra or {}), []
     for name, net in zip(NET_NAMES, ev[:2]):
-        w1, b1, w2, b2 = (np.array(a) for a in net)
-        old = np.delete(w1, [last, 2 * PER_SIDE - 1], axis=0)
-        w1[[last, 2 * PER_SIDE - 1]] = 0.0
+        w1, b1, w2, b2 = (np.array(a) for a in net[:4])
+        old = np.delete(w1, gone, axis=0)
+        w1[gone] = 0.0
         zeroed.append((w1, b1, w2, b2))
         arrays.update({f"{name}_w1": old, f"{name}_b1": b1, f"{name}_w2": w2, f"{name}_b2": b2})
     old_meta = dict(
         meta,
+        **meta_extra,
         input_version=meta["input_version"] - 1,
         num_inputs=2 * (PER_SIDE - 1),
         sha256=arrays_sha256(arrays),
     )
-    src = tmp_path / "old.npz"
-    np.savez(src, meta=np.array(json.dumps(old_meta)), **arrays)
-    upgrade_inputs(src, tmp_path / "new.npz")
+    np.savez(path, meta=np.array(json.dumps(old_meta)), **arrays)
+    return zeroed, meta
+
+
+def test_upgrading_older_weights_keeps_what_the_nets_compute(tmp_path):
+    """Weights made without the last feature, upgraded, evaluate exactly like the current nets
+    with that feature's weights set to zero."""
+    from bgtui.engine.inputs import NUM_FEATURES
+    from bgtui.training.train import upgrade_inputs
+
+    zeroed, meta = _older_weights(tmp_path / "old.npz")
+    upgrade_inputs(tmp_path / "old.npz", tmp_path / "new.npz")
     up, up_meta = load_weights(tmp_path / "new.npz")
     assert up_meta["upgraded"][-1]["to_input_version"] == meta["input_version"]
     want = with_databases(
@@ -236,33 +246,21 @@ def test_upgrading_older_weights_keeps_what_the_nets_compute(tmp_path):
 _SIDE_PARTS = ("w1", "b1", "w2", "b2", "skip")
 
 
-def test_upgrading_older_weights_keeps_their_race_side_net(tmp_path):
+def test_upgrading_older_weights_keeps_their_side_net_and_hidden_functions(tmp_path):
     """The side net reads one side's checkers, not the nets' encoding: an upgraded file has
-    the same side net, array for array."""
-    from bgtui.analysis.checksum import arrays_sha256
-    from bgtui.engine.inputs import PER_SIDE
+    the same side net, array for array, and its nets the hidden functions they had."""
+    from bgtui.engine import QUADRATIC, SIGMOID
     from bgtui.training.side import SideFit
     from bgtui.training.train import upgrade_inputs
 
-    ev, meta = load_weights()
     side = SideFit(np.random.default_rng(8), 6).side_net()
-    arrays = {f"side_{q}": np.asarray(getattr(side, q)) for q in _SIDE_PARTS}
-    for name, net in zip(NET_NAMES, ev[:2]):
-        w1, b1, w2, b2 = (np.array(a) for a in net)
-        old = np.delete(w1, [PER_SIDE - 1, 2 * PER_SIDE - 1], axis=0)
-        arrays.update({f"{name}_w1": old, f"{name}_b1": b1, f"{name}_w2": w2, f"{name}_b2": b2})
-    old_meta = dict(
-        meta,
-        input_version=meta["input_version"] - 1,
-        num_inputs=2 * (PER_SIDE - 1),
-        sha256=arrays_sha256(arrays),
-    )
-    src = tmp_path / "old.npz"
-    np.savez(src, meta=np.array(json.dumps(old_meta)), **arrays)
-    upgrade_inputs(src, tmp_path / "new.npz")
+    extra = {f"side_{q}": np.asarray(getattr(side, q)) for q in _SIDE_PARTS}
+    _older_weights(tmp_path / "old.npz", extra, activation={"contact": "quadratic"})
+    upgrade_inputs(tmp_path / "old.npz", tmp_path / "new.npz")
     up, _ = load_weights(tmp_path / "new.npz")
     for q in _SIDE_PARTS:
         assert np.array_equal(getattr(up.side, q), getattr(side, q)), q
+    assert up.contact.act == QUADRATIC and up.race.act == SIGMOID
 
 
 def test_a_shard_left_half_written_is_not_part_of_the_set(tmp_path):
