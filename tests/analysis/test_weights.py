@@ -108,16 +108,20 @@ def _digest_with_ties(ev, known):
     """The digest of an evaluator by what it is made of, as files made when only the first
     ``known`` ties of ``_TIES`` existed have always had it: the contact, race and crashed
     nets, the early net unless it is the contact net, each net of those ties unless it is the
-    net it is tied to (with its name), the side net and the databases' shapes (the nets'
-    four arrays: sigmoid nets, whose digest has no tag of their hidden function)."""
+    net it is tied to (with its name), the side net and the databases' shapes; a net's part
+    is the digest of its four arrays, tagged ":quadratic" for a net of quadratic units."""
+
+    def part(net):
+        return net_digest(net[:4]) + (":quadratic" if net.act else "")
+
     h = hashlib.sha256()
     nets = nets_of(ev)[:4] if ev.early is not ev.contact else nets_of(ev)[:3]
     for net in nets:
-        h.update(net_digest(net[:4]).encode())
+        h.update(part(net).encode())
     for name, to in _TIES[:known]:
         if getattr(ev, name) is not getattr(ev, to):
             h.update(name.encode())
-            h.update(net_digest(getattr(ev, name)[:4]).encode())
+            h.update(part(getattr(ev, name)).encode())
     if ev.side.w2.shape[0] > 0:
         h.update(net_digest(ev.side[1:]).encode())
     for db in (ev.two_sided, ev.one_sided):
