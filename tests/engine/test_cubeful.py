@@ -117,10 +117,15 @@ class Reference:
         return acc / 36.0
 
 
+class NearTie(Exception):
+    """A roll of the tree whose filter scores tie near the ``k``-th play: the engine may keep
+    the other of the two, so the reference has no single answer."""
+
+
 class PrunedReference(Reference):
     """The tree of a lookahead that prunes to the filter net's best ``k`` plays: each roll's
     play is the best by 0-ply (each play valued on its own) of the ``k`` plays whose filter
-    scores, from all their rows, are highest."""
+    scores, from all their rows, are highest (:class:`NearTie` where they nearly tie)."""
 
     def __init__(self, ev, two_cf, jacoby, beavers, k):
         super().__init__(ev, two_cf, jacoby, beavers)
@@ -130,7 +135,8 @@ class PrunedReference(Reference):
         op, om = self.buf
         n = generate_plays_into(pos, d1, d2, self.mws, op, om)
         kept, tie = filter_top_k(op[:n], self.k)
-        assert not tie
+        if tie:
+            raise NearTie
         t = np.zeros(5, dtype=np.float32)
         values = []
         for i in kept:
@@ -178,12 +184,22 @@ def test_two_ply_matches_the_reference(ev, two_cf, positions, jacoby, beavers):
 @pytest.mark.parametrize("ply", [1, 2])
 def test_pruned_tree_matches_the_reference(ev, two_cf, positions, ply):
     """The tree of a lookahead that prunes: each roll's play chosen among the filter net's
-    best three."""
+    best three; over the first positions (six at 1-ply, one at 2-ply) whose trees have no
+    near tie of filter scores."""
     ref = PrunedReference(ev, two_cf, True, True, 3)
-    for pos in positions[:6] if ply == 1 else positions[:1]:
+    compared = 0
+    for pos in positions:
+        try:
+            want = ref.no_double(pos, ply)
+        except NearTie:
+            continue
         np.testing.assert_allclose(
-            _kernel(ev, two_cf, pos, ply, True, True, prune=3), ref.no_double(pos, ply), atol=2e-6
+            _kernel(ev, two_cf, pos, ply, True, True, prune=3), want, atol=2e-6
         )
+        compared += 1
+        if compared == (6 if ply == 1 else 1):
+            break
+    assert compared == (6 if ply == 1 else 1)
 
 
 def test_inner_decisions_change_the_value_somewhere(ev, two_cf, positions):
