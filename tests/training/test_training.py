@@ -202,6 +202,7 @@ def _older_weights(path, extra=None, **meta_extra):
     the metadata ``meta_extra``; returns (the nets with that feature's weights zero, the
     shipped metadata)."""
     from bgtui.analysis.checksum import arrays_sha256
+    from bgtui.engine import Net
     from bgtui.engine.inputs import PER_SIDE
 
     ev, meta = load_weights()
@@ -211,7 +212,7 @@ def _older_weights(path, extra=None, **meta_extra):
         w1, b1, w2, b2 = (np.array(a) for a in net[:4])
         old = np.delete(w1, gone, axis=0)
         w1[gone] = 0.0
-        zeroed.append((w1, b1, w2, b2))
+        zeroed.append(Net(w1, b1, w2, b2, net.act))
         arrays.update({f"{name}_w1": old, f"{name}_b1": b1, f"{name}_w2": w2, f"{name}_b2": b2})
     old_meta = dict(
         meta,
@@ -227,6 +228,7 @@ def _older_weights(path, extra=None, **meta_extra):
 def test_upgrading_older_weights_keeps_what_the_nets_compute(tmp_path):
     """Weights made without the last feature, upgraded, evaluate exactly like the current nets
     with that feature's weights set to zero."""
+    from bgtui.engine import net_copy
     from bgtui.engine.inputs import NUM_FEATURES
     from bgtui.training.train import upgrade_inputs
 
@@ -234,9 +236,7 @@ def test_upgrading_older_weights_keeps_what_the_nets_compute(tmp_path):
     upgrade_inputs(tmp_path / "old.npz", tmp_path / "new.npz")
     up, up_meta = load_weights(tmp_path / "new.npz")
     assert up_meta["upgraded"][-1]["to_input_version"] == meta["input_version"]
-    want = with_databases(
-        tuple(tuple(np.ascontiguousarray(a, dtype=np.float32) for a in n) for n in zeroed)
-    )
+    want = with_databases(tuple(net_copy(n) for n in zeroed))
     for pos in game_positions(5, 2)[:40]:
         p = np.asarray(pos, dtype=np.int8)
         assert np.array_equal(evaluate0(p, up), evaluate0(p, want))
