@@ -53,7 +53,7 @@ def _train(X, Y, order, net, alpha, epochs):
         for j in range(order.shape[0]):
             k = order[j]
             forward(X[k], net.w1, net.b1, net.w2, net.b2, h, o, net.act)
-            backward(X[k], net.w1, net.b1, net.w2, net.b2, h, o, Y[k], a, dh)
+            backward(X[k], net.w1, net.b1, net.w2, net.b2, h, o, Y[k], a, dh, net.act)
 
 
 @kernel

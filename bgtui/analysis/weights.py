@@ -218,7 +218,7 @@ def load_weights(path=DEFAULT_WEIGHTS):
         )
     if arrays_sha256(data) != meta.get("sha256"):
         raise WeightsError(f"{path}: checksum mismatch; the file is damaged")
-    acts = _activations(path, meta.get("activation", {}))
+    acts = activations_of(path, meta)
     ev = []
     for name in NET_NAMES:
         if name in TIED_TO and not any(f"{name}_{p}" in data for p in _PARTS):
@@ -241,9 +241,11 @@ def load_weights(path=DEFAULT_WEIGHTS):
     return with_databases(tuple(ev), side=side), meta
 
 
-def _activations(path, table) -> dict:
-    """The metadata's ``activation`` (net name -> its hidden function's name, for the nets
-    whose hidden layer is not of sigmoids) as net name -> ``nn.ACTIVATIONS`` index."""
+def activations_of(path, meta: dict) -> dict:
+    """The weights file ``path``'s metadata ``activation`` (net name -> its hidden function's
+    name, for the nets whose hidden layer is not of sigmoids) as net name -> ``nn.ACTIVATIONS``
+    index; raise :class:`WeightsError` naming what does not fit."""
+    table = meta.get("activation", {})
     if not isinstance(table, dict):
         raise WeightsError(f"{path}: activation is not a table of net names")
     acts = {}

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bgtui.analysis.atomic import atomic_write
-from bgtui.engine import QUADRATIC, SIGMOID, Net
+from bgtui.engine import QUADRATIC, SIGMOID, Net, as_net
 
 BETA1 = 0.9
 BETA2 = 0.999
@@ -58,16 +58,11 @@ def hidden_slope(h, act):
     return h * (1.0 - h)
 
 
-def _act(net) -> int:
-    """The hidden function of ``net`` (a ``Net``, or four arrays: sigmoids)."""
-    return int(net[4]) if len(net) > 4 else SIGMOID
-
-
 def forward(net, x):
     """(hidden activations, outputs) of ``net`` (a ``Net``, or its four arrays for sigmoids)
     for the rows of ``x``."""
     w1, b1, w2, b2 = net[:4]
-    h = _hidden(x @ w1 + b1, _act(net)).astype(w1.dtype, copy=False)
+    h = _hidden(x @ w1 + b1, as_net(net).act).astype(w1.dtype, copy=False)
     return h, _sigmoid(h @ w2.T + b2)
 
 
@@ -125,7 +120,7 @@ def gradients(net, x, t, groups=None, rank_weight: float = 0.0, fixed=None):
         # then through the equity's coefficients and the sigmoid to the output's input
         d += (2.0 * rank_weight) * rc[:, None] * EQUITY_COEF[None, :] * y * (1.0 - y)
     d *= np.asarray(1.0 / len(x), dtype=d.dtype)  # the loss's gradient at the output sums
-    dh = (d @ w2) * hidden_slope(h, _act(net))
+    dh = (d @ w2) * hidden_slope(h, as_net(net).act)
     return (x.T @ dh, dh.sum(0), d.T @ h, d.sum(0)), se
 
 
@@ -225,7 +220,7 @@ def save_state(path, nets, moments, epochs_done: int) -> None:
     arrays = {"epochs_done": np.array(epochs_done)}
     for k, (net, mom) in enumerate(zip(nets, moments)):
         arrays[f"step{k}"] = np.array(mom.step)
-        arrays[f"act{k}"] = np.array(_act(net))
+        arrays[f"act{k}"] = np.array(as_net(net).act)
         for j in range(4):
             arrays[f"net{k}_{j}"] = net[j]
             arrays[f"m{k}_{j}"] = mom.m[j]

@@ -25,6 +25,7 @@ from bgtui.analysis.cube import in_cube_region
 from bgtui.analysis.weights import (
     DEFAULT_WEIGHTS,
     TIED_TO,
+    activations_of,
     as_nets,
     load_weights,
     nets_of,
@@ -36,6 +37,7 @@ from bgtui.analysis.weights import (
 )
 from bgtui.engine import (
     NET_NAMES,
+    SIGMOID,
     START,
     Net,
     as_net,
@@ -1365,14 +1367,7 @@ def upgrade_inputs(src, dst) -> dict:
     """Write to ``dst`` the weights of ``src`` made for an older input encoding with fewer
     features per side, with zero first-layer weights for the features added since: the nets
     compute exactly what they did, and training (``fit``) then learns the new features."""
-    from bgtui.engine import (
-        ACTIVATIONS,
-        INPUT_VERSION,
-        NET_NAMES,
-        NUM_FEATURES,
-        PER_SIDE,
-        RAW_PER_SIDE,
-    )
+    from bgtui.engine import INPUT_VERSION, NET_NAMES, NUM_FEATURES, PER_SIDE, RAW_PER_SIDE
 
     with np.load(src, allow_pickle=False) as z:
         data = {k: z[k] for k in z.files}
@@ -1381,6 +1376,7 @@ def upgrade_inputs(src, dst) -> dict:
     old_side = old_inputs // 2
     if old_side - RAW_PER_SIDE > NUM_FEATURES or old_inputs % 2:
         raise ValueError(f"{src}: {old_inputs} inputs do not fit under this encoding")
+    acts = activations_of(src, meta)
     nets = []
     for name in NET_NAMES:
         if f"{name}_w1" not in data:
@@ -1396,7 +1392,7 @@ def upgrade_inputs(src, dst) -> dict:
         new = np.zeros((2 * PER_SIDE, w1.shape[1]), dtype=np.float32)
         new[:old_side] = w1[:old_side]
         new[PER_SIDE : PER_SIDE + old_side] = w1[old_side:]
-        act = ACTIVATIONS.index(meta.get("activation", {}).get(name, "sigmoid"))
+        act = acts.get(name, SIGMOID)
         nets.append(Net(new, data[f"{name}_b1"], data[f"{name}_w2"], data[f"{name}_b2"], act))
     meta.setdefault("upgraded", []).append(
         {"from_input_version": meta.get("input_version"), "to_input_version": INPUT_VERSION}
@@ -1423,15 +1419,7 @@ def average_weights(out, paths) -> dict:
                     f"{paths[0]}'s; only weights of one architecture average"
                 )
     mean = [
-        Net(
-            *(
-                (sum(np.asarray(n[j][q], dtype=np.float64) for n in nets) / len(nets)).astype(
-                    np.float32
-                )
-                for q in range(4)
-            ),
-            nets[0][j].act,
-        )
+        Net(*(_mean([n[j][q] for n in nets]) for q in range(4)), nets[0][j].act)
         for j in range(len(NET_NAMES))
     ]
     for k, to in tied_nets([ev for ev, _ in loaded]):
@@ -1467,10 +1455,9 @@ def _mean_side_net(sides, paths):
                 "only weights of one architecture average"
             )
     parts = ("w1", "b1", "w2", "b2", "skip")
-    mean = [
-        (sum(np.asarray(getattr(s, q), dtype=np.float64) for s in sides) / len(sides)).astype(
-            np.float32
-        )
-        for q in parts
-    ]
-    return make_side_net(*mean)
+    return make_side_net(*(_mean([getattr(s, q) for s in sides]) for q in parts))
+
+
+def _mean(arrays):
+    """The element-wise mean of ``arrays`` (one shape), summed in float64, as float32."""
+    return (sum(np.asarray(a, dtype=np.float64) for a in arrays) / len(arrays)).astype(np.float32)
