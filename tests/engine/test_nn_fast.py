@@ -190,10 +190,10 @@ def test_table_forward_equals_dense_forward():
         h = np.zeros(b1.shape[0], dtype=np.float32)
         hd = np.zeros_like(h)
         _fill_inputs(pos, sw, x)
-        _forward(x, w1, b1, w2, b2, hd, o_dense)
+        _forward(x, w1, b1, w2, b2, hd, o_dense, net.act)
         _fill_nonlinear(pos, sw, feats)
         _preact_tables(pos, tab, b1, feats, h, *make_terms())
-        _finish(h, w2, b2, o_tab, 0)
+        _finish(h, w2, b2, o_tab, net.act)
         assert np.abs(o_dense - o_tab).max() < 2e-5, board_ascii(pos)
     assert min(classes) > 50
 
