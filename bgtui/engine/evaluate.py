@@ -547,6 +547,18 @@ _MOVER_BAR = np.int64(1 << 25)
 _OPPONENT_BAR = np.int64(1)
 
 
+@kernel(inline="always")
+def _database_after(sw, kind, two_sided, one_sided, o, out5):
+    """Probabilities ``out5`` (mover's view) after a play whose position seen by the opponent
+    ``sw`` the bear-off database ``kind`` (:func:`database_kind`) values; ``o`` scratch. As
+    :func:`_evaluate_after` values it, without passing the evaluator to a call."""
+    if kind == TWO_SIDED_DB:
+        two_sided_probs(sw, two_sided, o)
+    else:
+        one_sided_race_probs(sw, one_sided, o)
+    _flip_into(o, out5)
+
+
 @kernel
 def database_kind(pos, two_sided, one_sided):
     """Which bear-off database (``ev.two_sided``, ``ev.one_sided``) gives the 0-ply value of
@@ -924,11 +936,14 @@ def _race_groups(pos, n, out_pos, ev, ews, ready, groups):
         mine, theirs, mp, _, _, op, _, _, ch = _child_masks(child, pos)
         # a roll's only play (valued on its own), or the mover has won
         alone = (ends[g] - start == 1 and ews.group_best[g] != 0) or mine == 0
+        kind = NO_DATABASE
         if not alone and databases:
             swap_sides_into(child, sw)
-            alone = database_kind(sw, ev.two_sided, ev.one_sided) != NO_DATABASE
+            kind = database_kind(sw, ev.two_sided, ev.one_sided)
         if alone:
             _evaluate_after(child, ev, ews, t)
+        elif kind != NO_DATABASE:
+            _database_after(sw, kind, ev.two_sided, ev.one_sided, o, t)
         else:
             _race_net_child(child, mine, theirs, mp, op, ch, was0, was1, ev, ews, o, t)
         g, start, best, beste = _after_play(t, i, g, start, best, beste, ews)
@@ -1018,12 +1033,12 @@ def _side_groups(pos, n, out_pos, ev, ews, ready, groups):
             if game_result(child) > 0:
                 _evaluate_after(child, ev, ews, t)
             else:
-                exact = False
+                kind = NO_DATABASE
                 if databases:
                     swap_sides_into(child, sw)
-                    exact = database_kind(sw, ev.two_sided, one) != NO_DATABASE
-                if exact:
-                    _evaluate_after(child, ev, ews, t)
+                    kind = database_kind(sw, ev.two_sided, one)
+                if kind != NO_DATABASE:
+                    _database_after(sw, kind, ev.two_sided, one, o, t)
                 else:
                     mine, theirs, mp, _, _, op, _, _, ch = _child_masks(child, pos)
                     _race_net_child(child, mine, theirs, mp, op, ch, was0, was1, ev, ews, o, t)
@@ -1043,11 +1058,14 @@ def _side_groups(pos, n, out_pos, ev, ews, ready, groups):
             eq[pick] = -1e10  # taken
             child = out_pos[pick]
             alone = single or game_result(child) > 0
+            kind = NO_DATABASE
             if not alone and databases:
                 swap_sides_into(child, sw)
-                alone = database_kind(sw, ev.two_sided, one) != NO_DATABASE
+                kind = database_kind(sw, ev.two_sided, one)
             if alone:
                 _evaluate_after(child, ev, ews, t)
+            elif kind != NO_DATABASE:
+                _database_after(sw, kind, ev.two_sided, one, o, t)
             else:
                 r = side_row(child, 0, nrows) if nrows > 0 else -1
                 if r >= 0:
