@@ -756,6 +756,7 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
             psw, tab, net.b1, ews.parent_feats, ews.parent_h, ews.term_rows, ews.term_coefs
         )
     f = ews.feats
+    opp = np.int64(0)  # the side not moving in the race children (_race_child)
     for i in range(n):
         g, best, beste = _group_of(i, g, start, best, beste, ends)
         child = out_pos[i]
@@ -778,7 +779,9 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
                 anchor = (mm & _MOVER_ANCHOR) != 0 or (om & _OPPONENT_ANCHOR) != 0
                 bar = (mp & _MOVER_BAR) != 0 or (op & _OPPONENT_BAR) != 0
                 ccls = contact_class(theirs, mine, t_pips, m_pips, mutual, anchor, bar)
-        if ccls < 0 or (ccls != cls and not (stage and _is_stage(ccls))):
+        if ccls < 0 and not alone and mine > 0:  # a race
+            opp = _race_child(child, ev, ews, t, opp)
+        elif ccls < 0 or (ccls != cls and not (stage and _is_stage(ccls))):
             _evaluate_after(child, ev, ews, t)
         else:
             # the opponent, on roll after the play (features 0..4, the swapped view)
@@ -832,6 +835,41 @@ def _contact_groups(pos, n, out_pos, ev, ews, ready, groups):
             _incremental_child(child, psw, ch, mine, theirs, was0, was1, ctab, cnet, ph, ews, o)
             _flip_into(o, t)
         g, start, best, beste = _after_play(t, i, g, start, best, beste, ews)
+
+
+@kernel(inline="always")
+def _race_child(child, ev, ews, t, opp):
+    """``t`` (mover's view): a contact parent's play reaching the race ``child`` (game not
+    over), valued as :func:`_evaluate_after` values it, bit for bit. The side not moving is
+    the same in every race child of a parent (a hit leaves contact), so where the side net
+    values these races its distributions are found once, by the first (``opp`` 0 on the
+    first race child; returned: 1 the side net values them, its distributions in
+    ``ews.side_d[2]``; 2 it does not)."""
+    sw = ews.child_swapped
+    o = ews.probs5
+    d = ews.side_d
+    swap_sides_into(child, sw)
+    kind = database_kind(sw, ev.two_sided, ev.one_sided)
+    if kind != NO_DATABASE:
+        _database_after(sw, kind, ev.two_sided, ev.one_sided, o, t)
+        return opp
+    if opp == 0:
+        opp = 1 if _side_net_values(sw, ev, 0) else 2
+        if opp == 1:  # the side on roll in the children has no row (_side_net_values)
+            _side_dists(sw, 0, ev.side, ews.side_u, d[2])
+    if opp == 2:
+        _evaluate_after(child, ev, ews, t)
+        return opp
+    nrows = ev.one_sided.shape[0]
+    r = side_row(sw, 1, nrows) if nrows > 0 else -1
+    if r >= 0:
+        _row_dists(ev.one_sided, r, d[1])
+    else:
+        _side_dists(sw, 1, ev.side, ews.side_u, d[1])
+    _race5(d[2], d[1], o)
+    _sanitize(sw, o)
+    _flip_into(o, t)
+    return opp
 
 
 @kernel(inline="always")

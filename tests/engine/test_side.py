@@ -397,3 +397,54 @@ def test_the_softmaxes_exponential_is_exp_to_four_millionths():
         assert abs(_exp_neg(np.float32(x)) - want) <= 4e-6 * want
     assert _exp_neg(np.float32(0.0)) == pytest.approx(1.0, abs=4e-6)
     assert 0 < _exp_neg(np.float32(-80.0)) <= np.exp(-31.9)
+
+
+def _leaving_contact(rng):
+    """A contact position (player on roll) one play from a race: the player's checkers on
+    points 1..12 and one on 14..17, the opponent's on its points 1..12 (slots 13..24) but that
+    one, one on slot 13."""
+    pos = np.zeros(26, dtype=np.int8)
+    for _ in range(rng.integers(3, 14)):
+        pos[1 + rng.integers(0, 12)] += 1
+    s = 14 + rng.integers(0, 4)
+    pos[s] = 1
+    pos[13] = -1
+    for _ in range(rng.integers(2, 14)):
+        q = 13 + rng.integers(0, 12)
+        pos[q if q != s else 13] -= 1
+    return pos
+
+
+@pytest.mark.parametrize("bearoff", [False, True])
+def test_plays_from_contact_into_a_race_are_valued_as_alone_bit_for_bit(shipped, bearoff):
+    """A contact position's plays that reach a race are valued in move selection as
+    evaluating each alone values it (the side net's distributions of the side not moving
+    are found once for all of them), bit for bit, with and without the bear-off databases;
+    the chosen play is the best of all."""
+    rng = np.random.default_rng(17)
+    _, net = _random_side_net(rng, hidden=32)
+    ev = with_databases(nets_of(shipped), bearoff=bearoff, side=net)
+    mws = make_move_workspace()
+    ews = make_eval_workspace(hidden_size(ev))
+    op = np.zeros((MAX_PLAYS, 26), dtype=np.int8)
+    om = np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8)
+    best5 = np.zeros(5, dtype=np.float32)
+    race_best = 0
+    for _ in range(150):
+        pos = _leaving_contact(rng)
+        assert not is_race(pos)
+        d1, d2 = int(rng.integers(1, 7)), int(rng.integers(1, 7))
+        children, _ = generate_plays(pos, d1, d2)
+        races = [is_race(c) and not game_result(c) for c in children]
+        if len(children) < 2 or not any(races):
+            continue
+        alone = [_flip(evaluate0(swap_sides(c), ev)) for c in children]
+        i, n = best_play0(pos, d1, d2, ev, mws, ews, op, om, best5)
+        assert n == len(children)
+        assert float(equity(best5)) >= max(float(equity(a)) for a in alone) - 2e-5
+        if races[i]:
+            assert np.array_equal(best5, alone[i])
+            race_best += 1
+        else:
+            assert np.abs(best5 - alone[i]).max() < 2e-5
+    assert race_best >= 20
