@@ -87,6 +87,7 @@ def _train_fit(args) -> None:
             batch=args.batch_size,
             nets=args.nets,
             rank_weight=args.rank_weight,
+            activation=args.activation or "",
         )
         fit(args.checkpoint, args.data, settings)
     except ValueError as exc:
@@ -396,6 +397,13 @@ def _add_fit_optimizer(p) -> None:
         help="fit: weights a new checkpoint starts from (default: shipped; "
         "'random': fresh nets of --hidden / --race-hidden units for "
         "the nets trained)",
+    )
+    p.add_argument(
+        "--activation",
+        choices=["sigmoid", "quadratic"],
+        help="fit: the hidden function of the nets trained by a new fit (fresh ones, or the "
+        "starting weights' computing it of the same weights; default: as they are, fresh "
+        "ones sigmoid); a resumed fit must name its own",
     )
     p.add_argument(
         "--optimizer",

@@ -36,6 +36,7 @@ from bgtui.analysis.weights import (
     with_tables,
 )
 from bgtui.engine import (
+    ACTIVATIONS,
     NET_NAMES,
     SIGMOID,
     START,
@@ -981,6 +982,7 @@ class FitSettings:
     batch: int = 256
     nets: str = ",".join(NET_NAMES)
     rank_weight: float = 0.0
+    activation: str = ""
 
 
 def _tie(nets_: list, tied) -> list:
@@ -1113,7 +1115,33 @@ def _fit_start(checkpoint: Path, data_dir, settings: FitSettings, which, log) ->
         ]
         if "fit" in meta:  # the starting weights' own fit stays on record
             meta.setdefault("fit_history", []).append(meta.pop("fit"))
-    return ev, meta, tied, side
+    return _with_activation(ev, settings, which, resumed="fit" in meta), meta, tied, side
+
+
+def _with_activation(ev, settings: FitSettings, which, resumed: bool):
+    """The nets ``ev`` with the nets ``which`` of hidden function ``settings.activation``
+    (none: as they are). A new fit's nets are given it (fresh ones, or a start's, which then
+    compute their function of the same weights); a resumed fit's must have it (ValueError)."""
+    if not settings.activation:
+        return ev
+    if settings.activation not in ACTIVATIONS:
+        raise ValueError(
+            f"--activation takes {' or '.join(ACTIVATIONS)}; got {settings.activation!r}"
+        )
+    act = ACTIVATIONS.index(settings.activation)
+    nets_ = [as_net(net) for net in as_nets(ev)]
+    if resumed:
+        other = [n for n, net in zip(NET_NAMES, nets_) if n in which and net.act != act]
+        if other:
+            raise ValueError(
+                f"the fit being resumed trains {', '.join(other)} of "
+                f"{ACTIVATIONS[nets_[NET_NAMES.index(other[0])].act]} units, "
+                f"not {settings.activation}: give another --checkpoint for a new fit"
+            )
+        return ev
+    return tuple(
+        net._replace(act=act) if name in which else net for name, net in zip(NET_NAMES, nets_)
+    )
 
 
 def _fit_state(checkpoint: Path, meta: dict, data_dir, settings: FitSettings, which, tied):

@@ -408,6 +408,47 @@ def test_a_fit_from_random_weights_of_one_net_keeps_the_shipped_other(tmp_path):
     assert meta["init"]["random"] == ["contact"]
 
 
+def test_a_new_fit_gives_the_nets_it_trains_the_hidden_function_asked(tmp_path):
+    """``activation``: fresh nets of that function, or a start's nets computing it of their
+    weights, for the nets trained only; a resumed fit must name its own; the command line's
+    choices are the engine's functions."""
+    from bgtui.cli.train import _add_fit_optimizer
+    from bgtui.engine import ACTIVATIONS, QUADRATIC, SIGMOID, as_net
+
+    ck = _small_weights(tmp_path)
+    build_dataset(tmp_path / "d", ck, DatasetSpec(200, shard=200), log=io.StringIO())
+    kw = dict(optimizer="adam", nets="contact", batch=16, activation="quadratic")
+    fit(tmp_path / "r.npz", tmp_path / "d", FitSettings(1, init="random", hidden=8, **kw))
+    got, meta = load_weights(tmp_path / "r.npz")
+    assert as_net(got[0]).act == QUADRATIC and as_net(got[1]).act == SIGMOID
+    assert meta["activation"]["contact"] == "quadratic" and "race" not in meta["activation"]
+    start = load_weights(ck)[0]
+    with pytest.raises(KeyboardInterrupt):  # stopped after its first pass
+        fit(tmp_path / "s.npz", tmp_path / "d", FitSettings(2, init=ck, **kw), log=_KilledAfter(1))
+    got = load_weights(tmp_path / "s.npz")[0]
+    assert as_net(got[0]).act == QUADRATIC and as_net(got[1]).act == as_net(start[1]).act
+    with pytest.raises(ValueError, match="resumed trains contact of quadratic units"):
+        fit(
+            tmp_path / "s.npz",
+            tmp_path / "d",
+            FitSettings(2, init=ck, **{**kw, "activation": "sigmoid"}),
+        )
+    fit(tmp_path / "s.npz", tmp_path / "d", FitSettings(2, init=ck, **kw), log=io.StringIO())
+    assert load_weights(tmp_path / "s.npz")[1]["fit"]["epochs_done"] == 2  # resumed
+    with pytest.raises(ValueError, match="--activation takes sigmoid or quadratic"):
+        fit(
+            tmp_path / "t.npz",
+            tmp_path / "d",
+            FitSettings(1, init=ck, **{**kw, "activation": "relu"}),
+        )
+    import argparse
+
+    p = argparse.ArgumentParser()
+    _add_fit_optimizer(p)
+    choices = next(a.choices for a in p._actions if a.dest == "activation")
+    assert tuple(choices) == ACTIVATIONS
+
+
 def test_sibling_residuals_by_hand():
     # equity of five probabilities: 2 w - 1 + wg + wbg - lg - lbg
     t = np.zeros((5, 5))
