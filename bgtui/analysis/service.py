@@ -359,13 +359,17 @@ class Analyzer:
         ranked at ``ply``: its resulting position evaluated at ``ply``, except at 1-ply the
         blend ``w0`` times its 0-ply probabilities (``probs0`` if the caller has them) plus the
         rest times its 1-ply ones, as the engine's 1-ply player values plays. ``w0`` is the
-        weight of the position before the roll (:func:`one_ply_weight0`)."""
+        weight of the position before the roll (:func:`one_ply_weight0`); at weight 1 the 1-ply
+        value is not computed."""
+        w = float(w0)
+        if ply == 1 and w == 1.0:
+            p0 = self._after_probs(child, 0) if probs0 is None else probs0
+            return np.array(p0, dtype=np.float32)
         out = self._after_probs(child, ply)
         if ply != 1:
             return out
         p0 = self._after_probs(child, 0) if probs0 is None else probs0
         p0 = np.asarray(p0, dtype=np.float32).astype(np.float64)
-        w = float(w0)
         return (w * p0 + (1.0 - w) * out.astype(np.float64)).astype(np.float32)
 
     def rank_plays(self, state, dice: tuple[int, int], ply: int = 0) -> list[PlayRow]:
@@ -700,8 +704,9 @@ def _after_play(state, child):
 
 def one_ply_weight0(board) -> float:
     """The weight of a play's 0-ply value in its 1-ply blend for a roll from ``board`` (the
-    position before the roll, mover's view): ``engine.constants.ONE_PLY_WEIGHTS0`` of its
-    class, as the engine's 1-ply player weighs it."""
+    position before the roll, mover's view), as the engine's 1-ply player weighs it
+    (``engine.one_ply_weight0``: the weight of its class, 1 in the races where only the side
+    on roll has a row of the one-sided database)."""
     from bgtui.engine import one_ply_weight0 as kernel
 
     return float(kernel(np.ascontiguousarray(board, dtype=np.int8)))

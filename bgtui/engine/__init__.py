@@ -108,7 +108,6 @@ _export(
     "is_mutual",
     "has_anchor",
     "on_bar",
-    "one_ply_weight0",
     "init_net",
     "SIGMOID",
     "QUADRATIC",
@@ -153,6 +152,7 @@ _export(
 )
 _export(
     "evaluate",
+    "one_ply_weight0",
     "make_evaluator",
     "TIED_CLASSES",
     "as_net",

@@ -67,7 +67,8 @@ FILTER_MARGIN = 0.16
 #: the early bar classes (the same two with a checker on either bar) as the classes they
 #: split: early bar as early, early trailing bar as early trailing; the bar classes below
 #: ``EARLY_PIPS`` (the eight classes there with a checker on either bar) likewise, each as the
-#: class it splits. ``nn.one_ply_weight0`` looks it up.
+#: class it splits. ``evaluate.one_ply_weight0`` looks it up (and gives 1 in the races where
+#: only the side on roll has a row of the one-sided database).
 ONE_PLY_WEIGHTS0 = (
     0.25,  # contact
     0.5,  # race

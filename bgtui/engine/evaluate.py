@@ -18,6 +18,7 @@ import numpy as np
 
 from bgtui.engine._jit import kernel
 from bgtui.engine.bearoff import (
+    FULL_SIZE,
     is_two_sided,
     one_sided_applies,
     one_sided_race_probs,
@@ -26,6 +27,7 @@ from bgtui.engine.bearoff import (
 from bgtui.engine.constants import (
     MAX_PLAYS,
     MOVE_SIZE,
+    ONE_PLY_WEIGHTS0,
     POSITION_SIZE,
     RACE_SIDE_MARGIN,
     RACE_SIDE_PLAYS,
@@ -461,6 +463,22 @@ def _sanitize(pos, out5):
             out5[2] = 0.0
         if not my_back:
             out5[4] = 0.0
+
+
+@kernel
+def one_ply_weight0(pos):
+    """The weight of a play's 0-ply value in its 1-ply blend when ``pos`` is the position
+    before the roll: ``constants.ONE_PLY_WEIGHTS0`` of its class, but 1 (the 0-ply value
+    alone) in a race where the side on roll is in the one-sided database's range (a row of
+    ``bearoff.side_row``) and the other side is not. There a roll's plays differ at 0-ply by
+    the mover's own distributions, the database's, against the opponent's, the same in every
+    play; at 1-ply the race net values the leaves, whose side on roll has a row
+    (:func:`_side_net_values`), and its noise outweighs what the lookahead adds
+    (docs/lab-notes/2026-12-07-race-children.md)."""
+    cls = net_class(pos)
+    if cls == RACE and side_row(pos, 0, FULL_SIZE) >= 0 and side_row(pos, 1, FULL_SIZE) < 0:
+        return 1.0
+    return ONE_PLY_WEIGHTS0[cls]
 
 
 @kernel(inline="always")

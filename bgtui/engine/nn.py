@@ -15,7 +15,7 @@ gammon, lose backgammon (lose = 1 - win).
 import numpy as np
 
 from bgtui.engine._jit import kernel
-from bgtui.engine.constants import EARLY_PIPS, ONE_PLY_WEIGHTS0
+from bgtui.engine.constants import EARLY_PIPS
 from bgtui.engine.inputs import (
     NONLINEAR_FEATURES,
     NUM_FEATURES,
@@ -196,13 +196,6 @@ def net_class(pos):
     return contact_class(
         mine, theirs, my_pips, their_pips, is_mutual(pos), has_anchor(pos), on_bar(pos)
     )
-
-
-@kernel
-def one_ply_weight0(pos):
-    """The weight of a play's 0-ply value in its 1-ply blend when ``pos`` is the position
-    before the roll: ``constants.ONE_PLY_WEIGHTS0`` of its class."""
-    return ONE_PLY_WEIGHTS0[net_class(pos)]
 
 
 def init_net(hidden: int, seed: int, scale: float = 0.1):

@@ -64,6 +64,7 @@ from bgtui.engine.evaluate import (
     equity_terms,
     make_eval_workspace,
     make_lookahead_workspace,
+    one_ply_weight0,
 )
 from bgtui.engine.filter_net import (
     MAX_FILTER_K,
@@ -80,7 +81,6 @@ from bgtui.engine.movegen import (
     _generate_scored_plays,
     make_workspace,
 )
-from bgtui.engine.nn import one_ply_weight0
 from bgtui.engine.position import game_result, swap_sides_into
 from bgtui.engine.structs import (
     CubeStates,
@@ -294,14 +294,14 @@ def _choose(pos, d1, d2, ply, ev, ws, best5):
 
     0-ply: best by 0-ply. ply >= 1: all plays at 0-ply, the best few (8 within 0.16) re-evaluated
     at ``ply`` - 1 lookahead of the resulting position (so the play is chosen at ``ply``); at
-    1-ply a play's value is the blend of its 0-ply and 1-ply values (``nn.one_ply_weight0``).
+    1-ply a play's value is the blend of its 0-ply and 1-ply values (``evaluate.one_ply_weight0``).
     """
     return _choose_weighted(pos, d1, d2, ply, _blend_weight(pos, ply), ev, ws, best5)
 
 
 @kernel(inline="always")
 def _blend_weight(pos, ply):
-    """The 1-ply blend's weight for a roll from ``pos`` (``nn.one_ply_weight0``); 0.0 at any
+    """The 1-ply blend's weight for a roll from ``pos`` (``evaluate.one_ply_weight0``); 0.0 at any
     other ``ply``, where no blend is made, without classifying ``pos``."""
     if ply == 1:
         return one_ply_weight0(pos)

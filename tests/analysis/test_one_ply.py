@@ -4,7 +4,8 @@ among all of them when not), its 0-ply value, weights 1/36 and 2/36, from the mo
 1-ply rows of ``rank_plays`` (money and match) carrying the blend of that value with the
 play's 0-ply value, weighted by the class of the position before the roll
 (``ONE_PLY_WEIGHTS0``: contact 0.25, early, trailing, the mutual, the anchor, the early
-trailing and the early bar classes too; race, crashed and holding 0.5)."""
+trailing and the early bar classes too; race, crashed and holding 0.5), but 1 in a race where
+only the side on roll has a row of the one-sided database."""
 
 from dataclasses import replace
 
@@ -218,3 +219,32 @@ def test_race_and_crashed_rankings_at_one_ply(an, race_net_only, pid, dice, w):
     state = replace(parse_position(pid), dice=dice)
     rows = an.rank_plays(state, dice, 1)
     _check_ranking(an, state, dice, rows, w, race_net_only)
+
+
+HOME = {6: 5, 5: 5, 4: 5}  # fifteen checkers home: a row of the one-sided database
+OUTSIDE = {8: 3, 6: 6, 5: 6}  # three outside: no row (neither a straggler nor few)
+
+
+def test_races_where_only_the_side_on_roll_has_a_row_are_valued_at_0_ply():
+    """In a race where the side on roll has a row of the one-sided database and the other
+    side has none, a play's 1-ply value is its 0-ply value (weight 1); the other races keep
+    the race weight."""
+    from bgtui.engine import make_position
+
+    for mine, theirs, w in (
+        (HOME, OUTSIDE, 1.0),
+        (OUTSIDE, HOME, 0.5),
+        (HOME, HOME, 0.5),
+        (OUTSIDE, OUTSIDE, 0.5),
+    ):
+        pos = make_position(mine, theirs)
+        assert is_race(pos)
+        assert one_ply_weight0(pos) == w, (mine, theirs)
+
+
+def test_a_race_of_the_side_on_roll_home_ranks_at_1_ply_by_the_0_ply_values(an, race_net_only):
+    from bgtui.engine import make_position
+
+    state = replace(parse_position(format_position_id(make_position(HOME, OUTSIDE))), dice=(6, 5))
+    rows = an.rank_plays(state, (6, 5), 1)
+    _check_ranking(an, state, (6, 5), rows, 1.0, race_net_only)
