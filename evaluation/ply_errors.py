@@ -38,8 +38,8 @@ whole set and its ratio to 0-ply's, the part of the full error the report leaves
 judge's value of its best play minus that of the play chosen, millipoints) and how often it
 differs from the judge's choice. The choosers are 0-ply; 1-ply through the services' move
 filter (the best ``FILTER_MAX_PLAYS`` within ``FILTER_MARGIN`` at 0-ply); 1-ply without a filter;
-blends ``w * 0-ply + (1 - w) * 1-ply`` through the filter; and the engine's blend, ``w`` by
-the class of the position before the roll (``ONE_PLY_WEIGHTS0``). The 2-ply judge plays the role of
+blends ``w * 0-ply + (1 - w) * 1-ply`` through the filter; and the engine's blend, ``w`` of
+the position before the roll (``one_ply_weight0``). The 2-ply judge plays the role of
 a deeper evaluation; as it shares the nets and the 0-ply choices inside its tree it
 favours the errors 1-ply makes, so ``rollout`` values, for the first ``--count`` decisions
 where the choosers disagree, every play some chooser (or the 2-ply judge) picked by rollouts
@@ -55,14 +55,13 @@ import time
 import numpy as np
 from games import decisions, roll_children, sample, save_rows, value
 
-from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer
+from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer, one_ply_weight0
 from bgtui.engine import (
     CONTACT,
     CONTACT_CLASSES,
     CRASHED,
     CRASHED_CLASSES,
     NET_NAMES,
-    ONE_PLY_WEIGHTS0,
     RACE,
     generate_plays,
     net_class,
@@ -70,8 +69,9 @@ from bgtui.engine import (
 
 #: blend weights of the 0-ply value tried by ``report``
 BLENDS = (0.15, 0.25, 0.4, 0.5, 0.6, 0.75)
-#: the chooser of the engine's 1-ply: the blend's weight by the class of the position before
-#: the roll (``ONE_PLY_WEIGHTS0``)
+#: the chooser of the engine's 1-ply: the blend's weight of the position before the roll
+#: (``one_ply_weight0``: ``ONE_PLY_WEIGHTS0`` by class, 1 in the races where only the side on
+#: roll has a row of the one-sided database)
 BY_CLASS = "blend by class"
 
 
@@ -135,7 +135,7 @@ def choosers(d):
     out["1-ply, no filter"] = np.nanargmax(np.where(np.isnan(e1), -np.inf, e1), axis=1)
     for w in BLENDS:
         out[f"blend {w:.2f} 0-ply"] = np.argmax(np.where(f, w * e0 + (1 - w) * e1, -np.inf), axis=1)
-    w = np.asarray(ONE_PLY_WEIGHTS0)[engine_classes(d)][:, None]
+    w = np.array([one_ply_weight0(p) for p in d["pos"]])[:, None]
     out[BY_CLASS] = np.argmax(np.where(f, w * e0 + (1 - w) * e1, -np.inf), axis=1)
     out["2-ply (filter)"] = np.argmax(np.where(f, d["e2"], -np.inf), axis=1)
     return out

@@ -63,7 +63,7 @@ from typing import NamedTuple
 import numpy as np
 from games import decisions, roll_children, sample, save_rows, value
 
-from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer
+from bgtui.analysis.service import FILTER_MARGIN, FILTER_MAX_PLAYS, Analyzer, one_ply_weight0
 from bgtui.engine import (
     NO_DATABASE,
     ONE_PLY_WEIGHTS0,
@@ -227,10 +227,11 @@ def confirm(args):
 
 
 # -- report ---------------------------------------------------------------------------------
-def _choices(an, d, plies, w0=ONE_PLY_WEIGHTS0[RACE]):
+def _choices(an, d, plies, w0=None):
     """ply -> the child each ply of ``an`` plays in each decision (the services' move filter;
     at 1-ply a play's value is ``w0`` times its 0-ply equity plus the rest times its 1-ply
-    equity, the engine's blend at the default ``w0``, the plain 1-ply at 0)."""
+    equity: None the engine's blend, ``one_ply_weight0`` of the decision's position; 0 the
+    plain 1-ply)."""
     out = {p: [] for p in plies}
     for i in range(len(d["n"])):
         pos, (d1, d2) = d["pos"][i], d["dice"][i]
@@ -238,11 +239,14 @@ def _choices(an, d, plies, w0=ONE_PLY_WEIGHTS0[RACE]):
         e0 = np.array([value(an, c, 0) for c in children])
         order = np.argsort(-e0, kind="stable")[:FILTER_MAX_PLAYS]
         keep = [j for j in order if e0[j] >= e0[order[0]] - FILTER_MARGIN]
+        w = one_ply_weight0(pos) if w0 is None else w0
         for p in plies:
             if p == 0:
                 best = int(order[0])
+            elif p == 1 and w == 1.0:
+                best = int(order[0])
             elif p == 1:
-                best = max(keep, key=lambda j: w0 * e0[j] + (1.0 - w0) * value(an, children[j], 1))
+                best = max(keep, key=lambda j: w * e0[j] + (1.0 - w) * value(an, children[j], 1))
             else:
                 best = max(keep, key=lambda j: value(an, children[j], p))
             out[p].append(children[best])
@@ -510,8 +514,9 @@ def main():
     r.add_argument(
         "--one-ply-weight",
         type=float,
-        default=ONE_PLY_WEIGHTS0[RACE],
-        help="the 0-ply share of the 1-ply blend (default the engine's in races; 0: the plain 1-ply)",
+        default=None,
+        help="the 0-ply share of the 1-ply blend in every decision (default the engine's, "
+        "one_ply_weight0 of each position; 0: the plain 1-ply)",
     )
     r.add_argument("--compare", default=None, help="paired differences against this weights file")
     r.add_argument("--worst", type=int, default=0, help="list the COUNT worst decisions")
@@ -526,7 +531,7 @@ def main():
     b.add_argument("sets", nargs="+", metavar="DATA:ROLLOUTS")
     b.add_argument("--weights", default=None)
     b.add_argument("--blends", default="0.15,0.25,0.4,0.6")
-    b.add_argument("--one-ply-weight", type=float, default=ONE_PLY_WEIGHTS0[RACE])
+    b.add_argument("--one-ply-weight", type=float, default=ONE_PLY_WEIGHTS0[RACE])  # the base
     args = ap.parse_args()
     if getattr(args, "plies", None) and args.cmd == "rollout":
         args.plies = [int(p) for p in args.plies.split(",")]
