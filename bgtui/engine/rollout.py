@@ -342,6 +342,12 @@ def _choose_among_weighted(pos, n, ply, w0, ev, ws, best5):
         picked[i] = 0
         if eqs[i] > top:
             top = eqs[i]
+    if ply == 1 and w0 == 1.0 and n > 0:  # the 0-ply value alone: the blend's choice, no lookahead
+        best = 0
+        while eqs[best] != top:
+            best += 1
+        _evaluate_after(ppos[best], ev, ews, best5)
+        return best
     for j in range(min(FILTER_MAX_PLAYS, n)):
         i = -1
         m = -1e9
@@ -406,9 +412,12 @@ def _filtered_plied(cur, n, k, ply, ev, ws, best5):
     w0 = _blend_weight(cur, ply)
     beste = -1e9
     for j in range(m):
-        _evaluate_after_plied(plays[j], ply, ev, ws.lookahead, t5)
-        if ply == 1:
-            _blend_one_ply(plays[j], w0, ev, ws.eval, ws.blend5, t5)
+        if ply == 1 and w0 == 1.0:  # the 0-ply value alone, without its lookahead
+            _evaluate_after(plays[j], ev, ws.eval, t5)
+        else:
+            _evaluate_after_plied(plays[j], ply, ev, ws.lookahead, t5)
+            if ply == 1:
+                _blend_one_ply(plays[j], w0, ev, ws.eval, ws.blend5, t5)
         e = equity(t5)
         if e > beste:
             beste = e

@@ -269,6 +269,34 @@ def test_choose_at_1ply_picks_the_best_1ply_play_among_the_filtered(ev):
         )
 
 
+def test_choose_at_1ply_where_only_the_mover_has_a_row_is_the_0ply_choice(ev):
+    # In a race where only the side on roll has a row of the one-sided database the 1-ply
+    # blend's weight is 1 (evaluate.one_ply_weight0): the rollout's 1-ply checker play is the
+    # first play of the best 0-ply equity, valued by its 0-ply probabilities, bit for bit.
+    from bgtui.analysis.weights import with_databases
+    from bgtui.engine import choose_play, evaluate_after, make_position, one_ply_weight0
+    from bgtui.engine.evaluate import equity
+    from bgtui.engine.movegen import generate_plays
+
+    full = with_databases(ev, bearoff=True)
+    pos = make_position({6: 5, 5: 5, 4: 5}, {8: 3, 6: 6, 5: 6})
+    assert one_ply_weight0(pos) == 1.0
+    ws = make_rollout_workspace(hidden_size(full))
+    t = np.zeros(5, dtype=np.float32)
+    best5 = np.zeros(5, dtype=np.float32)
+    for d1, d2 in ((6, 5), (3, 1), (2, 2), (6, 6)):
+        children, _ = generate_plays(pos, d1, d2)
+        e0 = []
+        for c in children:
+            evaluate_after(c, full, ws.eval, t)
+            e0.append(float(equity(t)))
+        want = int(np.argmax(e0))
+        got = choose_play(pos, d1, d2, 1, full, ws, best5)
+        assert np.array_equal(ws.play_pos[got], children[want])
+        evaluate_after(children[want], full, ws.eval, t)
+        assert np.array_equal(best5, t)
+
+
 def _live_zehr(roots, cubes, first, n, ev, zehr):
     from bgtui.engine.rollout import O_LIVE
 
