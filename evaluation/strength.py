@@ -4,7 +4,7 @@
                                    [--pairs 10000] [--ply 0|1]
 
 ``--vs plain-1ply``: the same weights at 1-ply ranking plays by their plain 1-ply value instead
-of its blend with the 0-ply value (``one_ply_weight0``: by class); with ``--ply 1``, blend
+of its blend with the 0-ply value (weighted by ``one_ply_weight0``); with ``--ply 1``, blend
 against plain.
 
 ``--vs home-db``: the same weights with the home-board one-sided database only (what bgtui used

@@ -361,16 +361,15 @@ class Analyzer:
         rest times its 1-ply ones, as the engine's 1-ply player values plays. ``w0`` is the
         weight of the position before the roll (:func:`one_ply_weight0`); at weight 1 the 1-ply
         value is not computed."""
-        w = float(w0)
-        if ply == 1 and w == 1.0:
-            p0 = self._after_probs(child, 0) if probs0 is None else probs0
-            return np.array(p0, dtype=np.float32)
-        out = self._after_probs(child, ply)
         if ply != 1:
-            return out
+            return self._after_probs(child, ply)
         p0 = self._after_probs(child, 0) if probs0 is None else probs0
-        p0 = np.asarray(p0, dtype=np.float32).astype(np.float64)
-        return (w * p0 + (1.0 - w) * out.astype(np.float64)).astype(np.float32)
+        p0 = np.asarray(p0, dtype=np.float32)
+        w = float(w0)
+        if w == 1.0:
+            return p0.copy()
+        out = self._after_probs(child, 1)
+        return (w * p0.astype(np.float64) + (1.0 - w) * out.astype(np.float64)).astype(np.float32)
 
     def rank_plays(self, state, dice: tuple[int, int], ply: int = 0) -> list[PlayRow]:
         """Every legal play, best first. All plays are evaluated at 0-ply; for ``ply`` > 0 the

@@ -474,7 +474,7 @@ def one_ply_weight0(pos):
     the mover's own distributions, the database's, against the opponent's, the same in every
     play; at 1-ply the race net values the leaves, whose side on roll has a row
     (:func:`_side_net_values`), and its noise outweighs what the lookahead adds
-    (docs/lab-notes/2026-12-07-race-children.md)."""
+    (docs/lab-notes/2026-12-07-race-one-ply.md)."""
     cls = net_class(pos)
     if cls == RACE and side_row(pos, 0, FULL_SIZE) >= 0 and side_row(pos, 1, FULL_SIZE) < 0:
         return 1.0
