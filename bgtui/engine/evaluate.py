@@ -121,6 +121,7 @@ from bgtui.engine.side import (
     _race5,
     _row_dists,
     _side_dists,
+    _side_dists_memo,
     _side_race_probs,
     no_side_net,
     side_row,
@@ -330,6 +331,7 @@ def make_eval_workspace(hidden: int = 512) -> EvalWorkspace:
         np.zeros(2 * MAX_PLAYS, dtype=np.float64),  # LOOKAHEAD_ROWS: gathered rolls' plays
         aligned(np.zeros((len(NET_NAMES), hidden))),
         np.zeros(len(NET_NAMES), dtype=np.int64),
+        np.full(3, -1, dtype=np.int64),
     )
 
 
@@ -874,7 +876,7 @@ def _race_child(child, ev, ews, t, opp):
     if opp == 0:
         opp = 1 if _side_net_values(sw, ev, 0) else 2
         if opp == 1:  # the side on roll in the children has no row (_side_net_values)
-            _side_dists(sw, 0, ev.side, ews.side_u, d[2])
+            _side_dists_memo(sw, 0, ev.side, ews.side_u, ews.side_memo, d[2])
     if opp == 2:
         _evaluate_after(child, ev, ews, t)
         return opp
@@ -1056,7 +1058,8 @@ def _side_groups(pos, n, out_pos, ev, ews, ready, groups):
     ``RACE_SIDE_MARGIN`` of the group's best; the group's best is the best of those. The side
     not moving is the same in every child and has no row of the one-sided database (else
     :func:`_side_net_values` leaves the roll to the race net), so its distributions are the
-    side net's, found once (``ews.side_d[2]``); a play a database values, that wins, or
+    side net's, found once (``ews.side_d[2]``, kept for the next call on the same side: the
+    other rolls of a position); a play a database values, that wins, or
     that is its roll's only play is valued as :func:`_evaluate_after` values it, and so is
     every play the side net values, bit for bit."""
     ends = ews.group_ends
@@ -1071,7 +1074,7 @@ def _side_groups(pos, n, out_pos, ev, ews, ready, groups):
     has_net = ev.tables[RACE].shape[0] > 0
     if has_net:
         was0, was1 = _race_parent(pos, ev, ews, ready)
-    _side_dists(pos, 1, ev.side, ews.side_u, d[2])
+    _side_dists_memo(pos, 1, ev.side, ews.side_u, ews.side_memo, d[2])
     start = 0
     for g in range(groups):
         end = ends[g]

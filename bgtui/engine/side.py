@@ -26,6 +26,7 @@ layer adds.
 """
 
 import math
+import secrets
 
 import numpy as np
 
@@ -109,14 +110,39 @@ def make_side_net(w1, b1, w2, b2, skip) -> SideNet:
     tab[_BUCKET_ROW:_BIAS_ROW] = w[100:]
     tab[_BIAS_ROW, :h] = b1
     tab[_BIAS_ROW, h:] = b2
-    return SideNet(np.ascontiguousarray(tab, dtype=np.float32), w2, w1, b1, b2, skip)
+    ident = np.array([secrets.randbits(62) + 1], dtype=np.int64)
+    return SideNet(np.ascontiguousarray(tab, dtype=np.float32), w2, w1, b1, b2, skip, ident)
 
 
 def no_side_net() -> SideNet:
     """An empty :class:`SideNet`: the race net values the races."""
     z = np.zeros((0, SIDE_OUTPUTS), np.float32)
     e = np.zeros(0, np.float32)
-    return SideNet(z, z, np.zeros((SIDE_INPUTS, 0), np.float32), e, e, z)
+    return SideNet(z, z, np.zeros((SIDE_INPUTS, 0), np.float32), e, e, z, np.zeros(1, np.int64))
+
+
+@kernel(inline="always")
+def _side_dists_memo(pos, side, net, u, memo, out):
+    """:func:`_side_dists` into ``out``, unless ``out`` holds them already: ``memo`` int64[3]
+    names what it holds (-1: nothing), and ``out`` is written by nothing else. The
+    distributions depend on the side's checkers and the net, nothing else: the key is the
+    checkers on the side's points 1..24 (four bits each, two words) and the net's ``ident``,
+    drawn at random when the net is built, so that a net built later never passes for another
+    (as a freed array's address could). The values are the net's own, bit for bit."""
+    k0 = np.int64(0)
+    k1 = np.int64(0)
+    for p in range(1, 13):
+        c0 = max(np.int64(pos[p]) if side == 0 else -np.int64(pos[25 - p]), 0)
+        c1 = max(np.int64(pos[p + 12]) if side == 0 else -np.int64(pos[13 - p]), 0)
+        k0 |= c0 << (4 * (p - 1))
+        k1 |= c1 << (4 * (p - 1))
+    ident = net.ident[0]
+    if memo[0] == k0 and memo[1] == k1 and memo[2] == ident:
+        return
+    _side_dists(pos, side, net, u, out)
+    memo[0] = k0
+    memo[1] = k1
+    memo[2] = ident
 
 
 @kernel(inline="always")

@@ -38,6 +38,8 @@ class SideNet(NamedTuple):
     b1: np.ndarray  #: float32[H]
     b2: np.ndarray  #: float32[SIDE_OUTPUTS]
     skip: np.ndarray  #: float32[SIDE_INPUTS, SIDE_OUTPUTS]
+    ident: np.ndarray  #: int64[1] this net's identity in a workspace's side cache: a random
+    #: number drawn when the net is built (0: no net), never read as a weight
 
 
 class Evaluator(NamedTuple):
@@ -143,7 +145,8 @@ class EvalWorkspace(NamedTuple):
     group_values: np.ndarray  #: float32[MAX_GROUPS, 5] each group's best play's value
     side_u: np.ndarray  #: float32[H + SIDE_OUTPUTS] the side net's layers
     side_d: np.ndarray  #: float32[3, SIDE_HEADS, SIDE_BUCKETS] both sides' distributions
-    #: (player on roll, opponent), and the side not moving in a parent's children
+    #: (player on roll, opponent), and the side not moving in a parent's children (carried
+    #: between calls: see ``side_memo``)
     side_eq: (
         np.ndarray
     )  #: float64[MAX_PLAYS] the race net's equity of each play (side net's groups)
@@ -153,6 +156,8 @@ class EvalWorkspace(NamedTuple):
     stage_rows: np.ndarray  #: int64[classes] for each contact stage class, where the
     #: parent's pre-activation by its net is, as a class (``evaluate._stage_row``; valid in a
     #: call of ``evaluate._contact_groups`` once that class is found there)
+    side_memo: np.ndarray  #: int64[3] which side's distributions ``side_d[2]`` holds
+    #: (``side._side_dists_memo``; carried between calls with ``side_d[2]``)
 
 
 class PlayWorkspace(NamedTuple):

@@ -123,7 +123,9 @@ def _digest_with_ties(ev, known):
             h.update(name.encode())
             h.update(part(getattr(ev, name)).encode())
     if ev.side.w2.shape[0] > 0:
-        h.update(net_digest(ev.side[1:]).encode())
+        h.update(
+            net_digest((ev.side.w2, ev.side.w1, ev.side.b1, ev.side.b2, ev.side.skip)).encode()
+        )
     for db in (ev.two_sided, ev.one_sided):
         h.update(f"db{np.asarray(db).dtype.str}{np.asarray(db).shape};".encode())
     return h.hexdigest()[:16]

@@ -305,6 +305,45 @@ def test_a_race_best_play_is_the_side_nets_best_of_the_race_nets_best(shipped, b
     assert by_race_net >= 10 if bearoff else by_race_net == 0
 
 
+@pytest.mark.parametrize("bearoff", [False, True])
+def test_the_side_not_moving_is_remembered_per_net_bit_for_bit(shipped, bearoff):
+    """One workspace, three side nets taking turns at choosing plays in the same races (each
+    roll three times by each net: the side not moving is then remembered from the call before,
+    and the next net finds the last one's in memory): every choice and value is the one a
+    fresh workspace finds, bit for bit. Two of the nets have the same weights and different
+    identities."""
+    rng = np.random.default_rng(23)
+    _, a = _random_side_net(rng, hidden=32)
+    w, b = _random_side_net(rng, hidden=32)
+    again = make_side_net(*w)
+    assert again.ident[0] != b.ident[0]
+    evs = [with_databases(nets_of(shipped), bearoff=bearoff, side=n) for n in (a, b, again)]
+    mws = make_move_workspace()
+    ews = make_eval_workspace(hidden_size(evs[0]))
+    op = np.zeros((MAX_PLAYS, 26), dtype=np.int8)
+    om = np.zeros((MAX_PLAYS, MOVE_SIZE), dtype=np.int8)
+    got, want = np.zeros(5, dtype=np.float32), np.zeros(5, dtype=np.float32)
+    differ = remembered = 0
+    for k in range(40):
+        pos = _random_race(rng, straggler=k % 2 == 1)
+        if game_result(pos):
+            continue
+        for d1, d2 in ((6, 5), (3, 1), (2, 2)):
+            values = []
+            for ev in evs:
+                for _ in range(3):
+                    before = ews.side_memo.copy()
+                    i = best_play0(pos, d1, d2, ev, mws, ews, op, om, got)
+                    remembered += before[2] == ev.side.ident[0]
+                    fresh = make_eval_workspace(hidden_size(ev))
+                    assert best_play0(pos, d1, d2, ev, mws, fresh, op, om, want) == i
+                    assert np.array_equal(got, want)
+                    values.append(got.copy())
+            differ += not np.array_equal(values[0], values[3])
+    assert remembered > 0
+    assert differ >= 20  # a's values are not b's: a mixed-up memory would show
+
+
 def test_weights_keep_the_side_net(tmp_path, shipped):
     rng = np.random.default_rng(15)
     w, net = _random_side_net(rng, hidden=8)
