@@ -35,7 +35,7 @@ def _train_td(args) -> None:
 
 def _train_dataset(args) -> None:
     """``train dataset``: grow the training set in ``--data`` from ``--checkpoint``'s play."""
-    from bgtui.training.train import DatasetSpec, build_dataset
+    from bgtui.training.train import CodeChangedError, DatasetSpec, build_dataset
 
     if not args.data:
         raise UserError("train dataset needs --data DIR (where the shards go)")
@@ -63,7 +63,10 @@ def _train_dataset(args) -> None:
         )
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    build_dataset(args.data, args.checkpoint, spec)
+    try:
+        build_dataset(args.data, args.checkpoint, spec)
+    except CodeChangedError as exc:
+        raise UserError(str(exc)) from None
 
 
 def _train_fit(args) -> None:

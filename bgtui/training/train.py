@@ -10,6 +10,7 @@ them with the same checkpoint or directory resumes where it stopped.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 import time
@@ -768,6 +769,41 @@ class DatasetSpec:
             )
 
 
+class CodeChangedError(RuntimeError):
+    """bgtui's kernel code changed on disk while a long job ran (:func:`code_stamp`)."""
+
+
+#: the packages whose numba kernels a long job compiles or loads from numba's cache
+_KERNEL_PACKAGES = ("engine", "training")
+
+
+def code_stamp(root=None) -> str:
+    """A digest of every source file of bgtui's kernel packages under ``root`` (default: this
+    bgtui's; name, size, modification time). numba checks a cached kernel against its source
+    file on disk, not against the code a process has imported: a kernel that a running job
+    compiles or loads after those files changed can come from the new code while the rest of
+    the process runs the old."""
+    root = Path(__file__).resolve().parent.parent if root is None else Path(root)
+    h = hashlib.sha256()
+    for pkg in _KERNEL_PACKAGES:
+        for f in sorted((root / pkg).glob("*.py")):
+            st = f.stat()
+            h.update(f"{pkg}/{f.name}:{st.st_size}:{st.st_mtime_ns};".encode())
+    return h.hexdigest()
+
+
+def _check_code(stamp: str, what: str) -> None:
+    """Raise :class:`CodeChangedError` (``what`` not written) if :func:`code_stamp` moved
+    from ``stamp``."""
+    if code_stamp() != stamp:
+        raise CodeChangedError(
+            f"bgtui's engine or training code changed on disk while this job ran; {what} was "
+            "not written (numba may have mixed kernels of the old and the new code). Run the "
+            "same command again to resume, from a checkout that does not change while it runs "
+            "(a git worktree, with PYTHONPATH pointing at it)"
+        )
+
+
 def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
     """Grow the training set in ``data_dir`` to ``positions`` positions (in shards of ``shard``),
     each a position from 0-ply self-play of ``weights`` (``explore`` random plays for variety)
@@ -808,9 +844,12 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
     bear-off databases): what whole games give, at about 0.15 s a position.
 
     Every shard is written atomically and made from its own seed (``seed`` and its index), so an
-    interrupted build resumes where it stopped and gives the same shards. Returns the number of
-    positions in the set. The names above are the fields of ``spec``."""
+    interrupted build resumes where it stopped and gives the same shards. A shard is not
+    written if bgtui's kernel code changed on disk since the build started
+    (:class:`CodeChangedError`). Returns the number of positions in the set. The names above
+    are the fields of ``spec``."""
     log = sys.stdout if log is None else log  # the stdout of the call, not of the import
+    stamp = code_stamp()
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     ev0, meta = load_weights(weights)
@@ -879,6 +918,7 @@ def build_dataset(data_dir, weights, spec: DatasetSpec, log=None) -> int:
         if spec.theme:
             info["theme"] = ",".join(parse_themes(spec.theme))
         extra = {} if groups is None else {"groups": groups}
+        _check_code(stamp, f"shard {idx}")
         atomic_write(
             data_dir / f"shard-{idx:05d}.npz",
             partial(
