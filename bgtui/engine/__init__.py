@@ -274,7 +274,7 @@ _export(
 )
 _export("rng", "make_rng", "uniform", "roll_index")
 _export("warmup", "compile_all", "compile_rollout_parts")
-_export("_jit", "kernel")
+_export("_jit", "kernel", "source_stamp")
 
 __all__ = sorted(_API)
 

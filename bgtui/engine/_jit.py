@@ -42,6 +42,17 @@ from numba.core import types as _types
 ENGINE_DIR = Path(__file__).resolve().parent
 
 
+def source_stamp(*dirs) -> str:
+    """A digest of every source file (``*.py``) of the directories ``dirs``: its path, size and
+    modification time. It moves when any of them is edited, added or removed."""
+    h = hashlib.sha256()
+    for d in dirs:
+        for f in sorted(Path(d).glob("*.py")):
+            st = f.stat()
+            h.update(f"{f}:{st.st_size}:{st.st_mtime_ns};".encode())
+    return h.hexdigest()
+
+
 def _drop_stale_cache(here=None, also=()) -> None:
     """Delete the numba cache of directory ``here`` (default: the engine's) when any source
     file of ``here`` or of the directories ``also`` changed.
@@ -56,13 +67,8 @@ def _drop_stale_cache(here=None, also=()) -> None:
     here = Path(here) if here is not None else ENGINE_DIR
     cache = here / "__pycache__"
     try:
-        h = hashlib.sha256()
-        for d in (here, *also):
-            for f in sorted(Path(d).glob("*.py")):
-                st = f.stat()
-                h.update(f"{f}:{st.st_size}:{st.st_mtime_ns};".encode())
         stamp = cache / "bgtui-engine.stamp"
-        digest = h.hexdigest()
+        digest = source_stamp(here, *also)
         if stamp.is_file() and stamp.read_text() == digest:
             return
         cache.mkdir(exist_ok=True)

@@ -10,7 +10,6 @@ them with the same checkpoint or directory resumes where it stopped.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 import time
@@ -50,6 +49,7 @@ from bgtui.engine import (
     make_rng,
     net_copy,
     sample_positions,
+    source_stamp,
 )
 from bgtui.training.kernels import _td_lambda_selfplay, _td_selfplay
 from bgtui.training.themes import parse_themes, themes_mask
@@ -784,12 +784,7 @@ def code_stamp(root=None) -> str:
     compiles or loads after those files changed can come from the new code while the rest of
     the process runs the old."""
     root = Path(__file__).resolve().parent.parent if root is None else Path(root)
-    h = hashlib.sha256()
-    for pkg in _KERNEL_PACKAGES:
-        for f in sorted((root / pkg).glob("*.py")):
-            st = f.stat()
-            h.update(f"{pkg}/{f.name}:{st.st_size}:{st.st_mtime_ns};".encode())
-    return h.hexdigest()
+    return source_stamp(*(root / pkg for pkg in _KERNEL_PACKAGES))
 
 
 def _check_code(stamp: str, what: str) -> None:
