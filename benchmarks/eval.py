@@ -68,15 +68,32 @@ def _static(P, ev, ews, reps, full):
 
 
 @kernel
-def _in_selection(P, ev, mws, ews, op, om):
+def _in_selection(P, ev, mws, ews, op, om, clear):
+    """The best play of each roll of each of ``P`` chosen by ``best_play0``; the number of
+    plays valued. ``clear``: forget the side memo (``ews.side_memo``) before each roll."""
     b5 = np.zeros(5, dtype=np.float32)
     n = 0
     for k in range(P.shape[0]):
         for d1 in range(1, 7):
             for d2 in range(1, d1 + 1):
+                if clear:
+                    ews.side_memo[0] = -1
                 best, m = best_play0(P[k], d1, d2, ev, mws, ews, op, om, b5)
                 n += m
     return n
+
+
+def sample_classes(sampler, ws):
+    """The positions of 200 games of ``sampler`` (seed 3), by class: (contact, race, crashed),
+    up to 2,000 each. contact: the contact nets' positions (early and later, either side
+    ahead in the race, both sides with a checker back or not, a side with an anchor or not),
+    as they come in games; crashed: both crashed nets' (either side borne off)."""
+    dest = np.zeros((6000, 26), dtype=np.int8)
+    m = sample_positions(sampler, 200, make_rng(3), START, 0.0, ws, dest)
+    classes = np.array([net_class(p) for p in dest[:m]])
+    return tuple(
+        dest[:m][np.isin(classes, k)][:2000] for k in (CONTACT_CLASSES, RACE, CRASHED_CLASSES)
+    )
 
 
 def _runs(fn, repeat):
@@ -120,24 +137,18 @@ def main():
         sampler = with_databases(nets) if args.databases else ev
     ws = make_play_workspace(max(hidden_size(ev), hidden_size(sampler)))
     ews, mws, op, om = ws.eval, ws.moves, ws.play_pos, ws.play_moves
-    dest = np.zeros((6000, 26), dtype=np.int8)
-    m = sample_positions(sampler, 200, make_rng(3), START, 0.0, ws, dest)
-    classes = np.array([net_class(p) for p in dest[:m]])
-    # contact: the contact nets' positions (early and later, either side ahead in the race,
-    # both sides with a checker back or not, a side with an anchor or not), as they come in
-    # games; crashed: both crashed nets' (either side borne off)
-    contact, race, crashed = (
-        dest[:m][np.isin(classes, k)][:2000] for k in (CONTACT_CLASSES, RACE, CRASHED_CLASSES)
-    )
+    contact, race, crashed = sample_classes(sampler, ws)
     full = args.databases
     _static(contact[:2], ev, ews, 1, full)
-    _in_selection(contact[:2], ev, mws, ews, op, om)
+    _in_selection(contact[:2], ev, mws, ews, op, om, False)
     for name, P in (("contact", contact), ("crashed", crashed), ("race", race)):
         best, med = _runs(lambda P=P: (5 * len(P), _timed(_static, P, ev, ews, 5, full)[1]), repeat)
         print(
             f"{name:8s} static evaluations/s: {best:12,.0f} best, {med:12,.0f} median", flush=True
         )
-        best, med = _runs(lambda P=P: _timed(_in_selection, P[:500], ev, mws, ews, op, om), repeat)
+        best, med = _runs(
+            lambda P=P: _timed(_in_selection, P[:500], ev, mws, ews, op, om, False), repeat
+        )
         print(
             f"{name:8s} evaluations/s inside move selection: {best:12,.0f} best, "
             f"{med:12,.0f} median",

@@ -5,44 +5,20 @@
 
 The race side net's distributions of the side not moving are remembered between calls
 (``side._side_dists_memo``), so the 21 rolls of a position value that side once. The
-positions are those of ``benchmarks/eval.py`` (races of 200 games of the weights, seed 3,
-the first 500); each roll's best play is chosen by ``best_play0`` as there. Printed: M
-evaluations a second inside move selection with the memo and with it cleared, best of
-``--repeat`` (interleaved, CPU time), and their ratio. ``--databases``: with the bear-off
-databases, where the side net values only the races whose side on roll has no row.
+positions and the kernel are ``benchmarks/eval.py``'s (races of 200 games of the weights,
+seed 3, the first 500; ``_in_selection``). Printed: M evaluations a second inside move
+selection with the memo and with it cleared, best of ``--repeat`` (interleaved, CPU time),
+and their ratio. ``--databases``: with the bear-off databases, where the side net values only
+the races whose side on roll has no row.
 """
 
 import argparse
 import time
 
-import numpy as np
+from eval import _in_selection, sample_classes
 
 from bgtui.analysis.weights import load_weights, with_databases
-from bgtui.engine import (
-    RACE,
-    START,
-    best_play0,
-    hidden_size,
-    kernel,
-    make_play_workspace,
-    make_rng,
-    net_class,
-    sample_positions,
-)
-
-
-@kernel
-def _in_selection(P, ev, mws, ews, op, om, clear):
-    b5 = np.zeros(5, dtype=np.float32)
-    n = 0
-    for k in range(P.shape[0]):
-        for d1 in range(1, 7):
-            for d2 in range(1, d1 + 1):
-                if clear:
-                    ews.side_memo[0] = -1
-                _, m = best_play0(P[k], d1, d2, ev, mws, ews, op, om, b5)
-                n += m
-    return n
+from bgtui.engine import hidden_size, make_play_workspace
 
 
 def main():
@@ -55,9 +31,7 @@ def main():
     sampler = with_databases(nets)
     ev = with_databases(nets, bearoff=args.databases)
     ws = make_play_workspace(hidden_size(ev))
-    dest = np.zeros((6000, 26), dtype=np.int8)
-    m = sample_positions(sampler, 200, make_rng(3), START, 0.0, ws, dest)
-    race = np.array([p for p in dest[:m] if net_class(p) == RACE])[:500]
+    race = sample_classes(sampler, ws)[1][:500]
     ews, mws, op, om = ws.eval, ws.moves, ws.play_pos, ws.play_moves
     for clear in (True, False):
         _in_selection(race[:2], ev, mws, ews, op, om, clear)
