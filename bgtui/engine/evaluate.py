@@ -1377,12 +1377,13 @@ def _eval_ply1(pos, ev, lws, level, out5):
         out5[k] = a[k] / 36.0
 
 
-@kernel
+@kernel(inline="always")
 def _add_roll(pos, r, ev, lws, level, a, t5):
     """Pick the 0-ply best play of roll ``r`` (of the 21) at this level; a play that wins adds
     its result to ``a`` with the roll's weight and returns False; otherwise returns True, the
     play's position (opponent on roll) in ``lws.swapped[level]``, for the caller to value it
-    into ``t5`` and add it with :func:`_add_flipped`."""
+    into ``t5`` and add it with :func:`_add_flipped`. Inlined: a kernel of its own would
+    optimise :func:`_roll_value`'s code once more on a first start."""
     res = _roll_value(pos, ROLLS[r, 0], ROLLS[r, 1], ev, lws, level, t5)
     if res > 0:
         _add_result(a, ROLL_WEIGHTS[r], res)

@@ -288,13 +288,15 @@ def roll_of(seq, turn, quasi, stratify_all, perms, seed):
     return np.int64(_mix(seed, seq + 0x51, turn) % np.uint64(36))
 
 
-@kernel
+@kernel(inline="always")
 def _choose(pos, d1, d2, ply, ev, ws, best5):
     """Index of the chosen play (in ws.play_pos) and its value (mover's view) in ``best5``.
 
     0-ply: best by 0-ply. ply >= 1: all plays at 0-ply, the best few (8 within 0.16) re-evaluated
     at ``ply`` - 1 lookahead of the resulting position (so the play is chosen at ``ply``); at
     1-ply a play's value is the blend of its 0-ply and 1-ply values (``evaluate.one_ply_weight0``).
+    Inlined: a kernel of its own would optimise :func:`_choose_weighted`'s code once more on
+    a first start, on the way to the rollouts.
     """
     return _choose_weighted(pos, d1, d2, ply, _blend_weight(pos, ply), ev, ws, best5)
 

@@ -90,10 +90,13 @@ def rollout_parts(ev) -> list:
 
     A second process compiles these (``kernel.compile(types)``) while the first compiles
     the rollout from the top: each subtree is compiled once and loaded by the other (see
-    ``bgtui.analysis.warmup``). First the lookahead, which the first process reaches half-way,
-    then the trial's last callees (its outcome and live-cube end, the filtered lookahead of a
-    variance-reduction step), which it reaches last, so that the two work on different
-    subtrees; then the rest, from the bottom of the tree up."""
+    ``bgtui.analysis.warmup``). The order is chosen so that the two work on different subtrees
+    and the first waits least. First the contact and race plays' valuing, which the first
+    process reaches early, through a variance-reduction step, after the side net's (which it
+    compiles itself); then the lookahead it reaches half-way, down to the lookahead's entry
+    points; then the trial's last callees (its outcome and live-cube end, the filtered
+    lookahead of a variance-reduction step), which it reaches last; then the rest, from the
+    bottom of the tree up."""
     from numba import typeof
 
     from bgtui.engine import evaluate as E
@@ -109,14 +112,17 @@ def rollout_parts(ev) -> list:
     met, f1, f2 = typeof(st.met), typeof(np.zeros(1)), typeof(np.zeros((1, 1)))
     plied = (pos, i, tev, tlws, p5)
     vr = (pos, typeof(ws.nxt), p5d)
+    groups = (pos, i, typeof(ws.play_pos), tev, typeof(ws.eval), i, i)
     return [
+        (E._contact_groups, groups),
+        (E._race_groups, groups),
         (E._eval_ply1, (pos, tev, tlws, i, p5)),
         (E._eval_deep, plied),
+        (E._evaluate_plied, plied),
+        (E._evaluate_after_plied, plied),
         (R._live_end, (pos, i, i, i, i, f, tst, tev, tws, p5)),
         (R._trial_outcome, (pos, i, i, i, tev, typeof(ws.eval), p5)),
         (R._filtered_plied, (pos, i, i, i, tev, tws, p5)),
-        (E._evaluate_after_plied, plied),
-        (E._evaluate_plied, plied),
         (M.cubeless_mwc, (p5, met, i, i, i)),
         (M.match_points, (p5, met, i, i, i, f1, f1)),
         (M.match_cube_values, (p5, met, i, i, i, b, f, f2, f1)),

@@ -167,4 +167,4 @@ print(len(parts), [k.py_func.__name__ for k, t in parts
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=1800
     )
     assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.strip().splitlines()[-1] == "14 []"
+    assert out.stdout.strip().splitlines()[-1] == "16 []"
