@@ -112,7 +112,8 @@ def rollout_parts(ev) -> list:
     met, f1, f2 = typeof(st.met), typeof(np.zeros(1)), typeof(np.zeros((1, 1)))
     plied = (pos, i, tev, tlws, p5)
     vr = (pos, typeof(ws.nxt), p5d)
-    groups = (pos, i, typeof(ws.play_pos), tev, typeof(ws.eval), i, i)
+    tews = typeof(ws.eval)
+    groups = (pos, i, typeof(ws.play_pos), tev, tews, i, i)
     return [
         (E._contact_groups, groups),
         (E._race_groups, groups),
@@ -121,7 +122,7 @@ def rollout_parts(ev) -> list:
         (E._evaluate_plied, plied),
         (E._evaluate_after_plied, plied),
         (R._live_end, (pos, i, i, i, i, f, tst, tev, tws, p5)),
-        (R._trial_outcome, (pos, i, i, i, tev, typeof(ws.eval), p5)),
+        (R._trial_outcome, (pos, i, i, i, tev, tews, p5)),
         (R._filtered_plied, (pos, i, i, i, tev, tws, p5)),
         (M.cubeless_mwc, (p5, met, i, i, i)),
         (M.match_points, (p5, met, i, i, i, f1, f1)),
